@@ -1,0 +1,42 @@
+# Two commands for a fresh machine: `make demo` and `make test`. Both build .venv themselves.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.veil-installed
+# torch first, pinned to the CPU build, or pip resolves a CUDA build of several GB.
+TORCH ?= torch==2.13.0
+
+.PHONY: demo test lint typecheck unit install clean bench
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade "pip>=25.1"
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install --quiet $(TORCH)
+	$(PIP) install --quiet -e ".[all]" --group dev
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/veil demo --out out/demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+unit: $(STAMP)
+	$(PY) -m pytest -q tests
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.run
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

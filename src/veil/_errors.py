@@ -1,0 +1,133 @@
+"""The exceptions veil raises.
+
+Every error derives from :class:`VeilError` and also from the builtin it resembles, so
+``except ValueError`` keeps working for callers that do not know veil. Each class owns the
+exit code the CLI returns for it::
+
+    VeilError (Exception)                       exit 1
+    ├── PolicyError (ValueError)                exit 2   the policy file is wrong
+    ├── InputError (ValueError)                 exit 2   the data or an argument is wrong
+    │   └── SchemaError (KeyError)              exit 2   a column is missing or mistyped
+    ├── KeyMissingError (PermissionError)       exit 2   a transform needs a secret it lacks
+    ├── MissingDependencyError (ImportError)    exit 1   an optional extra is not installed
+    ├── StageUnavailableError (NotImplementedError)  exit 2   a policy asks for a stage not built
+    ├── PrivacyBudgetExceeded (RuntimeError)    exit 3   a spend would overspend the budget
+    ├── PrivacyRequirementNotMet (RuntimeError) exit 4   no release satisfies the models
+    └── VerificationError (AssertionError)      exit 4   the released table failed its re-check
+
+Messages say what failed, what was expected, what was received (a type or a count, never a
+value) and how to fix it. They never contain a data value: this is a privacy tool.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InputError",
+    "KeyMissingError",
+    "MissingDependencyError",
+    "PolicyError",
+    "PrivacyBudgetExceeded",
+    "PrivacyRequirementNotMet",
+    "SchemaError",
+    "StageUnavailableError",
+    "VeilError",
+    "VerificationError",
+]
+
+
+class VeilError(Exception):
+    """Root of every error veil raises on purpose.
+
+    Parameters
+    ----------
+    message
+        One line: what failed.
+    hint
+        One line: how to fix it. Shown by the CLI after the message.
+    """
+
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} (hint: {self.hint})"
+        return self.message
+
+
+class PolicyError(VeilError, ValueError):
+    """The policy file is invalid: names the file, line and key where known."""
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        file: str | None = None,
+        line: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.key = key
+        where = ""
+        if file is not None:
+            where = f"{file}:{line}: " if line is not None else f"{file}: "
+        if key:
+            where += f"{key}: "
+        super().__init__(where + message, hint=hint)
+
+
+class InputError(VeilError, ValueError):
+    """The input data or a command-line argument is unusable."""
+
+    exit_code = 2
+
+
+class SchemaError(InputError, KeyError):
+    """A column named by the policy or a command is missing or has the wrong type."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the plain message
+        return VeilError.__str__(self)
+
+
+class KeyMissingError(VeilError, PermissionError):
+    """A keyed transform was asked for but no key was supplied. veil never uses a default key."""
+
+    exit_code = 2
+
+
+class MissingDependencyError(VeilError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+    exit_code = 1
+
+
+class StageUnavailableError(VeilError, NotImplementedError):
+    """The policy asks for a pipeline stage that this version of veil does not provide."""
+
+    exit_code = 2
+
+
+class PrivacyBudgetExceeded(VeilError, RuntimeError):
+    """A spend would exceed the dataset's privacy budget; nothing was computed or recorded."""
+
+    exit_code = 3
+
+
+class PrivacyRequirementNotMet(VeilError, RuntimeError):
+    """No release satisfies the privacy models within the limits given."""
+
+    exit_code = 4
+
+
+class VerificationError(VeilError, AssertionError):
+    """The independent re-check of a released table failed; nothing was written."""
+
+    exit_code = 4

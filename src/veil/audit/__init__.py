@@ -1,0 +1,3 @@
+"""veil.audit"""
+
+__all__: list[str] = []

@@ -1,0 +1,110 @@
+"""The ``veil`` command: a thin typer layer over the library.
+
+Errors become one line on stderr plus a hint, and the exit code the exception owns
+(0 ok, 1 error, 2 usage/policy, 3 budget exceeded, 4 privacy requirement not met).
+``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import traceback
+from typing import Annotated
+
+import click
+import typer
+
+from veil._errors import VeilError
+from veil._version import __version__
+from veil.cli._ui import err_console, state
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="veil",
+    help="Release tables, text and models built on personal data without exposing the people.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+# Each module defines ``register(app)``. A later feature adds its module here.
+_COMMAND_MODULES = [
+    "veil.cli._run",
+    "veil.cli._policy",
+    "veil.cli._keys",
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"veil {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    state.debug = debug
+    state.quiet = quiet
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+for _name in _COMMAND_MODULES:
+    importlib.import_module(_name).register(app)
+
+
+def _fail(message: str, hint: str | None, code: int) -> int:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    if hint:
+        err_console.print(f"[dim]hint:[/] {hint}", highlight=False, soft_wrap=True)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``veil`` command. Returns the exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    try:
+        rv = app(args=args, prog_name="veil", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        return _fail("aborted", None, 1)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except VeilError as exc:
+        if debug:
+            traceback.print_exc()
+        from rich.markup import escape
+
+        return _fail(escape(exc.message), escape(exc.hint) if exc.hint else None, exc.exit_code)
+    except KeyboardInterrupt:
+        return _fail("interrupted", None, 130)
+    except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback, no data
+        if debug:
+            traceback.print_exc()
+        return _fail(
+            f"internal error ({type(exc).__name__})",
+            "rerun with --debug for the traceback and report it; no output was written",
+            1,
+        )
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

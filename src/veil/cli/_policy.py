@@ -1,0 +1,79 @@
+"""``veil policy check|schema|init``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veil.cli._ui import console, print_json
+
+__all__ = ["register"]
+
+policy_app = typer.Typer(help="Check, describe and draft policies.", no_args_is_help=True)
+
+
+@policy_app.command("check")
+def check(
+    policy: Annotated[Path, typer.Argument(help="The policy YAML file.")],
+    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Validate a policy file; errors name the line and key."""
+    from veil.pipeline import plan
+    from veil.policy import load_policy
+
+    pol = load_policy(policy)
+    stages = [s.name for s in plan(pol)]
+    summary = {
+        "valid": True,
+        "policy": str(policy),
+        "columns": len(pol.columns),
+        "quasi_identifiers": pol.quasi_identifiers,
+        "sensitive": pol.sensitive,
+        "text": pol.text_columns,
+        "stages": stages,
+    }
+    if json_:
+        print_json(summary)
+    else:
+        console.print(f"[green]ok[/] {policy}: {len(pol.columns)} columns, stages: {', '.join(stages)}")
+
+
+@policy_app.command("schema")
+def schema() -> None:
+    """Print the policy's JSON Schema (for editor completion)."""
+    from veil.policy import policy_schema
+
+    typer.echo(policy_schema())
+
+
+@policy_app.command("init")
+def init(
+    data: Annotated[Path, typer.Argument(help="A CSV, Parquet or JSONL table.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the draft here.")] = None,
+    separator: Annotated[str, typer.Option("--separator", help="CSV separator.")] = ",",
+    json_: Annotated[bool, typer.Option("--json", help="Print the guesses as JSON.")] = False,
+) -> None:
+    """Draft a policy from a table: column types and a guess at roles, to review."""
+    from veil.io import read_table, write_text_atomic
+    from veil.policy._draft import draft_policy
+
+    df = read_table(data, separator=separator)
+    text, guesses = draft_policy(df, data_path=data, separator=separator)
+    if out is not None:
+        if out.exists():
+            from veil._errors import InputError
+
+            raise InputError(f"{out} already exists", hint="choose another --out or remove it")
+        write_text_atomic(out, text)
+    if json_:
+        print_json({"columns": guesses, "out": str(out) if out else None})
+    elif out is None:
+        typer.echo(text)
+    else:
+        console.print(f"wrote a draft policy to {out}: review every role before using it")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(policy_app, name="policy")

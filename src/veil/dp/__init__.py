@@ -1,0 +1,3 @@
+"""veil.dp"""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""veil.federated"""
+
+__all__: list[str] = []

@@ -1,0 +1,272 @@
+"""Run a policy end to end: read, transform, protect, verify, write, report.
+
+The pipeline is a sequence of stages. Each stage lives in the package that owns it and is
+loaded only when the policy asks for it, so ``import veil`` stays light and a missing
+optional extra fails with a message naming it. A policy that asks for a stage this version
+does not provide fails before any data is read.
+
+Stages, in order::
+
+    transforms  field transforms of identifiers and other columns   veil.tabular
+    text        PII detection and replacement in text columns       veil.text
+    anonymize   k-anonymity / l-diversity / t-closeness search      veil.tabular
+    dp          differentially private statistics (budget ledger)   veil.dp
+    synth       synthetic data                                      veil.synth
+    risk        re-identification risk and verification (measures)  veil.risk
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from veil._errors import SchemaError, StageUnavailableError
+from veil._progress import NullProgress, Progress
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from veil.policy import Policy
+
+__all__ = ["RunContext", "RunResult", "Stage", "run_policy", "stage_names"]
+
+log = logging.getLogger(__name__)
+
+# name -> "module:Class". Modules are imported only when a policy wants the stage.
+_STAGES: dict[str, str] = {
+    "transforms": "veil.tabular._stage:TransformStage",
+    "text": "veil.text._stage:TextStage",
+    "anonymize": "veil.tabular._anonymize_stage:AnonymizeStage",
+    "dp": "veil.dp._stage:DPStage",
+    "synth": "veil.synth._stage:SynthStage",
+    "risk": "veil.risk._stage:RiskStage",
+}
+# Stages that measure rather than protect: skipped (not an error) when not installed.
+_OPTIONAL = {"risk"}
+
+
+@dataclass
+class RunContext:
+    """What stages read and write while a policy runs."""
+
+    policy: Policy
+    original: pd.DataFrame  # the input as read, never modified
+    data: pd.DataFrame  # the working table, replaced by each stage
+    progress: Progress = field(default_factory=NullProgress)
+    report: dict[str, Any] = field(default_factory=dict)  # stage name -> JSON-able section
+    artifacts: dict[str, Any] = field(default_factory=dict)  # file name -> bytes | str
+    suppressed: Any = None  # boolean mask of suppressed rows, if a stage suppresses
+
+
+class Stage(Protocol):
+    """A step of ``veil run``."""
+
+    name: ClassVar[str]
+
+    def wanted(self, policy: Policy) -> bool: ...
+
+    def check(self, policy: Policy) -> None:
+        """Validate everything possible before data is read (keys, files, dependencies)."""
+
+    def run(self, ctx: RunContext) -> None: ...
+
+
+def stage_names() -> list[str]:
+    return list(_STAGES)
+
+
+def _load_stage(name: str) -> Stage | None:
+    module_name, _, cls_name = _STAGES[name].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
+    cls = getattr(module, cls_name)
+    stage: Stage = cls()
+    return stage
+
+
+_REQUEST = {
+    "text": "columns with role: text",
+    "anonymize": "privacy models (privacy:)",
+    "dp": "differentially private statistics (dp:)",
+    "synth": "synthetic data (synth:)",
+}
+
+
+def _wanted_by_policy(name: str, policy: Policy) -> bool:
+    """Whether the policy asks for a stage, decided without importing the stage."""
+    if name == "transforms":
+        return True
+    if name == "text":
+        return bool(policy.text_columns)
+    if name == "anonymize":
+        return policy.privacy.any_model
+    if name == "dp":
+        return policy.dp is not None
+    if name == "synth":
+        return policy.synth is not None
+    return True
+
+
+def plan(policy: Policy) -> list[Stage]:
+    """The stages this policy needs, checked; fails early if one is unavailable."""
+    stages: list[Stage] = []
+    for name in _STAGES:
+        if not _wanted_by_policy(name, policy):
+            continue
+        stage = _load_stage(name)
+        if stage is None:
+            if name in _OPTIONAL:
+                continue
+            raise StageUnavailableError(
+                f"the policy asks for {_REQUEST.get(name, name)}, but this version of veil "
+                f"has no '{name}' stage yet",
+                hint="remove that part of the policy, or upgrade veil",
+            )
+        if not stage.wanted(policy):
+            continue
+        stage.check(policy)
+        stages.append(stage)
+    return stages
+
+
+@dataclass
+class RunResult:
+    """What ``veil run`` released and measured."""
+
+    data: pd.DataFrame
+    report: dict[str, Any]
+    outputs: dict[str, Path]
+    seconds: float
+
+
+def _reconcile_columns(policy: Policy, df: pd.DataFrame) -> pd.DataFrame:
+    listed = set(policy.columns)
+    present = [str(c) for c in df.columns]
+    missing = [c for c in policy.columns if c not in present]
+    if missing:
+        raise SchemaError(
+            f"the policy lists {len(missing)} column(s) not in the data: {', '.join(missing)}",
+            hint=f"the data has: {', '.join(present[:30])}",
+        )
+    unlisted = [c for c in present if c not in listed]
+    if unlisted:
+        if policy.unlisted_columns == "error":
+            raise SchemaError(
+                f"the data has {len(unlisted)} column(s) the policy does not list: "
+                f"{', '.join(unlisted[:20])}",
+                hint="list them under columns:, or set unlisted_columns: drop (or keep)",
+            )
+        if policy.unlisted_columns == "drop":
+            df = df.drop(columns=unlisted)
+    return df
+
+
+def run_policy(
+    policy: Policy,
+    *,
+    data: pd.DataFrame | None = None,
+    out_dir: str | Path | None = None,
+    progress: Progress | None = None,
+    write: bool = True,
+) -> RunResult:
+    """Apply a policy: release a protected table and its report.
+
+    Parameters
+    ----------
+    policy
+        A validated policy (see :func:`veil.policy.load_policy`).
+    data
+        The input table; read from ``policy.data`` when not given.
+    out_dir
+        Where to write; ``policy.output.path`` (relative to the policy file) when not given.
+    write
+        Write the release and report. Nothing is written unless every stage and the
+        verification succeed; files appear atomically.
+
+    Examples
+    --------
+    >>> from veil import load_policy, run_policy
+    >>> result = run_policy(load_policy("policy.yaml"))  # doctest: +SKIP
+    >>> result.outputs["report_json"]  # doctest: +SKIP
+    PosixPath('out/report.json')
+    """
+    from veil.io import read_table
+
+    started = time.perf_counter()
+    progress = progress or NullProgress()
+    stages = plan(policy)  # fail early, before reading anything
+    if data is None:
+        with progress.task("reading input"):
+            data = read_table(policy.data, base_dir=policy.base_dir)
+    data = _reconcile_columns(policy, data)
+    ctx = RunContext(
+        policy=policy, original=data, data=data.copy(deep=False), progress=progress
+    )
+    timings: dict[str, float] = {}
+    for stage in stages:
+        t0 = time.perf_counter()
+        log.info("stage %s", stage.name)
+        stage.run(ctx)
+        timings[stage.name] = round(time.perf_counter() - t0, 4)
+
+    from veil.report import build_report
+
+    report = build_report(ctx, timings=timings, stages=[s.name for s in stages])
+    outputs: dict[str, Path] = {}
+    if write:
+        outputs = _write_outputs(ctx, report, out_dir)
+        report["outputs"] = {k: str(v) for k, v in outputs.items()}
+    return RunResult(
+        data=ctx.data, report=report, outputs=outputs, seconds=time.perf_counter() - started
+    )
+
+
+def _write_outputs(ctx: RunContext, report: dict[str, Any], out_dir: str | Path | None) -> dict[str, Path]:
+    import json
+
+    from veil.io import atomic_dir, write_table
+    from veil.report import render_html
+
+    policy = ctx.policy
+    out = Path(out_dir) if out_dir is not None else policy.resolve(policy.output.path)
+    fmt = policy.output.format
+    table_name = f"{policy.output.name}.{fmt}"
+    outputs: dict[str, Path] = {"table": out / table_name}
+    if "json" in policy.output.report:
+        outputs["report_json"] = out / "report.json"
+    if "html" in policy.output.report:
+        outputs["report_html"] = out / "report.html"
+    for name in ctx.artifacts:
+        outputs[f"artifact:{name}"] = out / name
+    report["outputs"] = {k: str(v) for k, v in outputs.items()}
+    if policy.output.url is not None:
+        from veil.io import write_sql
+
+        assert policy.output.table is not None
+        write_sql(ctx.data, policy.output.url, policy.output.table, if_exists=policy.output.if_exists)
+        report["outputs"]["sql_table"] = policy.output.table
+    with atomic_dir(out) as stage:
+        write_table(ctx.data, stage / table_name, format=fmt)
+        if "json" in policy.output.report:
+            (stage / "report.json").write_text(
+                json.dumps(report, indent=2, sort_keys=False, default=str) + "\n",
+                encoding="utf-8",
+            )
+        if "html" in policy.output.report:
+            (stage / "report.html").write_text(render_html(report), encoding="utf-8")
+        for name, content in ctx.artifacts.items():
+            target = stage / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(str(content), encoding="utf-8")
+    return outputs

@@ -1,0 +1,603 @@
+"""Pydantic models of the YAML policy.
+
+Every model is frozen and forbids unknown keys, so a typo in a policy is an error that names
+the key, never a silently ignored setting. Defaults live here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "AnonymizeStageConfig",
+    "AutoHierarchyConfig",
+    "ColumnConfig",
+    "DataConfig",
+    "DateGeneralizeTransform",
+    "DateHierarchyConfig",
+    "DateShiftTransform",
+    "DeltaPresenceConfig",
+    "DPConfig",
+    "DropTransform",
+    "FileHierarchyConfig",
+    "GeoDisplaceTransform",
+    "GeoRoundTransform",
+    "HashTransform",
+    "HierarchyConfig",
+    "IntervalHierarchyConfig",
+    "KAnonymityConfig",
+    "KMapConfig",
+    "KeepTransform",
+    "LDiversityConfig",
+    "MaskHierarchyConfig",
+    "MaskTransform",
+    "NoiseTransform",
+    "OutputConfig",
+    "Policy",
+    "PrivacyConfig",
+    "Role",
+    "SearchConfig",
+    "SynthConfig",
+    "TClosenessConfig",
+    "TaxonomyHierarchyConfig",
+    "TextConfig",
+    "TokenizeTransform",
+    "TopBottomCodeTransform",
+    "TransformConfig",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Role(StrEnum):
+    """What a column is, for privacy purposes."""
+
+    identifier = "identifier"  # names, emails, SSNs: must be dropped or transformed
+    quasi_identifier = "quasi_identifier"  # age, zip, sex: linkable, generalized by the search
+    sensitive = "sensitive"  # diagnosis, salary: protected by l-diversity / t-closeness
+    insensitive = "insensitive"  # kept as is
+    text = "text"  # free text: PII detected and replaced
+
+
+# --------------------------------------------------------------------------- data / output
+
+
+class DataConfig(_Model):
+    """Where the input table comes from: a file, or a table or query in a SQL database."""
+
+    path: Path | None = None
+    format: Literal["csv", "parquet", "jsonl"] | None = None  # inferred from the suffix
+    separator: str = Field(",", min_length=1, max_length=1)
+    encoding: str = "utf-8"
+    quotechar: str = Field('"', min_length=1, max_length=1)
+    quoting: Literal["minimal", "all", "none", "nonnumeric"] = "minimal"
+    na_values: tuple[str, ...] = ()
+    url: str | None = Field(None, description="SQLAlchemy URL, e.g. postgresql+psycopg://u@h/db")
+    table: str | None = None
+    query: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataConfig:
+        if (self.path is None) == (self.url is None):
+            raise ValueError("give exactly one of 'path' (a file) or 'url' (a SQL database)")
+        if self.url is not None and (self.table is None) == (self.query is None):
+            raise ValueError("a SQL source needs exactly one of 'table' or 'query'")
+        return self
+
+
+class OutputConfig(_Model):
+    """Where the release and its report go."""
+
+    path: Path = Path("out")
+    format: Literal["parquet", "csv", "jsonl"] = "parquet"
+    name: str = Field("released", pattern=r"^[A-Za-z0-9_.-]+$")
+    report: tuple[Literal["json", "html"], ...] = ("json", "html")
+    url: str | None = Field(None, description="also write the release to this SQL database")
+    table: str | None = None
+    if_exists: Literal["fail", "replace"] = "fail"
+
+    @model_validator(mode="after")
+    def _sql_pair(self) -> OutputConfig:
+        if (self.url is None) != (self.table is None):
+            raise ValueError("writing to SQL needs both 'url' and 'table'")
+        return self
+
+
+# --------------------------------------------------------------------------- field transforms
+
+
+class _KeyedMixin(_Model):
+    key_env: str | None = Field(None, description="environment variable holding the key")
+    key_file: Path | None = Field(None, description="file holding the key")
+
+
+class DropTransform(_Model):
+    """Remove the column from the release."""
+
+    type: Literal["drop"] = "drop"
+
+
+class KeepTransform(_Model):
+    """Keep the column as is (only sensible for non-identifiers)."""
+
+    type: Literal["keep"] = "keep"
+
+
+class MaskTransform(_Model):
+    """Replace characters with a mask character, keeping the first/last N."""
+
+    type: Literal["mask"] = "mask"
+    keep_first: int = Field(0, ge=0)
+    keep_last: int = Field(4, ge=0)
+    char: str = Field("*", min_length=1, max_length=1)
+
+
+class HashTransform(_KeyedMixin):
+    """Keyed hash (HMAC-SHA256), hex output truncated to ``length`` characters."""
+
+    type: Literal["hash"] = "hash"
+    key_env: str | None = "VEIL_HMAC_KEY"
+    length: int = Field(16, ge=8, le=64)
+
+
+class TokenizeTransform(_KeyedMixin):
+    """Format-preserving tokenization with FF3-1 (AES); reversible with the key."""
+
+    type: Literal["tokenize"] = "tokenize"
+    key_env: str | None = "VEIL_FPE_KEY"
+    tweak_env: str | None = "VEIL_FPE_TWEAK"
+    alphabet: Literal["digits", "lower", "upper", "alnum", "letters"] = "digits"
+    keep_format: bool = Field(True, description="leave characters outside the alphabet in place")
+
+
+class DateGeneralizeTransform(_Model):
+    """Truncate dates to a day, month, quarter or year."""
+
+    type: Literal["date_generalize"] = "date_generalize"
+    level: Literal["day", "month", "quarter", "year"] = "month"
+
+
+class DateShiftTransform(_KeyedMixin):
+    """Shift dates by a keyed per-entity offset in [-max_days, max_days]."""
+
+    type: Literal["date_shift"] = "date_shift"
+    key_env: str | None = "VEIL_HMAC_KEY"
+    entity_column: str
+    max_days: int = Field(30, ge=1, le=3650)
+
+
+class GeoRoundTransform(_Model):
+    """Snap coordinates to a grid of ``grid`` degrees (applies to this column and its partner)."""
+
+    type: Literal["geo_round"] = "geo_round"
+    longitude_column: str
+    grid: float = Field(0.01, gt=0, le=10)
+
+
+class GeoDisplaceTransform(_Model):
+    """Move each point a random distance in [min_radius_m, max_radius_m] (a donut), seeded."""
+
+    type: Literal["geo_displace"] = "geo_displace"
+    longitude_column: str
+    min_radius_m: float = Field(100.0, ge=0)
+    max_radius_m: float = Field(1000.0, gt=0)
+    seed: int | None = None
+
+    @model_validator(mode="after")
+    def _radii(self) -> GeoDisplaceTransform:
+        if self.min_radius_m >= self.max_radius_m:
+            raise ValueError("min_radius_m must be below max_radius_m")
+        return self
+
+
+class TopBottomCodeTransform(_Model):
+    """Clip numbers to [lower, upper], given as values or learned quantiles."""
+
+    type: Literal["top_bottom_code"] = "top_bottom_code"
+    lower: float | None = None
+    upper: float | None = None
+    lower_quantile: float | None = Field(None, ge=0, le=1)
+    upper_quantile: float | None = Field(None, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> TopBottomCodeTransform:
+        if self.lower is not None and self.lower_quantile is not None:
+            raise ValueError("give 'lower' or 'lower_quantile', not both")
+        if self.upper is not None and self.upper_quantile is not None:
+            raise ValueError("give 'upper' or 'upper_quantile', not both")
+        if all(v is None for v in (self.lower, self.upper, self.lower_quantile, self.upper_quantile)):
+            raise ValueError("give at least one bound")
+        return self
+
+
+class NoiseTransform(_Model):
+    """Additive random noise, seeded. NOT differential privacy: no epsilon is claimed."""
+
+    type: Literal["noise"] = "noise"
+    distribution: Literal["normal", "uniform"] = "normal"
+    scale: float = Field(gt=0, description="standard deviation (normal) or half-width (uniform)")
+    relative: bool = Field(False, description="scale is a fraction of the column's std")
+    seed: int | None = None
+    round_to: int | None = Field(None, ge=0, description="decimals to round to, e.g. 0 for ints")
+
+
+TransformConfig = Annotated[
+    DropTransform
+    | KeepTransform
+    | MaskTransform
+    | HashTransform
+    | TokenizeTransform
+    | DateGeneralizeTransform
+    | DateShiftTransform
+    | GeoRoundTransform
+    | GeoDisplaceTransform
+    | TopBottomCodeTransform
+    | NoiseTransform,
+    Field(discriminator="type"),
+]
+
+_ACTION_SHORTHANDS = {
+    "drop": {"type": "drop"},
+    "keep": {"type": "keep"},
+    "mask": {"type": "mask"},
+    "hash": {"type": "hash"},
+    "pseudonymize": {"type": "hash"},
+    "tokenize": {"type": "tokenize"},
+}
+
+# --------------------------------------------------------------------------- hierarchies
+
+
+class FileHierarchyConfig(_Model):
+    """An ARX-format CSV: one row per original value, one column per level, '*' as the top."""
+
+    type: Literal["file"] = "file"
+    path: Path
+    separator: str = Field(";", min_length=1, max_length=1)
+    encoding: str = "utf-8"
+
+
+class IntervalHierarchyConfig(_Model):
+    """Numeric intervals: fixed ``width`` doubled at each level, or explicit cut points."""
+
+    type: Literal["interval"] = "interval"
+    width: float | None = Field(None, gt=0)
+    growth: float = Field(2.0, ge=1)
+    levels: int | None = Field(None, ge=1, le=32)
+    cuts: tuple[tuple[float, ...], ...] | None = None
+    bottom: float | None = Field(None, description="values below go to an open bin '<bottom'")
+    top: float | None = Field(None, description="values at or above go to an open bin '>=top'")
+
+    @model_validator(mode="after")
+    def _width_or_cuts(self) -> IntervalHierarchyConfig:
+        if (self.width is None) == (self.cuts is None):
+            raise ValueError("give either 'width' or 'cuts'")
+        return self
+
+
+class DateHierarchyConfig(_Model):
+    """Dates coarsened level by level."""
+
+    type: Literal["date"] = "date"
+    levels: tuple[Literal["day", "month", "quarter", "year", "decade"], ...] = (
+        "month",
+        "year",
+    )
+
+
+class MaskHierarchyConfig(_Model):
+    """Codes such as zip codes, masked one character per level from the right (or left)."""
+
+    type: Literal["mask"] = "mask"
+    from_: Literal["right", "left"] = Field("right", alias="from")
+    char: str = Field("*", min_length=1, max_length=1)
+    levels: int | None = Field(None, ge=1)
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class TaxonomyHierarchyConfig(_Model):
+    """A categorical taxonomy: ``{value: [level1, level2, ...]}``, written in YAML or a file."""
+
+    type: Literal["taxonomy"] = "taxonomy"
+    tree: dict[str, tuple[str, ...]] | None = None
+    path: Path | None = None
+
+    @model_validator(mode="after")
+    def _tree_or_path(self) -> TaxonomyHierarchyConfig:
+        if (self.tree is None) == (self.path is None):
+            raise ValueError("give either 'tree' or 'path'")
+        return self
+
+
+class AutoHierarchyConfig(_Model):
+    """Let veil build a default: intervals for numbers, masking for codes, '*' otherwise."""
+
+    type: Literal["auto"] = "auto"
+
+
+HierarchyConfig = Annotated[
+    FileHierarchyConfig
+    | IntervalHierarchyConfig
+    | DateHierarchyConfig
+    | MaskHierarchyConfig
+    | TaxonomyHierarchyConfig
+    | AutoHierarchyConfig,
+    Field(discriminator="type"),
+]
+
+# --------------------------------------------------------------------------- text
+
+
+class TextConfig(_Model):
+    """How a free-text column is redacted (the text stage)."""
+
+    entities: tuple[str, ...] | None = None  # None = every supported entity
+    operator: str = "placeholder"
+    operator_options: dict[str, Any] = Field(default_factory=dict)
+    language: str = "en"
+    model: str | None = None  # spaCy model; None = best installed
+    ner: bool = True
+    score_threshold: float = Field(0.5, ge=0, le=1)
+    allow_list: tuple[str, ...] = ()
+    deny_list: tuple[str, ...] = ()
+    patterns: tuple[dict[str, Any], ...] = ()  # custom regex recognizers
+
+
+# --------------------------------------------------------------------------- columns
+
+
+class ColumnConfig(_Model):
+    """One column of the input table and what to do with it."""
+
+    role: Role
+    transform: TransformConfig | None = None
+    hierarchy: HierarchyConfig | None = None
+    dtype: Literal["numeric", "categorical", "date", "ordinal"] | None = None
+    text: TextConfig | None = None
+    # Legacy / shorthand keys folded into ``transform`` and ``text``.
+    action: str | None = None
+    entities: tuple[str, ...] | None = None
+    operator: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthands(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        action = data.pop("action", None)
+        if action is not None:
+            if "transform" in data:
+                raise ValueError("give 'action' or 'transform', not both")
+            if action not in _ACTION_SHORTHANDS:
+                raise ValueError(
+                    f"unknown action {action!r}; use one of {', '.join(_ACTION_SHORTHANDS)} "
+                    "or a full 'transform: {type: ...}'"
+                )
+            data["transform"] = _ACTION_SHORTHANDS[action]
+        ents, op = data.pop("entities", None), data.pop("operator", None)
+        if ents is not None or op is not None:
+            text = dict(data.get("text") or {})
+            if ents is not None:
+                text.setdefault("entities", ents)
+            if op is not None:
+                text.setdefault("operator", op)
+            data["text"] = text
+        return data
+
+    @model_validator(mode="after")
+    def _role_fits(self) -> ColumnConfig:
+        if self.role is Role.text and self.transform is not None:
+            raise ValueError("a text column is redacted by 'text:', it takes no 'transform'")
+        if self.role is not Role.text and self.text is not None:
+            raise ValueError("'text:', 'entities' and 'operator' need role: text")
+        if self.hierarchy is not None and self.role is not Role.quasi_identifier:
+            raise ValueError("only a quasi_identifier takes a 'hierarchy'")
+        if self.role is Role.identifier and (
+            self.transform is None or isinstance(self.transform, KeepTransform)
+        ):
+            raise ValueError(
+                "an identifier must be dropped or transformed: add 'action: drop' "
+                "or a transform (hash, tokenize, mask)"
+            )
+        return self
+
+
+# --------------------------------------------------------------------------- privacy models
+
+
+class KAnonymityConfig(_Model):
+    k: int = Field(ge=2)
+
+
+class LDiversityConfig(_Model):
+    l: float = Field(ge=1)  # noqa: E741 - the model's own name
+    variant: Literal["distinct", "entropy", "recursive"] = "distinct"
+    c: float | None = Field(None, gt=0, description="c of recursive (c,l)-diversity")
+    column: str | None = Field(None, description="sensitive column; default: every sensitive one")
+
+    @model_validator(mode="after")
+    def _c(self) -> LDiversityConfig:
+        if self.variant == "recursive" and self.c is None:
+            raise ValueError("recursive (c,l)-diversity needs 'c'")
+        if self.variant != "entropy" and self.l != int(self.l):
+            raise ValueError(f"{self.variant} l-diversity needs a whole number l")
+        return self
+
+
+class TClosenessConfig(_Model):
+    t: float = Field(gt=0, le=1)
+    distance: Literal["equal", "ordered", "hierarchical"] = "equal"
+    column: str | None = None
+
+
+class DeltaPresenceConfig(_Model):
+    delta_min: float = Field(0.0, ge=0, le=1)
+    delta_max: float = Field(gt=0, le=1)
+    population: Path | None = None
+    sample_column: str | None = None
+
+
+class KMapConfig(_Model):
+    k: int = Field(ge=2)
+    population: Path | None = None
+    sampling_fraction: float | None = Field(None, gt=0, le=1)
+
+
+class PrivacyConfig(_Model):
+    k_anonymity: KAnonymityConfig | None = None
+    l_diversity: LDiversityConfig | None = None
+    t_closeness: TClosenessConfig | None = None
+    delta_presence: DeltaPresenceConfig | None = None
+    k_map: KMapConfig | None = None
+    suppression_limit: float = Field(0.0, ge=0, le=1)
+
+    @property
+    def any_model(self) -> bool:
+        return any(
+            m is not None
+            for m in (
+                self.k_anonymity,
+                self.l_diversity,
+                self.t_closeness,
+                self.delta_presence,
+                self.k_map,
+            )
+        )
+
+
+class SearchConfig(_Model):
+    algorithm: Literal["optimal", "mondrian"] = "optimal"
+    metric: Literal["loss", "entropy", "dm", "aecs", "height", "precision"] = "loss"
+    gs_factor: float = Field(0.5, ge=0, le=1, description="generalization/suppression factor")
+
+
+class AnonymizeStageConfig(_Model):
+    """Reserved for stage-level switches of the tabular anonymization."""
+
+    enabled: bool = True
+
+
+# --------------------------------------------------------------------------- DP and synth
+
+
+class DPConfig(_Model):
+    """Differentially private statistics released with the table (the dp stage)."""
+
+    dataset: str
+    ledger: str | None = None  # SQLAlchemy URL; None = the default SQLite file
+    queries: tuple[dict[str, Any], ...] = ()
+
+
+class SynthConfig(_Model):
+    """Synthetic data released instead of (or beside) the protected table."""
+
+    method: Literal["copula", "mst", "aim", "tvae"] = "copula"
+    rows: int | None = Field(None, ge=1)
+    epsilon: float | None = Field(None, gt=0)
+    delta: float | None = Field(None, gt=0, lt=1)
+    dataset: str | None = None
+    ledger: str | None = None
+    seed: int | None = None
+
+
+# --------------------------------------------------------------------------- the policy
+
+
+class Policy(_Model):
+    """A whole veil policy: what the data is, what each column is, what guarantee to reach."""
+
+    version: Literal[1] = 1
+    data: DataConfig
+    columns: dict[str, ColumnConfig] = Field(min_length=1)
+    privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    dp: DPConfig | None = None
+    synth: SynthConfig | None = None
+    output: OutputConfig = Field(default_factory=OutputConfig)
+    unlisted_columns: Literal["error", "drop", "keep"] = Field(
+        "error", description="what to do with input columns the policy does not list"
+    )
+    base_dir: Path | None = Field(None, exclude=True, description="set by the loader")
+
+    @field_validator("columns")
+    @classmethod
+    def _names(cls, columns: dict[str, ColumnConfig]) -> dict[str, ColumnConfig]:
+        for name in columns:
+            if not name.strip():
+                raise ValueError("a column name is empty")
+        return columns
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> Policy:
+        qis = self.quasi_identifiers
+        sens = self.sensitive
+        p = self.privacy
+        if p.any_model and not qis:
+            raise ValueError(
+                "privacy models need at least one column with role: quasi_identifier"
+            )
+        if qis and not p.any_model:
+            raise ValueError(
+                "quasi-identifiers are listed but no privacy model is set; "
+                "add e.g. privacy: {k_anonymity: {k: 5}}"
+            )
+        for label, model in (("l_diversity", p.l_diversity), ("t_closeness", p.t_closeness)):
+            if model is None:
+                continue
+            if not sens:
+                raise ValueError(f"privacy.{label} needs a column with role: sensitive")
+            if model.column is not None and model.column not in sens:
+                raise ValueError(
+                    f"privacy.{label}.column names {model.column!r}, "
+                    "which is not a sensitive column"
+                )
+        if self.search.algorithm == "optimal":
+            missing = [q for q in qis if self.columns[q].hierarchy is None]
+            if missing:
+                raise ValueError(
+                    f"quasi-identifier(s) {', '.join(missing)} have no hierarchy; the optimal "
+                    "search needs one: add 'hierarchy: {type: auto}' for a default builder, "
+                    "or a file, interval, date, mask or taxonomy hierarchy"
+                )
+        for name, col in self.columns.items():
+            t = col.transform
+            for partner in (
+                getattr(t, "longitude_column", None),
+                getattr(t, "entity_column", None),
+            ):
+                if partner is not None and partner not in self.columns:
+                    raise ValueError(
+                        f"column {name!r} refers to {partner!r}, which the policy does not list"
+                    )
+        return self
+
+    # Convenience views -------------------------------------------------------------------
+
+    def by_role(self, role: Role) -> list[str]:
+        return [name for name, col in self.columns.items() if col.role is role]
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.by_role(Role.quasi_identifier)
+
+    @property
+    def sensitive(self) -> list[str]:
+        return self.by_role(Role.sensitive)
+
+    @property
+    def text_columns(self) -> list[str]:
+        return self.by_role(Role.text)
+
+    def resolve(self, path: Path) -> Path:
+        """Resolve a path from the policy relative to the policy file's folder."""
+        if path.is_absolute() or self.base_dir is None:
+            return path
+        return self.base_dir / path

@@ -1,0 +1,67 @@
+"""Assemble report.json from what the stages measured.
+
+The report holds column names, configuration, counts and measurements, never a data value.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+from typing import TYPE_CHECKING, Any
+
+from veil._version import __version__
+
+if TYPE_CHECKING:
+    from veil.pipeline import RunContext
+
+__all__ = ["REPORT_VERSION", "build_report"]
+
+REPORT_VERSION = "1.0"
+
+
+def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
+    out = []
+    released = set(map(str, ctx.data.columns))
+    for name, col in ctx.policy.columns.items():
+        entry: dict[str, Any] = {
+            "name": name,
+            "role": col.role.value,
+            "released": name in released,
+        }
+        if col.transform is not None:
+            entry["transform"] = col.transform.type
+        if col.hierarchy is not None:
+            entry["hierarchy"] = col.hierarchy.type
+        if col.text is not None:
+            entry["operator"] = col.text.operator
+        out.append(entry)
+    return out
+
+
+def build_report(ctx: RunContext, *, timings: dict[str, float], stages: list[str]) -> dict[str, Any]:
+    """Build the JSON report of a run (see ``veil/report/schema.json``)."""
+    suppressed = int(ctx.suppressed.sum()) if ctx.suppressed is not None else 0
+    summary: dict[str, Any] = {
+        "input_rows": len(ctx.original),
+        "input_columns": len(ctx.original.columns),
+        "released_rows": len(ctx.data),
+        "released_columns": len(ctx.data.columns),
+        "suppressed_rows": suppressed,
+        "dropped_columns": len(ctx.original.columns) - len(ctx.data.columns),
+    }
+    for section in ctx.report.values():
+        if isinstance(section, dict):
+            summary.update(section.get("summary", {}))
+    report: dict[str, Any] = {
+        "report_version": REPORT_VERSION,
+        "veil_version": __version__,
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "policy": ctx.policy.model_dump(mode="json", exclude={"base_dir"}),
+        "stages": stages,
+        "timings": timings,
+        "summary": summary,
+        "columns": _column_section(ctx),
+    }
+    report.update(ctx.report)
+    return report

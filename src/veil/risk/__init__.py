@@ -1,0 +1,3 @@
+"""veil.risk"""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""veil.synth"""
+
+__all__: list[str] = []

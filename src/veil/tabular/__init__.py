@@ -1,0 +1,3 @@
+"""veil.tabular"""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""veil.text"""
+
+__all__: list[str] = []

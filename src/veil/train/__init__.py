@@ -1,0 +1,3 @@
+"""veil.train"""
+
+__all__: list[str] = []

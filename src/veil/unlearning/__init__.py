@@ -1,0 +1,3 @@
+"""veil.unlearning"""
+
+__all__: list[str] = []

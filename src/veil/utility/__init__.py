@@ -1,0 +1,3 @@
+"""veil.utility"""
+
+__all__: list[str] = []
