@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from veil._errors import PolicyError
-from veil.policy._models import Policy
+from veil.policy._models import LocatedError, Policy
 
 __all__ = ["load_policy", "parse_policy", "policy_schema"]
 
@@ -136,7 +136,11 @@ def parse_policy(data: Any, *, source: str = "<policy>", lines: dict[_Loc, int] 
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
         first = errors[0]
-        loc = _clean_loc(tuple(first["loc"]), data)
+        located = (first.get("ctx") or {}).get("error")
+        raw_loc = tuple(first["loc"])
+        if isinstance(located, LocatedError):
+            raw_loc = (*raw_loc, *located.loc)
+        loc = _clean_loc(raw_loc, data)
         key = ".".join(str(p) for p in loc) or None
         msg = first["msg"]
         if msg.startswith("Value error, "):

@@ -32,6 +32,7 @@ __all__ = [
     "KAnonymityConfig",
     "KMapConfig",
     "KeepTransform",
+    "LocatedError",
     "LDiversityConfig",
     "MaskHierarchyConfig",
     "MaskTransform",
@@ -49,6 +50,14 @@ __all__ = [
     "TopBottomCodeTransform",
     "TransformConfig",
 ]
+
+
+class LocatedError(ValueError):
+    """A cross-field error that knows which key of the policy it is about."""
+
+    def __init__(self, message: str, *loc: str | int) -> None:
+        super().__init__(message)
+        self.loc = loc
 
 
 class _Model(BaseModel):
@@ -400,12 +409,10 @@ class ColumnConfig(_Model):
             raise ValueError("'text:', 'entities' and 'operator' need role: text")
         if self.hierarchy is not None and self.role is not Role.quasi_identifier:
             raise ValueError("only a quasi_identifier takes a 'hierarchy'")
-        if self.role is Role.identifier and (
-            self.transform is None or isinstance(self.transform, KeepTransform)
-        ):
+        if self.role is Role.identifier and isinstance(self.transform, KeepTransform):
             raise ValueError(
-                "an identifier must be dropped or transformed: add 'action: drop' "
-                "or a transform (hash, tokenize, mask)"
+                "an identifier cannot be kept as is: drop it or use a transform "
+                "(hash, tokenize, mask)"
             )
         return self
 
@@ -541,31 +548,51 @@ class Policy(_Model):
         sens = self.sensitive
         p = self.privacy
         if p.any_model and not qis:
-            raise ValueError(
-                "privacy models need at least one column with role: quasi_identifier"
+            raise LocatedError(
+                "privacy models need at least one column with role: quasi_identifier", "privacy"
             )
         if qis and not p.any_model:
-            raise ValueError(
+            raise LocatedError(
                 "quasi-identifiers are listed but no privacy model is set; "
-                "add e.g. privacy: {k_anonymity: {k: 5}}"
+                "add e.g. privacy: {k_anonymity: {k: 5}}",
+                "columns",
+                qis[0],
             )
         for label, model in (("l_diversity", p.l_diversity), ("t_closeness", p.t_closeness)):
             if model is None:
                 continue
             if not sens:
-                raise ValueError(f"privacy.{label} needs a column with role: sensitive")
+                raise LocatedError(
+                    f"privacy.{label} needs a column with role: sensitive", "privacy", label
+                )
             if model.column is not None and model.column not in sens:
-                raise ValueError(
+                raise LocatedError(
                     f"privacy.{label}.column names {model.column!r}, "
-                    "which is not a sensitive column"
+                    "which is not a sensitive column",
+                    "privacy",
+                    label,
+                    "column",
                 )
         if self.search.algorithm == "optimal":
             missing = [q for q in qis if self.columns[q].hierarchy is None]
             if missing:
-                raise ValueError(
+                raise LocatedError(
                     f"quasi-identifier(s) {', '.join(missing)} have no hierarchy; the optimal "
                     "search needs one: add 'hierarchy: {type: auto}' for a default builder, "
-                    "or a file, interval, date, mask or taxonomy hierarchy"
+                    "or a file, interval, date, mask or taxonomy hierarchy",
+                    "columns",
+                    missing[0],
+                )
+        partners = {
+            getattr(col.transform, "longitude_column", None) for col in self.columns.values()
+        }
+        for name, col in self.columns.items():
+            if col.role is Role.identifier and col.transform is None and name not in partners:
+                raise LocatedError(
+                    f"identifier column {name!r} must be dropped or transformed: add "
+                    "'action: drop' or a transform (hash, tokenize, mask)",
+                    "columns",
+                    name,
                 )
         for name, col in self.columns.items():
             t = col.transform
@@ -574,8 +601,10 @@ class Policy(_Model):
                 getattr(t, "entity_column", None),
             ):
                 if partner is not None and partner not in self.columns:
-                    raise ValueError(
-                        f"column {name!r} refers to {partner!r}, which the policy does not list"
+                    raise LocatedError(
+                        f"column {name!r} refers to {partner!r}, which the policy does not list",
+                        "columns",
+                        name,
                     )
         return self
 

@@ -1,0 +1,52 @@
+"""The package surface: exports, light import, version."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import veil
+
+HEAVY = ("torch", "spacy", "presidio_analyzer", "opacus", "opendp", "flwr", "ray", "mbi", "jax")
+
+
+def test_top_level_all_is_complete_and_sorted() -> None:
+    public = {name for name in dir(veil) if not name.startswith("_")} - {
+        # subpackages and modules are reachable as attributes once imported; not exports
+        "cli", "data", "demo", "io", "pipeline", "policy", "report", "tabular", "text", "risk",
+        "utility", "dp", "train", "synth", "federated", "unlearning", "audit",
+    }
+    exported = set(veil.__all__) - {"__version__"}
+    assert public == exported
+    assert veil.__all__ == sorted(veil.__all__)
+
+
+def test_import_veil_and_cli_stay_light() -> None:
+    code = (
+        "import sys, json, veil, veil.cli, veil.pipeline, veil.policy, veil.io;"
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
+
+
+def test_version_flag(cli) -> None:
+    result = cli("--version")
+    assert result.code == 0
+    assert result.out.strip() == f"veil {veil.__version__}"
+
+
+def test_subpackages_export_sorted_all() -> None:
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(veil.__path__):
+        if info.name.startswith("_") or not info.ispkg:
+            continue
+        module = importlib.import_module(f"veil.{info.name}")
+        names = getattr(module, "__all__", None)
+        assert names is not None, f"veil.{info.name} has no __all__"
+        assert list(names) == sorted(names), f"veil.{info.name}.__all__ is not sorted"
+        for name in names:
+            assert hasattr(module, name), f"veil.{info.name}.{name} is exported but missing"
