@@ -50,7 +50,9 @@ def assert_clean_failure(result, code: int, tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
-def test_success_writes_release_and_report_without_the_canary(cli, tmp_path, table, monkeypatch) -> None:
+def test_success_writes_release_and_report_without_the_canary(
+    cli, tmp_path, table, monkeypatch
+) -> None:
     monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
     result = cli("run", policy_file(tmp_path, table), "--json")
     assert result.code == 0, result.err
@@ -75,14 +77,18 @@ def test_missing_data_file(cli, tmp_path, table, monkeypatch) -> None:
 def test_malformed_csv(cli, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
     bad = tmp_path / "bad.csv"
-    bad.write_text(f"email,name,age,city\na@x.org,Ann,3,X\n{CANARY},Bo,4,Y,extra,more\n", encoding="utf-8")
+    bad.write_text(
+        f"email,name,age,city\na@x.org,Ann,3,X\n{CANARY},Bo,4,Y,extra,more\n", encoding="utf-8"
+    )
     result = cli("run", policy_file(tmp_path, bad))
     assert_clean_failure(result, 2, tmp_path)
     assert "line 3" in result.err
 
 
 def test_unknown_key_in_policy_names_the_line(cli, tmp_path, table) -> None:
-    text = POLICY.replace("age:   {{role: insensitive}}", "age:   {{role: insensitive, hirarchy: 1}}")
+    text = POLICY.replace(
+        "age:   {{role: insensitive}}", "age:   {{role: insensitive, hirarchy: 1}}"
+    )
     result = cli("policy", "check", policy_file(tmp_path, table, text))
     assert_clean_failure(result, 2, tmp_path)
     assert "policy.yaml:5" in result.err and "hirarchy" in result.err

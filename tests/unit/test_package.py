@@ -14,8 +14,23 @@ HEAVY = ("torch", "spacy", "presidio_analyzer", "opacus", "opendp", "flwr", "ray
 def test_top_level_all_is_complete_and_sorted() -> None:
     public = {name for name in dir(veil) if not name.startswith("_")} - {
         # subpackages and modules are reachable as attributes once imported; not exports
-        "cli", "data", "demo", "io", "pipeline", "policy", "report", "tabular", "text", "risk",
-        "utility", "dp", "train", "synth", "federated", "unlearning", "audit",
+        "cli",
+        "data",
+        "demo",
+        "io",
+        "pipeline",
+        "policy",
+        "report",
+        "tabular",
+        "text",
+        "risk",
+        "utility",
+        "dp",
+        "train",
+        "synth",
+        "federated",
+        "unlearning",
+        "audit",
     }
     exported = set(veil.__all__) - {"__version__"}
     assert public == exported

@@ -30,7 +30,7 @@ _SUFFIXES: dict[str, Format] = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
 }
-_QUOTING = {
+_QUOTING: dict[str, int] = {
     "minimal": csv.QUOTE_MINIMAL,
     "all": csv.QUOTE_ALL,
     "none": csv.QUOTE_NONE,
@@ -96,7 +96,7 @@ def read_table(
     fmt = infer_format(path, format)
     try:
         if fmt == "csv":
-            df = pd.read_csv(
+            df = pd.read_csv(  # type: ignore[call-overload]  # quoting is a csv.QUOTE_* int
                 path,
                 sep=separator,
                 encoding=encoding,

@@ -15,7 +15,9 @@ CANARY = "CANARY-93b1e7"
 
 @pytest.fixture
 def frame() -> pd.DataFrame:
-    return pd.DataFrame({"name": ["Ann", "Bo", CANARY], "age": [31, 42, 57], "city": ["X", "Y", "Z"]})
+    return pd.DataFrame(
+        {"name": ["Ann", "Bo", CANARY], "age": [31, 42, 57], "city": ["X", "Y", "Z"]}
+    )
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
