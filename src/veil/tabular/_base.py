@@ -39,7 +39,11 @@ def column_label(series: pd.Series) -> str:
 
 
 def _canon_one(value: Any) -> str:
-    if isinstance(value, float | np.floating) and math.isfinite(value) and float(value).is_integer():
+    if (
+        isinstance(value, float | np.floating)
+        and math.isfinite(value)
+        and float(value).is_integer()
+    ):
         return str(int(value))
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="surrogateescape")
@@ -204,10 +208,10 @@ class FieldTransformer:
 
     # -- the contract ------------------------------------------------------------------
 
-    def fit(self, X: pd.Series | pd.DataFrame, y: object = None) -> Self:
+    def fit(self, X: Any, y: object = None) -> Self:
         """Learn what the transform needs from the column; returns ``self``."""
         if self.multi_column:
-            self._frame(X)  # type: ignore[arg-type]
+            self._frame(X)
         else:
             self._series(X)
         self.fitted_ = True

@@ -165,7 +165,9 @@ class DateShiftTransformer(FieldTransformer):
                 hint="make one with 'veil keygen --out FILE'",
             )
         if self.column == self.entity_column:
-            raise PolicyError(f"date_shift on {self.column!r}: entity_column must be another column")
+            raise PolicyError(
+                f"date_shift on {self.column!r}: entity_column must be another column"
+            )
         if not 1 <= self.max_days <= 3650:
             raise PolicyError("date_shift: max_days must be between 1 and 3650")
         self.offset_key_ = derive_subkey(key, "date_shift offset")

@@ -189,7 +189,12 @@ class TokenizeTransformer(FieldTransformer):
         size, extra = divmod(n, k)
         out = []
         for i in range(k):
-            label = b"veil\x00ff3-1 chunk\x00" + base_tweak + k.to_bytes(4, "big") + i.to_bytes(4, "big")
+            label = (
+                b"veil\x00ff3-1 chunk\x00"
+                + base_tweak
+                + k.to_bytes(4, "big")
+                + i.to_bytes(4, "big")
+            )
             tweak = hashlib.sha256(label).digest()[:FPE_TWEAK_BYTES]
             out.append((size + (1 if i < extra else 0), tweak.hex()))
         return out
@@ -225,7 +230,8 @@ class TokenizeTransformer(FieldTransformer):
                 codes[value] = self._apply(value, decrypt)
         except ValueError:  # ff3 quotes characters in some messages: never chain them
             raise InputError(
-                f"column {column_label(series)!r}: FF3-1 rejected a value", hint="check the alphabet"
+                f"column {column_label(series)!r}: FF3-1 rejected a value",
+                hint="check the alphabet",
             ) from None
         mapped = text.map(codes)
         bad = int(mapped.isna().sum())
@@ -253,4 +259,3 @@ class TokenizeTransformer(FieldTransformer):
     def inverse_transform(self, X: pd.Series | pd.DataFrame) -> pd.Series:
         """Recover the original text from tokens (needs the same key, tweak and alphabet)."""
         return self._map(X, decrypt=True)
-

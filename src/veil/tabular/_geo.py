@@ -16,7 +16,9 @@ __all__ = ["EARTH_RADIUS_M", "GeoDisplaceTransformer", "GeoRoundTransformer", "h
 EARTH_RADIUS_M = 6_371_008.8  # mean Earth radius (IUGG), metres
 
 
-def haversine_m(lat1: np.ndarray, lon1: np.ndarray, lat2: np.ndarray, lon2: np.ndarray) -> np.ndarray:
+def haversine_m(
+    lat1: np.ndarray, lon1: np.ndarray, lat2: np.ndarray, lon2: np.ndarray
+) -> np.ndarray:
     """Great-circle distance in metres between points given in degrees."""
     p1, p2 = np.radians(lat1), np.radians(lat2)
     dp, dl = p2 - p1, np.radians(lon2 - lon1)
@@ -85,7 +87,10 @@ class GeoRoundTransformer(_GeoPair):
     name = "geo_round"
 
     def __init__(
-        self, latitude_column: str = "latitude", longitude_column: str = "longitude", grid: float = 0.01
+        self,
+        latitude_column: str = "latitude",
+        longitude_column: str = "longitude",
+        grid: float = 0.01,
     ) -> None:
         self.latitude_column = latitude_column
         self.longitude_column = longitude_column

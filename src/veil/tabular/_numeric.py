@@ -101,7 +101,9 @@ class TopBottomCodeTransformer(FieldTransformer):
     def summarize(self, before: pd.Series, after: pd.Series) -> dict[str, int | float | str]:
         counts = super().summarize(before, after)
         numbers = to_numbers(before, transform=self.name)
-        counts["bottom_coded"] = int((numbers < self.lower_).sum()) if self.lower_ is not None else 0
+        counts["bottom_coded"] = (
+            int((numbers < self.lower_).sum()) if self.lower_ is not None else 0
+        )
         counts["top_coded"] = int((numbers > self.upper_).sum()) if self.upper_ is not None else 0
         return counts
 

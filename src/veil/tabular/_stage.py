@@ -98,15 +98,15 @@ class TransformStage:
         out = src.copy(deep=False)
         columns: dict[str, dict[str, Any]] = {}
         dropped: list[str] = []
-        with ctx.progress.task("field transforms", total=len(built)) as task:
+        with ctx.progress.task("field transforms", total=len(built)) as task:  # type: ignore[attr-defined]
             for column, t in built.items():
                 log.info("transform %s: %s", column, t.name)
                 if t.multi_column:
-                    before = src[t.columns_in]
-                    after = t.fit_transform(before)
+                    frame_in = src[t.columns_in]
+                    frame_out = t.fit_transform(frame_in)
                     for target in t.columns_out:
-                        out[target] = after[target]
-                    stats = t.summarize(before, after)
+                        out[target] = frame_out[target]
+                    stats = t.summarize(frame_in, frame_out)
                     extra = [c for c in t.columns_out if c != column]
                     if extra:
                         stats["also_transforms"] = ", ".join(extra)
