@@ -130,10 +130,11 @@ def plan(policy: Policy) -> list[Stage]:
                 f"has no '{name}' stage yet",
                 hint="remove that part of the policy, or upgrade veil",
             )
-        if not stage.wanted(policy):
-            continue
+        if stage.wanted(policy):
+            stages.append(stage)
+    # Check only once every stage is known to exist: a missing stage is the first thing to say.
+    for stage in stages:
         stage.check(policy)
-        stages.append(stage)
     return stages
 
 
