@@ -28,7 +28,11 @@ def test_demo_cli_json_names_the_three_outputs(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     outputs = json.loads(proc.stdout)["outputs"]
-    for key, name in (("table", "released.parquet"), ("report_json", "report.json"), ("report_html", "report.html")):
+    for key, name in (
+        ("table", "released.parquet"),
+        ("report_json", "report.json"),
+        ("report_html", "report.html"),
+    ):
         assert Path(outputs[key]) == out / name
         assert (out / name).is_file()
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
@@ -36,13 +40,16 @@ def test_demo_cli_json_names_the_three_outputs(tmp_path: Path) -> None:
     assert report["summary"]["input_rows"] == ROWS
     released = pd.read_parquet(out / "released.parquet")
     assert "email" not in released.columns and "credit_card" not in released.columns
-    assert (out.parent / "demo-keys").is_dir()  # generated keys live beside, not inside, the release
+    assert (
+        out.parent / "demo-keys"
+    ).is_dir()  # generated keys live beside, not inside, the release
     assert not any(p.name.startswith(".veil-staging") for p in out.iterdir())
 
 
 def _demo_policy(out: Path, **privacy: object):
-    import yaml
     from importlib.resources import files
+
+    import yaml
 
     from veil.policy import parse_policy
 

@@ -8,6 +8,7 @@ import sys
 
 import veil
 
+
 def isort_key(name: str) -> tuple[int, str]:
     """The order ruff's RUF022 keeps ``__all__`` in: CONSTANTS, then Classes, then the rest."""
     if len(name) > 1 and name.isupper():
