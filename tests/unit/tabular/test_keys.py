@@ -75,8 +75,16 @@ def test_unkeyed_is_refused() -> None:
 
 @pytest.mark.parametrize(
     ("purpose", "nbytes", "ok"),
-    [("hmac", 15, False), ("hmac", 16, True), ("hmac", 64, True), ("aes", 16, True),
-     ("aes", 20, False), ("aes", 24, True), ("aes", 32, True), ("aes", 48, False)],
+    [
+        ("hmac", 15, False),
+        ("hmac", 16, True),
+        ("hmac", 64, True),
+        ("aes", 16, True),
+        ("aes", 20, False),
+        ("aes", 24, True),
+        ("aes", 32, True),
+        ("aes", 48, False),
+    ],
 )
 def test_key_lengths(purpose, nbytes, ok) -> None:
     material = bytes((i * 37 + 11) % 256 for i in range(nbytes))

@@ -47,7 +47,10 @@ def policy(tmp_path: Path, data: str = "data.csv", **overrides: dict) -> object:
             "transform": {"type": "geo_round", "longitude_column": "lon", "grid": 0.1},
         },
         "lon": {"role": "insensitive"},
-        "income": {"role": "insensitive", "transform": {"type": "top_bottom_code", "upper": 100_000}},
+        "income": {
+            "role": "insensitive",
+            "transform": {"type": "top_bottom_code", "upper": 100_000},
+        },
         "city": {"role": "insensitive"},
     }
     columns.update(overrides)

@@ -91,13 +91,17 @@ def test_factory_copies_the_policy_parameters(config, cls) -> None:
 def test_factory_resolves_keys_and_maps_columns() -> None:
     env = {"H": "11" * 32, "F": "22" * 16, "T": "33" * 7}
     shift = build_transformer(
-        models.DateShiftTransform(entity_column="pid", key_env="H", max_days=9), column="visit", environ=env
+        models.DateShiftTransform(entity_column="pid", key_env="H", max_days=9),
+        column="visit",
+        environ=env,
     )
     assert isinstance(shift, DateShiftTransformer)
     assert (shift.column, shift.entity_column, shift.max_days) == ("visit", "pid", 9)
     assert shift.key == Secret(bytes.fromhex("11" * 32))
     token = build_transformer(
-        models.TokenizeTransform(key_env="F", tweak_env="T", alphabet="alnum"), column="id", environ=env
+        models.TokenizeTransform(key_env="F", tweak_env="T", alphabet="alnum"),
+        column="id",
+        environ=env,
     )
     assert isinstance(token, TokenizeTransformer)
     assert token.tweak == Secret(bytes.fromhex("33" * 7)) and token.alphabet == "alnum"
@@ -196,7 +200,13 @@ def test_hash_length_bounds_and_collision_count() -> None:
     ("alphabet", "key", "tweak", "plain", "cipher"),
     [
         # NIST ACVP FF3-1 vectors (56-bit tweaks), as published with the ff3 package's tests.
-        ("digits", "2DE79D232DF5585D68CE47882AE256D6", "CBD09280979564", "3992520240", "8901801106"),
+        (
+            "digits",
+            "2DE79D232DF5585D68CE47882AE256D6",
+            "CBD09280979564",
+            "3992520240",
+            "8901801106",
+        ),
         ("lower", "718385E6542534604419E83CE387A437", "B6F35084FA90E1", "wfmwlrorcd", "ywowehycyd"),
     ],
 )
@@ -287,7 +297,11 @@ def test_date_generalize_accepts_datetimes_and_time_zones() -> None:
     out = DateGeneralizeTransformer("month").fit_transform(s)
     assert out[0] == "2024-07" and pd.isna(out[1])
     mixed = pd.Series(["2024-01-31", "03/02/2024", "Feb 5 2023"])
-    assert DateGeneralizeTransformer("year").fit_transform(mixed).tolist() == ["2024", "2024", "2023"]
+    assert DateGeneralizeTransformer("year").fit_transform(mixed).tolist() == [
+        "2024",
+        "2024",
+        "2023",
+    ]
 
 
 def test_non_dates_in_a_date_column_are_counted_not_quoted() -> None:
