@@ -122,7 +122,10 @@ def test_date_shift_keeps_intervals_within_an_entity(rows, max_days, key) -> Non
 )
 def test_displacement_stays_in_the_donut(lat, lon, r0, width, seed) -> None:
     n = 25
-    df = pd.DataFrame({"lat": [lat] * n, "lon": [lon] * n})
+    step = np.arange(n) * 1e-4  # distinct points, so each gets its own draw
+    df = pd.DataFrame(
+        {"lat": np.clip(lat + step, -89.9, 89.9), "lon": (lon + 180 + step) % 360 - 180}
+    )
     t = GeoDisplaceTransformer("lat", "lon", min_radius_m=r0, max_radius_m=r0 + width, seed=seed)
     out = t.fit_transform(df)
     assert out["lat"].between(-90, 90).all() and out["lon"].between(-180, 180).all()

@@ -111,6 +111,29 @@ def test_factory_resolves_keys_and_maps_columns() -> None:
     assert geo.columns_in == ["lat", "lon"]
 
 
+@pytest.mark.parametrize(
+    "config",
+    [
+        models.HashTransform(key_env="VEIL_TEST_NO_SUCH_KEY"),
+        models.TokenizeTransform(key_env="VEIL_TEST_NO_SUCH_KEY"),
+        models.DateShiftTransform(entity_column="pid", key_env="VEIL_TEST_NO_SUCH_KEY"),
+    ],
+)
+def test_factory_without_the_key_names_column_transform_and_variable(config) -> None:
+    with pytest.raises(KeyMissingError) as info:
+        build_transformer(config, column="patient", environ={"OTHER": "ab" * 32})
+    msg = str(info.value)
+    assert "'patient'" in msg and f"'{config.type}'" in msg and "VEIL_TEST_NO_SUCH_KEY" in msg
+    assert_no_canary(info.value, "ab" * 8)
+
+
+def test_factory_with_a_wrong_length_key_says_so_without_the_key() -> None:
+    key = "0f1e2d3c4b5a6978" * 2 + "aabbccdd"  # 20 bytes: not an AES key size
+    with pytest.raises(KeyMissingError, match="20 bytes") as info:
+        build_transformer(models.TokenizeTransform(key_env="K"), column="ssn", environ={"K": key})
+    assert_no_canary(info.value, key, key[:10])
+
+
 def test_repr_and_params_never_show_key_bytes() -> None:
     t = KeyedHashTransformer(key=Secret(b"\xab" * 32))
     assert "ab" * 4 not in repr(t) and "<secret>" in repr(t)
@@ -388,6 +411,13 @@ def test_geo_displace_is_seeded_and_stays_in_the_donut() -> None:
     # uniform over the annulus area: P(r < median radius) = 1/2
     r_med = np.sqrt((250**2 + 1500**2) / 2)
     assert 0.4 < float((d < r_med).mean()) < 0.6
+
+
+def test_geo_displace_moves_a_repeated_point_to_one_place() -> None:
+    df = pd.DataFrame({"lat": [10.0, 10.0, 10.0, 11.0], "lon": [20.0, 20.0, 20.0, 20.0]})
+    out = GeoDisplaceTransformer("lat", "lon", seed=9).fit_transform(df)
+    assert out.iloc[0].equals(out.iloc[1]) and out.iloc[0].equals(out.iloc[2])
+    assert not out.iloc[0].equals(out.iloc[3])
 
 
 def test_geo_displace_blanks_half_missing_pairs() -> None:
