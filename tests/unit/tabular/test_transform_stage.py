@@ -123,6 +123,17 @@ def test_two_transforms_writing_one_column_is_a_policy_error(tmp_path: Path, key
         TransformStage().check(pol)
 
 
+def test_the_input_frame_is_never_modified(tmp_path: Path, keys) -> None:
+    data = frame()
+    pristine = data.copy(deep=True)
+    stage = TransformStage()
+    stage.check(policy(tmp_path))
+    ctx = RunContext(policy=policy(tmp_path), original=data, data=data.copy(deep=False))
+    stage.run(ctx)
+    pd.testing.assert_frame_equal(data, pristine)
+    assert not ctx.data["ssn"].equals(pristine["ssn"])
+
+
 def test_a_column_missing_from_the_data(tmp_path: Path, keys) -> None:
     pol = policy(tmp_path)
     stage = TransformStage()
