@@ -377,6 +377,15 @@ def test_date_shift_offsets_follow_the_documented_formula() -> None:
     assert restored["visit"][[0, 1, 2, 4]].tolist() == base[[0, 1, 2, 4]].tolist()
 
 
+def test_date_shift_out_of_range_is_an_error_without_the_date() -> None:
+    df = pd.DataFrame({"visit": pd.to_datetime(["2262-04-10"]), "pid": [1]})
+    t = DateShiftTransformer(KEY32, column="visit", entity_column="pid", max_days=3650)
+    with pytest.raises(InputError, match="supported range") as info:
+        for pid in range(50):  # some entity gets a positive offset
+            t.fit_transform(df.assign(pid=pid))
+    assert_no_canary(info.value, "2262-04")
+
+
 def test_date_shift_needs_its_columns_and_a_key() -> None:
     df = pd.DataFrame({"visit": ["2024-01-01"]})
     with pytest.raises(SchemaError, match="pid"):
