@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pandas as pd
@@ -74,8 +75,11 @@ def test_a_missing_key_fails_before_any_data_is_read(tmp_path: Path, monkeypatch
     assert not (tmp_path / "out").exists()
 
 
-def test_run_applies_each_transform_and_reports_counts_only(tmp_path: Path, keys) -> None:
-    result = run_policy(policy(tmp_path), data=frame(), out_dir=tmp_path / "out")
+def test_run_applies_each_transform_and_reports_counts_only(tmp_path: Path, keys, caplog) -> None:
+    with caplog.at_level(logging.DEBUG):
+        result = run_policy(policy(tmp_path), data=frame(), out_dir=tmp_path / "out")
+    assert "transform ssn: tokenize" in caplog.text  # logs name columns...
+    assert CANARY not in caplog.text and "123-45-6789" not in caplog.text  # ...never values
     out = result.data
     assert "email" not in out.columns
     assert list(out.columns) == ["pid", "ssn", "visit", "lat", "lon", "income", "city"]
@@ -144,12 +148,13 @@ def test_a_column_missing_from_the_data(tmp_path: Path, keys) -> None:
         stage.run(ctx)
 
 
-def test_a_failure_names_the_column_and_never_the_value(tmp_path: Path, keys) -> None:
+def test_a_failure_names_the_column_and_never_the_value(tmp_path: Path, keys, caplog) -> None:
     data = frame()
     data["income"] = data["income"].astype(object)
     data.loc[2, "income"] = CANARY
-    with pytest.raises(InputError, match="'income'") as info:
+    with caplog.at_level(logging.DEBUG), pytest.raises(InputError, match="'income'") as info:
         run_policy(policy(tmp_path), data=data, out_dir=tmp_path / "out")
+    assert CANARY not in caplog.text
     assert CANARY not in str(info.value) + str(info.value.hint)
     assert not (tmp_path / "out").exists()
 
