@@ -235,8 +235,5 @@ class FieldTransformer:
         missing = int(b.isna().sum())
         if self.drops_column:
             return {"rows": len(b), "missing": missing}
-        try:
-            changed = int(((b.astype(object) != a.astype(object)) & ~b.isna()).sum())
-        except (TypeError, ValueError):
-            changed = -1
+        changed = int(((b.astype(object) != a.astype(object)) & ~b.isna()).sum())
         return {"rows": len(b), "missing": missing, "changed": changed}

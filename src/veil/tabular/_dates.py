@@ -199,7 +199,14 @@ class DateShiftTransformer(FieldTransformer):
         days = self.offsets(frame[self.entity_column])
         delta = pd.to_timedelta(days.astype("float64") * sign, unit="D")
         out = frame.copy()
-        out[self.column] = dates + delta  # a missing entity gives NaT
+        try:
+            out[self.column] = dates + delta  # a missing entity gives NaT
+        except (OverflowError, pd.errors.OutOfBoundsDatetime):  # messages quote the date
+            raise InputError(
+                f"column {self.column!r}: shifting moves a date outside the supported range "
+                "(years 1677 to 2262)",
+                hint="check the column for placeholder dates such as 9999-12-31",
+            ) from None
         return out
 
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
@@ -211,6 +218,9 @@ class DateShiftTransformer(FieldTransformer):
 
     def summarize(self, before: pd.DataFrame, after: pd.DataFrame) -> dict[str, int | float | str]:
         counts = super().summarize(before, after)
+        offsets = self.offsets(before[self.entity_column])
+        dated = before[self.column].notna()
+        counts["changed"] = int((dated & offsets.notna() & (offsets != 0)).sum())
         counts["entity_missing"] = int(
             (before[self.entity_column].isna() & before[self.column].notna()).sum()
         )

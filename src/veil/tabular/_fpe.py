@@ -7,7 +7,7 @@ Tweak
 -----
 FF3-1 takes a 56-bit (7-byte) tweak. It comes from the environment variable named by
 ``tweak_env`` (14 hex digits) when that variable is set; otherwise it is derived from the
-key (``HMAC-SHA256(key, "veil ff3-1 tweak")``, first 7 bytes), so one key gives the same
+key (the first 7 bytes of its ``derive_subkey(key, "ff3-1 tweak")``, an HMAC-SHA256), so one key gives the same
 tokens in every column and table (tokens stay joinable). Set a different tweak per column to
 make equal values in different columns tokenize differently. The tweak is not a secret in
 FF3-1's security model, but veil treats it like one.

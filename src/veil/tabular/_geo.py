@@ -120,9 +120,10 @@ class GeoDisplaceTransformer(_GeoPair):
     The distance is drawn uniformly over the donut's *area*
     (``r = sqrt(U * (R² - r0²) + r0²)``), the bearing uniformly in ``[0, 2π)``, and the new
     point is computed on the sphere (great-circle destination formula), so the ground
-    distance is exact at every latitude. A row with either coordinate missing gets both
-    missing (counted as ``incomplete`` in the report). Randomness comes from
-    ``numpy.random.default_rng(seed)``.
+    distance is exact at every latitude. A point that appears in several rows (one
+    household) moves to the same place in all of them. A row with either coordinate
+    missing gets both missing (counted as ``incomplete`` in the report). Randomness comes
+    from ``numpy.random.default_rng(seed)``.
 
     Privacy semantics: the donut's hole guarantees every point moves at least
     ``min_radius_m`` (it cannot land on the true address); its rim bounds the error. The
@@ -169,14 +170,19 @@ class GeoDisplaceTransformer(_GeoPair):
         self._check_fitted("fitted_")
         frame, lat, lon = self._coords(X)
         ok = (lat.notna() & lon.notna()).to_numpy()
-        n = int(ok.sum())
+        # One draw per distinct point: a place repeated over rows moves to one place, so
+        # averaging the rows of a household cannot recover it.
+        points = np.column_stack([lat.to_numpy()[ok], lon.to_numpy()[ok]])
+        distinct, which = np.unique(points, axis=0, return_inverse=True)
+        which = which.reshape(-1)
+        n = len(distinct)
         rng = np.random.default_rng(self.seed)
         r0, r1 = float(self.min_radius_m), float(self.max_radius_m)
-        radius = np.sqrt(rng.random(n) * (r1 * r1 - r0 * r0) + r0 * r0)
-        bearing = rng.random(n) * 2.0 * math.pi
+        radius = np.sqrt(rng.random(n) * (r1 * r1 - r0 * r0) + r0 * r0)[which]
+        bearing = (rng.random(n) * 2.0 * math.pi)[which]
         delta = radius / EARTH_RADIUS_M  # angular distance
-        p1 = np.radians(lat.to_numpy()[ok])
-        l1 = np.radians(lon.to_numpy()[ok])
+        p1 = np.radians(points[:, 0])
+        l1 = np.radians(points[:, 1])
         sin_p2 = np.sin(p1) * np.cos(delta) + np.cos(p1) * np.sin(delta) * np.cos(bearing)
         p2 = np.arcsin(np.clip(sin_p2, -1.0, 1.0))
         l2 = l1 + np.arctan2(
