@@ -206,7 +206,12 @@ def run_policy(
     stages = plan(policy)  # fail early, before reading anything
     if data is None:
         with progress.task("reading input"):
-            data = read_table(policy.data, base_dir=policy.base_dir)
+            as_text = [
+                name
+                for name, col in policy.columns.items()
+                if col.role.value in ("identifier", "text")
+            ]
+            data = read_table(policy.data, base_dir=policy.base_dir, text_columns=as_text)
     data = _reconcile_columns(policy, data)
     ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False), progress=progress)
     timings: dict[str, float] = {}

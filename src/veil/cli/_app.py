@@ -28,7 +28,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    rich_markup_mode=None,
 )
 
 # Each module defines ``register(app)``. A later feature adds its module here.

@@ -98,7 +98,7 @@ class TransformStage:
         out = src.copy(deep=False)
         columns: dict[str, dict[str, Any]] = {}
         dropped: list[str] = []
-        with ctx.progress.task("field transforms", total=len(built)) as task:  # type: ignore[attr-defined]
+        with ctx.progress.task("field transforms", total=len(built)) as task:
             for column, t in built.items():
                 log.info("transform %s: %s", column, t.name)
                 if t.multi_column:
