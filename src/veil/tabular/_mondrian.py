@@ -61,9 +61,10 @@ class MondrianResult:
     suppressed
         Boolean mask of suppressed rows (Mondrian suppresses none: all ``False``).
     classes
-        Number of partitions (equivalence classes) formed.
+        Number of equivalence classes of the release (distinct released quasi-identifier
+        tuples; two partitions released alike count once).
     min_class_size
-        Size of the smallest partition.
+        Size of the smallest equivalence class of the release.
     ncp
         Global certainty penalty (GCP): the mean normalized certainty penalty over every
         quasi-identifier cell, in [0, 1]; 0 is the original table, 1 is everything ``*``.
@@ -71,6 +72,8 @@ class MondrianResult:
         Wall time of the partitioning and release.
     class_ids
         Partition number of each row.
+    partitions
+        Number of partitions Mondrian formed (at least ``classes``).
     ncp_by_column
         The mean penalty of each quasi-identifier column.
     rounds
@@ -84,6 +87,7 @@ class MondrianResult:
     ncp: float
     seconds: float
     class_ids: np.ndarray = field(repr=False)
+    partitions: int = 0
     ncp_by_column: dict[str, float] = field(default_factory=dict)
     rounds: int = 0
 
@@ -449,6 +453,7 @@ def _release(
     fs = final[order]
     out = df.copy()
     per_col: dict[str, float] = {}
+    label_codes: list[np.ndarray] = []
     n = df.shape[0]
     for d in dims:
         c = d.codes[order]
@@ -483,19 +488,23 @@ def _release(
                 for g in np.split(code_of, bounds)
             ]
             w = d.width(mn, mx, distinct)
+        label_codes.append(pd.factorize(np.asarray(labels, dtype=object))[0])
         out[d.name] = pd.Series(
             np.asarray(labels, dtype=object)[final], index=df.index, dtype=object
         )
         per_col[d.name] = float((w * sizes).sum() / n)
     gcp = float(np.mean(list(per_col.values())))
+    _, released = np.unique(np.stack(label_codes, axis=1), axis=0, return_inverse=True)
+    released_sizes = np.bincount(released.ravel(), weights=sizes)
     return MondrianResult(
         data=out,
         suppressed=np.zeros(n, dtype=bool),
-        classes=n_classes,
-        min_class_size=int(sizes.min()),
+        classes=int(released_sizes.size),
+        min_class_size=int(released_sizes.min()),
         ncp=gcp,
         seconds=time.perf_counter() - t0,
         class_ids=final,
+        partitions=n_classes,
         ncp_by_column=per_col,
         rounds=rounds,
     )
