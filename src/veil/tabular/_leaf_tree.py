@@ -4,8 +4,8 @@ Mondrian and the NCP metric need three things from a generalization hierarchy: w
 sit under a label, the lowest common ancestor of a set of leaves, and an ordering of the
 leaves in which every node covers a contiguous run. :class:`LeafTree` provides them from any
 of the shapes a hierarchy arrives in (an ARX-format CSV path, a DataFrame in that layout, a
-``{value: [level1, level2, ...]}`` mapping, or an object exposing one of those through
-``to_frame()``), so these modules do not depend on how the engine stores its hierarchies.
+``{value: [level1, level2, ...]}`` mapping, or the engine's ``Hierarchy``, whose ``table``
+is a 2-D array of labels), so these modules do not depend on how the engine stores its hierarchies.
 
 Leaves are kept in *depth-first order*: sorted by their ancestors from the top level down,
 ties kept in file order. In that order every node at every level covers a contiguous range
@@ -101,6 +101,8 @@ def _frame_from(obj: Any) -> pd.DataFrame:
         got = got() if callable(got) else got
         if isinstance(got, pd.DataFrame):
             return got.astype(str)
+        if isinstance(got, np.ndarray) and got.ndim == 2:
+            return pd.DataFrame(got).astype(str)
     raise InputError(
         f"cannot read a hierarchy from an object of type {type(obj).__name__}",
         hint="pass an ARX-format CSV path, a DataFrame (one row per value, one column per "
