@@ -106,10 +106,10 @@ def suppress_cells(
     Examples
     --------
     >>> import pandas as pd
-    >>> df = pd.DataFrame({"zip": ["1", "1", "1", "2"], "sex": ["F", "F", "F", "F"]})
+    >>> df = pd.DataFrame({"zip": ["1", "1", "2", "3"], "sex": ["F", "F", "F", "F"]})
     >>> res = suppress_cells(df, ["zip", "sex"], 2)
-    >>> res.cells_suppressed, res.min_class_size
-    (2, 2)
+    >>> res.data["zip"].tolist(), res.cells_suppressed
+    (['1', '1', '*', '*'], 2)
     """
     t0 = time.perf_counter()
     if not qis:

@@ -308,10 +308,10 @@ def mondrian(
     --------
     >>> import pandas as pd
     >>> from veil.policy import PrivacyConfig
-    >>> df = pd.DataFrame({"age": [21, 22, 35, 36, 50, 51], "sex": list("FMFMFM")})
-    >>> res = mondrian(df, ["age", "sex"], PrivacyConfig(k_anonymity={"k": 2}), [])
+    >>> df = pd.DataFrame({"age": [21, 22, 35, 36, 50, 51, 60, 61]})
+    >>> res = mondrian(df, ["age"], PrivacyConfig(k_anonymity={"k": 2}), [])
     >>> res.data["age"].tolist()
-    ['[21-22]', '[21-22]', '[35-36]', '[35-36]', '[50-51]', '[50-51]']
+    ['[21-22]', '[21-22]', '[35-36]', '[35-36]', '[50-51]', '[50-51]', '[60-61]', '[60-61]']
     >>> res.min_class_size
     2
     """

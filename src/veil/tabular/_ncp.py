@@ -244,8 +244,8 @@ def ncp(
     >>> orig = pd.DataFrame({"age": [20, 30, 40, 60], "sex": ["F", "M", "F", "M"]})
     >>> rel = pd.DataFrame({"age": ["[20-30]", "[20-30]", "[40-60]", "[40-60]"],
     ...                     "sex": ["*", "*", "*", "*"]})
-    >>> ncp(orig, rel, ["age", "sex"])
-    0.625
+    >>> ncp(orig, rel, ["age", "sex"])  # age: (10/40 + 20/40) / 2; sex: 1
+    0.6875
     """
     cols = ncp_by_column(
         original,
