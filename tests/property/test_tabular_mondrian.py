@@ -27,9 +27,7 @@ SETS = ["p", "q", "r", "s"]
 SENS = [1, 2, 3, 4, 5]
 QIS = ["num", "cat", "set"]
 
-_SETTINGS = settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+_SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite

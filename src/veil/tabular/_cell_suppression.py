@@ -44,7 +44,7 @@ class CellSuppressionResult:
     Attributes
     ----------
     data
-        The table with suppressed quasi-identifier cells replaced by the token (those
+        The table with suppressed quasi-identifier cells replaced by the marker (those
         columns become ``object``); other columns unchanged.
     mask
         Boolean array ``(rows, quasi-identifiers)``: which cells were suppressed.
@@ -84,7 +84,7 @@ def _class_sizes(codes: np.ndarray) -> np.ndarray:
 
 
 def suppress_cells(
-    df: pd.DataFrame, qis: list[str], k: int, *, token: str = "*"
+    df: pd.DataFrame, qis: list[str], k: int, *, marker: str = "*"
 ) -> CellSuppressionResult:
     """Suppress quasi-identifier cells of at-risk records until every class has k records.
 
@@ -96,7 +96,7 @@ def suppress_cells(
         The quasi-identifier columns.
     k
         The k of k-anonymity (at least 2).
-    token
+    marker
         What a suppressed cell shows.
 
     Returns
@@ -128,7 +128,7 @@ def suppress_cells(
         raise PrivacyRequirementNotMet(
             f"k = {k} is larger than the table ({n} rows)", hint=f"use k <= {n}"
         )
-    # Code 0 is the suppressed value; original values are 1..m. A value equal to the token
+    # Code 0 is the suppressed value; original values are 1..m. A value equal to the marker
     # keeps its own code, so it never merges with suppressed cells.
     codes = np.column_stack(
         [pd.factorize(df[q], use_na_sentinel=False)[0].astype(np.int64) + 1 for q in qis]
@@ -160,7 +160,7 @@ def suppress_cells(
     for j, q in enumerate(qis):
         if mask[:, j].any():
             col = out[q].astype(object)
-            col[mask[:, j]] = token
+            col[mask[:, j]] = marker
             out[q] = col
     ids = _tuple_ids(codes)
     class_sizes = np.bincount(ids)

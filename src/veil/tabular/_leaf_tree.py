@@ -128,7 +128,9 @@ def as_leaf_tree(obj: Any, *, column: str = "?") -> LeafTree:
     frame = _frame_from(obj)
     if frame.shape[0] == 0:
         raise InputError(f"the hierarchy of column {column!r} is empty")
-    cols: list[np.ndarray] = [frame.iloc[:, j].to_numpy(dtype=object) for j in range(frame.shape[1])]
+    cols: list[np.ndarray] = [
+        frame.iloc[:, j].to_numpy(dtype=object) for j in range(frame.shape[1])
+    ]
     if len(pd.unique(cols[0])) != len(cols[0]):
         raise InputError(
             f"the hierarchy of column {column!r} lists "
@@ -170,6 +172,7 @@ def match_leaves(
     everything else by its string form. The error gives a count, never the values.
     """
     vals = np.asarray(values, dtype=object)
+    lookup: dict[Any, int]
     if numeric:
         leaf_num = pd.to_numeric(pd.Series(tree.leaves), errors="coerce").to_numpy(float)
         lookup = {float(v): i for i, v in enumerate(leaf_num) if not np.isnan(v)}

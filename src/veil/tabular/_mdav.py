@@ -135,10 +135,16 @@ def mdav(
     n_groups = int(groups.max()) + 1
     counts = np.bincount(groups, minlength=n_groups).astype(float)
     means = np.column_stack(
-        [np.bincount(groups, weights=raw[:, j], minlength=n_groups) / counts for j in range(raw.shape[1])]
+        [
+            np.bincount(groups, weights=raw[:, j], minlength=n_groups) / counts
+            for j in range(raw.shape[1])
+        ]
     )
     zmeans = np.column_stack(
-        [np.bincount(groups, weights=x[:, j], minlength=n_groups) / counts for j in range(x.shape[1])]
+        [
+            np.bincount(groups, weights=x[:, j], minlength=n_groups) / counts
+            for j in range(x.shape[1])
+        ]
     )
     sst = float((x**2).sum())
     sse = float(((x - zmeans[groups]) ** 2).sum())

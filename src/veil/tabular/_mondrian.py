@@ -140,14 +140,10 @@ class _Dim:
 
 
 def _is_numeric(series: pd.Series) -> bool:
-    return bool(
-        pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-    )
+    return bool(pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
 
 
-def _encode(
-    df: pd.DataFrame, qi: str, *, numeric: bool, hierarchy: Any | None
-) -> _Dim:
+def _encode(df: pd.DataFrame, qi: str, *, numeric: bool, hierarchy: Any | None) -> _Dim:
     series = df[qi]
     if numeric:
         nums = pd.to_numeric(series, errors="coerce")
@@ -351,9 +347,7 @@ def mondrian(
                 c = d.codes[rows]
                 mn = np.minimum.reduceat(c, starts)
                 mx = np.maximum.reduceat(c, starts)
-                distinct = (
-                    _distinct_per_part(seg, c, d.size, n_parts) if d.kind == "set" else None
-                )
+                distinct = _distinct_per_part(seg, c, d.size, n_parts) if d.kind == "set" else None
                 widths[:, j] = d.width(mn, mx, distinct)
                 if d.kind == "hierarchy":
                     lca_lvl[j] = d.lca(mn, mx)
@@ -472,9 +466,7 @@ def _release(
             assert d.tree is not None
             lvl = d.lca(mn, mx)
             node = d.tree.anc[lvl, mn]
-            labels = [
-                d.tree.labels[a][b] for a, b in zip(lvl.tolist(), node.tolist(), strict=True)
-            ]
+            labels = [d.tree.labels[a][b] for a, b in zip(lvl.tolist(), node.tolist(), strict=True)]
             w = d.width(mn, mx, None)
         else:
             assert d.labels is not None

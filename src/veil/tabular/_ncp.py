@@ -42,9 +42,7 @@ _TOP = "*"
 
 
 def _is_numeric(series: pd.Series) -> bool:
-    return bool(
-        pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-    )
+    return bool(pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
 
 
 def _as_float(label: str) -> float | None:
@@ -60,9 +58,7 @@ def _set_members(label: str) -> list[str] | None:
     return None
 
 
-def _label_leaves(
-    tree: LeafTree | None, level: int | None
-) -> dict[str, np.ndarray]:
+def _label_leaves(tree: LeafTree | None, level: int | None) -> dict[str, np.ndarray]:
     return {} if tree is None else tree.label_leaves(level)
 
 

@@ -30,9 +30,7 @@ __all__ = ["GroupChecker", "encode_sensitive"]
 
 
 def _is_numeric(series: pd.Series) -> bool:
-    return bool(
-        pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-    )
+    return bool(pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
 
 
 def encode_sensitive(
@@ -111,8 +109,10 @@ class GroupChecker:
         domains: dict[str, SensitiveDomain] = {}
         for col in wanted:
             hier = None
-            if tc is not None and tc.distance == "hierarchical" and col == (
-                tc.column or sensitive[0]
+            if (
+                tc is not None
+                and tc.distance == "hierarchical"
+                and col == (tc.column or sensitive[0])
             ):
                 hier = hierarchies.get(col)
                 if hier is None:

@@ -54,7 +54,7 @@ def test_lone_records_are_topped_up_to_k() -> None:
 
 def test_token_in_the_data_is_not_merged_with_suppressed_cells() -> None:
     df = pd.DataFrame({"a": ["*", "y", "z", "w"]})
-    res = suppress_cells(df, ["a"], 2, token="*")
+    res = suppress_cells(df, ["a"], 2, marker="*")
     # the original '*' stays a value of its own: it is suppressed along with the rest
     assert np.asarray(res.mask).sum() == 4
 

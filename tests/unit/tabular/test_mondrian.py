@@ -31,7 +31,9 @@ def hier() -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def adult_k5(adult, hier):
-    return mondrian(adult, QIS, PrivacyConfig(k_anonymity={"k": 5}), ["occupation"], hierarchies=hier)
+    return mondrian(
+        adult, QIS, PrivacyConfig(k_anonymity={"k": 5}), ["occupation"], hierarchies=hier
+    )
 
 
 def _range(label: str) -> tuple[float, float]:
@@ -96,7 +98,9 @@ def test_strict_partitioning_keeps_identical_rows_together(adult, adult_k5) -> N
 
 
 def test_reported_ncp_equals_the_ncp_function(adult, adult_k5, hier) -> None:
-    assert adult_k5.ncp == pytest.approx(ncp(adult, adult_k5.data, QIS, hierarchies=hier), abs=1e-12)
+    assert adult_k5.ncp == pytest.approx(
+        ncp(adult, adult_k5.data, QIS, hierarchies=hier), abs=1e-12
+    )
     assert adult_k5.seconds > 0
 
 
@@ -106,7 +110,10 @@ def test_mondrian_beats_the_arx_full_domain_optimum_on_ncp(adult, adult_k5, hier
     full = adult.copy()
     for q in QIS:
         tree = as_leaf_tree(hier[q])
-        lab = {tree.leaves[i]: tree.labels[levels[q]][tree.anc[levels[q], i]] for i in range(len(tree.leaves))}
+        lab = {
+            tree.leaves[i]: tree.labels[levels[q]][tree.anc[levels[q], i]]
+            for i in range(len(tree.leaves))
+        }
         full[q] = adult[q].astype(str).map(lab)
     assert full.groupby(QIS).size().min() >= 5
     full_ncp = ncp(adult, full, QIS, hierarchies=hier, levels=levels)
@@ -162,7 +169,14 @@ def test_progress_gets_one_tick_per_round(adult, hier) -> None:
         def task(self, description: str, total: float | None = None):
             yield _Task()
 
-    res = mondrian(adult.iloc[:500], QIS, PrivacyConfig(k_anonymity={"k": 5}), [], hierarchies=hier, progress=_Progress())
+    res = mondrian(
+        adult.iloc[:500],
+        QIS,
+        PrivacyConfig(k_anonymity={"k": 5}),
+        [],
+        hierarchies=hier,
+        progress=_Progress(),
+    )
     assert len(ticks) == res.rounds > 1
 
 
@@ -194,7 +208,11 @@ def test_value_missing_from_hierarchy_gives_a_count_not_the_value() -> None:
     df = pd.DataFrame({"c": ["a", "b", "zz-private"]})
     with pytest.raises(InputError) as exc:
         mondrian(
-            df, ["c"], PrivacyConfig(k_anonymity={"k": 2}), [], hierarchies={"c": {"a": ["*"], "b": ["*"]}}
+            df,
+            ["c"],
+            PrivacyConfig(k_anonymity={"k": 2}),
+            [],
+            hierarchies={"c": {"a": ["*"], "b": ["*"]}},
         )
     assert "zz-private" not in str(exc.value) and "1 distinct" in str(exc.value)
 
