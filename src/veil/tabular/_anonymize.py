@@ -88,9 +88,7 @@ class AnonymizeConfig:
     search: SearchConfig
     sensitive: tuple[str, ...] = ()
     numeric: frozenset[str] = frozenset()
-    sensitive_hierarchies: Mapping[str, Hierarchy | HierarchyConfig] = field(
-        default_factory=dict
-    )
+    sensitive_hierarchies: Mapping[str, Hierarchy | HierarchyConfig] = field(default_factory=dict)
     base_dir: Path | None = None
 
     @classmethod
@@ -128,7 +126,7 @@ class AnonymizeConfig:
     @classmethod
     def from_policy(cls, policy: Policy) -> AnonymizeConfig:
         """The anonymization part of a policy."""
-        from veil.policy import AutoHierarchyConfig
+        from veil.policy._models import AutoHierarchyConfig
 
         qis = tuple(policy.quasi_identifiers)
         hier: dict[str, Hierarchy | HierarchyConfig] = {}
@@ -238,7 +236,7 @@ def _hierarchies(df: pd.DataFrame, config: AnonymizeConfig) -> dict[str, Hierarc
             out[q] = h.validate()
             continue
         if h is None:
-            from veil.policy import AutoHierarchyConfig
+            from veil.policy._models import AutoHierarchyConfig
 
             h = AutoHierarchyConfig()
         _, labels = value_labels(df[q])
@@ -380,9 +378,7 @@ def anonymize(
     return result
 
 
-def _mondrian(
-    df: pd.DataFrame, config: AnonymizeConfig, progress: Progress
-) -> AnonymizationResult:
+def _mondrian(df: pd.DataFrame, config: AnonymizeConfig, progress: Progress) -> AnonymizationResult:
     try:
         from veil.tabular._mondrian import mondrian
     except ModuleNotFoundError as exc:

@@ -137,9 +137,7 @@ def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[Enco
     row_of = {v: i for i, v in enumerate(table[:, 0].tolist())}
     label_row = np.array([row_of[v] for v in labels.tolist()], dtype=np.int64)
     rows = label_row[codes] if len(codes) else np.zeros(0, dtype=np.int64)
-    value_counts = np.bincount(label_row, weights=counts, minlength=table.shape[0]).astype(
-        np.int64
-    )
+    value_counts = np.bincount(label_row, weights=counts, minlength=table.shape[0]).astype(np.int64)
     import pandas as pd
 
     level_codes, level_labels, shares = [], [], []

@@ -362,7 +362,7 @@ def build_hierarchy(
     base_dir: Path | None = None,
 ) -> Hierarchy:
     """Build the hierarchy a policy describes for the distinct values ``labels`` of a column."""
-    from veil.policy import (
+    from veil.policy._models import (
         AutoHierarchyConfig,
         DateHierarchyConfig,
         FileHierarchyConfig,

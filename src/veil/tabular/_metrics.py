@@ -188,9 +188,7 @@ class EntropyMetric(Metric):
         return total
 
     def score_without_suppression(self, levels: tuple[int, ...]) -> float:
-        return float(
-            sum(self._finish(self._gen[j][lv] * self.g) for j, lv in enumerate(levels))
-        )
+        return float(sum(self._finish(self._gen[j][lv] * self.g) for j, lv in enumerate(levels)))
 
     def score(self, node: NodeClasses) -> float:
         if node.suppressed_records == 0:

@@ -98,7 +98,9 @@ class _Evaluator:
         self.sub_models = [
             m
             for m in self.models
-            if (m.monotonic_suppression if monotone_with_suppression else m.monotonic_generalization)
+            if (
+                m.monotonic_suppression if monotone_with_suppression else m.monotonic_generalization
+            )
         ]
         self.needs_hist = any(m.column is not None for m in self.models)
         d = len(ft.qis)
@@ -258,9 +260,7 @@ class _Evaluator:
                     sub_kept &= ok
         if not early or not self.needs_hist:
             self._remember(tab)
-        node = NodeClasses(
-            levels, tab.gen, tab.combo_class, sizes, kept, int(sizes[~kept].sum())
-        )
+        node = NodeClasses(levels, tab.gen, tab.combo_class, sizes, kept, int(sizes[~kept].sum()))
         return node, int(sizes[~sub_kept].sum())
 
 
