@@ -31,15 +31,24 @@ def factorize_int(key: np.ndarray, size_hint: int | None = None) -> tuple[np.nda
     is not kept). Uses a counting pass when the key space is small, hashing otherwise."""
     if key.size == 0:
         return np.zeros(0, dtype=np.int64), 0
-    if size_hint is not None and size_hint <= max(4 * key.size, 1 << 16):
-        present = np.zeros(size_hint, dtype=np.int64)
-        present[key] = 1
-        ids = np.cumsum(present) - 1
-        return ids[key], int(present.sum())
-    import pandas as pd
+    if size_hint is not None and size_hint <= 2 * key.size + 64:
+        present = np.zeros(size_hint, dtype=bool)
+        present[key] = True
+        nz = np.flatnonzero(present)
+        ids = np.empty(size_hint, dtype=np.int64)
+        ids[nz] = np.arange(len(nz), dtype=np.int64)
+        return ids[key], len(nz)
+    try:
+        from pandas._libs import hashtable as _ht
 
-    codes, uniques = pd.factorize(key, sort=False)
-    return codes.astype(np.int64, copy=False), len(uniques)
+        table = _ht.Int64HashTable(len(key))
+        uniques, codes = table.factorize(np.ascontiguousarray(key, dtype=np.int64))
+        return codes.astype(np.int64, copy=False), len(uniques)
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - pandas internals moved
+        import pandas as pd
+
+        codes, uniq = pd.factorize(key, sort=False)
+        return codes.astype(np.int64, copy=False), len(uniq)
 
 
 @dataclass
@@ -128,9 +137,7 @@ def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[Enco
     row_of = {v: i for i, v in enumerate(table[:, 0].tolist())}
     label_row = np.array([row_of[v] for v in labels.tolist()], dtype=np.int64)
     rows = label_row[codes] if len(codes) else np.zeros(0, dtype=np.int64)
-    value_counts = np.bincount(label_row, weights=counts, minlength=table.shape[0]).astype(
-        np.int64
-    )
+    value_counts = np.bincount(label_row, weights=counts, minlength=table.shape[0]).astype(np.int64)
     import pandas as pd
 
     level_codes, level_labels, shares = [], [], []

@@ -179,9 +179,8 @@ def read_arx_hierarchy(
 
 
 def _with_top(name: str, rows: list[list[str]]) -> Hierarchy:
-    if rows and len({r[-1] for r in rows}) > 1:
-        rows = [[*r, TOP] for r in rows]
-    elif rows and rows[0][-1] != TOP and len(rows[0]) == 1:
+    """Append the top level ``*`` unless the last level already is it."""
+    if not rows or any(r[-1] != TOP for r in rows) or len(rows[0]) == 1:
         rows = [[*r, TOP] for r in rows]
     return Hierarchy.from_rows(name, rows)
 
@@ -225,7 +224,7 @@ def interval_hierarchy(
     Examples
     --------
     >>> interval_hierarchy("age", ["23", "37"], width=10).table.tolist()[0]
-    ['23', '[20, 30)', '[0, 20)', '*']
+    ['23', '[20, 30)', '[20, 40)', '*']
     """
     x = _numbers(name, labels)
     rows = [[lab] for lab in labels]
@@ -319,7 +318,7 @@ def mask_hierarchy(
 ) -> Hierarchy:
     """Mask one more character per level, from the right (zip codes) or the left."""
     width = max((len(s) for s in labels), default=0)
-    n = width if levels is None else min(levels, width)
+    n = max(width - 1, 0) if levels is None else min(levels, width)
     rows = []
     for s in labels:
         row = [s]
@@ -363,7 +362,7 @@ def build_hierarchy(
     base_dir: Path | None = None,
 ) -> Hierarchy:
     """Build the hierarchy a policy describes for the distinct values ``labels`` of a column."""
-    from veil.policy import (
+    from veil.policy._models import (
         AutoHierarchyConfig,
         DateHierarchyConfig,
         FileHierarchyConfig,

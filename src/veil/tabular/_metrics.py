@@ -65,15 +65,11 @@ class NodeClasses:
     """The equivalence classes of one transformation over the frequency table."""
 
     levels: tuple[int, ...]
-    gen: np.ndarray  # (m, d) generalized codes of each combination
-    combo_class: np.ndarray  # (m,) class of each combination
+    gen: list[np.ndarray]  # per QI: generalized code of each class
+    combo_class: np.ndarray | None  # (m,) class of each combination, when kept
     sizes: np.ndarray  # (C,) records per class
     kept: np.ndarray  # (C,) bool: class satisfies the models
     suppressed_records: int
-
-    @property
-    def combo_suppressed(self) -> np.ndarray:
-        return ~self.kept[self.combo_class]
 
 
 class Metric:
@@ -151,12 +147,12 @@ class LossMetric(Metric):
         ft = self.ft
         if node.suppressed_records == 0:
             return self.score_without_suppression(node.levels)
-        sup = node.combo_suppressed
-        cnt = ft.counts[sup].astype(np.float64)
+        sup = ~node.kept
+        cnt = node.sizes[sup].astype(np.float64)
         n_sup = float(cnt.sum())
         vals = []
         for j, (q, lv) in enumerate(zip(ft.qis, node.levels, strict=True)):
-            s_sup = float(np.dot(cnt, q.shares[lv][node.gen[sup, j]]))
+            s_sup = float(np.dot(cnt, q.shares[lv][node.gen[j][sup]]))
             kept = self._total[j][lv] - s_sup
             if self.s == 1.0:
                 lost = n_sup
@@ -192,20 +188,18 @@ class EntropyMetric(Metric):
         return total
 
     def score_without_suppression(self, levels: tuple[int, ...]) -> float:
-        return float(
-            sum(self._finish(self._gen[j][lv] * self.g) for j, lv in enumerate(levels))
-        )
+        return float(sum(self._finish(self._gen[j][lv] * self.g) for j, lv in enumerate(levels)))
 
     def score(self, node: NodeClasses) -> float:
         if node.suppressed_records == 0:
             return self.score_without_suppression(node.levels)
-        sup = node.combo_suppressed
-        cnt = self.ft.counts[sup].astype(np.float64)
+        sup = ~node.kept
+        cnt = node.sizes[sup].astype(np.float64)
         n_sup = float(cnt.sum())
         total = 0.0
         for j, lv in enumerate(node.levels):
             v = self._gen[j][lv] * self.g
-            c = np.bincount(node.gen[sup, j], weights=cnt)
+            c = np.bincount(node.gen[j][sup], weights=cnt)
             c = c[c > 0]
             v += float(np.sum(c * (np.log(c / n_sup) / _LOG2) * self.s))
             total += self._finish(v)

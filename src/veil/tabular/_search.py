@@ -70,52 +70,206 @@ def lattice(heights: Sequence[int]) -> np.ndarray:
     return grids.astype(np.int64)
 
 
+@dataclass
+class _Table:
+    """Equivalence classes of one node: generalized codes, sizes, sensitive pairs."""
+
+    levels: np.ndarray
+    gen: list[np.ndarray]  # per QI: generalized code of each class
+    sizes: np.ndarray  # (C,)
+    pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]  # class, code, count
+    combo_class: np.ndarray | None = None  # (m,) only for the root and applied nodes
+
+
 class _Evaluator:
-    def __init__(self, ft: FrequencyTable, models: Sequence[PrivacyModel]) -> None:
+    """Groups the frequency table at any node, rolling up from the smallest cached
+    predecessor (a node whose levels are all lower or equal) instead of the whole table."""
+
+    def __init__(
+        self,
+        ft: FrequencyTable,
+        models: Sequence[PrivacyModel],
+        *,
+        monotone_with_suppression: bool = True,
+        cache_cells: int = 20_000_000,
+    ) -> None:
         self.ft = ft
         self.models = list(models)
-        self.needs_hist = any(m.column is not None for m in self.models)
-        # generalized codes of every combination at every level, and key multipliers
-        self.gen_levels = [
-            [q.level_codes[lv][ft.combos[:, d]] for lv in range(q.height)]
-            for d, q in enumerate(ft.qis)
+        self.sub_models = [
+            m
+            for m in self.models
+            if (
+                m.monotonic_suppression if monotone_with_suppression else m.monotonic_generalization
+            )
         ]
+        self.needs_hist = any(m.column is not None for m in self.models)
+        d = len(ft.qis)
         self.level_sizes = [q.level_sizes() for q in ft.qis]
+        # up[d][a][b]: generalized code at level a -> code at level b (b >= a)
+        self.up: list[list[list[np.ndarray | None]]] = []
+        for q in ft.qis:
+            h = q.height
+            table: list[list[np.ndarray | None]] = [[None] * h for _ in range(h)]
+            for a in range(h):
+                for b in range(a + 1, h):
+                    m = np.zeros(len(q.level_labels[a]), dtype=np.int64)
+                    m[q.level_codes[a]] = q.level_codes[b]
+                    table[a][b] = m
+            self.up.append(table)
+        root_gen = [q.level_codes[0][ft.combos[:, j]] for j, q in enumerate(ft.qis)]
+        self.root = _Table(
+            np.zeros(d, dtype=np.int64),
+            root_gen,
+            ft.counts,
+            dict(ft.pairs),
+            np.arange(len(ft.counts), dtype=np.int64),
+        )
+        self.cache_levels = np.zeros((0, d), dtype=np.int64)
+        self.cache_sizes = np.zeros(0, dtype=np.int64)
+        self.cache: list[_Table] = []
+        self.cache_cells = cache_cells
+        self._cells = 0
         self.n_eval = 0
 
-    def evaluate(self, levels: tuple[int, ...], limit: int) -> NodeClasses:
-        self.n_eval += 1
-        ft = self.ft
-        cols = [self.gen_levels[d][lv] for d, lv in enumerate(levels)]
-        radix = [self.level_sizes[d][lv] for d, lv in enumerate(levels)]
+    def _source(self, lx: np.ndarray) -> _Table:
+        k = len(self.cache)
+        if k:
+            ok = np.all(self.cache_levels[:k] <= lx[None, :], axis=1)
+            if ok.any():
+                cand = np.flatnonzero(ok)
+                return self.cache[int(cand[np.argmin(self.cache_sizes[cand])])]
+        return self.root
+
+    def table(self, levels: tuple[int, ...], *, keep_combos: bool = False) -> _Table:
+        lx = np.asarray(levels, dtype=np.int64)
+        src = self.root if keep_combos else self._source(lx)
+        cols = []
+        radix = []
+        for j, (a, b) in enumerate(zip(src.levels.tolist(), levels, strict=True)):
+            c = src.gen[j]
+            if b != a:
+                up = self.up[j][a][b]
+                assert up is not None
+                c = up[c]
+            cols.append(c)
+            radix.append(self.level_sizes[j][b])
+        n_src = len(src.sizes)
         space = 1
         for r in radix:
             space *= r
         if space < (1 << 62):
-            key = np.zeros(len(ft.counts), dtype=np.int64)
+            key = np.zeros(n_src, dtype=np.int64)
             for c, r in zip(cols, radix, strict=True):
                 key *= r
                 key += c
-            combo_class, n_classes = factorize_int(key, space)
+            inv, n_new = factorize_int(key, space)
         else:
-            key = np.zeros(len(ft.counts), dtype=np.int64)
+            key = np.zeros(n_src, dtype=np.int64)
             size = 1
             for c, r in zip(cols, radix, strict=True):
                 key, size = factorize_int(key * r + c, size * r)
-            combo_class, n_classes = key, size
-        sizes = np.bincount(combo_class, weights=ft.counts, minlength=n_classes).astype(np.int64)
-        hists = ft.histograms(combo_class, n_classes) if self.needs_hist else {}
-        kept = classes_satisfying(self.models, sizes, hists)
-        suppressed = int(sizes[~kept].sum())
-        gen = np.stack(cols, axis=1) if cols else np.zeros((len(ft.counts), 0), np.int64)
-        return NodeClasses(levels, gen, combo_class, sizes, kept, suppressed)
+            inv, n_new = key, size
+        sizes = np.bincount(inv, weights=src.sizes, minlength=n_new).astype(np.int64)
+        first = np.empty(n_new, dtype=np.int64)
+        first[inv[::-1]] = np.arange(n_src - 1, -1, -1, dtype=np.int64)
+        gen = [c[first] for c in cols]
+        tab = _Table(lx, gen, sizes, {}, None)
+        tab.src = src  # type: ignore[attr-defined]
+        tab.inv = inv  # type: ignore[attr-defined]
+        if keep_combos and src.combo_class is not None:
+            tab.combo_class = inv[src.combo_class]
+        return tab
+
+    def _pairs(self, tab: _Table) -> None:
+        """Sensitive (class, code, count) triples of a table, rolled up from its source."""
+        src: _Table = tab.src  # type: ignore[attr-defined]
+        inv: np.ndarray = tab.inv  # type: ignore[attr-defined]
+        n_new = len(tab.sizes)
+        for col, (pc, code, cnt) in src.pairs.items():
+            s = self.ft.domains[col].n_codes
+            ncls = inv[pc]
+            pk, npk = factorize_int(ncls * s + code, n_new * s)
+            if npk < len(pk):
+                agg = np.bincount(pk, weights=cnt, minlength=npk).astype(np.int64)
+                f = np.empty(npk, dtype=np.int64)
+                f[pk[::-1]] = np.arange(len(pk) - 1, -1, -1, dtype=np.int64)
+                tab.pairs[col] = (ncls[f], code[f], agg)
+            else:
+                tab.pairs[col] = (ncls, code, cnt)
+
+    def _remember(self, tab: _Table) -> None:
+        src: _Table = tab.src  # type: ignore[attr-defined]
+        n_new = len(tab.sizes)
+        if n_new >= len(src.sizes) or (self.needs_hist and not tab.pairs):
+            return
+        cells = n_new * (len(tab.gen) + 1) + sum(len(p[0]) * 3 for p in tab.pairs.values())
+        if self._cells + cells > self.cache_cells:
+            return
+        self._cells += cells
+        k = len(self.cache)
+        if k == len(self.cache_levels):
+            grow = max(64, 2 * k)
+            self.cache_levels = np.vstack(
+                [self.cache_levels, np.zeros((grow, self.cache_levels.shape[1]), np.int64)]
+            )
+            self.cache_sizes = np.append(self.cache_sizes, np.zeros(grow, np.int64))
+        self.cache_levels[k] = tab.levels
+        self.cache_sizes[k] = n_new
+        self.cache.append(tab)
+        tab.src = None  # type: ignore[attr-defined]
+        tab.inv = None  # type: ignore[attr-defined]
+
+    def histograms(self, tab: _Table) -> dict[str, np.ndarray]:
+        n = len(tab.sizes)
+        out: dict[str, np.ndarray] = {}
+        for col, (pc, code, cnt) in tab.pairs.items():
+            s = self.ft.domains[col].n_codes
+            flat = np.bincount(pc * s + code, weights=cnt, minlength=n * s)
+            out[col] = flat.reshape(n, s)
+        return out
+
+    def evaluate(
+        self,
+        levels: tuple[int, ...],
+        *,
+        keep_combos: bool = False,
+        abort_above: int | None = None,
+    ) -> tuple[NodeClasses, int]:
+        """The node's classes, and the records the monotone sub-models alone would suppress."""
+        self.n_eval += 1
+        tab = self.table(levels, keep_combos=keep_combos)
+        sizes = tab.sizes
+        # monotone sub-models first: when they alone suppress too much, skip the rest
+        sub_kept = np.ones(len(sizes), dtype=bool)
+        for m in self.sub_models:
+            if m.column is None:
+                sub_kept &= m.satisfied(sizes, {})
+        hists: dict[str, np.ndarray] = {}
+        early = abort_above is not None and int(sizes[~sub_kept].sum()) > abort_above
+        if self.needs_hist and not early:
+            self._pairs(tab)
+            hists = self.histograms(tab)
+        kept = sub_kept.copy()
+        if not early:
+            for m in self.models:
+                if m.column is None and m in self.sub_models:
+                    continue
+                ok = m.satisfied(sizes, hists)
+                kept &= ok
+                if m in self.sub_models:
+                    sub_kept &= ok
+        if not early or not self.needs_hist:
+            self._remember(tab)
+        node = NodeClasses(levels, tab.gen, tab.combo_class, sizes, kept, int(sizes[~kept].sum()))
+        return node, int(sizes[~sub_kept].sum())
 
 
 def evaluate_node(
     ft: FrequencyTable, models: Sequence[PrivacyModel], levels: Sequence[int]
 ) -> NodeClasses:
     """Group the frequency table at one node and mark the classes that satisfy the models."""
-    return _Evaluator(ft, models).evaluate(tuple(int(x) for x in levels), 0)
+    node, _ = _Evaluator(ft, models).evaluate(tuple(int(x) for x in levels), keep_combos=True)
+    return node
 
 
 class LatticeSearch:
@@ -155,66 +309,107 @@ class LatticeSearch:
         metric.prepare(ft)
         nodes = lattice(ft.heights)
         n_nodes = len(nodes)
+        heights = np.asarray(ft.heights, dtype=np.int64)
         limit = self.max_outliers(ft.n_rows)
-        ev = _Evaluator(ft, self.models)
+        ev = _Evaluator(ft, self.models, monotone_with_suppression=limit > 0)
         level_sum = nodes.sum(axis=1)
-        lb = None if self.exhaustive else metric.lower_bounds(nodes)
+        mult = np.ones(len(heights), dtype=np.int64)
+        for j in range(len(heights) - 2, -1, -1):
+            mult[j] = mult[j + 1] * heights[j + 1]
+
+        def index_of(levels: np.ndarray) -> int:
+            return int(np.dot(levels, mult))
+
+        exhaustive = self.exhaustive
+        lb = None if exhaustive else metric.lower_bounds(nodes)
         # visiting order: bound, then lower nodes first, then lexicographic (index order)
         order = np.lexsort((np.arange(n_nodes), level_sum, lb if lb is not None else level_sum))
-        if limit > 0:
-            privacy_monotone = all(m.monotonic_suppression for m in self.models)
-        else:
-            privacy_monotone = all(m.monotonic_generalization for m in self.models)
+        mono = ev.sub_models
+        privacy_monotone = len(mono) == len(self.models)
         known_ok = np.zeros(n_nodes, dtype=bool)
+        bad = np.zeros(n_nodes, dtype=bool)
         pruned = np.zeros(n_nodes, dtype=bool)
+        results: dict[int, tuple[bool, float | None]] = {}
         best: tuple[float, int, int] | None = None  # score, level sum, node index
-        best_node: NodeClasses | None = None
-        min_sup: int | None = None
+        min_sup: list[int] = []
         scores: dict[tuple[int, ...], float] = {}
+
+        def run_node(idx: int) -> tuple[bool, float | None]:
+            levels = tuple(int(x) for x in nodes[idx])
+            node, sub_sup = ev.evaluate(levels, abort_above=None if exhaustive else limit)
+            sup = node.suppressed_records
+            min_sup.append(sup)
+            ok = sup <= limit
+            score = metric.score(node) if ok else None
+            results[idx] = (ok, score)
+            if not exhaustive:
+                if mono and sub_sup > limit:
+                    bad[np.all(nodes <= nodes[idx], axis=1)] = True
+                if ok and privacy_monotone:
+                    known_ok[np.all(nodes >= nodes[idx], axis=1)] = True
+            return ok, score
+
+        def walk_up(idx: int) -> None:
+            """Flash-like: binary search for the anonymity border on a path to the top."""
+            chain = [idx]
+            cur = nodes[idx].copy()
+            while True:
+                free = np.flatnonzero(cur < heights - 1)
+                if len(free) == 0:
+                    break
+                j = free[np.argmin((cur[free] + 1) / heights[free])]
+                cur[j] += 1
+                chain.append(index_of(cur))
+            lo, hi = 0, len(chain)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                c = chain[mid]
+                if bad[c]:
+                    lo = mid
+                    continue
+                if c not in results:
+                    run_node(c)
+                if bad[c]:
+                    lo = mid
+                else:
+                    hi = mid
+
         for idx in order:
             idx = int(idx)
-            if best is not None and lb is not None and not self.exhaustive:
-                bound = float(lb[idx])
-                if bound > best[0] + 1e-12 * max(1.0, abs(best[0])):
+            if best is not None and lb is not None:
+                if float(lb[idx]) > best[0] + 1e-12 * max(1.0, abs(best[0])):
                     break
-            if pruned[idx] and not self.exhaustive:
+            if not exhaustive and (bad[idx] or pruned[idx]):
                 continue
-            levels = tuple(int(x) for x in nodes[idx])
-            node: NodeClasses | None = None
-            if known_ok[idx] and limit == 0 and not self.exhaustive:
+            if idx in results:
+                ok, score = results[idx]
+            elif known_ok[idx] and limit == 0:
+                levels = tuple(int(x) for x in nodes[idx])
                 score = metric.score_without_suppression(levels)
                 ok = True
                 if score is None:
-                    node = ev.evaluate(levels, limit)
-                    score = metric.score(node)
+                    ok, score = run_node(idx)
             else:
-                node = ev.evaluate(levels, limit)
-                sup = node.suppressed_records
-                min_sup = sup if min_sup is None else min(min_sup, sup)
-                ok = sup <= limit
-                score = metric.score(node) if ok else None
+                ok, score = run_node(idx)
+                if not exhaustive and mono and bad[idx]:
+                    walk_up(idx)
             if not ok:
                 continue
             assert score is not None
-            if self.exhaustive:
-                scores[levels] = score
+            if exhaustive:
+                scores[tuple(int(x) for x in nodes[idx])] = score
             key = (score, int(level_sum[idx]), idx)
             if best is None or (key[0], key[1]) < (best[0], best[1]):
                 best = key
-                best_node = node
-            if not self.exhaustive and privacy_monotone:
+            if not exhaustive and metric.monotone:
                 above = np.all(nodes >= nodes[idx], axis=1)
-                known_ok |= above
-                if metric.monotone:
-                    above[idx] = False
-                    pruned |= above
+                above[idx] = False
+                pruned |= above
         result_levels = None
         result_node = None
         if best is not None:
             result_levels = tuple(int(x) for x in nodes[best[2]])
-            result_node = best_node
-            if result_node is None:
-                result_node = ev.evaluate(result_levels, limit)
+            result_node, _ = ev.evaluate(result_levels, keep_combos=True)
         return SearchResult(
             levels=result_levels,
             score=None if best is None else best[0],
@@ -222,6 +417,6 @@ class LatticeSearch:
             checked=ev.n_eval,
             lattice_size=n_nodes,
             seconds=time.perf_counter() - started,
-            min_suppressed=min_sup,
+            min_suppressed=min(min_sup) if min_sup else None,
             scores=scores,
         )
