@@ -385,10 +385,10 @@ def mondrian(
                 side[on] = vals > thr[seg[on]]
             key = seg * 2 + side
             order = np.argsort(key, kind="stable")
-            rows = rows[order]
-            _, seg = np.unique(key[order], return_inverse=True)
-            seg = seg.astype(np.int64)
-            n_parts = int(seg.max()) + 1 if seg.size else 0
+            rows, ks = rows[order], key[order]
+            seg = np.zeros(ks.size, dtype=np.int64)
+            np.cumsum(ks[1:] != ks[:-1], out=seg[1:])
+            n_parts = int(seg[-1]) + 1 if seg.size else 0
             task.advance()
     return _release(df, qis, dims, final, n_final, rounds, t0)
 
