@@ -1,7 +1,7 @@
 """Invariants of local recoding on random small tables, checked by independent plain pandas.
 
 - every Mondrian release satisfies k, l (distinct / entropy / recursive) and t (equal /
-  ordered) as configured, class by class of the *released* table, and covers the originals;
+  ordered / hierarchical) as configured, class by class of the *released* table, and covers the originals;
 - when Mondrian refuses, the requirement really is unreachable (k > n or the whole table fails);
 - MDAV clusters have exactly k records except the last, which has k to 2k - 1;
 - local cell suppression always reaches k and changes only the cells it reports.
@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ from veil.policy import PrivacyConfig
 from veil.tabular._cell_suppression import suppress_cells
 from veil.tabular._mdav import mdav
 from veil.tabular._mondrian import mondrian
+from veil.tabular._ncp import ncp
 
 LEAVES = [f"a{i}" for i in range(6)]
 SETS = ["p", "q", "r", "s"]
@@ -43,6 +45,8 @@ def tables(draw: st.DrawFn) -> tuple[pd.DataFrame, dict[str, list[str]]]:
     )
     parents = draw(st.lists(st.integers(0, 2), min_size=len(LEAVES), max_size=len(LEAVES)))
     tree = {leaf: [f"P{p}", "*"] for leaf, p in zip(LEAVES, parents, strict=True)}
+    groups = draw(st.lists(st.integers(0, 1), min_size=len(SENS), max_size=len(SENS)))
+    tree.update({str(v): [f"G{g}", "*"] for v, g in zip(SENS, groups, strict=True)})
     return df, tree
 
 
@@ -60,13 +64,28 @@ def privacy(draw: st.DrawFn) -> PrivacyConfig:
             "variant": "recursive",
             "c": draw(st.sampled_from([1.0, 2.0, 3.0])),
         }
-    distance = draw(st.sampled_from([None, "equal", "ordered"]))
+    distance = draw(st.sampled_from([None, "equal", "ordered", "hierarchical"]))
     if distance is not None:
         cfg["t_closeness"] = {"t": draw(st.floats(0.1, 0.9)), "distance": distance}
     return PrivacyConfig.model_validate(cfg)
 
 
-def _class_ok(s: pd.Series, whole: pd.Series, cfg: PrivacyConfig) -> bool:
+def _hierarchical_emd(extra: dict[object, float], tree: dict[str, list[str]]) -> float:
+    """Li et al.'s EMD on a two-level sensitive hierarchy (leaf -> group -> '*'), height 2."""
+    by_group: dict[str, list[float]] = {}
+    for value, e in extra.items():
+        by_group.setdefault(tree[str(value)][0], []).append(e)
+    cost = 0.0
+    for members in by_group.values():  # groups at height 1
+        cost += 0.5 * min(sum(e for e in members if e > 0), -sum(e for e in members if e < 0))
+    totals = [sum(m) for m in by_group.values()]  # the root at height 2
+    cost += 1.0 * min(sum(e for e in totals if e > 0), -sum(e for e in totals if e < 0))
+    return cost
+
+
+def _class_ok(
+    s: pd.Series, whole: pd.Series, cfg: PrivacyConfig, tree: dict[str, list[str]] | None = None
+) -> bool:
     """Independent check of one class (plain Python/pandas)."""
     if cfg.k_anonymity is not None and len(s) < cfg.k_anonymity.k:
         return False
@@ -91,8 +110,10 @@ def _class_ok(s: pd.Series, whole: pd.Series, cfg: PrivacyConfig) -> bool:
         p = s.value_counts(normalize=True).reindex(values, fill_value=0.0).to_numpy()
         if tc.distance == "equal":
             emd = 0.5 * np.abs(p - q).sum()
-        else:
+        elif tc.distance == "ordered":
             emd = np.abs(np.cumsum(p - q)).sum() / max(len(values) - 1, 1)
+        else:
+            emd = _hierarchical_emd(dict(zip(values, p - q, strict=True)), tree or {})
         if emd > tc.t + 1e-9:
             return False
     return True
@@ -114,19 +135,21 @@ def _covers(orig: object, label: str, column: str, tree: dict[str, list[str]]) -
 def test_every_mondrian_release_satisfies_its_models(data, cfg) -> None:
     df, tree = data
     try:
-        res = mondrian(df, QIS, cfg, ["s"], hierarchies={"cat": tree})
+        res = mondrian(df, QIS, cfg, ["s"], hierarchies={"cat": tree, "s": tree})
     except PrivacyRequirementNotMet:
         assert cfg.k_anonymity is not None
-        assert cfg.k_anonymity.k > len(df) or not _class_ok(df["s"], df["s"], cfg)
+        assert cfg.k_anonymity.k > len(df) or not _class_ok(df["s"], df["s"], cfg, tree)
         return
     rel = res.data
     assert rel.shape == df.shape and (rel["s"] == df["s"]).all()
     for _, grp in rel.groupby(QIS):
-        assert _class_ok(grp["s"], df["s"], cfg)
+        assert _class_ok(grp["s"], df["s"], cfg, tree)
     for col in QIS:
         assert all(_covers(o, lab, col, tree) for o, lab in zip(df[col], rel[col], strict=True))
     assert 0.0 <= res.ncp <= 1.0
     assert res.min_class_size == rel.groupby(QIS).size().min()
+    # the NCP Mondrian reports equals the one the generic function reads off the release
+    assert res.ncp == pytest.approx(ncp(df, rel, QIS, hierarchies={"cat": tree}), abs=1e-12)
 
 
 @_SETTINGS
