@@ -26,6 +26,7 @@ result with a brute-force pass over the whole lattice.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ import numpy as np
 from veil._errors import InputError
 from veil.tabular._encoding import FrequencyTable, factorize_int
 from veil.tabular._metrics import Metric, NodeClasses
-from veil.tabular._privacy_models import PrivacyModel, classes_satisfying
+from veil.tabular._privacy_models import PrivacyModel
 
 __all__ = ["LatticeSearch", "SearchResult", "evaluate_node", "lattice"]
 
@@ -306,9 +307,8 @@ class LatticeSearch:
         self.exhaustive = exhaustive
 
     def max_outliers(self, n: int) -> int:
-        import math
-
-        return int(math.floor(self.suppression_limit * float(n)))
+        """ARX's absolute limit: ``floor(limit * n)`` records."""
+        return math.floor(self.suppression_limit * float(n))
 
     def run(self, ft: FrequencyTable) -> SearchResult:
         started = time.perf_counter()
@@ -383,9 +383,9 @@ class LatticeSearch:
 
         for idx in order:
             idx = int(idx)
-            if best is not None and lb is not None:
-                if float(lb[idx]) > best[0] + 1e-12 * max(1.0, abs(best[0])):
-                    break
+            tol = 0.0 if best is None else 1e-12 * max(1.0, abs(best[0]))
+            if best is not None and lb is not None and float(lb[idx]) > best[0] + tol:
+                break
             if not exhaustive and (bad[idx] or pruned[idx]):
                 continue
             if idx in results:
