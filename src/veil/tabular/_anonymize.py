@@ -304,7 +304,7 @@ def _release(
         combo_codes = q.level_codes[lv][ft.combos[:, j]]
         combo_codes = np.where(combo_sup, star, combo_codes)
         codes = combo_codes[ft.row_combo]
-        out[q.name] = pd.Categorical.from_codes(codes, categories=labels)
+        out[q.name] = pd.Categorical.from_codes(codes, categories=pd.Index(labels))
     return out, row_sup
 
 

@@ -39,7 +39,7 @@ def factorize_int(key: np.ndarray, size_hint: int | None = None) -> tuple[np.nda
         ids[nz] = np.arange(len(nz), dtype=np.int64)
         return ids[key], len(nz)
     try:
-        from pandas._libs import hashtable as _ht
+        from pandas._libs import hashtable as _ht  # type: ignore[attr-defined]
 
         table = _ht.Int64HashTable(len(key))
         uniques, codes = table.factorize(np.ascontiguousarray(key, dtype=np.int64))

@@ -339,9 +339,9 @@ def taxonomy_hierarchy(
 
 def auto_hierarchy(name: str, labels: Sequence[str]) -> Hierarchy:
     """A default: intervals for numbers, right masking for equal-length digit codes, else ``*``."""
-    if labels and all(s.isdigit() for s in labels) and len({len(s) for s in labels}) == 1:
-        if len(labels[0]) >= 3 and labels[0].startswith("0") is False and len(labels) > 10:
-            return mask_hierarchy(name, labels)
+    same_width = len({len(s) for s in labels}) == 1
+    if labels and same_width and len(labels[0]) >= 4 and all(s.isdigit() for s in labels):
+        return mask_hierarchy(name, labels)  # zip codes and other fixed-width codes
     try:
         x = _numbers(name, labels)
     except InputError:

@@ -65,7 +65,7 @@ class NodeClasses:
     """The equivalence classes of one transformation over the frequency table."""
 
     levels: tuple[int, ...]
-    gen: list[np.ndarray]  # per QI: generalized code of each class
+    gen: np.ndarray  # (C, d) generalized codes of each class
     combo_class: np.ndarray | None  # (m,) class of each combination, when kept
     sizes: np.ndarray  # (C,) records per class
     kept: np.ndarray  # (C,) bool: class satisfies the models
@@ -143,21 +143,37 @@ class LossMetric(Metric):
             [self._normalize(self.g * self._total[j][lv], j) for j, lv in enumerate(levels)]
         )
 
+    def _flat(self) -> tuple[np.ndarray, np.ndarray]:
+        if not hasattr(self, "_flat_shares"):
+            qis = self.ft.qis
+            hmax = max(q.height for q in qis)
+            off = np.zeros((len(qis), hmax), dtype=np.int64)
+            pieces, pos = [], 0
+            for j, q in enumerate(qis):
+                for lv in range(q.height):
+                    off[j, lv] = pos
+                    pieces.append(q.shares[lv])
+                    pos += len(q.shares[lv])
+            self._flat_shares = np.concatenate(pieces)
+            self._share_off = off
+        return self._flat_shares, self._share_off
+
     def score(self, node: NodeClasses) -> float:
-        ft = self.ft
         if node.suppressed_records == 0:
             return self.score_without_suppression(node.levels)
+        flat, off = self._flat()
         sup = ~node.kept
         cnt = node.sizes[sup].astype(np.float64)
         n_sup = float(cnt.sum())
+        d = len(node.levels)
+        lv = np.asarray(node.levels, dtype=np.int64)
+        shares = flat[node.gen[sup] + off[np.arange(d), lv][None, :]]
+        s_sup_all = cnt @ shares
         vals = []
-        for j, (q, lv) in enumerate(zip(ft.qis, node.levels, strict=True)):
-            s_sup = float(np.dot(cnt, q.shares[lv][node.gen[j][sup]]))
-            kept = self._total[j][lv] - s_sup
-            if self.s == 1.0:
-                lost = n_sup
-            else:
-                lost = s_sup + self.s * (n_sup - s_sup)
+        for j in range(d):
+            s_sup = float(s_sup_all[j])
+            kept = self._total[j][node.levels[j]] - s_sup
+            lost = n_sup if self.s == 1.0 else s_sup + self.s * (n_sup - s_sup)
             vals.append(self._normalize(kept * self.g + lost, j))
         return self._geo(vals)
 
@@ -196,13 +212,18 @@ class EntropyMetric(Metric):
         sup = ~node.kept
         cnt = node.sizes[sup].astype(np.float64)
         n_sup = float(cnt.sum())
+        gen = node.gen[sup]
+        d = gen.shape[1]
+        width = int(gen.max()) + 1 if gen.size else 1
+        key = gen + (np.arange(d, dtype=np.int64) * width)[None, :]
+        c = np.bincount(key.ravel(), weights=np.repeat(cnt, d), minlength=d * width)
+        c = c.reshape(d, width)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(c > 0, c * (np.log(c / n_sup) / _LOG2), 0.0)
+        extra = terms.sum(axis=1) * self.s
         total = 0.0
         for j, lv in enumerate(node.levels):
-            v = self._gen[j][lv] * self.g
-            c = np.bincount(node.gen[j][sup], weights=cnt)
-            c = c[c > 0]
-            v += float(np.sum(c * (np.log(c / n_sup) / _LOG2) * self.s))
-            total += self._finish(v)
+            total += self._finish(self._gen[j][lv] * self.g + float(extra[j]))
         return total
 
 

@@ -26,6 +26,7 @@ result with a brute-force pass over the whole lattice.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ import numpy as np
 from veil._errors import InputError
 from veil.tabular._encoding import FrequencyTable, factorize_int
 from veil.tabular._metrics import Metric, NodeClasses
-from veil.tabular._privacy_models import PrivacyModel, classes_satisfying
+from veil.tabular._privacy_models import PrivacyModel
 
 __all__ = ["LatticeSearch", "SearchResult", "evaluate_node", "lattice"]
 
@@ -75,10 +76,12 @@ class _Table:
     """Equivalence classes of one node: generalized codes, sizes, sensitive pairs."""
 
     levels: np.ndarray
-    gen: list[np.ndarray]  # per QI: generalized code of each class
+    gen: np.ndarray  # (C, d) generalized codes of each class
     sizes: np.ndarray  # (C,)
-    pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]  # class, code, count
+    pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None  # class, code, count
     combo_class: np.ndarray | None = None  # (m,) only for the root and applied nodes
+    src: _Table | None = None  # where it was rolled up from, until its pairs are built
+    inv: np.ndarray | None = None  # class of each source class
 
 
 class _Evaluator:
@@ -105,18 +108,25 @@ class _Evaluator:
         self.needs_hist = any(m.column is not None for m in self.models)
         d = len(ft.qis)
         self.level_sizes = [q.level_sizes() for q in ft.qis]
-        # up[d][a][b]: generalized code at level a -> code at level b (b >= a)
-        self.up: list[list[list[np.ndarray | None]]] = []
-        for q in ft.qis:
-            h = q.height
-            table: list[list[np.ndarray | None]] = [[None] * h for _ in range(h)]
-            for a in range(h):
-                for b in range(a + 1, h):
+        # one flat lookup array: code at level a of QI j -> code at level b (b >= a) lives at
+        # FLAT[up_off[j, a, b] + code], so a whole node maps in a single fancy index
+        hmax = max(q.height for q in ft.qis)
+        self.up_off = np.zeros((d, hmax, hmax), dtype=np.int64)
+        pieces: list[np.ndarray] = []
+        pos = 0
+        for j, q in enumerate(ft.qis):
+            for a in range(q.height):
+                for b in range(a, q.height):
                     m = np.zeros(len(q.level_labels[a]), dtype=np.int64)
                     m[q.level_codes[a]] = q.level_codes[b]
-                    table[a][b] = m
-            self.up.append(table)
-        root_gen = [q.level_codes[0][ft.combos[:, j]] for j, q in enumerate(ft.qis)]
+                    self.up_off[j, a, b] = pos
+                    pieces.append(m)
+                    pos += len(m)
+        self.flat_up = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+        self.qi_index = np.arange(d)
+        root_gen = np.stack(
+            [q.level_codes[0][ft.combos[:, j]] for j, q in enumerate(ft.qis)], axis=1
+        )
         self.root = _Table(
             np.zeros(d, dtype=np.int64),
             root_gen,
@@ -143,49 +153,45 @@ class _Evaluator:
     def table(self, levels: tuple[int, ...], *, keep_combos: bool = False) -> _Table:
         lx = np.asarray(levels, dtype=np.int64)
         src = self.root if keep_combos else self._source(lx)
-        cols = []
-        radix = []
-        for j, (a, b) in enumerate(zip(src.levels.tolist(), levels, strict=True)):
-            c = src.gen[j]
-            if b != a:
-                up = self.up[j][a][b]
-                assert up is not None
-                c = up[c]
-            cols.append(c)
-            radix.append(self.level_sizes[j][b])
+        off = self.up_off[self.qi_index, src.levels, lx]
+        mapped = self.flat_up[src.gen + off[None, :]]
+        radix = [self.level_sizes[j][b] for j, b in enumerate(levels)]
         n_src = len(src.sizes)
         space = 1
         for r in radix:
             space *= r
         if space < (1 << 62):
-            key = np.zeros(n_src, dtype=np.int64)
-            for c, r in zip(cols, radix, strict=True):
-                key *= r
-                key += c
+            mult = np.ones(len(radix), dtype=np.int64)
+            acc = 1
+            for j in range(len(radix) - 1, -1, -1):
+                mult[j] = acc
+                acc *= radix[j]
+            key = mapped @ mult
             inv, n_new = factorize_int(key, space)
         else:
             key = np.zeros(n_src, dtype=np.int64)
             size = 1
-            for c, r in zip(cols, radix, strict=True):
-                key, size = factorize_int(key * r + c, size * r)
+            for j, r in enumerate(radix):
+                key, size = factorize_int(key * r + mapped[:, j], size * r)
             inv, n_new = key, size
         sizes = np.bincount(inv, weights=src.sizes, minlength=n_new).astype(np.int64)
         first = np.empty(n_new, dtype=np.int64)
         first[inv[::-1]] = np.arange(n_src - 1, -1, -1, dtype=np.int64)
-        gen = [c[first] for c in cols]
-        tab = _Table(lx, gen, sizes, {}, None)
-        tab.src = src  # type: ignore[attr-defined]
-        tab.inv = inv  # type: ignore[attr-defined]
+        tab = _Table(lx, mapped[first], sizes, None, None, src, inv)
         if keep_combos and src.combo_class is not None:
             tab.combo_class = inv[src.combo_class]
         return tab
 
-    def _pairs(self, tab: _Table) -> None:
+    def _pairs(self, tab: _Table) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Sensitive (class, code, count) triples of a table, rolled up from its source."""
-        src: _Table = tab.src  # type: ignore[attr-defined]
-        inv: np.ndarray = tab.inv  # type: ignore[attr-defined]
+        if tab.pairs is not None:
+            return tab.pairs
+        src, inv = tab.src, tab.inv
+        assert src is not None and inv is not None
+        src_pairs = self._pairs(src)
         n_new = len(tab.sizes)
-        for col, (pc, code, cnt) in src.pairs.items():
+        pairs = {}
+        for col, (pc, code, cnt) in src_pairs.items():
             s = self.ft.domains[col].n_codes
             ncls = inv[pc]
             pk, npk = factorize_int(ncls * s + code, n_new * s)
@@ -193,16 +199,21 @@ class _Evaluator:
                 agg = np.bincount(pk, weights=cnt, minlength=npk).astype(np.int64)
                 f = np.empty(npk, dtype=np.int64)
                 f[pk[::-1]] = np.arange(len(pk) - 1, -1, -1, dtype=np.int64)
-                tab.pairs[col] = (ncls[f], code[f], agg)
+                pairs[col] = (ncls[f], code[f], agg)
             else:
-                tab.pairs[col] = (ncls, code, cnt)
+                pairs[col] = (ncls, code, cnt)
+        tab.pairs = pairs
+        tab.src = None
+        tab.inv = None
+        return pairs
 
     def _remember(self, tab: _Table) -> None:
-        src: _Table = tab.src  # type: ignore[attr-defined]
         n_new = len(tab.sizes)
-        if n_new >= len(src.sizes) or (self.needs_hist and not tab.pairs):
+        if tab.src is not None and n_new >= len(tab.src.sizes):
             return
-        cells = n_new * (len(tab.gen) + 1) + sum(len(p[0]) * 3 for p in tab.pairs.values())
+        cells = n_new * (tab.gen.shape[1] + 1) + 3 * sum(
+            len(p[0]) for p in (tab.pairs or {}).values()
+        )
         if self._cells + cells > self.cache_cells:
             return
         self._cells += cells
@@ -216,13 +227,11 @@ class _Evaluator:
         self.cache_levels[k] = tab.levels
         self.cache_sizes[k] = n_new
         self.cache.append(tab)
-        tab.src = None  # type: ignore[attr-defined]
-        tab.inv = None  # type: ignore[attr-defined]
 
     def histograms(self, tab: _Table) -> dict[str, np.ndarray]:
         n = len(tab.sizes)
         out: dict[str, np.ndarray] = {}
-        for col, (pc, code, cnt) in tab.pairs.items():
+        for col, (pc, code, cnt) in self._pairs(tab).items():
             s = self.ft.domains[col].n_codes
             flat = np.bincount(pc * s + code, weights=cnt, minlength=n * s)
             out[col] = flat.reshape(n, s)
@@ -247,7 +256,6 @@ class _Evaluator:
         hists: dict[str, np.ndarray] = {}
         early = abort_above is not None and int(sizes[~sub_kept].sum()) > abort_above
         if self.needs_hist and not early:
-            self._pairs(tab)
             hists = self.histograms(tab)
         kept = sub_kept.copy()
         if not early:
@@ -258,7 +266,7 @@ class _Evaluator:
                 kept &= ok
                 if m in self.sub_models:
                     sub_kept &= ok
-        if not early or not self.needs_hist:
+        if not keep_combos:
             self._remember(tab)
         node = NodeClasses(levels, tab.gen, tab.combo_class, sizes, kept, int(sizes[~kept].sum()))
         return node, int(sizes[~sub_kept].sum())
@@ -299,9 +307,8 @@ class LatticeSearch:
         self.exhaustive = exhaustive
 
     def max_outliers(self, n: int) -> int:
-        import math
-
-        return int(math.floor(self.suppression_limit * float(n)))
+        """ARX's absolute limit: ``floor(limit * n)`` records."""
+        return math.floor(self.suppression_limit * float(n))
 
     def run(self, ft: FrequencyTable) -> SearchResult:
         started = time.perf_counter()
@@ -376,9 +383,9 @@ class LatticeSearch:
 
         for idx in order:
             idx = int(idx)
-            if best is not None and lb is not None:
-                if float(lb[idx]) > best[0] + 1e-12 * max(1.0, abs(best[0])):
-                    break
+            tol = 0.0 if best is None else 1e-12 * max(1.0, abs(best[0]))
+            if best is not None and lb is not None and float(lb[idx]) > best[0] + tol:
+                break
             if not exhaustive and (bad[idx] or pruned[idx]):
                 continue
             if idx in results:
