@@ -35,6 +35,7 @@ _COMMAND_MODULES = [
     "veil.cli._run",
     "veil.cli._policy",
     "veil.cli._keys",
+    "veil.cli._anonymize",
 ]
 
 
