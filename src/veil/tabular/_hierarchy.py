@@ -145,9 +145,17 @@ def value_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """
     import pandas as pd
 
-    codes, uniques = pd.factorize(series, use_na_sentinel=False)
-    labels = np.array([_label(v) for v in uniques], dtype=object)
-    return codes.astype(np.int64), labels
+    codes, uniques = pd.factorize(series)
+    codes = codes.astype(np.int64, copy=False)
+    labels = [_label(v) for v in uniques]
+    missing = codes < 0
+    if missing.any():  # missing values are the value "NULL", as ARX spells them
+        if "NULL" in labels:
+            codes[missing] = labels.index("NULL")
+        else:
+            codes[missing] = len(labels)
+            labels.append("NULL")
+    return codes, np.array(labels, dtype=object)
 
 
 def _label(v: Any) -> str:
