@@ -211,7 +211,9 @@ class TopBottomCodeTransform(_Model):
             raise ValueError("give 'lower' or 'lower_quantile', not both")
         if self.upper is not None and self.upper_quantile is not None:
             raise ValueError("give 'upper' or 'upper_quantile', not both")
-        if all(v is None for v in (self.lower, self.upper, self.lower_quantile, self.upper_quantile)):
+        if all(
+            v is None for v in (self.lower, self.upper, self.lower_quantile, self.upper_quantile)
+        ):
             raise ValueError("give at least one bound")
         return self
 
@@ -436,6 +438,9 @@ class TClosenessConfig(_Model):
     t: float = Field(gt=0, le=1)
     distance: Literal["equal", "ordered", "hierarchical"] = "equal"
     column: str | None = None
+    hierarchy: HierarchyConfig | None = Field(
+        None, description="hierarchy of the sensitive column, for distance: hierarchical"
+    )
 
 
 class DeltaPresenceConfig(_Model):
@@ -541,9 +546,7 @@ class Policy(_Model):
         sens = self.sensitive
         p = self.privacy
         if p.any_model and not qis:
-            raise ValueError(
-                "privacy models need at least one column with role: quasi_identifier"
-            )
+            raise ValueError("privacy models need at least one column with role: quasi_identifier")
         if qis and not p.any_model:
             raise ValueError(
                 "quasi-identifiers are listed but no privacy model is set; "

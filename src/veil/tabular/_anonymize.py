@@ -374,7 +374,7 @@ def anonymize(
     )
     from veil.tabular._verify import verify_release
 
-    result.satisfied = verify_release(df, result, config)
+    result.satisfied = verify_release(df, result, config, sensitive_hierarchies=dict(sens_h))
     return result
 
 
