@@ -207,7 +207,9 @@ def run_policy(
         with progress.task("reading input"):
             data = read_table(policy.data, base_dir=policy.base_dir)
     data = _reconcile_columns(policy, data)
-    ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False), progress=progress)
+    ctx = RunContext(
+        policy=policy, original=data, data=data.copy(deep=False), progress=progress
+    )
     timings: dict[str, float] = {}
     for stage in stages:
         t0 = time.perf_counter()
@@ -227,9 +229,7 @@ def run_policy(
     )
 
 
-def _write_outputs(
-    ctx: RunContext, report: dict[str, Any], out_dir: str | Path | None
-) -> dict[str, Path]:
+def _write_outputs(ctx: RunContext, report: dict[str, Any], out_dir: str | Path | None) -> dict[str, Path]:
     import json
 
     from veil.io import atomic_dir, write_table
@@ -251,9 +251,7 @@ def _write_outputs(
         from veil.io import write_sql
 
         assert policy.output.table is not None
-        write_sql(
-            ctx.data, policy.output.url, policy.output.table, if_exists=policy.output.if_exists
-        )
+        write_sql(ctx.data, policy.output.url, policy.output.table, if_exists=policy.output.if_exists)
         report["outputs"]["sql_table"] = policy.output.table
     with atomic_dir(out) as stage:
         write_table(ctx.data, stage / table_name, format=fmt)

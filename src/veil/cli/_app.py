@@ -69,9 +69,7 @@ for _name in _COMMAND_MODULES:
 
 
 def _fail(message: str, hint: str | None, code: int) -> int:
-    err_console.print(
-        f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True
-    )
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
     if hint:
         err_console.print(f"[dim]hint:[/] {hint}", highlight=False, soft_wrap=True)
     return code

@@ -75,7 +75,5 @@ class RichProgressAdapter:
         try:
             yield _Task(self._progress, task_id)
         finally:
-            self._progress.update(
-                task_id, completed=total if total is not None else 1, total=total or 1
-            )
+            self._progress.update(task_id, completed=total if total is not None else 1, total=total or 1)
             self._progress.remove_task(task_id)

@@ -114,13 +114,8 @@ def _first_model(ann: Any) -> Any:
     return None
 
 
-def parse_policy(
-    data: Any,
-    *,
-    source: str = "<policy>",
-    lines: dict[_Loc, int] | None = None,
-    base_dir: Path | None = None,
-) -> Policy:
+def parse_policy(data: Any, *, source: str = "<policy>", lines: dict[_Loc, int] | None = None,
+                 base_dir: Path | None = None) -> Policy:
     """Validate an already-parsed policy mapping.
 
     Raises
@@ -178,9 +173,8 @@ def load_policy(path: str | Path) -> Policy:
     path = Path(path)
     if not path.is_file():
         raise PolicyError(
-            "policy file not found",
-            file=str(path),
-            hint="check the path, or draft one with 'veil policy init DATA'",
+            "policy file not found", file=str(path), hint="check the path, or draft one with "
+            "'veil policy init DATA'"
         )
     try:
         text = path.read_text(encoding="utf-8")

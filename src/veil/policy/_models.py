@@ -211,9 +211,7 @@ class TopBottomCodeTransform(_Model):
             raise ValueError("give 'lower' or 'lower_quantile', not both")
         if self.upper is not None and self.upper_quantile is not None:
             raise ValueError("give 'upper' or 'upper_quantile', not both")
-        if all(
-            v is None for v in (self.lower, self.upper, self.lower_quantile, self.upper_quantile)
-        ):
+        if all(v is None for v in (self.lower, self.upper, self.lower_quantile, self.upper_quantile)):
             raise ValueError("give at least one bound")
         return self
 
@@ -546,7 +544,9 @@ class Policy(_Model):
         sens = self.sensitive
         p = self.privacy
         if p.any_model and not qis:
-            raise ValueError("privacy models need at least one column with role: quasi_identifier")
+            raise ValueError(
+                "privacy models need at least one column with role: quasi_identifier"
+            )
         if qis and not p.any_model:
             raise ValueError(
                 "quasi-identifiers are listed but no privacy model is set; "

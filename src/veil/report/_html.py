@@ -67,7 +67,7 @@ def render_html(report: dict[str, Any]) -> str:
         f"<style>{_CSS}</style></head><body>",
         "<h1>veil privacy report</h1>",
         f'<p class="muted">veil {_e(report.get("veil_version"))} · report format '
-        f"{_e(report.get('report_version'))} · {_e(report.get('created'))}</p>",
+        f'{_e(report.get("report_version"))} · {_e(report.get("created"))}</p>',
         '<section id="summary"><h2>Summary</h2>',
         _kv_table(report.get("summary", {}), "summary-table"),
         "</section>",

@@ -212,6 +212,6 @@ def test_hierarchical_t_closeness_from_a_policy(tmp_path):
         "    hierarchy: {type: taxonomy, tree: {flu: [resp], cold: [resp]}}",
     )
     policy.write_text(text)
-    report, outputs, _ = run_anonymize(load_policy(policy), out_dir=tmp_path / "o")
+    report, _, _ = run_anonymize(load_policy(policy), out_dir=tmp_path / "o")
     assert report["anonymize"]["satisfied"] == {"k_anonymity": True, "t_closeness": True}
     assert (tmp_path / "o" / "released.csv").is_file()
