@@ -26,6 +26,21 @@ if TYPE_CHECKING:
 __all__ = ["EncodedQI", "FrequencyTable", "encode", "factorize_int"]
 
 
+def factorize_uniques(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values in order of first appearance) of an int64 array, by hashing."""
+    try:
+        from pandas._libs import hashtable as _ht  # type: ignore[attr-defined]
+
+        table = _ht.Int64HashTable(max(len(key), 1))
+        uniques, codes = table.factorize(np.ascontiguousarray(key, dtype=np.int64))
+        return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64)
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - pandas internals moved
+        import pandas as pd
+
+        codes, uniq = pd.factorize(key, sort=False)
+        return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=np.int64)
+
+
 def factorize_int(key: np.ndarray, size_hint: int | None = None) -> tuple[np.ndarray, int]:
     """Dense ids ``0..n-1`` for the distinct values of an integer array (order of appearance
     is not kept). Uses a counting pass when the key space is small, hashing otherwise."""
