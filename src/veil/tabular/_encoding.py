@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from veil._errors import InputError
-from veil.tabular._hierarchy import Hierarchy, value_labels
+from veil.tabular._hierarchy import Hierarchy, match_rows, value_labels
 from veil.tabular._privacy_models import SensitiveDomain
 
 if TYPE_CHECKING:
@@ -147,10 +147,8 @@ class FrequencyTable:
 def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[EncodedQI, np.ndarray]:
     codes, labels = value_labels(series)
     counts = np.bincount(codes, minlength=len(labels))
-    hierarchy.check_covers(labels.tolist(), counts.tolist())
     table = hierarchy.table
-    row_of = {v: i for i, v in enumerate(table[:, 0].tolist())}
-    label_row = np.array([row_of[v] for v in labels.tolist()], dtype=np.int64)
+    label_row = match_rows(hierarchy, labels.tolist(), counts.tolist())
     rows = label_row[codes] if len(codes) else np.zeros(0, dtype=np.int64)
     value_counts = np.bincount(label_row, weights=counts, minlength=table.shape[0]).astype(np.int64)
     import pandas as pd
@@ -216,9 +214,7 @@ def encode(
         hier_maps: tuple[np.ndarray, ...] | None = None
         if sensitive_hierarchies and col in sensitive_hierarchies:
             sh = sensitive_hierarchies[col]
-            sh.check_covers(slabels.tolist())
-            row_of = {v: i for i, v in enumerate(sh.table[:, 0].tolist())}
-            rows_s = np.array([row_of[v] for v in slabels.tolist()], dtype=np.int64)
+            rows_s = match_rows(sh, slabels.tolist())
             import pandas as pd
 
             maps = []
