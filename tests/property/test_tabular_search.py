@@ -110,9 +110,7 @@ def test_wide_key_path_equals_brute_force(problem):
     old = _search._Evaluator.FAST_LIMIT
     _search._Evaluator.FAST_LIMIT = 0
     try:
-        test_search_equals_brute_force_and_release_satisfies_models.hypothesis.inner_test(
-            problem
-        )
+        test_search_equals_brute_force_and_release_satisfies_models.hypothesis.inner_test(problem)
     finally:
         _search._Evaluator.FAST_LIMIT = old
 

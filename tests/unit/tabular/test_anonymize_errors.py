@@ -215,3 +215,20 @@ def test_hierarchical_t_closeness_from_a_policy(tmp_path):
     report, _, _ = run_anonymize(load_policy(policy), out_dir=tmp_path / "o")
     assert report["anonymize"]["satisfied"] == {"k_anonymity": True, "t_closeness": True}
     assert (tmp_path / "o" / "released.csv").is_file()
+
+
+def test_mondrian_dispatch():
+    """search: {algorithm: mondrian} goes to the Mondrian module when it is installed."""
+    import importlib.util
+
+    from veil._errors import StageUnavailableError
+
+    cfg = _cfg(k=2, algorithm="mondrian")
+    if importlib.util.find_spec("veil.tabular._mondrian") is None:
+        with pytest.raises(StageUnavailableError):
+            anonymize(_df(8), cfg)
+        return
+    result = anonymize(_df(8), cfg)
+    assert result.search["algorithm"] == "mondrian"
+    assert result.min_class_size >= 2
+    assert result.satisfied["k_anonymity"] is True
