@@ -98,6 +98,24 @@ def _pandas_ok(rel: pd.DataFrame, sup: np.ndarray, qis, privacy, original: pd.Da
 
 
 @settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(problems())
+def test_wide_key_path_equals_brute_force(problem):
+    """The path for lattices whose fixed-radix key would overflow int64 (forced here)."""
+    from veil.tabular import _search
+
+    old = _search._Evaluator.FAST_LIMIT
+    _search._Evaluator.FAST_LIMIT = 0
+    try:
+        test_search_equals_brute_force_and_release_satisfies_models.hypothesis.inner_test(problem)
+    finally:
+        _search._Evaluator.FAST_LIMIT = old
+
+
+@settings(
     max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

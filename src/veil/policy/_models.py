@@ -445,6 +445,9 @@ class TClosenessConfig(_Model):
     t: float = Field(gt=0, le=1)
     distance: Literal["equal", "ordered", "hierarchical"] = "equal"
     column: str | None = None
+    hierarchy: HierarchyConfig | None = Field(
+        None, description="hierarchy of the sensitive column, for distance: hierarchical"
+    )
 
 
 class DeltaPresenceConfig(_Model):

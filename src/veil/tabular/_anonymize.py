@@ -126,12 +126,12 @@ class AnonymizeConfig:
     @classmethod
     def from_policy(cls, policy: Policy) -> AnonymizeConfig:
         """The anonymization part of a policy."""
-        from veil.policy._models import AutoHierarchyConfig
-
         qis = tuple(policy.quasi_identifiers)
         hier: dict[str, Hierarchy | HierarchyConfig] = {}
         for q in qis:
-            hier[q] = policy.columns[q].hierarchy or AutoHierarchyConfig()
+            h = policy.columns[q].hierarchy
+            if h is not None:  # the optimal search builds 'auto' for the others
+                hier[q] = h
         numeric = frozenset(q for q in qis if policy.columns[q].dtype == "numeric")
         sens_h: dict[str, Hierarchy | HierarchyConfig] = {}
         tc = policy.privacy.t_closeness
@@ -374,7 +374,7 @@ def anonymize(
     )
     from veil.tabular._verify import verify_release
 
-    result.satisfied = verify_release(df, result, config)
+    result.satisfied = verify_release(df, result, config, sensitive_hierarchies=dict(sens_h))
     return result
 
 
@@ -394,8 +394,20 @@ def _mondrian(df: pd.DataFrame, config: AnonymizeConfig, progress: Progress) -> 
     numeric = set(config.numeric) | {
         q for q in config.quasi_identifiers if pd.api.types.is_numeric_dtype(df[q])
     }
-    hier = {q: h for q, h in config.hierarchies.items() if isinstance(h, Hierarchy)}
-    hier.update({c: h for c, h in config.sensitive_hierarchies.items() if isinstance(h, Hierarchy)})
+    from veil.policy._models import AutoHierarchyConfig
+
+    # explicit hierarchies only: without one Mondrian releases sets of values, not '*'
+    hier: dict[str, Any] = {}
+    for q in config.quasi_identifiers:
+        h = config.hierarchies.get(q)
+        if h is None or isinstance(h, AutoHierarchyConfig) or q in numeric:
+            continue
+        if isinstance(h, Hierarchy):
+            hier[q] = h.validate()
+        else:
+            _, labels = value_labels(df[q])
+            hier[q] = build_hierarchy(q, h, labels.tolist(), base_dir=config.base_dir)
+    hier.update(_sensitive_hierarchies(df, config))
     res = mondrian(
         df,
         list(config.quasi_identifiers),
@@ -425,5 +437,7 @@ def _mondrian(df: pd.DataFrame, config: AnonymizeConfig, progress: Progress) -> 
     )
     from veil.tabular._verify import verify_release
 
-    result.satisfied = verify_release(df, result, config)
+    result.satisfied = verify_release(
+        df, result, config, sensitive_hierarchies=_sensitive_hierarchies(df, config)
+    )
     return result

@@ -17,13 +17,28 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from veil._errors import InputError
-from veil.tabular._hierarchy import Hierarchy, value_labels
+from veil.tabular._hierarchy import Hierarchy, match_rows, value_labels
 from veil.tabular._privacy_models import SensitiveDomain
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["EncodedQI", "FrequencyTable", "encode", "factorize_int"]
+
+
+def factorize_uniques(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values in order of first appearance) of an int64 array, by hashing."""
+    try:
+        from pandas._libs import hashtable as _ht  # type: ignore[attr-defined]
+
+        table = _ht.Int64HashTable(max(len(key), 1))
+        uniques, codes = table.factorize(np.ascontiguousarray(key, dtype=np.int64))
+        return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64)
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - pandas internals moved
+        import pandas as pd
+
+        codes, uniq = pd.factorize(key, sort=False)
+        return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=np.int64)
 
 
 def factorize_int(key: np.ndarray, size_hint: int | None = None) -> tuple[np.ndarray, int]:
@@ -132,10 +147,8 @@ class FrequencyTable:
 def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[EncodedQI, np.ndarray]:
     codes, labels = value_labels(series)
     counts = np.bincount(codes, minlength=len(labels))
-    hierarchy.check_covers(labels.tolist(), counts.tolist())
     table = hierarchy.table
-    row_of = {v: i for i, v in enumerate(table[:, 0].tolist())}
-    label_row = np.array([row_of[v] for v in labels.tolist()], dtype=np.int64)
+    label_row = match_rows(hierarchy, labels.tolist(), counts.tolist())
     rows = label_row[codes] if len(codes) else np.zeros(0, dtype=np.int64)
     value_counts = np.bincount(label_row, weights=counts, minlength=table.shape[0]).astype(np.int64)
     import pandas as pd
@@ -201,9 +214,7 @@ def encode(
         hier_maps: tuple[np.ndarray, ...] | None = None
         if sensitive_hierarchies and col in sensitive_hierarchies:
             sh = sensitive_hierarchies[col]
-            sh.check_covers(slabels.tolist())
-            row_of = {v: i for i, v in enumerate(sh.table[:, 0].tolist())}
-            rows_s = np.array([row_of[v] for v in slabels.tolist()], dtype=np.int64)
+            rows_s = match_rows(sh, slabels.tolist())
             import pandas as pd
 
             maps = []

@@ -123,19 +123,78 @@ class Hierarchy:
 
     def check_covers(self, labels: Iterable[str], counts: Iterable[int] | None = None) -> None:
         """Raise :class:`InputError` if some data labels have no row in the hierarchy."""
-        known = set(self.table[:, 0].tolist())
-        labels = list(labels)
-        missing = [i for i, v in enumerate(labels) if v not in known]
-        if missing:
+        match_rows(self, list(labels), None if counts is None else list(counts))
+
+
+# what pandas reads as missing by default; a hierarchy spells a missing value as one of these
+_NA_SPELLINGS = (
+    "NULL",
+    "",
+    "NA",
+    "N/A",
+    "n/a",
+    "null",
+    "NaN",
+    "nan",
+    "None",
+    "<NA>",
+    "#N/A",
+    "?",
+)
+
+
+def match_rows(
+    hierarchy: Hierarchy, labels: Sequence[str], counts: Sequence[int] | None = None
+) -> np.ndarray:
+    """Hierarchy row of each data label; raises :class:`InputError` (a count) if any is missing.
+
+    A label matches its exact spelling first. Failing that, a number matches a hierarchy value
+    that is the same number spelled differently (``1234`` read from ``"01234"``, ``39.0`` for
+    ``"39"``), and a missing value matches the hierarchy's spelling of missing (``NULL``,
+    ``NA``, ``""``, ...), when that match is unique.
+    """
+    row_of = {v: i for i, v in enumerate(hierarchy.table[:, 0].tolist())}
+    out = np.full(len(labels), -1, dtype=np.int64)
+    missing = []
+    for i, lab in enumerate(labels):
+        r = row_of.get(lab)
+        if r is None:
+            missing.append(i)
+        else:
+            out[i] = r
+    if missing:
+        numbers: dict[float, list[int]] = {}
+        for v, r in row_of.items():
+            try:
+                numbers.setdefault(float(v), []).append(r)
+            except ValueError:
+                continue
+        na_rows = [row_of[v] for v in _NA_SPELLINGS if v in row_of]
+        still = []
+        for i in missing:
+            lab = labels[i]
+            cand: list[int] = []
+            if lab == "NULL":
+                cand = na_rows
+            else:
+                try:
+                    cand = numbers.get(float(lab), [])
+                except ValueError:
+                    cand = []
+            if len(cand) == 1:
+                out[i] = cand[0]
+            else:
+                still.append(i)
+        if still:
             n_rows = ""
             if counts is not None:
-                c = list(counts)
-                n_rows = f" ({sum(c[i] for i in missing)} record(s))"
+                n_rows = f" ({sum(int(counts[i]) for i in still)} record(s))"
             raise InputError(
-                f"{len(missing)} distinct value(s) of column {self.name!r}{n_rows} are missing "
-                "from its hierarchy",
+                f"{len(still)} distinct value(s) of column {hierarchy.name!r}{n_rows} are "
+                "missing from its hierarchy",
                 hint="add a row for every value in the data, or use a builder (type: auto)",
             )
+    return out
 
 
 def value_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -145,9 +204,17 @@ def value_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """
     import pandas as pd
 
-    codes, uniques = pd.factorize(series, use_na_sentinel=False)
-    labels = np.array([_label(v) for v in uniques], dtype=object)
-    return codes.astype(np.int64), labels
+    codes, uniques = pd.factorize(series)
+    codes = codes.astype(np.int64, copy=False)
+    labels = [_label(v) for v in uniques]
+    missing = codes < 0
+    if missing.any():  # missing values are the value "NULL", as ARX spells them
+        if "NULL" in labels:
+            codes[missing] = labels.index("NULL")
+        else:
+            codes[missing] = len(labels)
+            labels.append("NULL")
+    return codes, np.array(labels, dtype=object)
 
 
 def _label(v: Any) -> str:

@@ -65,11 +65,21 @@ class NodeClasses:
     """The equivalence classes of one transformation over the frequency table."""
 
     levels: tuple[int, ...]
-    gen: np.ndarray  # (C, d) generalized codes of each class
+    gen: np.ndarray | None  # (C, d) generalized codes of each class, or None: see ``key``
     combo_class: np.ndarray | None  # (m,) class of each combination, when kept
     sizes: np.ndarray  # (C,) records per class
     kept: np.ndarray  # (C,) bool: class satisfies the models
     suppressed_records: int
+    key: np.ndarray | None = None  # (C,) mixed-radix key of the codes: sum code_j * mult_j
+    mult: np.ndarray | None = None
+    radix: np.ndarray | None = None
+
+    def gen_rows(self, mask: np.ndarray) -> np.ndarray:
+        """``(k, d)`` generalized codes of the classes selected by ``mask``."""
+        if self.gen is not None:
+            return self.gen[mask]
+        assert self.key is not None and self.mult is not None and self.radix is not None
+        return (self.key[mask][:, None] // self.mult[None, :]) % self.radix[None, :]
 
 
 class Metric:
@@ -167,7 +177,7 @@ class LossMetric(Metric):
         n_sup = float(cnt.sum())
         d = len(node.levels)
         lv = np.asarray(node.levels, dtype=np.int64)
-        shares = flat[node.gen[sup] + off[np.arange(d), lv][None, :]]
+        shares = flat[node.gen_rows(sup) + off[np.arange(d), lv][None, :]]
         s_sup_all = cnt @ shares
         vals = []
         for j in range(d):
@@ -212,7 +222,7 @@ class EntropyMetric(Metric):
         sup = ~node.kept
         cnt = node.sizes[sup].astype(np.float64)
         n_sup = float(cnt.sum())
-        gen = node.gen[sup]
+        gen = node.gen_rows(sup)
         d = gen.shape[1]
         width = int(gen.max()) + 1 if gen.size else 1
         key = gen + (np.arange(d, dtype=np.int64) * width)[None, :]

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from veil._errors import InputError
-from veil.tabular._encoding import FrequencyTable, factorize_int
+from veil.tabular._encoding import FrequencyTable, factorize_int, factorize_uniques
 from veil.tabular._metrics import Metric, NodeClasses
 from veil.tabular._privacy_models import PrivacyModel
 
@@ -76,17 +76,21 @@ class _Table:
     """Equivalence classes of one node: generalized codes, sizes, sensitive pairs."""
 
     levels: np.ndarray
-    gen: np.ndarray  # (C, d) generalized codes of each class
+    gen: np.ndarray | None  # (C, d) generalized codes of each class (slow path)
     sizes: np.ndarray  # (C,)
     pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None  # class, code, count
     combo_class: np.ndarray | None = None  # (m,) only for the root and applied nodes
     src: _Table | None = None  # where it was rolled up from, until its pairs are built
     inv: np.ndarray | None = None  # class of each source class
+    key: np.ndarray | None = None  # (C,) fixed mixed-radix key of the codes (fast path)
 
 
 class _Evaluator:
     """Groups the frequency table at any node, rolling up from the smallest cached
     predecessor (a node whose levels are all lower or equal) instead of the whole table."""
+
+    #: product of the QIs' level-0 sizes below which the fixed-radix key path is used
+    FAST_LIMIT = 1 << 62
 
     def __init__(
         self,
@@ -123,25 +127,63 @@ class _Evaluator:
                     pieces.append(m)
                     pos += len(m)
         self.flat_up = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+        self.up_arr = [
+            [
+                [
+                    self.flat_up[
+                        self.up_off[j, a, b] : self.up_off[j, a, b] + len(q.level_labels[a])
+                    ]
+                    for b in range(q.height)
+                ]
+                for a in range(q.height)
+            ]
+            for j, q in enumerate(ft.qis)
+        ]
+        # fast path: one int64 key per class with a fixed radix per QI (its level-0 size), so
+        # rolling up touches only the QIs whose level changes
+        self.radix = np.array([len(q.level_labels[0]) for q in ft.qis], dtype=np.int64)
+        total = 1
+        for r in self.radix.tolist():
+            total *= int(r)
+        self.fast = total < self.FAST_LIMIT
+        self.mult = np.ones(d, dtype=np.int64)
+        acc = 1
+        for j in range(d - 1, -1, -1):
+            self.mult[j] = acc
+            acc *= int(self.radix[j])
         self.qi_index = np.arange(d)
         root_gen = np.stack(
             [q.level_codes[0][ft.combos[:, j]] for j, q in enumerate(ft.qis)], axis=1
         )
         self.root = _Table(
             np.zeros(d, dtype=np.int64),
-            root_gen,
+            None if self.fast else root_gen,
             ft.counts,
             dict(ft.pairs),
             np.arange(len(ft.counts), dtype=np.int64),
+            key=root_gen @ self.mult if self.fast else None,
         )
         self.cache_levels = np.zeros((0, d), dtype=np.int64)
         self.cache_sizes = np.zeros(0, dtype=np.int64)
         self.cache: list[_Table] = []
+        self.cache_map: dict[tuple[int, ...], _Table] = {}
         self.cache_cells = cache_cells
         self._cells = 0
         self.n_eval = 0
 
     def _source(self, lx: np.ndarray) -> _Table:
+        # a direct predecessor (one level lower on one QI) is usually cached and small
+        levels = lx.tolist()
+        best: _Table | None = None
+        for j, v in enumerate(levels):
+            if v:
+                levels[j] = v - 1
+                t = self.cache_map.get(tuple(levels))
+                levels[j] = v
+                if t is not None and (best is None or len(t.sizes) < len(best.sizes)):
+                    best = t
+        if best is not None:
+            return best
         k = len(self.cache)
         if k:
             ok = np.all(self.cache_levels[:k] <= lx[None, :], axis=1)
@@ -153,6 +195,9 @@ class _Evaluator:
     def table(self, levels: tuple[int, ...], *, keep_combos: bool = False) -> _Table:
         lx = np.asarray(levels, dtype=np.int64)
         src = self.root if keep_combos else self._source(lx)
+        if self.fast:
+            return self._table_fast(src, lx, levels, keep_combos)
+        assert src.gen is not None
         off = self.up_off[self.qi_index, src.levels, lx]
         mapped = self.flat_up[src.gen + off[None, :]]
         radix = [self.level_sizes[j][b] for j, b in enumerate(levels)]
@@ -178,6 +223,32 @@ class _Evaluator:
         first = np.empty(n_new, dtype=np.int64)
         first[inv[::-1]] = np.arange(n_src - 1, -1, -1, dtype=np.int64)
         tab = _Table(lx, mapped[first], sizes, None, None, src, inv)
+        if keep_combos and src.combo_class is not None:
+            tab.combo_class = inv[src.combo_class]
+        return tab
+
+    def _table_fast(
+        self, src: _Table, lx: np.ndarray, levels: tuple[int, ...], keep_combos: bool
+    ) -> _Table:
+        assert src.key is not None
+        key = src.key
+        copied = False
+        for j, (a, b) in enumerate(zip(src.levels.tolist(), levels, strict=True)):
+            if a == b:
+                continue
+            m, r = int(self.mult[j]), int(self.radix[j])
+            code = key // m % r if m > 1 else key % r
+            delta = self.up_arr[j][a][b][code] - code
+            if m > 1:
+                delta *= m
+            if copied:
+                key += delta
+            else:
+                key = key + delta
+                copied = True
+        inv, uniques = factorize_uniques(key)
+        sizes = np.bincount(inv, weights=src.sizes, minlength=len(uniques)).astype(np.int64)
+        tab = _Table(lx, None, sizes, None, None, src, inv, key=uniques)
         if keep_combos and src.combo_class is not None:
             tab.combo_class = inv[src.combo_class]
         return tab
@@ -211,9 +282,8 @@ class _Evaluator:
         n_new = len(tab.sizes)
         if tab.src is not None and n_new >= len(tab.src.sizes):
             return
-        cells = n_new * (tab.gen.shape[1] + 1) + 3 * sum(
-            len(p[0]) for p in (tab.pairs or {}).values()
-        )
+        width = 1 if tab.gen is None else tab.gen.shape[1]
+        cells = n_new * (width + 1) + 3 * sum(len(p[0]) for p in (tab.pairs or {}).values())
         if self._cells + cells > self.cache_cells:
             return
         self._cells += cells
@@ -227,6 +297,7 @@ class _Evaluator:
         self.cache_levels[k] = tab.levels
         self.cache_sizes[k] = n_new
         self.cache.append(tab)
+        self.cache_map[tuple(tab.levels.tolist())] = tab
 
     def histograms(self, tab: _Table) -> dict[str, np.ndarray]:
         n = len(tab.sizes)
@@ -243,6 +314,7 @@ class _Evaluator:
         *,
         keep_combos: bool = False,
         abort_above: int | None = None,
+        sub_only: bool = False,
     ) -> tuple[NodeClasses, int]:
         """The node's classes, and the records the monotone sub-models alone would suppress."""
         self.n_eval += 1
@@ -254,7 +326,7 @@ class _Evaluator:
             if m.column is None:
                 sub_kept &= m.satisfied(sizes, {})
         hists: dict[str, np.ndarray] = {}
-        early = abort_above is not None and int(sizes[~sub_kept].sum()) > abort_above
+        early = sub_only or (abort_above is not None and int(sizes[~sub_kept].sum()) > abort_above)
         if self.needs_hist and not early:
             hists = self.histograms(tab)
         kept = sub_kept.copy()
@@ -268,7 +340,17 @@ class _Evaluator:
                     sub_kept &= ok
         if not keep_combos:
             self._remember(tab)
-        node = NodeClasses(levels, tab.gen, tab.combo_class, sizes, kept, int(sizes[~kept].sum()))
+        node = NodeClasses(
+            levels,
+            tab.gen,
+            tab.combo_class,
+            sizes,
+            kept,
+            int(sizes[~kept].sum()),
+            key=tab.key,
+            mult=self.mult,
+            radix=self.radix,
+        )
         return node, int(sizes[~sub_kept].sum())
 
 
@@ -336,24 +418,44 @@ class LatticeSearch:
         known_ok = np.zeros(n_nodes, dtype=bool)
         bad = np.zeros(n_nodes, dtype=bool)
         pruned = np.zeros(n_nodes, dtype=bool)
+        # the same flags seen as arrays shaped like the lattice: an up-set or down-set of a
+        # node is then one slice (nodes are in C order of their levels)
+        shape = tuple(int(h) for h in heights)
+        ok_l, bad_l, pruned_l = (a.reshape(shape) for a in (known_ok, bad, pruned))
+        # monotone metrics: a node scores at least what any grouped predecessor scored
+        dyn = np.zeros(n_nodes, dtype=np.float64)
+        dyn_l = dyn.reshape(shape)
+        node_levels = nodes.tolist()
+
+        def down(idx: int) -> tuple[slice, ...]:
+            return tuple(slice(0, x + 1) for x in node_levels[idx])
+
+        def up(idx: int) -> tuple[slice, ...]:
+            return tuple(slice(x, None) for x in node_levels[idx])
+
         results: dict[int, tuple[bool, float | None]] = {}
         best: tuple[float, int, int] | None = None  # score, level sum, node index
         min_sup: list[int] = []
         scores: dict[tuple[int, ...], float] = {}
 
         def run_node(idx: int) -> tuple[bool, float | None]:
-            levels = tuple(int(x) for x in nodes[idx])
+            levels = tuple(node_levels[idx])
             node, sub_sup = ev.evaluate(levels, abort_above=None if exhaustive else limit)
             sup = node.suppressed_records
             min_sup.append(sup)
             ok = sup <= limit
-            score = metric.score(node) if ok else None
+            score = metric.score(node) if ok or metric.monotone else None
+            if not exhaustive and metric.monotone and score is not None:
+                view = dyn_l[up(idx)]
+                np.maximum(view, score, out=view)
+            if not ok:
+                score = None
             results[idx] = (ok, score)
             if not exhaustive:
                 if mono and sub_sup > limit:
-                    bad[np.all(nodes <= nodes[idx], axis=1)] = True
+                    bad_l[down(idx)] = True
                 if ok and privacy_monotone:
-                    known_ok[np.all(nodes >= nodes[idx], axis=1)] = True
+                    ok_l[up(idx)] = True
             return ok, score
 
         def walk_up(idx: int) -> None:
@@ -388,6 +490,8 @@ class LatticeSearch:
                 break
             if not exhaustive and (bad[idx] or pruned[idx]):
                 continue
+            if best is not None and not exhaustive and dyn[idx] > best[0] + tol:
+                continue
             if idx in results:
                 ok, score = results[idx]
             elif known_ok[idx] and limit == 0:
@@ -398,7 +502,10 @@ class LatticeSearch:
                     ok, score = run_node(idx)
             else:
                 ok, score = run_node(idx)
-                if not exhaustive and mono and bad[idx]:
+                # Flash-like walks pay off while the border is unknown; with suppression the
+                # first satisfying node comes early and walks mostly group useless nodes
+                walk = privacy_monotone and (limit == 0 or best is None)
+                if not exhaustive and mono and bad[idx] and walk:
                     walk_up(idx)
             if not ok:
                 continue
@@ -409,9 +516,9 @@ class LatticeSearch:
             if best is None or (key[0], key[1]) < (best[0], best[1]):
                 best = key
             if not exhaustive and metric.monotone:
-                above = np.all(nodes >= nodes[idx], axis=1)
-                above[idx] = False
-                pruned |= above
+                was = bool(pruned[idx])
+                pruned_l[up(idx)] = True
+                pruned[idx] = was
         result_levels = None
         result_node = None
         if best is not None:

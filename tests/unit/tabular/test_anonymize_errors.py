@@ -199,3 +199,36 @@ def test_cli_json_keys(tmp_path, capsys):
     assert (out / "released.csv").is_file()
     released = pd.read_csv(out / "released.csv", dtype=str)
     assert released.groupby(["age", "sex"]).size().min() >= 2
+
+
+def test_hierarchical_t_closeness_from_a_policy(tmp_path):
+    from veil.policy import load_policy
+    from veil.tabular._anonymize_stage import run_anonymize
+
+    policy = _policy(tmp_path, 2)
+    text = policy.read_text().replace(
+        "privacy: {k_anonymity: {k: 2}}",
+        "privacy:\n  k_anonymity: {k: 2}\n  t_closeness:\n    t: 0.5\n    distance: hierarchical\n"
+        "    hierarchy: {type: taxonomy, tree: {flu: [resp], cold: [resp]}}",
+    )
+    policy.write_text(text)
+    report, _, _ = run_anonymize(load_policy(policy), out_dir=tmp_path / "o")
+    assert report["anonymize"]["satisfied"] == {"k_anonymity": True, "t_closeness": True}
+    assert (tmp_path / "o" / "released.csv").is_file()
+
+
+def test_mondrian_dispatch():
+    """search: {algorithm: mondrian} goes to the Mondrian module when it is installed."""
+    import importlib.util
+
+    from veil._errors import StageUnavailableError
+
+    cfg = _cfg(k=2, algorithm="mondrian")
+    if importlib.util.find_spec("veil.tabular._mondrian") is None:
+        with pytest.raises(StageUnavailableError):
+            anonymize(_df(8), cfg)
+        return
+    result = anonymize(_df(8), cfg)
+    assert result.search["algorithm"] == "mondrian"
+    assert result.min_class_size >= 2
+    assert result.satisfied["k_anonymity"] is True

@@ -101,3 +101,19 @@ def test_models_on_hand_computed_classes():
     )
     hd = HierarchicalDistanceTClosenessModel(t=0.5, domain=dom2).distances(h)
     assert hd[1] == pytest.approx(0.55)
+
+
+def test_data_spelling_differences_match_the_hierarchy():
+    import pandas as pd
+
+    from veil.tabular import AnonymizeConfig, Hierarchy, anonymize
+
+    zips = Hierarchy.from_rows(
+        "zip",
+        [["01234", "0123*", "*"], ["01235", "0123*", "*"], ["NULL", "NULL", "*"]],
+    )
+    # pandas reads the codes as integers and an empty cell as NaN
+    df = pd.DataFrame({"zip": [1234, 1235, 1234, 1235, None, None]})
+    res = anonymize(df, AnonymizeConfig.build(["zip"], {"zip": zips}, k=2))
+    assert res.transformation == {"zip": 0}
+    assert sorted(res.data["zip"].astype(str).unique()) == ["01234", "01235", "NULL"]
