@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,7 @@ __all__ = [
     "curve_pure",
     "curve_rdp",
     "curve_zcdp",
+    "check_declared",
     "validate_curve",
 ]
 
@@ -63,6 +65,7 @@ ORDERS: tuple[float, ...] = (
     1024.0,
 )
 _GAUSSIAN_TYPES = ("gaussian", "dpsgd")
+_PRV_EPS_ERROR = 0.01
 
 
 # --------------------------------------------------------------------------- curve builders
@@ -335,9 +338,12 @@ def _rdp_epsilon(entries: list[_Entry], delta: float) -> float:
         return math.inf
     from opacus.accountants.analysis import rdp as opacus_rdp
 
-    eps, _ = opacus_rdp.get_privacy_spent(
-        orders=[a for a, _ in finite], rdp=[v for _, v in finite], delta=delta
-    )
+    with warnings.catch_warnings():
+        # Opacus warns when the best order is at an end of the range; the bound stays valid.
+        warnings.filterwarnings("ignore", message="Optimal order is the", category=UserWarning)
+        eps, _ = opacus_rdp.get_privacy_spent(
+            orders=[a for a, _ in finite], rdp=[v for _, v in finite], delta=delta
+        )
     return float(eps)
 
 
@@ -349,7 +355,35 @@ def _prv_epsilon(entries: list[_Entry], delta: float) -> float:
         assert e.curve is not None
         for z, q, t in _gaussian_segments(e.curve):
             acc.history.append((z, q, t))
-    # eps_error bounds the numerical error; report the upper end so the bound stays valid.
-    eps_error = 0.01
-    eps = float(acc.get_epsilon(delta=delta, eps_error=eps_error))
-    return eps + eps_error
+    # Opacus returns the upper end of its numerical error interval: a valid bound.
+    return float(acc.get_epsilon(delta=delta, eps_error=_PRV_EPS_ERROR))
+
+
+def check_declared(epsilon: float, delta: float, curve: dict[str, Any]) -> None:
+    """Refuse a spend whose declared (epsilon, delta) claims less loss than its own curve.
+
+    The plain-sum composition trusts the declared values, so they must be a valid guarantee
+    of the mechanism the curve describes. Checked exactly for pure curves and with Opacus'
+    PRV accountant (the tightest available, allowing its numerical error) for Gaussian and
+    DP-SGD curves; zCDP and RDP curves are not checked because their (epsilon, delta) depends
+    on the conversion the caller used.
+    """
+    kind = curve["type"]
+    if kind == "pure":
+        implied = curve["epsilon"]
+    elif kind in _GAUSSIAN_TYPES:
+        if delta <= 0:
+            raise InputError(
+                "a Gaussian or DP-SGD spend needs delta > 0",
+                hint="pass the delta its epsilon was computed at",
+            )
+        # The PRV upper bound minus twice its error width is below the true epsilon.
+        implied = _prv_epsilon([_Entry(epsilon, delta, curve)], delta) - 2 * _PRV_EPS_ERROR
+    else:
+        return
+    if implied > epsilon * (1 + 1e-9) + 1e-12:
+        raise InputError(
+            f"the spend declares epsilon={epsilon:g} at delta={delta:g}, but its privacy curve "
+            f"implies at least epsilon={implied:.4g}",
+            hint="declare the epsilon your accountant reports for this mechanism",
+        )

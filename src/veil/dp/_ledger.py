@@ -29,6 +29,7 @@ import math
 import os
 import socket
 import uuid
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,7 +39,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from veil._errors import InputError, LedgerUnavailableError, PrivacyBudgetExceeded
-from veil.dp._composition import COMPOSITIONS, Composed, compose, validate_curve
+from veil.dp._composition import (
+    COMPOSITIONS,
+    Composed,
+    check_declared,
+    compose,
+    validate_curve,
+)
 from veil.dp._store import LedgerTables, default_ledger_url, make_engine, redact_url
 
 __all__ = ["BudgetLedger", "BudgetStatus", "Spend"]
@@ -199,15 +206,21 @@ class BudgetLedger:
     def engine(self) -> Engine:
         if self._engine is None:
             engine = make_engine(self.url, busy_timeout=self.busy_timeout)
+            # Close pooled connections when the ledger is garbage-collected unclosed.
+            self._finalizer = weakref.finalize(self, engine.dispose)
             with self._db_errors("open"):
-                self._tables.create(engine)
+                try:
+                    self._tables.create(engine)
+                except BaseException:
+                    engine.dispose()
+                    raise
             self._engine = engine
         return self._engine
 
     def close(self) -> None:
         """Release the database connections."""
         if self._engine is not None:
-            self._engine.dispose()
+            self._finalizer()
             self._engine = None
 
     def __enter__(self) -> BudgetLedger:
@@ -459,6 +472,8 @@ class BudgetLedger:
         if not isinstance(mechanism, str) or not mechanism.strip() or len(mechanism) > 64:
             raise InputError("a spend needs a mechanism name of at most 64 characters")
         curve_d = validate_curve(curve) if curve is not None else None
+        if curve_d is not None:
+            check_declared(epsilon, delta, curve_d)  # before taking the lock: may be slow
         who = who or _default_who()
         t = self._tables
         with self._locked(dataset, "spent") as (conn, row):

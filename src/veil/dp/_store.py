@@ -111,12 +111,7 @@ def _sqlite_engine(parsed: sa.engine.URL, busy_timeout: float) -> Engine:
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     in_memory = database in (None, "", ":memory:")
-    kwargs: dict[str, Any] = {"connect_args": {"timeout": busy_timeout}}
-    if not in_memory:
-        # A file connection is cheap; not pooling means no connection outlives its use
-        # (and a forked child never shares its parent's).
-        kwargs["poolclass"] = sa.pool.NullPool
-    engine = sa.create_engine(parsed, **kwargs)
+    engine = sa.create_engine(parsed, connect_args={"timeout": busy_timeout})
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -126,8 +121,11 @@ def _sqlite_engine(parsed: sa.engine.URL, busy_timeout: float) -> Engine:
         cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         cur.execute("PRAGMA foreign_keys = ON")
         if not in_memory:
-            cur.execute("PRAGMA journal_mode = WAL")
-            cur.execute("PRAGMA synchronous = FULL")
+            # WAL: readers never block the spender. The mode is stored in the file, so set
+            # it only when it is not set yet (changing it needs a lock).
+            if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA synchronous = FULL")  # a committed spend survives power loss
         cur.close()
 
     @event.listens_for(engine, "begin")
