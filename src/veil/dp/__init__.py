@@ -15,7 +15,7 @@ from veil.dp._composition import (
     curve_rdp,
     curve_zcdp,
 )
-from veil.dp._ledger import BudgetLedger, BudgetStatus, Spend
+from veil.dp._ledger import BudgetLedger, BudgetStatus, Spend, SpendRequest
 from veil.dp._store import default_ledger_url
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "LedgerUnavailableError",
     "PrivacyBudgetExceeded",
     "Spend",
+    "SpendRequest",
     "compose",
     "curve_dpsgd",
     "curve_gaussian",

@@ -43,13 +43,13 @@ from veil._errors import InputError
 __all__ = [
     "COMPOSITIONS",
     "Composed",
+    "check_declared",
     "compose",
     "curve_dpsgd",
     "curve_gaussian",
     "curve_pure",
     "curve_rdp",
     "curve_zcdp",
-    "check_declared",
     "validate_curve",
 ]
 

@@ -48,7 +48,7 @@ from veil.dp._composition import (
 )
 from veil.dp._store import LedgerTables, default_ledger_url, make_engine, redact_url
 
-__all__ = ["BudgetLedger", "BudgetStatus", "Spend"]
+__all__ = ["BudgetLedger", "BudgetStatus", "Spend", "SpendRequest"]
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,18 @@ class Spend:
             "created_at": self.created_at.isoformat() if self.created_at else None,
             "committed_at": self.committed_at.isoformat() if self.committed_at else None,
         }
+
+
+@dataclass(frozen=True)
+class SpendRequest:
+    """One spend to make, for :meth:`BudgetLedger.charge_many`."""
+
+    epsilon: float
+    delta: float
+    what: str
+    mechanism: str
+    who: str | None = None
+    curve: dict[str, Any] | str | None = None
 
 
 @dataclass(frozen=True)
@@ -452,29 +464,32 @@ class BudgetLedger:
 
     # ------------------------------------------------------------------ spending
 
+    def _prepare(self, req: SpendRequest) -> SpendRequest:
+        epsilon, delta = _check_eps_delta(req.epsilon, req.delta, total=False)
+        if not isinstance(req.what, str) or not req.what.strip():
+            raise InputError("a spend needs a description ('what'): what is being released")
+        mech = req.mechanism
+        if not isinstance(mech, str) or not mech.strip() or len(mech) > 64:
+            raise InputError("a spend needs a mechanism name of at most 64 characters")
+        curve_d = validate_curve(req.curve) if req.curve is not None else None
+        if curve_d is not None:
+            check_declared(epsilon, delta, curve_d)  # before taking the lock: may be slow
+        return SpendRequest(epsilon, delta, req.what, mech, req.who or _default_who(), curve_d)
+
     def _record(
         self,
         dataset: str,
+        requests: list[SpendRequest],
         *,
-        epsilon: float,
-        delta: float,
-        what: str,
-        mechanism: str,
-        who: str | None,
-        curve: dict[str, Any] | str | None,
         fingerprint: str | None,
         status: str,
         dry_run: bool,
-    ) -> Spend:
-        epsilon, delta = _check_eps_delta(epsilon, delta, total=False)
-        if not isinstance(what, str) or not what.strip():
-            raise InputError("a spend needs a description ('what'): what is being released")
-        if not isinstance(mechanism, str) or not mechanism.strip() or len(mechanism) > 64:
-            raise InputError("a spend needs a mechanism name of at most 64 characters")
-        curve_d = validate_curve(curve) if curve is not None else None
-        if curve_d is not None:
-            check_declared(epsilon, delta, curve_d)  # before taking the lock: may be slow
-        who = who or _default_who()
+    ) -> list[Spend]:
+        """Check and record ``requests`` in one transaction: all of them or none."""
+        if not requests:
+            raise InputError("nothing to spend: no spends given")
+        reqs = [self._prepare(r) for r in requests]
+        new = [(r.epsilon, r.delta, r.curve) for r in reqs]
         t = self._tables
         with self._locked(dataset, "spent") as (conn, row):
             if (
@@ -487,67 +502,76 @@ class BudgetLedger:
                     hint="use the dataset the budget was created for, or init a new dataset name",
                 )
             rows = self._history_rows(conn, row.id)
-            after = self._status(row, rows, [(epsilon, delta, curve_d)], all_compositions=False)
-            composed = after.enforced
+            composed = self._status(row, rows, new, all_compositions=False).enforced
             eps_ok = composed.epsilon <= row.epsilon_total * (1 + _REL_TOL)
-            delta_ok = composed.delta <= row.delta_total * (1 + _REL_TOL) + 1e-300
+            delta_ok = composed.delta <= row.delta_total * (1 + _REL_TOL)
             if not (eps_ok and delta_ok):
                 before = self._status(row, rows, all_compositions=False).remaining
+                eps_ask = math.fsum(r.epsilon for r in reqs)
+                delta_ask = math.fsum(r.delta for r in reqs)
                 raise PrivacyBudgetExceeded(
-                    f"spending epsilon={epsilon:g}, delta={delta:g} on {dataset!r} would exceed "
-                    f"its budget (epsilon={row.epsilon_total:g}, delta={row.delta_total:g}; "
-                    f"left under {row.composition} composition: epsilon={before[0]:.6g}, "
-                    f"delta={before[1]:.3g}); nothing was computed or recorded",
+                    f"spending epsilon={eps_ask:g}, delta={delta_ask:g} on {dataset!r} would "
+                    f"exceed its budget (epsilon={row.epsilon_total:g}, "
+                    f"delta={row.delta_total:g}; left under {row.composition} composition: "
+                    f"epsilon={before[0]:.6g}, delta={before[1]:.3g}); "
+                    "nothing was computed or recorded",
                     hint="ask for less, or release from a new dataset with its own budget",
                 )
-            seq = (rows[-1].seq + 1) if rows else 1
-            spend = Spend(
-                id=None if dry_run else uuid.uuid4().hex,
-                dataset=dataset,
-                epsilon=epsilon,
-                delta=delta,
-                mechanism=mechanism,
-                what=what,
-                who=who,
-                curve=curve_d,
-                status="dry-run" if dry_run else status,
-                seq=seq,
-                created_at=_now(),
-                committed_at=_now() if status == "committed" and not dry_run else None,
-            )
-            if dry_run:
-                return spend  # nothing written; the transaction commits empty
-            conn.execute(
-                sa.insert(t.spends).values(
-                    id=spend.id,
-                    dataset_id=row.id,
-                    seq=seq,
-                    who=who,
-                    what=what,
-                    mechanism=mechanism,
-                    epsilon=epsilon,
-                    delta=delta,
-                    curve=json.dumps(curve_d) if curve_d is not None else None,
-                    status=status,
-                    created_at=spend.created_at,
-                    committed_at=spend.committed_at,
-                    holder=f"{socket.gethostname()}:{os.getpid()}"
-                    if status == "reserved"
-                    else None,
+            seq0 = (rows[-1].seq + 1) if rows else 1
+            now = _now()
+            spends = [
+                Spend(
+                    id=None if dry_run else uuid.uuid4().hex,
+                    dataset=dataset,
+                    epsilon=r.epsilon,
+                    delta=r.delta,
+                    mechanism=r.mechanism,
+                    what=r.what,
+                    who=r.who or "",
+                    curve=r.curve if isinstance(r.curve, dict) else None,
+                    status="dry-run" if dry_run else status,
+                    seq=seq0 + i,
+                    created_at=now,
+                    committed_at=now if status == "committed" and not dry_run else None,
                 )
+                for i, r in enumerate(reqs)
+            ]
+            if dry_run:
+                return spends  # nothing written; the transaction commits empty
+            holder = f"{socket.gethostname()}:{os.getpid()}" if status == "reserved" else None
+            conn.execute(
+                sa.insert(t.spends),
+                [
+                    {
+                        "id": sp.id,
+                        "dataset_id": row.id,
+                        "seq": sp.seq,
+                        "who": sp.who,
+                        "what": sp.what,
+                        "mechanism": sp.mechanism,
+                        "epsilon": sp.epsilon,
+                        "delta": sp.delta,
+                        "curve": json.dumps(sp.curve) if sp.curve is not None else None,
+                        "status": status,
+                        "created_at": sp.created_at,
+                        "committed_at": sp.committed_at,
+                        "holder": holder,
+                    }
+                    for sp in spends
+                ],
             )
             conn.execute(
                 sa.update(t.datasets)
                 .where(t.datasets.c.id == row.id)
                 .values(
-                    epsilon_sum=t.datasets.c.epsilon_sum + epsilon,
-                    delta_sum=t.datasets.c.delta_sum + delta,
-                    n_spends=t.datasets.c.n_spends + 1,
+                    epsilon_sum=t.datasets.c.epsilon_sum + math.fsum(r.epsilon for r in reqs),
+                    delta_sum=t.datasets.c.delta_sum + math.fsum(r.delta for r in reqs),
+                    n_spends=t.datasets.c.n_spends + len(reqs),
                 )
             )
             if self._before_commit is not None:
                 self._before_commit()
-        return spend
+        return spends
 
     def spend(
         self,
@@ -571,18 +595,11 @@ class BudgetLedger:
         LedgerUnavailableError
             The ledger cannot be reached or stayed locked; nothing is recorded.
         """
-        return self._record(
-            dataset,
-            epsilon=epsilon,
-            delta=delta,
-            what=what,
-            mechanism=mechanism,
-            who=who,
-            curve=curve,
-            fingerprint=fingerprint,
-            status="committed",
-            dry_run=dry_run,
+        req = SpendRequest(epsilon, delta, what, mechanism, who, curve)
+        (spent,) = self._record(
+            dataset, [req], fingerprint=fingerprint, status="committed", dry_run=dry_run
         )
+        return spent
 
     @contextmanager
     def charge(
@@ -614,57 +631,75 @@ class BudgetLedger:
         >>> [h.status for h in ledger.history("d")]
         ['committed']
         """
-        spend = self._record(
-            dataset,
-            epsilon=epsilon,
-            delta=delta,
-            what=what,
-            mechanism=mechanism,
-            who=who,
-            curve=curve,
-            fingerprint=fingerprint,
-            status="reserved",
-            dry_run=dry_run,
+        req = SpendRequest(epsilon, delta, what, mechanism, who, curve)
+        with self.charge_many(dataset, [req], fingerprint=fingerprint, dry_run=dry_run) as (spend,):
+            yield spend
+
+    @contextmanager
+    def charge_many(
+        self,
+        dataset: str,
+        requests: list[SpendRequest],
+        *,
+        fingerprint: str | None = None,
+        dry_run: bool = False,
+    ) -> Iterator[list[Spend]]:
+        """Like :meth:`charge` for several spends reserved and committed together.
+
+        All of ``requests`` are checked against the budget as one composition and reserved
+        in one transaction (all or none); each gets its own history entry. A batch of
+        queries is answered either whole or not at all.
+        """
+        spends = self._record(
+            dataset, list(requests), fingerprint=fingerprint, status="reserved", dry_run=dry_run
         )
         if dry_run:
-            yield spend
+            yield spends
             return
         try:
-            yield spend
+            yield spends
         except BaseException:
-            self._drop_reservation(dataset, spend)
+            self._drop_reservations(dataset, spends)
             raise
-        self._commit_reservation(dataset, spend)
+        self._commit_reservations(dataset, spends)
 
-    def _drop_reservation(self, dataset: str, spend: Spend) -> None:
+    def _drop_reservations(self, dataset: str, spends: list[Spend]) -> None:
         t = self._tables
+        ids = [sp.id for sp in spends]
         try:
             with self._locked(dataset, "releas") as (conn, row):
-                deleted = conn.execute(
-                    sa.delete(t.spends).where(
-                        t.spends.c.id == spend.id, t.spends.c.status == "reserved"
+                gone = list(
+                    conn.execute(
+                        sa.select(t.spends.c.epsilon, t.spends.c.delta).where(
+                            t.spends.c.id.in_(ids), t.spends.c.status == "reserved"
+                        )
                     )
-                ).rowcount
-                if deleted:
+                )
+                conn.execute(
+                    sa.delete(t.spends).where(
+                        t.spends.c.id.in_(ids), t.spends.c.status == "reserved"
+                    )
+                )
+                if gone:
                     conn.execute(
                         sa.update(t.datasets)
                         .where(t.datasets.c.id == row.id)
                         .values(
-                            epsilon_sum=t.datasets.c.epsilon_sum - spend.epsilon,
-                            delta_sum=t.datasets.c.delta_sum - spend.delta,
-                            n_spends=t.datasets.c.n_spends - 1,
+                            epsilon_sum=t.datasets.c.epsilon_sum - math.fsum(g[0] for g in gone),
+                            delta_sum=t.datasets.c.delta_sum - math.fsum(g[1] for g in gone),
+                            n_spends=t.datasets.c.n_spends - len(gone),
                         )
                     )
         except LedgerUnavailableError:
-            # The reservation stays counted: conservative, never an overspend.
-            log.warning("could not remove reservation %s; it stays counted", spend.id)
+            # The reservations stay counted: conservative, never an overspend.
+            log.warning("could not remove %d reservation(s); they stay counted", len(ids))
 
-    def _commit_reservation(self, dataset: str, spend: Spend) -> None:
+    def _commit_reservations(self, dataset: str, spends: list[Spend]) -> None:
         t = self._tables
         with self._locked(dataset, "committ") as (conn, _row):
             conn.execute(
                 sa.update(t.spends)
-                .where(t.spends.c.id == spend.id)
+                .where(t.spends.c.id.in_([sp.id for sp in spends]))
                 .values(status="committed", committed_at=_now(), holder=None)
             )
 
