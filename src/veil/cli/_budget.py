@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -51,10 +52,20 @@ def init(
     fingerprint: Annotated[
         str | None, typer.Option("--fingerprint", help="Content hash of the data.")
     ] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option("--data", help="Compute the fingerprint from this table (csv, parquet)."),
+    ] = None,
+    separator: Annotated[str, typer.Option("--sep", help="CSV separator of --data.")] = ",",
     ledger: LedgerOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Give DATASET a total privacy budget. Budgets are never reset."""
+    if data is not None:
+        from veil.dp import fingerprint_frame
+        from veil.io import read_table
+
+        fingerprint = fingerprint_frame(read_table(data, separator=separator))
     with _ledger(ledger) as led:
         led.init(
             dataset, epsilon=epsilon, delta=delta, composition=composition, fingerprint=fingerprint
@@ -185,4 +196,8 @@ def release(
 
 
 def register(app: typer.Typer) -> None:
+    """Register ``veil budget`` and ``veil dp`` (one line in ``_COMMAND_MODULES`` for both)."""
+    from veil.cli import _dp
+
     app.add_typer(budget_app, name="budget")
+    _dp.register(app)

@@ -198,14 +198,29 @@ def validate_curve(curve: dict[str, Any] | str | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Composed:
-    """A history composed under one composition: ``epsilon`` at ``delta``."""
+    """A history composed under one composition: ``epsilon`` at ``delta``.
+
+    ``delta_used`` is the delta consumed outright by spends composed by the plain sum; the
+    rest of the dataset's delta is what the tighter compositions convert their curves at, so
+    a new spend with a curve can still use it.
+    """
 
     composition: str
     epsilon: float
     delta: float
+    delta_used: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.delta_used is None:
+            object.__setattr__(self, "delta_used", self.delta)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"composition": self.composition, "epsilon": self.epsilon, "delta": self.delta}
+        return {
+            "composition": self.composition,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "delta_used": self.delta_used,
+        }
 
 
 @dataclass(frozen=True)
@@ -294,7 +309,7 @@ def compose(
     Examples
     --------
     >>> compose([(1.0, 0.0, None), (0.5, 1e-6, None)], "basic", delta_total=1e-5)
-    Composed(composition='basic', epsilon=1.5, delta=1e-06)
+    Composed(composition='basic', epsilon=1.5, delta=1e-06, delta_used=1e-06)
     """
     if composition not in COMPOSITIONS:
         raise InputError(
@@ -324,7 +339,7 @@ def compose(
         eps_tight = _prv_epsilon(tight, delta_conv)
     candidate = eps_tight + eps_rest
     if candidate < best.epsilon:
-        return Composed(composition, candidate, delta_total)
+        return Composed(composition, candidate, delta_total, delta_rest)
     return Composed(composition, best.epsilon, best.delta)
 
 

@@ -123,7 +123,8 @@ class BudgetStatus:
     def remaining(self) -> tuple[float, float]:
         """(epsilon, delta) left under the enforced composition (never negative)."""
         c = self.enforced
-        return (max(0.0, self.epsilon_total - c.epsilon), max(0.0, self.delta_total - c.delta))
+        used = c.delta if c.delta_used is None else c.delta_used
+        return (max(0.0, self.epsilon_total - c.epsilon), max(0.0, self.delta_total - used))
 
     def as_dict(self) -> dict[str, Any]:
         eps_left, delta_left = self.remaining
