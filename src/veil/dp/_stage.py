@@ -84,7 +84,8 @@ class DPStage:
         policy = ctx.policy
         assert policy.dp is not None
         specs = _specs(policy)
-        with ctx.progress.task("DP statistics", total=len(specs)) as task:
+        # (Progress.task is typed as contextmanager[...] in veil._progress, which mypy rejects)
+        with ctx.progress.task("DP statistics", total=len(specs)) as task:  # type: ignore[attr-defined]
             with BudgetLedger(policy.dp.ledger) as ledger:
                 answers = dp_query_many(
                     ctx.original,
