@@ -268,11 +268,24 @@ class BudgetLedger:
             ) from None
 
     @contextmanager
-    def _locked(self, dataset: str, action: str) -> Iterator[tuple[Connection, Any]]:
-        """A transaction holding the dataset's lock, and the dataset's row."""
+    def _locked(
+        self, dataset: str, action: str, *, durable: bool = True
+    ) -> Iterator[tuple[Connection, Any]]:
+        """A transaction holding the dataset's lock, and the dataset's row.
+
+        ``durable=False`` lets SQLite skip the fsync at commit (WAL ``synchronous=NORMAL``:
+        still safe against a killed process, not against power loss). Only for changes whose
+        loss is safe: turning a reservation into a committed spend, or removing one (a lost
+        change leaves the reservation counted).
+        """
         _check_name(dataset)
         t = self._tables
-        with self._db_errors(action), self.engine.begin() as conn:
+        with (
+            self._db_errors(action),
+            self.engine.connect() as raw,
+            raw.execution_options(sqlite_sync="FULL" if durable else "NORMAL").begin(),
+        ):
+            conn = raw
             stmt = sa.select(t.datasets).where(t.datasets.c.name == dataset)
             if conn.dialect.name == "postgresql":
                 stmt = stmt.with_for_update()
@@ -502,12 +515,26 @@ class BudgetLedger:
                     f"the data does not match the fingerprint recorded for dataset {dataset!r}",
                     hint="use the dataset the budget was created for, or init a new dataset name",
                 )
-            rows = self._history_rows(conn, row.id)
-            composed = self._status(row, rows, new, all_compositions=False).enforced
-            eps_ok = composed.epsilon <= row.epsilon_total * (1 + _REL_TOL)
-            delta_ok = composed.delta <= row.delta_total * (1 + _REL_TOL)
-            if not (eps_ok and delta_ok):
+            if row.composition == "basic":
+                # The plain sum needs only the running totals kept with the dataset's row.
+                last = conn.execute(
+                    sa.select(sa.func.max(t.spends.c.seq)).where(t.spends.c.dataset_id == row.id)
+                ).scalar()
+                eps_after = row.epsilon_sum + math.fsum(r.epsilon for r in reqs)
+                delta_after = row.delta_sum + math.fsum(r.delta for r in reqs)
+                before = (
+                    max(0.0, row.epsilon_total - row.epsilon_sum),
+                    max(0.0, row.delta_total - row.delta_sum),
+                )
+            else:
+                rows = self._history_rows(conn, row.id)
+                last = rows[-1].seq if rows else None
+                composed = self._status(row, rows, new, all_compositions=False).enforced
+                eps_after, delta_after = composed.epsilon, composed.delta
                 before = self._status(row, rows, all_compositions=False).remaining
+            eps_ok = eps_after <= row.epsilon_total * (1 + _REL_TOL)
+            delta_ok = delta_after <= row.delta_total * (1 + _REL_TOL)
+            if not (eps_ok and delta_ok):
                 eps_ask = math.fsum(r.epsilon for r in reqs)
                 delta_ask = math.fsum(r.delta for r in reqs)
                 raise PrivacyBudgetExceeded(
@@ -518,7 +545,7 @@ class BudgetLedger:
                     "nothing was computed or recorded",
                     hint="ask for less, or release from a new dataset with its own budget",
                 )
-            seq0 = (rows[-1].seq + 1) if rows else 1
+            seq0 = (last or 0) + 1
             now = _now()
             spends = [
                 Spend(
@@ -668,7 +695,7 @@ class BudgetLedger:
         t = self._tables
         ids = [sp.id for sp in spends]
         try:
-            with self._locked(dataset, "releas") as (conn, row):
+            with self._locked(dataset, "releas", durable=False) as (conn, row):
                 gone = list(
                     conn.execute(
                         sa.select(t.spends.c.epsilon, t.spends.c.delta).where(
@@ -697,7 +724,7 @@ class BudgetLedger:
 
     def _commit_reservations(self, dataset: str, spends: list[Spend]) -> None:
         t = self._tables
-        with self._locked(dataset, "committ") as (conn, _row):
+        with self._locked(dataset, "committ", durable=False) as (conn, _row):
             conn.execute(
                 sa.update(t.spends)
                 .where(t.spends.c.id.in_([sp.id for sp in spends]))

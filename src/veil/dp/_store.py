@@ -120,17 +120,20 @@ def _sqlite_engine(parsed: sa.engine.URL, busy_timeout: float) -> Engine:
         cur = dbapi_connection.cursor()
         cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         cur.execute("PRAGMA foreign_keys = ON")
-        if not in_memory:
-            # WAL: readers never block the spender. The mode is stored in the file, so set
-            # it only when it is not set yet (changing it needs a lock).
-            if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                cur.execute("PRAGMA journal_mode = WAL")
-            cur.execute("PRAGMA synchronous = FULL")  # a committed spend survives power loss
+        # WAL: readers never block the spender. The mode is stored in the file, so set it
+        # only when it is not set yet (changing it needs a lock).
+        if not in_memory and cur.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            cur.execute("PRAGMA journal_mode = WAL")
         cur.close()
 
     @event.listens_for(engine, "begin")
     def _begin(conn: sa.Connection) -> None:
-        mode = conn.get_execution_options().get("sqlite_begin", "IMMEDIATE")
+        opts = conn.get_execution_options()
+        if not in_memory:
+            # FULL (fsync at commit) unless the caller marked the change safe to lose.
+            sync = "NORMAL" if opts.get("sqlite_sync") == "NORMAL" else "FULL"
+            conn.exec_driver_sql(f"PRAGMA synchronous = {sync}")
+        mode = "DEFERRED" if opts.get("sqlite_begin") == "DEFERRED" else "IMMEDIATE"
         conn.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
