@@ -87,6 +87,7 @@ def _wait_for(path: Path, proc: subprocess.Popen[str], timeout: float = 60) -> N
         time.sleep(0.01)
 
 
+@pytest.mark.slow
 def test_many_processes_never_overspend(ledger_url: tuple[str, str], tmp_path: Path) -> None:
     url, prefix = ledger_url
     with BudgetLedger(url, table_prefix=prefix) as led:

@@ -78,6 +78,7 @@ def init(
             f"budget for {dataset}: epsilon={_fmt(epsilon)}, delta={delta:g} "
             f"({composition} composition) in {led!r}",
             highlight=False,
+            soft_wrap=True,
         )
 
 

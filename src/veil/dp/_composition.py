@@ -240,6 +240,12 @@ def _entries(spends: Iterable[tuple[float, float, str | dict[str, Any] | None]])
     return out
 
 
+def _opacus(module: str) -> Any:
+    from veil._deps import require
+
+    return require(module, extra="dp", purpose="rdp/prv composition of privacy curves")
+
+
 def _gaussian_segments(curve: dict[str, Any]) -> list[tuple[float, float, int]]:
     if curve["type"] == "gaussian":
         return [(curve["noise_multiplier"], curve["sample_rate"], curve["steps"])]
@@ -267,8 +273,7 @@ def _rdp_vector(curve: dict[str, Any]) -> list[float]:
                     break
             out.append(bound)
         return out
-    from opacus.accountants.analysis import rdp as opacus_rdp
-
+    opacus_rdp = _opacus("opacus.accountants.analysis.rdp")
     total = [0.0] * len(ORDERS)
     for z, q, t in _gaussian_segments(curve):
         vals = opacus_rdp.compute_rdp(q=q, noise_multiplier=z, steps=t, orders=list(ORDERS))
@@ -351,8 +356,7 @@ def _rdp_epsilon(entries: list[_Entry], delta: float) -> float:
     finite = [(a, v) for a, v in zip(ORDERS, total, strict=True) if math.isfinite(v)]
     if not finite:
         return math.inf
-    from opacus.accountants.analysis import rdp as opacus_rdp
-
+    opacus_rdp = _opacus("opacus.accountants.analysis.rdp")
     with warnings.catch_warnings():
         # Opacus warns when the best order is at an end of the range; the bound stays valid.
         warnings.filterwarnings("ignore", message="Optimal order is the", category=UserWarning)
@@ -363,9 +367,7 @@ def _rdp_epsilon(entries: list[_Entry], delta: float) -> float:
 
 
 def _prv_epsilon(entries: list[_Entry], delta: float) -> float:
-    from opacus.accountants import PRVAccountant
-
-    acc = PRVAccountant()
+    acc = _opacus("opacus.accountants").PRVAccountant()
     for e in entries:
         assert e.curve is not None
         for z, q, t in _gaussian_segments(e.curve):

@@ -207,6 +207,7 @@ class BudgetLedger:
         self.busy_timeout = busy_timeout
         self._tables = LedgerTables(table_prefix)
         self._engine: Engine | None = None
+        self._pid = os.getpid()
         # Test hook: called inside the spend transaction, after the insert, before commit.
         self._before_commit: Callable[[], None] | None = None
 
@@ -217,6 +218,11 @@ class BudgetLedger:
 
     @property
     def engine(self) -> Engine:
+        if self._engine is not None and self._pid != os.getpid():
+            # A forked child (e.g. a DataLoader worker) must not use its parent's pooled
+            # connections; drop them without closing the parent's.
+            self._engine.dispose(close=False)
+            self._engine = None
         if self._engine is None:
             engine = make_engine(self.url, busy_timeout=self.busy_timeout)
             # Close pooled connections when the ledger is garbage-collected unclosed.
@@ -228,6 +234,7 @@ class BudgetLedger:
                     engine.dispose()
                     raise
             self._engine = engine
+            self._pid = os.getpid()
         return self._engine
 
     def close(self) -> None:
