@@ -82,6 +82,26 @@ def init(
         )
 
 
+@budget_app.command("list")
+def list_(ledger: LedgerOpt = None, json_: JsonOpt = False) -> None:
+    """List the datasets that have a budget in the ledger."""
+    with _ledger(ledger) as led:
+        names = led.datasets()
+        statuses = [led.status(n) for n in names]
+    if json_:
+        print_json([s.as_dict() for s in statuses])
+        return
+    if not statuses:
+        console.print(f"no budgets in {led!r}", highlight=False, soft_wrap=True)
+    for s in statuses:
+        left = s.remaining
+        console.print(
+            f"{s.dataset}: epsilon {_fmt(left[0])} of {_fmt(s.epsilon_total)} left, "
+            f"{s.n_spends} spend(s), {s.composition} composition",
+            highlight=False,
+        )
+
+
 @budget_app.command("show")
 def show(dataset: DatasetArg, ledger: LedgerOpt = None, json_: JsonOpt = False) -> None:
     """Show DATASET's budget, what is spent under each composition, and what is left."""

@@ -140,6 +140,13 @@ class BudgetStatus:
         }
 
 
+def _preload_accountants() -> None:
+    from veil.dp._composition import _opacus
+
+    _opacus("opacus.accountants.analysis.rdp")
+    _opacus("opacus.accountants")
+
+
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
@@ -208,6 +215,7 @@ class BudgetLedger:
         self._tables = LedgerTables(table_prefix)
         self._engine: Engine | None = None
         self._pid = os.getpid()
+        self._compositions: dict[str, str] = {}
         # Test hook: called inside the spend transaction, after the insert, before commit.
         self._before_commit: Callable[[], None] | None = None
 
@@ -382,6 +390,19 @@ class BudgetLedger:
                     hint="budgets are never reset; use a new dataset name for new data",
                 ) from None
 
+    def _composition_of(self, dataset: str) -> str | None:
+        """The dataset's composition rule (fixed at init, so cached), or None if unknown."""
+        if dataset not in self._compositions:
+            t = self._tables
+            with self._reading() as conn:
+                value = conn.execute(
+                    sa.select(t.datasets.c.composition).where(t.datasets.c.name == dataset)
+                ).scalar()
+            if value is None:
+                return None
+            self._compositions[dataset] = str(value)
+        return self._compositions[dataset]
+
     def datasets(self) -> list[str]:
         """Names of the datasets that have a budget."""
         t = self._tables
@@ -511,6 +532,9 @@ class BudgetLedger:
             raise InputError("nothing to spend: no spends given")
         reqs = [self._prepare(r) for r in requests]
         new = [(r.epsilon, r.delta, r.curve) for r in reqs]
+        if self._composition_of(dataset) != "basic":
+            # Load the accountants before taking the lock, not while others wait on it.
+            _preload_accountants()
         t = self._tables
         with self._locked(dataset, "spent") as (conn, row):
             if (

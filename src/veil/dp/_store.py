@@ -109,7 +109,9 @@ def make_engine(url: str, *, busy_timeout: float = 30.0) -> Engine:
 def _sqlite_engine(parsed: sa.engine.URL, busy_timeout: float) -> Engine:
     database = parsed.database
     if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        path = Path(database).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        parsed = parsed.set(database=str(path))
     in_memory = database in (None, "", ":memory:")
     engine = sa.create_engine(parsed, connect_args={"timeout": busy_timeout})
 

@@ -94,6 +94,9 @@ def test_budget_lifecycle(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["budget", "show", "adult", "--ledger", url]) == 0
     assert "remaining" in capsys.readouterr().out
     assert main(["budget", "history", "adult", "--ledger", url]) == 0
+    capsys.readouterr()
+    listed = _json(capsys, ["budget", "list", "--ledger", url, "--json"])
+    assert [d["dataset"] for d in listed] == ["adult"]
 
 
 def test_budget_errors_exit_codes(url: str, capsys: pytest.CaptureFixture[str]) -> None:
