@@ -28,7 +28,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from veil._errors import PolicyError
-from veil.text import _contact, _dates, _financial, _government, _network  # noqa: F401
+from veil.text import (  # noqa: F401 - modules register their recognizers
+    _contact,
+    _dates,
+    _financial,
+    _government,
+    _names,
+    _network,
+)
 from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 

@@ -48,7 +48,7 @@ _ISSUERS: tuple[tuple[str, tuple[tuple[str, str], ...], frozenset[int]], ...] = 
     ("discover", (("6011", "6011"), ("644", "649"), ("65", "65")), frozenset({16, 17, 18, 19})),
     ("unionpay", (("62", "62"),), frozenset({16, 17, 18, 19})),
     ("diners", (("300", "305"), ("36", "36"), ("38", "39")), frozenset({14, 15, 16, 17, 18, 19})),
-    ("jcb", (("3528", "3589"),), frozenset({16, 17, 18, 19})),
+    ("jcb", (("3500", "3589"),), frozenset({16, 17, 18, 19})),
     ("jcb", (("2131", "2131"), ("1800", "1800")), frozenset({15})),
     (
         "maestro",
@@ -93,6 +93,8 @@ def iban_ok(value: str) -> bool:
     """ISO 13616: country length table and the mod-97 check."""
     s = "".join(ch for ch in value if ch.isalnum()).upper()
     if len(s) < 15 or IBAN_LENGTHS.get(s[:2]) != len(s) or not s[2:4].isdigit():
+        return False
+    if not 2 <= int(s[2:4]) <= 98:  # ISO 7064 check digits are never 00, 01 or 99
         return False
     rearranged = s[4:] + s[:4]
     num = "".join(str(int(ch, 36)) for ch in rearranged)

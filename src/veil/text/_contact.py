@@ -18,10 +18,23 @@ from typing import Any
 from veil.text._finding import Explanation, Finding
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
-__all__ = ["AgeRecognizer", "PhoneRecognizer", "StreetAddressRecognizer", "ZipCodeRecognizer"]
+__all__ = [
+    "AgeRecognizer",
+    "PhoneRecognizer",
+    "StateRecognizer",
+    "StreetAddressRecognizer",
+    "ZipCodeRecognizer",
+]
 
 _PHONE_HINT = re.compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
-_PHONE_CONTEXT = re.compile(r"\b(?:phone|tel|telephone|mobile|cell|call|fax|contact)\b", re.I)
+_PHONE_CONTEXT = re.compile(
+    r"\b(?:phone|tel|telephone|mobile|cell|call|fax|contact|reach|text|sms|ph)\b", re.I
+)
+# North American numbers written in one of the usual layouts; used when the number is well
+# formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
+_NANP = re.compile(
+    r"(?<![\w+().-])(?:\+1[ .-]?)?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}(?![\w-]|\.\d)"
+)
 
 
 @recognizers.register("phone")
@@ -42,18 +55,26 @@ class PhoneRecognizer(Recognizer):
         if not _PHONE_HINT.search(text):
             return []
         pn = self._pn
-        out = []
+        out: list[Finding] = []
+        spans: list[tuple[int, int, str]] = []
         for m in pn.PhoneNumberMatcher(text, self.region, leniency=pn.Leniency.VALID):
-            start, end = m.start, m.end
+            spans.append((m.start, m.end, "phonenumbers"))
+        if self.region == "US":
+            for m in _NANP.finditer(text):
+                if not any(s < m.end() and m.start() < e for s, e, _ in spans):
+                    spans.append((m.start(), m.end(), "nanp_layout"))
+        for start, end, how in spans:
             before = text[max(0, start - 1) : start]
             if before and (before.isalnum() or before in "/."):
                 continue
-            raw = m.raw_string
+            raw = text[start:end]
             if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", raw) or re.fullmatch(r"\d+\.\d+", raw):
                 continue
-            score = self.score
-            words: tuple[str, ...] = ()
             hit = _PHONE_CONTEXT.search(text, max(0, start - 40), start)
+            if raw.isdigit() and not hit:
+                continue  # bare digit runs are account and order numbers more often than phones
+            score = self.score if how == "phonenumbers" else 0.6
+            words: tuple[str, ...] = ()
             if hit:
                 score = min(1.0, score + 0.2)
                 words = (hit.group(0).lower(),)
@@ -65,7 +86,8 @@ class PhoneRecognizer(Recognizer):
                     score,
                     self.name,
                     self.tier,
-                    Explanation(self.name, "phonenumbers", self.score, score, words, "phonenumbers"),
+                    Explanation(self.name, how, self.score, score, words,
+                                "phonenumbers" if how == "phonenumbers" else None),
                 )
             )
         return out
@@ -123,8 +145,8 @@ class StreetAddressRecognizer(PatternRecognizer):
         out = []
         for f in super().analyze(text):
             end = f.end
-            if text[end - 1 : end] == "." and not re.search(r"\b[A-Z][a-z]{0,3}\.$", text[f.start : end]):
-                end -= 1
+            if text[end - 1 : end] == ".":
+                end -= 1  # the sentence's full stop, or an abbreviation's: both left outside
             out.append(Finding(f.start, end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation))
         return out
 
@@ -141,6 +163,22 @@ _STATE_NAMES = (
     "Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|"
     "West Virginia|Wisconsin|Wyoming"
 )
+
+
+@recognizers.register("us_state")
+class StateRecognizer(PatternRecognizer):
+    """US states written after a city and a comma, as in addresses: "Boston, MA 02139"."""
+
+    entity = "LOCATION"
+    patterns = (
+        Pattern(
+            "state_after_city",
+            rf"\b[A-Z][a-z]+,\s+((?:{'|'.join(_STATES)})|(?:{_STATE_NAMES}))"
+            r"(?=\s+\d{5}\b|\s*[.,;:)]|\s*$)",
+            0.75,
+            group=1,
+        ),
+    )
 
 
 @recognizers.register("zip_code")

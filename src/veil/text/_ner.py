@@ -24,9 +24,9 @@ from typing import Any
 from veil._errors import InputError
 from veil.text._dates import looks_like_absolute_date
 from veil.text._finding import Explanation, Finding
-from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
+from veil.text._recognizer import Recognizer
 
-__all__ = ["SpacyNerRecognizer", "TitledNameRecognizer", "best_english_model", "load_spacy"]
+__all__ = ["NOT_NAMES", "SpacyNerRecognizer", "best_english_model", "load_spacy"]
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +61,16 @@ NOT_NAMES = frozenset(
     Narcan Zofran Reglan Ambien Seroquel Zyprexa Wound Access Lines Drains Activity Code
     Full Code DNR DNI Neuro/Psych Cardiac Vascular Mental Status Social Dispo Nutrition
     Events Allergies Meds Labs Imaging Micro Vent Vitals Exam Impression Diet Pain
+    MAE Driver Drivers Licence License Passport Customer Patient Client Tenant Applicant
+    SSN DOB MRN DL ID EIN TIN ITIN IBAN URL IP MAC Email Phone Tel Fax Cell Mobile Zip
     Python Java Linux Windows Docker Kubernetes API SDK JSON YAML SQL HTTP HTTPS TLS
     """.split()
+)
+# Words that open a PERSON span without being part of the name ("Customer Jane Roe").
+_ROLE_WORDS = frozenset(
+    "customer patient pt client tenant applicant dear hi hello hey daughter son wife husband "
+    "mother father sister brother nurse doctor attending resident caller user member "
+    "employee contact from to cc attn".split()
 )
 _TITLES = re.compile(
     r"^(?:(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Rev|Fr|Sr|Jr)\.?\s+)+", re.IGNORECASE
@@ -149,6 +157,8 @@ def _plausible(entity: str, span: str) -> bool:
         return looks_like_absolute_date(s)
     if any(c.isdigit() for c in s) or any(c in s for c in "@/\\=<>[]{}|#*_"):
         return False
+    if all(w.strip(".,:;&").lower() in NOT_NAMES for w in s.split()):
+        return False
     if entity == "PERSON":
         words = s.replace("-", " ").split()
         if s.isupper() and len(s.replace(" ", "")) <= 5:
@@ -158,6 +168,33 @@ def _plausible(entity: str, span: str) -> bool:
         if all(w.lower() in NOT_NAMES for w in words):
             return False
     return True
+
+
+def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
+    """Drop titles, role words, possessives and trailing lower-case words from a span."""
+    if entity == "PERSON":
+        m = _TITLES.match(text, start, end)
+        if m:
+            start = m.end()
+        while True:
+            m = re.match(r"(\S+)\s+", text[start:end])
+            if m and m.group(1).strip(".,:").lower() in _ROLE_WORDS:
+                start += m.end()
+            else:
+                break
+        if text[end - 2 : end] in ("'s", "’s"):
+            end -= 2
+        m = re.search(r"\s+of\s+", text[start:end])
+        if m:  # "Jane Roe of Springfield": the name ends before "of"
+            end = start + m.start()
+    if entity in ("PERSON", "ORGANIZATION", "LOCATION"):
+        while True:
+            m = re.search(r"\s+(\S+)$", text[start:end])
+            if m and m.group(1)[:1].islower() and m.group(1) not in ("de", "van", "von", "der", "la", "du"):
+                end = start + m.start()
+            else:
+                break
+    return start, end
 
 
 class SpacyNerRecognizer(Recognizer):
@@ -180,22 +217,26 @@ class SpacyNerRecognizer(Recognizer):
         self.score = score
 
     def findings(self, doc: Any) -> list[Finding]:
-        out = []
+        text = doc.text
+        spans: list[tuple[int, int, str, str]] = []
         for ent in doc.ents:
             entity = LABELS.get(ent.label_)
             if entity is None:
                 continue
-            start, end = ent.start_char, ent.end_char
-            text = doc.text[start:end]
-            if entity == "PERSON":
-                m = _TITLES.match(text)
-                if m:
-                    start += m.end()
-                if doc.text[end - 2 : end] in ("'s", "’s"):
-                    end -= 2
-                text = doc.text[start:end]
-            if start >= end or not _plausible(entity, text):
-                continue
+            start, end = _trim(text, ent.start_char, ent.end_char, entity)
+            if start < end and _plausible(entity, text[start:end]):
+                spans.append((start, end, entity, ent.label_))
+        # one document, one person: "Mr. Shaw ... Shaw will return" where the model called
+        # the second "Shaw" an ORG, relabel mentions whose words all belong to a PERSON
+        person_words = {
+            w.casefold() for s, e, t, _ in spans if t == "PERSON" for w in text[s:e].split()
+        }
+        out = []
+        for start, end, entity, label in spans:
+            if entity in ("ORGANIZATION", "LOCATION", "NRP") and person_words:
+                words = [w.casefold() for w in text[start:end].split()]
+                if words and all(w in person_words for w in words):
+                    entity = "PERSON"
             out.append(
                 Finding(
                     start,
@@ -204,7 +245,7 @@ class SpacyNerRecognizer(Recognizer):
                     self.score,
                     self.name,
                     self.tier,
-                    Explanation(self.name, ent.label_, self.score, self.score),
+                    Explanation(self.name, label, self.score, self.score),
                 )
             )
         return out
@@ -215,19 +256,3 @@ class SpacyNerRecognizer(Recognizer):
     def analyze_many(self, texts: list[str], batch_size: int = 64) -> Iterator[list[Finding]]:
         for doc in self.nlp.pipe(texts, batch_size=batch_size):
             yield self.findings(doc)
-
-
-@recognizers.register("titled_name")
-class TitledNameRecognizer(PatternRecognizer):
-    """Surnames after a title ("Dr. Foley", "Mrs. O'Neil"): the title is not part of the span."""
-
-    entity = "PERSON"
-    patterns = (
-        Pattern(
-            "titled",
-            r"\b(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof)\.?\s+((?:[A-Z][a-z]+(?:['’-][A-Z]?[a-z]+)?\s+)?"
-            r"[A-Z][a-z]+(?:['’-][A-Z]?[a-z]+)?)\b",
-            0.8,
-            group=1,
-        ),
-    )
