@@ -1,8 +1,12 @@
 """Phone numbers (Google's ``phonenumbers``), street addresses, zip codes and ages.
 
-Phone numbers are parsed with a default region (``"US"``): a number written without a
-country code is read as that region's, one with ``+`` as its own. Only numbers the library
-holds valid for their region are reported, so lab values ("91/42/7.36") and dates are not.
+Phone numbers: with the default region ``"US"``, North American numbers in their usual
+layouts ("(617) 555-0199", "617-555-0199", "617.555.0199", "+1 617 555 0199") are matched by
+a strict regex (area code and exchange start with 2-9), numbers with a ``+`` country code
+are parsed and validated by Google's ``phonenumbers`` one candidate at a time, and bare
+ten-digit runs need a context word ("call", "phone"). With another region, the whole text
+goes through ``phonenumbers.PhoneNumberMatcher`` (validity checked for that region). Lab
+values ("91/42/7.36"), dates and version numbers never match these layouts.
 
 Street addresses are a house number, one to five capitalised words and a street suffix
 from the USPS list, optionally followed by a unit ("Apt 4B", "Suite 210"), or a PO box.
@@ -30,6 +34,8 @@ _PHONE_HINT = re.compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
 _PHONE_CONTEXT = re.compile(
     r"\b(?:phone|tel|telephone|mobile|cell|call|fax|contact|reach|text|sms|ph)\b", re.I
 )
+_INTL = re.compile(r"(?<![\w+])\+\d{1,3}[\d\s().-]{6,18}\d(?![\w])")
+_BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
 # North American numbers written in one of the usual layouts; used when the number is well
 # formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
 _NANP = re.compile(
@@ -51,19 +57,36 @@ class PhoneRecognizer(Recognizer):
         self.region = region
         self.score = score
 
+    def _candidates(self, text: str) -> list[tuple[int, int, str]]:
+        pn = self._pn
+        spans: list[tuple[int, int, str]] = []
+        if self.region != "US":
+            for m in pn.PhoneNumberMatcher(text, self.region, leniency=pn.Leniency.VALID):
+                spans.append((m.start, m.end, "phonenumbers"))
+            return spans
+        # US default: North American layouts by regex (fast), international numbers (with
+        # "+") and bare ten-digit runs checked by phonenumbers one candidate at a time
+        for m in _NANP.finditer(text):
+            spans.append((m.start(), m.end(), "nanp_layout"))
+        for m in _INTL.finditer(text):
+            if any(s < m.end() and m.start() < e for s, e, _ in spans):
+                continue
+            try:
+                num = pn.parse(m.group(0), None)
+            except pn.NumberParseException:
+                continue
+            if pn.is_valid_number(num):
+                spans.append((m.start(), m.end(), "phonenumbers"))
+        for m in _BARE10.finditer(text):
+            if not any(s < m.end() and m.start() < e for s, e, _ in spans):
+                spans.append((m.start(), m.end(), "bare_digits"))
+        return spans
+
     def analyze(self, text: str) -> list[Finding]:
         if not _PHONE_HINT.search(text):
             return []
-        pn = self._pn
         out: list[Finding] = []
-        spans: list[tuple[int, int, str]] = []
-        for m in pn.PhoneNumberMatcher(text, self.region, leniency=pn.Leniency.VALID):
-            spans.append((m.start, m.end, "phonenumbers"))
-        if self.region == "US":
-            for m in _NANP.finditer(text):
-                if not any(s < m.end() and m.start() < e for s, e, _ in spans):
-                    spans.append((m.start(), m.end(), "nanp_layout"))
-        for start, end, how in spans:
+        for start, end, how in self._candidates(text):
             before = text[max(0, start - 1) : start]
             if before and (before.isalnum() or before in "/."):
                 continue
@@ -73,7 +96,7 @@ class PhoneRecognizer(Recognizer):
             hit = _PHONE_CONTEXT.search(text, max(0, start - 40), start)
             if raw.isdigit() and not hit:
                 continue  # bare digit runs are account and order numbers more often than phones
-            score = self.score if how == "phonenumbers" else 0.6
+            score = self.score
             words: tuple[str, ...] = ()
             if hit:
                 score = min(1.0, score + 0.2)
@@ -130,6 +153,7 @@ class StreetAddressRecognizer(PatternRecognizer):
     """House number + street name + USPS suffix (+ unit), or a PO box."""
 
     entity = "STREET_ADDRESS"
+    needs_digit = True
     patterns = (
         Pattern(
             "street",
@@ -186,6 +210,7 @@ class ZipCodeRecognizer(PatternRecognizer):
     """US ZIP and ZIP+4 codes after a state (``MA 02139``) or near "zip"/"postal code"."""
 
     entity = "ZIP_CODE"
+    needs_digit = True
     patterns = (
         Pattern(
             "zip_after_state",
@@ -204,6 +229,7 @@ class AgeRecognizer(PatternRecognizer):
     "47 y/o", "47yo". The number alone is never an age."""
 
     entity = "AGE"
+    needs_digit = True
     patterns = (
         Pattern(
             "age_prefix",

@@ -29,6 +29,7 @@ class DateRecognizer(PatternRecognizer):
     """Numeric, ISO, dotted and month-name dates; clock times with am/pm; "in 2019"."""
 
     entity = "DATE_TIME"
+    needs_digit = True
     patterns = (
         Pattern(
             "iso",

@@ -16,6 +16,7 @@ class CreditCardRecognizer(PatternRecognizer):
     """
 
     entity = "CREDIT_CARD"
+    needs_digit = True
     tier = 0
     patterns = (
         Pattern("card", r"(?<![\w.,/-])\d(?:[ -]?\d){11,18}(?![\w/]|[.,-]\d)", 0.5),
@@ -34,6 +35,7 @@ class IbanRecognizer(PatternRecognizer):
     """IBANs, compact or in groups of four; country length table and mod-97 required."""
 
     entity = "IBAN_CODE"
+    needs_digit = True
     tier = 0
     patterns = (
         Pattern("iban_compact", r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b", 0.5),
@@ -54,6 +56,7 @@ class AbaRoutingRecognizer(PatternRecognizer):
     (nine digits alone are more often an SSN, an order number or a phone fragment)."""
 
     entity = "ABA_ROUTING_NUMBER"
+    needs_digit = True
     tier = 0
     patterns = (
         Pattern("aba", r"(?<![\w-])\d{9}(?![\w-])", 0.4),

@@ -34,6 +34,7 @@ class SsnRecognizer(PatternRecognizer):
     """US Social Security numbers; area/group/serial rules checked, ITIN areas excluded."""
 
     entity = "US_SSN"
+    needs_digit = True
     patterns = _SSN_PATTERNS
     context = ("ssn", "social security", "ss#", "ssn#", "social")
 
@@ -46,6 +47,7 @@ class ItinRecognizer(PatternRecognizer):
     """US Individual Taxpayer Identification Numbers (9xx-[50-65,70-88,90-92,94-99]-xxxx)."""
 
     entity = "US_ITIN"
+    needs_digit = True
     patterns = _SSN_PATTERNS
     context = ("itin", "taxpayer", "tax id", "tin")
 
@@ -58,6 +60,7 @@ class PassportRecognizer(PatternRecognizer):
     """US passport numbers (9 digits, or a letter and 8 digits) near the word passport."""
 
     entity = "US_PASSPORT"
+    needs_digit = True
     patterns = (Pattern("passport", r"(?<![\w-])[A-Z]?\d{8,9}(?![\w-])", 0.5),)
     context = ("passport", "passport no", "passport number", "travel document")
     context_required = True
@@ -68,6 +71,7 @@ class DriverLicenseRecognizer(PatternRecognizer):
     """US driver-licence numbers in the common state formats, near a licence context word."""
 
     entity = "US_DRIVER_LICENSE"
+    needs_digit = True
     patterns = (
         Pattern("dl_letters_digits", r"(?<![\w-])[A-Z]{1,2}\d{5,13}(?![\w-])", 0.45),
         Pattern("dl_digits", r"(?<![\w-])\d{7,12}(?![\w-])", 0.35),
@@ -86,6 +90,7 @@ class MedicalRecordRecognizer(PatternRecognizer):
     are configurable: pass ``patterns=[r"..."]`` (the whole match, or group 1, is the MRN)."""
 
     entity = "MEDICAL_RECORD_NUMBER"
+    needs_digit = True
     patterns = (
         Pattern(
             "mrn_labelled",

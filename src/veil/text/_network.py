@@ -64,6 +64,7 @@ class EmailRecognizer(PatternRecognizer):
     """RFC-5322-ish addresses whose domain ends in a real top-level domain."""
 
     entity = "EMAIL_ADDRESS"
+    requires = "@"
     tier = 0
     patterns = (
         Pattern(
@@ -87,6 +88,7 @@ class IpRecognizer(PatternRecognizer):
     """IPv4 and IPv6 addresses, parsed by :mod:`ipaddress`; version strings are refused."""
 
     entity = "IP_ADDRESS"
+    needs_digit = True
     tier = 0
     patterns = (
         Pattern("ipv4", r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)", 0.6),
@@ -118,6 +120,7 @@ class MacRecognizer(PatternRecognizer):
     """MAC addresses: six colon- or dash-separated octets, or Cisco dotted quads."""
 
     entity = "MAC_ADDRESS"
+    needs_digit = True
     tier = 0
     patterns = (
         Pattern(
@@ -146,6 +149,7 @@ class UrlRecognizer(PatternRecognizer):
     """URLs with a scheme or ``www.``, and bare domain names with a real top-level domain."""
 
     entity = "URL"
+    requires = "."
     tier = 0
     patterns = (
         Pattern("url_scheme", r"\b(?:https?|ftp)://[^\s<>\"'`]+", 0.9, flags=re.IGNORECASE),

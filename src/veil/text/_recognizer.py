@@ -29,12 +29,19 @@ __all__ = [
 ]
 
 
+_DIGIT = re.compile(r"\d")
+
+
 class Recognizer:
     """Base of every recognizer: finds spans of one or more entity types in a text."""
 
     name: ClassVar[str] = "recognizer"
     entities: tuple[str, ...] = ()
     tier: int = 1
+    #: a character every match contains; texts without it are skipped (speed)
+    requires: str | None = None
+    #: every match contains a digit; texts without one are skipped (speed)
+    needs_digit: bool = False
 
     def analyze(self, text: str) -> list[Finding]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -158,6 +165,10 @@ class PatternRecognizer(Recognizer):
     # ----------------------------------------------------------------------------------
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
+        if self.requires is not None and self.requires not in text:
+            return out
+        if self.needs_digit and _DIGIT.search(text) is None:
+            return out
         seen: set[tuple[int, int]] = set()
         for pattern, rx in self._compiled:
             for m in rx.finditer(text):
