@@ -129,16 +129,16 @@ def _read_csv(path: Path, column: str | None, batch_size: int) -> Iterator[_Batc
 
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
-        reader = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                             chunksize=batch_size, sep=sep, encoding="utf-8")
-        for chunk in reader:
-            if column is None or column not in chunk.columns:
-                raise SchemaError(
-                    f"{path.name}: no text column "
-                    + (f"named {column!r}" if column else "given"),
-                    hint=f"use --column with one of: {', '.join(map(str, chunk.columns[:30]))}",
-                )
-            yield _Batch(chunk[column].tolist(), chunk)
+        with pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
+                         chunksize=batch_size, sep=sep, encoding="utf-8") as reader:
+            for chunk in reader:
+                if column is None or column not in chunk.columns:
+                    raise SchemaError(
+                        f"{path.name}: no text column "
+                        + (f"named {column!r}" if column else "given"),
+                        hint=f"use --column with one of: {', '.join(map(str, chunk.columns[:30]))}",
+                    )
+                yield _Batch(chunk[column].tolist(), chunk)
     except UnicodeDecodeError as exc:
         raise InputError(f"{path.name}: not valid UTF-8 (at byte {exc.start})") from None
     except pd.errors.EmptyDataError:
@@ -205,7 +205,8 @@ def iter_text_batches(
 
 
 class _Writer:
-    def __init__(self, kind: Kind, tmp: Path, column: str | None) -> None:
+    def __init__(self, kind: Kind, tmp: Path, column: str | None, src: Path | None = None) -> None:
+        self.src = src
         self.kind = kind
         self.tmp = tmp
         self.column = column
@@ -263,6 +264,10 @@ class _Writer:
             self.fh.close()
         if self.pq_writer is not None:
             self.pq_writer.close()
+        elif self.kind == "parquet" and self.src is not None:  # no rows: keep the schema
+            import pyarrow.parquet as pq
+
+            pq.write_table(pq.read_schema(self.src).empty_table(), self.tmp)
 
 
 def transform_file(
@@ -292,7 +297,7 @@ def transform_file(
     total = src_p.stat().st_size if src_p.is_file() and kind in ("jsonl", "text") else None
     n = 0
     with progress.task(description, total=total) as task, atomic_path(dst_p) as tmp:
-        writer = _Writer(kind, tmp, column)
+        writer = _Writer(kind, tmp, column, src_p)
         try:
             on_bytes = task.advance if total is not None else None
             for batch in iter_text_batches(src_p, column=column, batch_size=batch_size,

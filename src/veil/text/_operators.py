@@ -398,19 +398,29 @@ class VaultOperator(Operator):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        from veil.text._vault import TokenVault
-
         opts = dict(options)
         key = _key("vault", opts, "VEIL_VAULT_KEY")
         assert key is not None
-        self.vault = TokenVault(str(opts.get("url", "sqlite:///veil-vault.db")), key,
-                                actor=str(opts.get("actor", "veil")))
+        self._vault_key = key
+        self.url = str(opts.get("url", "sqlite:///veil-vault.db"))
+        self.actor = str(opts.get("actor", "veil"))
+        self._vault: Any = None
+
+    @property
+    def vault(self) -> Any:
+        """The :class:`TokenVault`, opened on first use (checking a policy opens nothing)."""
+        if self._vault is None:
+            from veil.text._vault import TokenVault
+
+            self._vault = TokenVault(self.url, self._vault_key, actor=self.actor)
+        return self._vault
 
     def replace(self, value: str, entity_type: str) -> str:
-        return self.vault.tokenize(value, entity_type)
+        return str(self.vault.tokenize(value, entity_type))
 
     def reset(self) -> None:
         return None
 
     def flush(self) -> None:
-        self.vault.flush()
+        if self._vault is not None:
+            self._vault.flush()
