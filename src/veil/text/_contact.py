@@ -68,15 +68,27 @@ class PhoneRecognizer(Recognizer):
         # "+") and bare ten-digit runs checked by phonenumbers one candidate at a time
         for m in _NANP.finditer(text):
             spans.append((m.start(), m.end(), "nanp_layout"))
+        nanp = list(spans)
         for m in _INTL.finditer(text):
-            if any(s < m.end() and m.start() < e for s, e, _ in spans):
+            if any(s <= m.start() < e for s, e, _ in nanp):
                 continue
-            try:
-                num = pn.parse(m.group(0), None)
-            except pn.NumberParseException:
-                continue
-            if pn.is_valid_number(num):
-                spans.append((m.start(), m.end(), "phonenumbers"))
+            cand = m.group(0)
+            for s, _e, _h in nanp:  # stop before a North American number found above
+                if m.start() < s < m.end():
+                    cand = cand[: s - m.start()]
+            # the candidate may run into a following number ("+44 20 7946 0958 536-22-1234"):
+            # try it whole, then cut back one digit group at a time
+            ends = [g.end() for g in re.finditer(r"\d+", cand)]
+            for end in reversed(ends):
+                if end < 8:
+                    break
+                try:
+                    num = pn.parse(cand[:end], None)
+                except pn.NumberParseException:
+                    continue
+                if pn.is_valid_number(num):
+                    spans.append((m.start(), m.start() + end, "phonenumbers"))
+                    break
         for m in _BARE10.finditer(text):
             if not any(s < m.end() and m.start() < e for s, e, _ in spans):
                 spans.append((m.start(), m.end(), "bare_digits"))
