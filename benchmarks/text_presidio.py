@@ -28,7 +28,6 @@ import logging
 import multiprocessing
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -94,10 +93,20 @@ def _pool_run(fn: Any, engine: Any, texts: list[str], n: int) -> None:
         assert sum(pool.map(fn, parts)) == len(texts)
 
 
-def _timed(fn: Any) -> float:
+def _timed(fn: Any, *args: Any, **kwargs: Any) -> float:
     t0 = time.perf_counter()
-    fn()
+    fn(*args, **kwargs)
     return time.perf_counter() - t0
+
+
+def _veil_docs(engine: TextAnalyzer, texts: list[str]) -> None:
+    for t in texts:
+        engine.analyze(t)
+
+
+def _presidio_batch(batch: Any, texts: list[str], n: int) -> None:
+    for _ in batch.analyze_iterator(texts, language="en", batch_size=64, n_process=n):
+        pass
 
 
 def _rate(seconds: float, texts: list[str]) -> dict[str, float]:
@@ -128,17 +137,29 @@ def accuracy(model: str, gold: list[dict[str, Any]]) -> dict[str, Any]:
         rp = evaluate_spans(g, [p_pred[i] for i in idx], label_map=PRESIDIO_LABELS)
         out[name] = {
             "records": len(idx),
-            "veil": {"micro": rv.micro, "per_type_f1": {t: m["exact"]["f1"] for t, m in rv.per_type.items()},
-                     "per_type_f1_overlap": {t: m["overlap"]["f1"] for t, m in rv.per_type.items()}},
-            "presidio": {"micro": rp.micro, "per_type_f1": {t: m["exact"]["f1"] for t, m in rp.per_type.items()},
-                         "per_type_f1_overlap": {t: m["overlap"]["f1"] for t, m in rp.per_type.items()}},
+            "veil": {
+                "micro": rv.micro,
+                "per_type_f1": {t: m["exact"]["f1"] for t, m in rv.per_type.items()},
+                "per_type_f1_overlap": {t: m["overlap"]["f1"] for t, m in rv.per_type.items()},
+            },
+            "presidio": {
+                "micro": rp.micro,
+                "per_type_f1": {t: m["exact"]["f1"] for t, m in rp.per_type.items()},
+                "per_type_f1_overlap": {t: m["overlap"]["f1"] for t, m in rp.per_type.items()},
+            },
             "micro_f1_gain_exact": round(rv.micro["exact"]["f1"] - rp.micro["exact"]["f1"], 4),
-            "micro_f1_gain_overlap": round(rv.micro["overlap"]["f1"] - rp.micro["overlap"]["f1"], 4),
+            "micro_f1_gain_overlap": round(
+                rv.micro["overlap"]["f1"] - rp.micro["overlap"]["f1"], 4
+            ),
             "types_below_presidio_exact": sorted(
-                t for t in rv.per_type if rv.per_type[t]["exact"]["f1"] < rp.per_type[t]["exact"]["f1"]
+                t
+                for t in rv.per_type
+                if rv.per_type[t]["exact"]["f1"] < rp.per_type[t]["exact"]["f1"]
             ),
             "types_below_presidio_overlap": sorted(
-                t for t in rv.per_type if rv.per_type[t]["overlap"]["f1"] < rp.per_type[t]["overlap"]["f1"]
+                t
+                for t in rv.per_type
+                if rv.per_type[t]["overlap"]["f1"] < rp.per_type[t]["overlap"]["f1"]
             ),
         }
     return out
@@ -157,18 +178,23 @@ def speed(model: str, texts: list[str], processes: list[int]) -> dict[str, Any]:
         batch = BatchAnalyzerEngine(analyzer_engine=p_engine)
         for n in processes:
             if n == 1:
-                res[f"presidio_per_doc_{tag}_p1"] = _rate(_timed(lambda: _presidio_docs(p_engine, texts)), texts)
-                res[f"veil_per_doc_{tag}_p1"] = _rate(_timed(lambda: [v_engine.analyze(t) for t in texts]), texts)
+                res[f"presidio_per_doc_{tag}_p1"] = _rate(
+                    _timed(_presidio_docs, p_engine, texts), texts
+                )
+                res[f"veil_per_doc_{tag}_p1"] = _rate(_timed(_veil_docs, v_engine, texts), texts)
             else:
                 res[f"presidio_per_doc_{tag}_p{n}"] = _rate(
-                    _timed(lambda: _pool_run(_w_presidio, p_engine, texts, n)), texts)
+                    _timed(_pool_run, _w_presidio, p_engine, texts, n), texts
+                )
                 res[f"veil_per_doc_{tag}_p{n}"] = _rate(
-                    _timed(lambda: _pool_run(_w_veil_docs, v_engine, texts, n)), texts)
+                    _timed(_pool_run, _w_veil_docs, v_engine, texts, n), texts
+                )
             res[f"presidio_batch_{tag}_p{n}"] = _rate(
-                _timed(lambda: list(batch.analyze_iterator(texts, language="en", batch_size=64, n_process=n))),
-                texts)
+                _timed(_presidio_batch, batch, texts, n), texts
+            )
             res[f"veil_batch_{tag}_p{n}"] = _rate(
-                _timed(lambda: v_engine.analyze_batch(texts, batch_size=64, n_process=n)), texts)
+                _timed(v_engine.analyze_batch, texts, batch_size=64, n_process=n), texts
+            )
             v_engine.close()
     ratios = {}
     for k, v in res.items():
@@ -205,8 +231,20 @@ def memory(sizes_mb: list[float], ner: bool) -> dict[str, Any]:
             src = Path(tmp) / f"in_{mb}.jsonl"
             n = _write_jsonl(src, mb, seed=5)
             dst = Path(tmp) / f"out_{mb}.jsonl"
-            cmd = [sys.executable, "-m", "veil", "-q", "redact", str(src), "--out", str(dst),
-                   "--column", "text", "--batch-size", "500"] + ([] if ner else ["--no-ner"])
+            cmd = [
+                sys.executable,
+                "-m",
+                "veil",
+                "-q",
+                "redact",
+                str(src),
+                "--out",
+                str(dst),
+                "--column",
+                "text",
+                "--batch-size",
+                "500",
+            ] + ([] if ner else ["--no-ner"])
             wrapper = (
                 "import resource, subprocess, sys, time; t=time.time(); "
                 f"rc=subprocess.run({cmd!r}, stdout=subprocess.DEVNULL).returncode; "
@@ -227,11 +265,15 @@ def memory(sizes_mb: list[float], ner: bool) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--docs", type=int, default=1000, help="documents for the speed runs")
     ap.add_argument("--processes", default="1,2")
     ap.add_argument("--gold", default=str(ROOT / "tests" / "data" / "text_corpus.jsonl"))
-    ap.add_argument("--memory-mb", default="10,40", help="JSONL sizes for the regex-only memory run")
+    ap.add_argument(
+        "--memory-mb", default="10,40", help="JSONL sizes for the regex-only memory run"
+    )
     ap.add_argument("--memory-ner-mb", default="1,4", help="JSONL sizes for the NER memory run")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--no-speed", action="store_true")
@@ -248,14 +290,24 @@ def main() -> None:
         "command": " ".join(["benchmarks/text_presidio.py", *sys.argv[1:]]),
         "spacy_model": model,
         "versions": {p: md.version(p) for p in ("presidio-analyzer", "spacy", "phonenumbers")},
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "load_avg_at_start": os.getloadavg()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_avg_at_start": os.getloadavg(),
+        },
         "corpus": {"path": os.path.relpath(args.gold, ROOT), "records": len(gold)},
     }
     t0 = time.perf_counter()
     result["accuracy"] = accuracy(model, gold)
-    print(json.dumps({k: {s: v[s] for s in ("micro_f1_gain_exact", "types_below_presidio_exact")}
-                      for k, v in result["accuracy"].items()}), flush=True)
+    print(
+        json.dumps(
+            {
+                k: {s: v[s] for s in ("micro_f1_gain_exact", "types_below_presidio_exact")}
+                for k, v in result["accuracy"].items()
+            }
+        ),
+        flush=True,
+    )
     if not args.no_speed:
         texts = [gold[i % len(gold)]["full_text"] for i in range(args.docs)]
         procs = [int(p) for p in args.processes.split(",")]

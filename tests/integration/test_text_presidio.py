@@ -10,7 +10,9 @@ presidio_analyzer = pytest.importorskip("presidio_analyzer")
 
 
 def test_presidio_pattern_recognizer_is_hosted() -> None:
-    titles = presidio_analyzer.PatternRecognizer(supported_entity="TITLE", deny_list=["Sir", "Dame"])
+    titles = presidio_analyzer.PatternRecognizer(
+        supported_entity="TITLE", deny_list=["Sir", "Dame"]
+    )
     rec = PresidioRecognizer(titles)
     base = TextAnalyzer.from_config(ner=False)
     analyzer = TextAnalyzer([*base.recognizers, rec])
@@ -34,5 +36,9 @@ def test_presidio_logs_nothing_about_values(caplog: pytest.LogCaptureFixture) ->
 
     rec = PresidioRecognizer(IbanRecognizer())
     with caplog.at_level(logging.DEBUG):
-        TextAnalyzer([rec]).analyze("IBAN GB82 WEST 1234 5698 7654 33 and AL47 2121 1009 0000 0002 3569 874X")
-    assert all("WEST" not in r.getMessage() and "AL47" not in r.getMessage() for r in caplog.records)
+        TextAnalyzer([rec]).analyze(
+            "IBAN GB82 WEST 1234 5698 7654 33 and AL47 2121 1009 0000 0002 3569 874X"
+        )
+    assert all(
+        "WEST" not in r.getMessage() and "AL47" not in r.getMessage() for r in caplog.records
+    )

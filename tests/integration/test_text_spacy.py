@@ -45,8 +45,10 @@ def test_people_places_orgs(analyzer: TextAnalyzer) -> None:
 
 
 def test_clinical_hard_negatives(analyzer: TextAnalyzer) -> None:
-    text = ("CV: RRR, no m/r/g. Neuro: A&Ox3, MAE. Foley in place. Labs 91/42/7.36 today. "
-            "Resp: CTAB. Plan: continue Lasix 40 mg PO BID.")
+    text = (
+        "CV: RRR, no m/r/g. Neuro: A&Ox3, MAE. Foley in place. Labs 91/42/7.36 today. "
+        "Resp: CTAB. Plan: continue Lasix 40 mg PO BID."
+    )
     assert analyzer.analyze(text) == []
 
 
@@ -65,33 +67,47 @@ def test_batch_equals_single_and_two_processes(analyzer: TextAnalyzer) -> None:
 
 def test_committed_corpus_scores(analyzer: TextAnalyzer) -> None:
     gold = load_gold(GOLD)
-    preds = [[f.to_dict() for f in fs] for fs in analyzer.analyze_batch([r["full_text"] for r in gold])]
+    preds = [
+        [f.to_dict() for f in fs] for fs in analyzer.analyze_batch([r["full_text"] for r in gold])
+    ]
     report = evaluate_spans(gold, preds)
     # a regression guard, not a claim: the benchmark compares with Presidio
     assert report.micro["exact"]["f1"] > 0.9
 
 
 def _policy(tmp_path: Path, **text: object) -> Policy:
-    return Policy.model_validate({
-        "data": {"path": str(tmp_path / "in.csv")},
-        "columns": {"id": {"role": "insensitive"},
-                    "notes": {"role": "text", "text": {"operator": "placeholder", **text}}},
-    })
+    return Policy.model_validate(
+        {
+            "data": {"path": str(tmp_path / "in.csv")},
+            "columns": {
+                "id": {"role": "insensitive"},
+                "notes": {"role": "text", "text": {"operator": "placeholder", **text}},
+            },
+        }
+    )
 
 
 def test_text_stage_reports_counts_not_text(tmp_path: Path) -> None:
     from veil.pipeline import RunContext
     from veil.text._stage import TextStage
 
-    df = pd.DataFrame({"id": [1, 2, 3],
-                       "notes": ["Call John Smith at (617) 555-0199.", None, "mail jo@example.com"]})
+    df = pd.DataFrame(
+        {
+            "id": [1, 2, 3],
+            "notes": ["Call John Smith at (617) 555-0199.", None, "mail jo@example.com"],
+        }
+    )
     policy = _policy(tmp_path, entities=["PERSON", "PHONE_NUMBER", "EMAIL_ADDRESS"])
     stage = TextStage()
     assert stage.wanted(policy)
     stage.check(policy)
     ctx = RunContext(policy=policy, original=df, data=df.copy())
     stage.run(ctx)
-    assert ctx.data["notes"].tolist() == ["Call <PERSON> at <PHONE_NUMBER>.", None, "mail <EMAIL_ADDRESS>"]
+    assert ctx.data["notes"].tolist() == [
+        "Call <PERSON> at <PHONE_NUMBER>.",
+        None,
+        "mail <EMAIL_ADDRESS>",
+    ]
     assert df["notes"][0].startswith("Call John")  # the original is untouched
     section = ctx.report["text"]
     col = section["columns"]["notes"]
@@ -107,8 +123,11 @@ def test_text_stage_check_fails_early(tmp_path: Path, monkeypatch: pytest.Monkey
     from veil.text._stage import TextStage
 
     with pytest.raises(PolicyError, match="bad_pattern"):
-        TextStage().check(_policy(tmp_path, patterns=[{"name": "bad_pattern", "entity": "X_ID",
-                                                        "regex": "[unclosed"}]))
+        TextStage().check(
+            _policy(
+                tmp_path, patterns=[{"name": "bad_pattern", "entity": "X_ID", "regex": "[unclosed"}]
+            )
+        )
     monkeypatch.delenv("VEIL_ENC_KEY", raising=False)
     with pytest.raises(KeyMissingError):
         TextStage().check(_policy(tmp_path, operator="encrypt"))

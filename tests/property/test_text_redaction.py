@@ -10,15 +10,44 @@ from veil.text import TextAnalyzer, TextRedactor, make_operator
 _ANALYZER = TextAnalyzer.from_config(ner=False)
 _TYPES = {"EMAIL_ADDRESS", "US_SSN", "CREDIT_CARD", "IBAN_CODE", "PHONE_NUMBER", "IP_ADDRESS"}
 
-pii = st.sampled_from([
-    "jo@example.com", "a.b+c@mail.example.org", "536-22-1234", "4111 1111 1111 1111",
-    "378282246310005", "GB82 WEST 1234 5698 7654 32", "(617) 555-0199", "+44 20 7946 0958",
-    "192.168.0.17", "2001:db8::1",
-])
-filler = st.sampled_from([
-    "Patient", "called", "about", "the", "invoice", "and", "said", "ok", "CV:", "RRR.",
-    "Labs", "91/42/7.36", "today", "version", "2.10.1", "note:", "", "mail", "card", "ssn",
-])
+pii = st.sampled_from(
+    [
+        "jo@example.com",
+        "a.b+c@mail.example.org",
+        "536-22-1234",
+        "4111 1111 1111 1111",
+        "378282246310005",
+        "GB82 WEST 1234 5698 7654 32",
+        "(617) 555-0199",
+        "+44 20 7946 0958",
+        "192.168.0.17",
+        "2001:db8::1",
+    ]
+)
+filler = st.sampled_from(
+    [
+        "Patient",
+        "called",
+        "about",
+        "the",
+        "invoice",
+        "and",
+        "said",
+        "ok",
+        "CV:",
+        "RRR.",
+        "Labs",
+        "91/42/7.36",
+        "today",
+        "version",
+        "2.10.1",
+        "note:",
+        "",
+        "mail",
+        "card",
+        "ssn",
+    ]
+)
 texts = st.lists(st.one_of(pii, filler), min_size=1, max_size=25).map(" ".join)
 
 
@@ -43,7 +72,9 @@ def test_redaction_leaves_no_detectable_span(text: str, op: str) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(pii, st.binary(min_size=16, max_size=32), st.binary(min_size=16, max_size=32))
-def test_keyed_pseudonyms_stable_per_key_and_differ_across_keys(value: str, k1: bytes, k2: bytes) -> None:
+def test_keyed_pseudonyms_stable_per_key_and_differ_across_keys(
+    value: str, k1: bytes, k2: bytes
+) -> None:
     entity = _ANALYZER.analyze(f"x {value} y")[0].entity_type
     for op_name in ("hash", "surrogate", "encrypt"):
         old = os.environ.get("VEIL_TEST_K")

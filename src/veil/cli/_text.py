@@ -25,7 +25,9 @@ _Entities = Annotated[
     list[str] | None,
     typer.Option("--entities", "-e", help="Entity types to find (repeat or comma-separate)."),
 ]
-_Model = Annotated[str | None, typer.Option("--model", help="spaCy model (default: best installed English).")]
+_Model = Annotated[
+    str | None, typer.Option("--model", help="spaCy model (default: best installed English).")
+]
 _NoNer = Annotated[bool, typer.Option("--no-ner", help="Regex and validated recognizers only.")]
 _Threshold = Annotated[float, typer.Option("--threshold", min=0, max=1, help="Minimum score.")]
 _Column = Annotated[str | None, typer.Option("--column", "-c", help="Text column / field.")]
@@ -59,18 +61,34 @@ def _analyzer(entities: list[str] | None, model: str | None, no_ner: bool, thres
     from veil.policy import TextConfig
     from veil.text import TextAnalyzer
 
-    cfg = TextConfig(entities=tuple(entities) if entities else None, model=model, ner=not no_ner,
-                     score_threshold=threshold)
+    cfg = TextConfig(
+        entities=tuple(entities) if entities else None,
+        model=model,
+        ner=not no_ner,
+        score_threshold=threshold,
+    )
     return TextAnalyzer.from_config(cfg)
 
 
 def redact(
     input: Annotated[Path, typer.Argument(help="CSV, Parquet, JSONL, JSON or plain-text file.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (same format as the input).")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output file (same format as the input).")
+    ],
     column: _Column = None,
     entities: _Entities = None,
-    operator: Annotated[str, typer.Option("--operator", help="placeholder, redact, mask, hash, fpe, encrypt, surrogate, vault.")] = "placeholder",
-    option: Annotated[list[str] | None, typer.Option("--option", help="Operator option KEY=VALUE (repeatable), e.g. numbered=true.")] = None,
+    operator: Annotated[
+        str,
+        typer.Option(
+            "--operator", help="placeholder, redact, mask, hash, fpe, encrypt, surrogate, vault."
+        ),
+    ] = "placeholder",
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option", help="Operator option KEY=VALUE (repeatable), e.g. numbered=true."
+        ),
+    ] = None,
     model: _Model = None,
     no_ner: _NoNer = False,
     threshold: _Threshold = 0.5,
@@ -88,13 +106,18 @@ def redact(
     t0 = time.perf_counter()
 
     def fn(texts: list[str | None]) -> list[str | None]:
-        return [r.text for r in redactor.redact_batch(texts, batch_size=min(batch_size, 256),
-                                                        n_process=processes)]
+        return [
+            r.text
+            for r in redactor.redact_batch(
+                texts, batch_size=min(batch_size, 256), n_process=processes
+            )
+        ]
 
     try:
         with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
-            n = transform_file(input, out, fn, column=column, batch_size=batch_size,
-                               progress=progress)
+            n = transform_file(
+                input, out, fn, column=column, batch_size=batch_size, progress=progress
+            )
     finally:
         analyzer.close()
     summary = {
@@ -108,21 +131,27 @@ def redact(
     if json_:
         print_json(summary)
     else:
-        console.print(f"redacted {n} records -> {out} ({summary['seconds']} s, model: "
-                      f"{analyzer.model_name or 'none (regex only)'})")
+        console.print(
+            f"redacted {n} records -> {out} ({summary['seconds']} s, model: "
+            f"{analyzer.model_name or 'none (regex only)'})"
+        )
         for k, v in summary["replaced"].items():
             console.print(f"  {k:<24} {v}")
 
 
 def detect(
-    input: Annotated[Path, typer.Argument(help="CSV, Parquet, JSONL, JSON (full_text records) or text.")],
+    input: Annotated[
+        Path, typer.Argument(help="CSV, Parquet, JSONL, JSON (full_text records) or text.")
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="FINDINGS.jsonl: one line per record.")],
     column: _Column = None,
     entities: _Entities = None,
     model: _Model = None,
     no_ner: _NoNer = False,
     threshold: _Threshold = 0.5,
-    explain: Annotated[bool, typer.Option("--explain", help="Add each finding's explanation.")] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Add each finding's explanation.")
+    ] = False,
     batch_size: _Batch = 500,
     processes: _Procs = 1,
     json_: _Json = False,
@@ -136,32 +165,56 @@ def detect(
     n = 0
     t0 = time.perf_counter()
     try:
-        with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress, \
-                progress.task("detecting") as task, atomic_path(out) as tmp, \
-                tmp.open("w", encoding="utf-8") as fh:
+        with (
+            RichProgressAdapter(enabled=not json_ and not state.quiet) as progress,
+            progress.task("detecting") as task,
+            atomic_path(out) as tmp,
+            tmp.open("w", encoding="utf-8") as fh,
+        ):
             for batch in iter_text_batches(input, column=column, batch_size=batch_size):
-                found = analyzer.analyze_batch(batch.texts, batch_size=min(batch_size, 256),
-                                               n_process=processes)
+                found = analyzer.analyze_batch(
+                    batch.texts, batch_size=min(batch_size, 256), n_process=processes
+                )
                 for fs in found:
                     counts.update(f.entity_type for f in fs)
-                    fh.write(json.dumps({"index": n, "findings": [f.to_dict(explain=explain) for f in fs]}) + "\n")
+                    fh.write(
+                        json.dumps(
+                            {"index": n, "findings": [f.to_dict(explain=explain) for f in fs]}
+                        )
+                        + "\n"
+                    )
                     n += 1
                 task.advance(len(batch.texts))
     finally:
         analyzer.close()
-    summary = {"records": n, "findings": dict(sorted(counts.items())), "model": analyzer.model_name,
-               "output": str(out), "seconds": round(time.perf_counter() - t0, 3)}
+    summary = {
+        "records": n,
+        "findings": dict(sorted(counts.items())),
+        "model": analyzer.model_name,
+        "output": str(out),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
     if json_:
         print_json(summary)
     else:
-        console.print(f"{n} records, {sum(counts.values())} findings -> {out} "
-                      f"(model: {analyzer.model_name or 'none (regex only)'})")
+        console.print(
+            f"{n} records, {sum(counts.values())} findings -> {out} "
+            f"(model: {analyzer.model_name or 'none (regex only)'})"
+        )
 
 
 def evaluate(
-    gold: Annotated[Path, typer.Option("--gold", help="Gold records: JSON list or JSONL with full_text and spans.")],
-    label_map: Annotated[Path | None, typer.Option("--label-map", help="JSON {label: entity or null}.")] = None,
-    predictions: Annotated[Path | None, typer.Option("--predictions", help="FINDINGS.jsonl to score instead of running veil.")] = None,
+    gold: Annotated[
+        Path,
+        typer.Option("--gold", help="Gold records: JSON list or JSONL with full_text and spans."),
+    ],
+    label_map: Annotated[
+        Path | None, typer.Option("--label-map", help="JSON {label: entity or null}.")
+    ] = None,
+    predictions: Annotated[
+        Path | None,
+        typer.Option("--predictions", help="FINDINGS.jsonl to score instead of running veil."),
+    ] = None,
     entities: _Entities = None,
     model: _Model = None,
     no_ner: _NoNer = False,
@@ -186,7 +239,9 @@ def evaluate(
                 row = json.loads(line)
                 i = int(row["index"])
                 if not 0 <= i < len(records):
-                    raise InputError(f"predictions index {i} is outside the {len(records)} gold records")
+                    raise InputError(
+                        f"predictions index {i} is outside the {len(records)} gold records"
+                    )
                 preds[i] = row["findings"]
         meta["predictions"] = str(predictions)
     else:
@@ -225,8 +280,12 @@ def reveal(
     vault: Annotated[str, typer.Option("--vault", help="SQLAlchemy URL of the vault.")],
     purpose: Annotated[str, typer.Option("--purpose", help="Why (recorded in the audit log).")],
     actor: Annotated[str, typer.Option("--actor", help="Who asks (recorded).")] = "cli",
-    key_env: Annotated[str, typer.Option("--key-env", help="Variable holding the vault key.")] = "VEIL_VAULT_KEY",
-    key_file: Annotated[Path | None, typer.Option("--key-file", help="File holding the vault key.")] = None,
+    key_env: Annotated[
+        str, typer.Option("--key-env", help="Variable holding the vault key.")
+    ] = "VEIL_VAULT_KEY",
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="File holding the vault key.")
+    ] = None,
 ) -> None:
     """Look a vault token up (audit-logged) and print the original value."""
     from veil._errors import InputError

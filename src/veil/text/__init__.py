@@ -24,7 +24,13 @@ from veil.text._evaluate import EvaluationReport, evaluate_spans, load_gold, loa
 from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._operators import Operator, decrypt_text, make_operator, operators
 from veil.text._presidio import PresidioRecognizer
-from veil.text._recognizer import ContextMatcher, Pattern, PatternRecognizer, Recognizer, recognizers
+from veil.text._recognizer import (
+    ContextMatcher,
+    Pattern,
+    PatternRecognizer,
+    Recognizer,
+    recognizers,
+)
 from veil.text._redactor import Redaction, TextRedactor, link_names
 from veil.text._vault import TokenVault
 

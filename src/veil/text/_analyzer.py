@@ -46,8 +46,16 @@ if TYPE_CHECKING:
 __all__ = ["DENY_LIST", "TextAnalyzer", "build_pattern_recognizer", "resolve_overlaps"]
 
 DENY_LIST = "DENY_LIST"
-_PATTERN_KEYS = {"name", "entity", "regex", "score", "context", "context_required", "group",
-                 "ignore_case"}
+_PATTERN_KEYS = {
+    "name",
+    "entity",
+    "regex",
+    "score",
+    "context",
+    "context_required",
+    "group",
+    "ignore_case",
+}
 
 
 def resolve_overlaps(findings: Iterable[Finding]) -> list[Finding]:
@@ -148,8 +156,15 @@ class _DenyListRecognizer(Recognizer):
 
     def analyze(self, text: str) -> list[Finding]:
         return [
-            Finding(m.start(), m.end(), DENY_LIST, 1.0, self.name, 0,
-                    Explanation(self.name, "deny_list", 1.0, 1.0))
+            Finding(
+                m.start(),
+                m.end(),
+                DENY_LIST,
+                1.0,
+                self.name,
+                0,
+                Explanation(self.name, "deny_list", 1.0, 1.0),
+            )
             for m in self._re.finditer(text)
         ]
 
@@ -163,7 +178,9 @@ def _chunks(text: str, size: int, overlap: int) -> list[tuple[int, str]]:
     while start < n:
         end = min(n, start + size)
         if end < n:
-            cut = max(text.rfind(" ", start + size // 2, end), text.rfind("\n", start + size // 2, end))
+            cut = max(
+                text.rfind(" ", start + size // 2, end), text.rfind("\n", start + size // 2, end)
+            )
             if cut > start:
                 end = cut
         out.append((start, text[start:end]))
@@ -272,7 +289,7 @@ class TextAnalyzer:
         """
         from veil.policy import TextConfig
 
-        cfg = config or TextConfig()
+        cfg = config or TextConfig.model_validate({})
         use_ner = cfg.ner if ner is None else ner
         ents = entities if entities is not None else cfg.entities
         recs: list[Recognizer] = []
@@ -331,7 +348,9 @@ class TextAnalyzer:
         """Findings with their explanations, as dicts (no text content)."""
         return [f.to_dict(explain=True) for f in self.analyze(text)]
 
-    def _analyze_serial(self, texts: Sequence[str | None], batch_size: int) -> Iterator[list[Finding]]:
+    def _analyze_serial(
+        self, texts: Sequence[str | None], batch_size: int
+    ) -> Iterator[list[Finding]]:
         pieces: list[tuple[int, int, str]] = []  # (text index, offset, piece)
         for i, t in enumerate(texts):
             if t:

@@ -81,14 +81,73 @@ TEMPLATES: tuple[str, ...] = (
     "Room 12, bed 3: Foley removed, voiding. CXR unchanged.",
 )
 
-_STATES = ["CA", "NY", "TX", "FL", "WA", "MA", "IL", "OH", "GA", "PA", "Oregon", "Colorado",
-           "Arizona", "Michigan", "Virginia"]
-_COUNTRIES = ["France", "Germany", "Canada", "Mexico", "Japan", "Brazil", "India", "Kenya",
-              "Spain", "Italy", "Australia", "Ireland", "Poland", "Egypt", "Vietnam"]
-_REAL_CITIES = ["Boston", "Chicago", "Seattle", "Denver", "Austin", "Atlanta", "Phoenix",
-                "Portland", "Miami", "Dallas", "San Diego", "Philadelphia", "Houston", "Detroit"]
-_NRP = ["American", "Canadian", "French", "German", "Mexican", "Japanese", "Indian",
-        "Brazilian", "Irish", "Polish", "Kenyan", "Italian", "Spanish", "Chinese", "Korean"]
+_STATES = [
+    "CA",
+    "NY",
+    "TX",
+    "FL",
+    "WA",
+    "MA",
+    "IL",
+    "OH",
+    "GA",
+    "PA",
+    "Oregon",
+    "Colorado",
+    "Arizona",
+    "Michigan",
+    "Virginia",
+]
+_COUNTRIES = [
+    "France",
+    "Germany",
+    "Canada",
+    "Mexico",
+    "Japan",
+    "Brazil",
+    "India",
+    "Kenya",
+    "Spain",
+    "Italy",
+    "Australia",
+    "Ireland",
+    "Poland",
+    "Egypt",
+    "Vietnam",
+]
+_REAL_CITIES = [
+    "Boston",
+    "Chicago",
+    "Seattle",
+    "Denver",
+    "Austin",
+    "Atlanta",
+    "Phoenix",
+    "Portland",
+    "Miami",
+    "Dallas",
+    "San Diego",
+    "Philadelphia",
+    "Houston",
+    "Detroit",
+]
+_NRP = [
+    "American",
+    "Canadian",
+    "French",
+    "German",
+    "Mexican",
+    "Japanese",
+    "Indian",
+    "Brazilian",
+    "Irish",
+    "Polish",
+    "Kenyan",
+    "Italian",
+    "Spanish",
+    "Chinese",
+    "Korean",
+]
 _HOSPITAL = ["General Hospital", "Medical Center", "Memorial Hospital", "Health", "Clinic"]
 _TITLES = {"male": "Mr.", "female": "Ms."}
 
@@ -148,22 +207,30 @@ class _Filler:
         if kind == "DATE_TIME":
             d = f.date_between(start_date="-30y", end_date="today")
             if variant == "time":
-                return f"{r.randint(1, 12)}:{r.randint(0, 59):02d} {r.choice(['AM', 'PM'])}", "DATE_TIME", None
+                return (
+                    f"{r.randint(1, 12)}:{r.randint(0, 59):02d} {r.choice(['AM', 'PM'])}",
+                    "DATE_TIME",
+                    None,
+                )
             if variant == "year":
                 return str(d.year), "DATE_TIME", None
-            fmt = r.choice(["%m/%d/%Y", "%Y-%m-%d", "%B %d, %Y", "%d %B %Y", "%b %d, %Y", "%m/%d/%y",
-                            "%B %Y"])
+            fmt = r.choice(
+                ["%m/%d/%Y", "%Y-%m-%d", "%B %d, %Y", "%d %B %Y", "%b %d, %Y", "%m/%d/%y", "%B %Y"]
+            )
             return d.strftime(fmt), "DATE_TIME", None
         simple = {
             "EMAIL_ADDRESS": lambda: f.email(),
-            "PHONE_NUMBER": lambda: r.choice([
-                f"({r.randint(201, 989)}) {r.randint(200, 999)}-{r.randint(0, 9999):04d}",
-                f"{r.randint(201, 989)}-{r.randint(200, 999)}-{r.randint(0, 9999):04d}",
-                f"+1 {r.randint(201, 989)} {r.randint(200, 999)} {r.randint(0, 9999):04d}",
-                f"{r.randint(201, 989)}.{r.randint(200, 999)}.{r.randint(0, 9999):04d}",
-            ]),
+            "PHONE_NUMBER": lambda: r.choice(
+                [
+                    f"({r.randint(201, 989)}) {r.randint(200, 999)}-{r.randint(0, 9999):04d}",
+                    f"{r.randint(201, 989)}-{r.randint(200, 999)}-{r.randint(0, 9999):04d}",
+                    f"+1 {r.randint(201, 989)} {r.randint(200, 999)} {r.randint(0, 9999):04d}",
+                    f"{r.randint(201, 989)}.{r.randint(200, 999)}.{r.randint(0, 9999):04d}",
+                ]
+            ),
             "CREDIT_CARD": lambda: (
-                f.credit_card_number() if r.random() < 0.5
+                f.credit_card_number()
+                if r.random() < 0.5
                 else _group4(f.credit_card_number(card_type="visa16"))
             ),
             "US_SSN": lambda: f.ssn(),
@@ -176,9 +243,15 @@ class _Filler:
             "ZIP_CODE": lambda: f.zipcode(),
             "AGE": lambda: str(r.randint(18, 95)),
             "NRP": lambda: r.choice(_NRP),
-            "US_PASSPORT": lambda: f.passport_number() if r.random() < 0.5 else str(r.randint(10**8, 10**9 - 1)),
-            "US_DRIVER_LICENSE": lambda: r.choice([f"{chr(r.randint(65, 90))}{r.randint(10**6, 10**7 - 1)}",
-                                                    str(r.randint(10**7, 10**9 - 1))]),
+            "US_PASSPORT": lambda: (
+                f.passport_number() if r.random() < 0.5 else str(r.randint(10**8, 10**9 - 1))
+            ),
+            "US_DRIVER_LICENSE": lambda: r.choice(
+                [
+                    f"{chr(r.randint(65, 90))}{r.randint(10**6, 10**7 - 1)}",
+                    str(r.randint(10**7, 10**9 - 1)),
+                ]
+            ),
             "MEDICAL_RECORD_NUMBER": lambda: str(r.randint(10**6, 10**8 - 1)),
             "ABA_ROUTING_NUMBER": lambda: f.aba(),
         }
@@ -190,8 +263,12 @@ class _Filler:
             "_SEX": lambda: self.person.get("sex", "male") if self.person else "female",
             "_VERSION": lambda: f"{r.randint(1, 9)}.{r.randint(0, 20)}.{r.randint(0, 30)}",
             "_BADCARD": lambda: _luhn_bad(r),
-            "_BADSSN": lambda: f"{r.choice([0, 666, 900 + r.randint(0, 99)]):03d}-{r.randint(40, 49):02d}-{r.randint(1, 9999):04d}",
-            "_BADIBAN": lambda: "DE00 " + " ".join(f"{r.randint(0, 9999):04d}" for _ in range(4)) + " 00",
+            "_BADSSN": lambda: (
+                f"{r.choice([0, 666, 900 + r.randint(0, 99)]):03d}-{r.randint(40, 49):02d}-{r.randint(1, 9999):04d}"
+            ),
+            "_BADIBAN": lambda: (
+                "DE00 " + " ".join(f"{r.randint(0, 9999):04d}" for _ in range(4)) + " 00"
+            ),
         }
         return fillers[kind](), None, None
 
@@ -199,7 +276,9 @@ class _Filler:
 _SLOT = re.compile(r"\{([A-Z_]+(?::[a-z]+)?)\}")
 
 
-def generate_corpus(n: int, *, seed: int = 0, templates: tuple[str, ...] = TEMPLATES) -> list[dict[str, Any]]:
+def generate_corpus(
+    n: int, *, seed: int = 0, templates: tuple[str, ...] = TEMPLATES
+) -> list[dict[str, Any]]:
     """``n`` labelled records, templates drawn in turn (so every template appears)."""
     filler = _Filler(seed)
     rng = random.Random(seed + 1)
@@ -225,8 +304,14 @@ def generate_corpus(n: int, *, seed: int = 0, templates: tuple[str, ...] = TEMPL
                     text_parts.append(prefix)
                     length += len(prefix)
                 if label is not None:
-                    spans.append({"entity_type": label, "entity_value": value,
-                                  "start_position": length, "end_position": length + len(value)})
+                    spans.append(
+                        {
+                            "entity_type": label,
+                            "entity_value": value,
+                            "start_position": length,
+                            "end_position": length + len(value),
+                        }
+                    )
                 text_parts.append(value)
                 length += len(value)
                 pos = m.end()

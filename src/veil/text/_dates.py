@@ -12,7 +12,7 @@ import re
 
 from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 
-__all__ = ["DateRecognizer", "MONTHS", "looks_like_absolute_date"]
+__all__ = ["MONTHS", "DateRecognizer", "looks_like_absolute_date"]
 
 MONTHS = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
@@ -79,9 +79,7 @@ class DateRecognizer(PatternRecognizer):
         return False
 
 
-_ABSOLUTE = re.compile(
-    rf"\b{MONTHS}\b|(?<![\d./])(?:19|20)\d{{2}}(?![\d./])|\b(?:19|20)?\d0s\b"
-)
+_ABSOLUTE = re.compile(rf"\b{MONTHS}\b|(?<![\d./])(?:19|20)\d{{2}}(?![\d./])|\b(?:19|20)?\d0s\b")
 
 
 def looks_like_absolute_date(span: str) -> bool:

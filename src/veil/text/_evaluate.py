@@ -76,8 +76,15 @@ def _prf(tp: int, n_pred: int, n_gold: int) -> dict[str, float | int]:
     p = tp / n_pred if n_pred else 0.0
     r = tp / n_gold if n_gold else 0.0
     f = 2 * p * r / (p + r) if p + r else 0.0
-    return {"tp": tp, "fp": n_pred - tp, "fn": n_gold - tp, "precision": round(p, 4),
-            "recall": round(r, 4), "f1": round(f, 4), "support": n_gold}
+    return {
+        "tp": tp,
+        "fp": n_pred - tp,
+        "fn": n_gold - tp,
+        "precision": round(p, 4),
+        "recall": round(r, 4),
+        "f1": round(f, 4),
+        "support": n_gold,
+    }
 
 
 @dataclass
@@ -91,27 +98,49 @@ class EvaluationReport:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"records": self.records, "micro": self.micro, "per_type": self.per_type,
-                "ignored_predictions": self.ignored_predictions, **self.meta}
+        return {
+            "records": self.records,
+            "micro": self.micro,
+            "per_type": self.per_type,
+            "ignored_predictions": self.ignored_predictions,
+            **self.meta,
+        }
 
     def __rich__(self) -> Any:
         from rich.table import Table
 
         t = Table(title=f"text detection vs gold ({self.records} records)", header_style="bold")
-        for col in ("entity type", "support", "P exact", "R exact", "F1 exact", "P overlap",
-                    "R overlap", "F1 overlap"):
+        for col in (
+            "entity type",
+            "support",
+            "P exact",
+            "R exact",
+            "F1 exact",
+            "P overlap",
+            "R overlap",
+            "F1 overlap",
+        ):
             t.add_column(col, justify="left" if col == "entity type" else "right")
-        rows = sorted(self.per_type.items()) + [("micro", self.micro)]
+        rows = [*sorted(self.per_type.items()), ("micro", self.micro)]
         for name, m in rows:
             e, o = m["exact"], m["overlap"]
-            t.add_row(name, str(e["support"]), f"{e['precision']:.3f}", f"{e['recall']:.3f}",
-                      f"{e['f1']:.3f}", f"{o['precision']:.3f}", f"{o['recall']:.3f}",
-                      f"{o['f1']:.3f}", style="bold" if name == "micro" else None)
+            t.add_row(
+                name,
+                str(e["support"]),
+                f"{e['precision']:.3f}",
+                f"{e['recall']:.3f}",
+                f"{e['f1']:.3f}",
+                f"{o['precision']:.3f}",
+                f"{o['recall']:.3f}",
+                f"{o['f1']:.3f}",
+                style="bold" if name == "micro" else None,
+            )
         return t
 
 
-def _spans(items: Iterable[Mapping[str, Any]], label_map: Mapping[str, str | None], gold: bool
-           ) -> list[tuple[int, int, str]]:
+def _spans(
+    items: Iterable[Mapping[str, Any]], label_map: Mapping[str, str | None], gold: bool
+) -> list[tuple[int, int, str]]:
     out = []
     for s in items:
         if gold:
@@ -147,7 +176,9 @@ def evaluate_spans(
     golds = [_spans(r.get("spans") or [], lm, True) for r in gold]
     preds = [_spans(p, lm, False) for p in predicted]
     types = set(entities) if entities is not None else {t for g in golds for _, _, t in g}
-    counts: dict[str, dict[str, int]] = {t: {"gold": 0, "pred": 0, "exact": 0, "overlap": 0} for t in types}
+    counts: dict[str, dict[str, int]] = {
+        t: {"gold": 0, "pred": 0, "exact": 0, "overlap": 0} for t in types
+    }
     ignored = 0
     for g, p in zip(golds, preds, strict=True):
         ignored += sum(1 for s in p if s[2] not in types)
@@ -166,11 +197,15 @@ def evaluate_spans(
                         break
             c["overlap"] += len(used)
     per_type = {
-        t: {"exact": _prf(c["exact"], c["pred"], c["gold"]),
-            "overlap": _prf(c["overlap"], c["pred"], c["gold"])}
+        t: {
+            "exact": _prf(c["exact"], c["pred"], c["gold"]),
+            "overlap": _prf(c["overlap"], c["pred"], c["gold"]),
+        }
         for t, c in sorted(counts.items())
     }
     tot = {k: sum(c[k] for c in counts.values()) for k in ("gold", "pred", "exact", "overlap")}
-    micro = {"exact": _prf(tot["exact"], tot["pred"], tot["gold"]),
-             "overlap": _prf(tot["overlap"], tot["pred"], tot["gold"])}
+    micro = {
+        "exact": _prf(tot["exact"], tot["pred"], tot["gold"]),
+        "overlap": _prf(tot["overlap"], tot["pred"], tot["gold"]),
+    }
     return EvaluationReport(per_type, micro, len(gold), ignored)

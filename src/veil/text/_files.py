@@ -40,8 +40,13 @@ def file_kind(path: str | Path) -> Kind:
     suffixes = [s.lower() for s in Path(path).suffixes]
     suffix = suffixes[-1] if suffixes else ""
     return {  # type: ignore[return-value]
-        ".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet",
-        ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
+        ".csv": "csv",
+        ".tsv": "csv",
+        ".parquet": "parquet",
+        ".pq": "parquet",
+        ".jsonl": "jsonl",
+        ".ndjson": "jsonl",
+        ".json": "json",
     }.get(suffix, "text")
 
 
@@ -79,8 +84,9 @@ def _check_text(value: Any, where: str) -> str | None:
     raise InputError(f"{where}: the text field holds a {type(value).__name__}, not text")
 
 
-def _read_jsonl(path: Path, column: str | None, batch_size: int, on_bytes: Callable[[int], None]
-                ) -> Iterator[_Batch]:
+def _read_jsonl(
+    path: Path, column: str | None, batch_size: int, on_bytes: Callable[[int], None]
+) -> Iterator[_Batch]:
     col = column
     with path.open("rb") as fh:
         recs: list[Any] = []
@@ -129,8 +135,15 @@ def _read_csv(path: Path, column: str | None, batch_size: int) -> Iterator[_Batc
 
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
-        with pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
-                         chunksize=batch_size, sep=sep, encoding="utf-8") as reader:
+        with pd.read_csv(
+            path,
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            chunksize=batch_size,
+            sep=sep,
+            encoding="utf-8",
+        ) as reader:
             for chunk in reader:
                 if column is None or column not in chunk.columns:
                     raise SchemaError(
@@ -144,7 +157,9 @@ def _read_csv(path: Path, column: str | None, batch_size: int) -> Iterator[_Batc
     except pd.errors.EmptyDataError:
         return
     except pd.errors.ParserError:
-        raise InputError(f"{path.name}: malformed CSV", hint="check quoting and separators") from None
+        raise InputError(
+            f"{path.name}: malformed CSV", hint="check quoting and separators"
+        ) from None
 
 
 def _read_parquet(path: Path, column: str | None, batch_size: int) -> Iterator[_Batch]:
@@ -178,12 +193,17 @@ def _read_json(path: Path, column: str | None) -> Iterator[_Batch]:
     if not data:
         return
     col = _jsonl_column(data[0], column)
-    yield _Batch([_check_text(r.get(col), f"{path.name}: record {i}") for i, r in enumerate(data)],
-                 [(r, col) for r in data])
+    yield _Batch(
+        [_check_text(r.get(col), f"{path.name}: record {i}") for i, r in enumerate(data)],
+        [(r, col) for r in data],
+    )
 
 
 def iter_text_batches(
-    path: str | Path, *, column: str | None = None, batch_size: int = 1000,
+    path: str | Path,
+    *,
+    column: str | None = None,
+    batch_size: int = 1000,
     on_bytes: Callable[[int], None] | None = None,
 ) -> Iterator[_Batch]:
     """Batches of texts (``None`` for null) from a file, in order."""
@@ -227,7 +247,9 @@ class _Writer:
             for (rec, col), value in zip(batch.payload, new, strict=True):
                 if col in rec:
                     rec[col] = value
-                fh.write(("[\n" if self.json_items == 0 else ",\n") + json.dumps(rec, ensure_ascii=False))
+                fh.write(
+                    ("[\n" if self.json_items == 0 else ",\n") + json.dumps(rec, ensure_ascii=False)
+                )
                 self.json_items += 1
         elif self.kind == "text":
             fh = self._text_fh()
@@ -236,8 +258,12 @@ class _Writer:
         elif self.kind == "csv":
             df = batch.payload
             df[self.column] = new
-            df.to_csv(self._text_fh(), header=self.first, index=False,
-                      sep="\t" if self.tmp.name.lower().endswith(".tsv.tmp") else ",")
+            df.to_csv(
+                self._text_fh(),
+                header=self.first,
+                index=False,
+                sep="\t" if self.tmp.name.lower().endswith(".tsv.tmp") else ",",
+            )
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -300,8 +326,9 @@ def transform_file(
         writer = _Writer(kind, tmp, column, src_p)
         try:
             on_bytes = task.advance if total is not None else None
-            for batch in iter_text_batches(src_p, column=column, batch_size=batch_size,
-                                           on_bytes=on_bytes):
+            for batch in iter_text_batches(
+                src_p, column=column, batch_size=batch_size, on_bytes=on_bytes
+            ):
                 if kind == "jsonl" and writer.column is None and batch.payload:
                     writer.column = batch.payload[0][1]
                 writer.write(batch, fn(batch.texts))

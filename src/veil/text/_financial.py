@@ -21,9 +21,7 @@ class CreditCardRecognizer(PatternRecognizer):
     entity = "CREDIT_CARD"
     needs_digit = True
     tier = 0
-    patterns = (
-        Pattern("card", r"(?<![\w.,/-])\d(?:[ -]?\d){11,18}(?![\w/]|[.,-]\d)", 0.5),
-    )
+    patterns = (Pattern("card", r"(?<![\w.,/-])\d(?:[ -]?\d){11,18}(?![\w/]|[.,-]\d)", 0.5),)
     context = ("card", "credit", "visa", "mastercard", "amex", "cc", "debit")
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
@@ -39,7 +37,9 @@ class CreditCardRecognizer(PatternRecognizer):
         if _DIGIT.search(text) is None:
             return out
         for m in _RUN.finditer(text):
-            groups = [(g.start() + m.start(), g.end() + m.start()) for g in _DIGITS.finditer(m.group(0))]
+            groups = [
+                (g.start() + m.start(), g.end() + m.start()) for g in _DIGITS.finditer(m.group(0))
+            ]
             i = 0
             while i < len(groups):
                 hit = None
@@ -54,8 +54,17 @@ class CreditCardRecognizer(PatternRecognizer):
                     continue
                 j, start, end = hit
                 words = self._context.find(text, start, end)
-                out.append(Finding(start, end, self.entity, 1.0, self.name, self.tier,
-                                   Explanation(self.name, "card", 0.5, 1.0, words, "luhn+issuer")))
+                out.append(
+                    Finding(
+                        start,
+                        end,
+                        self.entity,
+                        1.0,
+                        self.name,
+                        self.tier,
+                        Explanation(self.name, "card", 0.5, 1.0, words, "luhn+issuer"),
+                    )
+                )
                 i = j + 1
         return out
 
@@ -109,5 +118,3 @@ class AbaRoutingRecognizer(PatternRecognizer):
 
     def validate(self, value: str) -> str | None:
         return "aba-checksum"
-
-

@@ -78,8 +78,16 @@ class DriverLicenseRecognizer(PatternRecognizer):
         Pattern("dl_dashed", r"(?<![\w-])[A-Z]\d{3}-\d{3,4}-\d{2,4}(?:-\d{1,3})?(?![\w-])", 0.45),
     )
     context = (
-        "driver", "driver's", "drivers", "license", "licence", "dl", "dl#", "dln",
-        "driving", "lic",
+        "driver",
+        "driver's",
+        "drivers",
+        "license",
+        "licence",
+        "dl",
+        "dl#",
+        "dln",
+        "driving",
+        "lic",
     )
     context_required = True
 

@@ -34,7 +34,11 @@ def _decode(text: str) -> bytes:
             if prefix == "raw:":
                 return body.encode("utf-8")
             try:
-                return bytes.fromhex(body) if prefix == "hex:" else base64.b64decode(body, validate=True)
+                return (
+                    bytes.fromhex(body)
+                    if prefix == "hex:"
+                    else base64.b64decode(body, validate=True)
+                )
             except (ValueError, binascii.Error):
                 raise KeyMissingError(f"the key after '{prefix}' is not valid") from None
     if _HEX.match(text) and len(text) % 2 == 0:
@@ -103,5 +107,7 @@ def derive(key: bytes, label: str, length: int = 32) -> bytes:
     counter = 0
     while len(out) < length:
         counter += 1
-        out += hmac.new(key, b"veil-text\x00" + label.encode() + bytes([counter]), hashlib.sha256).digest()
+        out += hmac.new(
+            key, b"veil-text\x00" + label.encode() + bytes([counter]), hashlib.sha256
+        ).digest()
     return out[:length]

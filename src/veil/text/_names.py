@@ -56,10 +56,14 @@ class OrganizationRecognizer(PatternRecognizer):
         out = []
         for f in super().analyze(text):
             end = f.end
-            if text[end - 1 : end] == "." and not text[f.start : end].endswith(("Inc.", "Co.", "Corp.", "Ltd.")):
+            if text[end - 1 : end] == "." and not text[f.start : end].endswith(
+                ("Inc.", "Co.", "Corp.", "Ltd.")
+            ):
                 end -= 1
             value = text[f.start : end]
             # a sentence-initial capitalised word is not part of the name ("Meeting Acme Inc")
-            out.append(type(f)(f.start, end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation))
+            out.append(
+                type(f)(f.start, end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation)
+            )
             del value
         return out

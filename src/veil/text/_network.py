@@ -50,7 +50,30 @@ def top_level_domains() -> frozenset[str]:
 
 
 _FILEISH = frozenset(
-    "zip mov app py sh pl rs md ps exe dll bat log txt csv doc json xml ini cfg bak tmp".split()
+    [
+        "zip",
+        "mov",
+        "app",
+        "py",
+        "sh",
+        "pl",
+        "rs",
+        "md",
+        "ps",
+        "exe",
+        "dll",
+        "bat",
+        "log",
+        "txt",
+        "csv",
+        "doc",
+        "json",
+        "xml",
+        "ini",
+        "cfg",
+        "bak",
+        "tmp",
+    ]
 )
 
 
@@ -128,7 +151,9 @@ class MacRecognizer(PatternRecognizer):
             r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}(?![\w:-])",
             0.8,
         ),
-        Pattern("mac_cisco", r"(?<![\w.])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}(?![\w.])", 0.6),
+        Pattern(
+            "mac_cisco", r"(?<![\w.])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}(?![\w.])", 0.6
+        ),
     )
     context = ("mac", "mac address", "hardware address", "ethernet")
 
@@ -170,7 +195,9 @@ class UrlRecognizer(PatternRecognizer):
             while end > f.start and text[end - 1] in ".,;:!?)]}'\"":
                 end -= 1
             if end != f.end:
-                f = type(f)(f.start, end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation)
+                f = type(f)(
+                    f.start, end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation
+                )
             out.append(f)
         return out
 

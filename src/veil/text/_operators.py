@@ -74,8 +74,9 @@ def make_operator(name: str, options: Mapping[str, Any] | None = None) -> Operat
     return cls(**dict(options or {}))
 
 
-def _key(op: str, opts: dict[str, Any], default_env: str, *, required: bool = True,
-         min_bytes: int = 16) -> bytes | None:
+def _key(
+    op: str, opts: dict[str, Any], default_env: str, *, required: bool = True, min_bytes: int = 16
+) -> bytes | None:
     return load_key(
         operator=op,
         key_env=opts.pop("key_env", default_env),
@@ -98,7 +99,9 @@ class PlaceholderOperator(Operator):
         self.scope = options.get("scope", "document")
         if self.scope not in ("document", "run"):
             raise PolicyError("operator 'placeholder': scope must be 'document' or 'run'")
-        self.template = str(options.get("template", "<{entity}>" if not self.numbered else "<{entity}_{n}>"))
+        self.template = str(
+            options.get("template", "<{entity}>" if not self.numbered else "<{entity}_{n}>")
+        )
         self._seen: dict[str, dict[str, int]] = {}
 
     def replace(self, value: str, entity_type: str) -> str:
@@ -141,9 +144,15 @@ class MaskOperator(Operator):
         self.keep_separators = bool(options.get("keep_separators", True))
 
     def replace(self, value: str, entity_type: str) -> str:
-        idx = [i for i, c in enumerate(value) if c.isalnum()] if self.keep_separators else list(range(len(value)))
+        idx = (
+            [i for i, c in enumerate(value) if c.isalnum()]
+            if self.keep_separators
+            else list(range(len(value)))
+        )
         n = len(idx)
-        keep = set(idx[: self.keep_first]) | set(idx[n - self.keep_last :] if self.keep_last else [])
+        keep = set(idx[: self.keep_first]) | set(
+            idx[n - self.keep_last :] if self.keep_last else []
+        )
         if len(keep) >= n:  # never return the value unmasked
             keep = set()
         chars = list(value)
@@ -155,11 +164,25 @@ class MaskOperator(Operator):
 
 def _normal(value: str, entity_type: str) -> bytes:
     v = " ".join(value.split())
-    if entity_type in ("EMAIL_ADDRESS", "URL", "PERSON", "LOCATION", "ORGANIZATION", "NRP",
-                       "IBAN_CODE", "MAC_ADDRESS"):
+    if entity_type in (
+        "EMAIL_ADDRESS",
+        "URL",
+        "PERSON",
+        "LOCATION",
+        "ORGANIZATION",
+        "NRP",
+        "IBAN_CODE",
+        "MAC_ADDRESS",
+    ):
         v = v.casefold()
-    if entity_type in ("PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "US_ITIN", "IBAN_CODE",
-                       "ABA_ROUTING_NUMBER"):
+    if entity_type in (
+        "PHONE_NUMBER",
+        "CREDIT_CARD",
+        "US_SSN",
+        "US_ITIN",
+        "IBAN_CODE",
+        "ABA_ROUTING_NUMBER",
+    ):
         v = "".join(c for c in v if c.isalnum())
     return entity_type.encode() + b"\x00" + v.encode("utf-8")
 
@@ -187,7 +210,9 @@ class HashOperator(Operator):
         self.prefix = bool(opts.get("prefix", False))
 
     def replace(self, value: str, entity_type: str) -> str:
-        h = hmac.new(self._key, _normal(value, entity_type), hashlib.sha256).hexdigest()[: self.length]
+        h = hmac.new(self._key, _normal(value, entity_type), hashlib.sha256).hexdigest()[
+            : self.length
+        ]
         return f"{entity_type}_{h}" if self.prefix else h
 
 
@@ -239,7 +264,9 @@ class FpeOperator(Operator):
         k = (entity_type, radix_index)
         if k not in self._ciphers:
             tweak = derive(self._tweak_seed, f"fpe-tweak:{entity_type}", 7).hex()
-            self._ciphers[k] = FF3Cipher.withCustomAlphabet(self._key_hex, tweak, _ALPHABETS[radix_index])
+            self._ciphers[k] = FF3Cipher.withCustomAlphabet(
+                self._key_hex, tweak, _ALPHABETS[radix_index]
+            )
         return self._ciphers[k]
 
     def _apply(self, value: str, entity_type: str, decrypt: bool) -> str:

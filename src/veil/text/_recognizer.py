@@ -196,9 +196,7 @@ class PatternRecognizer(Recognizer):
                         score,
                         self.name,
                         self.tier,
-                        Explanation(
-                            self.name, pattern.name, pattern.score, score, words, rule
-                        ),
+                        Explanation(self.name, pattern.name, pattern.score, score, words, rule),
                     )
                 )
         return out

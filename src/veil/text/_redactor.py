@@ -109,10 +109,10 @@ class TextRedactor:
         pos = 0
         for f in findings:
             parts_out.append(text[pos : f.start])
-            rep = replacements.get(f.start) if f.entity_type == "PERSON" else None
-            if rep is None:
-                rep = op.replace(text[f.start : f.end], f.entity_type)
-            parts_out.append(rep)
+            linked = replacements.get(f.start) if f.entity_type == "PERSON" else None
+            parts_out.append(
+                linked if linked is not None else op.replace(text[f.start : f.end], f.entity_type)
+            )
             pos = f.end
             self.counts[f.entity_type] += 1
         parts_out.append(text[pos:])

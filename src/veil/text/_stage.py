@@ -40,7 +40,7 @@ class TextStage:
     def _config(self, policy: Policy, column: str) -> TextConfig:
         from veil.policy import TextConfig
 
-        return policy.columns[column].text or TextConfig()
+        return policy.columns[column].text or TextConfig.model_validate({})
 
     def check(self, policy: Policy) -> None:
         """Entity names, custom regexes and operator keys are checked before data is read."""
@@ -62,11 +62,14 @@ class TextStage:
             redactor = build_redactor(cfg)
             series = ctx.data[col]
             mask = series.notna()
-            texts = [str(v) if ok else None for v, ok in zip(series.tolist(), mask.tolist(), strict=True)]
+            texts = [
+                str(v) if ok else None for v, ok in zip(series.tolist(), mask.tolist(), strict=True)
+            ]
             out: list[str | None] = []
             counts: Counter[str] = Counter()
             batch = 1000
-            with ctx.progress.task(f"text: {col}", total=len(texts)) as task:
+            progress: Any = ctx.progress  # the Progress protocol's task() is a context manager
+            with progress.task(f"text: {col}", total=len(texts)) as task:
                 for i in range(0, len(texts), batch):
                     chunk = texts[i : i + batch]
                     for red in redactor.redact_batch(chunk):

@@ -19,12 +19,50 @@ from veil.text._checksums import IBAN_LENGTHS
 
 __all__ = ["SurrogateFactory"]
 
-_MONTHS_FULL = ["January", "February", "March", "April", "May", "June", "July", "August",
-                "September", "October", "November", "December"]
-_NRP = ["American", "Canadian", "Mexican", "Brazilian", "French", "German", "Italian",
-        "Spanish", "Polish", "Irish", "Nigerian", "Kenyan", "Egyptian", "Indian", "Chinese",
-        "Japanese", "Korean", "Vietnamese", "Filipino", "Australian", "Catholic", "Muslim",
-        "Jewish", "Buddhist", "Hindu", "Protestant", "Democrat", "Republican"]
+_MONTHS_FULL = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+_NRP = [
+    "American",
+    "Canadian",
+    "Mexican",
+    "Brazilian",
+    "French",
+    "German",
+    "Italian",
+    "Spanish",
+    "Polish",
+    "Irish",
+    "Nigerian",
+    "Kenyan",
+    "Egyptian",
+    "Indian",
+    "Chinese",
+    "Japanese",
+    "Korean",
+    "Vietnamese",
+    "Filipino",
+    "Australian",
+    "Catholic",
+    "Muslim",
+    "Jewish",
+    "Buddhist",
+    "Hindu",
+    "Protestant",
+    "Democrat",
+    "Republican",
+]
 
 
 def _digits_like(value: str, rng: random.Random, first_nonzero: bool = True) -> str:
@@ -101,7 +139,9 @@ class SurrogateFactory:
         self.fake.seed_instance(seed)
         fn = self._by_type.get(entity_type)
         for _ in range(5):
-            out = fn(value, rng) if fn is not None else _digits_like(value, rng, first_nonzero=False)
+            out = (
+                fn(value, rng) if fn is not None else _digits_like(value, rng, first_nonzero=False)
+            )
             if out != value:
                 return out
         return out

@@ -52,7 +52,9 @@ class TokenVault:
         self.actor = actor
         self._mac_key = derive(key, "vault-token")
         self._enc_key = derive(key, "vault-aes", 32)
-        self._check = hmac.new(derive(key, "vault-check"), b"check", hashlib.sha256).hexdigest()[:16]
+        self._check = hmac.new(derive(key, "vault-check"), b"check", hashlib.sha256).hexdigest()[
+            :16
+        ]
         self.engine = sa.create_engine(url)
         md = sa.MetaData()
         self.tokens = sa.Table(
@@ -82,7 +84,9 @@ class TokenVault:
         )
         md.create_all(self.engine)
         with self.engine.begin() as conn:
-            row = conn.execute(sa.select(self.meta.c.value).where(self.meta.c.name == "key_check")).first()
+            row = conn.execute(
+                sa.select(self.meta.c.value).where(self.meta.c.name == "key_check")
+            ).first()
             if row is None:
                 conn.execute(self.meta.insert().values(name="key_check", value=self._check))
             elif row[0] != self._check:
@@ -93,8 +97,9 @@ class TokenVault:
         self._pending: dict[str, tuple[str, bytes]] = {}
 
     def token_for(self, value: str, entity_type: str) -> str:
-        mac = hmac.new(self._mac_key, entity_type.encode() + b"\x00" + value.encode("utf-8"),
-                       hashlib.sha256).hexdigest()[:12]
+        mac = hmac.new(
+            self._mac_key, entity_type.encode() + b"\x00" + value.encode("utf-8"), hashlib.sha256
+        ).hexdigest()[:12]
         return f"<{entity_type}_{mac}>"
 
     def tokenize(self, value: str, entity_type: str) -> str:
@@ -104,7 +109,9 @@ class TokenVault:
         token = self.token_for(value, entity_type)
         if token not in self._pending:
             nonce = secrets.token_bytes(12)
-            blob = nonce + AESGCM(self._enc_key).encrypt(nonce, value.encode("utf-8"), token.encode())
+            blob = nonce + AESGCM(self._enc_key).encrypt(
+                nonce, value.encode("utf-8"), token.encode()
+            )
             self._pending[token] = (entity_type, blob)
             if len(self._pending) >= 5000:
                 self.flush()
@@ -132,8 +139,14 @@ class TokenVault:
             import sqlalchemy as sa
 
             with self.engine.connect() as conn:
-                have = {r[0] for r in conn.execute(
-                    sa.select(self.tokens.c.token).where(self.tokens.c.token.in_(list(self._pending))))}
+                have = {
+                    r[0]
+                    for r in conn.execute(
+                        sa.select(self.tokens.c.token).where(
+                            self.tokens.c.token.in_(list(self._pending))
+                        )
+                    )
+                }
             rows = [r for r in rows if r["token"] not in have]
             stmt = self.tokens.insert()
         if rows:
@@ -148,7 +161,9 @@ class TokenVault:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         if not purpose or not purpose.strip():
-            raise InputError("a vault lookup needs a purpose", hint="say why, e.g. --purpose 'DSAR 2024-17'")
+            raise InputError(
+                "a vault lookup needs a purpose", hint="say why, e.g. --purpose 'DSAR 2024-17'"
+            )
         self.flush()
         with self.engine.begin() as conn:
             row = conn.execute(
@@ -156,8 +171,12 @@ class TokenVault:
             ).first()
             conn.execute(
                 self.audit.insert().values(
-                    at=dt.datetime.now(dt.UTC), actor=actor or self.actor, purpose=purpose,
-                    action="lookup", token=token[:64], found=row is not None,
+                    at=dt.datetime.now(dt.UTC),
+                    actor=actor or self.actor,
+                    purpose=purpose,
+                    action="lookup",
+                    token=token[:64],
+                    found=row is not None,
                 )
             )
         if row is None:

@@ -71,8 +71,15 @@ def test_deny_list_whole_words_only() -> None:
 def test_custom_pattern_with_context() -> None:
     cfg = TextConfig(
         ner=False,
-        patterns=({"name": "employee", "entity": "EMPLOYEE_ID", "regex": r"\bE-\d{6}\b",
-                   "score": 0.4, "context": ["employee"]},),
+        patterns=(
+            {
+                "name": "employee",
+                "entity": "EMPLOYEE_ID",
+                "regex": r"\bE-\d{6}\b",
+                "score": 0.4,
+                "context": ["employee"],
+            },
+        ),
     )
     a = TextAnalyzer.from_config(cfg)
     assert "EMPLOYEE_ID" in a.supported_entities
@@ -121,8 +128,9 @@ def test_ten_megabyte_document_is_chunked() -> None:
 
 
 def test_span_across_chunk_boundary_is_found_once() -> None:
-    a = TextAnalyzer(TextAnalyzer.from_config(ner=False).recognizers, max_chunk_chars=1000,
-                     chunk_overlap=100)
+    a = TextAnalyzer(
+        TextAnalyzer.from_config(ner=False).recognizers, max_chunk_chars=1000, chunk_overlap=100
+    )
     text = "x " * 495 + "mail jo@example.com " + "y " * 600
     found = [f for f in a.analyze(text) if f.entity_type == "EMAIL_ADDRESS"]
     assert len(found) == 1 and text[found[0].start : found[0].end] == "jo@example.com"

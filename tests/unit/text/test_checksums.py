@@ -55,8 +55,15 @@ def test_iban(iban: str, ok: bool) -> None:
 
 @pytest.mark.parametrize(
     ("aba", "ok"),
-    [("011000015", True), ("121000358", True), ("021000021", True),
-     ("011000016", False), ("991000015", False), ("000000000", False), ("12100035", False)],
+    [
+        ("011000015", True),
+        ("121000358", True),
+        ("021000021", True),
+        ("011000016", False),
+        ("991000015", False),
+        ("000000000", False),
+        ("12100035", False),
+    ],
 )
 def test_aba(aba: str, ok: bool) -> None:
     assert aba_ok(aba) is ok

@@ -8,17 +8,23 @@ from veil import InputError
 from veil.text import evaluate_spans, load_gold
 
 GOLD = [
-    {"full_text": "Jane Roe, 12 Elm St", "spans": [
-        {"entity_type": "PERSON", "start_position": 0, "end_position": 8},
-        {"entity_type": "ADDRESS", "start_position": 10, "end_position": 19}]},
+    {
+        "full_text": "Jane Roe, 12 Elm St",
+        "spans": [
+            {"entity_type": "PERSON", "start_position": 0, "end_position": 8},
+            {"entity_type": "ADDRESS", "start_position": 10, "end_position": 19},
+        ],
+    },
     {"full_text": "nothing here", "spans": []},
 ]
 
 
 def test_exact_and_overlap_counts() -> None:
     preds = [
-        [{"start": 0, "end": 4, "entity_type": "PERSON"},  # overlaps, not exact
-         {"start": 10, "end": 19, "entity_type": "STREET_ADDRESS"}],
+        [
+            {"start": 0, "end": 4, "entity_type": "PERSON"},  # overlaps, not exact
+            {"start": 10, "end": 19, "entity_type": "STREET_ADDRESS"},
+        ],
         [{"start": 0, "end": 7, "entity_type": "PERSON"}],  # false positive
     ]
     r = evaluate_spans(GOLD, preds, label_map={"ADDRESS": "STREET_ADDRESS"})

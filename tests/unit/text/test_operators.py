@@ -29,7 +29,10 @@ def test_placeholder_and_numbered(analyzer: TextAnalyzer) -> None:
     plain = TextRedactor(analyzer, make_operator("placeholder")).redact(text).text
     assert plain == "Mail <EMAIL_ADDRESS>, <EMAIL_ADDRESS> and <EMAIL_ADDRESS>"
     numbered = TextRedactor(analyzer, make_operator("placeholder", {"numbered": True}))
-    assert numbered.redact(text).text == "Mail <EMAIL_ADDRESS_1>, <EMAIL_ADDRESS_2> and <EMAIL_ADDRESS_1>"
+    assert (
+        numbered.redact(text).text
+        == "Mail <EMAIL_ADDRESS_1>, <EMAIL_ADDRESS_2> and <EMAIL_ADDRESS_1>"
+    )
     # per document by default: the next document starts at 1 again
     assert numbered.redact("b@example.com").text == "<EMAIL_ADDRESS_1>"
 
@@ -75,8 +78,11 @@ def test_hash_is_keyed_and_normalised(keys: None, monkeypatch: pytest.MonkeyPatc
 def test_fpe_round_trip_keeps_format(keys: None) -> None:
     op = make_operator("fpe")
     assert isinstance(op, FpeOperator)
-    for value, entity in [("4111 1111 1111 1111", "CREDIT_CARD"), ("536-22-1234", "US_SSN"),
-                          ("GB82 WEST 1234 5698 7654 32", "IBAN_CODE")]:
+    for value, entity in [
+        ("4111 1111 1111 1111", "CREDIT_CARD"),
+        ("536-22-1234", "US_SSN"),
+        ("GB82 WEST 1234 5698 7654 32", "IBAN_CODE"),
+    ]:
         token = op.replace(value, entity)
         assert token != value
         assert [c.isdigit() for c in token] == [c.isdigit() for c in value]
@@ -119,12 +125,18 @@ def test_surrogates_keep_type_and_validity(keys: None, analyzer: TextAnalyzer) -
     date = op.replace("03/14/1985", "DATE_TIME")
     assert re.fullmatch(r"\d{2}/\d{2}/\d{4}", date)
     # a surrogate is itself detected as the same type
-    for value, entity in [(card, "CREDIT_CARD"), (ssn, "US_SSN"), (iban, "IBAN_CODE"),
-                          (email, "EMAIL_ADDRESS")]:
+    for value, entity in [
+        (card, "CREDIT_CARD"),
+        (ssn, "US_SSN"),
+        (iban, "IBAN_CODE"),
+        (email, "EMAIL_ADDRESS"),
+    ]:
         assert entity in {f.entity_type for f in analyzer.analyze(f"value {value} end")}
 
 
-def test_surrogate_consistent_across_instances_and_keys(keys: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_surrogate_consistent_across_instances_and_keys(
+    keys: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     a = make_operator("surrogate").replace("jo@example.com", "EMAIL_ADDRESS")
     b = make_operator("surrogate").replace("jo@example.com", "EMAIL_ADDRESS")
     assert a == b
@@ -144,7 +156,10 @@ def test_name_variants_share_a_replacement(keys: None) -> None:
     assert out == f"{first} {last} arrived. Mr. {last} said {first} would stay."
     assert (first, last) != ("John", "Smith")
     num = TextRedactor(TextAnalyzer(), make_operator("placeholder", {"numbered": True}))
-    assert num.apply(text, findings) == "<PERSON_1> arrived. Mr. <PERSON_1> said <PERSON_1> would stay."
+    assert (
+        num.apply(text, findings)
+        == "<PERSON_1> arrived. Mr. <PERSON_1> said <PERSON_1> would stay."
+    )
 
 
 def test_vault_round_trip_and_audit(keys: None, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -160,6 +175,8 @@ def test_vault_round_trip_and_audit(keys: None, tmp_path) -> None:  # type: igno
     assert vault.lookup("<PERSON_000000000000>", actor="dpo", purpose="probe") is None
     log = vault.audit_log()
     assert [(r["actor"], r["purpose"], r["found"]) for r in log] == [
-        ("dpo", "DSAR 17", True), ("dpo", "probe", False)]
+        ("dpo", "DSAR 17", True),
+        ("dpo", "probe", False),
+    ]
     with pytest.raises(KeyMissingError, match="different key"):
         TokenVault(url, bytes.fromhex(KEY2))
