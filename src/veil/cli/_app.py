@@ -37,6 +37,7 @@ _COMMAND_MODULES = [
     "veil.cli._keys",
     "veil.cli._anonymize",
     "veil.cli._budget",
+    "veil.cli._text",
 ]
 
 
