@@ -36,6 +36,8 @@ _COMMAND_MODULES = [
     "veil.cli._run",
     "veil.cli._policy",
     "veil.cli._keys",
+    "veil.cli._risk",
+    "veil.cli._report",
 ]
 
 

@@ -116,7 +116,7 @@ def pitman(sizes: np.ndarray, population: float) -> float | None:
     big = keys > 1
 
     def score(x: np.ndarray) -> np.ndarray:
-        t, a = float(x[0]), float(x[1])
+        t, a = np.float64(x[0]), np.float64(x[1])
         v0 = u - 1.0
         o1 = (digamma(v0 + t / a + 1) - digamma(t / a + 1)) / a
         o2 = digamma(n + t) - digamma(t + 1)
@@ -125,7 +125,7 @@ def pitman(sizes: np.ndarray, population: float) -> float | None:
         return np.array([o1 - o2, o3 - o4])
 
     def jac(x: np.ndarray) -> np.ndarray:
-        t, a = float(x[0]), float(x[1])
+        t, a = np.float64(x[0]), np.float64(x[1])
         v0 = u - 1.0
         tg = lambda z: float(polygamma(1, z))  # noqa: E731
         v1 = float(digamma(v0 + t / a + 1))
@@ -147,7 +147,7 @@ def pitman(sizes: np.ndarray, population: float) -> float | None:
         try:
             with np.errstate(all="ignore"):
                 sol = root(score, np.array(start, dtype=float), jac=jac, method="hybr")
-        except (ValueError, FloatingPointError):
+        except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError):
             continue
         t, a = (float(v) for v in sol.x)
         if not sol.success or t < 0 or not 0 < a < 1:
@@ -186,7 +186,7 @@ def snb(sizes: np.ndarray, population: float) -> float | None:
     k = u + c1 * (var1 / var2) * (var3 / var4) ** 2
 
     def eqs(x: np.ndarray) -> np.ndarray:
-        a, b = float(x[0]), float(x[1])
+        a, b = np.float64(x[0]), np.float64(x[1])  # numpy floats: nan/inf, not exceptions
         d = (1 - f) * (1 - b)
         r1 = k * f * (b / (1 - d)) ** a * (a * d / (1 - d) + 1) - c1
         r2 = k * a * b**a * f2 * (1 - b) / 2 * (1 - d) ** (a + 2) * (2 - (1 - a) * d) - c2
@@ -198,7 +198,7 @@ def snb(sizes: np.ndarray, population: float) -> float | None:
             try:
                 with np.errstate(all="ignore"):
                     sol = root(eqs, np.array([a0, b0]), method="hybr")
-            except (ValueError, FloatingPointError):
+            except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError):
                 continue
             a, b = (float(v) for v in sol.x)
             if not sol.success or not np.all(np.isfinite(sol.x)) or b <= 0:
