@@ -20,15 +20,18 @@ __all__ = ["choose_target", "measure_utility"]
 
 
 def choose_target(df: pd.DataFrame, candidates: Sequence[str], max_classes: int = 20) -> str | None:
-    """The first binary candidate column, else the first with at most ``max_classes`` values.
+    """The binary candidate that comes last in the table, else the first candidate with at
+    most ``max_classes`` values.
 
-    Binary targets come first: they are the usual ML task (and one tree per boosting round).
+    Binary targets come first: they are the usual ML task (and one tree per boosting round);
+    among them the last column, where a dataset's label usually sits (Adult's salary class).
     """
     present = [c for c in candidates if c in df.columns]
     counts = {c: df[c].nunique() for c in present}
-    for c in present:
-        if counts[c] == 2:
-            return str(c)
+    position = {str(c): i for i, c in enumerate(df.columns)}
+    binary = [c for c in present if counts[c] == 2]
+    if binary:
+        return str(max(binary, key=lambda c: position[str(c)]))
     for c in present:
         if 2 < counts[c] <= max_classes:
             return str(c)
