@@ -24,9 +24,18 @@ pytestmark = pytest.mark.browser
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
 REQUIRED_IDS = (
-    "summary", "guarantees", "risk", "class-size-histogram", "risk-distribution",
-    "generalization-levels", "distributions", "utility-table", "ml-table", "tradeoff-curve",
-    "dp-budget", "compliance",
+    "summary",
+    "guarantees",
+    "risk",
+    "class-size-histogram",
+    "risk-distribution",
+    "generalization-levels",
+    "distributions",
+    "utility-table",
+    "ml-table",
+    "tradeoff-curve",
+    "dp-budget",
+    "compliance",
 )
 
 
@@ -44,10 +53,18 @@ class _Browser:
     def __init__(self, binary: str, profile: Path) -> None:
         self.proc = subprocess.Popen(
             [
-                binary, "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", f"--user-data-dir={profile}", "--remote-debugging-port=0",
-                "--window-size=1200,900", "about:blank",
+                binary,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                "--remote-debugging-port=0",
+                "--window-size=1200,900",
+                "about:blank",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -60,7 +77,7 @@ class _Browser:
                 raise RuntimeError("Chromium did not start")
             time.sleep(0.1)
         port = port_file.read_text().split()[0]
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:  # noqa: S310
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:
             pages = [t for t in json.load(resp) if t["type"] == "page"]
         self._stack = contextlib.ExitStack()
         self.ws = self._stack.enter_context(
@@ -111,7 +128,9 @@ class _Browser:
                 out.append(f"log error: {p['entry'].get('source')}")
             elif m == "Network.loadingFailed":
                 out.append("a resource failed to load")
-            elif m == "Network.requestWillBeSent" and not p["request"]["url"].startswith(("file:", "data:", "about:")):
+            elif m == "Network.requestWillBeSent" and not p["request"]["url"].startswith(
+                ("file:", "data:", "about:")
+            ):
                 out.append("an external request")
         return out
 
@@ -124,7 +143,9 @@ class _Browser:
         metrics = self.call("Page.getLayoutMetrics")
         height = int(metrics["cssContentSize"]["height"])
         shot = self.call(
-            "Page.captureScreenshot", format="png", captureBeyondViewport=True,
+            "Page.captureScreenshot",
+            format="png",
+            captureBeyondViewport=True,
             clip={"x": 0, "y": 0, "width": 1200, "height": min(height, 6000), "scale": 1},
         )
         path.write_bytes(base64.b64decode(shot["data"]))
@@ -162,16 +183,38 @@ def _demo_report_html() -> str:
 
     qis = list(ADULT_QUASI_IDENTIFIERS)
     levels = (0, 3, 0, 0, 2, 1, 1, 0)
-    cols = {q: {"role": "quasi_identifier", "hierarchy": {"type": "file", "path": str(adult_hierarchy_path(q))}} for q in qis}
+    cols = {
+        q: {
+            "role": "quasi_identifier",
+            "hierarchy": {"type": "file", "path": str(adult_hierarchy_path(q))},
+        }
+        for q in qis
+    }
     cols["occupation"] = {"role": "sensitive"}
     policy = Policy.model_validate(
-        {"data": {"path": "adult.csv"}, "columns": cols,
-         "privacy": {"k_anonymity": {"k": 5}, "t_closeness": {"t": 0.9}, "suppression_limit": 0.05}}
+        {
+            "data": {"path": "adult.csv"},
+            "columns": cols,
+            "privacy": {
+                "k_anonymity": {"k": 5},
+                "t_closeness": {"t": 0.9},
+                "suppression_limit": 0.05,
+            },
+        }
     )
     rel = adult_release(levels)
-    ctx = RunContext(policy=policy, original=adult_frame(), data=rel.data, suppressed=rel.suppressed)
-    ctx.report["anonymize"] = {"transformation": dict(zip(qis, levels, strict=True)), "max_levels": rel.max_levels}
-    ctx.report["dp"] = {"epsilon_spent": 0.7, "budget": 1.0, "queries": [{"name": "count", "epsilon": 0.2}, {"name": "mean age", "epsilon": 0.5}]}
+    ctx = RunContext(
+        policy=policy, original=adult_frame(), data=rel.data, suppressed=rel.suppressed
+    )
+    ctx.report["anonymize"] = {
+        "transformation": dict(zip(qis, levels, strict=True)),
+        "max_levels": rel.max_levels,
+    }
+    ctx.report["dp"] = {
+        "epsilon_spent": 0.7,
+        "budget": 1.0,
+        "queries": [{"name": "count", "epsilon": 0.2}, {"name": "mean age", "epsilon": 0.5}],
+    }
     RiskStage(max_train_rows=1000).run(ctx)
     report = build_report(ctx, timings={"risk": 0.5}, stages=["anonymize", "dp", "risk"])
     return render_html(json.loads(json.dumps(report, default=str)))

@@ -14,9 +14,12 @@ __all__ = ["register"]
 
 
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="Output folder of `veil run` (holds report.json).")],
+    run_dir: Annotated[
+        Path, typer.Argument(help="Output folder of `veil run` (holds report.json).")
+    ],
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write the HTML here (default RUN_DIR/report.html).")
+        Path | None,
+        typer.Option("--out", "-o", help="Write the HTML here (default RUN_DIR/report.html)."),
     ] = None,
     examples: Annotated[
         int,
@@ -35,11 +38,15 @@ def report(
 
     src = run_dir / "report.json" if run_dir.is_dir() else run_dir
     if not src.is_file():
-        raise InputError(f"no report.json in {run_dir}", hint="pass the output folder of `veil run`")
+        raise InputError(
+            f"no report.json in {run_dir}", hint="pass the output folder of `veil run`"
+        )
     try:
         data = json.loads(src.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise InputError(f"{src} is not valid JSON", hint="re-run the policy to write it again") from None
+        raise InputError(
+            f"{src} is not valid JSON", hint="re-run the policy to write it again"
+        ) from None
     if not isinstance(data, dict) or not str(data.get("report_version", "")).startswith("1."):
         raise InputError(
             f"{src} is not a veil report of format 1.x",

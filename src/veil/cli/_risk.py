@@ -36,7 +36,9 @@ def risk(
     ] = 0.2,
     population: Annotated[
         Path | None,
-        typer.Option("--population", help="Population table (same QIs, released domain) for journalist risk."),
+        typer.Option(
+            "--population", help="Population table (same QIs, released domain) for journalist risk."
+        ),
     ] = None,
     sampling_fraction: Annotated[
         float | None,

@@ -51,7 +51,9 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
     return out
 
 
-def build_report(ctx: RunContext, *, timings: dict[str, float], stages: list[str]) -> dict[str, Any]:
+def build_report(
+    ctx: RunContext, *, timings: dict[str, float], stages: list[str]
+) -> dict[str, Any]:
     """Build the JSON report of a run (see ``veil/report/schema.json``)."""
     suppressed = int(ctx.suppressed.sum()) if ctx.suppressed is not None else 0
     summary: dict[str, Any] = {

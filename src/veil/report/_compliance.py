@@ -13,8 +13,18 @@ from typing import Any
 
 __all__ = ["compliance_section"]
 
-_REVERSIBLE = {"hash", "tokenize", "mask", "date_shift", "geo_round", "geo_displace", "noise",
-               "date_generalize", "top_bottom_code", "keep"}
+_REVERSIBLE = {
+    "hash",
+    "tokenize",
+    "mask",
+    "date_shift",
+    "geo_round",
+    "geo_displace",
+    "noise",
+    "date_generalize",
+    "top_bottom_code",
+    "keep",
+}
 
 
 def _facts(report: dict[str, Any]) -> dict[str, Any]:
@@ -82,7 +92,9 @@ def compliance_section(report: dict[str, Any]) -> list[dict[str, Any]]:
                 "and what other data they hold, which veil cannot see",
                 "pseudonymised data (keyed hashes, tokens) remains personal data under Recital 26",
                 "free-text columns are only as clean as the PII detection, which has a measured, "
-                "nonzero miss rate" if f["text_columns"] else "the risk of attributes not declared "
+                "nonzero miss rate"
+                if f["text_columns"]
+                else "the risk of attributes not declared "
                 "as quasi-identifiers being used for linkage",
             ],
         },
@@ -109,8 +121,7 @@ def compliance_section(report: dict[str, Any]) -> list[dict[str, Any]]:
                 "later does not change it; re-run the policy after erasures",
             ],
             "cannot_establish": [
-                "which released record belongs to a requester (by design for an anonymous "
-                "release)",
+                "which released record belongs to a requester (by design for an anonymous release)",
                 "erasure from models or statistics already derived from the data",
             ],
         },
@@ -120,8 +131,14 @@ def compliance_section(report: dict[str, Any]) -> list[dict[str, Any]]:
             "evidence": [
                 f"{f['identifiers_dropped']} of {f['identifiers']} declared identifier column(s) "
                 "removed",
-                *([pseudo + "; a code derived from an identifier is not a permitted "
-                   "re-identification code (164.514(c))"] if pseudo else []),
+                *(
+                    [
+                        pseudo + "; a code derived from an identifier is not a permitted "
+                        "re-identification code (164.514(c))"
+                    ]
+                    if pseudo
+                    else []
+                ),
             ],
             "cannot_establish": [
                 "that none of the 18 identifier types remains anywhere, including columns not "

@@ -48,7 +48,8 @@ def _fmt(v: Any) -> str:
 
 def _kv_table(d: dict[str, Any], table_id: str) -> str:
     rows = "".join(
-        f"<tr><th>{_e(str(k).replace('_', ' '))}</th><td>{_generic(v, 1)}</td></tr>" for k, v in d.items()
+        f"<tr><th>{_e(str(k).replace('_', ' '))}</th><td>{_generic(v, 1)}</td></tr>"
+        for k, v in d.items()
     )
     return f'<table id="{_e(table_id)}">{rows}</table>'
 
@@ -59,7 +60,8 @@ def _table(head: list[str], rows: list[list[Any]], table_id: str | None = None) 
     body = "".join(
         "<tr>"
         + "".join(
-            f'<td class="num">{_e(_fmt(c))}</td>' if isinstance(c, int | float) and not isinstance(c, bool)
+            f'<td class="num">{_e(_fmt(c))}</td>'
+            if isinstance(c, int | float) and not isinstance(c, bool)
             else f"<td>{c if isinstance(c, _Raw) else _e(_fmt(c))}</td>"
             for c in r
         )
@@ -96,9 +98,11 @@ def _generic(v: Any, depth: int = 0) -> str:
             keys: list[str] = []
             for x in v[:100]:
                 keys += [k for k in x if k not in keys]
-            rows = [[_Raw(_generic(x.get(k), depth + 1)) for k in keys] for x in v[:100]]
+            cells: list[list[Any]] = [
+                [_Raw(_generic(x.get(k), depth + 1)) for k in keys] for x in v[:100]
+            ]
             more = f'<p class="muted">{len(v) - 100} more rows</p>' if len(v) > 100 else ""
-            return _table(keys, rows) + more
+            return _table(keys, cells) + more
         shown = ", ".join(_e(_fmt(x)) for x in v[:50])
         return shown + (f" … ({len(v)} in all)" if len(v) > 50 else "")
     return _e(_fmt(v))
@@ -113,8 +117,12 @@ def _requirements(report: dict[str, Any]) -> str:
         return ""
     rows = []
     for r in reqs:
-        mark = _Raw('<span class="ok">met</span>' if r.get("met") else '<span class="bad">NOT met</span>')
-        rows.append([r.get("model"), r.get("column", "–"), r.get("required"), r.get("measured"), mark])
+        mark = _Raw(
+            '<span class="ok">met</span>' if r.get("met") else '<span class="bad">NOT met</span>'
+        )
+        rows.append(
+            [r.get("model"), r.get("column", "–"), r.get("required"), r.get("measured"), mark]
+        )
     return (
         '<section id="guarantees"><h2>Guarantees, re-checked on the release</h2>'
         + _table(["model", "column", "required", "measured", "status"], rows, "guarantees-table")
@@ -122,7 +130,17 @@ def _requirements(report: dict[str, Any]) -> str:
     )
 
 
-_SIZE_BINS = ((1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, 999), (1000, None))
+_SIZE_BINS = (
+    (1, 1),
+    (2, 2),
+    (3, 4),
+    (5, 9),
+    (10, 19),
+    (20, 49),
+    (50, 99),
+    (100, 999),
+    (1000, None),
+)
 
 
 def _risk(report: dict[str, Any]) -> str:
@@ -136,42 +154,71 @@ def _risk(report: dict[str, Any]) -> str:
     p, j, m = rr["prosecutor"], rr["journalist"], rr["marketer"]
     parts.append(
         _table(
-            ["attacker model", "highest", "average", "records at highest", f"records above {rr['threshold']:g}"],
             [
-                ["prosecutor (knows the person is in the data)", p["highest"], p["average"],
-                 p["records_at_highest"], p["records_above_threshold"]],
-                [f"journalist (population: {j.get('population', 'sample')})", j["highest"], j["average"],
-                 j["records_at_highest"], j["records_above_threshold"]],
+                "attacker model",
+                "highest",
+                "average",
+                "records at highest",
+                f"records above {rr['threshold']:g}",
+            ],
+            [
+                [
+                    "prosecutor (knows the person is in the data)",
+                    p["highest"],
+                    p["average"],
+                    p["records_at_highest"],
+                    p["records_above_threshold"],
+                ],
+                [
+                    f"journalist (population: {j.get('population', 'sample')})",
+                    j["highest"],
+                    j["average"],
+                    j["records_at_highest"],
+                    j["records_above_threshold"],
+                ],
                 ["marketer (re-identify as many as possible)", None, m["average"], None, None],
             ],
             "risk-table",
         )
     )
     parts.append(
-        f'<p>{rr["records"]} records in {rr["classes"]} equivalence classes; '
-        f'{risk.get("suppressed_rows", 0)} suppressed rows; sample uniques: '
-        f'{rr["sample_uniques"]["records"]} ({rr["sample_uniques"]["share"]:.2%}).</p>'
+        f"<p>{rr['records']} records in {rr['classes']} equivalence classes; "
+        f"{risk.get('suppressed_rows', 0)} suppressed rows; sample uniques: "
+        f"{rr['sample_uniques']['records']} ({rr['sample_uniques']['share']:.2%}).</p>"
     )
     sizes = rr.get("class_sizes", [])
     labels, counts = [], []
     for lo, hi in _SIZE_BINS:
         labels.append(f"{lo}" if lo == hi else (f"{lo}-{hi}" if hi else f"{lo}+"))
-        counts.append(sum(s["classes"] for s in sizes if s["size"] >= lo and (hi is None or s["size"] <= hi)))
+        counts.append(
+            sum(s["classes"] for s in sizes if s["size"] >= lo and (hi is None or s["size"] <= hi))
+        )
     dist = rr.get("distribution", [])
     risk_labels = [f"≤{d['upper']:.0%}" if d["upper"] < 1 else "≤100%" for d in dist]
     parts.append('<div class="grid">')
     parts.append(
         _figure(
-            bar_chart("class-size-histogram", "Equivalence-class sizes", labels, counts,
-                      x_label="class size (records)", y_label="classes"),
+            bar_chart(
+                "class-size-histogram",
+                "Equivalence-class sizes",
+                labels,
+                counts,
+                x_label="class size (records)",
+                y_label="classes",
+            ),
             "How many classes have each size. Classes of size 1 are sample uniques.",
         )
     )
     parts.append(
         _figure(
-            bar_chart("risk-distribution", "Prosecutor risk of records", risk_labels,
-                      [d["records"] for d in dist], x_label="re-identification risk (upper bound of bucket)",
-                      y_label="records"),
+            bar_chart(
+                "risk-distribution",
+                "Prosecutor risk of records",
+                risk_labels,
+                [d["records"] for d in dist],
+                x_label="re-identification risk (upper bound of bucket)",
+                y_label="records",
+            ),
             "Records by their re-identification risk, 1 / size of their class.",
         )
     )
@@ -179,31 +226,74 @@ def _risk(report: dict[str, Any]) -> str:
     if risk.get("sensitive"):
         rows = []
         for s in risk["sensitive"]:
-            rows.append([s["column"], s["distinct_values"], s["l"]["distinct"], s["l"]["entropy"],
-                         s["recursive"]["c"], s["t"]["equal"], s["t"]["ordered"], s["alpha"],
-                         s["beta_likeness"]["basic"], s["delta_disclosure"]])
+            rows.append(
+                [
+                    s["column"],
+                    s["distinct_values"],
+                    s["l"]["distinct"],
+                    s["l"]["entropy"],
+                    s["recursive"]["c"],
+                    s["t"]["equal"],
+                    s["t"]["ordered"],
+                    s["alpha"],
+                    s["beta_likeness"]["basic"],
+                    s["delta_disclosure"],
+                ]
+            )
         parts.append("<h3>Anonymity levels per sensitive attribute</h3>")
-        parts.append(_table(["column", "values", "l distinct", "l entropy", "recursive c", "t equal",
-                             "t ordered", "alpha", "beta", "delta"], rows, "levels-table"))
+        parts.append(
+            _table(
+                [
+                    "column",
+                    "values",
+                    "l distinct",
+                    "l entropy",
+                    "recursive c",
+                    "t equal",
+                    "t ordered",
+                    "alpha",
+                    "beta",
+                    "delta",
+                ],
+                rows,
+                "levels-table",
+            )
+        )
     inf = risk.get("attribute_inference") or {}
     if inf:
         parts.append("<h3>Attribute inference (homogeneity)</h3>")
-        parts.append(_table(
-            ["sensitive attribute", "records in homogeneous classes", "majority-guess accuracy",
-             "without quasi-identifiers", "lift"],
-            [[s, v["homogeneous"], v["majority_guess"], v["baseline"], v["lift"]] for s, v in inf.items()],
-            "inference-table",
-        ))
+        parts.append(
+            _table(
+                [
+                    "sensitive attribute",
+                    "records in homogeneous classes",
+                    "majority-guess accuracy",
+                    "without quasi-identifiers",
+                    "lift",
+                ],
+                [
+                    [s, v["homogeneous"], v["majority_guess"], v["baseline"], v["lift"]]
+                    for s, v in inf.items()
+                ],
+                "inference-table",
+            )
+        )
     if risk.get("linkage"):
         parts.append("<h3>Linkage attack</h3>" + _generic(risk["linkage"]))
     pu = risk.get("population_uniqueness")
     if pu:
         parts.append("<h3>Population uniqueness</h3>")
-        parts.append(_table(["model", "estimated population uniques", "share of population"],
-                            [[k, v["uniques"], v["share"]] for k, v in pu["estimates"].items()],
-                            "uniqueness-table"))
-        parts.append(f'<p class="muted">Dankar et al. rule chose {_e(pu["dankar_model"])}; '
-                     f'population {pu["population_size"]}, sampling fraction {pu["sampling_fraction"]:.4g}.</p>')
+        parts.append(
+            _table(
+                ["model", "estimated population uniques", "share of population"],
+                [[k, v["uniques"], v["share"]] for k, v in pu["estimates"].items()],
+                "uniqueness-table",
+            )
+        )
+        parts.append(
+            f'<p class="muted">Dankar et al. rule chose {_e(pu["dankar_model"])}; '
+            f"population {pu['population_size']}, sampling fraction {pu['sampling_fraction']:.4g}.</p>"
+        )
     parts.append("</section>")
     return "".join(parts)
 
@@ -224,28 +314,50 @@ def _generalization(report: dict[str, Any]) -> str:
                 levels[q] = float(v)
     elif isinstance(trans, list):
         qis = (report.get("risk") or {}).get("quasi_identifiers") or []
-        levels = {q: float(v) for q, v in zip(qis, trans, strict=False) if isinstance(v, int | float)}
+        levels = {
+            q: float(v) for q, v in zip(qis, trans, strict=False) if isinstance(v, int | float)
+        }
     for q, v in (anon.get("max_levels") or {}).items():
         maxes.setdefault(q, float(v))
     if levels:
-        parts.append(_figure(
-            bar_chart("generalization-levels", "Generalization level", list(levels), list(levels.values()),
-                      x_label="quasi-identifier", y_label="level"),
-            "Hierarchy level applied to each quasi-identifier (0 = original values)."
-            + (" Maximum levels: " + ", ".join(f"{q} {int(m)}" for q, m in maxes.items()) if maxes else ""),
-        ))
+        parts.append(
+            _figure(
+                bar_chart(
+                    "generalization-levels",
+                    "Generalization level",
+                    list(levels),
+                    list(levels.values()),
+                    x_label="quasi-identifier",
+                    y_label="level",
+                ),
+                "Hierarchy level applied to each quasi-identifier (0 = original values)."
+                + (
+                    " Maximum levels: " + ", ".join(f"{q} {int(m)}" for q, m in maxes.items())
+                    if maxes
+                    else ""
+                ),
+            )
+        )
     else:
         cols = [c for c in (report.get("utility") or {}).get("columns", []) if c.get("generalized")]
         if cols:
-            parts.append(_figure(
-                grouped_bar_chart("generalization-levels", "Distinct values kept",
-                                  [c["column"] for c in cols],
-                                  {"original": [c["distinct_original"] for c in cols],
-                                   "released": [c["distinct_released"] for c in cols]},
-                                  x_label="quasi-identifier", y_label="distinct values"),
-                "The anonymization stage reported no transformation; shown instead: how many distinct "
-                "values each generalized column has before and after.",
-            ))
+            parts.append(
+                _figure(
+                    grouped_bar_chart(
+                        "generalization-levels",
+                        "Distinct values kept",
+                        [c["column"] for c in cols],
+                        {
+                            "original": [c["distinct_original"] for c in cols],
+                            "released": [c["distinct_released"] for c in cols],
+                        },
+                        x_label="quasi-identifier",
+                        y_label="distinct values",
+                    ),
+                    "The anonymization stage reported no transformation; shown instead: how many distinct "
+                    "values each generalized column has before and after.",
+                )
+            )
         else:
             parts.append('<p class="muted">No generalization was applied or reported.</p>')
     parts.append("</section>")
@@ -258,12 +370,30 @@ def _utility(report: dict[str, Any]) -> str:
     cols = u.get("columns") or []
     if cols:
         parts.append("<h3>Distribution distance per column</h3>")
-        parts.append(_table(
-            ["column", "generalized", "distinct (original)", "distinct (released)", "total variation", "KS"],
-            [[c["column"], c["generalized"], c["distinct_original"], c["distinct_released"],
-              c["total_variation"], c.get("ks")] for c in cols],
-            "utility-table",
-        ))
+        parts.append(
+            _table(
+                [
+                    "column",
+                    "generalized",
+                    "distinct (original)",
+                    "distinct (released)",
+                    "total variation",
+                    "KS",
+                ],
+                [
+                    [
+                        c["column"],
+                        c["generalized"],
+                        c["distinct_original"],
+                        c["distinct_released"],
+                        c["total_variation"],
+                        c.get("ks"),
+                    ]
+                    for c in cols
+                ],
+                "utility-table",
+            )
+        )
         parts.append('<div id="distributions" class="grid">')
         for i, c in enumerate(cols[:12]):
             prof = c.get("profile")
@@ -273,13 +403,20 @@ def _utility(report: dict[str, Any]) -> str:
             labels = [f"#{j + 1}" for j in range(n)]
             if n and len(prof["original"]) > 12:
                 labels[-1] = "rest"
-            parts.append(_figure(
-                grouped_bar_chart(f"dist-{i}", f"{c['column']}: original vs released", labels,
-                                  {"original": prof["original"], "released": prof["released"]},
-                                  x_label="values by rank in the original", y_label="share of records"),
-                "Shares of the most frequent values (unlabeled: the report holds no data values); "
-                "generalized columns are compared at the released granularity.",
-            ))
+            parts.append(
+                _figure(
+                    grouped_bar_chart(
+                        f"dist-{i}",
+                        f"{c['column']}: original vs released",
+                        labels,
+                        {"original": prof["original"], "released": prof["released"]},
+                        x_label="values by rank in the original",
+                        y_label="share of records",
+                    ),
+                    "Shares of the most frequent values (unlabeled: the report holds no data values); "
+                    "generalized columns are compared at the released granularity.",
+                )
+            )
         parts.append("</div>")
     assoc = u.get("associations") or {}
     if assoc.get("pairs"):
@@ -300,29 +437,63 @@ def _utility(report: dict[str, Any]) -> str:
     if ml:
         rows = []
         for name, r in ml["models"].items():
-            rows.append([name.replace("_", " "), r["original"]["accuracy"], r["released"]["accuracy"],
-                         r["accuracy_delta"], r["original"]["auc"], r["released"]["auc"], r["auc_delta"]])
+            rows.append(
+                [
+                    name.replace("_", " "),
+                    r["original"]["accuracy"],
+                    r["released"]["accuracy"],
+                    r["accuracy_delta"],
+                    r["original"]["auc"],
+                    r["released"]["auc"],
+                    r["auc_delta"],
+                ]
+            )
         parts.append(
             f"<h3>ML utility</h3><p>Predicting <code>{_e(ml['target'])}</code> ({ml['classes']} classes) "
             f"from {len(ml['features'])} columns; trained on {ml['train_rows']['original']} original and "
             f"{ml['train_rows']['released']} released rows, tested on {ml['test_rows']} held-out original rows.</p>"
         )
-        parts.append(_table(["model", "accuracy (original)", "accuracy (released)", "Δ accuracy",
-                             "AUC (original)", "AUC (released)", "Δ AUC"], rows, "ml-table"))
+        parts.append(
+            _table(
+                [
+                    "model",
+                    "accuracy (original)",
+                    "accuracy (released)",
+                    "Δ accuracy",
+                    "AUC (original)",
+                    "AUC (released)",
+                    "Δ AUC",
+                ],
+                rows,
+                "ml-table",
+            )
+        )
         if ml.get("note"):
             parts.append(f'<p class="muted">{_e(ml["note"])}</p>')
     sweep = u.get("k_sweep")
     if sweep:
         ks = [s["k"] for s in sweep]
-        parts.append('<div id="tradeoff">' + _figure(
-            line_chart("tradeoff-curve", "Risk-utility trade-off across k", ks,
-                       {"highest risk": [s["highest_risk"] for s in sweep],
+        parts.append(
+            '<div id="tradeoff">'
+            + _figure(
+                line_chart(
+                    "tradeoff-curve",
+                    "Risk-utility trade-off across k",
+                    ks,
+                    {
+                        "highest risk": [s["highest_risk"] for s in sweep],
                         "average risk": [s["average_risk"] for s in sweep],
-                        "records suppressed": [s["suppressed_share"] for s in sweep]},
-                       x_label="k (log scale)", y_label="share", x_log=True),
-            "If the release's classes smaller than k were also suppressed: the risk left and the "
-            "share of records lost, at the release's generalization.",
-        ) + "</div>")
+                        "records suppressed": [s["suppressed_share"] for s in sweep],
+                    },
+                    x_label="k (log scale)",
+                    y_label="share",
+                    x_log=True,
+                ),
+                "If the release's classes smaller than k were also suppressed: the risk left and the "
+                "share of records lost, at the release's generalization.",
+            )
+            + "</div>"
+        )
     parts.append("</section>")
     return "".join(parts)
 
@@ -334,15 +505,28 @@ def _dp(report: dict[str, Any]) -> str:
     if isinstance(dp, dict):
         for item in dp.get("queries") or dp.get("spends") or []:
             if isinstance(item, dict) and isinstance(item.get("epsilon"), int | float):
-                spends.append((str(item.get("name") or item.get("query") or len(spends) + 1), float(item["epsilon"])))
+                spends.append(
+                    (
+                        str(item.get("name") or item.get("query") or len(spends) + 1),
+                        float(item["epsilon"]),
+                    )
+                )
         total = dp.get("epsilon_spent") or dp.get("epsilon")
         budget = dp.get("budget") or dp.get("epsilon_budget")
         if spends:
-            parts.append(_figure(
-                bar_chart("dp-budget", "Epsilon spent per release", [s[0] for s in spends],
-                          [s[1] for s in spends], x_label="query", y_label="epsilon"),
-                "Privacy budget (epsilon) each differentially private statistic spent.",
-            ))
+            parts.append(
+                _figure(
+                    bar_chart(
+                        "dp-budget",
+                        "Epsilon spent per release",
+                        [s[0] for s in spends],
+                        [s[1] for s in spends],
+                        x_label="query",
+                        y_label="epsilon",
+                    ),
+                    "Privacy budget (epsilon) each differentially private statistic spent.",
+                )
+            )
         if total is not None or budget is not None:
             parts.append(f"<p>Epsilon spent: {_e(_fmt(total))}; budget: {_e(_fmt(budget))}.</p>")
     parts.append(_generic(dp))
@@ -362,7 +546,7 @@ def _compliance(report: dict[str, Any]) -> str:
         ev = "".join(f"<li>{_e(x)}</li>" for x in e["evidence"])
         ce = "".join(f"<li>{_e(x)}</li>" for x in e["cannot_establish"])
         parts.append(
-            f'<h3>{_e(e["framework"])}: {_e(e["provision"])}</h3>'
+            f"<h3>{_e(e['framework'])}: {_e(e['provision'])}</h3>"
             f"<p><b>What this run shows</b></p><ul>{ev}</ul>"
             f"<p><b>What veil cannot establish</b></p><ul>{ce}</ul>"
         )
@@ -376,8 +560,21 @@ SECTION_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "utility": _utility,
     "dp": _dp,
 }
-_SKIP = {"report_version", "veil_version", "created", "python", "policy", "stages", "timings",
-         "summary", "columns", "outputs", "compliance", "examples", "$schema"}
+_SKIP = {
+    "report_version",
+    "veil_version",
+    "created",
+    "python",
+    "policy",
+    "stages",
+    "timings",
+    "summary",
+    "columns",
+    "outputs",
+    "compliance",
+    "examples",
+    "$schema",
+}
 
 
 def _columns_table(columns: list[dict[str, Any]]) -> str:
@@ -407,14 +604,18 @@ def render_html(report: dict[str, Any]) -> str:
         f"<style>{_CSS}</style></head><body>",
         "<h1>veil privacy report</h1>",
         f'<p class="muted">veil {_e(report.get("veil_version"))} · report format '
-        f'{_e(report.get("report_version"))} · {_e(report.get("created"))}</p>',
+        f"{_e(report.get('report_version'))} · {_e(report.get('created'))}</p>",
         '<section id="summary"><h2>Summary</h2>',
         _kv_table(report.get("summary", {}), "summary-table"),
         "</section>",
     ]
     if "risk" in report:
         parts.append(_requirements(report))
-    parts += ['<section id="columns-section"><h2>Columns</h2>', _columns_table(report.get("columns", [])), "</section>"]
+    parts += [
+        '<section id="columns-section"><h2>Columns</h2>',
+        _columns_table(report.get("columns", [])),
+        "</section>",
+    ]
     for name, renderer in SECTION_RENDERERS.items():
         if name in report and report[name] is not None:
             parts.append(renderer(report))

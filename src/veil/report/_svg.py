@@ -78,7 +78,9 @@ def _x_labels(labels: Sequence[str], xs: Sequence[float], x_label: str) -> list[
                 f'fill="#445">{_e(short)}</text>'
             )
         else:
-            parts.append(f'<text x="{x:.1f}" y="{y}" text-anchor="middle" fill="#445">{_e(short)}</text>')
+            parts.append(
+                f'<text x="{x:.1f}" y="{y}" text-anchor="middle" fill="#445">{_e(short)}</text>'
+            )
     if not slanted:
         parts.append(
             f'<text x="{_ML + (_W - _ML - _MR) / 2}" y="{_H - 10}" text-anchor="middle" '
@@ -129,10 +131,18 @@ def grouped_bar_chart(
 
 
 def bar_chart(
-    svg_id: str, title: str, labels: Sequence[str], values: Sequence[float], *, x_label: str = "", y_label: str = ""
+    svg_id: str,
+    title: str,
+    labels: Sequence[str],
+    values: Sequence[float],
+    *,
+    x_label: str = "",
+    y_label: str = "",
 ) -> str:
     """A single-series bar chart."""
-    return grouped_bar_chart(svg_id, title, labels, {y_label or "value": values}, x_label=x_label, y_label=y_label)
+    return grouped_bar_chart(
+        svg_id, title, labels, {y_label or "value": values}, x_label=x_label, y_label=y_label
+    )
 
 
 def line_chart(
@@ -161,7 +171,9 @@ def line_chart(
         pts = [(px(i), _MT + ph - ph * float(v) / y_max) for i, v in enumerate(vals)]
         if pts:
             path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
-            parts.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
+            parts.append(
+                f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>'
+            )
         for (x, y), v, xv in zip(pts, vals, xs, strict=False):
             parts.append(
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{color}"><title>{_e(name)} at '

@@ -41,7 +41,11 @@ __all__ = ["attribute_inference", "learn_recoding", "linkage_attack"]
 
 
 def learn_recoding(
-    original: pd.DataFrame, released: pd.DataFrame, columns: Sequence[str], *, suppressed: Any = None
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    suppressed: Any = None,
 ) -> dict[str, dict[Any, Any]]:
     """Per column, the released value most often given to each original value.
 
@@ -56,7 +60,9 @@ def learn_recoding(
             f"original ({len(original)} rows) and release ({len(released)} rows) are not aligned",
             hint="pass recode= explicitly",
         )
-    keep = np.ones(len(original), dtype=bool) if suppressed is None else ~np.asarray(suppressed, bool)
+    keep = (
+        np.ones(len(original), dtype=bool) if suppressed is None else ~np.asarray(suppressed, bool)
+    )
     out: dict[str, dict[Any, Any]] = {}
     for col in columns:
         pair = pd.DataFrame(
@@ -148,7 +154,9 @@ def linkage_attack(
                 known &= ext[c].isin(list(mapping.keys())).to_numpy()
                 ext[c] = mapped
     rel = released.loc[:, on]
-    keep = np.ones(len(released), dtype=bool) if suppressed is None else ~np.asarray(suppressed, bool)
+    keep = (
+        np.ones(len(released), dtype=bool) if suppressed is None else ~np.asarray(suppressed, bool)
+    )
     r_key, e_key = _joint_codes([rel, ext], on)
     e_key = np.where(known, e_key, -1)
     r_key = np.where(keep, r_key, -2)
@@ -175,7 +183,10 @@ def linkage_attack(
     }
     if sensitive is not None:
         s_codes_both = _joint_codes(
-            [released.loc[:, [sensitive]], external.loc[:, [str(truth)]].set_axis([sensitive], axis=1)],
+            [
+                released.loc[:, [sensitive]],
+                external.loc[:, [str(truth)]].set_axis([sensitive], axis=1),
+            ],
             [sensitive],
         )
         s_rel, s_ext = s_codes_both
@@ -186,9 +197,7 @@ def linkage_attack(
         guess = table.argmax(axis=1)
         hit_key = np.maximum(e_key, 0)
         right = matched & (guess[hit_key] == s_ext)
-        share_true = np.where(
-            matched, table[hit_key, s_ext] / np.maximum(cand[hit_key], 1), 0.0
-        )
+        share_true = np.where(matched, table[hit_key, s_ext] / np.maximum(cand[hit_key], 1), 0.0)
         result["sensitive"] = sensitive
         result["inferred"] = float(right.mean())
         result["expected_inferred"] = float(share_true.mean())

@@ -55,10 +55,17 @@ def encode_column(values: pd.Series, column: str) -> tuple[np.ndarray, int]:
     Missing values get a code of their own. Unhashable cells (lists, dicts) raise
     :class:`InputError` naming the column and the type, never the value.
     """
+    codes, m, _ = _factorize(values, column)
+    return codes, m
+
+
+def _factorize(values: pd.Series, column: str) -> tuple[np.ndarray, int, int]:
+    """Codes (missing values get the code ``m - 1`` of their own), ``m``, missing count."""
     import pandas as pd
 
     try:
-        codes, uniques = pd.factorize(values, use_na_sentinel=False)
+        # with the NA sentinel pandas skips a slow isna pass over object columns
+        codes, uniques = pd.factorize(values)
     except TypeError:
         kinds = sorted({type(v).__name__ for v in values if not _hashable(v)})
         raise InputError(
@@ -66,7 +73,14 @@ def encode_column(values: pd.Series, column: str) -> tuple[np.ndarray, int]:
             "equivalence classes need values that can be compared",
             hint="convert the column to strings or numbers first",
         ) from None
-    return codes.astype(np.int64, copy=False), len(uniques)
+    codes = codes.astype(np.int64, copy=False)
+    m = len(uniques)
+    na = codes < 0
+    n_missing = int(na.sum())
+    if n_missing:
+        codes = np.where(na, m, codes)
+        m += 1
+    return codes, m, n_missing
 
 
 def _hashable(v: Any) -> bool:
@@ -138,7 +152,9 @@ class EquivalenceClasses:
         return out
 
 
-def suppressed_by_marker(df: pd.DataFrame, quasi_identifiers: Sequence[str], marker: str) -> np.ndarray:
+def suppressed_by_marker(
+    df: pd.DataFrame, quasi_identifiers: Sequence[str], marker: str
+) -> np.ndarray:
     """Rows whose every quasi-identifier equals ``marker`` (compared as strings)."""
     mask = np.ones(len(df), dtype=bool)
     for q in quasi_identifiers:
@@ -181,7 +197,9 @@ def equivalence_classes(
     """
     qis = [str(q) for q in quasi_identifiers]
     if not qis:
-        raise InputError("no quasi-identifier given", hint="name at least one column, e.g. --qi age,zip")
+        raise InputError(
+            "no quasi-identifier given", hint="name at least one column, e.g. --qi age,zip"
+        )
     if len(set(qis)) != len(qis):
         raise InputError("a quasi-identifier is named twice", hint="list each column once")
     check_columns(df, qis, "quasi-identifier")
@@ -203,8 +221,7 @@ def equivalence_classes(
     missing: dict[str, int] = {}
     for q in qis:
         col = df[q].iloc[keep] if not keep.all() else df[q]
-        missing[q] = int(col.isna().sum())
-        codes, card = encode_column(col, q)
+        codes, card, missing[q] = _factorize(col, q)
         card = max(card, 1)
         if radix * card >= _MAX_KEY:  # re-encode to dense ids before the key overflows
             key, radix = _dense(key)

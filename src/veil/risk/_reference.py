@@ -91,11 +91,11 @@ def adult_release(
                 released.assign(_c=cls)
                 .groupby("_c")[ADULT_SENSITIVE]
                 .value_counts(normalize=True)
-                .unstack(fill_value=0.0)
+                .unstack(fill_value=0)
                 .reindex(columns=p.index, fill_value=0.0)
             )
             emd = 0.5 * (q - p).abs().sum(axis=1)
-            bad |= (emd.reindex(cls).to_numpy() > t_equal + 1e-12)
+            bad |= emd.reindex(cls).to_numpy() > t_equal + 1e-12
         sup = bad
         released.loc[sup, qis] = "*"
     return ReferenceRelease(

@@ -183,9 +183,15 @@ def reidentification_risk(
     if n == 0:
         empty = _empty_summary()
         return ReidentificationRisk(
-            records=0, classes=0, threshold=threshold, prosecutor=empty,
-            journalist={**empty, "population": "none"}, marketer={"average": 0.0},
-            sample_uniques=0, distribution=_distribution(sizes, sizes), class_sizes=[],
+            records=0,
+            classes=0,
+            threshold=threshold,
+            prosecutor=empty,
+            journalist={**empty, "population": "none"},
+            marketer={"average": 0.0},
+            sample_uniques=0,
+            distribution=_distribution(sizes, sizes),
+            class_sizes=[],
         )
     source = "sample"
     if population_sizes is not None:

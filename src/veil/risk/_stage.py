@@ -43,7 +43,9 @@ class RiskStage:
 
     name: ClassVar[str] = "risk"
 
-    def __init__(self, *, ml: bool = True, max_train_rows: int = 2000, threshold: float = 0.2) -> None:
+    def __init__(
+        self, *, ml: bool = True, max_train_rows: int = 2000, threshold: float = 0.2
+    ) -> None:
         self.ml = ml
         self.max_train_rows = max_train_rows
         self.threshold = threshold
@@ -67,9 +69,12 @@ class RiskStage:
         dropped = [q for q in policy.quasi_identifiers if q not in present]
         suppressed = _mask(ctx.suppressed, len(released))
         k_target = policy.privacy.k_anonymity.k if policy.privacy.k_anonymity else None
-        with ctx.progress.task("measuring risk", total=2) as task:
+        progress_task: Any = ctx.progress.task("measuring risk", total=2)
+        with progress_task as task:
             if qis:
-                assessment = assess(released, qis, sensitive, suppressed=suppressed, threshold=self.threshold)
+                assessment = assess(
+                    released, qis, sensitive, suppressed=suppressed, threshold=self.threshold
+                )
                 risk = assessment.to_dict()
                 classes = assessment.classes
             else:
@@ -82,10 +87,13 @@ class RiskStage:
             columns = [
                 c
                 for c in policy.columns
-                if c in present and c in ctx.original.columns and policy.columns[c].role.value
-                in ("quasi_identifier", "sensitive", "insensitive")
+                if c in present
+                and c in ctx.original.columns
+                and policy.columns[c].role.value in ("quasi_identifier", "sensitive", "insensitive")
             ]
-            target = choose_target(ctx.original, [*sensitive, *(c for c in columns if c not in sensitive)])
+            target = choose_target(
+                ctx.original, [*sensitive, *(c for c in columns if c not in sensitive)]
+            )
             if classes is None and qis:
                 classes = equivalence_classes(released, qis, suppressed=suppressed)
             utility = measure_utility(
@@ -132,8 +140,14 @@ def _requirements(policy: Policy, risk: dict[str, Any]) -> list[dict[str, Any]]:
         return out
     if p.k_anonymity is not None:
         k = risk["k"]
-        out.append({"model": "k-anonymity", "required": p.k_anonymity.k, "measured": k,
-                    "met": k is None or k >= p.k_anonymity.k})
+        out.append(
+            {
+                "model": "k-anonymity",
+                "required": p.k_anonymity.k,
+                "measured": k,
+                "met": k is None or k >= p.k_anonymity.k,
+            }
+        )
     per = {s["column"]: s for s in risk.get("sensitive", [])}
     if p.l_diversity is not None:
         cols = [p.l_diversity.column] if p.l_diversity.column else list(per)
@@ -148,9 +162,20 @@ def _requirements(policy: Policy, risk: dict[str, Any]) -> list[dict[str, Any]]:
                 met = measured is None or measured >= p.l_diversity.l - 1e-9
             else:
                 measured = lv["recursive"]["c"]
-                met = measured is not None and p.l_diversity.c is not None and measured < p.l_diversity.c
-            out.append({"model": f"{p.l_diversity.variant} l-diversity", "column": c,
-                        "required": p.l_diversity.l, "measured": measured, "met": bool(met)})
+                met = (
+                    measured is not None
+                    and p.l_diversity.c is not None
+                    and measured < p.l_diversity.c
+                )
+            out.append(
+                {
+                    "model": f"{p.l_diversity.variant} l-diversity",
+                    "column": c,
+                    "required": p.l_diversity.l,
+                    "measured": measured,
+                    "met": bool(met),
+                }
+            )
     if p.t_closeness is not None:
         cols = [p.t_closeness.column] if p.t_closeness.column else list(per)
         key = "ordered" if p.t_closeness.distance == "ordered" else "equal"
@@ -158,10 +183,16 @@ def _requirements(policy: Policy, risk: dict[str, Any]) -> list[dict[str, Any]]:
             if c not in per:
                 continue
             measured = per[c]["t"][key]
-            out.append({"model": f"t-closeness ({key} distance)", "column": c,
-                        "required": p.t_closeness.t, "measured": measured,
-                        "met": measured is None or measured <= p.t_closeness.t + 1e-9,
-                        "note": "measured against the released table's own distribution"})
+            out.append(
+                {
+                    "model": f"t-closeness ({key} distance)",
+                    "column": c,
+                    "required": p.t_closeness.t,
+                    "measured": measured,
+                    "met": measured is None or measured <= p.t_closeness.t + 1e-9,
+                    "note": "measured against the released table's own distribution",
+                }
+            )
     return out
 
 

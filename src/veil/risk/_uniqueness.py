@@ -142,7 +142,9 @@ def pitman(sizes: np.ndarray, population: float) -> float | None:
         return np.array([[d2 - d1, -d5], [-d5, -d3 - d4]])
 
     for start in ((t0, a0), (1.0, 0.5), (10.0, 0.5), (100.0, 0.8)):
-        if not (np.isfinite(start[0]) and np.isfinite(start[1]) and start[0] >= 0 and 0 < start[1] < 1):
+        if not (
+            np.isfinite(start[0]) and np.isfinite(start[1]) and start[0] >= 0 and 0 < start[1] < 1
+        ):
             continue
         try:
             with np.errstate(all="ignore"):

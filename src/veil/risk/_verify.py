@@ -74,12 +74,20 @@ def _value_order(values: pd.Series, order: Sequence[Any] | None) -> tuple[np.nda
                 hint="list every value of the column in the order",
             )
         return cat.codes.astype(np.int64), len(order)
-    codes, m = encode_column(values, str(values.name))
-    uniques = pd.unique(values)
+    try:
+        codes, uniques = pd.factorize(values)  # missing -> -1, ranked last below
+    except TypeError:
+        encode_column(values, str(values.name))  # raises the clear error
+        raise
     try:
         ranks = np.argsort(np.argsort(np.asarray(_sort_key(uniques)), kind="stable"), kind="stable")
     except TypeError:  # mixed types: compare as strings
         ranks = np.argsort(np.argsort(np.asarray([str(u) for u in uniques])), kind="stable")
+    m = len(uniques)
+    codes = np.asarray(codes, dtype=np.int64)
+    if (codes < 0).any():
+        ranks = np.append(ranks, m)
+        m += 1
     return ranks[codes].astype(np.int64), m
 
 
@@ -95,7 +103,7 @@ def _sort_key(uniques: Any) -> Any:
 def _counts(classes: EquivalenceClasses, column: pd.Series, order: Sequence[Any] | None) -> _Counts:
     keep = classes.retained
     values = column.iloc[keep] if not keep.all() else column
-    codes, m = _value_order(values.reset_index(drop=True).rename(column.name), order)
+    codes, m = _value_order(values.reset_index(drop=True), order)
     cls_ids = classes.class_of_row[keep]
     pair = cls_ids * m + codes
     uniq, cnt = np.unique(pair, return_counts=True)  # sorted: by class, then value
@@ -103,7 +111,9 @@ def _counts(classes: EquivalenceClasses, column: pd.Series, order: Sequence[Any]
     val = uniq % m
     p = np.bincount(codes, minlength=m) / max(len(codes), 1)
     starts = np.searchsorted(cls, np.arange(classes.n_classes))
-    return _Counts(cls=cls, val=val, cnt=cnt.astype(np.int64), p=p, sizes=classes.sizes, starts=starts)
+    return _Counts(
+        cls=cls, val=val, cnt=cnt.astype(np.int64), p=p, sizes=classes.sizes, starts=starts
+    )
 
 
 @dataclass(frozen=True)
@@ -156,7 +166,9 @@ def sensitive_levels(
     """
     name = str(column.name)
     if classes.n_classes == 0:
-        return SensitiveLevels(name, 0, None, None, recursive_l, None, None, None, None, None, None, None)
+        return SensitiveLevels(
+            name, 0, None, None, recursive_l, None, None, None, None, None, None, None
+        )
     c = _counts(classes, column, order)
     n_cls = classes.n_classes
     q = c.cnt / c.sizes[c.cls]
@@ -258,7 +270,11 @@ class VerificationReport:
 
     def _worst(self, attr: str) -> float | None:
         vals = [getattr(s, attr) for s in self.sensitive.values()]
-        if any(v is None for v in vals) and self.n_classes and attr in ("beta_enhanced", "recursive_c"):
+        if (
+            any(v is None for v in vals)
+            and self.n_classes
+            and attr in ("beta_enhanced", "recursive_c")
+        ):
             return None
         vals = [v for v in vals if v is not None]
         return max(vals) if vals else None
@@ -331,9 +347,7 @@ def verify(
     if classes is None:
         classes = equivalence_classes(df, quasi_identifiers, suppressed=suppressed, marker=marker)
     levels = {
-        s: sensitive_levels(
-            classes, df[s], recursive_l=recursive_l, order=(orders or {}).get(s)
-        )
+        s: sensitive_levels(classes, df[s], recursive_l=recursive_l, order=(orders or {}).get(s))
         for s in sens
     }
     return VerificationReport(

@@ -72,11 +72,16 @@ def measure_utility(
     recode = None
     if aligned:
         generalized = [
-            c for c in cols
+            c
+            for c in cols
             if not released[c].isin(original[c].unique()).all()
             or original[c].dtype != released[c].dtype
         ]
-        recode = learn_recoding(original, released, generalized, suppressed=suppressed) if generalized else None
+        recode = (
+            learn_recoding(original, released, generalized, suppressed=suppressed)
+            if generalized
+            else None
+        )
     out: dict[str, Any] = {
         "rows_aligned": aligned,
         "columns": column_distances(original, released, cols, recode=recode),

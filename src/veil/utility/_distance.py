@@ -41,8 +41,12 @@ def _binned(orig: pd.Series, rel: pd.Series, bins: int) -> tuple[pd.Series, pd.S
     if len(edges) < 2:
         return orig.astype(str), rel.astype(str)
     edges[0], edges[-1] = -np.inf, np.inf
-    o = pd.cut(orig.astype(float), edges, labels=False, include_lowest=True)
-    r = pd.cut(rel.astype(float), edges, labels=False, include_lowest=True)
+    inner = edges[1:-1]
+    # bin index of each value (quantile bins of the original); missing values stay missing
+    o = pd.Series(np.searchsorted(inner, orig.to_numpy(dtype=float), side="left"), dtype=float)
+    r = pd.Series(np.searchsorted(inner, rel.to_numpy(dtype=float), side="left"), dtype=float)
+    o[orig.isna().to_numpy()] = np.nan
+    r[rel.isna().to_numpy()] = np.nan
     return o, r
 
 
@@ -50,7 +54,9 @@ def _tv(orig: pd.Series, rel: pd.Series) -> float:
     p = orig.value_counts(normalize=True, dropna=False)
     q = rel.value_counts(normalize=True, dropna=False)
     idx = p.index.union(q.index)
-    return float(0.5 * (p.reindex(idx, fill_value=0.0) - q.reindex(idx, fill_value=0.0)).abs().sum())
+    return float(
+        0.5 * (p.reindex(idx, fill_value=0.0) - q.reindex(idx, fill_value=0.0)).abs().sum()
+    )
 
 
 def _ks(orig: pd.Series, rel: pd.Series) -> float | None:
@@ -170,10 +176,15 @@ def association_preservation(
     """
     cols = [c for c in (columns or original.columns) if c in released.columns]
     if len(cols) < 2 or not len(original) or not len(released):
-        return {"measure": "cramers_v", "pairs": [], "mean_abs_change": None, "max_abs_change": None}
+        return {
+            "measure": "cramers_v",
+            "pairs": [],
+            "mean_abs_change": None,
+            "max_abs_change": None,
+        }
     oc = {c: _codes(original[c], bins) for c in cols}
     rc = {c: _codes(released[c], bins) for c in cols}
-    pairs = []
+    pairs: list[dict[str, Any]] = []
     for i, a in enumerate(cols):
         for b in cols[i + 1 :]:
             vo = _cramers_v(oc[a], oc[b])

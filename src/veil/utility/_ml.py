@@ -51,9 +51,7 @@ def _models(seed: int) -> dict[str, Any]:
             LogisticRegression(max_iter=200),
         ),
         # integer codes as ordered features: trees split them like any number
-        "gradient_boosting": lambda: HistGradientBoostingClassifier(
-            max_iter=50, random_state=seed
-        ),
+        "gradient_boosting": lambda: HistGradientBoostingClassifier(max_iter=50, random_state=seed),
     }
 
 
@@ -75,7 +73,9 @@ def _encode(frames: list[pd.DataFrame], feats: Sequence[str]) -> list[np.ndarray
     return out
 
 
-def _score(model: Any, x: np.ndarray, y: np.ndarray, classes: np.ndarray) -> dict[str, float | None]:
+def _score(
+    model: Any, x: np.ndarray, y: np.ndarray, classes: np.ndarray
+) -> dict[str, float | None]:
     from sklearn.metrics import accuracy_score, roc_auc_score
 
     pred = model.predict(x)
@@ -154,14 +154,11 @@ def ml_utility(
         raise InputError(f"ML utility needs at least 20 rows, got {n}")
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n)
-    n_test = max(1, int(round(n * test_size)))
+    n_test = max(1, round(n * test_size))
     test_idx, train_idx = perm[:n_test], perm[n_test:]
     aligned = len(released) == n
     sup = np.zeros(len(released), bool) if suppressed is None else np.asarray(suppressed, bool)
-    if aligned:
-        rel_idx = train_idx[~sup[train_idx]]
-    else:
-        rel_idx = np.flatnonzero(~sup)
+    rel_idx = train_idx[~sup[train_idx]] if aligned else np.flatnonzero(~sup)
     if max_train_rows is not None:
         train_idx = train_idx[:max_train_rows]
         rel_idx = rel_idx[:max_train_rows] if aligned else rng.permutation(rel_idx)[:max_train_rows]

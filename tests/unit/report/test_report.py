@@ -23,12 +23,21 @@ LEVELS = (0, 3, 0, 0, 2, 1, 1, 0)
 
 def _policy(**privacy) -> Policy:
     cols = {
-        q: {"role": "quasi_identifier", "hierarchy": {"type": "file", "path": str(adult_hierarchy_path(q))}}
+        q: {
+            "role": "quasi_identifier",
+            "hierarchy": {"type": "file", "path": str(adult_hierarchy_path(q))},
+        }
         for q in QIS
     }
     cols["occupation"] = {"role": "sensitive"}
-    privacy = privacy or {"k_anonymity": {"k": 5}, "l_diversity": {"l": 2}, "suppression_limit": 0.05}
-    return Policy.model_validate({"data": {"path": "adult.csv"}, "columns": cols, "privacy": privacy})
+    privacy = privacy or {
+        "k_anonymity": {"k": 5},
+        "l_diversity": {"l": 2},
+        "suppression_limit": 0.05,
+    }
+    return Policy.model_validate(
+        {"data": {"path": "adult.csv"}, "columns": cols, "privacy": privacy}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +46,15 @@ def demo_report() -> dict:
     original = adult_frame(6000)
     rel = adult_release(LEVELS, rows=6000)
     ctx = RunContext(policy=_policy(), original=original, data=rel.data, suppressed=rel.suppressed)
-    ctx.report["anonymize"] = {"transformation": dict(zip(QIS, LEVELS, strict=True)), "max_levels": rel.max_levels}
-    ctx.report["dp"] = {"epsilon_spent": 0.7, "budget": 1.0, "queries": [{"name": "count", "epsilon": 0.2}, {"name": "mean age", "epsilon": 0.5}]}
+    ctx.report["anonymize"] = {
+        "transformation": dict(zip(QIS, LEVELS, strict=True)),
+        "max_levels": rel.max_levels,
+    }
+    ctx.report["dp"] = {
+        "epsilon_spent": 0.7,
+        "budget": 1.0,
+        "queries": [{"name": "count", "epsilon": 0.2}, {"name": "mean age", "epsilon": 0.5}],
+    }
     ctx.report["future_stage"] = {"score": 0.5, "items": [{"a": 1, "b": "two"}]}
     RiskStage(max_train_rows=800).run(ctx)
     report = build_report(ctx, timings={"risk": 0.1}, stages=["risk"])
@@ -76,7 +92,9 @@ def test_stage_measures_and_summarizes(demo_report):
     for model in ("logistic_regression", "gradient_boosting"):
         m = ml["models"][model]
         assert 0.5 < m["original"]["accuracy"] <= 1 and 0.5 < m["original"]["auc"] <= 1
-        assert m["accuracy_delta"] == pytest.approx(m["released"]["accuracy"] - m["original"]["accuracy"])
+        assert m["accuracy_delta"] == pytest.approx(
+            m["released"]["accuracy"] - m["original"]["accuracy"]
+        )
     assert [s["k"] for s in util["k_sweep"]][:4] == [1, 2, 3, 5]
     nue = util["information_loss"]["non_uniform_entropy"]
     assert 0 < nue["normalized"] < 1
@@ -107,20 +125,43 @@ def test_html_is_self_contained_with_every_section(demo_report):
     assert "<script" not in page and "http://" not in page.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in page and "<img" not in page and "@import" not in page
     for element in (
-        'id="summary"', 'id="guarantees"', 'id="risk"', 'id="class-size-histogram"',
-        'id="risk-distribution"', 'id="generalization-levels"', 'id="distributions"',
-        'id="utility-table"', 'id="ml-table"', 'id="tradeoff-curve"', 'id="dp-budget"',
-        'id="compliance"', 'id="section-future_stage"',
+        'id="summary"',
+        'id="guarantees"',
+        'id="risk"',
+        'id="class-size-histogram"',
+        'id="risk-distribution"',
+        'id="generalization-levels"',
+        'id="distributions"',
+        'id="utility-table"',
+        'id="ml-table"',
+        'id="tradeoff-curve"',
+        'id="dp-budget"',
+        'id="compliance"',
+        'id="section-future_stage"',
     ):
         assert element in page, element
-    for provision in ("Recital 26", "Art. 5(1)(c)", "Art. 17", "Safe Harbor", "Expert Determination", "CCPA"):
+    for provision in (
+        "Recital 26",
+        "Art. 5(1)(c)",
+        "Art. 17",
+        "Safe Harbor",
+        "Expert Determination",
+        "CCPA",
+    ):
         assert provision in page
     assert "cannot establish" in page
     assert len(page.encode()) < 2_000_000
 
 
 def test_html_renders_minimal_and_odd_reports():
-    page = render_html({"summary": {}, "columns": [], "weird": [1, 2, 3], "nested": {"a": {"b": {"c": {"d": {"e": 1}}}}}})
+    page = render_html(
+        {
+            "summary": {},
+            "columns": [],
+            "weird": [1, 2, 3],
+            "nested": {"a": {"b": {"c": {"d": {"e": 1}}}}},
+        }
+    )
     assert 'id="section-weird"' in page and 'id="compliance"' in page
     page = render_html({"risk": {"note": "the release keeps no quasi-identifier"}, "columns": []})
     assert "no quasi-identifier" in page
@@ -130,7 +171,9 @@ def test_all_suppressed_release_reports_cleanly():
     original = adult_frame(300)
     released = original.copy()
     released[QIS] = "*"
-    ctx = RunContext(policy=_policy(), original=original, data=released, suppressed=np.ones(300, bool))
+    ctx = RunContext(
+        policy=_policy(), original=original, data=released, suppressed=np.ones(300, bool)
+    )
     RiskStage(ml=False).run(ctx)
     report = json.loads(json.dumps(build_report(ctx, timings={}, stages=["risk"]), default=str))
     jsonschema.validate(report, schema())

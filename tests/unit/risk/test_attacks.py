@@ -30,7 +30,11 @@ def test_naive_release_fails_where_k_anonymous_holds(releases):
     naive_attack = linkage_attack(naive, external, on=QIS, sensitive="occupation")
     recode = learn_recoding(original, kanon.data, QIS, suppressed=kanon.suppressed)
     k_attack = linkage_attack(
-        kanon.data, external, on=QIS, sensitive="occupation", recode=recode,
+        kanon.data,
+        external,
+        on=QIS,
+        sensitive="occupation",
+        recode=recode,
         suppressed=kanon.suppressed,
     )
     # naive: a large share singled out, and their occupation learned

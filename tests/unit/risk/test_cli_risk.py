@@ -20,7 +20,17 @@ def released_csv(tmp_path_factory):
 
 
 def test_risk_json_has_the_promised_keys(cli, released_csv):
-    res = cli("risk", released_csv, "--qi", QI, "--sensitive", "occupation", "--suppressed-marker", "*", "--json")
+    res = cli(
+        "risk",
+        released_csv,
+        "--qi",
+        QI,
+        "--sensitive",
+        "occupation",
+        "--suppressed-marker",
+        "*",
+        "--json",
+    )
     assert res.code == 0, res.err
     d = json.loads(res.out)
     assert d["k"] >= 5
@@ -35,7 +45,9 @@ def test_risk_json_has_the_promised_keys(cli, released_csv):
 def test_without_marker_suppressed_rows_form_a_class(cli, released_csv):
     res = cli("risk", released_csv, "--qi", QI, "--json")
     assert res.code == 0
-    with_marker = json.loads(cli("risk", released_csv, "--qi", QI, "--suppressed-marker", "*", "--json").out)
+    with_marker = json.loads(
+        cli("risk", released_csv, "--qi", QI, "--suppressed-marker", "*", "--json").out
+    )
     assert json.loads(res.out)["classes"] == with_marker["classes"] + 1
 
 
@@ -68,7 +80,9 @@ def test_bad_input_is_a_clear_error(cli, released_csv, args, needle):
 
 
 def test_report_rebuilds_html(cli, tmp_path):
-    (tmp_path / "report.json").write_text(json.dumps({"report_version": "1.1", "summary": {"k": 5}, "columns": []}))
+    (tmp_path / "report.json").write_text(
+        json.dumps({"report_version": "1.1", "summary": {"k": 5}, "columns": []})
+    )
     res = cli("report", tmp_path, "--json")
     assert res.code == 0, res.err
     html = (tmp_path / "report.html").read_text()
@@ -79,8 +93,13 @@ def test_report_rebuilds_html(cli, tmp_path):
 def test_report_examples_are_opt_in(cli, tmp_path):
     rel = pd.DataFrame({"zip": ["130", "130", "148"], "dx": ["a", "b", "c"]})
     rel.to_csv(tmp_path / "released.csv", index=False)
-    report = {"report_version": "1.1", "summary": {}, "columns": [], "risk": {"quasi_identifiers": ["zip"]},
-              "outputs": {"table": str(tmp_path / "released.csv")}}
+    report = {
+        "report_version": "1.1",
+        "summary": {},
+        "columns": [],
+        "risk": {"quasi_identifiers": ["zip"]},
+        "outputs": {"table": str(tmp_path / "released.csv")},
+    }
     (tmp_path / "report.json").write_text(json.dumps(report))
     assert cli("report", tmp_path).code == 0
     assert "148" not in (tmp_path / "report.html").read_text()

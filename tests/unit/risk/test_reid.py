@@ -90,7 +90,9 @@ def test_uniqueness_estimates_are_plausible_and_follow_dankar():
     from veil.data import adult_frame
 
     # a real class-size histogram with many sample uniques
-    sizes = equivalence_classes(adult_frame(), ["age", "education", "native-country", "workclass"]).sizes
+    sizes = equivalence_classes(
+        adult_frame(), ["age", "education", "native-country", "workclass"]
+    ).sizes
     c1 = int((sizes == 1).sum())
     low = population_uniqueness(sizes, sampling_fraction=0.05)
     n = int(sizes.sum())

@@ -38,6 +38,7 @@ def test_levels_by_hand():
     qb = {"cancer": 0.5, "flu": 0.5, "hiv": 0}
     eq = max(0.5 * sum(abs(q[v] - p[v]) for v in p) for q in (qa, qb))
     assert s.t_equal == pytest.approx(eq)
+
     # ordered: values sorted cancer < flu < hiv, m = 3
     def ordered(q):
         cum, tot = 0.0, 0.0
@@ -49,7 +50,9 @@ def test_levels_by_hand():
     assert s.t_ordered == pytest.approx(max(ordered(qa), ordered(qb)))
     assert s.alpha == pytest.approx(0.75)
     assert s.beta_basic == pytest.approx(max((0.5 - 1 / 6) / (1 / 6), (0.25 - 1 / 6) / (1 / 6)))
-    assert s.delta_disclosure == pytest.approx(max(abs(math.log(0.5 / (1 / 6))), abs(math.log(0.75 / (4 / 6)))))
+    assert s.delta_disclosure == pytest.approx(
+        max(abs(math.log(0.5 / (1 / 6))), abs(math.log(0.75 / (4 / 6))))
+    )
     # recursive (c, 2): class A r1=3, tail=1 -> 3; class B r1=1, tail=1 -> 1
     assert s.recursive_c == pytest.approx(3.0)
 
