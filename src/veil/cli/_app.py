@@ -38,6 +38,8 @@ _COMMAND_MODULES = [
     "veil.cli._anonymize",
     "veil.cli._budget",
     "veil.cli._text",
+    "veil.cli._risk",
+    "veil.cli._report",
 ]
 
 

@@ -1,6 +1,9 @@
 """Assemble report.json from what the stages measured.
 
 The report holds column names, configuration, counts and measurements, never a data value.
+Its shape is described by the JSON Schema ``veil/report/schema.json`` (see :func:`schema`);
+``report_version`` changes its major number when a key is removed or changes meaning, and its
+minor number when keys are added.
 """
 
 from __future__ import annotations
@@ -14,9 +17,19 @@ from veil._version import __version__
 if TYPE_CHECKING:
     from veil.pipeline import RunContext
 
-__all__ = ["REPORT_VERSION", "build_report"]
+__all__ = ["REPORT_VERSION", "build_report", "schema"]
 
-REPORT_VERSION = "1.0"
+REPORT_VERSION = "1.1"
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of report.json (draft 2020-12)."""
+    import json
+    from importlib.resources import files
+
+    text = (files("veil.report") / "schema.json").read_text(encoding="utf-8")
+    result: dict[str, Any] = json.loads(text)
+    return result
 
 
 def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
@@ -66,4 +79,7 @@ def build_report(
         "columns": _column_section(ctx),
     }
     report.update(ctx.report)
+    from veil.report._compliance import compliance_section
+
+    report["compliance"] = compliance_section(report)
     return report

@@ -1,0 +1,183 @@
+"""What a run did, mapped to GDPR, HIPAA and CCPA de-identification, and what it cannot show.
+
+The mapping is informational, not legal advice. veil measures the released table under
+stated attacker models; whether data is anonymous, de-identified or minimised in law also
+depends on the context of the release (who receives it, what else they hold, contracts,
+organisational measures), which no tool can see. Each entry therefore says what the report
+gives as evidence and, plainly, what it cannot establish.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["compliance_section"]
+
+_REVERSIBLE = {
+    "hash",
+    "tokenize",
+    "mask",
+    "date_shift",
+    "geo_round",
+    "geo_displace",
+    "noise",
+    "date_generalize",
+    "top_bottom_code",
+    "keep",
+}
+
+
+def _facts(report: dict[str, Any]) -> dict[str, Any]:
+    columns = report.get("columns", [])
+    ids = [c for c in columns if c.get("role") == "identifier"]
+    risk = report.get("risk") or {}
+    rr = risk.get("risk") or {}
+    return {
+        "identifiers": len(ids),
+        "identifiers_dropped": sum(1 for c in ids if not c.get("released")),
+        "identifiers_kept_transformed": sorted(
+            c["name"] for c in ids if c.get("released") and c.get("transform") in _REVERSIBLE
+        ),
+        "text_columns": [c["name"] for c in columns if c.get("role") == "text"],
+        "dropped_columns": sum(1 for c in columns if not c.get("released")),
+        "generalized": sorted(c["name"] for c in columns if c.get("hierarchy")),
+        "k": risk.get("k"),
+        "highest_risk": (rr.get("prosecutor") or {}).get("highest"),
+        "suppressed": (report.get("summary") or {}).get("suppressed_rows", 0),
+        "dp": "dp" in report,
+        "synth": "synth" in report,
+        "homogeneous": {
+            s: v.get("homogeneous") for s, v in (risk.get("attribute_inference") or {}).items()
+        },
+    }
+
+
+def compliance_section(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Entries ``{framework, provision, evidence: [...], cannot_establish: [...]}``."""
+    f = _facts(report)
+    k, hr = f["k"], f["highest_risk"]
+    measured = (
+        f"measured on the release: k = {k}, highest prosecutor re-identification risk "
+        f"{hr:.4g} (a record's chance of being singled out by someone who knows it is in the data)"
+        if k is not None and hr is not None
+        else "no quasi-identifiers were declared, so no re-identification risk was measured"
+    )
+    pseudo = (
+        f"identifier column(s) {', '.join(f['identifiers_kept_transformed'])} are released "
+        "transformed (keyed hash, token, mask, shift or similar): that is pseudonymisation; "
+        "whoever holds the key or other additional information can link them back"
+        if f["identifiers_kept_transformed"]
+        else None
+    )
+    homog = [s for s, v in f["homogeneous"].items() if v]
+    homog_line = (
+        f"in some classes every record shares the same value of {', '.join(homog)}: a person "
+        "placed in such a class has that value disclosed even without being singled out"
+        if homog
+        else None
+    )
+    out: list[dict[str, Any]] = [
+        {
+            "framework": "GDPR",
+            "provision": "Recital 26 (anonymous information)",
+            "evidence": [
+                measured,
+                f"{f['identifiers_dropped']} of {f['identifiers']} identifier column(s) removed; "
+                f"{f['suppressed']} record(s) suppressed",
+                *(x for x in (pseudo, homog_line) if x),
+            ],
+            "cannot_establish": [
+                "whether re-identification is reasonably unlikely given all the means likely to "
+                "be used by the recipient or anyone else: that depends on who receives the data "
+                "and what other data they hold, which veil cannot see",
+                "pseudonymised data (keyed hashes, tokens) remains personal data under Recital 26",
+                "free-text columns are only as clean as the PII detection, which has a measured, "
+                "nonzero miss rate"
+                if f["text_columns"]
+                else "the risk of attributes not declared "
+                "as quasi-identifiers being used for linkage",
+            ],
+        },
+        {
+            "framework": "GDPR",
+            "provision": "Art. 5(1)(c) (data minimisation)",
+            "evidence": [
+                f"{f['dropped_columns']} column(s) not released",
+                f"generalized quasi-identifiers: {', '.join(f['generalized']) or 'none'}",
+                "information loss and utility are measured in the utility section",
+            ],
+            "cannot_establish": [
+                "whether what remains is adequate, relevant and limited to what the stated "
+                "purpose needs: the purpose is not known to the tool",
+            ],
+        },
+        {
+            "framework": "GDPR",
+            "provision": "Art. 17 (right to erasure)",
+            "evidence": [
+                "a truly anonymous release is outside the GDPR, so an erasure request does not "
+                "reach it; a pseudonymised release is personal data and must honour erasure",
+                "the released table is written as a new file: deleting a person from the source "
+                "later does not change it; re-run the policy after erasures",
+            ],
+            "cannot_establish": [
+                "which released record belongs to a requester (by design for an anonymous release)",
+                "erasure from models or statistics already derived from the data",
+            ],
+        },
+        {
+            "framework": "HIPAA",
+            "provision": "Safe Harbor, 45 CFR 164.514(b)(2)",
+            "evidence": [
+                f"{f['identifiers_dropped']} of {f['identifiers']} declared identifier column(s) "
+                "removed",
+                *(
+                    [
+                        pseudo + "; a code derived from an identifier is not a permitted "
+                        "re-identification code (164.514(c))"
+                    ]
+                    if pseudo
+                    else []
+                ),
+            ],
+            "cannot_establish": [
+                "that none of the 18 identifier types remains anywhere, including columns not "
+                "declared as identifiers and free text",
+                "the geographic rule (3-digit ZIP only where the area holds more than 20,000 "
+                "people), dates reduced to the year and ages over 89 grouped, unless the policy "
+                "did that and it is checked by you",
+                "that the covered entity has no actual knowledge that the rest could identify "
+                "someone",
+            ],
+        },
+        {
+            "framework": "HIPAA",
+            "provision": "Expert Determination, 45 CFR 164.514(b)(1)",
+            "evidence": [
+                measured,
+                "the report documents the methods (attacker models, population estimates, "
+                "attack simulations) and their results, which an expert can rely on",
+            ],
+            "cannot_establish": [
+                "the determination itself: a qualified expert must judge that the risk is very "
+                "small for the anticipated recipient and document it; this report is input to "
+                "that judgement, not a substitute",
+            ],
+        },
+        {
+            "framework": "CCPA",
+            "provision": "De-identified information, Cal. Civ. Code 1798.140(m)",
+            "evidence": [
+                measured,
+                *(["differential privacy was applied to released statistics"] if f["dp"] else []),
+                *(["synthetic data was generated"] if f["synth"] else []),
+            ],
+            "cannot_establish": [
+                "that the information cannot reasonably be linked to a consumer or household in "
+                "the recipient's hands",
+                "the organisational conditions: a public commitment not to re-identify and "
+                "contracts binding every recipient to the same",
+            ],
+        },
+    ]
+    return out

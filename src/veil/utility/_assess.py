@@ -1,0 +1,115 @@
+"""One call for the utility section of a report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from veil.utility._distance import association_preservation, column_distances
+from veil.utility._loss import information_loss, k_sweep
+from veil.utility._ml import ml_utility
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from veil.risk import EquivalenceClasses
+
+__all__ = ["choose_target", "measure_utility"]
+
+
+def choose_target(df: pd.DataFrame, candidates: Sequence[str], max_classes: int = 20) -> str | None:
+    """The binary candidate that comes last in the table, else the first candidate with at
+    most ``max_classes`` values.
+
+    Binary targets come first: they are the usual ML task (and one tree per boosting round);
+    among them the last column, where a dataset's label usually sits (Adult's salary class).
+    """
+    present = [c for c in candidates if c in df.columns]
+    counts = {c: df[c].nunique() for c in present}
+    position = {str(c): i for i, c in enumerate(df.columns)}
+    binary = [c for c in present if counts[c] == 2]
+    if binary:
+        return str(max(binary, key=lambda c: position[str(c)]))
+    for c in present:
+        if 2 < counts[c] <= max_classes:
+            return str(c)
+    return None
+
+
+def measure_utility(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    *,
+    classes: EquivalenceClasses | None = None,
+    quasi_identifiers: Sequence[str] = (),
+    columns: Sequence[str] | None = None,
+    suppressed: Any = None,
+    target: str | None = None,
+    k: int | None = None,
+    ml: bool = True,
+    max_train_rows: int = 5000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Distances, association preservation, information loss, k sweep and ML utility.
+
+    Rows of ``original`` and ``released`` are taken as aligned when their lengths match
+    (``veil run`` keeps them aligned); generalized columns are then recoded for comparison.
+
+    Examples
+    --------
+    >>> from veil.data import adult_frame
+    >>> df = adult_frame(500)
+    >>> u = measure_utility(df, df, columns=["sex", "race"], ml=False)
+    >>> u["columns"][0]["total_variation"]
+    0.0
+    """
+    from veil.risk import learn_recoding
+
+    cols = [c for c in (columns or original.columns) if c in released.columns]
+    aligned = len(original) == len(released)
+    recode = None
+    if aligned:
+        generalized = [
+            c
+            for c in cols
+            if not released[c].isin(original[c].unique()).all()
+            or original[c].dtype != released[c].dtype
+        ]
+        recode = (
+            learn_recoding(original, released, generalized, suppressed=suppressed)
+            if generalized
+            else None
+        )
+    out: dict[str, Any] = {
+        "rows_aligned": aligned,
+        "columns": column_distances(original, released, cols, recode=recode),
+        "associations": association_preservation(
+            original,
+            released if suppressed is None else released.loc[~np.asarray(suppressed, bool)],
+            cols,
+        ),
+    }
+    if classes is not None:
+        out["information_loss"] = information_loss(
+            classes,
+            original=original if aligned else None,
+            released=released if aligned else None,
+            quasi_identifiers=quasi_identifiers,
+            k=k,
+        )
+        out["k_sweep"] = k_sweep(classes)
+    out["ml"] = None
+    if ml and target is not None:
+        out["ml"] = ml_utility(
+            original,
+            released,
+            target=target,
+            features=[c for c in cols if c != target],
+            suppressed=suppressed,
+            recode=recode,
+            max_train_rows=max_train_rows,
+            seed=seed,
+        )
+    return out
