@@ -425,13 +425,16 @@ class LatticeSearch:
         # monotone metrics: a node scores at least what any grouped predecessor scored
         dyn = np.zeros(n_nodes, dtype=np.float64)
         dyn_l = dyn.reshape(shape)
-        node_levels = nodes.tolist()
+
+        def node_levels(idx: int) -> list[int]:
+            out = nodes[idx].tolist()
+            return out
 
         def down(idx: int) -> tuple[slice, ...]:
-            return tuple(slice(0, x + 1) for x in node_levels[idx])
+            return tuple(slice(0, x + 1) for x in node_levels(idx))
 
         def up(idx: int) -> tuple[slice, ...]:
-            return tuple(slice(x, None) for x in node_levels[idx])
+            return tuple(slice(x, None) for x in node_levels(idx))
 
         results: dict[int, tuple[bool, float | None]] = {}
         best: tuple[float, int, int] | None = None  # score, level sum, node index
@@ -439,7 +442,7 @@ class LatticeSearch:
         scores: dict[tuple[int, ...], float] = {}
 
         def run_node(idx: int) -> tuple[bool, float | None]:
-            levels = tuple(node_levels[idx])
+            levels = tuple(node_levels(idx))
             node, sub_sup = ev.evaluate(levels, abort_above=None if exhaustive else limit)
             sup = node.suppressed_records
             min_sup.append(sup)
