@@ -350,12 +350,13 @@ class _Evaluator:
             hists = self.histograms(tab)
         kept = sub_kept.copy()
         if not early:
+            sub_ids = {id(m) for m in self.sub_models}
             for m in self.models:
-                if m.column is None and m in self.sub_models:
+                if m.column is None and id(m) in sub_ids:
                     continue
                 ok = m.satisfied(sizes, hists)
                 kept &= ok
-                if m in self.sub_models:
+                if id(m) in sub_ids:
                     sub_kept &= ok
         if not keep_combos:
             self._remember(tab)
