@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -151,10 +152,11 @@ def bench_cli(repeat: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         for sup in (0.0, 0.05):
             pol = _policy(Path(tmp), sup)
-            walls = []
+            walls, cpus = [], []
             for i in range(repeat):
                 out = Path(tmp) / f"out_{sup}_{i}"
                 env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
                 subprocess.run(
                     [
@@ -172,8 +174,11 @@ def bench_cli(repeat: int) -> dict:
                     capture_output=True,
                 )
                 walls.append(time.perf_counter() - t0)
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
             res[f"suppression_{sup}"] = {
                 "wall_seconds_min": round(min(walls), 3),
+                "cpu_seconds_min": round(min(cpus), 3),
                 "wall_seconds_all": [round(w, 3) for w in walls],
                 "target_seconds": 1.5,
                 "arx_fresh_process_seconds": [2.1, 3.5],
@@ -230,17 +235,46 @@ def bench_pycanon() -> dict:
     return out
 
 
+def calibrate() -> dict:
+    """How slow this machine is right now: a fixed numpy + hashing workload."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    key = rng.integers(0, 10**7, 200_000)
+    c0, w0 = time.process_time(), time.perf_counter()
+    for _ in range(20):
+        pd.factorize(key)
+        np.bincount(key % 1000)
+    return {
+        "workload": "20 x (pd.factorize of 200k int64 + bincount)",
+        "cpu_seconds": round(time.process_time() - c0, 3),
+        "wall_seconds": round(time.perf_counter() - w0, 3),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="one repeat, skip the 1M-row run")
+    ap.add_argument("--only", choices=["rows", "cli", "big", "pycanon"], help="one part only")
     args = ap.parse_args()
     repeat = 1 if args.quick else 2
     load = os.getloadavg()
+    if args.only:
+        part = {
+            "rows": lambda: bench_rows(repeat),
+            "cli": lambda: bench_cli(3),
+            "big": lambda: bench_big(0.0),
+            "pycanon": bench_pycanon,
+        }[args.only]()
+        print(json.dumps({"calibration": calibrate(), args.only: part}, indent=2))
+        return
     result = {
         "machine": {
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
             "loadavg_at_start": [round(x, 2) for x in load],
+            "calibration": calibrate(),
         },
         "reference_rows": bench_rows(repeat),
         "cli_whole_process": bench_cli(3 if not args.quick else 1),

@@ -209,6 +209,12 @@ def _check_table(df: pd.DataFrame, config: AnonymizeConfig) -> None:
         )
     if len(df) == 0:
         raise InputError("the table is empty: there is nothing to anonymize")
+    p = config.privacy
+    if p.delta_presence is not None or (p.k_map is not None and p.k_map.sampling_fraction is None):
+        raise StageUnavailableError(
+            "delta-presence and k-map against a population table are not supported yet",
+            hint="use k_map with sampling_fraction, or k-anonymity",
+        )
     k = config.privacy.k_anonymity.k if config.privacy.k_anonymity else None
     if k is not None and k > len(df):
         raise PrivacyRequirementNotMet(

@@ -237,8 +237,12 @@ def read_arx_hierarchy(
     p = Path(path)
     if not p.is_file():
         raise PolicyError(f"hierarchy file for column {name!r} not found: {p}")
-    with p.open(newline="", encoding=encoding) as fh:
+    enc = "utf-8-sig" if encoding.lower().replace("_", "-") == "utf-8" else encoding
+    with p.open(newline="", encoding=enc) as fh:
         rows = [r for r in csv.reader(fh, delimiter=separator) if r]
+    # a separator at the end of every line (some exports) is not an extra level
+    while rows and len(rows[0]) > 1 and all(len(r) > 1 and r[-1] == "" for r in rows):
+        rows = [r[:-1] for r in rows]
     return Hierarchy.from_rows(name, rows)
 
 

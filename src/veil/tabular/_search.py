@@ -253,18 +253,32 @@ class _Evaluator:
             tab.combo_class = inv[src.combo_class]
         return tab
 
+    DENSE_CELLS = 4_000_000  # largest classes x sensitive values histogram built densely
+
     def _pairs(self, tab: _Table) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Sensitive (class, code, count) triples of a table, rolled up from its source."""
-        if tab.pairs is not None:
-            return tab.pairs
+        if tab.pairs is None:
+            self._roll_pairs(tab)
+        assert tab.pairs is not None
+        return tab.pairs
+
+    def _roll_pairs(self, tab: _Table) -> dict[str, np.ndarray]:
+        """Roll the source's triples up to ``tab``; returns the dense histograms it built."""
         src, inv = tab.src, tab.inv
         assert src is not None and inv is not None
         src_pairs = self._pairs(src)
         n_new = len(tab.sizes)
         pairs = {}
+        dense: dict[str, np.ndarray] = {}
         for col, (pc, code, cnt) in src_pairs.items():
             s = self.ft.domains[col].n_codes
             ncls = inv[pc]
+            if n_new * s <= self.DENSE_CELLS:
+                flat = np.bincount(ncls * s + code, weights=cnt, minlength=n_new * s)
+                nz = np.flatnonzero(flat)
+                pairs[col] = (nz // s, nz % s, flat[nz].astype(np.int64))
+                dense[col] = flat.reshape(n_new, s)
+                continue
             pk, npk = factorize_int(ncls * s + code, n_new * s)
             if npk < len(pk):
                 agg = np.bincount(pk, weights=cnt, minlength=npk).astype(np.int64)
@@ -276,7 +290,7 @@ class _Evaluator:
         tab.pairs = pairs
         tab.src = None
         tab.inv = None
-        return pairs
+        return dense
 
     def _remember(self, tab: _Table) -> None:
         n_new = len(tab.sizes)
@@ -302,7 +316,12 @@ class _Evaluator:
     def histograms(self, tab: _Table) -> dict[str, np.ndarray]:
         n = len(tab.sizes)
         out: dict[str, np.ndarray] = {}
-        for col, (pc, code, cnt) in self._pairs(tab).items():
+        if tab.pairs is None:
+            out = self._roll_pairs(tab)
+        assert tab.pairs is not None
+        for col, (pc, code, cnt) in tab.pairs.items():
+            if col in out:
+                continue
             s = self.ft.domains[col].n_codes
             flat = np.bincount(pc * s + code, weights=cnt, minlength=n * s)
             out[col] = flat.reshape(n, s)
@@ -331,12 +350,13 @@ class _Evaluator:
             hists = self.histograms(tab)
         kept = sub_kept.copy()
         if not early:
+            sub_ids = {id(m) for m in self.sub_models}
             for m in self.models:
-                if m.column is None and m in self.sub_models:
+                if m.column is None and id(m) in sub_ids:
                     continue
                 ok = m.satisfied(sizes, hists)
                 kept &= ok
-                if m in self.sub_models:
+                if id(m) in sub_ids:
                     sub_kept &= ok
         if not keep_combos:
             self._remember(tab)
@@ -425,13 +445,16 @@ class LatticeSearch:
         # monotone metrics: a node scores at least what any grouped predecessor scored
         dyn = np.zeros(n_nodes, dtype=np.float64)
         dyn_l = dyn.reshape(shape)
-        node_levels = nodes.tolist()
+
+        def node_levels(idx: int) -> list[int]:
+            out = nodes[idx].tolist()
+            return out
 
         def down(idx: int) -> tuple[slice, ...]:
-            return tuple(slice(0, x + 1) for x in node_levels[idx])
+            return tuple(slice(0, x + 1) for x in node_levels(idx))
 
         def up(idx: int) -> tuple[slice, ...]:
-            return tuple(slice(x, None) for x in node_levels[idx])
+            return tuple(slice(x, None) for x in node_levels(idx))
 
         results: dict[int, tuple[bool, float | None]] = {}
         best: tuple[float, int, int] | None = None  # score, level sum, node index
@@ -439,7 +462,7 @@ class LatticeSearch:
         scores: dict[tuple[int, ...], float] = {}
 
         def run_node(idx: int) -> tuple[bool, float | None]:
-            levels = tuple(node_levels[idx])
+            levels = tuple(node_levels(idx))
             node, sub_sup = ev.evaluate(levels, abort_above=None if exhaustive else limit)
             sup = node.suppressed_records
             min_sup.append(sup)

@@ -232,3 +232,21 @@ def test_mondrian_dispatch():
     assert result.search["algorithm"] == "mondrian"
     assert result.min_class_size >= 2
     assert result.satisfied["k_anonymity"] is True
+
+
+def test_k_map_with_sampling_fraction_and_unsupported_population():
+    from veil._errors import StageUnavailableError
+    from veil.policy import PrivacyConfig
+
+    base = _cfg(k=2)
+    km = PrivacyConfig.model_validate({"k_map": {"k": 4, "sampling_fraction": 0.5}})
+    res = anonymize(
+        _df(8), AnonymizeConfig(base.quasi_identifiers, base.hierarchies, km, base.search)
+    )
+    assert res.min_class_size / 0.5 >= 4
+    assert res.satisfied == {"k_map": True}
+    pop = PrivacyConfig.model_validate({"k_map": {"k": 4}})
+    with pytest.raises(StageUnavailableError):
+        anonymize(
+            _df(8), AnonymizeConfig(base.quasi_identifiers, base.hierarchies, pop, base.search)
+        )

@@ -117,3 +117,10 @@ def test_data_spelling_differences_match_the_hierarchy():
     res = anonymize(df, AnonymizeConfig.build(["zip"], {"zip": zips}, k=2))
     assert res.transformation == {"zip": 0}
     assert sorted(res.data["zip"].astype(str).unique()) == ["01234", "01235", "NULL"]
+
+
+def test_arx_csv_with_bom_and_trailing_separators(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_bytes("\ufeffa;x;*;\nb;x;*;\n".encode())
+    h = read_arx_hierarchy(path, "c")
+    assert h.table.tolist() == [["a", "x", "*"], ["b", "x", "*"]]
