@@ -158,7 +158,7 @@ def _rho_for(epsilon: float, delta: float) -> float:
 def _budget(dp: Any, spec: QuerySpec) -> _Budget:
     if spec.mechanism == "gaussian":
         return _Budget(True, spec.epsilon, spec.delta, _rho_for(spec.epsilon, spec.delta))
-    return _Budget(False, spec.epsilon, 0.0, None)
+    return _Budget(False, spec.epsilon, spec.delta, None)
 
 
 def _noise(dp: Any, gaussian: bool, scale: float) -> Any:
@@ -344,6 +344,62 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
             )
 
         return _Plan(spec, budget, run_count)
+
+    if spec.thresholded:
+        assert spec.by is not None
+        keys = _column(data, spec.by).dropna().astype(str).to_numpy()
+
+        def run_threshold() -> DPAnswer:
+            vec_s = dp.vector_domain(dp.atom_domain(T=str))
+            trans = (vec_s, sd) >> dp.t.then_count_by(TV=dp.i64)
+            scale = float(trans.map(d_in)[1]) / spec.epsilon  # L1 sensitivity over epsilon
+            threshold = None
+            for _attempt in range(4):
+                try:
+                    threshold = int(
+                        dp.binary_search_param(
+                            lambda th, s=scale: (
+                                trans >> dp.m.then_laplace_threshold(scale=s, threshold=th)
+                            ),
+                            d_in=d_in,
+                            d_out=(spec.epsilon, spec.delta),
+                            T=int,
+                        )
+                    )
+                    break
+                except Exception:  # noqa: BLE001 - epsilon rounding: a hair more noise
+                    scale *= 1 + 1e-9
+            if threshold is None:
+                raise InputError(
+                    f"{spec.label}: no threshold meets epsilon={spec.epsilon:g}, "
+                    f"delta={spec.delta:g}",
+                    hint="raise delta or epsilon",
+                )
+            meas = trans >> dp.m.then_laplace_threshold(scale=scale, threshold=threshold)
+            eps_used, delta_used = meas.map(d_in)
+            counts = {str(k): int(v) for k, v in sorted(meas(keys).items())}
+            acc = _accuracy(dp, scale, alpha, integer=True, gaussian=False)
+            return answer(
+                counts,
+                {k: [v - acc, v + acc] for k, v in counts.items()},
+                acc,
+                True,
+                mechanism="discrete_laplace_threshold",
+                scale=scale,
+                privacy_map={
+                    "epsilon": float(eps_used),
+                    "delta": float(delta_used),
+                    "d_in": d_in,
+                    "threshold": threshold,
+                },
+                notes=[
+                    f"only keys whose noisy count reached {threshold} are released; "
+                    "delta bounds the chance a rare key is revealed",
+                    "intervals hold per released key",
+                ],
+            )
+
+        return _Plan(spec, budget, run_threshold)
 
     if stat in ("histogram",) or (stat == "count" and spec.by is not None):
         col = spec.column if stat == "histogram" else spec.by
@@ -626,7 +682,13 @@ def _requests(plans: list[_Plan], who: str | None) -> list[Any]:
     out = []
     for p in plans:
         b = p.budget
-        curve = curve_zcdp(b.rho) if b.gaussian and b.rho is not None else curve_pure(b.epsilon)
+        curve: dict[str, Any] | None
+        if b.gaussian and b.rho is not None:
+            curve = curve_zcdp(b.rho)
+        elif p.spec.thresholded:
+            curve = None  # approximate DP without a curve: composed by the plain sum
+        else:
+            curve = curve_pure(b.epsilon)
         out.append(
             SpendRequest(
                 epsilon=b.epsilon,
