@@ -58,7 +58,7 @@ class DPStage:
         import math
 
         from veil.dp._ledger import BudgetLedger
-        from veil.dp._stats import _opendp
+        from veil.dp._mechanisms import _opendp
 
         assert policy.dp is not None
         specs = _specs(policy)
