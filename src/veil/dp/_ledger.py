@@ -242,6 +242,7 @@ class BudgetLedger:
                 hint=f"use one of: {', '.join(COMPOSITIONS)}",
             )
         t = self._tables
+        lost_race = False
         with self._db_errors("initializ"), self.engine.begin() as conn:
             existing = conn.execute(
                 sa.select(t.datasets).where(t.datasets.c.name == dataset)
@@ -260,25 +261,39 @@ class BudgetLedger:
                     hint="budgets are never reset; use a new dataset name for new data",
                 )
             try:
-                conn.execute(
-                    sa.insert(t.datasets).values(
-                        name=dataset,
-                        fingerprint=fingerprint,
-                        epsilon_total=epsilon,
-                        delta_total=delta,
-                        composition=composition,
-                        epsilon_sum=0.0,
-                        delta_sum=0.0,
-                        n_spends=0,
-                        created_at=utcnow(),
-                        created_by=who or default_who(),
+                with conn.begin_nested():  # a lost race undoes only this insert
+                    conn.execute(
+                        sa.insert(t.datasets).values(
+                            name=dataset,
+                            fingerprint=fingerprint,
+                            epsilon_total=epsilon,
+                            delta_total=delta,
+                            composition=composition,
+                            epsilon_sum=0.0,
+                            delta_sum=0.0,
+                            n_spends=0,
+                            created_at=utcnow(),
+                            created_by=who or default_who(),
+                        )
                     )
-                )
             except sa.exc.IntegrityError:
-                raise InputError(
-                    f"dataset {dataset!r} already has a budget in this ledger",
-                    hint="budgets are never reset; use a new dataset name for new data",
-                ) from None
+                # Another process created it between our read and our insert.
+                if not exist_ok:
+                    raise InputError(
+                        f"dataset {dataset!r} already has a budget in this ledger",
+                        hint="budgets are never reset; use a new dataset name for new data",
+                    ) from None
+                lost_race = True
+        if lost_race:  # compare with what the other process wrote
+            self.init(
+                dataset,
+                epsilon=epsilon,
+                delta=delta,
+                fingerprint=fingerprint,
+                composition=composition,
+                who=who,
+                exist_ok=True,
+            )
 
     def _composition_of(self, dataset: str) -> str | None:
         """The dataset's composition rule (fixed at init, so cached), or None if unknown."""
