@@ -22,7 +22,6 @@ knows the result was never released calls :meth:`BudgetLedger.release`.
 from __future__ import annotations
 
 import datetime as dt
-import getpass
 import json
 import logging
 import math
@@ -32,7 +31,6 @@ import uuid
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
@@ -41,10 +39,18 @@ from sqlalchemy.engine import Connection, Engine
 from veil._errors import InputError, LedgerUnavailableError, PrivacyBudgetExceeded
 from veil.dp._composition import (
     COMPOSITIONS,
-    Composed,
     check_declared,
     compose,
     validate_curve,
+)
+from veil.dp._records import (
+    BudgetStatus,
+    Spend,
+    SpendRequest,
+    check_eps_delta,
+    check_name,
+    default_who,
+    utcnow,
 )
 from veil.dp._store import LedgerTables, default_ledger_url, make_engine, redact_url
 
@@ -56,127 +62,11 @@ log = logging.getLogger(__name__)
 _REL_TOL = 1e-9
 
 
-@dataclass(frozen=True)
-class Spend:
-    """One entry of a dataset's history (or, with ``dry_run``, one that would be made)."""
-
-    id: str | None
-    dataset: str
-    epsilon: float
-    delta: float
-    mechanism: str
-    what: str
-    who: str
-    curve: dict[str, Any] | None = None
-    status: str = "committed"  # committed | reserved | dry-run
-    seq: int | None = None
-    created_at: dt.datetime | None = None
-    committed_at: dt.datetime | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "seq": self.seq,
-            "dataset": self.dataset,
-            "who": self.who,
-            "what": self.what,
-            "mechanism": self.mechanism,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "curve": self.curve,
-            "status": self.status,
-            "created_at": self.created_at.isoformat() if self.created_at else None,
-            "committed_at": self.committed_at.isoformat() if self.committed_at else None,
-        }
-
-
-@dataclass(frozen=True)
-class SpendRequest:
-    """One spend to make, for :meth:`BudgetLedger.charge_many`."""
-
-    epsilon: float
-    delta: float
-    what: str
-    mechanism: str
-    who: str | None = None
-    curve: dict[str, Any] | str | None = None
-
-
-@dataclass(frozen=True)
-class BudgetStatus:
-    """A dataset's budget, what has been spent under each composition, and what is left."""
-
-    dataset: str
-    fingerprint: str | None
-    composition: str
-    epsilon_total: float
-    delta_total: float
-    spent: dict[str, Composed] = field(default_factory=dict)  # composition -> composed total
-    n_spends: int = 0
-    n_reserved: int = 0
-
-    @property
-    def enforced(self) -> Composed:
-        return self.spent[self.composition]
-
-    @property
-    def remaining(self) -> tuple[float, float]:
-        """(epsilon, delta) left under the enforced composition (never negative)."""
-        c = self.enforced
-        used = c.delta if c.delta_used is None else c.delta_used
-        return (max(0.0, self.epsilon_total - c.epsilon), max(0.0, self.delta_total - used))
-
-    def as_dict(self) -> dict[str, Any]:
-        eps_left, delta_left = self.remaining
-        return {
-            "dataset": self.dataset,
-            "fingerprint": self.fingerprint,
-            "composition": self.composition,
-            "total": {"epsilon": self.epsilon_total, "delta": self.delta_total},
-            "spent": {k: v.as_dict() for k, v in self.spent.items()},
-            "remaining": {"epsilon": eps_left, "delta": delta_left},
-            "n_spends": self.n_spends,
-            "n_reserved": self.n_reserved,
-        }
-
-
 def _preload_accountants() -> None:
     from veil.dp._composition import _opacus
 
     _opacus("opacus.accountants.analysis.rdp")
     _opacus("opacus.accountants")
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def _default_who() -> str:
-    try:
-        user = getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name in some containers
-        user = f"uid{os.getuid()}" if hasattr(os, "getuid") else "unknown"
-    return f"{user}@{socket.gethostname()}"
-
-
-def _check_eps_delta(epsilon: float, delta: float, *, total: bool) -> tuple[float, float]:
-    for name, v in (("epsilon", epsilon), ("delta", delta)):
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise InputError(f"{name} must be a finite number, got {type(v).__name__}")
-    epsilon, delta = float(epsilon), float(delta)
-    if epsilon < 0 or (total and epsilon == 0):
-        raise InputError(f"epsilon must be {'>' if total else '>='} 0", hint="e.g. --epsilon 1.0")
-    if not 0 <= delta < 1:
-        raise InputError("delta must be in [0, 1)", hint="e.g. --delta 1e-6")
-    if not total and epsilon == 0 and delta == 0:
-        raise InputError("a spend needs epsilon > 0 or delta > 0")
-    return epsilon, delta
-
-
-def _check_name(name: str) -> str:
-    if not isinstance(name, str) or not name.strip() or len(name) > 255:
-        raise InputError("a dataset name must be a non-empty string of at most 255 characters")
-    return name
 
 
 class BudgetLedger:
@@ -293,7 +183,7 @@ class BudgetLedger:
         loss is safe: turning a reservation into a committed spend, or removing one (a lost
         change leaves the reservation counted).
         """
-        _check_name(dataset)
+        check_name(dataset)
         t = self._tables
         with (
             self._db_errors(action),
@@ -344,14 +234,15 @@ class BudgetLedger:
         exist_ok
             With the same budget already recorded, do nothing instead of failing.
         """
-        _check_name(dataset)
-        epsilon, delta = _check_eps_delta(epsilon, delta, total=True)
+        check_name(dataset)
+        epsilon, delta = check_eps_delta(epsilon, delta, total=True)
         if composition not in COMPOSITIONS:
             raise InputError(
                 f"unknown composition {composition!r}",
                 hint=f"use one of: {', '.join(COMPOSITIONS)}",
             )
         t = self._tables
+        lost_race = False
         with self._db_errors("initializ"), self.engine.begin() as conn:
             existing = conn.execute(
                 sa.select(t.datasets).where(t.datasets.c.name == dataset)
@@ -370,25 +261,39 @@ class BudgetLedger:
                     hint="budgets are never reset; use a new dataset name for new data",
                 )
             try:
-                conn.execute(
-                    sa.insert(t.datasets).values(
-                        name=dataset,
-                        fingerprint=fingerprint,
-                        epsilon_total=epsilon,
-                        delta_total=delta,
-                        composition=composition,
-                        epsilon_sum=0.0,
-                        delta_sum=0.0,
-                        n_spends=0,
-                        created_at=_now(),
-                        created_by=who or _default_who(),
+                with conn.begin_nested():  # a lost race undoes only this insert
+                    conn.execute(
+                        sa.insert(t.datasets).values(
+                            name=dataset,
+                            fingerprint=fingerprint,
+                            epsilon_total=epsilon,
+                            delta_total=delta,
+                            composition=composition,
+                            epsilon_sum=0.0,
+                            delta_sum=0.0,
+                            n_spends=0,
+                            created_at=utcnow(),
+                            created_by=who or default_who(),
+                        )
                     )
-                )
             except sa.exc.IntegrityError:
-                raise InputError(
-                    f"dataset {dataset!r} already has a budget in this ledger",
-                    hint="budgets are never reset; use a new dataset name for new data",
-                ) from None
+                # Another process created it between our read and our insert.
+                if not exist_ok:
+                    raise InputError(
+                        f"dataset {dataset!r} already has a budget in this ledger",
+                        hint="budgets are never reset; use a new dataset name for new data",
+                    ) from None
+                lost_race = True
+        if lost_race:  # compare with what the other process wrote
+            self.init(
+                dataset,
+                epsilon=epsilon,
+                delta=delta,
+                fingerprint=fingerprint,
+                composition=composition,
+                who=who,
+                exist_ok=True,
+            )
 
     def _composition_of(self, dataset: str) -> str | None:
         """The dataset's composition rule (fixed at init, so cached), or None if unknown."""
@@ -452,7 +357,7 @@ class BudgetLedger:
 
     def status(self, dataset: str) -> BudgetStatus:
         """The dataset's budget, its spent totals under each composition and what is left."""
-        _check_name(dataset)
+        check_name(dataset)
         t = self._tables
         with self._reading() as conn:
             row = conn.execute(sa.select(t.datasets).where(t.datasets.c.name == dataset)).first()
@@ -470,7 +375,7 @@ class BudgetLedger:
 
     def history(self, dataset: str) -> list[Spend]:
         """Every spend recorded on ``dataset``, oldest first (reservations included)."""
-        _check_name(dataset)
+        check_name(dataset)
         t = self._tables
         with self._reading() as conn:
             row = conn.execute(sa.select(t.datasets).where(t.datasets.c.name == dataset)).first()
@@ -507,7 +412,7 @@ class BudgetLedger:
     # ------------------------------------------------------------------ spending
 
     def _prepare(self, req: SpendRequest) -> SpendRequest:
-        epsilon, delta = _check_eps_delta(req.epsilon, req.delta, total=False)
+        epsilon, delta = check_eps_delta(req.epsilon, req.delta, total=False)
         if not isinstance(req.what, str) or not req.what.strip():
             raise InputError("a spend needs a description ('what'): what is being released")
         mech = req.mechanism
@@ -516,7 +421,7 @@ class BudgetLedger:
         curve_d = validate_curve(req.curve) if req.curve is not None else None
         if curve_d is not None:
             check_declared(epsilon, delta, curve_d)  # before taking the lock: may be slow
-        return SpendRequest(epsilon, delta, req.what, mech, req.who or _default_who(), curve_d)
+        return SpendRequest(epsilon, delta, req.what, mech, req.who or default_who(), curve_d)
 
     def _record(
         self,
@@ -577,7 +482,7 @@ class BudgetLedger:
                     hint="ask for less, or release from a new dataset with its own budget",
                 )
             seq0 = (last or 0) + 1
-            now = _now()
+            now = utcnow()
             spends = [
                 Spend(
                     id=None if dry_run else uuid.uuid4().hex,
@@ -759,7 +664,7 @@ class BudgetLedger:
             conn.execute(
                 sa.update(t.spends)
                 .where(t.spends.c.id.in_([sp.id for sp in spends]))
-                .values(status="committed", committed_at=_now(), holder=None)
+                .values(status="committed", committed_at=utcnow(), holder=None)
             )
 
     def release(self, dataset: str, spend_id: str) -> Spend:

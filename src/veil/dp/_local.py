@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veil._errors import InputError
-from veil.dp._stats import _opendp
+from veil.dp._mechanisms import _opendp
 
 __all__ = ["RRFrequencies", "randomized_response", "rr_estimate", "rr_probabilities"]
 

@@ -6,6 +6,7 @@ A query is written either as a call-like string or as a JSON object (the policy'
     count()                                         rows
     count(age)                                      rows where age is not missing
     count(by=sex, categories=["Male", "Female"])    group-by count (public group keys)
+    count(by=occupation, epsilon=1, delta=1e-7)     group-by count, keys from the data
     sum(hours, bounds=[0, 99], epsilon=0.5)
     sum(hours, bounds=[0, 99], by=sex, categories=["Male", "Female"], max_groups=1)
     mean(age, bounds=[17, 90], epsilon=0.5)
@@ -30,7 +31,10 @@ Keys (all optional except ``epsilon``, which defaults to 1.0 only in the CLI's e
     Public ``[lower, upper]`` for the values: each value is clamped into it. Required for
     sum, mean, variance and quantiles. Must not be derived from the data.
 ``by``, ``categories``
-    Group-by column and its public keys (required: keys read from the data would leak).
+    Group-by column and its public keys. Keys read from the data would reveal who is in it,
+    so without ``categories`` a group-by count uses OpenDP's Laplace mechanism with a
+    threshold (only keys whose noisy count passes it are released; needs ``delta``), and a
+    group-by sum is refused.
 ``bins``
     Histogram edges for a numeric column.
 ``q``, ``candidates``
@@ -111,15 +115,23 @@ class QuerySpec(BaseModel):
                 raise ValueError("bounds must be finite with lower < upper")
         if self.mechanism == "gaussian" and self.delta <= 0:
             raise ValueError("the gaussian mechanism needs delta > 0")
-        if self.mechanism == "laplace" and self.delta > 0:
-            raise ValueError("delta is only used by mechanism: gaussian (laplace is pure DP)")
+        if self.mechanism == "laplace" and self.delta > 0 and not self.thresholded:
+            raise ValueError(
+                "delta is only used by mechanism: gaussian (laplace is pure DP), "
+                "or by a group-by count without public categories"
+            )
         if self.by is not None:
             if s not in ("count", "sum"):
                 raise ValueError("'by' (group-by) works with count and sum")
-            if self.categories is None:
+            if self.categories is None and s == "sum":
                 raise ValueError(
-                    "a group-by needs its public keys in 'categories' "
+                    "a group-by sum needs its public keys in 'categories' "
                     "(keys taken from the data would reveal who is in it)"
+                )
+            if self.thresholded and (self.mechanism != "laplace" or self.delta <= 0):
+                raise ValueError(
+                    "a group-by count without public 'categories' releases only keys whose "
+                    "noisy count passes a threshold: it needs mechanism: laplace and delta > 0"
                 )
         if s == "histogram":
             if (self.categories is None) == (self.bins is None):
@@ -140,6 +152,11 @@ class QuerySpec(BaseModel):
         if self.max_groups is not None and not (s == "sum" and self.by):
             raise ValueError("max_groups is only for a group-by sum")
         return self
+
+    @property
+    def thresholded(self) -> bool:
+        """A group-by count whose keys come from the data (Laplace with a threshold)."""
+        return self.stat == "count" and self.by is not None and self.categories is None
 
     @property
     def quantiles(self) -> tuple[float, ...]:

@@ -4,7 +4,8 @@ Policy::
 
     dp:
       dataset: adult                       # the ledger's dataset (its budget must exist)
-      ledger: sqlite:///ledger.sqlite      # optional; default: the user's ledger
+      ledger: sqlite:///ledger.sqlite      # optional; default: the user's ledger. A relative
+                                           # SQLite path is relative to the policy file
       queries:
         - {stat: count}
         - {stat: mean, column: age, bounds: [17, 90], epsilon: 0.5}
@@ -18,6 +19,7 @@ in the ledger together before any is computed, and answered together or not at a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from veil._errors import InputError, PolicyError
@@ -45,6 +47,26 @@ def _specs(policy: Policy) -> list[QuerySpec]:
     return out
 
 
+def _ledger_url(policy: Policy) -> str | None:
+    """``dp.ledger``, with a relative SQLite path taken relative to the policy file."""
+    assert policy.dp is not None
+    url = policy.dp.ledger
+    if url is None or policy.base_dir is None:
+        return url
+    import sqlalchemy as sa
+
+    try:
+        parsed = sa.engine.make_url(url)
+    except Exception:  # noqa: BLE001 - the ledger reports a bad URL itself
+        return url
+    db = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not db or db == ":memory:":
+        return url
+    if db.startswith("file:") or Path(db).expanduser().is_absolute():
+        return url
+    return parsed.set(database=str(policy.resolve(Path(db)))).render_as_string(hide_password=False)
+
+
 class DPStage:
     """Answer ``policy.dp.queries`` with OpenDP and record their spends in the ledger."""
 
@@ -58,12 +80,12 @@ class DPStage:
         import math
 
         from veil.dp._ledger import BudgetLedger
-        from veil.dp._stats import _opendp
+        from veil.dp._mechanisms import _opendp
 
         assert policy.dp is not None
         specs = _specs(policy)
         _opendp()  # the dp extra is installed
-        with BudgetLedger(policy.dp.ledger) as ledger:
+        with BudgetLedger(_ledger_url(policy)) as ledger:
             status = ledger.status(policy.dp.dataset)  # reachable, and the budget exists
         eps = math.fsum(s.epsilon for s in specs)
         left = status.remaining[0]
@@ -86,7 +108,7 @@ class DPStage:
         specs = _specs(policy)
         # (Progress.task is typed as contextmanager[...] in veil._progress, which mypy rejects)
         with ctx.progress.task("DP statistics", total=len(specs)) as task:  # type: ignore[attr-defined]
-            with BudgetLedger(policy.dp.ledger) as ledger:
+            with BudgetLedger(_ledger_url(policy)) as ledger:
                 answers = dp_query_many(
                     ctx.original,
                     specs,

@@ -77,3 +77,17 @@ def test_check_fails_early_on_budget_and_missing_dataset(url: str, tmp_path: Pat
 
 def test_not_wanted_without_queries(url: str) -> None:
     assert not DPStage().wanted(_policy(url, []))
+
+
+def test_relative_sqlite_ledger_is_relative_to_the_policy(tmp_path: Path) -> None:
+    from veil.dp._stage import _ledger_url
+
+    pol = _policy("sqlite:///ledgers/team.sqlite", [{"stat": "count", "epsilon": 0.1}])
+    pol = pol.model_copy(update={"base_dir": tmp_path})
+    assert _ledger_url(pol) == f"sqlite:///{tmp_path / 'ledgers' / 'team.sqlite'}"
+    absolute = _policy(f"sqlite:///{tmp_path / 'a.sqlite'}", []).model_copy(
+        update={"base_dir": tmp_path}
+    )
+    assert _ledger_url(absolute) == f"sqlite:///{tmp_path / 'a.sqlite'}"
+    pg = _policy("postgresql+psycopg://u@h/db", []).model_copy(update={"base_dir": tmp_path})
+    assert _ledger_url(pg) == "postgresql+psycopg://u@h/db"

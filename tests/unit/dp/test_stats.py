@@ -308,3 +308,20 @@ def test_accuracy_is_openDP_accuracy_at_the_confidence(
     assert a.accuracy == pytest.approx(dp.laplacian_scale_to_accuracy(a.scale, 0.1))
     assert a.interval == pytest.approx([a.value - a.accuracy, a.value + a.accuracy])
     assert math.isfinite(a.accuracy)
+
+
+def test_group_count_with_keys_from_the_data(df: pd.DataFrame, ledger: BudgetLedger) -> None:
+    dp = _dp()
+    rare = df.assign(sex=df.sex.where(df.index > 0, "Unique"))  # one person with a rare key
+    a = dp_query(rare, "count(by=sex, epsilon=1, delta=1e-7)", ledger=ledger, dataset="t")
+    assert a.mechanism == "discrete_laplace_threshold"
+    assert set(a.value) == {"Male", "Female"}  # the rare key stays hidden
+    # independent: OpenDP's map of count_by + Laplace threshold at the reported parameters
+    t = (dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()) >> dp.t.then_count_by(
+        TV=dp.i64
+    )
+    m = t >> dp.m.then_laplace_threshold(scale=a.scale, threshold=a.privacy_map["threshold"])
+    eps, delta = m.map(1)
+    assert eps <= 1.0 and delta <= 1e-7
+    (h,) = ledger.history("t")
+    assert (h.epsilon, h.delta, h.curve) == (1.0, 1e-7, None)
