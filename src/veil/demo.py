@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from veil._progress import Progress
     from veil.pipeline import RunResult
 
-__all__ = ["demo_frame", "demo_policy_text", "run_demo"]
+__all__ = ["demo_frame", "demo_policy_text", "demo_private_dir", "run_demo"]
 
 _TEMPLATES = (
     "Patient {name} called from {phone} about the last visit; follow up by email at {email}.",
@@ -151,13 +151,18 @@ def demo_policy_text() -> str:
     return (files("veil.data") / "demo_policy.yaml").read_text(encoding="utf-8")
 
 
+def demo_private_dir(out_dir: Path) -> Path:
+    """The demo's private folder beside (never inside) its output: keys and a scratch ledger."""
+    return out_dir.parent / f"{out_dir.name}-private"
+
+
 def _ensure_demo_keys(out_dir: Path) -> Path:
     """Use keys from the environment, or create fresh random ones beside (not in) the output.
 
     veil never uses a default key: the demo generates new ones on first use and tells the
     user where they are, so the tokens it writes stay reversible for ``veil detokenize``.
     """
-    key_dir = out_dir.parent / f"{out_dir.name}-keys"
+    key_dir = demo_private_dir(out_dir)
     wanted = {"VEIL_HMAC_KEY": 32, "VEIL_FPE_KEY": 16, "VEIL_FPE_TWEAK": 7}
     for env, nbytes in wanted.items():
         if os.environ.get(env):
@@ -170,6 +175,29 @@ def _ensure_demo_keys(out_dir: Path) -> Path:
             write_text_atomic(path, secrets.token_hex(nbytes) + "\n", mode=0o600)
         os.environ[env] = path.read_text(encoding="utf-8").strip()
     return key_dir
+
+
+DEMO_DATASET = "adult-demo"
+DEMO_BUDGET = (3.0, 1e-6)
+
+
+def _fresh_demo_ledger(out_dir: Path) -> str:
+    """A scratch budget ledger for the demo, reset by every demo run.
+
+    Only the demo does this: its data are regenerated each run, so a fresh budget is honest
+    there. A real dataset's ledger is never reset by veil.
+    """
+    from veil.dp import BudgetLedger
+
+    folder = demo_private_dir(out_dir)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = (folder / "demo-ledger.sqlite").resolve()
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    url = f"sqlite:///{path}"
+    with BudgetLedger(url) as ledger:
+        ledger.init(DEMO_DATASET, epsilon=DEMO_BUDGET[0], delta=DEMO_BUDGET[1], who="veil demo")
+    return url
 
 
 def run_demo(
@@ -185,6 +213,8 @@ def run_demo(
     _ensure_demo_keys(out)
     data = yaml.safe_load(demo_policy_text())
     data["output"]["path"] = str(out)
+    if "dp" in data:
+        data["dp"]["ledger"] = _fresh_demo_ledger(out)
     policy = parse_policy(data, source="<demo policy>", base_dir=Path(str(files("veil.data"))))
     frame = demo_frame(rows)
     return run_policy(policy, data=frame, out_dir=out, progress=progress)

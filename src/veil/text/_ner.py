@@ -68,7 +68,39 @@ NOT_NAMES = frozenset(
 )
 # Words that open a PERSON span without being part of the name ("Customer Jane Roe").
 _ROLE_WORDS = frozenset(
-    ["customer", "patient", "pt", "client", "tenant", "applicant", "dear", "hi", "hello", "hey", "daughter", "son", "wife", "husband", "mother", "father", "sister", "brother", "nurse", "doctor", "attending", "resident", "caller", "user", "member", "employee", "contact", "from", "to", "cc", "attn"]
+    [
+        "customer",
+        "patient",
+        "pt",
+        "client",
+        "tenant",
+        "applicant",
+        "dear",
+        "hi",
+        "hello",
+        "hey",
+        "daughter",
+        "son",
+        "wife",
+        "husband",
+        "mother",
+        "father",
+        "sister",
+        "brother",
+        "nurse",
+        "doctor",
+        "attending",
+        "resident",
+        "caller",
+        "user",
+        "member",
+        "employee",
+        "contact",
+        "from",
+        "to",
+        "cc",
+        "attn",
+    ]
 )
 _TITLES = re.compile(
     r"^(?:(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Rev|Fr|Sr|Jr)\.?\s+)+", re.IGNORECASE
