@@ -179,3 +179,16 @@ def test_all_suppressed_release_reports_cleanly():
     jsonschema.validate(report, schema())
     assert report["risk"]["k"] is None and "note" in report["risk"]
     assert "every row is suppressed" in render_html(report)
+
+
+def test_stage_on_an_unaligned_release():
+    """A release of another length (e.g. synthetic rows): measured without row alignment."""
+    original = adult_frame(3000)
+    released = adult_frame(6000).iloc[3000:].sample(2500, random_state=0)
+    ctx = RunContext(policy=_policy(), original=original, data=released)
+    RiskStage(max_train_rows=500).run(ctx)
+    util = ctx.report["utility"]
+    assert util["rows_aligned"] is False
+    assert util["ml"]["rows_aligned"] is False and util["ml"]["note"]
+    assert util["information_loss"]["non_uniform_entropy"] is None
+    assert ctx.report["risk"]["k"] >= 1
