@@ -36,7 +36,7 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 bench: $(STAMP)
-	$(PY) -m benchmarks.run
+	for f in benchmarks/*_*.py; do echo "== $$f"; PYTHONPATH=src $(PY) $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

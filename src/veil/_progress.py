@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
 __all__ = ["NullProgress", "Progress", "ProgressTask"]
@@ -16,8 +16,9 @@ class ProgressTask(Protocol):
 class Progress(Protocol):
     """Something that can show progress of named tasks. The CLI passes a rich one."""
 
-    def task(self, description: str, total: float | None = None) -> contextmanager[ProgressTask]:  # type: ignore[valid-type]
-        ...
+    def task(
+        self, description: str, total: float | None = None
+    ) -> AbstractContextManager[ProgressTask]: ...
 
 
 class _NullTask:

@@ -87,7 +87,12 @@ def demo_frame(rows: int | None = None, *, seed: int = 7) -> pd.DataFrame:
     ]
     phone = [
         f"({a}) {b}-{c:04d}"
-        for a, b, c in zip(rng.integers(201, 990, n), rng.integers(200, 1000, n), rng.integers(0, 10000, n), strict=True)
+        for a, b, c in zip(
+            rng.integers(201, 990, n),
+            rng.integers(200, 1000, n),
+            rng.integers(0, 10000, n),
+            strict=True,
+        )
     ]
     card_digits = np.concatenate(
         [np.full((n, 1), 4), rng.integers(0, 10, (n, 14))], axis=1
@@ -110,9 +115,17 @@ def demo_frame(rows: int | None = None, *, seed: int = 7) -> pd.DataFrame:
     dob = birth.dt.strftime("%m/%d/%Y").tolist()
     notes = [
         _TEMPLATES[t].format(
-            name=name[i], first=first[i], last=last[i], phone=phone[i], email=email[i],
-            card=card[i], ssn=ssn[i], dob=dob[i],
-            street=street[i], city=city[i], zip=zips[i],
+            name=name[i],
+            first=first[i],
+            last=last[i],
+            phone=phone[i],
+            email=email[i],
+            card=card[i],
+            ssn=ssn[i],
+            dob=dob[i],
+            street=street[i],
+            city=city[i],
+            zip=zips[i],
         )
         for i, t in enumerate(template_ids)
     ]

@@ -130,10 +130,11 @@ def plan(policy: Policy) -> list[Stage]:
                 f"has no '{name}' stage yet",
                 hint="remove that part of the policy, or upgrade veil",
             )
-        if not stage.wanted(policy):
-            continue
+        if stage.wanted(policy):
+            stages.append(stage)
+    # Check only once every stage is known to exist: a missing stage is the first thing to say.
+    for stage in stages:
         stage.check(policy)
-        stages.append(stage)
     return stages
 
 
@@ -205,11 +206,14 @@ def run_policy(
     stages = plan(policy)  # fail early, before reading anything
     if data is None:
         with progress.task("reading input"):
-            data = read_table(policy.data, base_dir=policy.base_dir)
+            as_text = [
+                name
+                for name, col in policy.columns.items()
+                if col.role.value in ("identifier", "text")
+            ]
+            data = read_table(policy.data, base_dir=policy.base_dir, text_columns=as_text)
     data = _reconcile_columns(policy, data)
-    ctx = RunContext(
-        policy=policy, original=data, data=data.copy(deep=False), progress=progress
-    )
+    ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False), progress=progress)
     timings: dict[str, float] = {}
     for stage in stages:
         t0 = time.perf_counter()
@@ -229,7 +233,9 @@ def run_policy(
     )
 
 
-def _write_outputs(ctx: RunContext, report: dict[str, Any], out_dir: str | Path | None) -> dict[str, Path]:
+def _write_outputs(
+    ctx: RunContext, report: dict[str, Any], out_dir: str | Path | None
+) -> dict[str, Path]:
     import json
 
     from veil.io import atomic_dir, write_table
@@ -251,7 +257,9 @@ def _write_outputs(ctx: RunContext, report: dict[str, Any], out_dir: str | Path 
         from veil.io import write_sql
 
         assert policy.output.table is not None
-        write_sql(ctx.data, policy.output.url, policy.output.table, if_exists=policy.output.if_exists)
+        write_sql(
+            ctx.data, policy.output.url, policy.output.table, if_exists=policy.output.if_exists
+        )
         report["outputs"]["sql_table"] = policy.output.table
     with atomic_dir(out) as stage:
         write_table(ctx.data, stage / table_name, format=fmt)

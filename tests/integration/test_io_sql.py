@@ -11,6 +11,7 @@ import pytest
 from veil import InputError
 from veil.io import read_sql, write_sql
 
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":

@@ -28,7 +28,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    rich_markup_mode=None,
 )
 
 # Each module defines ``register(app)``. A later feature adds its module here.
@@ -36,6 +35,9 @@ _COMMAND_MODULES = [
     "veil.cli._run",
     "veil.cli._policy",
     "veil.cli._keys",
+    "veil.cli._anonymize",
+    "veil.cli._budget",
+    "veil.cli._text",
     "veil.cli._risk",
     "veil.cli._report",
 ]
@@ -70,7 +72,9 @@ for _name in _COMMAND_MODULES:
 
 
 def _fail(message: str, hint: str | None, code: int) -> int:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    err_console.print(
+        f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True
+    )
     if hint:
         err_console.print(f"[dim]hint:[/] {hint}", highlight=False, soft_wrap=True)
     return code

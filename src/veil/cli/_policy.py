@@ -37,7 +37,9 @@ def check(
     if json_:
         print_json(summary)
     else:
-        console.print(f"[green]ok[/] {policy}: {len(pol.columns)} columns, stages: {', '.join(stages)}")
+        console.print(
+            f"[green]ok[/] {policy}: {len(pol.columns)} columns, stages: {', '.join(stages)}"
+        )
 
 
 @policy_app.command("schema")

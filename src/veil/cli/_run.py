@@ -27,8 +27,12 @@ def _summary_table(report: dict[str, Any], outputs: dict[str, Path]) -> None:
 
 def run(
     policy: Annotated[Path, typer.Argument(help="The policy YAML file.")],
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder (overrides the policy).")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print the summary and outputs as JSON.")] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output folder (overrides the policy).")
+    ] = None,
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print the summary and outputs as JSON.")
+    ] = False,
 ) -> None:
     """Apply a policy: write the released table, report.json and report.html."""
     from veil.pipeline import run_policy
@@ -38,15 +42,25 @@ def run(
     with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
         result = run_policy(pol, out_dir=out, progress=progress)
     if json_:
-        print_json({"summary": result.report.get("summary", {}), "outputs": {k: str(v) for k, v in result.outputs.items()}, "seconds": round(result.seconds, 3)})
+        print_json(
+            {
+                "summary": result.report.get("summary", {}),
+                "outputs": {k: str(v) for k, v in result.outputs.items()},
+                "seconds": round(result.seconds, 3),
+            }
+        )
     else:
         _summary_table(result.report, result.outputs)
 
 
 def demo(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("out/demo"),
-    rows: Annotated[int | None, typer.Option("--rows", help="Use only the first N rows of Adult.")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print the summary and outputs as JSON.")] = False,
+    rows: Annotated[
+        int | None, typer.Option("--rows", help="Use only the first N rows of Adult.")
+    ] = None,
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print the summary and outputs as JSON.")
+    ] = False,
 ) -> None:
     """Run the whole pipeline on UCI Adult with generated identifiers and notes."""
     from veil.demo import run_demo
@@ -55,7 +69,13 @@ def demo(
         result = run_demo(out, rows=rows, progress=progress)
     outputs = {k: str(v) for k, v in result.outputs.items()}
     if json_:
-        print_json({"summary": result.report.get("summary", {}), "outputs": outputs, "seconds": round(result.seconds, 3)})
+        print_json(
+            {
+                "summary": result.report.get("summary", {}),
+                "outputs": outputs,
+                "seconds": round(result.seconds, 3),
+            }
+        )
     else:
         _summary_table(result.report, result.outputs)
 

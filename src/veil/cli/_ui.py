@@ -63,17 +63,23 @@ class RichProgressAdapter:
         )
 
     def __enter__(self) -> RichProgressAdapter:
-        self._progress.start()
+        self._started = False  # started on the first task, so a quick failure prints nothing
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
+        if self._started:
+            self._progress.stop()
 
     @contextmanager
     def task(self, description: str, total: float | None = None) -> Iterator[_Task]:
+        if not getattr(self, "_started", False):
+            self._progress.start()
+            self._started = True
         task_id = self._progress.add_task(description, total=total)
         try:
             yield _Task(self._progress, task_id)
         finally:
-            self._progress.update(task_id, completed=total if total is not None else 1, total=total or 1)
+            self._progress.update(
+                task_id, completed=total if total is not None else 1, total=total or 1
+            )
             self._progress.remove_task(task_id)

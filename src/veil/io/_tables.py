@@ -30,7 +30,7 @@ _SUFFIXES: dict[str, Format] = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
 }
-_QUOTING = {
+_QUOTING: dict[str, int] = {
     "minimal": csv.QUOTE_MINIMAL,
     "all": csv.QUOTE_ALL,
     "none": csv.QUOTE_NONE,
@@ -60,10 +60,12 @@ def read_table(
     quotechar: str = '"',
     quoting: str = "minimal",
     base_dir: Path | None = None,
+    text_columns: list[str] | None = None,
 ) -> pd.DataFrame:
     """Read a table from a file (CSV, Parquet, JSONL) or from a :class:`DataConfig`.
 
-    Errors name the file and what is wrong, never a value from it.
+    Errors name the file and what is wrong, never a value from it. ``text_columns`` are read
+    from CSV as text, so identifiers such as zip codes and card numbers keep leading zeros.
 
     Examples
     --------
@@ -87,6 +89,7 @@ def read_table(
             encoding=cfg.encoding,
             quotechar=cfg.quotechar,
             quoting=cfg.quoting,
+            text_columns=text_columns,
         )
     path = Path(source)
     if not path.exists():
@@ -96,13 +99,14 @@ def read_table(
     fmt = infer_format(path, format)
     try:
         if fmt == "csv":
-            df = pd.read_csv(
+            df = pd.read_csv(  # type: ignore[call-overload]  # quoting is a csv.QUOTE_* int
                 path,
                 sep=separator,
                 encoding=encoding,
                 quotechar=quotechar,
                 quoting=_QUOTING[quoting],
                 on_bad_lines="error",
+                dtype=dict.fromkeys(text_columns or (), str),
                 skipinitialspace=False,
             )
         elif fmt == "parquet":

@@ -17,7 +17,11 @@ __all__ = ["draft_policy", "guess_column"]
 
 _NAME_RULES: list[tuple[str, str, str]] = [
     # (regex on the column name, role, reason)
-    (r"(^|_)(ssn|social_?security|passport|licen[cs]e|national_?id|tax_?id)($|_)", "identifier", "government id"),
+    (
+        r"(^|_)(ssn|social_?security|passport|licen[cs]e|national_?id|tax_?id)($|_)",
+        "identifier",
+        "government id",
+    ),
     (r"(e_?mail)", "identifier", "email"),
     (r"(phone|mobile|fax|tel)($|_)", "identifier", "phone"),
     (r"(credit_?card|card_?(no|num)|iban|account_?(no|num))", "identifier", "financial id"),
@@ -28,8 +32,16 @@ _NAME_RULES: list[tuple[str, str, str]] = [
     (r"(lat|latitude|lon|lng|longitude)$", "quasi_identifier", "coordinates"),
     (r"(zip|postal|postcode)", "quasi_identifier", "postal code"),
     (r"(birth|dob)", "quasi_identifier", "birth date"),
-    (r"^(age|sex|gender|race|ethnicity|marital|education|native|country|city|state|workclass)", "quasi_identifier", "demographic"),
-    (r"(diagnos|disease|condition|salary|income|occupation|religion|health)", "sensitive", "sensitive attribute"),
+    (
+        r"^(age|sex|gender|race|ethnicity|marital|education|native|country|city|state|workclass)",
+        "quasi_identifier",
+        "demographic",
+    ),
+    (
+        r"(diagnos|disease|condition|salary|income|occupation|religion|health)",
+        "sensitive",
+        "sensitive attribute",
+    ),
     (r"(note|comment|description|text|message|review|summary)", "text", "free text"),
 ]
 
@@ -52,27 +64,63 @@ def guess_column(name: str, s: pd.Series) -> dict[str, Any]:
     else:
         dtype = "categorical"
         sample = nonnull.astype(str).head(200)
-        if len(sample) and pd.to_datetime(sample, errors="coerce", format="mixed").notna().mean() > 0.9 and sample.str.len().mean() >= 8:
+        if (
+            len(sample)
+            and pd.to_datetime(sample, errors="coerce", format="mixed").notna().mean() > 0.9
+            and sample.str.len().mean() >= 8
+        ):
             dtype = "date"
     lname = name.lower().replace("-", "_").replace(" ", "_")
     for pattern, role, reason in _NAME_RULES:
         if re.search(pattern, lname):
-            return {"dtype": dtype, "role": role, "reason": f"name suggests {reason}", "distinct": distinct}
+            return {
+                "dtype": dtype,
+                "role": role,
+                "reason": f"name suggests {reason}",
+                "distinct": distinct,
+            }
     if dtype == "categorical" and len(nonnull):
         sample = nonnull.astype(str).head(200)
         for rx, reason in ((_EMAIL, "email"), (_SSN, "SSN"), (_PHONE, "phone")):
             if sample.str.match(rx).mean() > 0.8:
-                return {"dtype": dtype, "role": "identifier", "reason": f"values look like {reason}", "distinct": distinct}
+                return {
+                    "dtype": dtype,
+                    "role": "identifier",
+                    "reason": f"values look like {reason}",
+                    "distinct": distinct,
+                }
         if sample.str.len().mean() > 40:
-            return {"dtype": dtype, "role": "text", "reason": "long free text", "distinct": distinct}
+            return {
+                "dtype": dtype,
+                "role": "text",
+                "reason": "long free text",
+                "distinct": distinct,
+            }
         if distinct / n > 0.9:
-            return {"dtype": dtype, "role": "identifier", "reason": "nearly unique per row", "distinct": distinct}
+            return {
+                "dtype": dtype,
+                "role": "identifier",
+                "reason": "nearly unique per row",
+                "distinct": distinct,
+            }
     if dtype == "categorical" and distinct <= 100:
-        return {"dtype": dtype, "role": "quasi_identifier", "reason": "low-cardinality category (review)", "distinct": distinct}
-    return {"dtype": dtype, "role": "insensitive", "reason": "no rule matched (review)", "distinct": distinct}
+        return {
+            "dtype": dtype,
+            "role": "quasi_identifier",
+            "reason": "low-cardinality category (review)",
+            "distinct": distinct,
+        }
+    return {
+        "dtype": dtype,
+        "role": "insensitive",
+        "reason": "no rule matched (review)",
+        "distinct": distinct,
+    }
 
 
-def draft_policy(df: pd.DataFrame, *, data_path: Path, separator: str = ",") -> tuple[str, dict[str, Any]]:
+def draft_policy(
+    df: pd.DataFrame, *, data_path: Path, separator: str = ","
+) -> tuple[str, dict[str, Any]]:
     """Return a draft policy as YAML text and the per-column guesses."""
     guesses = {str(c): guess_column(str(c), df[c]) for c in df.columns}
     lines = [
@@ -93,7 +141,9 @@ def draft_policy(df: pd.DataFrame, *, data_path: Path, separator: str = ",") -> 
         elif role == "quasi_identifier":
             entry += ", hierarchy: {type: auto}"
         entry += "}"
-        lines.append(f"  {_yaml_key(name)}: {entry:<60} # {g['dtype']}, {g['distinct']} distinct: {g['reason']}")
+        lines.append(
+            f"  {_yaml_key(name)}: {entry:<60} # {g['dtype']}, {g['distinct']} distinct: {g['reason']}"
+        )
     has_qi = any(g["role"] == "quasi_identifier" for g in guesses.values())
     if has_qi:
         lines += ["privacy:", "  k_anonymity: {k: 5}", "  suppression_limit: 0.05"]

@@ -43,18 +43,18 @@ def _line_for(loc: _Loc, lines: dict[_Loc, int]) -> int | None:
         if tuple(parts) in lines:
             return lines[tuple(parts)]
         parts.pop()
-    return lines.get((), None)
+    return lines.get(())
 
 
 def _clean_loc(loc: _Loc, data: Any) -> _Loc:
     """Remove pydantic's discriminator tags from a location so it reads like the YAML."""
     out: list[str | int] = []
-    node = data
+    node: Any = data
     for part in loc:
         if isinstance(node, dict) and part in node:
             out.append(part)
             node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             out.append(part)
             node = node[part]
         elif isinstance(part, str) and part.startswith("function-"):
@@ -114,8 +114,13 @@ def _first_model(ann: Any) -> Any:
     return None
 
 
-def parse_policy(data: Any, *, source: str = "<policy>", lines: dict[_Loc, int] | None = None,
-                 base_dir: Path | None = None) -> Policy:
+def parse_policy(
+    data: Any,
+    *,
+    source: str = "<policy>",
+    lines: dict[_Loc, int] | None = None,
+    base_dir: Path | None = None,
+) -> Policy:
     """Validate an already-parsed policy mapping.
 
     Raises
@@ -177,8 +182,9 @@ def load_policy(path: str | Path) -> Policy:
     path = Path(path)
     if not path.is_file():
         raise PolicyError(
-            "policy file not found", file=str(path), hint="check the path, or draft one with "
-            "'veil policy init DATA'"
+            "policy file not found",
+            file=str(path),
+            hint="check the path, or draft one with 'veil policy init DATA'",
         )
     try:
         text = path.read_text(encoding="utf-8")

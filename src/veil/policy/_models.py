@@ -16,12 +16,12 @@ __all__ = [
     "AnonymizeStageConfig",
     "AutoHierarchyConfig",
     "ColumnConfig",
+    "DPConfig",
     "DataConfig",
     "DateGeneralizeTransform",
     "DateHierarchyConfig",
     "DateShiftTransform",
     "DeltaPresenceConfig",
-    "DPConfig",
     "DropTransform",
     "FileHierarchyConfig",
     "GeoDisplaceTransform",
@@ -32,8 +32,8 @@ __all__ = [
     "KAnonymityConfig",
     "KMapConfig",
     "KeepTransform",
-    "LocatedError",
     "LDiversityConfig",
+    "LocatedError",
     "MaskHierarchyConfig",
     "MaskTransform",
     "NoiseTransform",
@@ -220,7 +220,9 @@ class TopBottomCodeTransform(_Model):
             raise ValueError("give 'lower' or 'lower_quantile', not both")
         if self.upper is not None and self.upper_quantile is not None:
             raise ValueError("give 'upper' or 'upper_quantile', not both")
-        if all(v is None for v in (self.lower, self.upper, self.lower_quantile, self.upper_quantile)):
+        if all(
+            v is None for v in (self.lower, self.upper, self.lower_quantile, self.upper_quantile)
+        ):
             raise ValueError("give at least one bound")
         return self
 
@@ -443,6 +445,9 @@ class TClosenessConfig(_Model):
     t: float = Field(gt=0, le=1)
     distance: Literal["equal", "ordered", "hierarchical"] = "equal"
     column: str | None = None
+    hierarchy: HierarchyConfig | None = Field(
+        None, description="hierarchy of the sensitive column, for distance: hierarchical"
+    )
 
 
 class DeltaPresenceConfig(_Model):

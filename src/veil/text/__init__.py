@@ -1,3 +1,64 @@
-"""veil.text"""
+"""Personal data in free text: detection, replacement, evaluation.
 
-__all__: list[str] = []
+Detection (:class:`TextAnalyzer`) combines validated pattern recognizers (payment cards,
+IBANs, SSNs, phone numbers, ...), spaCy NER with only the components it needs, allow and
+deny lists, custom regex recognizers and hosted Presidio recognizers, under one documented
+overlap rule. Replacement (:class:`TextRedactor`) applies an operator: placeholder,
+redact, mask, keyed hash, FF3-1 token, encryption, surrogate or vault token, with
+consistent pseudonyms across rows, files and runs. :func:`evaluate_spans` scores any
+detector against presidio-research-format gold data and :func:`generate_corpus` makes
+such data.
+
+Examples
+--------
+>>> from veil.text import TextAnalyzer, TextRedactor, make_operator
+>>> analyzer = TextAnalyzer.from_config(ner=False)
+>>> TextRedactor(analyzer, make_operator("mask", {"keep_last": 4})).redact(
+...     "card 4111 1111 1111 1111").text
+'card **** **** **** 1111'
+"""
+
+from veil.text._analyzer import DENY_LIST, TextAnalyzer, build_pattern_recognizer, resolve_overlaps
+from veil.text._corpus import generate_corpus
+from veil.text._evaluate import EvaluationReport, evaluate_spans, load_gold, load_label_map
+from veil.text._finding import ENTITIES, Explanation, Finding
+from veil.text._operators import Operator, decrypt_text, make_operator, operators
+from veil.text._presidio import PresidioRecognizer
+from veil.text._recognizer import (
+    ContextMatcher,
+    Pattern,
+    PatternRecognizer,
+    Recognizer,
+    recognizers,
+)
+from veil.text._redactor import Redaction, TextRedactor, link_names
+from veil.text._vault import TokenVault
+
+__all__ = [
+    "DENY_LIST",
+    "ENTITIES",
+    "ContextMatcher",
+    "EvaluationReport",
+    "Explanation",
+    "Finding",
+    "Operator",
+    "Pattern",
+    "PatternRecognizer",
+    "PresidioRecognizer",
+    "Recognizer",
+    "Redaction",
+    "TextAnalyzer",
+    "TextRedactor",
+    "TokenVault",
+    "build_pattern_recognizer",
+    "decrypt_text",
+    "evaluate_spans",
+    "generate_corpus",
+    "link_names",
+    "load_gold",
+    "load_label_map",
+    "make_operator",
+    "operators",
+    "recognizers",
+    "resolve_overlaps",
+]

@@ -15,7 +15,9 @@ CANARY = "CANARY-93b1e7"
 
 @pytest.fixture
 def frame() -> pd.DataFrame:
-    return pd.DataFrame({"name": ["Ann", "Bo", CANARY], "age": [31, 42, 57], "city": ["X", "Y", "Z"]})
+    return pd.DataFrame(
+        {"name": ["Ann", "Bo", CANARY], "age": [31, 42, 57], "city": ["X", "Y", "Z"]}
+    )
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
@@ -104,3 +106,12 @@ def test_atomic_dir_publishes_all_or_nothing(tmp_path: Path) -> None:
         (stage / "sub").mkdir()
         (stage / "sub" / "b.txt").write_text("b", encoding="utf-8")
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["a.txt", "sub", "sub/b.txt"]
+
+
+def test_text_columns_keep_leading_zeros(tmp_path: Path) -> None:
+    path = tmp_path / "zips.csv"
+    path.write_text("zip,n\n02139,1\n00501,2\n", encoding="utf-8")
+    assert read_table(path)["zip"].tolist() == [2139, 501]
+    df = read_table(path, text_columns=["zip", "not_there"])
+    assert df["zip"].tolist() == ["02139", "00501"]
+    assert df["n"].tolist() == [1, 2]

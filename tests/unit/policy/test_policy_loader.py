@@ -51,7 +51,9 @@ def test_policy_is_frozen(tmp_path: Path) -> None:
 
 
 def test_unknown_key_names_file_line_key_and_suggestion(tmp_path: Path) -> None:
-    path = write(tmp_path, GOOD.replace("l_diversity: {l: 2}", "l_diversity: {l: 2, varient: distinct}"))
+    path = write(
+        tmp_path, GOOD.replace("l_diversity: {l: 2}", "l_diversity: {l: 2, varient: distinct}")
+    )
     with pytest.raises(PolicyError) as info:
         load_policy(path)
     err = info.value
@@ -79,14 +81,22 @@ def test_constraint_violation(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "message", "key"),
     [
-        ("  diagnosis: {role: sensitive}\n", "needs a column with role: sensitive", "privacy.l_diversity"),
+        (
+            "  diagnosis: {role: sensitive}\n",
+            "needs a column with role: sensitive",
+            "privacy.l_diversity",
+        ),
         ("hierarchy: {type: interval, width: 5}", "have no hierarchy", "columns.age"),
         ("{role: identifier, action: drop}", "must be dropped or transformed", "columns.name"),
     ],
 )
-def test_cross_field_checks_point_at_the_key(tmp_path: Path, change: str, message: str, key: str) -> None:
-    replacement = {"hierarchy: {type: interval, width: 5}": "dtype: numeric",
-                   "{role: identifier, action: drop}": "{role: identifier}"}.get(change, "")
+def test_cross_field_checks_point_at_the_key(
+    tmp_path: Path, change: str, message: str, key: str
+) -> None:
+    replacement = {
+        "hierarchy: {type: interval, width: 5}": "dtype: numeric",
+        "{role: identifier, action: drop}": "{role: identifier}",
+    }.get(change, "")
     text = GOOD.replace(change, replacement)
     with pytest.raises(PolicyError, match=message) as info:
         load_policy(write(tmp_path, text))
@@ -95,7 +105,9 @@ def test_cross_field_checks_point_at_the_key(tmp_path: Path, change: str, messag
 
 
 def test_unknown_transform_type_lists_valid_ones(tmp_path: Path) -> None:
-    text = GOOD.replace("{role: identifier, action: drop}", "{role: identifier, transform: {type: scramble}}")
+    text = GOOD.replace(
+        "{role: identifier, action: drop}", "{role: identifier, transform: {type: scramble}}"
+    )
     with pytest.raises(PolicyError) as info:
         load_policy(write(tmp_path, text))
     assert info.value.line == 3

@@ -1,0 +1,330 @@
+"""veil's text engine against Microsoft Presidio, same corpus, same spaCy model, same process.
+
+Accuracy: both detect PII in the committed labelled corpus (``tests/data/text_corpus.jsonl``,
+templates + Faker with hard negatives); F1 per entity type and micro, exact and overlapping
+spans, on the whole corpus and on its clinical / hard-negative part. Presidio runs with its
+default recognizers and ``NlpEngineProvider`` configured with the same spaCy model; its
+``EMAIL`` label is scored as ``EMAIL_ADDRESS``.
+
+Speed: documents/s and MB/s for Presidio ``AnalyzerEngine.analyze`` per document,
+Presidio ``BatchAnalyzerEngine``, veil ``TextAnalyzer.analyze`` per document and veil
+``analyze_batch``, on 1 and 2 processes, with NER and regex-only (Presidio regex-only =
+its recognizers over a spaCy pipeline with every component removed, tokenizer only).
+
+Memory: ``veil redact`` (subprocess) on generated JSONL files of two sizes; peak RSS of
+each run.
+
+Run::
+
+    PYTHONPATH=src /work/venv/bin/python benchmarks/text_presidio.py
+    PYTHONPATH=src /work/venv/bin/python benchmarks/text_presidio.py --docs 400 --no-memory
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import multiprocessing
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from veil.text import TextAnalyzer, evaluate_spans, generate_corpus, load_gold  # noqa: E402
+from veil.text._ner import best_english_model  # noqa: E402
+
+PRESIDIO_LABELS = {"EMAIL": "EMAIL_ADDRESS"}
+CLINICAL_FROM = 28  # template index where the clinical and hard-negative templates start
+
+_ENGINE: Any = None  # set before forking workers
+
+
+def _presidio(model: str, ner: bool) -> Any:
+    import spacy
+    from presidio_analyzer import AnalyzerEngine
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+
+    for name in ("presidio-analyzer", "presidio_analyzer", "tldextract"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)  # it logs candidate values
+    provider = NlpEngineProvider(
+        nlp_configuration={
+            "nlp_engine_name": "spacy",
+            "models": [{"lang_code": "en", "model_name": model}],
+        }
+    )
+    nlp_engine = provider.create_engine()
+    engine = AnalyzerEngine(nlp_engine=nlp_engine, supported_languages=["en"])
+    if not ner:
+        nlp_engine.nlp["en"] = spacy.load(model, exclude=list(spacy.load(model).pipe_names))
+        engine.registry.remove_recognizer("SpacyRecognizer")
+    return engine
+
+
+def _presidio_docs(engine: Any, texts: list[str]) -> list[list[dict[str, Any]]]:
+    out = []
+    for t in texts:
+        res = engine.analyze(text=t, language="en")
+        out.append([{"start": r.start, "end": r.end, "entity_type": r.entity_type} for r in res])
+    return out
+
+
+def _w_presidio(texts: list[str]) -> int:
+    return len(_presidio_docs(_ENGINE, texts))
+
+
+def _w_veil_docs(texts: list[str]) -> int:
+    return sum(1 for t in texts if _ENGINE.analyze(t) is not None)
+
+
+def _pool_run(fn: Any, engine: Any, texts: list[str], n: int) -> None:
+    global _ENGINE
+    _ENGINE = engine
+    size = max(1, len(texts) // (n * 4))
+    parts = [texts[i : i + size] for i in range(0, len(texts), size)]
+    with multiprocessing.get_context("fork").Pool(n) as pool:
+        assert sum(pool.map(fn, parts)) == len(texts)
+
+
+def _timed(fn: Any, *args: Any, **kwargs: Any) -> float:
+    t0 = time.perf_counter()
+    fn(*args, **kwargs)
+    return time.perf_counter() - t0
+
+
+def _veil_docs(engine: TextAnalyzer, texts: list[str]) -> None:
+    for t in texts:
+        engine.analyze(t)
+
+
+def _presidio_batch(batch: Any, texts: list[str], n: int) -> None:
+    for _ in batch.analyze_iterator(texts, language="en", batch_size=64, n_process=n):
+        pass
+
+
+def _rate(seconds: float, texts: list[str]) -> dict[str, float]:
+    mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+    return {
+        "seconds": round(seconds, 3),
+        "docs_per_s": round(len(texts) / seconds, 1),
+        "mb_per_s": round(mb / seconds, 4),
+    }
+
+
+def accuracy(model: str, gold: list[dict[str, Any]]) -> dict[str, Any]:
+    texts = [r["full_text"] for r in gold]
+    veil = TextAnalyzer.from_config(model=model)
+    v_pred = [[f.to_dict() for f in fs] for fs in veil.analyze_batch(texts)]
+    p_pred = _presidio_docs(_presidio(model, ner=True), texts)
+    out: dict[str, Any] = {}
+    subsets = {
+        "all": list(range(len(gold))),
+        "general": [i for i, r in enumerate(gold) if r.get("template", 0) < CLINICAL_FROM],
+        "clinical_and_hard_negatives": [
+            i for i, r in enumerate(gold) if r.get("template", 0) >= CLINICAL_FROM
+        ],
+    }
+    for name, idx in subsets.items():
+        g = [gold[i] for i in idx]
+        rv = evaluate_spans(g, [v_pred[i] for i in idx], label_map=PRESIDIO_LABELS)
+        rp = evaluate_spans(g, [p_pred[i] for i in idx], label_map=PRESIDIO_LABELS)
+        out[name] = {
+            "records": len(idx),
+            "veil": {
+                "micro": rv.micro,
+                "per_type_f1": {t: m["exact"]["f1"] for t, m in rv.per_type.items()},
+                "per_type_f1_overlap": {t: m["overlap"]["f1"] for t, m in rv.per_type.items()},
+            },
+            "presidio": {
+                "micro": rp.micro,
+                "per_type_f1": {t: m["exact"]["f1"] for t, m in rp.per_type.items()},
+                "per_type_f1_overlap": {t: m["overlap"]["f1"] for t, m in rp.per_type.items()},
+            },
+            "micro_f1_gain_exact": round(rv.micro["exact"]["f1"] - rp.micro["exact"]["f1"], 4),
+            "micro_f1_gain_overlap": round(
+                rv.micro["overlap"]["f1"] - rp.micro["overlap"]["f1"], 4
+            ),
+            "types_below_presidio_exact": sorted(
+                t
+                for t in rv.per_type
+                if rv.per_type[t]["exact"]["f1"] < rp.per_type[t]["exact"]["f1"]
+            ),
+            "types_below_presidio_overlap": sorted(
+                t
+                for t in rv.per_type
+                if rv.per_type[t]["overlap"]["f1"] < rp.per_type[t]["overlap"]["f1"]
+            ),
+        }
+    return out
+
+
+def speed(model: str, texts: list[str], processes: list[int]) -> dict[str, Any]:
+    from presidio_analyzer import BatchAnalyzerEngine
+
+    res: dict[str, Any] = {}
+    for ner in (True, False):
+        tag = "ner" if ner else "regex_only"
+        p_engine = _presidio(model, ner)
+        v_engine = TextAnalyzer.from_config(model=model, ner=ner)
+        p_engine.analyze(text=texts[0], language="en")  # warm-up: lazy loading on both sides
+        v_engine.analyze_batch(texts[:8])
+        batch = BatchAnalyzerEngine(analyzer_engine=p_engine)
+        for n in processes:
+            if n == 1:
+                res[f"presidio_per_doc_{tag}_p1"] = _rate(
+                    _timed(_presidio_docs, p_engine, texts), texts
+                )
+                res[f"veil_per_doc_{tag}_p1"] = _rate(_timed(_veil_docs, v_engine, texts), texts)
+            else:
+                res[f"presidio_per_doc_{tag}_p{n}"] = _rate(
+                    _timed(_pool_run, _w_presidio, p_engine, texts, n), texts
+                )
+                res[f"veil_per_doc_{tag}_p{n}"] = _rate(
+                    _timed(_pool_run, _w_veil_docs, v_engine, texts, n), texts
+                )
+            res[f"presidio_batch_{tag}_p{n}"] = _rate(
+                _timed(_presidio_batch, batch, texts, n), texts
+            )
+            res[f"veil_batch_{tag}_p{n}"] = _rate(
+                _timed(v_engine.analyze_batch, texts, batch_size=64, n_process=n), texts
+            )
+            v_engine.close()
+    ratios = {}
+    for k, v in res.items():
+        if k.startswith("veil_"):
+            tag = k.replace("veil_per_doc_", "").replace("veil_batch_", "")  # e.g. ner_p1
+            for peer in ("presidio_per_doc_", "presidio_batch_"):
+                pk = peer + tag
+                if pk in res:
+                    ratios[f"{k}/{pk}"] = round(v["docs_per_s"] / res[pk]["docs_per_s"], 2)
+    return {"results": res, "ratios": ratios}
+
+
+def _write_jsonl(path: Path, target_mb: float, seed: int) -> int:
+    recs = generate_corpus(400, seed=seed)
+    filler = (
+        " The follow-up visit went as planned and the notes were filed with the usual forms. "
+    ) * 20
+    n = 0
+    size = 0
+    with path.open("w", encoding="utf-8") as fh:
+        while size < target_mb * 1e6:
+            r = recs[n % len(recs)]
+            line = json.dumps({"id": n, "text": r["full_text"] + filler}) + "\n"
+            fh.write(line)
+            size += len(line.encode())
+            n += 1
+    return n
+
+
+def memory(sizes_mb: list[float], ner: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for mb in sizes_mb:
+            src = Path(tmp) / f"in_{mb}.jsonl"
+            n = _write_jsonl(src, mb, seed=5)
+            dst = Path(tmp) / f"out_{mb}.jsonl"
+            cmd = [
+                sys.executable,
+                "-m",
+                "veil",
+                "-q",
+                "redact",
+                str(src),
+                "--out",
+                str(dst),
+                "--column",
+                "text",
+                "--batch-size",
+                "500",
+            ] + ([] if ner else ["--no-ner"])
+            wrapper = (
+                "import resource, subprocess, sys, time; t=time.time(); "
+                f"rc=subprocess.run({cmd!r}, stdout=subprocess.DEVNULL).returncode; "
+                "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time()-t)"
+            )
+            env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+            rc, maxrss_kb, secs = subprocess.run(
+                [sys.executable, "-c", wrapper], capture_output=True, text=True, env=env, check=True
+            ).stdout.split()
+            assert rc == "0", "veil redact failed"
+            out[f"{mb}MB"] = {
+                "records": n,
+                "input_mb": round(src.stat().st_size / 1e6, 1),
+                "peak_rss_mb": round(int(maxrss_kb) / 1024, 1),
+                "seconds": round(float(secs), 1),
+            }
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--docs", type=int, default=1000, help="documents for the speed runs")
+    ap.add_argument("--processes", default="1,2")
+    ap.add_argument("--gold", default=str(ROOT / "tests" / "data" / "text_corpus.jsonl"))
+    ap.add_argument(
+        "--memory-mb", default="10,40", help="JSONL sizes for the regex-only memory run"
+    )
+    ap.add_argument("--memory-ner-mb", default="1,4", help="JSONL sizes for the NER memory run")
+    ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "text_presidio.json"))
+    args = ap.parse_args()
+
+    import importlib.metadata as md
+
+    model = best_english_model()
+    assert model is not None, "no English spaCy model installed"
+    gold = load_gold(args.gold)
+    result: dict[str, Any] = {
+        "benchmark": "text_presidio",
+        "command": " ".join(["benchmarks/text_presidio.py", *sys.argv[1:]]),
+        "spacy_model": model,
+        "versions": {p: md.version(p) for p in ("presidio-analyzer", "spacy", "phonenumbers")},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_avg_at_start": os.getloadavg(),
+        },
+        "corpus": {"path": os.path.relpath(args.gold, ROOT), "records": len(gold)},
+    }
+    t0 = time.perf_counter()
+    result["accuracy"] = accuracy(model, gold)
+    print(
+        json.dumps(
+            {
+                k: {s: v[s] for s in ("micro_f1_gain_exact", "types_below_presidio_exact")}
+                for k, v in result["accuracy"].items()
+            }
+        ),
+        flush=True,
+    )
+    if not args.no_speed:
+        texts = [gold[i % len(gold)]["full_text"] for i in range(args.docs)]
+        procs = [int(p) for p in args.processes.split(",")]
+        result["speed"] = {"docs": len(texts), **speed(model, texts, procs)}
+        print(json.dumps(result["speed"]["ratios"], indent=1), flush=True)
+    if not args.no_memory:
+        result["memory"] = {
+            "regex_only": memory([float(x) for x in args.memory_mb.split(",")], ner=False),
+            "ner": memory([float(x) for x in args.memory_ner_mb.split(",")], ner=True),
+        }
+        print(json.dumps(result["memory"], indent=1), flush=True)
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    result["machine"]["load_avg_at_end"] = os.getloadavg()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,3 +1,0 @@
-"""veil.audit"""
-
-__all__: list[str] = []

@@ -1,0 +1,309 @@
+"""``veil redact`` and ``veil text detect|evaluate|corpus|reveal``."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from veil.cli._ui import RichProgressAdapter, console, print_json, state
+
+__all__ = ["register"]
+
+text_app = typer.Typer(
+    name="text",
+    help="Detect personal data in text, evaluate detection, make labelled corpora.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+_Entities = Annotated[
+    list[str] | None,
+    typer.Option("--entities", "-e", help="Entity types to find (repeat or comma-separate)."),
+]
+_Model = Annotated[
+    str | None, typer.Option("--model", help="spaCy model (default: best installed English).")
+]
+_NoNer = Annotated[bool, typer.Option("--no-ner", help="Regex and validated recognizers only.")]
+_Threshold = Annotated[float, typer.Option("--threshold", min=0, max=1, help="Minimum score.")]
+_Column = Annotated[str | None, typer.Option("--column", "-c", help="Text column / field.")]
+_Batch = Annotated[int, typer.Option("--batch-size", min=1, help="Records per batch.")]
+_Procs = Annotated[int, typer.Option("--processes", "-p", min=1, help="Worker processes.")]
+_Json = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
+
+
+def _entities(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [e.strip() for v in values for e in v.split(",") if e.strip()]
+
+
+def _options(values: list[str] | None) -> dict[str, Any]:
+    from veil._errors import InputError
+
+    out: dict[str, Any] = {}
+    for item in values or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--option expects KEY=VALUE, got an item without '=' ({key[:30]!r})")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+def _analyzer(entities: list[str] | None, model: str | None, no_ner: bool, threshold: float) -> Any:
+    from veil.policy import TextConfig
+    from veil.text import TextAnalyzer
+
+    cfg = TextConfig(
+        entities=tuple(entities) if entities else None,
+        model=model,
+        ner=not no_ner,
+        score_threshold=threshold,
+    )
+    return TextAnalyzer.from_config(cfg)
+
+
+def redact(
+    input: Annotated[Path, typer.Argument(help="CSV, Parquet, JSONL, JSON or plain-text file.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output file (same format as the input).")
+    ],
+    column: _Column = None,
+    entities: _Entities = None,
+    operator: Annotated[
+        str,
+        typer.Option(
+            "--operator", help="placeholder, redact, mask, hash, fpe, encrypt, surrogate, vault."
+        ),
+    ] = "placeholder",
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option", help="Operator option KEY=VALUE (repeatable), e.g. numbered=true."
+        ),
+    ] = None,
+    model: _Model = None,
+    no_ner: _NoNer = False,
+    threshold: _Threshold = 0.5,
+    batch_size: _Batch = 500,
+    processes: _Procs = 1,
+    json_: _Json = False,
+) -> None:
+    """Replace personal data in a text column (or a text file), streaming in batches."""
+    from veil.text import TextRedactor, make_operator
+    from veil.text._files import transform_file
+
+    op = make_operator(operator, _options(option))  # keys are checked before any reading
+    analyzer = _analyzer(_entities(entities), model, no_ner, threshold)
+    redactor = TextRedactor(analyzer, op)
+    t0 = time.perf_counter()
+
+    def fn(texts: list[str | None]) -> list[str | None]:
+        return [
+            r.text
+            for r in redactor.redact_batch(
+                texts, batch_size=min(batch_size, 256), n_process=processes
+            )
+        ]
+
+    try:
+        with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
+            n = transform_file(
+                input, out, fn, column=column, batch_size=batch_size, progress=progress
+            )
+    finally:
+        analyzer.close()
+    summary = {
+        "records": n,
+        "replaced": dict(sorted(redactor.counts.items())),
+        "operator": operator,
+        "model": analyzer.model_name,
+        "output": str(out),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+    if json_:
+        print_json(summary)
+    else:
+        console.print(
+            f"redacted {n} records -> {out} ({summary['seconds']} s, model: "
+            f"{analyzer.model_name or 'none (regex only)'})"
+        )
+        for k, v in summary["replaced"].items():
+            console.print(f"  {k:<24} {v}")
+
+
+def detect(
+    input: Annotated[
+        Path, typer.Argument(help="CSV, Parquet, JSONL, JSON (full_text records) or text.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="FINDINGS.jsonl: one line per record.")],
+    column: _Column = None,
+    entities: _Entities = None,
+    model: _Model = None,
+    no_ner: _NoNer = False,
+    threshold: _Threshold = 0.5,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Add each finding's explanation.")
+    ] = False,
+    batch_size: _Batch = 500,
+    processes: _Procs = 1,
+    json_: _Json = False,
+) -> None:
+    """Write raw findings: {"index", "findings": [{start, end, entity_type, score, recognizer}]}."""
+    from veil.io import atomic_path
+    from veil.text._files import iter_text_batches
+
+    analyzer = _analyzer(_entities(entities), model, no_ner, threshold)
+    counts: Counter[str] = Counter()
+    n = 0
+    t0 = time.perf_counter()
+    try:
+        with (
+            RichProgressAdapter(enabled=not json_ and not state.quiet) as progress,
+            progress.task("detecting") as task,
+            atomic_path(out) as tmp,
+            tmp.open("w", encoding="utf-8") as fh,
+        ):
+            for batch in iter_text_batches(input, column=column, batch_size=batch_size):
+                found = analyzer.analyze_batch(
+                    batch.texts, batch_size=min(batch_size, 256), n_process=processes
+                )
+                for fs in found:
+                    counts.update(f.entity_type for f in fs)
+                    fh.write(
+                        json.dumps(
+                            {"index": n, "findings": [f.to_dict(explain=explain) for f in fs]}
+                        )
+                        + "\n"
+                    )
+                    n += 1
+                task.advance(len(batch.texts))
+    finally:
+        analyzer.close()
+    summary = {
+        "records": n,
+        "findings": dict(sorted(counts.items())),
+        "model": analyzer.model_name,
+        "output": str(out),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+    if json_:
+        print_json(summary)
+    else:
+        console.print(
+            f"{n} records, {sum(counts.values())} findings -> {out} "
+            f"(model: {analyzer.model_name or 'none (regex only)'})"
+        )
+
+
+def evaluate(
+    gold: Annotated[
+        Path,
+        typer.Option("--gold", help="Gold records: JSON list or JSONL with full_text and spans."),
+    ],
+    label_map: Annotated[
+        Path | None, typer.Option("--label-map", help="JSON {label: entity or null}.")
+    ] = None,
+    predictions: Annotated[
+        Path | None,
+        typer.Option("--predictions", help="FINDINGS.jsonl to score instead of running veil."),
+    ] = None,
+    entities: _Entities = None,
+    model: _Model = None,
+    no_ner: _NoNer = False,
+    threshold: _Threshold = 0.5,
+    json_: _Json = False,
+) -> None:
+    """Precision, recall and F1 per entity type and micro, exact and overlapping spans."""
+    from veil._errors import InputError
+    from veil.text import evaluate_spans, load_gold, load_label_map
+
+    records = load_gold(gold)
+    lm = load_label_map(label_map)
+    meta: dict[str, Any] = {}
+    if predictions is not None:
+        preds: list[list[dict[str, Any]]] = [[] for _ in records]
+        try:
+            lines = predictions.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            raise InputError(f"cannot read predictions file {predictions}") from None
+        for line in lines:
+            if line.strip():
+                row = json.loads(line)
+                i = int(row["index"])
+                if not 0 <= i < len(records):
+                    raise InputError(
+                        f"predictions index {i} is outside the {len(records)} gold records"
+                    )
+                preds[i] = row["findings"]
+        meta["predictions"] = str(predictions)
+    else:
+        analyzer = _analyzer(None, model, no_ner, threshold)
+        t0 = time.perf_counter()
+        found = analyzer.analyze_batch([r["full_text"] for r in records])
+        preds = [[f.to_dict() for f in fs] for fs in found]
+        meta.update(model=analyzer.model_name, seconds=round(time.perf_counter() - t0, 3))
+    report = evaluate_spans(records, preds, label_map=lm, entities=_entities(entities))
+    report.meta = meta
+    if json_:
+        print_json(report.to_dict())
+    else:
+        console.print(report)
+
+
+def corpus(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output JSONL (or .json for a list).")],
+    n: Annotated[int, typer.Option("--n", min=1, help="Records.")] = 500,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+) -> None:
+    """Generate a labelled corpus (templates + Faker, with hard negatives)."""
+    from veil.io import write_text_atomic
+    from veil.text import generate_corpus
+
+    recs = generate_corpus(n, seed=seed)
+    if out.suffix.lower() == ".json":
+        write_text_atomic(out, json.dumps(recs, indent=1) + "\n")
+    else:
+        write_text_atomic(out, "".join(json.dumps(r) + "\n" for r in recs))
+    console.print(f"{len(recs)} records -> {out}")
+
+
+def reveal(
+    token: Annotated[str, typer.Argument(help="A vault token such as <PERSON_3fa9c2e1d0b4>.")],
+    vault: Annotated[str, typer.Option("--vault", help="SQLAlchemy URL of the vault.")],
+    purpose: Annotated[str, typer.Option("--purpose", help="Why (recorded in the audit log).")],
+    actor: Annotated[str, typer.Option("--actor", help="Who asks (recorded).")] = "cli",
+    key_env: Annotated[
+        str, typer.Option("--key-env", help="Variable holding the vault key.")
+    ] = "VEIL_VAULT_KEY",
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="File holding the vault key.")
+    ] = None,
+) -> None:
+    """Look a vault token up (audit-logged) and print the original value."""
+    from veil._errors import InputError
+    from veil.text import TokenVault
+    from veil.text._keys import load_key
+
+    key = load_key(operator="vault", key_env=key_env, key_file=key_file)
+    assert key is not None
+    value = TokenVault(vault, key).lookup(token, actor=actor, purpose=purpose)
+    if value is None:
+        raise InputError("no such token in the vault (the lookup was logged)")
+    typer.echo(value)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("redact")(redact)
+    text_app.command("detect")(detect)
+    text_app.command("evaluate")(evaluate)
+    text_app.command("corpus")(corpus)
+    text_app.command("reveal")(reveal)
+    app.add_typer(text_app, name="text")

@@ -1,3 +1,0 @@
-"""veil.federated"""
-
-__all__: list[str] = []

@@ -1,0 +1,443 @@
+"""``anonymize(df, config)``: release a table that satisfies the privacy models.
+
+The optimal full-domain path: build the hierarchies, encode the table once into a frequency
+table, search the lattice for the transformation with the least information loss (ARX's
+semantics and metrics), apply it to the whole table in one vectorized pass, suppress the
+records of the classes that fail the models (their quasi-identifiers all become ``*``, the
+row stays, as ARX does) and re-check the release with an independent group-by.
+
+``search: {algorithm: mondrian}`` dispatches to local recoding (:mod:`veil.tabular._mondrian`).
+
+Examples
+--------
+>>> from veil.data import adult_frame, adult_hierarchy_path, ADULT_QUASI_IDENTIFIERS
+>>> from veil.tabular import AnonymizeConfig, anonymize, read_arx_hierarchy
+>>> df = adult_frame()
+>>> qis = list(ADULT_QUASI_IDENTIFIERS)
+>>> config = AnonymizeConfig.build(
+...     qis,
+...     {q: read_arx_hierarchy(adult_hierarchy_path(q), q) for q in qis},
+...     k=5,
+... )
+>>> result = anonymize(df, config)
+>>> result.transformation["age"], round(result.information_loss["loss"], 6)
+(4, 0.542211)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from veil._errors import (
+    InputError,
+    PrivacyRequirementNotMet,
+    SchemaError,
+    StageUnavailableError,
+)
+from veil._progress import NullProgress, Progress
+from veil.tabular._encoding import FrequencyTable, encode
+from veil.tabular._hierarchy import Hierarchy, build_hierarchy, value_labels
+from veil.tabular._metrics import METRICS, NodeClasses
+from veil.tabular._privacy_models import PrivacyModel, build_models
+from veil.tabular._search import LatticeSearch, SearchResult, evaluate_node
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from veil.policy import HierarchyConfig, Policy, PrivacyConfig, SearchConfig
+
+__all__ = ["AnonymizationResult", "AnonymizeConfig", "anonymize"]
+
+SUPPRESSED = "*"
+
+
+@dataclass(frozen=True)
+class AnonymizeConfig:
+    """What to protect and how.
+
+    Parameters
+    ----------
+    quasi_identifiers
+        Columns an attacker may know, in lattice order.
+    hierarchies
+        Column -> :class:`Hierarchy` or a policy hierarchy config (built from the data).
+    privacy
+        The policy's privacy section (k, l, t, delta-presence, k-map, suppression limit).
+    search
+        Algorithm (``optimal`` or ``mondrian``), metric and gs-factor.
+    sensitive
+        Sensitive columns (l-diversity, t-closeness).
+    numeric
+        Quasi-identifiers that must hold numbers (checked; ranges in Mondrian).
+    sensitive_hierarchies
+        Hierarchies of sensitive columns, for hierarchical t-closeness.
+    base_dir
+        Folder that relative hierarchy paths are resolved against.
+    """
+
+    quasi_identifiers: tuple[str, ...]
+    hierarchies: Mapping[str, Hierarchy | HierarchyConfig]
+    privacy: PrivacyConfig
+    search: SearchConfig
+    sensitive: tuple[str, ...] = ()
+    numeric: frozenset[str] = frozenset()
+    sensitive_hierarchies: Mapping[str, Hierarchy | HierarchyConfig] = field(default_factory=dict)
+    base_dir: Path | None = None
+
+    @classmethod
+    def build(
+        cls,
+        quasi_identifiers: Sequence[str],
+        hierarchies: Mapping[str, Hierarchy | HierarchyConfig],
+        *,
+        k: int | None = None,
+        l: float | None = None,  # noqa: E741
+        t: float | None = None,
+        sensitive: Sequence[str] = (),
+        suppression_limit: float = 0.0,
+        metric: str = "loss",
+        algorithm: str = "optimal",
+    ) -> AnonymizeConfig:
+        """A config from plain arguments (distinct l-diversity, equal-distance t-closeness)."""
+        from veil.policy import PrivacyConfig, SearchConfig
+
+        privacy: dict[str, Any] = {"suppression_limit": suppression_limit}
+        if k is not None:
+            privacy["k_anonymity"] = {"k": k}
+        if l is not None:
+            privacy["l_diversity"] = {"l": l}
+        if t is not None:
+            privacy["t_closeness"] = {"t": t}
+        return cls(
+            tuple(quasi_identifiers),
+            dict(hierarchies),
+            PrivacyConfig.model_validate(privacy),
+            SearchConfig.model_validate({"metric": metric, "algorithm": algorithm}),
+            tuple(sensitive),
+        )
+
+    @classmethod
+    def from_policy(cls, policy: Policy) -> AnonymizeConfig:
+        """The anonymization part of a policy."""
+        qis = tuple(policy.quasi_identifiers)
+        hier: dict[str, Hierarchy | HierarchyConfig] = {}
+        for q in qis:
+            h = policy.columns[q].hierarchy
+            if h is not None:  # the optimal search builds 'auto' for the others
+                hier[q] = h
+        numeric = frozenset(q for q in qis if policy.columns[q].dtype == "numeric")
+        sens_h: dict[str, Hierarchy | HierarchyConfig] = {}
+        tc = policy.privacy.t_closeness
+        th = getattr(tc, "hierarchy", None) if tc is not None else None
+        if tc is not None and th is not None:
+            col = tc.column or (policy.sensitive[0] if policy.sensitive else None)
+            if col is not None:
+                sens_h[col] = th
+        return cls(
+            qis,
+            hier,
+            policy.privacy,
+            policy.search,
+            tuple(policy.sensitive),
+            numeric,
+            sens_h,
+            policy.base_dir,
+        )
+
+
+@dataclass
+class AnonymizationResult:
+    """A release and what it cost.
+
+    Attributes
+    ----------
+    data
+        The released table: same rows and order; generalized quasi-identifiers; suppressed
+        records keep their row with every quasi-identifier set to ``*``.
+    suppressed
+        Boolean mask of the suppressed records.
+    transformation
+        Quasi-identifier -> hierarchy level (optimal search), or None (Mondrian).
+    information_loss
+        Metric name -> value on ARX's scale (see :mod:`veil.tabular._metrics`).
+    """
+
+    data: pd.DataFrame
+    suppressed: np.ndarray
+    transformation: dict[str, int] | None
+    information_loss: dict[str, float]
+    metric: str
+    suppressed_records: int
+    equivalence_classes: int
+    min_class_size: int
+    satisfied: dict[str, bool]
+    search: dict[str, Any]
+    models: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able summary (no data values)."""
+        return {
+            "transformation": self.transformation,
+            "information_loss": self.information_loss,
+            "metric": self.metric,
+            "score": self.information_loss.get(self.metric),
+            "suppressed_records": self.suppressed_records,
+            "equivalence_classes": self.equivalence_classes,
+            "min_class_size": self.min_class_size,
+            "satisfied": self.satisfied,
+            "search": self.search,
+            "models": self.models,
+            "rows": len(self.data),
+        }
+
+
+def _check_table(df: pd.DataFrame, config: AnonymizeConfig) -> None:
+    if len(config.quasi_identifiers) == 0:
+        raise InputError("no quasi-identifier given", hint="mark columns role: quasi_identifier")
+    missing = [c for c in (*config.quasi_identifiers, *config.sensitive) if c not in df.columns]
+    if missing:
+        raise SchemaError(
+            f"{len(missing)} column(s) named by the policy are not in the data: "
+            + ", ".join(missing)
+        )
+    if len(df) == 0:
+        raise InputError("the table is empty: there is nothing to anonymize")
+    k = config.privacy.k_anonymity.k if config.privacy.k_anonymity else None
+    if k is not None and k > len(df):
+        raise PrivacyRequirementNotMet(
+            f"k={k} is larger than the table ({len(df)} records): no release can satisfy it",
+            hint=f"the largest k that works is {len(df)}",
+        )
+    for q in config.numeric:
+        import pandas as pd
+
+        col = df[q]
+        if not pd.api.types.is_numeric_dtype(col):
+            bad = int(pd.to_numeric(col, errors="coerce").isna().sum() - col.isna().sum())
+            if bad:
+                raise InputError(
+                    f"{bad} value(s) of numeric quasi-identifier {q!r} are not numbers",
+                    hint="clean the column or declare another dtype",
+                )
+
+
+def _hierarchies(df: pd.DataFrame, config: AnonymizeConfig) -> dict[str, Hierarchy]:
+    out: dict[str, Hierarchy] = {}
+    for q in config.quasi_identifiers:
+        h = config.hierarchies.get(q)
+        if isinstance(h, Hierarchy):
+            out[q] = h.validate()
+            continue
+        if h is None:
+            from veil.policy._models import AutoHierarchyConfig
+
+            h = AutoHierarchyConfig()
+        _, labels = value_labels(df[q])
+        out[q] = build_hierarchy(q, h, labels.tolist(), base_dir=config.base_dir)
+    return out
+
+
+def _sensitive_hierarchies(df: pd.DataFrame, config: AnonymizeConfig) -> dict[str, Hierarchy]:
+    out: dict[str, Hierarchy] = {}
+    for col, h in config.sensitive_hierarchies.items():
+        if isinstance(h, Hierarchy):
+            out[col] = h.validate()
+        else:
+            _, labels = value_labels(df[col])
+            out[col] = build_hierarchy(col, h, labels.tolist(), base_dir=config.base_dir)
+    return out
+
+
+def _not_met(
+    df: pd.DataFrame,
+    config: AnonymizeConfig,
+    ft: FrequencyTable,
+    models: Sequence[PrivacyModel],
+    found: SearchResult,
+) -> PrivacyRequirementNotMet:
+    n = len(df)
+    top = evaluate_node(ft, models, [h - 1 for h in ft.heights])
+    least = top.suppressed_records
+    if found.min_suppressed is not None:
+        least = min(least, found.min_suppressed)
+    limit = config.privacy.suppression_limit
+    if least >= n:
+        hint = (
+            "even the whole table as one class fails the models: lower l (or raise t), or "
+            "check the sensitive column"
+        )
+    else:
+        need = math.ceil(least / n * 1e6) / 1e6
+        hint = f"the smallest suppression limit that works is about {need:.6g}"
+        if config.privacy.k_anonymity is not None:
+            hint += " (or lower k / l, or raise t)"
+    return PrivacyRequirementNotMet(
+        f"no transformation satisfies the privacy models within the suppression limit "
+        f"{limit:g} ({math.floor(limit * n)} of {n} records)",
+        hint=hint,
+    )
+
+
+def _release(
+    df: pd.DataFrame, ft: FrequencyTable, node: NodeClasses
+) -> tuple[pd.DataFrame, np.ndarray]:
+    import pandas as pd
+
+    assert node.combo_class is not None
+    combo_sup = ~node.kept[node.combo_class]
+    row_sup = combo_sup[ft.row_combo]
+    out = df.copy(deep=False)
+    for j, (q, lv) in enumerate(zip(ft.qis, node.levels, strict=True)):
+        labels = list(q.level_labels[lv])
+        if SUPPRESSED in labels:
+            star = labels.index(SUPPRESSED)
+        else:
+            star = len(labels)
+            labels.append(SUPPRESSED)
+        combo_codes = q.level_codes[lv][ft.combos[:, j]]
+        combo_codes = np.where(combo_sup, star, combo_codes)
+        codes = combo_codes[ft.row_combo]
+        out[q.name] = pd.Categorical.from_codes(codes, categories=pd.Index(labels))
+    return out, row_sup
+
+
+def anonymize(
+    df: pd.DataFrame, config: AnonymizeConfig, *, progress: Progress | None = None
+) -> AnonymizationResult:
+    """Release ``df`` under ``config`` with the least information loss.
+
+    Raises
+    ------
+    InputError
+        Empty table, a non-numeric value in a numeric quasi-identifier, values missing from
+        a hierarchy, a hierarchy whose levels do not coarsen.
+    PrivacyRequirementNotMet
+        No transformation satisfies the models within the suppression limit (the hint says
+        what would), or k is larger than the table.
+    VerificationError
+        The independent re-check of the release failed.
+    """
+    progress = progress or NullProgress()
+    _check_table(df, config)
+    if config.search.algorithm == "mondrian":
+        return _mondrian(df, config, progress)
+    started = time.perf_counter()
+    with progress.task("building hierarchies"):
+        hier = _hierarchies(df, config)
+        sens_h = _sensitive_hierarchies(df, config)
+    with progress.task("encoding"):
+        ft = encode(
+            df, config.quasi_identifiers, hier, config.sensitive, sensitive_hierarchies=sens_h
+        )
+    default_col = config.sensitive[0] if config.sensitive else None
+    models = build_models(config.privacy, ft.domains, default_column=default_col)
+    metric = METRICS.get(config.search.metric)(config.search.gs_factor)
+    search = LatticeSearch(models, metric, config.privacy.suppression_limit)
+    with progress.task("searching the lattice"):
+        found = search.run(ft)
+    if found.levels is None or found.node is None:
+        raise _not_met(df, config, ft, models, found)
+    node = found.node
+    released, row_sup = _release(df, ft, node)
+    info: dict[str, float] = {}
+    for name in METRICS.names():
+        m = METRICS.get(name)(config.search.gs_factor)
+        m.prepare(ft)
+        info[name] = float(m.score(node))
+    kept = node.kept & (node.sizes > 0)
+    result = AnonymizationResult(
+        data=released,
+        suppressed=row_sup,
+        transformation=dict(zip(config.quasi_identifiers, found.levels, strict=True)),
+        information_loss=info,
+        metric=config.search.metric,
+        suppressed_records=int(node.suppressed_records),
+        equivalence_classes=int(kept.sum()),
+        min_class_size=int(node.sizes[kept].min()) if kept.any() else 0,
+        satisfied={m.name: True for m in models},
+        search={
+            "algorithm": "optimal",
+            "metric": config.search.metric,
+            "checked": found.checked,
+            "lattice_size": found.lattice_size,
+            "seconds": round(found.seconds, 6),
+            "total_seconds": round(time.perf_counter() - started, 6),
+        },
+        models=[m.describe() for m in models],
+    )
+    from veil.tabular._verify import verify_release
+
+    result.satisfied = verify_release(df, result, config, sensitive_hierarchies=dict(sens_h))
+    return result
+
+
+def _mondrian(df: pd.DataFrame, config: AnonymizeConfig, progress: Progress) -> AnonymizationResult:
+    try:
+        from veil.tabular._mondrian import mondrian
+    except ModuleNotFoundError as exc:
+        if exc.name == "veil.tabular._mondrian":
+            raise StageUnavailableError(
+                "search: {algorithm: mondrian} is not available in this version of veil",
+                hint="use search: {algorithm: optimal}",
+            ) from None
+        raise
+    import pandas as pd
+
+    started = time.perf_counter()
+    numeric = set(config.numeric) | {
+        q for q in config.quasi_identifiers if pd.api.types.is_numeric_dtype(df[q])
+    }
+    from veil.policy._models import AutoHierarchyConfig
+
+    # explicit hierarchies only: without one Mondrian releases sets of values, not '*'
+    hier: dict[str, Any] = {}
+    for q in config.quasi_identifiers:
+        h = config.hierarchies.get(q)
+        if h is None or isinstance(h, AutoHierarchyConfig) or q in numeric:
+            continue
+        if isinstance(h, Hierarchy):
+            hier[q] = h.validate()
+        else:
+            _, labels = value_labels(df[q])
+            hier[q] = build_hierarchy(q, h, labels.tolist(), base_dir=config.base_dir)
+    hier.update(_sensitive_hierarchies(df, config))
+    res = mondrian(
+        df,
+        list(config.quasi_identifiers),
+        config.privacy,
+        list(config.sensitive),
+        numeric=numeric,
+        hierarchies=hier or None,
+        progress=progress,
+    )
+    suppressed = np.asarray(res.suppressed, dtype=bool)
+    result = AnonymizationResult(
+        data=res.data,
+        suppressed=suppressed,
+        transformation=None,
+        information_loss={"ncp": float(res.ncp)},
+        metric="ncp",
+        suppressed_records=int(suppressed.sum()),
+        equivalence_classes=int(res.classes),
+        min_class_size=int(res.min_class_size),
+        satisfied={},
+        search={
+            "algorithm": "mondrian",
+            "checked": int(getattr(res, "partitions", 0)),
+            "seconds": round(float(res.seconds), 6),
+            "total_seconds": round(time.perf_counter() - started, 6),
+        },
+    )
+    from veil.tabular._verify import verify_release
+
+    result.satisfied = verify_release(
+        df, result, config, sensitive_hierarchies=_sensitive_hierarchies(df, config)
+    )
+    return result

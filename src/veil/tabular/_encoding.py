@@ -1,0 +1,248 @@
+"""Dictionary encoding and the frequency table the search works on.
+
+Each quasi-identifier is encoded once: every record gets the row index of its value in the
+column's hierarchy, and each hierarchy level becomes an integer lookup array (hierarchy row
+-> generalized code). The table then collapses to its distinct quasi-identifier combinations
+with their counts, plus, for every sensitive column, the sparse (combination, sensitive
+code, count) triples. The search never touches rows again: evaluating a transformation is a
+few array lookups and a group-by over the distinct combinations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from veil._errors import InputError
+from veil.tabular._hierarchy import Hierarchy, match_rows, value_labels
+from veil.tabular._privacy_models import SensitiveDomain
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["EncodedQI", "FrequencyTable", "encode", "factorize_int"]
+
+
+def factorize_uniques(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values in order of first appearance) of an int64 array, by hashing."""
+    try:
+        from pandas._libs import hashtable as _ht  # type: ignore[attr-defined]
+
+        table = _ht.Int64HashTable(max(len(key), 1))
+        uniques, codes = table.factorize(np.ascontiguousarray(key, dtype=np.int64))
+        return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64)
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - pandas internals moved
+        import pandas as pd
+
+        codes, uniq = pd.factorize(key, sort=False)
+        return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=np.int64)
+
+
+def factorize_int(key: np.ndarray, size_hint: int | None = None) -> tuple[np.ndarray, int]:
+    """Dense ids ``0..n-1`` for the distinct values of an integer array (order of appearance
+    is not kept). Uses a counting pass when the key space is small, hashing otherwise."""
+    if key.size == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    if size_hint is not None and size_hint <= 2 * key.size + 64:
+        present = np.zeros(size_hint, dtype=bool)
+        present[key] = True
+        nz = np.flatnonzero(present)
+        ids = np.empty(size_hint, dtype=np.int64)
+        ids[nz] = np.arange(len(nz), dtype=np.int64)
+        return ids[key], len(nz)
+    try:
+        from pandas._libs import hashtable as _ht  # type: ignore[attr-defined]
+
+        table = _ht.Int64HashTable(len(key))
+        uniques, codes = table.factorize(np.ascontiguousarray(key, dtype=np.int64))
+        return codes.astype(np.int64, copy=False), len(uniques)
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - pandas internals moved
+        import pandas as pd
+
+        codes, uniq = pd.factorize(key, sort=False)
+        return codes.astype(np.int64, copy=False), len(uniq)
+
+
+@dataclass
+class EncodedQI:
+    """One quasi-identifier, encoded against its hierarchy."""
+
+    name: str
+    hierarchy: Hierarchy
+    level_codes: list[np.ndarray]  # per level: hierarchy row -> generalized code
+    level_labels: list[np.ndarray]  # per level: generalized code -> label
+    shares: list[np.ndarray]  # per level: generalized code -> ARX domain share
+    value_counts: np.ndarray  # hierarchy row -> number of records with that value
+
+    @property
+    def height(self) -> int:
+        return self.hierarchy.height
+
+    @property
+    def domain_size(self) -> int:
+        return int(self.hierarchy.table.shape[0])
+
+    def level_sizes(self) -> list[int]:
+        return [len(lab) for lab in self.level_labels]
+
+
+@dataclass
+class FrequencyTable:
+    """Distinct quasi-identifier combinations with counts and sensitive histograms.
+
+    Attributes
+    ----------
+    qis
+        The encoded quasi-identifiers, in search order.
+    combos
+        ``int64 (m, d)``: hierarchy row index of each QI for each distinct combination.
+    counts
+        ``int64 (m,)``: records per combination.
+    row_combo
+        ``int64 (n,)``: combination of each input record (used once, to apply the result).
+    pairs
+        Sensitive column -> ``(combo ids, sensitive codes, counts)``.
+    domains
+        Sensitive column -> :class:`SensitiveDomain` (global distribution etc.).
+    sensitive_labels
+        Sensitive column -> labels of its codes.
+    """
+
+    qis: list[EncodedQI]
+    combos: np.ndarray
+    counts: np.ndarray
+    row_combo: np.ndarray
+    pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    domains: dict[str, SensitiveDomain] = field(default_factory=dict)
+    sensitive_labels: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def heights(self) -> list[int]:
+        return [q.height for q in self.qis]
+
+    def generalized(self, levels: Sequence[int]) -> np.ndarray:
+        """``(m, d)`` generalized codes of every combination at the given levels."""
+        out = np.empty_like(self.combos)
+        for d, (q, lv) in enumerate(zip(self.qis, levels, strict=True)):
+            out[:, d] = q.level_codes[lv][self.combos[:, d]]
+        return out
+
+    def histograms(self, combo_class: np.ndarray, n_classes: int) -> dict[str, np.ndarray]:
+        """Per-class sensitive histograms given the class of each combination."""
+        out: dict[str, np.ndarray] = {}
+        for col, (cid, code, cnt) in self.pairs.items():
+            s = self.domains[col].n_codes
+            flat = np.bincount(combo_class[cid] * s + code, weights=cnt, minlength=n_classes * s)
+            out[col] = flat.astype(np.int64).reshape(n_classes, s)
+        return out
+
+
+def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[EncodedQI, np.ndarray]:
+    codes, labels = value_labels(series)
+    counts = np.bincount(codes, minlength=len(labels))
+    table = hierarchy.table
+    label_row = match_rows(hierarchy, labels.tolist(), counts.tolist())
+    rows = label_row[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+    value_counts = np.bincount(label_row, weights=counts, minlength=table.shape[0]).astype(np.int64)
+    import pandas as pd
+
+    level_codes, level_labels, shares = [], [], []
+    n_h = table.shape[0]
+    for level in range(table.shape[1]):
+        lc, uniq = pd.factorize(table[:, level])
+        lc = lc.astype(np.int64)
+        level_codes.append(lc)
+        level_labels.append(np.asarray(uniq, dtype=object))
+        # ARX DomainShareMaterialized: rows of the hierarchy under the label / all rows
+        shares.append(np.bincount(lc, minlength=len(uniq)) / float(n_h))
+    return (
+        EncodedQI(name, hierarchy, level_codes, level_labels, shares, value_counts),
+        rows,
+    )
+
+
+def _combine(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndarray, int]:
+    """Row ids of the distinct combinations of several code columns (pairwise factorizing)."""
+    n = len(columns[0]) if columns else 0
+    key = np.zeros(n, dtype=np.int64)
+    size = 1
+    for col, r in zip(columns, radices, strict=True):
+        key, size = factorize_int(key * r + col, size * r)
+    return key, size
+
+
+def encode(
+    df: pd.DataFrame,
+    qis: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy],
+    sensitive: Sequence[str] = (),
+    *,
+    sensitive_order: Mapping[str, np.ndarray] | None = None,
+    sensitive_hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> FrequencyTable:
+    """Encode ``df`` into a :class:`FrequencyTable`.
+
+    Raises
+    ------
+    InputError
+        A value of a quasi-identifier is missing from its hierarchy (counts only).
+    """
+    encoded: list[EncodedQI] = []
+    row_codes: list[np.ndarray] = []
+    for name in qis:
+        q, rows = _encode_qi(name, df[name], hierarchies[name])
+        encoded.append(q)
+        row_codes.append(rows)
+    radices = [q.domain_size for q in encoded]
+    row_combo, m = _combine(row_codes, radices)
+    counts = np.bincount(row_combo, minlength=m).astype(np.int64)
+    combos = np.zeros((m, len(encoded)), dtype=np.int64)
+    for d, rc in enumerate(row_codes):
+        combos[row_combo, d] = rc
+    ft = FrequencyTable(encoded, combos, counts, row_combo)
+    for col in sensitive:
+        scodes, slabels = value_labels(df[col])
+        s = len(slabels)
+        order = None
+        hier_maps: tuple[np.ndarray, ...] | None = None
+        if sensitive_hierarchies and col in sensitive_hierarchies:
+            sh = sensitive_hierarchies[col]
+            rows_s = match_rows(sh, slabels.tolist())
+            import pandas as pd
+
+            maps = []
+            for level in range(1, sh.height):
+                lc, _ = pd.factorize(sh.table[rows_s, level])
+                maps.append(lc.astype(np.int64))
+            hier_maps = tuple(maps)
+        try:
+            nums = np.array([float(v) for v in slabels.tolist()])
+            order = np.argsort(nums, kind="stable")
+        except ValueError:
+            order = np.argsort(np.array(slabels.tolist(), dtype=str), kind="stable")
+        if sensitive_order and col in sensitive_order:
+            order = sensitive_order[col]
+        pair_key, n_pairs = factorize_int(row_combo * s + scodes, m * s)
+        pair_cnt = np.bincount(pair_key, minlength=n_pairs).astype(np.int64)
+        first = np.zeros(n_pairs, dtype=np.int64)
+        first[pair_key[::-1]] = np.arange(len(pair_key))[::-1]
+        pair_combo = row_combo[first]
+        pair_code = scodes[first]
+        ft.pairs[col] = (pair_combo, pair_code, pair_cnt)
+        ft.domains[col] = SensitiveDomain(
+            col,
+            np.bincount(scodes, minlength=s).astype(np.int64),
+            order=order,
+            hierarchy=hier_maps,
+        )
+        ft.sensitive_labels[col] = slabels
+    if len(encoded) == 0 or ft.n_rows != len(df):
+        raise InputError("nothing to encode: no quasi-identifier or no rows")
+    return ft

@@ -1,0 +1,536 @@
+"""Optimal full-domain generalization over the lattice of hierarchy levels.
+
+A node of the lattice is one level per quasi-identifier. The search returns the node that
+satisfies the privacy models within the suppression limit with the lowest metric score,
+breaking ties as ARX does (the lower node, i.e. the smaller sum of levels, wins), then by
+lexicographic order of the levels.
+
+How it stays exact and fast:
+
+* Every node is evaluated on the frequency table of distinct quasi-identifier combinations
+  (never on rows): generalizing is an index into precomputed level arrays, grouping is one
+  hash/count pass over the combinations.
+* Metrics with a cheap lower bound (loss, entropy, height, precision: the score without
+  suppression is separable per attribute) let the search visit nodes in increasing bound
+  order and stop as soon as the bound exceeds the best score found: no unvisited node can
+  beat it. This is ARX's lower-bound pruning, made best-first.
+* Monotonic privacy models (k-anonymity, distinct l-diversity, k-map; and every model of
+  Li et al.'s t-closeness and l-diversity when no suppression is allowed) let a satisfying
+  node mark all its generalizations as satisfying, so those are never grouped again when
+  their score is known without suppression (Flash's predictive tagging).
+* For monotone metrics (dm, height) the generalizations of a satisfying node are pruned.
+
+No pruning rule is used where it could lose the optimum; the property tests compare the
+result with a brute-force pass over the whole lattice.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from veil._errors import InputError
+from veil.tabular._encoding import FrequencyTable, factorize_int, factorize_uniques
+from veil.tabular._metrics import Metric, NodeClasses
+from veil.tabular._privacy_models import PrivacyModel
+
+__all__ = ["LatticeSearch", "SearchResult", "evaluate_node", "lattice"]
+
+MAX_NODES = 5_000_000
+
+
+@dataclass
+class SearchResult:
+    """What the search found."""
+
+    levels: tuple[int, ...] | None
+    score: float | None
+    node: NodeClasses | None
+    checked: int
+    lattice_size: int
+    seconds: float
+    min_suppressed: int | None = None  # fewest records any checked node had to suppress
+    scores: dict[tuple[int, ...], float] = field(default_factory=dict)
+
+
+def lattice(heights: Sequence[int]) -> np.ndarray:
+    """All nodes, ``(N, d)`` int64, in lexicographic order."""
+    size = int(np.prod(heights, dtype=np.int64))
+    if size > MAX_NODES:
+        raise InputError(
+            f"the generalization lattice has {size} nodes, more than {MAX_NODES} the optimal "
+            "search handles",
+            hint="use fewer quasi-identifiers or shorter hierarchies, or search: "
+            "{algorithm: mondrian}",
+        )
+    grids = np.indices(tuple(heights)).reshape(len(heights), -1).T
+    return grids.astype(np.int64)
+
+
+@dataclass
+class _Table:
+    """Equivalence classes of one node: generalized codes, sizes, sensitive pairs."""
+
+    levels: np.ndarray
+    gen: np.ndarray | None  # (C, d) generalized codes of each class (slow path)
+    sizes: np.ndarray  # (C,)
+    pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None  # class, code, count
+    combo_class: np.ndarray | None = None  # (m,) only for the root and applied nodes
+    src: _Table | None = None  # where it was rolled up from, until its pairs are built
+    inv: np.ndarray | None = None  # class of each source class
+    key: np.ndarray | None = None  # (C,) fixed mixed-radix key of the codes (fast path)
+
+
+class _Evaluator:
+    """Groups the frequency table at any node, rolling up from the smallest cached
+    predecessor (a node whose levels are all lower or equal) instead of the whole table."""
+
+    #: product of the QIs' level-0 sizes below which the fixed-radix key path is used
+    FAST_LIMIT = 1 << 62
+
+    def __init__(
+        self,
+        ft: FrequencyTable,
+        models: Sequence[PrivacyModel],
+        *,
+        monotone_with_suppression: bool = True,
+        cache_cells: int = 20_000_000,
+    ) -> None:
+        self.ft = ft
+        self.models = list(models)
+        self.sub_models = [
+            m
+            for m in self.models
+            if (
+                m.monotonic_suppression if monotone_with_suppression else m.monotonic_generalization
+            )
+        ]
+        self.needs_hist = any(m.column is not None for m in self.models)
+        d = len(ft.qis)
+        self.level_sizes = [q.level_sizes() for q in ft.qis]
+        # one flat lookup array: code at level a of QI j -> code at level b (b >= a) lives at
+        # FLAT[up_off[j, a, b] + code], so a whole node maps in a single fancy index
+        hmax = max(q.height for q in ft.qis)
+        self.up_off = np.zeros((d, hmax, hmax), dtype=np.int64)
+        pieces: list[np.ndarray] = []
+        pos = 0
+        for j, q in enumerate(ft.qis):
+            for a in range(q.height):
+                for b in range(a, q.height):
+                    m = np.zeros(len(q.level_labels[a]), dtype=np.int64)
+                    m[q.level_codes[a]] = q.level_codes[b]
+                    self.up_off[j, a, b] = pos
+                    pieces.append(m)
+                    pos += len(m)
+        self.flat_up = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+        self.up_arr = [
+            [
+                [
+                    self.flat_up[
+                        self.up_off[j, a, b] : self.up_off[j, a, b] + len(q.level_labels[a])
+                    ]
+                    for b in range(q.height)
+                ]
+                for a in range(q.height)
+            ]
+            for j, q in enumerate(ft.qis)
+        ]
+        # fast path: one int64 key per class with a fixed radix per QI (its level-0 size), so
+        # rolling up touches only the QIs whose level changes
+        self.radix = np.array([len(q.level_labels[0]) for q in ft.qis], dtype=np.int64)
+        total = 1
+        for r in self.radix.tolist():
+            total *= int(r)
+        self.fast = total < self.FAST_LIMIT
+        self.mult = np.ones(d, dtype=np.int64)
+        acc = 1
+        for j in range(d - 1, -1, -1):
+            self.mult[j] = acc
+            acc *= int(self.radix[j])
+        self.qi_index = np.arange(d)
+        root_gen = np.stack(
+            [q.level_codes[0][ft.combos[:, j]] for j, q in enumerate(ft.qis)], axis=1
+        )
+        self.root = _Table(
+            np.zeros(d, dtype=np.int64),
+            None if self.fast else root_gen,
+            ft.counts,
+            dict(ft.pairs),
+            np.arange(len(ft.counts), dtype=np.int64),
+            key=root_gen @ self.mult if self.fast else None,
+        )
+        self.cache_levels = np.zeros((0, d), dtype=np.int64)
+        self.cache_sizes = np.zeros(0, dtype=np.int64)
+        self.cache: list[_Table] = []
+        self.cache_map: dict[tuple[int, ...], _Table] = {}
+        self.cache_cells = cache_cells
+        self._cells = 0
+        self.n_eval = 0
+
+    def _source(self, lx: np.ndarray) -> _Table:
+        # a direct predecessor (one level lower on one QI) is usually cached and small
+        levels = lx.tolist()
+        best: _Table | None = None
+        for j, v in enumerate(levels):
+            if v:
+                levels[j] = v - 1
+                t = self.cache_map.get(tuple(levels))
+                levels[j] = v
+                if t is not None and (best is None or len(t.sizes) < len(best.sizes)):
+                    best = t
+        if best is not None:
+            return best
+        k = len(self.cache)
+        if k:
+            ok = np.all(self.cache_levels[:k] <= lx[None, :], axis=1)
+            if ok.any():
+                cand = np.flatnonzero(ok)
+                return self.cache[int(cand[np.argmin(self.cache_sizes[cand])])]
+        return self.root
+
+    def table(self, levels: tuple[int, ...], *, keep_combos: bool = False) -> _Table:
+        lx = np.asarray(levels, dtype=np.int64)
+        src = self.root if keep_combos else self._source(lx)
+        if self.fast:
+            return self._table_fast(src, lx, levels, keep_combos)
+        assert src.gen is not None
+        off = self.up_off[self.qi_index, src.levels, lx]
+        mapped = self.flat_up[src.gen + off[None, :]]
+        radix = [self.level_sizes[j][b] for j, b in enumerate(levels)]
+        n_src = len(src.sizes)
+        space = 1
+        for r in radix:
+            space *= r
+        if space < (1 << 62):
+            mult = np.ones(len(radix), dtype=np.int64)
+            acc = 1
+            for j in range(len(radix) - 1, -1, -1):
+                mult[j] = acc
+                acc *= radix[j]
+            key = mapped @ mult
+            inv, n_new = factorize_int(key, space)
+        else:
+            key = np.zeros(n_src, dtype=np.int64)
+            size = 1
+            for j, r in enumerate(radix):
+                key, size = factorize_int(key * r + mapped[:, j], size * r)
+            inv, n_new = key, size
+        sizes = np.bincount(inv, weights=src.sizes, minlength=n_new).astype(np.int64)
+        first = np.empty(n_new, dtype=np.int64)
+        first[inv[::-1]] = np.arange(n_src - 1, -1, -1, dtype=np.int64)
+        tab = _Table(lx, mapped[first], sizes, None, None, src, inv)
+        if keep_combos and src.combo_class is not None:
+            tab.combo_class = inv[src.combo_class]
+        return tab
+
+    def _table_fast(
+        self, src: _Table, lx: np.ndarray, levels: tuple[int, ...], keep_combos: bool
+    ) -> _Table:
+        assert src.key is not None
+        key = src.key
+        copied = False
+        for j, (a, b) in enumerate(zip(src.levels.tolist(), levels, strict=True)):
+            if a == b:
+                continue
+            m, r = int(self.mult[j]), int(self.radix[j])
+            code = key // m % r if m > 1 else key % r
+            delta = self.up_arr[j][a][b][code] - code
+            if m > 1:
+                delta *= m
+            if copied:
+                key += delta
+            else:
+                key = key + delta
+                copied = True
+        inv, uniques = factorize_uniques(key)
+        sizes = np.bincount(inv, weights=src.sizes, minlength=len(uniques)).astype(np.int64)
+        tab = _Table(lx, None, sizes, None, None, src, inv, key=uniques)
+        if keep_combos and src.combo_class is not None:
+            tab.combo_class = inv[src.combo_class]
+        return tab
+
+    def _pairs(self, tab: _Table) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Sensitive (class, code, count) triples of a table, rolled up from its source."""
+        if tab.pairs is not None:
+            return tab.pairs
+        src, inv = tab.src, tab.inv
+        assert src is not None and inv is not None
+        src_pairs = self._pairs(src)
+        n_new = len(tab.sizes)
+        pairs = {}
+        for col, (pc, code, cnt) in src_pairs.items():
+            s = self.ft.domains[col].n_codes
+            ncls = inv[pc]
+            pk, npk = factorize_int(ncls * s + code, n_new * s)
+            if npk < len(pk):
+                agg = np.bincount(pk, weights=cnt, minlength=npk).astype(np.int64)
+                f = np.empty(npk, dtype=np.int64)
+                f[pk[::-1]] = np.arange(len(pk) - 1, -1, -1, dtype=np.int64)
+                pairs[col] = (ncls[f], code[f], agg)
+            else:
+                pairs[col] = (ncls, code, cnt)
+        tab.pairs = pairs
+        tab.src = None
+        tab.inv = None
+        return pairs
+
+    def _remember(self, tab: _Table) -> None:
+        n_new = len(tab.sizes)
+        if tab.src is not None and n_new >= len(tab.src.sizes):
+            return
+        width = 1 if tab.gen is None else tab.gen.shape[1]
+        cells = n_new * (width + 1) + 3 * sum(len(p[0]) for p in (tab.pairs or {}).values())
+        if self._cells + cells > self.cache_cells:
+            return
+        self._cells += cells
+        k = len(self.cache)
+        if k == len(self.cache_levels):
+            grow = max(64, 2 * k)
+            self.cache_levels = np.vstack(
+                [self.cache_levels, np.zeros((grow, self.cache_levels.shape[1]), np.int64)]
+            )
+            self.cache_sizes = np.append(self.cache_sizes, np.zeros(grow, np.int64))
+        self.cache_levels[k] = tab.levels
+        self.cache_sizes[k] = n_new
+        self.cache.append(tab)
+        self.cache_map[tuple(tab.levels.tolist())] = tab
+
+    def histograms(self, tab: _Table) -> dict[str, np.ndarray]:
+        n = len(tab.sizes)
+        out: dict[str, np.ndarray] = {}
+        for col, (pc, code, cnt) in self._pairs(tab).items():
+            s = self.ft.domains[col].n_codes
+            flat = np.bincount(pc * s + code, weights=cnt, minlength=n * s)
+            out[col] = flat.reshape(n, s)
+        return out
+
+    def evaluate(
+        self,
+        levels: tuple[int, ...],
+        *,
+        keep_combos: bool = False,
+        abort_above: int | None = None,
+        sub_only: bool = False,
+    ) -> tuple[NodeClasses, int]:
+        """The node's classes, and the records the monotone sub-models alone would suppress."""
+        self.n_eval += 1
+        tab = self.table(levels, keep_combos=keep_combos)
+        sizes = tab.sizes
+        # monotone sub-models first: when they alone suppress too much, skip the rest
+        sub_kept = np.ones(len(sizes), dtype=bool)
+        for m in self.sub_models:
+            if m.column is None:
+                sub_kept &= m.satisfied(sizes, {})
+        hists: dict[str, np.ndarray] = {}
+        early = sub_only or (abort_above is not None and int(sizes[~sub_kept].sum()) > abort_above)
+        if self.needs_hist and not early:
+            hists = self.histograms(tab)
+        kept = sub_kept.copy()
+        if not early:
+            for m in self.models:
+                if m.column is None and m in self.sub_models:
+                    continue
+                ok = m.satisfied(sizes, hists)
+                kept &= ok
+                if m in self.sub_models:
+                    sub_kept &= ok
+        if not keep_combos:
+            self._remember(tab)
+        node = NodeClasses(
+            levels,
+            tab.gen,
+            tab.combo_class,
+            sizes,
+            kept,
+            int(sizes[~kept].sum()),
+            key=tab.key,
+            mult=self.mult,
+            radix=self.radix,
+        )
+        return node, int(sizes[~sub_kept].sum())
+
+
+def evaluate_node(
+    ft: FrequencyTable, models: Sequence[PrivacyModel], levels: Sequence[int]
+) -> NodeClasses:
+    """Group the frequency table at one node and mark the classes that satisfy the models."""
+    node, _ = _Evaluator(ft, models).evaluate(tuple(int(x) for x in levels), keep_combos=True)
+    return node
+
+
+class LatticeSearch:
+    """Optimal full-domain generalization (see the module docstring).
+
+    Parameters
+    ----------
+    models
+        Privacy models every kept class must satisfy.
+    metric
+        The metric to minimize.
+    suppression_limit
+        Share of records that may be suppressed (ARX: ``floor(limit * n)`` records).
+    """
+
+    def __init__(
+        self,
+        models: Sequence[PrivacyModel],
+        metric: Metric,
+        suppression_limit: float = 0.0,
+        *,
+        exhaustive: bool = False,
+    ) -> None:
+        self.models = list(models)
+        self.metric = metric
+        self.suppression_limit = suppression_limit
+        self.exhaustive = exhaustive
+
+    def max_outliers(self, n: int) -> int:
+        """ARX's absolute limit: ``floor(limit * n)`` records."""
+        return math.floor(self.suppression_limit * float(n))
+
+    def run(self, ft: FrequencyTable) -> SearchResult:
+        started = time.perf_counter()
+        metric = self.metric
+        metric.prepare(ft)
+        nodes = lattice(ft.heights)
+        n_nodes = len(nodes)
+        heights = np.asarray(ft.heights, dtype=np.int64)
+        limit = self.max_outliers(ft.n_rows)
+        ev = _Evaluator(ft, self.models, monotone_with_suppression=limit > 0)
+        level_sum = nodes.sum(axis=1)
+        mult = np.ones(len(heights), dtype=np.int64)
+        for j in range(len(heights) - 2, -1, -1):
+            mult[j] = mult[j + 1] * heights[j + 1]
+
+        def index_of(levels: np.ndarray) -> int:
+            return int(np.dot(levels, mult))
+
+        exhaustive = self.exhaustive
+        lb = None if exhaustive else metric.lower_bounds(nodes)
+        # visiting order: bound, then lower nodes first, then lexicographic (index order)
+        order = np.lexsort((np.arange(n_nodes), level_sum, lb if lb is not None else level_sum))
+        mono = ev.sub_models
+        privacy_monotone = len(mono) == len(self.models)
+        known_ok = np.zeros(n_nodes, dtype=bool)
+        bad = np.zeros(n_nodes, dtype=bool)
+        pruned = np.zeros(n_nodes, dtype=bool)
+        # the same flags seen as arrays shaped like the lattice: an up-set or down-set of a
+        # node is then one slice (nodes are in C order of their levels)
+        shape = tuple(int(h) for h in heights)
+        ok_l, bad_l, pruned_l = (a.reshape(shape) for a in (known_ok, bad, pruned))
+        # monotone metrics: a node scores at least what any grouped predecessor scored
+        dyn = np.zeros(n_nodes, dtype=np.float64)
+        dyn_l = dyn.reshape(shape)
+        node_levels = nodes.tolist()
+
+        def down(idx: int) -> tuple[slice, ...]:
+            return tuple(slice(0, x + 1) for x in node_levels[idx])
+
+        def up(idx: int) -> tuple[slice, ...]:
+            return tuple(slice(x, None) for x in node_levels[idx])
+
+        results: dict[int, tuple[bool, float | None]] = {}
+        best: tuple[float, int, int] | None = None  # score, level sum, node index
+        min_sup: list[int] = []
+        scores: dict[tuple[int, ...], float] = {}
+
+        def run_node(idx: int) -> tuple[bool, float | None]:
+            levels = tuple(node_levels[idx])
+            node, sub_sup = ev.evaluate(levels, abort_above=None if exhaustive else limit)
+            sup = node.suppressed_records
+            min_sup.append(sup)
+            ok = sup <= limit
+            score = metric.score(node) if ok or metric.monotone else None
+            if not exhaustive and metric.monotone and score is not None:
+                view = dyn_l[up(idx)]
+                np.maximum(view, score, out=view)
+            if not ok:
+                score = None
+            results[idx] = (ok, score)
+            if not exhaustive:
+                if mono and sub_sup > limit:
+                    bad_l[down(idx)] = True
+                if ok and privacy_monotone:
+                    ok_l[up(idx)] = True
+            return ok, score
+
+        def walk_up(idx: int) -> None:
+            """Flash-like: binary search for the anonymity border on a path to the top."""
+            chain = [idx]
+            cur = nodes[idx].copy()
+            while True:
+                free = np.flatnonzero(cur < heights - 1)
+                if len(free) == 0:
+                    break
+                j = free[np.argmin((cur[free] + 1) / heights[free])]
+                cur[j] += 1
+                chain.append(index_of(cur))
+            lo, hi = 0, len(chain)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                c = chain[mid]
+                if bad[c]:
+                    lo = mid
+                    continue
+                if c not in results:
+                    run_node(c)
+                if bad[c]:
+                    lo = mid
+                else:
+                    hi = mid
+
+        for idx in order:
+            idx = int(idx)
+            tol = 0.0 if best is None else 1e-12 * max(1.0, abs(best[0]))
+            if best is not None and lb is not None and float(lb[idx]) > best[0] + tol:
+                break
+            if not exhaustive and (bad[idx] or pruned[idx]):
+                continue
+            if best is not None and not exhaustive and dyn[idx] > best[0] + tol:
+                continue
+            if idx in results:
+                ok, score = results[idx]
+            elif known_ok[idx] and limit == 0:
+                levels = tuple(int(x) for x in nodes[idx])
+                score = metric.score_without_suppression(levels)
+                ok = True
+                if score is None:
+                    ok, score = run_node(idx)
+            else:
+                ok, score = run_node(idx)
+                # Flash-like walks pay off while the border is unknown; with suppression the
+                # first satisfying node comes early and walks mostly group useless nodes
+                walk = privacy_monotone and (limit == 0 or best is None)
+                if not exhaustive and mono and bad[idx] and walk:
+                    walk_up(idx)
+            if not ok:
+                continue
+            assert score is not None
+            if exhaustive:
+                scores[tuple(int(x) for x in nodes[idx])] = score
+            key = (score, int(level_sum[idx]), idx)
+            if best is None or (key[0], key[1]) < (best[0], best[1]):
+                best = key
+            if not exhaustive and metric.monotone:
+                was = bool(pruned[idx])
+                pruned_l[up(idx)] = True
+                pruned[idx] = was
+        result_levels = None
+        result_node = None
+        if best is not None:
+            result_levels = tuple(int(x) for x in nodes[best[2]])
+            result_node, _ = ev.evaluate(result_levels, keep_combos=True)
+        return SearchResult(
+            levels=result_levels,
+            score=None if best is None else best[0],
+            node=result_node,
+            checked=ev.n_eval,
+            lattice_size=n_nodes,
+            seconds=time.perf_counter() - started,
+            min_suppressed=min(min_sup) if min_sup else None,
+            scores=scores,
+        )

@@ -1,0 +1,320 @@
+"""A labelled corpus generator: templates filled with Faker values (seeded), gold spans.
+
+Records follow the presidio-research format, ``{"full_text", "spans": [{"entity_type",
+"entity_value", "start_position", "end_position"}]}``, so :func:`veil.text.evaluate` and
+other tools can score them. A share of the templates are **hard negatives**: clinical
+abbreviations and section words ("CV:", "Neuro:", "Foley"), lab values ("91/42/7.36"),
+vital signs, version numbers, numbers that fail a checksum and relative time words
+("today"), which a good detector must leave alone.
+
+Examples
+--------
+>>> recs = generate_corpus(3, seed=1)
+>>> sorted(recs[0])
+['full_text', 'spans', 'template']
+>>> all(r["full_text"][s["start_position"]:s["end_position"]] == s["entity_value"]
+...     for r in recs for s in r["spans"])
+True
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+__all__ = ["TEMPLATES", "generate_corpus"]
+
+# {SLOT} fills a labelled value, {_SLOT} an unlabelled filler. Slot names are entity types,
+# or entity types with a variant after a colon ({PERSON:last}).
+TEMPLATES: tuple[str, ...] = (
+    # general: customer service, HR, finance
+    "My name is {PERSON} and my email is {EMAIL_ADDRESS}.",
+    "Please call {PERSON} at {PHONE_NUMBER} before {DATE_TIME}.",
+    "{PERSON} lives at {STREET_ADDRESS}, {LOCATION:city}, {LOCATION:state} {ZIP_CODE}.",
+    "Ship the order to {STREET_ADDRESS}, {LOCATION:city}, {LOCATION:state} {ZIP_CODE} by {DATE_TIME}.",
+    "The card {CREDIT_CARD} was charged twice on {DATE_TIME}.",
+    "Refund to IBAN {IBAN_CODE}, account holder {PERSON}.",
+    "Her social security number is {US_SSN}.",
+    "SSN: {US_SSN}, DOB: {DATE_TIME}",
+    "{PERSON} works at {ORGANIZATION} in {LOCATION:city}.",
+    "I met {PERSON} from {ORGANIZATION} on {DATE_TIME}.",
+    "Login from {IP_ADDRESS} at {DATE_TIME:time} was blocked.",
+    "Visit {URL} for the details, or write to {EMAIL_ADDRESS}.",
+    "Device {MAC_ADDRESS} connected from {IP_ADDRESS}.",
+    "The applicant, {PERSON}, aged {AGE}, holds passport number {US_PASSPORT}.",
+    "Driver's license {US_DRIVER_LICENSE} was issued to {PERSON} on {DATE_TIME}.",
+    "Wire the funds to routing number {ABA_ROUTING_NUMBER}, account {_ACCOUNT}.",
+    "Contact: {PERSON}, {PHONE_NUMBER}, {EMAIL_ADDRESS}",
+    "{PERSON} is a {AGE}-year-old {NRP} engineer living in {LOCATION:city}.",
+    "We received a complaint from {PERSON} of {LOCATION:city}, {LOCATION:state}.",
+    "Your ITIN {US_ITIN} was received on {DATE_TIME}.",
+    "Meeting with {PERSON} and {PERSON} at {ORGANIZATION} on {DATE_TIME}.",
+    "Hi {PERSON:first}, thanks for your order from {LOCATION:city}! We will call you at {PHONE_NUMBER}.",
+    "The tenant {PERSON} moved from {STREET_ADDRESS} to {LOCATION:country} in {DATE_TIME:year}.",
+    "{PERSON:full} complained again. {PERSON:title} said {PERSON:first} would call back.",
+    "Customer {PERSON} (zip code {ZIP_CODE}) asked about the invoice from {DATE_TIME}.",
+    "Server logs show {IP_ADDRESS} requested {URL} {_COUNT} times.",
+    "Forwarded to {EMAIL_ADDRESS} by {PERSON} at {ORGANIZATION}.",
+    "The {NRP} delegation arrived in {LOCATION:country} on {DATE_TIME}.",
+    # clinical
+    "{PERSON} is a {AGE} y/o {_SEX} admitted to {ORGANIZATION:hospital} on {DATE_TIME}. MRN: {MEDICAL_RECORD_NUMBER}.",
+    "Pt {PERSON} seen in clinic {DATE_TIME}; {AGE} years old, lives at {STREET_ADDRESS}.",
+    "Discharge summary for {PERSON}, MRN {MEDICAL_RECORD_NUMBER}. Follow up with Dr. {PERSON:last} in 2 weeks.",
+    "Called daughter {PERSON} at {PHONE_NUMBER} to update on plan. CV: RRR. Neuro: A&Ox3.",
+    "{PERSON:full} was seen today. Mr. {PERSON:last} reports less pain; {PERSON:last} will return {DATE_TIME}.",
+    # hard negatives (no personal data, or PII next to look-alikes)
+    "CV: RRR, no m/r/g. Neuro: A&Ox3, MAE. Foley in place, draining clear urine.",
+    "ABG 7.36/42/91 on FiO2 40%. Labs 91/42/7.36 this morning, K 4.1, Cr 1.2.",
+    "BP 120/80, HR 72, RR 18, SpO2 98% RA. Afebrile. NAD.",
+    "Resp: CTAB. GI: soft, NT/ND, +BS. Skin: warm and dry.",
+    "Plan: continue Lasix 40 mg PO BID, recheck BMP today and tomorrow.",
+    "Upgraded the agent to version {_VERSION} and rolled back to {_VERSION} later today.",
+    "Order {_BADCARD} was declined; the number fails validation.",
+    "Ticket {_BADSSN} is closed; see the wiki for the checklist.",
+    "Reference {_BADIBAN} is not a valid account.",
+    "Notes saved in edema.pl and script.py; nothing else changed last week.",
+    "Take 2 tablets every 6 hours for 3 days, then 1 tablet daily.",
+    "The meeting moved from today to next Monday afternoon.",
+    "Neuro: grossly intact. Heme: Hct stable at 28.4. ID: afebrile on Vanc and Zosyn.",
+    "Build 4.2.0 passed 1,024 tests in 3.5 minutes on 16 cores.",
+    "Room 12, bed 3: Foley removed, voiding. CXR unchanged.",
+)
+
+_STATES = [
+    "CA",
+    "NY",
+    "TX",
+    "FL",
+    "WA",
+    "MA",
+    "IL",
+    "OH",
+    "GA",
+    "PA",
+    "Oregon",
+    "Colorado",
+    "Arizona",
+    "Michigan",
+    "Virginia",
+]
+_COUNTRIES = [
+    "France",
+    "Germany",
+    "Canada",
+    "Mexico",
+    "Japan",
+    "Brazil",
+    "India",
+    "Kenya",
+    "Spain",
+    "Italy",
+    "Australia",
+    "Ireland",
+    "Poland",
+    "Egypt",
+    "Vietnam",
+]
+_REAL_CITIES = [
+    "Boston",
+    "Chicago",
+    "Seattle",
+    "Denver",
+    "Austin",
+    "Atlanta",
+    "Phoenix",
+    "Portland",
+    "Miami",
+    "Dallas",
+    "San Diego",
+    "Philadelphia",
+    "Houston",
+    "Detroit",
+]
+_NRP = [
+    "American",
+    "Canadian",
+    "French",
+    "German",
+    "Mexican",
+    "Japanese",
+    "Indian",
+    "Brazilian",
+    "Irish",
+    "Polish",
+    "Kenyan",
+    "Italian",
+    "Spanish",
+    "Chinese",
+    "Korean",
+]
+_HOSPITAL = ["General Hospital", "Medical Center", "Memorial Hospital", "Health", "Clinic"]
+_TITLES = {"male": "Mr.", "female": "Ms."}
+
+
+def _luhn_bad(rng: random.Random) -> str:
+    from veil.text._checksums import luhn_ok
+
+    while True:
+        ds = "4" + "".join(str(rng.randint(0, 9)) for _ in range(15))
+        if not luhn_ok(ds):
+            return " ".join(ds[i : i + 4] for i in range(0, 16, 4))
+
+
+def _group4(s: str) -> str:
+    return " ".join(s[i : i + 4] for i in range(0, len(s), 4))
+
+
+class _Filler:
+    def __init__(self, seed: int) -> None:
+        from faker import Faker
+
+        self.rng = random.Random(seed)
+        self.fake: Any = Faker("en_US")
+        self.fake.seed_instance(seed)
+        self.person: dict[str, str] = {}
+
+    def new_person(self) -> None:
+        sex = self.rng.choice(["male", "female"])
+        first = self.fake.first_name_male() if sex == "male" else self.fake.first_name_female()
+        self.person = {"first": first, "last": self.fake.last_name(), "sex": sex}
+
+    def value(self, slot: str) -> tuple[str, str | None, str | None]:
+        """(text, label, text prefix that is not labelled)."""
+        f, r = self.fake, self.rng
+        kind, _, variant = slot.partition(":")
+        if kind == "PERSON":
+            if variant in ("", "full") or not self.person:
+                self.new_person()
+            p = self.person
+            if variant == "first":
+                return p["first"], "PERSON", None
+            if variant == "last":
+                return p["last"], "PERSON", None
+            if variant == "title":
+                return p["last"], "PERSON", _TITLES[p["sex"]] + " "
+            return f"{p['first']} {p['last']}", "PERSON", None
+        if kind == "LOCATION":
+            if variant == "state":
+                return r.choice(_STATES), "LOCATION", None
+            if variant == "country":
+                return r.choice(_COUNTRIES), "LOCATION", None
+            return (r.choice(_REAL_CITIES) if r.random() < 0.5 else f.city()), "LOCATION", None
+        if kind == "ORGANIZATION":
+            if variant == "hospital":
+                return f"{f.last_name()} {r.choice(_HOSPITAL)}", "ORGANIZATION", None
+            return f.company(), "ORGANIZATION", None
+        if kind == "DATE_TIME":
+            d = f.date_between(start_date="-30y", end_date="today")
+            if variant == "time":
+                return (
+                    f"{r.randint(1, 12)}:{r.randint(0, 59):02d} {r.choice(['AM', 'PM'])}",
+                    "DATE_TIME",
+                    None,
+                )
+            if variant == "year":
+                return str(d.year), "DATE_TIME", None
+            fmt = r.choice(
+                ["%m/%d/%Y", "%Y-%m-%d", "%B %d, %Y", "%d %B %Y", "%b %d, %Y", "%m/%d/%y", "%B %Y"]
+            )
+            return d.strftime(fmt), "DATE_TIME", None
+        simple = {
+            "EMAIL_ADDRESS": lambda: f.email(),
+            "PHONE_NUMBER": lambda: r.choice(
+                [
+                    f"({r.randint(201, 989)}) {r.randint(200, 999)}-{r.randint(0, 9999):04d}",
+                    f"{r.randint(201, 989)}-{r.randint(200, 999)}-{r.randint(0, 9999):04d}",
+                    f"+1 {r.randint(201, 989)} {r.randint(200, 999)} {r.randint(0, 9999):04d}",
+                    f"{r.randint(201, 989)}.{r.randint(200, 999)}.{r.randint(0, 9999):04d}",
+                ]
+            ),
+            "CREDIT_CARD": lambda: (
+                f.credit_card_number()
+                if r.random() < 0.5
+                else _group4(f.credit_card_number(card_type="visa16"))
+            ),
+            "US_SSN": lambda: f.ssn(),
+            "US_ITIN": lambda: f.itin(),
+            "IBAN_CODE": lambda: f.iban() if r.random() < 0.5 else _group4(f.iban()),
+            "IP_ADDRESS": lambda: f.ipv4_public() if r.random() < 0.8 else f.ipv6(),
+            "URL": lambda: r.choice([f.url(), f.domain_name(), "www." + f.domain_name()]),
+            "MAC_ADDRESS": lambda: f.mac_address(),
+            "STREET_ADDRESS": lambda: f.street_address(),
+            "ZIP_CODE": lambda: f.zipcode(),
+            "AGE": lambda: str(r.randint(18, 95)),
+            "NRP": lambda: r.choice(_NRP),
+            "US_PASSPORT": lambda: (
+                f.passport_number() if r.random() < 0.5 else str(r.randint(10**8, 10**9 - 1))
+            ),
+            "US_DRIVER_LICENSE": lambda: r.choice(
+                [
+                    f"{chr(r.randint(65, 90))}{r.randint(10**6, 10**7 - 1)}",
+                    str(r.randint(10**7, 10**9 - 1)),
+                ]
+            ),
+            "MEDICAL_RECORD_NUMBER": lambda: str(r.randint(10**6, 10**8 - 1)),
+            "ABA_ROUTING_NUMBER": lambda: f.aba(),
+        }
+        if kind in simple:
+            return simple[kind](), kind, None
+        fillers = {
+            "_ACCOUNT": lambda: str(r.randint(10**7, 10**10)),
+            "_COUNT": lambda: str(r.randint(2, 400)),
+            "_SEX": lambda: self.person.get("sex", "male") if self.person else "female",
+            "_VERSION": lambda: f"{r.randint(1, 9)}.{r.randint(0, 20)}.{r.randint(0, 30)}",
+            "_BADCARD": lambda: _luhn_bad(r),
+            "_BADSSN": lambda: (
+                f"{r.choice([0, 666, 900 + r.randint(0, 99)]):03d}-{r.randint(40, 49):02d}-{r.randint(1, 9999):04d}"
+            ),
+            "_BADIBAN": lambda: (
+                "DE00 " + " ".join(f"{r.randint(0, 9999):04d}" for _ in range(4)) + " 00"
+            ),
+        }
+        return fillers[kind](), None, None
+
+
+_SLOT = re.compile(r"\{([A-Z_]+(?::[a-z]+)?)\}")
+
+
+def generate_corpus(
+    n: int, *, seed: int = 0, templates: tuple[str, ...] = TEMPLATES
+) -> list[dict[str, Any]]:
+    """``n`` labelled records, templates drawn in turn (so every template appears)."""
+    filler = _Filler(seed)
+    rng = random.Random(seed + 1)
+    order = list(range(len(templates)))
+    out: list[dict[str, Any]] = []
+    while len(out) < n:
+        rng.shuffle(order)
+        for ti in order:
+            if len(out) >= n:
+                break
+            filler.person = {}
+            tpl = templates[ti]
+            text_parts: list[str] = []
+            spans: list[dict[str, Any]] = []
+            pos = 0
+            length = 0
+            for m in _SLOT.finditer(tpl):
+                lit = tpl[pos : m.start()]
+                text_parts.append(lit)
+                length += len(lit)
+                value, label, prefix = filler.value(m.group(1))
+                if prefix:
+                    text_parts.append(prefix)
+                    length += len(prefix)
+                if label is not None:
+                    spans.append(
+                        {
+                            "entity_type": label,
+                            "entity_value": value,
+                            "start_position": length,
+                            "end_position": length + len(value),
+                        }
+                    )
+                text_parts.append(value)
+                length += len(value)
+                pos = m.end()
+            text_parts.append(tpl[pos:])
+            out.append({"full_text": "".join(text_parts), "spans": spans, "template": ti})
+    return out

@@ -1,0 +1,97 @@
+"""Dates and times in the common English formats, with calendar validation.
+
+Numeric dates must name a real month and day ("91/42/7.36" and "120/80" are not dates),
+dotted dates need a four-digit year (so "2.10.1" is a version, not a date) and a bare year
+needs a preposition ("in 2019"). Relative expressions ("today", "last week", "3 days ago")
+are not reported: they identify no one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
+
+__all__ = ["MONTHS", "DateRecognizer", "looks_like_absolute_date"]
+
+MONTHS = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_WEEKDAY = r"(?:(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\.?,?\s+)?"
+_ORD = r"(?:st|nd|rd|th)?"
+_TIME = r"(?:,?\s+(?:at\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp]\.?[Mm]\.?)?)?"
+_YEAR_OR_NOTHING = r"(?:,?\s+(?:19|20)\d{2}\b)?"
+
+
+@recognizers.register("date")
+class DateRecognizer(PatternRecognizer):
+    """Numeric, ISO, dotted and month-name dates; clock times with am/pm; "in 2019"."""
+
+    entity = "DATE_TIME"
+    needs_digit = True
+    patterns = (
+        Pattern(
+            "iso",
+            r"(?<![\w.-])(?:19|20)\d{2}-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])"
+            r"(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w-]|\.\d)",
+            0.85,
+        ),
+        Pattern(
+            "numeric",
+            r"(?<![\w./-])(\d{1,2})([/-])(\d{1,2})\2(?:\d{4}|\d{2})(?![\w/-]|\.\d)" + _TIME,
+            0.8,
+        ),
+        Pattern("dotted", r"(?<![\w.])\d{1,2}\.\d{1,2}\.(?:19|20)\d{2}(?![\w]|\.\d)", 0.7),
+        Pattern(
+            "month_day",
+            rf"\b{_WEEKDAY}{MONTHS}\.?\s+\d{{1,2}}{_ORD}(?![\d:]){_YEAR_OR_NOTHING}{_TIME}",
+            0.8,
+        ),
+        Pattern(
+            "day_month",
+            rf"\b{_WEEKDAY}(?:the\s+)?\d{{1,2}}{_ORD}\s+(?:of\s+)?{MONTHS}\b\.?{_YEAR_OR_NOTHING}",
+            0.8,
+        ),
+        Pattern("month_year", rf"\b{MONTHS}\.?,?\s+(?:of\s+)?(?:19|20)\d{{2}}\b", 0.75),
+        Pattern(
+            "clock",
+            r"(?<![\w:.])\d{1,2}(?::\d{2})?\s*(?:[AaPp]\.[Mm]\.|[AaPp][Mm]\b)",
+            0.6,
+        ),
+        Pattern(
+            "year",
+            r"\b(?:in|since|during|until|by|from|born|year|circa)\s+((?:19|20)\d{2})(?![\w/-]|\.\d)",
+            0.6,
+            group=1,
+        ),
+    )
+    _numeric = re.compile(r"(\d{1,2})[/-](\d{1,2})[/-]")
+    _dotted = re.compile(r"(\d{1,2})\.(\d{1,2})\.")
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        m = self._numeric.match(value) or self._dotted.match(value)
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            # month/day or day/month, both in range
+            if not ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)):
+                return True
+        return False
+
+
+_ABSOLUTE = re.compile(rf"\b{MONTHS}\b|(?<![\d./])(?:19|20)\d{{2}}(?![\d./])|\b(?:19|20)?\d0s\b")
+
+
+def looks_like_absolute_date(span: str) -> bool:
+    """Whether an NER ``DATE``/``TIME`` span names a point in time rather than a relative one.
+
+    Examples
+    --------
+    >>> looks_like_absolute_date("March 3rd"), looks_like_absolute_date("today")
+    (True, False)
+    >>> looks_like_absolute_date("3 days"), looks_like_absolute_date("the 1990s")
+    (False, True)
+    >>> looks_like_absolute_date("91/42/7.36 this morning")
+    False
+    """
+    return bool(_ABSOLUTE.search(span))

@@ -1,0 +1,211 @@
+"""Precision, recall and F1 per entity type and micro-averaged, for exact and overlapping spans.
+
+Gold files use the presidio-research format: a JSON list, or JSON Lines, of records
+``{"full_text": ..., "spans": [{"entity_type", "start_position", "end_position"}]}``.
+
+Scoring
+-------
+* **exact**: a prediction counts when its start, end and type equal a gold span's.
+* **overlap**: a prediction counts when it overlaps a gold span of the same type; each gold
+  span and each prediction is matched at most once (greedy, in text order).
+
+Only entity types present in the gold data (after the label map) are scored, unless
+``entities`` names them; predictions of other types are counted as ``ignored``. A label
+map (``{"LABEL": "ENTITY"}``, or ``null`` to drop a label) renames gold and predicted
+types alike, e.g. ``{"ADDRESS": "STREET_ADDRESS", "GPE": "LOCATION"}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from veil._errors import InputError
+
+__all__ = ["EvaluationReport", "evaluate_spans", "load_gold", "load_label_map"]
+
+
+def load_gold(path: str | Path) -> list[dict[str, Any]]:
+    """Read gold records (JSON list or JSONL); errors name the record, never its text."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"gold file not found: {p}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{p}: not valid UTF-8 (at byte {exc.start})") from None
+    stripped = raw.lstrip()
+    records: list[Any]
+    try:
+        if stripped.startswith("["):
+            records = json.loads(raw)
+        else:
+            records = [json.loads(line) for line in raw.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{p}: not valid JSON/JSONL (line {exc.lineno})") from None
+    for i, r in enumerate(records):
+        if not isinstance(r, dict) or not isinstance(r.get("full_text"), str):
+            raise InputError(f"{p}: record {i} has no string 'full_text'")
+        spans = r.get("spans") or []
+        for s in spans:
+            if not {"entity_type", "start_position", "end_position"} <= set(s):
+                raise InputError(
+                    f"{p}: record {i} has a span without entity_type/start_position/end_position"
+                )
+    return records
+
+
+def load_label_map(path: str | Path | None) -> dict[str, str | None]:
+    if path is None:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        raise InputError(f"label map {path} is not a readable JSON object") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in data.items()
+    ):
+        raise InputError(f"label map {path} must map label names to entity names (or null)")
+    return data
+
+
+def _prf(tp: int, n_pred: int, n_gold: int) -> dict[str, float | int]:
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return {
+        "tp": tp,
+        "fp": n_pred - tp,
+        "fn": n_gold - tp,
+        "precision": round(p, 4),
+        "recall": round(r, 4),
+        "f1": round(f, 4),
+        "support": n_gold,
+    }
+
+
+@dataclass
+class EvaluationReport:
+    """Scores per entity type and micro-averaged; ``to_dict()`` for JSON, rich-renderable."""
+
+    per_type: dict[str, dict[str, dict[str, float | int]]]
+    micro: dict[str, dict[str, float | int]]
+    records: int
+    ignored_predictions: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "micro": self.micro,
+            "per_type": self.per_type,
+            "ignored_predictions": self.ignored_predictions,
+            **self.meta,
+        }
+
+    def __rich__(self) -> Any:
+        from rich.table import Table
+
+        t = Table(title=f"text detection vs gold ({self.records} records)", header_style="bold")
+        for col in (
+            "entity type",
+            "support",
+            "P exact",
+            "R exact",
+            "F1 exact",
+            "P overlap",
+            "R overlap",
+            "F1 overlap",
+        ):
+            t.add_column(col, justify="left" if col == "entity type" else "right")
+        rows = [*sorted(self.per_type.items()), ("micro", self.micro)]
+        for name, m in rows:
+            e, o = m["exact"], m["overlap"]
+            t.add_row(
+                name,
+                str(e["support"]),
+                f"{e['precision']:.3f}",
+                f"{e['recall']:.3f}",
+                f"{e['f1']:.3f}",
+                f"{o['precision']:.3f}",
+                f"{o['recall']:.3f}",
+                f"{o['f1']:.3f}",
+                style="bold" if name == "micro" else None,
+            )
+        return t
+
+
+def _spans(
+    items: Iterable[Mapping[str, Any]], label_map: Mapping[str, str | None], gold: bool
+) -> list[tuple[int, int, str]]:
+    out = []
+    for s in items:
+        if gold:
+            start, end, t = int(s["start_position"]), int(s["end_position"]), str(s["entity_type"])
+        else:
+            start, end, t = int(s["start"]), int(s["end"]), str(s["entity_type"])
+        t2 = label_map.get(t, t)
+        if t2 is not None:
+            out.append((start, end, t2))
+    return out
+
+
+def evaluate_spans(
+    gold: Sequence[Mapping[str, Any]],
+    predicted: Sequence[Sequence[Mapping[str, Any]]],
+    *,
+    label_map: Mapping[str, str | None] | None = None,
+    entities: Iterable[str] | None = None,
+) -> EvaluationReport:
+    """Score predictions (``{"start","end","entity_type"}`` per record) against gold records.
+
+    Examples
+    --------
+    >>> gold = [{"full_text": "Jo Ng", "spans": [
+    ...     {"entity_type": "PERSON", "start_position": 0, "end_position": 5}]}]
+    >>> r = evaluate_spans(gold, [[{"start": 0, "end": 2, "entity_type": "PERSON"}]])
+    >>> r.micro["exact"]["f1"], r.micro["overlap"]["f1"]
+    (0.0, 1.0)
+    """
+    if len(gold) != len(predicted):
+        raise InputError(f"{len(gold)} gold records but {len(predicted)} prediction records")
+    lm = dict(label_map or {})
+    golds = [_spans(r.get("spans") or [], lm, True) for r in gold]
+    preds = [_spans(p, lm, False) for p in predicted]
+    types = set(entities) if entities is not None else {t for g in golds for _, _, t in g}
+    counts: dict[str, dict[str, int]] = {
+        t: {"gold": 0, "pred": 0, "exact": 0, "overlap": 0} for t in types
+    }
+    ignored = 0
+    for g, p in zip(golds, preds, strict=True):
+        ignored += sum(1 for s in p if s[2] not in types)
+        for t in types:
+            gs = sorted(s for s in g if s[2] == t)
+            ps = sorted(s for s in p if s[2] == t)
+            c = counts[t]
+            c["gold"] += len(gs)
+            c["pred"] += len(ps)
+            c["exact"] += len(set(gs) & set(ps))
+            used: set[int] = set()
+            for gs_ in gs:
+                for j, ps_ in enumerate(ps):
+                    if j not in used and ps_[0] < gs_[1] and gs_[0] < ps_[1]:
+                        used.add(j)
+                        break
+            c["overlap"] += len(used)
+    per_type = {
+        t: {
+            "exact": _prf(c["exact"], c["pred"], c["gold"]),
+            "overlap": _prf(c["overlap"], c["pred"], c["gold"]),
+        }
+        for t, c in sorted(counts.items())
+    }
+    tot = {k: sum(c[k] for c in counts.values()) for k in ("gold", "pred", "exact", "overlap")}
+    micro = {
+        "exact": _prf(tot["exact"], tot["pred"], tot["gold"]),
+        "overlap": _prf(tot["overlap"], tot["pred"], tot["gold"]),
+    }
+    return EvaluationReport(per_type, micro, len(gold), ignored)

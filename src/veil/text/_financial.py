@@ -1,0 +1,120 @@
+"""Financial identifiers: payment cards (Luhn + issuer), IBAN (mod 97), ABA routing numbers."""
+
+from __future__ import annotations
+
+import re
+
+from veil.text._checksums import aba_ok, card_issuer, iban_ok, luhn_ok
+from veil.text._finding import Explanation, Finding
+from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
+
+__all__ = ["AbaRoutingRecognizer", "CreditCardRecognizer", "IbanRecognizer"]
+
+
+@recognizers.register("credit_card")
+class CreditCardRecognizer(PatternRecognizer):
+    """12-19 digit card numbers, grouped by spaces or dashes; Luhn and issuer prefix required.
+
+    A number that fails either rule is dropped, whatever its context.
+    """
+
+    entity = "CREDIT_CARD"
+    needs_digit = True
+    tier = 0
+    patterns = (Pattern("card", r"(?<![\w.,/-])\d(?:[ -]?\d){11,18}(?![\w/]|[.,-]\d)", 0.5),)
+    context = ("card", "credit", "visa", "mastercard", "amex", "cc", "debit")
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return not _card_ok(value)
+
+    def validate(self, value: str) -> str | None:
+        return "luhn+issuer"
+
+    def analyze(self, text: str) -> list[Finding]:
+        """Runs of digit groups are searched for the longest valid card, left to right, so
+        a card next to other numbers ("536-22-1234 4111 1111 1111 1111") is still found."""
+        out: list[Finding] = []
+        if _DIGIT.search(text) is None:
+            return out
+        for m in _RUN.finditer(text):
+            groups = [
+                (g.start() + m.start(), g.end() + m.start()) for g in _DIGITS.finditer(m.group(0))
+            ]
+            i = 0
+            while i < len(groups):
+                hit = None
+                for j in range(len(groups) - 1, i - 1, -1):
+                    n = sum(b - a for a, b in groups[i : j + 1])
+                    start, end = groups[i][0], groups[j][1]
+                    if 12 <= n <= 19 and _card_ok(text[start:end]):
+                        hit = (j, start, end)
+                        break
+                if hit is None:
+                    i += 1
+                    continue
+                j, start, end = hit
+                words = self._context.find(text, start, end)
+                out.append(
+                    Finding(
+                        start,
+                        end,
+                        self.entity,
+                        1.0,
+                        self.name,
+                        self.tier,
+                        Explanation(self.name, "card", 0.5, 1.0, words, "luhn+issuer"),
+                    )
+                )
+                i = j + 1
+        return out
+
+
+_DIGIT = re.compile(r"\d")
+_RUN = re.compile(r"(?<![\w.,/-])\d+(?:[ -]\d+)*(?![\w/]|[.,-]\d)")
+_DIGITS = re.compile(r"\d+")
+
+
+def _card_ok(value: str) -> bool:
+    return luhn_ok(value) and card_issuer(value) is not None
+
+
+@recognizers.register("iban")
+class IbanRecognizer(PatternRecognizer):
+    """IBANs, compact or in groups of four; country length table and mod-97 required."""
+
+    entity = "IBAN_CODE"
+    needs_digit = True
+    tier = 0
+    patterns = (
+        Pattern("iban_compact", r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b", 0.5),
+        Pattern("iban_grouped", r"\b[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?\b", 0.5),
+    )
+    context = ("iban", "bank", "account")
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return not iban_ok(value)
+
+    def validate(self, value: str) -> str | None:
+        return "mod97"
+
+
+@recognizers.register("aba_routing")
+class AbaRoutingRecognizer(PatternRecognizer):
+    """ABA routing numbers: checksum and Federal Reserve prefix, and a context word required
+    (nine digits alone are more often an SSN, an order number or a phone fragment)."""
+
+    entity = "ABA_ROUTING_NUMBER"
+    needs_digit = True
+    tier = 0
+    patterns = (
+        Pattern("aba", r"(?<![\w-])\d{9}(?![\w-])", 0.4),
+        Pattern("aba_dashed", r"(?<![\w-])\d{4}-\d{4}-\d(?![\w-])", 0.4),
+    )
+    context = ("routing", "aba", "rtn", "transit", "routing number", "wire")
+    context_required = True
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return not aba_ok(value)
+
+    def validate(self, value: str) -> str | None:
+        return "aba-checksum"

@@ -1,0 +1,124 @@
+"""Government and medical identifiers: US SSN / ITIN, passports, driver licences, MRNs.
+
+SSN and ITIN follow the SSA/IRS numbering rules (:func:`veil.text._checksums.ssn_kind`).
+Passport, driver-licence and medical-record numbers have no checksum; they are reported
+only with a context word nearby ("passport", "driver's license", "MRN").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from veil.text._checksums import ssn_kind
+from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
+
+__all__ = [
+    "DriverLicenseRecognizer",
+    "ItinRecognizer",
+    "MedicalRecordRecognizer",
+    "PassportRecognizer",
+    "SsnRecognizer",
+]
+
+_SSN_PATTERNS = (
+    Pattern("ssn_dashed", r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])", 0.85),
+    Pattern("ssn_spaced", r"(?<![\w-])\d{3} \d{2} \d{4}(?![\w-])", 0.6),
+    # nine bare digits: below the default threshold unless a context word is near
+    Pattern("ssn_bare", r"(?<![\w-])\d{9}(?![\w-])", 0.3),
+)
+
+
+@recognizers.register("us_ssn")
+class SsnRecognizer(PatternRecognizer):
+    """US Social Security numbers; area/group/serial rules checked, ITIN areas excluded."""
+
+    entity = "US_SSN"
+    needs_digit = True
+    patterns = _SSN_PATTERNS
+    context = ("ssn", "social security", "ss#", "ssn#", "social")
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return ssn_kind(value) != "ssn"
+
+
+@recognizers.register("us_itin")
+class ItinRecognizer(PatternRecognizer):
+    """US Individual Taxpayer Identification Numbers (9xx-[50-65,70-88,90-92,94-99]-xxxx)."""
+
+    entity = "US_ITIN"
+    needs_digit = True
+    patterns = _SSN_PATTERNS
+    context = ("itin", "taxpayer", "tax id", "tin")
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return ssn_kind(value) != "itin"
+
+
+@recognizers.register("us_passport")
+class PassportRecognizer(PatternRecognizer):
+    """US passport numbers (9 digits, or a letter and 8 digits) near the word passport."""
+
+    entity = "US_PASSPORT"
+    needs_digit = True
+    patterns = (Pattern("passport", r"(?<![\w-])[A-Z]?\d{8,9}(?![\w-])", 0.5),)
+    context = ("passport", "passport no", "passport number", "travel document")
+    context_required = True
+
+
+@recognizers.register("us_driver_license")
+class DriverLicenseRecognizer(PatternRecognizer):
+    """US driver-licence numbers in the common state formats, near a licence context word."""
+
+    entity = "US_DRIVER_LICENSE"
+    needs_digit = True
+    patterns = (
+        Pattern("dl_letters_digits", r"(?<![\w-])[A-Z]{1,2}\d{5,13}(?![\w-])", 0.45),
+        Pattern("dl_digits", r"(?<![\w-])\d{7,12}(?![\w-])", 0.35),
+        Pattern("dl_dashed", r"(?<![\w-])[A-Z]\d{3}-\d{3,4}-\d{2,4}(?:-\d{1,3})?(?![\w-])", 0.45),
+    )
+    context = (
+        "driver",
+        "driver's",
+        "drivers",
+        "license",
+        "licence",
+        "dl",
+        "dl#",
+        "dln",
+        "driving",
+        "lic",
+    )
+    context_required = True
+
+
+@recognizers.register("medical_record")
+class MedicalRecordRecognizer(PatternRecognizer):
+    """Medical record numbers. The number format differs per institution, so the patterns
+    are configurable: pass ``patterns=[r"..."]`` (the whole match, or group 1, is the MRN)."""
+
+    entity = "MEDICAL_RECORD_NUMBER"
+    needs_digit = True
+    patterns = (
+        Pattern(
+            "mrn_labelled",
+            r"\b(?:MRN|MR#|Med(?:ical)? Rec(?:ord)?(?: No\.?| Number| #)?)[:#\s]*"
+            r"([A-Z]{0,3}-?\d{5,10})\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+    )
+    context = ("mrn", "medical record", "record number", "chart")
+
+    def __init__(self, patterns: Sequence[str | Pattern] | None = None) -> None:
+        built: list[Pattern] | None = None
+        if patterns is not None:
+            built = []
+            for i, p in enumerate(patterns):
+                if isinstance(p, Pattern):
+                    built.append(p)
+                else:
+                    group = 1 if re.compile(p).groups >= 1 else 0
+                    built.append(Pattern(f"mrn_custom_{i}", p, 0.85, group=group))
+        super().__init__(patterns=built)

@@ -1,0 +1,258 @@
+"""Realistic fake values of the same type and format (Faker, seeded per value).
+
+Each surrogate is drawn from a generator seeded with a number derived from the original
+value (by the caller, with a keyed HMAC), so one value always gets the same surrogate and
+different values almost always different ones. Formats are kept: separators and grouping
+of numbers, the case of names, the issuer digit and Luhn validity of cards, the country
+and mod-97 validity of IBANs, the SSA rules of SSNs, the ISO/numeric/month-name shape of
+dates.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+from veil.text._checksums import IBAN_LENGTHS
+
+__all__ = ["SurrogateFactory"]
+
+_MONTHS_FULL = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+_NRP = [
+    "American",
+    "Canadian",
+    "Mexican",
+    "Brazilian",
+    "French",
+    "German",
+    "Italian",
+    "Spanish",
+    "Polish",
+    "Irish",
+    "Nigerian",
+    "Kenyan",
+    "Egyptian",
+    "Indian",
+    "Chinese",
+    "Japanese",
+    "Korean",
+    "Vietnamese",
+    "Filipino",
+    "Australian",
+    "Catholic",
+    "Muslim",
+    "Jewish",
+    "Buddhist",
+    "Hindu",
+    "Protestant",
+    "Democrat",
+    "Republican",
+]
+
+
+def _digits_like(value: str, rng: random.Random, first_nonzero: bool = True) -> str:
+    out = []
+    first = True
+    for ch in value:
+        if ch.isdigit():
+            lo = 1 if (first and first_nonzero) else 0
+            out.append(str(rng.randint(lo, 9)))
+            first = False
+        elif ch.isalpha():
+            letter = chr(rng.randint(65, 90))
+            out.append(letter if ch.isupper() else letter.lower())
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _with_layout(template: str, digits: str) -> str:
+    it = iter(digits)
+    return "".join(next(it) if ch.isdigit() else ch for ch in template)
+
+
+def _luhn_complete(body: str) -> str:
+    total = 0
+    for i, ch in enumerate(reversed(body)):
+        d = int(ch)
+        if i % 2 == 0:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return body + str((10 - total % 10) % 10)
+
+
+def _match_case(template: str, fake: str) -> str:
+    if template.isupper():
+        return fake.upper()
+    if template.islower():
+        return fake.lower()
+    return fake
+
+
+class SurrogateFactory:
+    """Fake values by entity type. ``make(entity_type, value, seed)`` is deterministic."""
+
+    def __init__(self, locale: str = "en_US") -> None:
+        from faker import Faker
+
+        self.fake: Any = Faker(locale)
+        self._by_type: dict[str, Callable[[str, random.Random], str]] = {
+            "PERSON": self._person,
+            "EMAIL_ADDRESS": self._email,
+            "PHONE_NUMBER": self._phone,
+            "CREDIT_CARD": self._card,
+            "US_SSN": self._ssn,
+            "US_ITIN": self._itin,
+            "IBAN_CODE": self._iban,
+            "ABA_ROUTING_NUMBER": self._aba,
+            "IP_ADDRESS": self._ip,
+            "MAC_ADDRESS": self._mac,
+            "URL": self._url,
+            "DATE_TIME": self._date,
+            "LOCATION": lambda v, r: self.fake.city(),
+            "ORGANIZATION": lambda v, r: self.fake.company(),
+            "NRP": lambda v, r: r.choice(_NRP),
+            "STREET_ADDRESS": lambda v, r: self.fake.street_address(),
+            "ZIP_CODE": lambda v, r: self.fake.zipcode_plus4() if "-" in v else self.fake.zipcode(),
+            "AGE": self._age,
+        }
+
+    def make(self, entity_type: str, value: str, seed: int) -> str:
+        rng = random.Random(seed)
+        self.fake.seed_instance(seed)
+        fn = self._by_type.get(entity_type)
+        for _ in range(5):
+            out = (
+                fn(value, rng) if fn is not None else _digits_like(value, rng, first_nonzero=False)
+            )
+            if out != value:
+                return out
+        return out
+
+    def person_parts(self, n_parts: int, seed: int) -> list[str]:
+        """``n_parts`` fake name parts: first [middle ...] last."""
+        self.fake.seed_instance(seed)
+        if n_parts <= 1:
+            return [self.fake.last_name()]
+        parts = [self.fake.first_name()]
+        parts += [self.fake.first_name() for _ in range(n_parts - 2)]
+        parts.append(self.fake.last_name())
+        return parts
+
+    # ------------------------------------------------------------------------------------
+    def _person(self, value: str, rng: random.Random) -> str:
+        words = value.split()
+        parts = self.person_parts(len(words), rng.randint(0, 2**62))
+        return " ".join(_match_case(w, p) for w, p in zip(words, parts, strict=True))
+
+    def _email(self, value: str, rng: random.Random) -> str:
+        return f"{self.fake.user_name()}@{self.fake.free_email_domain()}"
+
+    def _phone(self, value: str, rng: random.Random) -> str:
+        ds = [c for c in value if c.isdigit()]
+        n = len(ds)
+        keep = 1 if (value.lstrip().startswith("+1") or (n == 11 and ds[0] == "1")) else 0
+        if value.lstrip().startswith("+") and not keep:
+            keep = 2
+        new = ds[:keep]
+        for i in range(keep, n):
+            pos = i - keep
+            new.append(str(rng.randint(2, 9) if pos in (0, 3) else rng.randint(0, 9)))
+        return _with_layout(value, "".join(new))
+
+    def _card(self, value: str, rng: random.Random) -> str:
+        ds = "".join(c for c in value if c.isdigit())
+        keep = 2 if ds[:2] in ("34", "37", "36", "38", "51", "52", "53", "54", "55", "65") else 1
+        body = ds[:keep] + "".join(str(rng.randint(0, 9)) for _ in range(len(ds) - keep - 1))
+        return _with_layout(value, _luhn_complete(body))
+
+    def _ssn(self, value: str, rng: random.Random) -> str:
+        area = rng.choice([a for a in range(1, 900) if a != 666])
+        new = f"{area:03d}{rng.randint(1, 99):02d}{rng.randint(1, 9999):04d}"
+        return _with_layout(value, new)
+
+    def _itin(self, value: str, rng: random.Random) -> str:
+        new = f"9{rng.randint(0, 99):02d}{rng.choice([70, 71, 72, 80, 88]):02d}{rng.randint(1, 9999):04d}"
+        return _with_layout(value, new)
+
+    def _iban(self, value: str, rng: random.Random) -> str:
+        compact = "".join(c for c in value if c.isalnum()).upper()
+        cc = compact[:2]
+        length = IBAN_LENGTHS.get(cc, len(compact))
+        bban = "".join(
+            (chr(rng.randint(65, 90)) if ch.isalpha() else str(rng.randint(0, 9)))
+            for ch in compact[4:length]
+        )
+        num = "".join(str(int(ch, 36)) for ch in bban + cc + "00")
+        check = 98 - int(num) % 97
+        new = f"{cc}{check:02d}{bban}"
+        it = iter(new)
+        return "".join(next(it) if ch.isalnum() else ch for ch in value)
+
+    def _aba(self, value: str, rng: random.Random) -> str:
+        while True:
+            d = [rng.randint(0, 1)] + [rng.randint(0, 9) for _ in range(7)]
+            s = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5])
+            d.append((10 - s % 10) % 10)
+            if d[1] <= 2 or d[0] == 1:
+                return _with_layout(value, "".join(map(str, d)))
+
+    def _ip(self, value: str, rng: random.Random) -> str:
+        return str(self.fake.ipv6() if ":" in value else self.fake.ipv4_public())
+
+    def _mac(self, value: str, rng: random.Random) -> str:
+        out = "".join(rng.choice("0123456789abcdef") if c.isalnum() else c for c in value)
+        return out.upper() if value.isupper() else out
+
+    def _url(self, value: str, rng: random.Random) -> str:
+        if re.match(r"(?i)(https?|ftp)://", value):
+            return str(self.fake.url())
+        if value.lower().startswith("www."):
+            return "www." + str(self.fake.domain_name())
+        return str(self.fake.domain_name())
+
+    def _age(self, value: str, rng: random.Random) -> str:
+        if not value.isdigit():
+            return value
+        age = int(value)
+        lo, hi = max(0, age - 5), min(110, age + 5)
+        return str(rng.choice([a for a in range(lo, hi + 1) if a != age] or [age + 1]))
+
+    def _date(self, value: str, rng: random.Random) -> str:
+        def month_name(m: re.Match[str]) -> str:
+            full = rng.choice(_MONTHS_FULL)
+            word = m.group(0)
+            return full[: len(word)] if len(word) <= 4 else full
+
+        out = re.sub(
+            r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b", month_name, value
+        )
+
+        def number(m: re.Match[str]) -> str:
+            tok = m.group(0)
+            prev = out[m.start() - 1] if m.start() > 0 else ""
+            if len(tok) == 4:
+                return str(rng.randint(1950, 2023))
+            if prev == ":":
+                return f"{rng.randint(0, 59):02d}"
+            v = rng.randint(1, 12)
+            return f"{v:0{len(tok)}d}"
+
+        return re.sub(r"\d+", number, out)

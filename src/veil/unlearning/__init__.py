@@ -1,3 +1,0 @@
-"""veil.unlearning"""
-
-__all__: list[str] = []

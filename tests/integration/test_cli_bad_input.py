@@ -1,0 +1,176 @@
+"""The CLI on bad input: exit code, one line plus a hint, no traceback, no data, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+CANARY = "CANARY-5d1f0a"
+
+POLICY = """\
+data: {{path: {data}}}
+columns:
+  email: {{role: identifier, action: drop}}
+  name:  {{role: identifier, transform: {{type: hash, key_env: VEIL_TEST_HMAC_KEY}}}}
+  age:   {{role: insensitive}}
+  city:  {{role: insensitive}}
+output: {{path: {out}, format: csv}}
+"""
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Path:
+    path = tmp_path / "people.csv"
+    pd.DataFrame(
+        {
+            "email": [f"{CANARY}@example.com", "b@example.com", "c@example.com"],
+            "name": ["Ann", "Bo", "Cy"],
+            "age": [31, 42, 57],
+            "city": ["X", "Y", "Z"],
+        }
+    ).to_csv(path, index=False)
+    return path
+
+
+def policy_file(tmp_path: Path, data: Path, text: str = POLICY) -> Path:
+    path = tmp_path / "policy.yaml"
+    path.write_text(text.format(data=data, out=tmp_path / "out"), encoding="utf-8")
+    return path
+
+
+def assert_clean_failure(result, code: int, tmp_path: Path) -> None:
+    assert result.code == code, result.err
+    lines = [line for line in result.err.strip().splitlines() if line.strip()]
+    assert lines and lines[0].startswith("error:")
+    assert all(line.startswith(("error:", "hint:")) for line in lines), result.err
+    assert "Traceback" not in result.err
+    assert CANARY not in result.err + result.out + result.logs
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_success_writes_release_and_report_without_the_canary(
+    cli, tmp_path, table, monkeypatch
+) -> None:
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    result = cli("run", policy_file(tmp_path, table), "--json")
+    assert result.code == 0, result.err
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == ["released.csv", "report.html", "report.json"]
+    released = pd.read_csv(out / "released.csv")
+    assert "email" not in released.columns
+    assert list(released["age"]) == [31, 42, 57]
+    assert not released["name"].isin(["Ann", "Bo", "Cy"]).any()
+    for path in out.iterdir():
+        assert CANARY not in path.read_text(encoding="utf-8")
+    assert CANARY not in result.out + result.err + result.logs
+
+
+def test_missing_data_file(cli, tmp_path, table, monkeypatch) -> None:
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    result = cli("run", policy_file(tmp_path, tmp_path / "missing.csv"))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "not found" in result.err
+
+
+def test_malformed_csv(cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        f"email,name,age,city\na@x.org,Ann,3,X\n{CANARY},Bo,4,Y,extra,more\n", encoding="utf-8"
+    )
+    result = cli("run", policy_file(tmp_path, bad))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "line 3" in result.err
+
+
+def test_unknown_key_in_policy_names_the_line(cli, tmp_path, table) -> None:
+    text = POLICY.replace(
+        "age:   {{role: insensitive}}", "age:   {{role: insensitive, hirarchy: 1}}"
+    )
+    result = cli("policy", "check", policy_file(tmp_path, table, text))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "policy.yaml:5" in result.err and "hirarchy" in result.err
+
+
+def test_unknown_column_in_policy(cli, tmp_path, table, monkeypatch) -> None:
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    text = POLICY.replace("city:  {{role: insensitive}}", "town:  {{role: insensitive}}")
+    result = cli("run", policy_file(tmp_path, table, text))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "town" in result.err
+
+
+def test_wrong_type_in_policy(cli, tmp_path, table) -> None:
+    text = POLICY.replace("format: csv", "format: xlsx")
+    result = cli("run", policy_file(tmp_path, table, text))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "output.format" in result.err
+
+
+def test_empty_table(cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("email,name,age,city\n", encoding="utf-8")
+    result = cli("run", policy_file(tmp_path, empty))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "empty" in result.err
+
+
+def test_transform_without_its_key(cli, tmp_path, table, monkeypatch) -> None:
+    monkeypatch.delenv("VEIL_TEST_HMAC_KEY", raising=False)
+    result = cli("run", policy_file(tmp_path, table))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "VEIL_TEST_HMAC_KEY" in result.err
+
+
+def test_debug_shows_the_traceback(cli, tmp_path, table, monkeypatch) -> None:
+    monkeypatch.delenv("VEIL_TEST_HMAC_KEY", raising=False)
+    result = cli("--debug", "run", policy_file(tmp_path, table))
+    assert result.code == 2
+    assert "Traceback" in result.err
+
+
+def test_stage_not_available_fails_before_reading(cli, tmp_path, monkeypatch) -> None:
+    from veil import pipeline
+
+    monkeypatch.setitem(pipeline._STAGES, "dp", "veil.dp._no_such_stage:Nope")
+    text = POLICY + "dp: {{dataset: people}}\n"
+    result = cli("run", policy_file(tmp_path, tmp_path / "never-read.csv", text))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "no 'dp' stage" in result.err
+
+
+def test_policy_init_drafts_a_policy_that_checks(cli, tmp_path) -> None:
+    data = tmp_path / "people.csv"
+    pd.DataFrame(
+        {
+            "email": [f"user{i}@example.com" for i in range(50)],
+            "age": [20 + i % 40 for i in range(50)],
+            "sex": ["F", "M"] * 25,
+            "diagnosis": ["flu", "cold", "none", "asthma", "flu"] * 10,
+        }
+    ).to_csv(data, index=False)
+    draft = tmp_path / "draft.yaml"
+    result = cli("policy", "init", data, "--out", draft, "--json")
+    assert result.code == 0, result.err
+    import json
+
+    guesses = json.loads(result.out)["columns"]
+    assert guesses["email"]["role"] == "identifier"
+    assert guesses["age"]["role"] == "quasi_identifier"
+    assert guesses["diagnosis"]["role"] == "sensitive"
+    text = draft.read_text(encoding="utf-8")
+    assert "user0@example.com" not in text  # no value copied into the draft
+    checked = cli("policy", "check", draft, "--json")
+    assert checked.code == 0, checked.err
+    assert json.loads(checked.out)["valid"] is True
+
+
+def test_policy_schema_prints_json(cli) -> None:
+    import json
+
+    result = cli("policy", "schema")
+    assert result.code == 0
+    assert "columns" in json.loads(result.out)["properties"]

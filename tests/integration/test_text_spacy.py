@@ -1,0 +1,145 @@
+"""The text engine with the real spaCy model: NER, batching, processes, the pipeline stage."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from veil.policy import Policy, TextConfig
+from veil.text import TextAnalyzer, evaluate_spans, load_gold
+from veil.text._ner import best_english_model
+
+GOLD = Path(__file__).resolve().parents[1] / "data" / "text_corpus.jsonl"
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> TextAnalyzer:
+    return TextAnalyzer.from_config()
+
+
+def test_model_is_the_best_installed_and_named(analyzer: TextAnalyzer) -> None:
+    assert analyzer.model_name == best_english_model()
+    assert analyzer.model_name is not None and analyzer.model_name.startswith("en_core_web")
+    # only NER (and what it listens to) is loaded
+    assert set(analyzer.ner.nlp.pipe_names) <= {"ner", "tok2vec", "transformer"}  # type: ignore[union-attr]
+
+
+def test_model_alias_resolves_to_repackaged_model() -> None:
+    a = TextAnalyzer.from_config(TextConfig(model="en_core_web_sm"))
+    assert a.model_name is not None and a.model_name.startswith("en_core_web_sm")
+
+
+def test_unknown_model_is_an_input_error() -> None:
+    from veil import InputError
+
+    with pytest.raises(InputError, match="not installed"):
+        TextAnalyzer.from_config(TextConfig(model="xx_no_such_model"))
+
+
+def test_people_places_orgs(analyzer: TextAnalyzer) -> None:
+    text = "John Smith met Maria Garcia at Google in Paris on March 3, 2021."
+    found = {(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)}
+    assert ("PERSON", "John Smith") in found
+    assert ("LOCATION", "Paris") in found
+    assert ("DATE_TIME", "March 3, 2021") in found
+
+
+def test_clinical_hard_negatives(analyzer: TextAnalyzer) -> None:
+    text = (
+        "CV: RRR, no m/r/g. Neuro: A&Ox3, MAE. Foley in place. Labs 91/42/7.36 today. "
+        "Resp: CTAB. Plan: continue Lasix 40 mg PO BID."
+    )
+    assert analyzer.analyze(text) == []
+
+
+def test_batch_equals_single_and_two_processes(analyzer: TextAnalyzer) -> None:
+    gold = load_gold(GOLD)[:200]
+    texts = [r["full_text"] for r in gold]
+    single = [analyzer.analyze(t) for t in texts[:40]]
+    batch = analyzer.analyze_batch(texts, batch_size=32)
+    assert batch[:40] == single
+    try:
+        par = analyzer.analyze_batch(texts, batch_size=16, n_process=2)
+    finally:
+        analyzer.close()
+    assert par == batch
+
+
+def test_committed_corpus_scores(analyzer: TextAnalyzer) -> None:
+    gold = load_gold(GOLD)
+    preds = [
+        [f.to_dict() for f in fs] for fs in analyzer.analyze_batch([r["full_text"] for r in gold])
+    ]
+    report = evaluate_spans(gold, preds)
+    # a regression guard, not a claim: the benchmark compares with Presidio
+    assert report.micro["exact"]["f1"] > 0.9
+
+
+def _policy(tmp_path: Path, **text: object) -> Policy:
+    return Policy.model_validate(
+        {
+            "data": {"path": str(tmp_path / "in.csv")},
+            "columns": {
+                "id": {"role": "insensitive"},
+                "notes": {"role": "text", "text": {"operator": "placeholder", **text}},
+            },
+        }
+    )
+
+
+def test_text_stage_reports_counts_not_text(tmp_path: Path) -> None:
+    from veil.pipeline import RunContext
+    from veil.text._stage import TextStage
+
+    df = pd.DataFrame(
+        {
+            "id": [1, 2, 3],
+            "notes": ["Call John Smith at (617) 555-0199.", None, "mail jo@example.com"],
+        }
+    )
+    policy = _policy(tmp_path, entities=["PERSON", "PHONE_NUMBER", "EMAIL_ADDRESS"])
+    stage = TextStage()
+    assert stage.wanted(policy)
+    stage.check(policy)
+    ctx = RunContext(policy=policy, original=df, data=df.copy())
+    stage.run(ctx)
+    assert ctx.data["notes"].tolist() == [
+        "Call <PERSON> at <PHONE_NUMBER>.",
+        None,
+        "mail <EMAIL_ADDRESS>",
+    ]
+    assert df["notes"][0].startswith("Call John")  # the original is untouched
+    section = ctx.report["text"]
+    col = section["columns"]["notes"]
+    assert col["entities"] == {"EMAIL_ADDRESS": 1, "PERSON": 1, "PHONE_NUMBER": 1}
+    assert (col["texts"], col["null"], col["model"]) == (2, 1, best_english_model())
+    assert section["summary"] == {"text_columns": 1, "text_spans_replaced": 3}
+    blob = repr(section)
+    assert "John" not in blob and "555" not in blob and "jo@" not in blob
+
+
+def test_text_stage_check_fails_early(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from veil import KeyMissingError, PolicyError
+    from veil.text._stage import TextStage
+
+    with pytest.raises(PolicyError, match="bad_pattern"):
+        TextStage().check(
+            _policy(
+                tmp_path, patterns=[{"name": "bad_pattern", "entity": "X_ID", "regex": "[unclosed"}]
+            )
+        )
+    monkeypatch.delenv("VEIL_ENC_KEY", raising=False)
+    with pytest.raises(KeyMissingError):
+        TextStage().check(_policy(tmp_path, operator="encrypt"))
+    with pytest.raises(PolicyError, match="valid entity types"):
+        TextStage().check(_policy(tmp_path, entities=["PERSONA"]))
+
+
+def test_run_policy_end_to_end(tmp_path: Path) -> None:
+    pytest.importorskip("veil.tabular._stage", reason="needs the transforms stage (other branch)")
+    from veil.pipeline import run_policy
+
+    pd.DataFrame({"id": [1], "notes": ["SSN 536-22-1234"]}).to_csv(tmp_path / "in.csv", index=False)
+    result = run_policy(_policy(tmp_path), out_dir=tmp_path / "out")
+    assert result.data["notes"].tolist() == ["SSN <US_SSN>"]
+    assert result.report["summary"]["text_spans_replaced"] == 1

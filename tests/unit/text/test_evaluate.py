@@ -1,0 +1,62 @@
+"""Scoring: exact and overlapping spans, label maps, gold loading."""
+
+import json
+
+import pytest
+
+from veil import InputError
+from veil.text import evaluate_spans, load_gold
+
+GOLD = [
+    {
+        "full_text": "Jane Roe, 12 Elm St",
+        "spans": [
+            {"entity_type": "PERSON", "start_position": 0, "end_position": 8},
+            {"entity_type": "ADDRESS", "start_position": 10, "end_position": 19},
+        ],
+    },
+    {"full_text": "nothing here", "spans": []},
+]
+
+
+def test_exact_and_overlap_counts() -> None:
+    preds = [
+        [
+            {"start": 0, "end": 4, "entity_type": "PERSON"},  # overlaps, not exact
+            {"start": 10, "end": 19, "entity_type": "STREET_ADDRESS"},
+        ],
+        [{"start": 0, "end": 7, "entity_type": "PERSON"}],  # false positive
+    ]
+    r = evaluate_spans(GOLD, preds, label_map={"ADDRESS": "STREET_ADDRESS"})
+    assert r.per_type["STREET_ADDRESS"]["exact"]["f1"] == 1.0
+    person = r.per_type["PERSON"]
+    assert (person["exact"]["tp"], person["exact"]["fp"], person["exact"]["fn"]) == (0, 2, 1)
+    assert (person["overlap"]["tp"], person["overlap"]["fp"], person["overlap"]["fn"]) == (1, 1, 0)
+    # micro exact: tp 1 of 3 predictions and 2 gold spans -> P 1/3, R 1/2, F1 0.4
+    assert r.micro["exact"]["precision"] == pytest.approx(1 / 3, abs=1e-4)
+    assert r.micro["exact"]["f1"] == pytest.approx(0.4, abs=1e-4)
+
+
+def test_types_absent_from_gold_are_ignored() -> None:
+    preds = [[{"start": 0, "end": 8, "entity_type": "NRP"}], []]
+    r = evaluate_spans(GOLD, preds)
+    assert "NRP" not in r.per_type and r.ignored_predictions == 1
+
+
+def test_label_map_null_drops_a_label() -> None:
+    r = evaluate_spans(GOLD, [[], []], label_map={"ADDRESS": None})
+    assert set(r.per_type) == {"PERSON"}
+
+
+def test_load_gold_json_and_jsonl(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "g.json").write_text(json.dumps(GOLD))
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps(r) + "\n" for r in GOLD))
+    assert load_gold(tmp_path / "g.json") == load_gold(tmp_path / "g.jsonl") == GOLD
+    (tmp_path / "bad.jsonl").write_text('{"spans": []}\n')
+    with pytest.raises(InputError, match="record 0"):
+        load_gold(tmp_path / "bad.jsonl")
+
+
+def test_record_count_mismatch() -> None:
+    with pytest.raises(InputError):
+        evaluate_spans(GOLD, [[]])

@@ -1,0 +1,107 @@
+"""Golden tables per recognizer: what each must find, and what it must leave alone."""
+
+import pytest
+
+from veil.text import TextAnalyzer
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> TextAnalyzer:
+    return TextAnalyzer.from_config(ner=False)
+
+
+POSITIVES = [
+    ("CREDIT_CARD", "Card 4111 1111 1111 1111 expires soon", "4111 1111 1111 1111"),
+    ("CREDIT_CARD", "amex 378282246310005.", "378282246310005"),
+    ("IBAN_CODE", "IBAN: GB82 WEST 1234 5698 7654 32 (UK)", "GB82 WEST 1234 5698 7654 32"),
+    ("IBAN_CODE", "to DE89370400440532013000 today", "DE89370400440532013000"),
+    ("US_SSN", "SSN 536-22-1234.", "536-22-1234"),
+    ("US_SSN", "social security number 536221234", "536221234"),
+    ("US_ITIN", "ITIN 912-72-1234", "912-72-1234"),
+    ("ABA_ROUTING_NUMBER", "routing number 011000015", "011000015"),
+    ("PHONE_NUMBER", "call (617) 555-0199 now", "(617) 555-0199"),
+    ("PHONE_NUMBER", "tel: +44 20 7946 0958", "+44 20 7946 0958"),
+    ("PHONE_NUMBER", "phone 6175550199", "6175550199"),
+    ("EMAIL_ADDRESS", "mail jane.roe+x@mail.example.co.uk.", "jane.roe+x@mail.example.co.uk"),
+    ("IP_ADDRESS", "from 192.168.10.1 at", "192.168.10.1"),
+    ("IP_ADDRESS", "v6 2001:db8::8a2e:370:7334 seen", "2001:db8::8a2e:370:7334"),
+    ("MAC_ADDRESS", "mac 00:1A:2B:3C:4D:5E", "00:1A:2B:3C:4D:5E"),
+    ("URL", "see https://example.org/a?b=1.", "https://example.org/a?b=1"),
+    ("URL", "visit www.acme.io today", "www.acme.io"),
+    ("URL", "our site acme.com is down", "acme.com"),
+    ("DATE_TIME", "born 03/14/1985 in", "03/14/1985"),
+    ("DATE_TIME", "on 2021-03-04", "2021-03-04"),
+    ("DATE_TIME", "on March 3rd, 2021 we", "March 3rd, 2021"),
+    ("DATE_TIME", "seen 4 July 2019.", "4 July 2019"),
+    ("DATE_TIME", "moved in 2012.", "2012"),
+    ("STREET_ADDRESS", "lives at 123 Main Street Apt 4, Boston", "123 Main Street Apt 4"),
+    ("STREET_ADDRESS", "ship to 9725 Barry Park Suite 464, Dallas", "9725 Barry Park Suite 464"),
+    ("STREET_ADDRESS", "PO Box 1234", "PO Box 1234"),
+    ("ZIP_CODE", "Boston, MA 02139", "02139"),
+    ("ZIP_CODE", "zip code 90210-1234", "90210-1234"),
+    ("LOCATION", "Boston, MA 02139", "MA"),
+    ("AGE", "patient aged 47 presented", "47"),
+    ("AGE", "a 47-year-old man", "47"),
+    ("AGE", "67 y/o female", "67"),
+    ("US_PASSPORT", "passport number 912803456", "912803456"),
+    ("US_DRIVER_LICENSE", "driver's license D1234567", "D1234567"),
+    ("MEDICAL_RECORD_NUMBER", "MRN: 12345678", "12345678"),
+    ("PERSON", "seen by Dr. Foley today", "Foley"),
+    ("ORGANIZATION", "works at Smith Holdings in", "Smith Holdings"),
+]
+
+
+@pytest.mark.parametrize(("entity", "text", "span"), POSITIVES)
+def test_positive(analyzer: TextAnalyzer, entity: str, text: str, span: str) -> None:
+    found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
+    assert (entity, span) in found, found
+
+
+NEGATIVES = [
+    ("CREDIT_CARD", "order 4111 1111 1111 1112 failed"),  # Luhn fails
+    ("IBAN_CODE", "ref GB82 WEST 1234 5698 7654 33"),  # mod 97 fails
+    ("US_SSN", "ticket 000-12-3456"),
+    ("US_SSN", "ticket 666-12-3456"),
+    ("US_SSN", "order 536221234 shipped"),  # bare digits without context
+    ("ABA_ROUTING_NUMBER", "invoice 011000015"),  # no context
+    ("ABA_ROUTING_NUMBER", "routing number 011000016"),  # checksum fails
+    ("PHONE_NUMBER", "Labs 91/42/7.36 this morning"),
+    ("PHONE_NUMBER", "ABG 7.36/42/91 on FiO2 40%"),
+    ("PHONE_NUMBER", "account 9027883829 closed"),
+    ("PHONE_NUMBER", "BP 120/80, HR 72"),
+    ("DATE_TIME", "Labs 91/42/7.36 this morning"),
+    ("DATE_TIME", "BP 120/80 today"),
+    ("DATE_TIME", "seen today and tomorrow, next week"),
+    ("DATE_TIME", "version 2.10.1 released"),
+    ("IP_ADDRESS", "version 1.2.3.4 released"),
+    ("IP_ADDRESS", "address 999.1.1.1"),
+    ("IP_ADDRESS", "at 10:30:00 sharp"),
+    ("URL", "edema.pl noted"),
+    ("URL", "run script.py again"),
+    ("URL", "file notes.zip attached"),
+    ("EMAIL_ADDRESS", "user@localhost"),
+    ("AGE", "she managed 47 staff"),
+    ("AGE", "dose 47 mg"),
+    ("ZIP_CODE", "order 02139 shipped"),
+    ("US_PASSPORT", "order 912803456"),
+    ("US_DRIVER_LICENSE", "item D1234567"),
+    ("MEDICAL_RECORD_NUMBER", "lot 12345678"),
+    ("MAC_ADDRESS", "placeholder 00:00:00:00:00:00"),
+    ("STREET_ADDRESS", "Take 2 tablets every 6 hours"),
+    ("PERSON", "CV: RRR. Neuro: A&Ox3. Foley in place."),
+]
+
+
+@pytest.mark.parametrize(("entity", "text"), NEGATIVES)
+def test_negative(analyzer: TextAnalyzer, entity: str, text: str) -> None:
+    found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
+    assert entity not in {e for e, _ in found}, found
+
+
+def test_explanations_name_the_rule(analyzer: TextAnalyzer) -> None:
+    text = "card 4111 1111 1111 1111, aged 47"
+    ex = {e["explanation"]["recognizer"]: e["explanation"] for e in analyzer.explain(text)}
+    assert ex["credit_card"]["validation"] == "luhn+issuer"
+    assert ex["credit_card"]["score"] == 1.0
+    assert ex["age"]["pattern_name"] == "age_prefix"
+    assert "card" in ex["credit_card"]["context_words"]
