@@ -50,6 +50,14 @@ def risk(
     recursive_l: Annotated[
         int | None, typer.Option("--recursive-l", help="l of recursive (c,l)-diversity.")
     ] = None,
+    external: Annotated[
+        Path | None,
+        typer.Option(
+            "--external",
+            help="Run a linkage attack with this table of known people (QIs in the release's "
+            "domain, and the true sensitive value to score inference).",
+        ),
+    ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the measurements as JSON.")] = False,
 ) -> None:
     """Measure k, l, t (and more) and re-identification risk of a table.
@@ -72,10 +80,34 @@ def risk(
         population_size=population_size,
         recursive_l=recursive_l,
     )
+    out = result.to_dict()
+    if external is not None:
+        from veil.risk import linkage_attack
+
+        ext = read_table(external, separator=separator)
+        on = [q for q in _names(qi) if q in ext.columns]
+        sens = next((s for s in _names(sensitive) if s in ext.columns), None)
+        if not on:
+            from veil._errors import SchemaError
+
+            raise SchemaError(
+                "the external table shares no quasi-identifier with --qi",
+                hint="give the external table the same column names",
+            )
+        out["linkage"] = linkage_attack(
+            df, ext, on=on, sensitive=sens, suppressed=result.classes.class_of_row < 0
+        )
     if json_:
-        print_json(result.to_dict())
+        print_json(out)
     else:
         console.print(result)
+        if "linkage" in out:
+            lk = out["linkage"]
+            console.print(
+                f"linkage on {', '.join(lk['on'])}: matched {lk['matched']:.1%}, "
+                f"re-identified {lk['reidentified']:.1%}"
+                + (f", sensitive value inferred {lk['inferred']:.1%}" if "inferred" in lk else "")
+            )
 
 
 def register(app: typer.Typer) -> None:

@@ -65,14 +65,14 @@ def learn_recoding(
     )
     out: dict[str, dict[Any, Any]] = {}
     for col in columns:
-        pair = pd.DataFrame(
-            {"o": original[col].to_numpy()[keep], "r": released[col].to_numpy()[keep]}
-        )
-        counts = pair.value_counts(sort=True, dropna=False)
-        mapping: dict[Any, Any] = {}
-        for o, r in counts.index:  # most frequent first: keep the first seen
-            mapping.setdefault(o, r)
-        out[col] = mapping
+        o_codes, o_uniq = pd.factorize(original[col].to_numpy()[keep])
+        r_codes, r_uniq = pd.factorize(released[col].to_numpy()[keep])
+        ok = (o_codes >= 0) & (r_codes >= 0)  # missing values are not recoded
+        m_r = max(len(r_uniq), 1)
+        table = np.bincount(o_codes[ok] * m_r + r_codes[ok], minlength=len(o_uniq) * m_r)
+        table = table.reshape(len(o_uniq), m_r)
+        best = table.argmax(axis=1)  # the most frequent released value of each original one
+        out[col] = {o_uniq[i]: r_uniq[best[i]] for i in range(len(o_uniq)) if table[i, best[i]]}
     return out
 
 

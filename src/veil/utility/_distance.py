@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from veil.risk._classes import encode_column
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -50,13 +52,25 @@ def _binned(orig: pd.Series, rel: pd.Series, bins: int) -> tuple[pd.Series, pd.S
     return o, r
 
 
-def _tv(orig: pd.Series, rel: pd.Series) -> float:
-    p = orig.value_counts(normalize=True, dropna=False)
-    q = rel.value_counts(normalize=True, dropna=False)
-    idx = p.index.union(q.index)
-    return float(
-        0.5 * (p.reindex(idx, fill_value=0.0) - q.reindex(idx, fill_value=0.0)).abs().sum()
-    )
+def _joint_counts(orig: pd.Series, rel: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Value counts of both series over their joint values (missing is a value)."""
+    import pandas as pd
+
+    both = np.concatenate([orig.to_numpy(dtype=object), rel.to_numpy(dtype=object)])
+    codes, uniq = pd.factorize(both)
+    m = len(uniq) + 1  # code m - 1: missing
+    codes = np.where(codes < 0, m - 1, codes)
+    n_o = len(orig)
+    return np.bincount(codes[:n_o], minlength=m), np.bincount(codes[n_o:], minlength=m)
+
+
+def _tv(
+    orig: pd.Series, rel: pd.Series, counts: tuple[np.ndarray, np.ndarray] | None = None
+) -> float:
+    co, cr = counts if counts is not None else _joint_counts(orig, rel)
+    p = co / max(co.sum(), 1)
+    q = cr / max(cr.sum(), 1)
+    return float(0.5 * np.abs(p - q).sum())
 
 
 def _ks(orig: pd.Series, rel: pd.Series) -> float | None:
@@ -70,17 +84,24 @@ def _ks(orig: pd.Series, rel: pd.Series) -> float | None:
     return float(np.abs(cdf_a - cdf_b).max())
 
 
-def _profile(orig: pd.Series, rel: pd.Series, top: int = 12) -> dict[str, list[float]]:
+def _profile(
+    orig: pd.Series,
+    rel: pd.Series,
+    top: int = 12,
+    counts: tuple[np.ndarray, np.ndarray] | None = None,
+) -> dict[str, list[float]]:
     """Shares of the original's most frequent values (by rank, unlabeled) in both tables.
 
     The last entry is everything else (suppressed values included). No value is named.
     """
-    p = orig.value_counts(normalize=True, dropna=False)
-    q = rel.value_counts(normalize=True, dropna=False)
-    head = p.index[:top]
-    po = [float(x) for x in p.iloc[:top]]
-    qo = [float(q.get(v, 0.0)) for v in head]
-    if len(p) > top or float(q.reindex(head, fill_value=0.0).sum()) < 1 - 1e-9:
+    co, cr = counts if counts is not None else _joint_counts(orig, rel)
+    p = co / max(co.sum(), 1)
+    q = cr / max(cr.sum(), 1)
+    present = np.flatnonzero(co)
+    head = present[np.argsort(-co[present], kind="stable")][:top]
+    po = [float(x) for x in p[head]]
+    qo = [float(x) for x in q[head]]
+    if len(present) > top or float(q[head].sum()) < 1 - 1e-9:
         po.append(float(max(0.0, 1 - sum(po))))
         qo.append(float(max(0.0, 1 - sum(qo))))
     return {"original": po, "released": qo}
@@ -129,8 +150,9 @@ def column_distances(
                 o, r = _binned(o, r, bins)
         else:
             entry["ks"] = None
-        entry["total_variation"] = _tv(o, r)
-        entry["profile"] = _profile(o, r)
+        counts = _joint_counts(o, r)
+        entry["total_variation"] = _tv(o, r, counts)
+        entry["profile"] = _profile(o, r, counts=counts)
         out.append(entry)
     return out
 
@@ -140,8 +162,8 @@ def _codes(s: pd.Series, bins: int) -> np.ndarray:
 
     if _is_numeric(s) and s.nunique() > bins:
         s = pd.qcut(s.astype(float), bins, labels=False, duplicates="drop")
-    codes, _ = pd.factorize(s.astype("string") if s.dtype == object else s, use_na_sentinel=False)
-    return codes.astype(np.int64)
+    codes, _ = encode_column(s, str(s.name))
+    return codes
 
 
 def _cramers_v(a: np.ndarray, b: np.ndarray) -> float:

@@ -115,3 +115,25 @@ def test_report_errors(cli, tmp_path):
     assert res.code == 2 and "not valid JSON" in res.err
     (tmp_path / "report.json").write_text(json.dumps({"report_version": "9.0"}))
     assert cli("report", tmp_path).code == 2
+
+
+def test_linkage_attack_from_the_cli(cli, tmp_path):
+    from veil.data import adult_frame
+
+    df = adult_frame(2000)
+    df.to_csv(tmp_path / "naive.csv", index=False)
+    df.sample(300, random_state=1).to_csv(tmp_path / "external.csv", index=False)
+    res = cli(
+        "risk",
+        tmp_path / "naive.csv",
+        "--qi",
+        QI,
+        "--sensitive",
+        "occupation",
+        "--external",
+        tmp_path / "external.csv",
+        "--json",
+    )
+    assert res.code == 0, res.err
+    lk = json.loads(res.out)["linkage"]
+    assert lk["matched"] == 1.0 and lk["reidentified"] > 0.3 and lk["inferred"] > 0.3
