@@ -38,11 +38,15 @@ def test_demo_cli_json_names_the_three_outputs(tmp_path: Path) -> None:
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["report_version"]
     assert report["summary"]["input_rows"] == ROWS
+    columns = {c["name"]: c for c in report["columns"]}
+    assert columns["longitude"]["transform"] == "geo_displace"  # moved with latitude, not kept
+    assert columns["longitude"]["transformed_with"] == "latitude"
     released = pd.read_parquet(out / "released.parquet")
     assert "email" not in released.columns and "credit_card" not in released.columns
-    assert (
-        out.parent / "demo-keys"
-    ).is_dir()  # generated keys live beside, not inside, the release
+    # keys and the scratch ledger live beside, not inside, the release
+    assert (out.parent / "demo-private").is_dir()
+    assert (out / "dp_statistics.json").is_file()
+    assert report["dp"]["summary"]["dp_queries"] == 3
     assert not any(p.name.startswith(".veil-staging") for p in out.iterdir())
 
 

@@ -35,6 +35,12 @@ def schema() -> dict[str, Any]:
 def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
     out = []
     released = set(map(str, ctx.data.columns))
+    # A two-column transform (geo) rewrites its partner column too: say so on the partner.
+    partners = {
+        getattr(col.transform, "longitude_column", None): (name, col.transform.type)
+        for name, col in ctx.policy.columns.items()
+        if col.transform is not None
+    }
     for name, col in ctx.policy.columns.items():
         entry: dict[str, Any] = {
             "name": name,
@@ -43,6 +49,9 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
         }
         if col.transform is not None:
             entry["transform"] = col.transform.type
+        elif name in partners:
+            entry["transform"] = partners[name][1]
+            entry["transformed_with"] = partners[name][0]
         if col.hierarchy is not None:
             entry["hierarchy"] = col.hierarchy.type
         if col.text is not None:

@@ -581,6 +581,8 @@ def _columns_table(columns: list[dict[str, Any]]) -> str:
     rows = []
     for c in columns:
         treat = c.get("transform") or c.get("operator") or "kept"
+        if c.get("transformed_with"):
+            treat = f"{treat} (with {c['transformed_with']})"
         if c.get("hierarchy"):
             treat = f"generalized ({c['hierarchy']} hierarchy)"
         rows.append([c["name"], c["role"], treat, c["released"]])
