@@ -1,6 +1,3 @@
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("veil")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.1.0"
+# The single source of the version: pyproject.toml reads it (hatch's version source), so
+# `import veil` does not pay for importlib.metadata.
+__version__ = "0.1.0"
