@@ -37,6 +37,7 @@ _COMMAND_MODULES = [
     "veil.cli._policy",
     "veil.cli._keys",
     "veil.cli._budget",
+    "veil.cli._train",
 ]
 
 
