@@ -396,6 +396,25 @@ def train_private(
     planned = config.epochs * steps_per_epoch
 
     state = load_checkpoint(resume_from) if resume_from is not None else None
+    desc = what or "DP-SGD training"
+    if ledger is not None and state is None:
+        # Fail fast, before the (seconds-long) calibration, when the ledger would refuse or
+        # cannot be reached. The real reservation is made just before the first step.
+        if dataset_name is None:
+            raise InputError(
+                "a ledger was given but no dataset name to spend from",
+                hint="pass the dataset name the budget was created for (veil budget init NAME)",
+            )
+        with ledger.charge(
+            dataset_name,
+            epsilon=float(config.epsilon),
+            delta=float(config.delta),
+            what=desc,
+            mechanism="dpsgd",
+            fingerprint=fingerprint,
+            dry_run=True,
+        ):
+            pass
     if state is not None:
         _check_resume(state, config, n, q)
         calibration = NoiseCalibration(**state["calibration"])
@@ -488,7 +507,6 @@ def train_private(
 
     steps_done = int(state["steps"]) if state is not None else 0
     eps_per_epoch: list[dict[str, float]] = list(state["epsilon_per_epoch"]) if state else []
-    desc = what or "DP-SGD training"
     curve = {"type": "dpsgd", "history": [[sigma, q, planned]]}
     already = state.get("ledger") if state is not None else None
     t_train = 0.0

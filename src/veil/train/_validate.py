@@ -37,12 +37,15 @@ def _module_types(model: nn.Module) -> dict[str, str]:
 
 
 def _problems(model: nn.Module) -> list[str]:
+    from opacus.grad_sample import GradSampleModule
     from opacus.validators import ModuleValidator
 
-    errors = ModuleValidator.validate(model, strict=False)
-    # Opacus' messages name the module and the reason (e.g. "BatchNorm cannot support
-    # training with differential privacy ..."); they never contain tensor values.
-    return [str(e) for e in errors]
+    # Opacus' messages name the module, its shape and the reason (e.g. "BatchNorm cannot
+    # support training with differential privacy ..."); they never contain tensor values.
+    errors = [str(e) for e in ModuleValidator.validate(model, strict=False)]
+    # Per-sample gradients of a trainable layer that also holds buffers are not supported.
+    errors += [str(e) for e in GradSampleModule.validate(model, strict=False)]
+    return list(dict.fromkeys(errors))
 
 
 def make_private_compatible(model: nn.Module, *, fix: bool = True) -> tuple[nn.Module, list[str]]:
