@@ -144,7 +144,9 @@ def _mnist() -> dict[str, Any]:
     }
 
 
-def _dp_run(ds: dict[str, Any], epsilon: float, mode: str = "auto", epochs: int | None = None) -> dict[str, Any]:
+def _dp_run(
+    ds: dict[str, Any], epsilon: float, mode: str = "auto", epochs: int | None = None
+) -> dict[str, Any]:
     cfg = DPTrainConfig(
         epsilon=epsilon,
         delta=DELTA,
@@ -226,7 +228,7 @@ def _calibration_table(ds: dict[str, Any]) -> list[dict[str, Any]]:
     try:
         from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
     except ImportError:  # the cross-check is optional
-        PRVAccountant = None  # noqa: N806
+        PRVAccountant = None
     for eps in EPSILONS:
         t0 = time.perf_counter()
         cal = calibrate_noise(epsilon=eps, delta=DELTA, sample_rate=q, steps=steps)
@@ -266,7 +268,11 @@ def _calibration_table(ds: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _bench(ds: dict[str, Any], repeat: int, quick: bool, overhead_epochs: int) -> dict[str, Any]:
     print(f"[{ds['name']}] calibration", flush=True)
-    out: dict[str, Any] = {"model": ds["describe"], "epochs": ds["epochs"], "batch_size": ds["batch_size"]}
+    out: dict[str, Any] = {
+        "model": ds["describe"],
+        "epochs": ds["epochs"],
+        "batch_size": ds["batch_size"],
+    }
     out["calibration"] = _calibration_table(ds)
     print(f"[{ds['name']}] baseline", flush=True)
     out["baseline"] = _baseline_run(ds)

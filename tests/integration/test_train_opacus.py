@@ -56,9 +56,7 @@ def _ledger(tmp_path: Path, epsilon: float = 10.0) -> BudgetLedger:
 def test_tabular_run_spends_within_target_and_records_it(tmp_path: Path) -> None:
     ledger = _ledger(tmp_path)
     cfg = DPTrainConfig(epsilon=4.0, delta=1e-5, **FAST)  # type: ignore[arg-type]
-    rep = train_tabular(
-        _table(), "label", config=cfg, ledger=ledger, dataset_name="people", seed=0
-    )
+    rep = train_tabular(_table(), "label", config=cfg, ledger=ledger, dataset_name="people", seed=0)
     dp = rep.dp
     assert rep.n_train == 640 and rep.n_test == 160
     assert dp.steps == dp.planned_steps == 2 * math.ceil(640 / 100)
@@ -130,8 +128,12 @@ def test_crash_before_any_checkpoint_records_no_spend(tmp_path: Path) -> None:
     cfg = DPTrainConfig(epsilon=3.0, delta=1e-5, grad_sample_mode="hooks", **FIXED)  # type: ignore[arg-type]
     with pytest.raises(RuntimeError, match="simulated crash"):
         train_private(
-            nn.Linear(5, 2), _xy(), config=cfg, loss_fn=_ExplodingLoss(after=3),
-            ledger=ledger, dataset_name="people",
+            nn.Linear(5, 2),
+            _xy(),
+            config=cfg,
+            loss_fn=_ExplodingLoss(after=3),
+            ledger=ledger,
+            dataset_name="people",
         )
     assert ledger.history("people") == []
     ledger.close()
@@ -144,8 +146,13 @@ def test_checkpoint_keeps_spend_and_resume_finishes_without_new_charge(tmp_path:
     steps_per_epoch = 6  # 600 rows, batch 100
     with pytest.raises(RuntimeError, match="simulated crash"):
         train_private(
-            nn.Linear(5, 2), _xy(), config=cfg, loss_fn=_ExplodingLoss(after=steps_per_epoch + 2),
-            ledger=ledger, dataset_name="people", checkpoint_path=ckpt,
+            nn.Linear(5, 2),
+            _xy(),
+            config=cfg,
+            loss_fn=_ExplodingLoss(after=steps_per_epoch + 2),
+            ledger=ledger,
+            dataset_name="people",
+            checkpoint_path=ckpt,
         )
     # The first epoch's checkpoint is on disk, so the spend stays recorded.
     (spend,) = ledger.history("people")
@@ -191,8 +198,14 @@ def test_generic_module_with_batchnorm_is_fixed_and_trained() -> None:
 
 def test_explicit_noise_stops_before_the_budget_is_exceeded() -> None:
     cfg = DPTrainConfig(
-        epsilon=1.0, delta=1e-5, noise_multiplier=2.0, epochs=5, batch_size=100,
-        compare_rdp=False, grad_sample_mode="ghost", accountant="rdp",
+        epsilon=1.0,
+        delta=1e-5,
+        noise_multiplier=2.0,
+        epochs=5,
+        batch_size=100,
+        compare_rdp=False,
+        grad_sample_mode="ghost",
+        accountant="rdp",
     )
     res = train_private(nn.Linear(5, 2), _xy(), config=cfg)
     assert res.stopped_early and 0 < res.steps < res.planned_steps
@@ -226,8 +239,13 @@ def test_bad_inputs_are_refused_before_training() -> None:
 def test_empty_poisson_batches_take_a_noise_only_step() -> None:
     # 30 rows at rate 1/30: most batches hold 0 or 1 rows; every step is still accounted.
     cfg = DPTrainConfig(
-        epsilon=8.0, delta=1e-3, epochs=2, batch_size=1, compare_rdp=False,
-        noise_multiplier=1.0, accountant="rdp",
+        epsilon=8.0,
+        delta=1e-3,
+        epochs=2,
+        batch_size=1,
+        compare_rdp=False,
+        noise_multiplier=1.0,
+        accountant="rdp",
     )
     res = train_private(nn.Linear(5, 2), _xy(30), config=cfg)
     assert res.steps == 60 and res.accountant_history[0][2] == 60
@@ -255,9 +273,27 @@ def test_cli_trains_writes_model_and_prints_json(
     ledger.init("people", epsilon=5.0, delta=1e-4)
     ledger.close()
     code, out, err = _cli(
-        ["train", str(data), "--target", "label", "--epsilon", "3", "--delta", "1e-5",
-         "--epochs", "2", "--batch-size", "100", "--ledger", url, "--dataset", "people",
-         "--out", str(model), "--json"],
+        [
+            "train",
+            str(data),
+            "--target",
+            "label",
+            "--epsilon",
+            "3",
+            "--delta",
+            "1e-5",
+            "--epochs",
+            "2",
+            "--batch-size",
+            "100",
+            "--ledger",
+            url,
+            "--dataset",
+            "people",
+            "--out",
+            str(model),
+            "--json",
+        ],
         capsys,
     )
     assert code == 0, err
@@ -273,8 +309,25 @@ def test_cli_trains_writes_model_and_prints_json(
     # A second run would overspend: exit 3, nothing trained, the model file untouched.
     before = model.read_bytes()
     code, out, err = _cli(
-        ["train", str(data), "--target", "label", "--epsilon", "3", "--delta", "1e-5",
-         "--epochs", "1", "--ledger", url, "--dataset", "people", "--out", str(model), "--json"],
+        [
+            "train",
+            str(data),
+            "--target",
+            "label",
+            "--epsilon",
+            "3",
+            "--delta",
+            "1e-5",
+            "--epochs",
+            "1",
+            "--ledger",
+            url,
+            "--dataset",
+            "people",
+            "--out",
+            str(model),
+            "--json",
+        ],
         capsys,
     )
     assert code == 3 and out == "" and "exceed" in err
@@ -288,7 +341,11 @@ def test_cli_trains_writes_model_and_prints_json(
         (["--epsilon", "0", "--no-ledger"], 2, "epsilon"),
         ([], 2, "--dataset"),
         (["--no-ledger", "--target", "nope"], 2, "target column"),
-        (["--ledger", "postgresql+psycopg://nobody@127.0.0.1:1/l", "--dataset", "people"], 1, "ledger"),
+        (
+            ["--ledger", "postgresql+psycopg://nobody@127.0.0.1:1/l", "--dataset", "people"],
+            1,
+            "ledger",
+        ),
     ],
 )
 def test_cli_bad_input_exits_cleanly_without_a_model(
@@ -297,9 +354,20 @@ def test_cli_bad_input_exits_cleanly_without_a_model(
     data = tmp_path / "people.csv"
     _table().to_csv(data, index=False)
     model = tmp_path / "model.pt"
-    args = ["train", str(data), "--target", "label", "--epsilon", "3", "--epochs", "1",
-            "--out", str(model), *extra]
-    got, out, err = _cli(args, capsys)
+    args = [
+        "train",
+        str(data),
+        "--target",
+        "label",
+        "--epsilon",
+        "3",
+        "--epochs",
+        "1",
+        "--out",
+        str(model),
+        *extra,
+    ]
+    got, _out, err = _cli(args, capsys)
     assert got == code and fragment in err
     assert not model.exists()
     assert list(tmp_path.iterdir()) == [data]  # no partial or temporary file

@@ -36,7 +36,9 @@ def test_rdp_epsilon_grows_with_steps(sigma: float, q: float, a: int, extra: int
 @_SLOW
 @given(sigma=sigmas, q=rates, a=st.integers(5, 200), extra=st.integers(20, 200))
 def test_prv_epsilon_grows_with_steps(sigma: float, q: float, a: int, extra: int) -> None:
-    assert epsilon_after(sigma, q, a, 1e-5, "prv") <= epsilon_after(sigma, q, a + extra, 1e-5, "prv")
+    assert epsilon_after(sigma, q, a, 1e-5, "prv") <= epsilon_after(
+        sigma, q, a + extra, 1e-5, "prv"
+    )
 
 
 @_SLOW

@@ -165,7 +165,7 @@ def train(
 
         pol = load_policy(policy)
     n_rows = int(frame[target].notna().sum()) if target in frame.columns else len(frame)
-    n_train = n_rows - int(round(n_rows * test_fraction)) if 0 <= test_fraction < 1 else n_rows
+    n_train = n_rows - round(n_rows * test_fraction) if 0 <= test_fraction < 1 else n_rows
     # Validate the target before touching the ledger or torch.
     check_budget(epsilon, delta, max(n_train, 0))
     bs = batch_size if batch_size is not None else max(1, min(4096, n_train // 6))

@@ -231,9 +231,7 @@ def resolve_grad_sample_mode(model: nn.Module, mode: str) -> str:
     from torch import nn
 
     trainable = [
-        m
-        for m in model.modules()
-        if any(p.requires_grad for p in m.parameters(recurse=False))
+        m for m in model.modules() if any(p.requires_grad for p in m.parameters(recurse=False))
     ]
     ghost_ok = trainable and all(type(m) in (nn.Linear, nn.Embedding) for m in trainable)
     return "ghost" if ghost_ok else "hooks"
@@ -378,7 +376,7 @@ def train_private(
     True
     """
     t_start = time.perf_counter()
-    torch = require("torch", extra="dp", purpose="DP-SGD training")
+    require("torch", extra="dp", purpose="DP-SGD training")
     require("opacus", extra="dp", purpose="DP-SGD training")
     from opacus import PrivacyEngine
     from opacus.data_loader import DPDataLoader
@@ -445,9 +443,7 @@ def train_private(
         )
     sigma = calibration.noise_multiplier
     # Stop before the budget would be exceeded: the largest number of steps within target.
-    max_steps = max_steps_within(
-        sigma, q, config.delta, config.epsilon, planned, config.accountant
-    )
+    max_steps = max_steps_within(sigma, q, config.delta, config.epsilon, planned, config.accountant)
     if max_steps == 0:
         raise InputError(
             f"a single step at noise multiplier {sigma:g} already exceeds epsilon {config.epsilon:g}",
@@ -497,7 +493,9 @@ def train_private(
     def epoch_batches() -> Iterable[Any]:
         if isinstance(dataset, TensorDataset):
             sampler = UniformWithReplacementSampler(
-                num_samples=n, sample_rate=q, generator=sample_gen or engine.secure_rng,
+                num_samples=n,
+                sample_rate=q,
+                generator=sample_gen or engine.secure_rng,
                 steps=steps_per_epoch,
             )
             return _tensor_batches(dataset.tensors, sampler)

@@ -1,7 +1,7 @@
 """The built-in tabular classifier: an MLP with embeddings, trained straight from a table.
 
-Categorical columns go through one embedding each; numeric columns are standardized; the
-target column's classes are predicted with a cross-entropy loss. :func:`train_tabular`
+Categorical columns go through a learned embedding (see :func:`make_tabular_mlp`); numeric
+columns are standardized; the target column's classes are predicted with a cross-entropy loss. :func:`train_tabular`
 splits the table into training and held-out rows, trains the model with DP-SGD and the same
 model without DP (the baseline), and reports held-out accuracy for both.
 
@@ -104,7 +104,9 @@ class TabularEncoder:
                 f"target column {self.target!r} is not in the table ({len(df.columns)} columns)",
                 hint="pass --target with one of the table's column names",
             )
-        missing = [c for c in [*(self.categorical or ()), *(self.numeric or ())] if c not in df.columns]
+        missing = [
+            c for c in [*(self.categorical or ()), *(self.numeric or ())] if c not in df.columns
+        ]
         if missing:
             raise SchemaError(f"feature column(s) not in the table: {', '.join(missing)}")
         unknown_drop = [c for c in self.drop if c not in df.columns]
@@ -119,7 +121,11 @@ class TabularEncoder:
             for c in rest:
                 (num if pd.api.types.is_numeric_dtype(df[c]) else cat).append(c)
         else:
-            num = [c for c in features if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
+            num = [
+                c
+                for c in features
+                if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+            ]
             cat = [c for c in features if c not in num]
         if not cat and not num:
             raise InputError(
@@ -155,7 +161,10 @@ class TabularEncoder:
                 col = df[c].astype(float)
                 mean = float(col.mean()) if col.notna().any() else 0.0
                 std = float(col.std(ddof=0)) if col.notna().sum() > 1 else 1.0
-            self.stats_[c] = (float(mean), float(std) if std and math.isfinite(std) and std > 0 else 1.0)
+            self.stats_[c] = (
+                float(mean),
+                float(std) if std and math.isfinite(std) and std > 0 else 1.0,
+            )
         self.categorical_, self.numeric_ = cat, num
         labels = df[self.target].dropna().astype(str).unique()
         self.classes_ = sorted(labels.tolist())
@@ -279,7 +288,8 @@ def make_tabular_mlp(
             parts = []
             if self.embedding is not None:
                 onehot = torch.zeros(x_cat.shape[0], self.vocab, dtype=x_num.dtype)
-                onehot.scatter_(1, x_cat + self.offsets, 1.0)
+                offsets: torch.Tensor = self.offsets  # type: ignore[assignment]
+                onehot.scatter_(1, x_cat + offsets, 1.0)
                 parts.append(self.embedding(onehot))
             parts.append(x_num)
             return self.mlp(torch.cat(parts, dim=1))
@@ -415,7 +425,9 @@ class TabularTrainReport:
         return out
 
 
-def _policy_columns(policy: Policy, df: pd.DataFrame, target: str) -> tuple[list[str], list[str], list[str]]:
+def _policy_columns(
+    policy: Policy, df: pd.DataFrame, target: str
+) -> tuple[list[str], list[str], list[str]]:
     from veil.policy import Role
 
     drop, cat, num = [], [], []
@@ -525,7 +537,7 @@ def train_tabular(
         raise InputError(f"no row has a value in the target column {target!r}")
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(df))
-    n_test = int(round(len(df) * test_fraction))
+    n_test = round(len(df) * test_fraction)
     test_idx, train_idx = order[:n_test], order[n_test:]
     train_df, test_df = df.iloc[train_idx], df.iloc[test_idx]
     if len(train_df) == 0:
@@ -599,7 +611,9 @@ def train_tabular(
         "preprocessing_private": False,
     }
     return TabularTrainReport(
-        classifier=TabularClassifier(encoder=encoder, module=dp.model, hidden=hidden, privacy=privacy),
+        classifier=TabularClassifier(
+            encoder=encoder, module=dp.model, hidden=hidden, privacy=privacy
+        ),
         dp=dp,
         accuracy=accuracy,
         baseline_accuracy=base_acc,

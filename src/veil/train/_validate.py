@@ -24,7 +24,9 @@ class ModelNotPrivatizable(InputError):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+        shown = "; ".join(problems[:5]) + (
+            f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+        )
         super().__init__(
             f"Opacus cannot make this model private: {shown}",
             hint="replace the listed layers (e.g. BatchNorm by GroupNorm, or register a "
@@ -88,7 +90,9 @@ def make_private_compatible(model: nn.Module, *, fix: bool = True) -> tuple[nn.M
     try:
         fixed = ModuleValidator.fix(model)
     except Exception as exc:  # noqa: BLE001 - a fixer may fail on an unusual module
-        raise ModelNotPrivatizable([*problems, f"ModuleValidator.fix failed ({type(exc).__name__})"]) from None
+        raise ModelNotPrivatizable(
+            [*problems, f"ModuleValidator.fix failed ({type(exc).__name__})"]
+        ) from None
     after = _module_types(fixed)
     changes = [
         f"{name}: {before[name]} -> {after[name]}"

@@ -121,7 +121,9 @@ def test_unfixable_module_is_refused_with_what_validator_found() -> None:
 
 def test_auto_mode_uses_ghost_only_for_linear_and_embedding_models() -> None:
     assert resolve_grad_sample_mode(make_tabular_mlp([3, 4], 2, 2), "auto") == "ghost"
-    assert resolve_grad_sample_mode(nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4)), "auto") == "hooks"
+    assert (
+        resolve_grad_sample_mode(nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4)), "auto") == "hooks"
+    )
     assert resolve_grad_sample_mode(nn.Linear(2, 2), "hooks") == "hooks"
 
 
@@ -196,7 +198,9 @@ def test_mlp_forward_shapes_without_categoricals() -> None:
 
 def test_checkpoint_round_trip_and_refusals(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "ckpt.pt"
-    save_checkpoint(path, {"steps": 7, "accountant": {"history": [(1.0, 0.1, 7)], "mechanism": "prv"}})
+    save_checkpoint(
+        path, {"steps": 7, "accountant": {"history": [(1.0, 0.1, 7)], "mechanism": "prv"}}
+    )
     state = load_checkpoint(path)
     assert state["steps"] == 7 and state["accountant"]["history"] == [(1.0, 0.1, 7)]
     assert [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]  # no temporary left behind
@@ -219,9 +223,7 @@ def ledger(tmp_path) -> BudgetLedger:  # type: ignore[no-untyped-def]
 
 
 def _charge(ledger: BudgetLedger, epsilon: float = 2.0):  # type: ignore[no-untyped-def]
-    return charge_run(
-        ledger, "d", epsilon=epsilon, delta=1e-6, what="test run", curve=None
-    )
+    return charge_run(ledger, "d", epsilon=epsilon, delta=1e-6, what="test run", curve=None)
 
 
 def test_charge_commits_on_success(ledger: BudgetLedger) -> None:
@@ -263,7 +265,8 @@ def test_resumed_run_is_not_charged_twice(ledger: BudgetLedger) -> None:
 
 
 def test_ledger_without_dataset_name_is_an_error(ledger: BudgetLedger) -> None:
-    with pytest.raises(InputError, match="no dataset name"), charge_run(
-        ledger, None, epsilon=1.0, delta=1e-6, what="t", curve=None
+    with (
+        pytest.raises(InputError, match="no dataset name"),
+        charge_run(ledger, None, epsilon=1.0, delta=1e-6, what="t", curve=None),
     ):
         pass
