@@ -11,7 +11,7 @@ epochs and batch size, with and without DP:
 For epsilon 1, 3 and 8 (delta 1e-5) it records held-out accuracy, training time (wall and
 CPU seconds of the training loop, ``time.process_time``, which a shared machine disturbs less)
 and peak memory (resident set size sampled every 5 ms during the run, minus the size before
-it). The time overhead is measured at epsilon 3 with DP and non-private runs interleaved
+it; every run is a forked child, so each starts from a fresh heap). The time overhead is measured at epsilon 3 with DP and non-private runs interleaved
 ``--repeat`` times (median). It also compares the noise multiplier calibrated with Opacus'
 PRV accountant against Opacus' default RDP calibration for the same (epsilon, delta) and
 schedule, and cross-checks PRV's epsilon with the independent ``prv_accountant`` package when
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import platform
 import statistics
 import threading
@@ -83,6 +84,26 @@ class _PeakRSS:
     @property
     def mib(self) -> float:
         return round((self.peak - self.start) / 2**20, 1)
+
+
+def _in_child(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """Run ``fn`` in a forked child, so each run's peak memory is measured from a fresh heap."""
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def target() -> None:
+        try:
+            send.send(("ok", fn(*args)))
+        except BaseException as exc:
+            send.send(("err", repr(exc)))
+
+    proc = ctx.Process(target=target)
+    proc.start()
+    kind, value = recv.recv()
+    proc.join()
+    if kind != "ok":
+        raise RuntimeError(value)
+    return value
 
 
 def _accuracy(model: nn.Module, inputs: tuple[torch.Tensor, ...], y: torch.Tensor) -> float:
@@ -200,8 +221,8 @@ def _overhead(ds: dict[str, Any], repeat: int, mode: str, epochs: int) -> dict[s
     dp: list[dict[str, Any]] = []
     base: list[dict[str, Any]] = []
     for _ in range(repeat):
-        dp.append(_dp_run(ds, 3.0, mode=mode, epochs=epochs))
-        base.append(_baseline_run(ds, epochs=epochs))
+        dp.append(_in_child(_dp_run, ds, 3.0, mode, epochs))
+        base.append(_in_child(_baseline_run, ds, epochs))
 
     def med(rows: list[dict[str, Any]], key: str) -> float:
         return round(statistics.median(r[key] for r in rows), 3)
@@ -275,11 +296,11 @@ def _bench(ds: dict[str, Any], repeat: int, quick: bool, overhead_epochs: int) -
     }
     out["calibration"] = _calibration_table(ds)
     print(f"[{ds['name']}] baseline", flush=True)
-    out["baseline"] = _baseline_run(ds)
+    out["baseline"] = _in_child(_baseline_run, ds)
     out["dp"] = []
     for eps in (3.0,) if quick else EPSILONS:
         print(f"[{ds['name']}] DP-SGD epsilon {eps}", flush=True)
-        out["dp"].append(_dp_run(ds, eps))
+        out["dp"].append(_in_child(_dp_run, ds, eps))
     print(f"[{ds['name']}] overhead (interleaved)", flush=True)
     out["overhead"] = {"ghost": _overhead(ds, repeat, "ghost", overhead_epochs)}
     if ds["name"] == "adult":
