@@ -51,7 +51,9 @@ def _print_human(summary: dict[str, Any], out: Path | None) -> None:
     saving = summary.get("noise_saving_vs_rdp")
     line = f"noise multiplier {summary['noise_multiplier']:.4f} ({summary['accountant']})"
     if rdp is not None and saving is not None:
-        line += f"; RDP would need {rdp:.4f} ({100 * saving:.1f} % more noise avoided)"
+        line += (
+            f"; Opacus' default RDP calibration would need {rdp:.4f} ({100 * saving:.1f} % more)"
+        )
     console.print(line)
     per_epoch = ", ".join(f"{e['epsilon']:.2f}" for e in summary["epsilon_per_epoch"])
     console.print(f"epsilon after each epoch: {per_epoch}")
