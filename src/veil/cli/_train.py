@@ -52,7 +52,7 @@ def _print_human(summary: dict[str, Any], out: Path | None) -> None:
     line = f"noise multiplier {summary['noise_multiplier']:.4f} ({summary['accountant']})"
     if rdp is not None and saving is not None:
         line += (
-            f"; Opacus' default RDP calibration would need {rdp:.4f} ({100 * saving:.1f} % more)"
+            f"; Opacus' default RDP calibration: {rdp:.4f} (PRV's is {100 * saving:.1f} % lower)"
         )
     console.print(line)
     per_epoch = ", ".join(f"{e['epsilon']:.2f}" for e in summary["epsilon_per_epoch"])
