@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -51,10 +52,20 @@ def init(
     fingerprint: Annotated[
         str | None, typer.Option("--fingerprint", help="Content hash of the data.")
     ] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option("--data", help="Compute the fingerprint from this table (csv, parquet)."),
+    ] = None,
+    separator: Annotated[str, typer.Option("--sep", help="CSV separator of --data.")] = ",",
     ledger: LedgerOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Give DATASET a total privacy budget. Budgets are never reset."""
+    if data is not None:
+        from veil.dp import fingerprint_frame
+        from veil.io import read_table
+
+        fingerprint = fingerprint_frame(read_table(data, separator=separator))
     with _ledger(ledger) as led:
         led.init(
             dataset, epsilon=epsilon, delta=delta, composition=composition, fingerprint=fingerprint
@@ -66,6 +77,27 @@ def init(
         console.print(
             f"budget for {dataset}: epsilon={_fmt(epsilon)}, delta={delta:g} "
             f"({composition} composition) in {led!r}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+@budget_app.command("list")
+def list_(ledger: LedgerOpt = None, json_: JsonOpt = False) -> None:
+    """List the datasets that have a budget in the ledger."""
+    with _ledger(ledger) as led:
+        names = led.datasets()
+        statuses = [led.status(n) for n in names]
+    if json_:
+        print_json([s.as_dict() for s in statuses])
+        return
+    if not statuses:
+        console.print(f"no budgets in {led!r}", highlight=False, soft_wrap=True)
+    for s in statuses:
+        left = s.remaining
+        console.print(
+            f"{s.dataset}: epsilon {_fmt(left[0])} of {_fmt(s.epsilon_total)} left, "
+            f"{s.n_spends} spend(s), {s.composition} composition",
             highlight=False,
         )
 
@@ -185,4 +217,8 @@ def release(
 
 
 def register(app: typer.Typer) -> None:
+    """Register ``veil budget`` and ``veil dp`` (one line in ``_COMMAND_MODULES`` for both)."""
+    from veil.cli import _dp
+
     app.add_typer(budget_app, name="budget")
+    _dp.register(app)

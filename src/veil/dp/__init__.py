@@ -15,7 +15,10 @@ from veil.dp._composition import (
     curve_rdp,
     curve_zcdp,
 )
-from veil.dp._ledger import BudgetLedger, BudgetStatus, Spend
+from veil.dp._ledger import BudgetLedger, BudgetStatus, Spend, SpendRequest
+from veil.dp._local import RRFrequencies, randomized_response, rr_estimate, rr_probabilities
+from veil.dp._query import QuerySpec, parse_query
+from veil.dp._stats import DPAnswer, dp_query, dp_query_many, fingerprint_frame
 from veil.dp._store import default_ledger_url
 
 __all__ = [
@@ -23,9 +26,13 @@ __all__ = [
     "BudgetLedger",
     "BudgetStatus",
     "Composed",
+    "DPAnswer",
     "LedgerUnavailableError",
     "PrivacyBudgetExceeded",
+    "QuerySpec",
+    "RRFrequencies",
     "Spend",
+    "SpendRequest",
     "compose",
     "curve_dpsgd",
     "curve_gaussian",
@@ -33,4 +40,11 @@ __all__ = [
     "curve_rdp",
     "curve_zcdp",
     "default_ledger_url",
+    "dp_query",
+    "dp_query_many",
+    "fingerprint_frame",
+    "parse_query",
+    "randomized_response",
+    "rr_estimate",
+    "rr_probabilities",
 ]

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,7 @@ from veil._errors import InputError
 __all__ = [
     "COMPOSITIONS",
     "Composed",
+    "check_declared",
     "compose",
     "curve_dpsgd",
     "curve_gaussian",
@@ -63,6 +65,7 @@ ORDERS: tuple[float, ...] = (
     1024.0,
 )
 _GAUSSIAN_TYPES = ("gaussian", "dpsgd")
+_PRV_EPS_ERROR = 0.01
 
 
 # --------------------------------------------------------------------------- curve builders
@@ -195,14 +198,29 @@ def validate_curve(curve: dict[str, Any] | str | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Composed:
-    """A history composed under one composition: ``epsilon`` at ``delta``."""
+    """A history composed under one composition: ``epsilon`` at ``delta``.
+
+    ``delta_used`` is the delta consumed outright by spends composed by the plain sum; the
+    rest of the dataset's delta is what the tighter compositions convert their curves at, so
+    a new spend with a curve can still use it.
+    """
 
     composition: str
     epsilon: float
     delta: float
+    delta_used: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.delta_used is None:
+            object.__setattr__(self, "delta_used", self.delta)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"composition": self.composition, "epsilon": self.epsilon, "delta": self.delta}
+        return {
+            "composition": self.composition,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "delta_used": self.delta_used,
+        }
 
 
 @dataclass(frozen=True)
@@ -220,6 +238,12 @@ def _entries(spends: Iterable[tuple[float, float, str | dict[str, Any] | None]])
             c = curve if isinstance(curve, dict) else validate_curve(curve)
         out.append(_Entry(float(eps), float(delta), c))
     return out
+
+
+def _opacus(module: str) -> Any:
+    from veil._deps import require
+
+    return require(module, extra="dp", purpose="rdp/prv composition of privacy curves")
 
 
 def _gaussian_segments(curve: dict[str, Any]) -> list[tuple[float, float, int]]:
@@ -249,8 +273,7 @@ def _rdp_vector(curve: dict[str, Any]) -> list[float]:
                     break
             out.append(bound)
         return out
-    from opacus.accountants.analysis import rdp as opacus_rdp
-
+    opacus_rdp = _opacus("opacus.accountants.analysis.rdp")
     total = [0.0] * len(ORDERS)
     for z, q, t in _gaussian_segments(curve):
         vals = opacus_rdp.compute_rdp(q=q, noise_multiplier=z, steps=t, orders=list(ORDERS))
@@ -291,7 +314,7 @@ def compose(
     Examples
     --------
     >>> compose([(1.0, 0.0, None), (0.5, 1e-6, None)], "basic", delta_total=1e-5)
-    Composed(composition='basic', epsilon=1.5, delta=1e-06)
+    Composed(composition='basic', epsilon=1.5, delta=1e-06, delta_used=1e-06)
     """
     if composition not in COMPOSITIONS:
         raise InputError(
@@ -321,7 +344,7 @@ def compose(
         eps_tight = _prv_epsilon(tight, delta_conv)
     candidate = eps_tight + eps_rest
     if candidate < best.epsilon:
-        return Composed(composition, candidate, delta_total)
+        return Composed(composition, candidate, delta_total, delta_rest)
     return Composed(composition, best.epsilon, best.delta)
 
 
@@ -333,23 +356,51 @@ def _rdp_epsilon(entries: list[_Entry], delta: float) -> float:
     finite = [(a, v) for a, v in zip(ORDERS, total, strict=True) if math.isfinite(v)]
     if not finite:
         return math.inf
-    from opacus.accountants.analysis import rdp as opacus_rdp
-
-    eps, _ = opacus_rdp.get_privacy_spent(
-        orders=[a for a, _ in finite], rdp=[v for _, v in finite], delta=delta
-    )
+    opacus_rdp = _opacus("opacus.accountants.analysis.rdp")
+    with warnings.catch_warnings():
+        # Opacus warns when the best order is at an end of the range; the bound stays valid.
+        warnings.filterwarnings("ignore", message="Optimal order is the", category=UserWarning)
+        eps, _ = opacus_rdp.get_privacy_spent(
+            orders=[a for a, _ in finite], rdp=[v for _, v in finite], delta=delta
+        )
     return float(eps)
 
 
 def _prv_epsilon(entries: list[_Entry], delta: float) -> float:
-    from opacus.accountants import PRVAccountant
-
-    acc = PRVAccountant()
+    acc = _opacus("opacus.accountants").PRVAccountant()
     for e in entries:
         assert e.curve is not None
         for z, q, t in _gaussian_segments(e.curve):
             acc.history.append((z, q, t))
-    # eps_error bounds the numerical error; report the upper end so the bound stays valid.
-    eps_error = 0.01
-    eps = float(acc.get_epsilon(delta=delta, eps_error=eps_error))
-    return eps + eps_error
+    # Opacus returns the upper end of its numerical error interval: a valid bound.
+    return float(acc.get_epsilon(delta=delta, eps_error=_PRV_EPS_ERROR))
+
+
+def check_declared(epsilon: float, delta: float, curve: dict[str, Any]) -> None:
+    """Refuse a spend whose declared (epsilon, delta) claims less loss than its own curve.
+
+    The plain-sum composition trusts the declared values, so they must be a valid guarantee
+    of the mechanism the curve describes. Checked exactly for pure curves and with Opacus'
+    PRV accountant (the tightest available, allowing its numerical error) for Gaussian and
+    DP-SGD curves; zCDP and RDP curves are not checked because their (epsilon, delta) depends
+    on the conversion the caller used.
+    """
+    kind = curve["type"]
+    if kind == "pure":
+        implied = curve["epsilon"]
+    elif kind in _GAUSSIAN_TYPES:
+        if delta <= 0:
+            raise InputError(
+                "a Gaussian or DP-SGD spend needs delta > 0",
+                hint="pass the delta its epsilon was computed at",
+            )
+        # The PRV upper bound minus twice its error width is below the true epsilon.
+        implied = _prv_epsilon([_Entry(epsilon, delta, curve)], delta) - 2 * _PRV_EPS_ERROR
+    else:
+        return
+    if implied > epsilon * (1 + 1e-9) + 1e-12:
+        raise InputError(
+            f"the spend declares epsilon={epsilon:g} at delta={delta:g}, but its privacy curve "
+            f"implies at least epsilon={implied:.4g}",
+            hint="declare the epsilon your accountant reports for this mechanism",
+        )

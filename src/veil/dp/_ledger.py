@@ -22,26 +22,39 @@ knows the result was never released calls :meth:`BudgetLedger.release`.
 from __future__ import annotations
 
 import datetime as dt
-import getpass
 import json
 import logging
 import math
 import os
 import socket
 import uuid
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from veil._errors import InputError, LedgerUnavailableError, PrivacyBudgetExceeded
-from veil.dp._composition import COMPOSITIONS, Composed, compose, validate_curve
+from veil.dp._composition import (
+    COMPOSITIONS,
+    check_declared,
+    compose,
+    validate_curve,
+)
+from veil.dp._records import (
+    BudgetStatus,
+    Spend,
+    SpendRequest,
+    check_eps_delta,
+    check_name,
+    default_who,
+    utcnow,
+)
 from veil.dp._store import LedgerTables, default_ledger_url, make_engine, redact_url
 
-__all__ = ["BudgetLedger", "BudgetStatus", "Spend"]
+__all__ = ["BudgetLedger", "BudgetStatus", "Spend", "SpendRequest"]
 
 log = logging.getLogger(__name__)
 
@@ -49,107 +62,11 @@ log = logging.getLogger(__name__)
 _REL_TOL = 1e-9
 
 
-@dataclass(frozen=True)
-class Spend:
-    """One entry of a dataset's history (or, with ``dry_run``, one that would be made)."""
+def _preload_accountants() -> None:
+    from veil.dp._composition import _opacus
 
-    id: str | None
-    dataset: str
-    epsilon: float
-    delta: float
-    mechanism: str
-    what: str
-    who: str
-    curve: dict[str, Any] | None = None
-    status: str = "committed"  # committed | reserved | dry-run
-    seq: int | None = None
-    created_at: dt.datetime | None = None
-    committed_at: dt.datetime | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "seq": self.seq,
-            "dataset": self.dataset,
-            "who": self.who,
-            "what": self.what,
-            "mechanism": self.mechanism,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "curve": self.curve,
-            "status": self.status,
-            "created_at": self.created_at.isoformat() if self.created_at else None,
-            "committed_at": self.committed_at.isoformat() if self.committed_at else None,
-        }
-
-
-@dataclass(frozen=True)
-class BudgetStatus:
-    """A dataset's budget, what has been spent under each composition, and what is left."""
-
-    dataset: str
-    fingerprint: str | None
-    composition: str
-    epsilon_total: float
-    delta_total: float
-    spent: dict[str, Composed] = field(default_factory=dict)  # composition -> composed total
-    n_spends: int = 0
-    n_reserved: int = 0
-
-    @property
-    def enforced(self) -> Composed:
-        return self.spent[self.composition]
-
-    @property
-    def remaining(self) -> tuple[float, float]:
-        """(epsilon, delta) left under the enforced composition (never negative)."""
-        c = self.enforced
-        return (max(0.0, self.epsilon_total - c.epsilon), max(0.0, self.delta_total - c.delta))
-
-    def as_dict(self) -> dict[str, Any]:
-        eps_left, delta_left = self.remaining
-        return {
-            "dataset": self.dataset,
-            "fingerprint": self.fingerprint,
-            "composition": self.composition,
-            "total": {"epsilon": self.epsilon_total, "delta": self.delta_total},
-            "spent": {k: v.as_dict() for k, v in self.spent.items()},
-            "remaining": {"epsilon": eps_left, "delta": delta_left},
-            "n_spends": self.n_spends,
-            "n_reserved": self.n_reserved,
-        }
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def _default_who() -> str:
-    try:
-        user = getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name in some containers
-        user = f"uid{os.getuid()}" if hasattr(os, "getuid") else "unknown"
-    return f"{user}@{socket.gethostname()}"
-
-
-def _check_eps_delta(epsilon: float, delta: float, *, total: bool) -> tuple[float, float]:
-    for name, v in (("epsilon", epsilon), ("delta", delta)):
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise InputError(f"{name} must be a finite number, got {type(v).__name__}")
-    epsilon, delta = float(epsilon), float(delta)
-    if epsilon < 0 or (total and epsilon == 0):
-        raise InputError(f"epsilon must be {'>' if total else '>='} 0", hint="e.g. --epsilon 1.0")
-    if not 0 <= delta < 1:
-        raise InputError("delta must be in [0, 1)", hint="e.g. --delta 1e-6")
-    if not total and epsilon == 0 and delta == 0:
-        raise InputError("a spend needs epsilon > 0 or delta > 0")
-    return epsilon, delta
-
-
-def _check_name(name: str) -> str:
-    if not isinstance(name, str) or not name.strip() or len(name) > 255:
-        raise InputError("a dataset name must be a non-empty string of at most 255 characters")
-    return name
+    _opacus("opacus.accountants.analysis.rdp")
+    _opacus("opacus.accountants")
 
 
 class BudgetLedger:
@@ -187,6 +104,8 @@ class BudgetLedger:
         self.busy_timeout = busy_timeout
         self._tables = LedgerTables(table_prefix)
         self._engine: Engine | None = None
+        self._pid = os.getpid()
+        self._compositions: dict[str, str] = {}
         # Test hook: called inside the spend transaction, after the insert, before commit.
         self._before_commit: Callable[[], None] | None = None
 
@@ -197,17 +116,29 @@ class BudgetLedger:
 
     @property
     def engine(self) -> Engine:
+        if self._engine is not None and self._pid != os.getpid():
+            # A forked child (e.g. a DataLoader worker) must not use its parent's pooled
+            # connections; drop them without closing the parent's.
+            self._engine.dispose(close=False)
+            self._engine = None
         if self._engine is None:
             engine = make_engine(self.url, busy_timeout=self.busy_timeout)
+            # Close pooled connections when the ledger is garbage-collected unclosed.
+            self._finalizer = weakref.finalize(self, engine.dispose)
             with self._db_errors("open"):
-                self._tables.create(engine)
+                try:
+                    self._tables.create(engine)
+                except BaseException:
+                    engine.dispose()
+                    raise
             self._engine = engine
+            self._pid = os.getpid()
         return self._engine
 
     def close(self) -> None:
         """Release the database connections."""
         if self._engine is not None:
-            self._engine.dispose()
+            self._finalizer()
             self._engine = None
 
     def __enter__(self) -> BudgetLedger:
@@ -242,11 +173,24 @@ class BudgetLedger:
             ) from None
 
     @contextmanager
-    def _locked(self, dataset: str, action: str) -> Iterator[tuple[Connection, Any]]:
-        """A transaction holding the dataset's lock, and the dataset's row."""
-        _check_name(dataset)
+    def _locked(
+        self, dataset: str, action: str, *, durable: bool = True
+    ) -> Iterator[tuple[Connection, Any]]:
+        """A transaction holding the dataset's lock, and the dataset's row.
+
+        ``durable=False`` lets SQLite skip the fsync at commit (WAL ``synchronous=NORMAL``:
+        still safe against a killed process, not against power loss). Only for changes whose
+        loss is safe: turning a reservation into a committed spend, or removing one (a lost
+        change leaves the reservation counted).
+        """
+        check_name(dataset)
         t = self._tables
-        with self._db_errors(action), self.engine.begin() as conn:
+        with (
+            self._db_errors(action),
+            self.engine.connect() as raw,
+            raw.execution_options(sqlite_sync="FULL" if durable else "NORMAL").begin(),
+        ):
+            conn = raw
             stmt = sa.select(t.datasets).where(t.datasets.c.name == dataset)
             if conn.dialect.name == "postgresql":
                 stmt = stmt.with_for_update()
@@ -290,14 +234,15 @@ class BudgetLedger:
         exist_ok
             With the same budget already recorded, do nothing instead of failing.
         """
-        _check_name(dataset)
-        epsilon, delta = _check_eps_delta(epsilon, delta, total=True)
+        check_name(dataset)
+        epsilon, delta = check_eps_delta(epsilon, delta, total=True)
         if composition not in COMPOSITIONS:
             raise InputError(
                 f"unknown composition {composition!r}",
                 hint=f"use one of: {', '.join(COMPOSITIONS)}",
             )
         t = self._tables
+        lost_race = False
         with self._db_errors("initializ"), self.engine.begin() as conn:
             existing = conn.execute(
                 sa.select(t.datasets).where(t.datasets.c.name == dataset)
@@ -316,25 +261,52 @@ class BudgetLedger:
                     hint="budgets are never reset; use a new dataset name for new data",
                 )
             try:
-                conn.execute(
-                    sa.insert(t.datasets).values(
-                        name=dataset,
-                        fingerprint=fingerprint,
-                        epsilon_total=epsilon,
-                        delta_total=delta,
-                        composition=composition,
-                        epsilon_sum=0.0,
-                        delta_sum=0.0,
-                        n_spends=0,
-                        created_at=_now(),
-                        created_by=who or _default_who(),
+                with conn.begin_nested():  # a lost race undoes only this insert
+                    conn.execute(
+                        sa.insert(t.datasets).values(
+                            name=dataset,
+                            fingerprint=fingerprint,
+                            epsilon_total=epsilon,
+                            delta_total=delta,
+                            composition=composition,
+                            epsilon_sum=0.0,
+                            delta_sum=0.0,
+                            n_spends=0,
+                            created_at=utcnow(),
+                            created_by=who or default_who(),
+                        )
                     )
-                )
             except sa.exc.IntegrityError:
-                raise InputError(
-                    f"dataset {dataset!r} already has a budget in this ledger",
-                    hint="budgets are never reset; use a new dataset name for new data",
-                ) from None
+                # Another process created it between our read and our insert.
+                if not exist_ok:
+                    raise InputError(
+                        f"dataset {dataset!r} already has a budget in this ledger",
+                        hint="budgets are never reset; use a new dataset name for new data",
+                    ) from None
+                lost_race = True
+        if lost_race:  # compare with what the other process wrote
+            self.init(
+                dataset,
+                epsilon=epsilon,
+                delta=delta,
+                fingerprint=fingerprint,
+                composition=composition,
+                who=who,
+                exist_ok=True,
+            )
+
+    def _composition_of(self, dataset: str) -> str | None:
+        """The dataset's composition rule (fixed at init, so cached), or None if unknown."""
+        if dataset not in self._compositions:
+            t = self._tables
+            with self._reading() as conn:
+                value = conn.execute(
+                    sa.select(t.datasets.c.composition).where(t.datasets.c.name == dataset)
+                ).scalar()
+            if value is None:
+                return None
+            self._compositions[dataset] = str(value)
+        return self._compositions[dataset]
 
     def datasets(self) -> list[str]:
         """Names of the datasets that have a budget."""
@@ -385,7 +357,7 @@ class BudgetLedger:
 
     def status(self, dataset: str) -> BudgetStatus:
         """The dataset's budget, its spent totals under each composition and what is left."""
-        _check_name(dataset)
+        check_name(dataset)
         t = self._tables
         with self._reading() as conn:
             row = conn.execute(sa.select(t.datasets).where(t.datasets.c.name == dataset)).first()
@@ -403,7 +375,7 @@ class BudgetLedger:
 
     def history(self, dataset: str) -> list[Spend]:
         """Every spend recorded on ``dataset``, oldest first (reservations included)."""
-        _check_name(dataset)
+        check_name(dataset)
         t = self._tables
         with self._reading() as conn:
             row = conn.execute(sa.select(t.datasets).where(t.datasets.c.name == dataset)).first()
@@ -439,27 +411,35 @@ class BudgetLedger:
 
     # ------------------------------------------------------------------ spending
 
+    def _prepare(self, req: SpendRequest) -> SpendRequest:
+        epsilon, delta = check_eps_delta(req.epsilon, req.delta, total=False)
+        if not isinstance(req.what, str) or not req.what.strip():
+            raise InputError("a spend needs a description ('what'): what is being released")
+        mech = req.mechanism
+        if not isinstance(mech, str) or not mech.strip() or len(mech) > 64:
+            raise InputError("a spend needs a mechanism name of at most 64 characters")
+        curve_d = validate_curve(req.curve) if req.curve is not None else None
+        if curve_d is not None:
+            check_declared(epsilon, delta, curve_d)  # before taking the lock: may be slow
+        return SpendRequest(epsilon, delta, req.what, mech, req.who or default_who(), curve_d)
+
     def _record(
         self,
         dataset: str,
+        requests: list[SpendRequest],
         *,
-        epsilon: float,
-        delta: float,
-        what: str,
-        mechanism: str,
-        who: str | None,
-        curve: dict[str, Any] | str | None,
         fingerprint: str | None,
         status: str,
         dry_run: bool,
-    ) -> Spend:
-        epsilon, delta = _check_eps_delta(epsilon, delta, total=False)
-        if not isinstance(what, str) or not what.strip():
-            raise InputError("a spend needs a description ('what'): what is being released")
-        if not isinstance(mechanism, str) or not mechanism.strip() or len(mechanism) > 64:
-            raise InputError("a spend needs a mechanism name of at most 64 characters")
-        curve_d = validate_curve(curve) if curve is not None else None
-        who = who or _default_who()
+    ) -> list[Spend]:
+        """Check and record ``requests`` in one transaction: all of them or none."""
+        if not requests:
+            raise InputError("nothing to spend: no spends given")
+        reqs = [self._prepare(r) for r in requests]
+        new = [(r.epsilon, r.delta, r.curve) for r in reqs]
+        if self._composition_of(dataset) != "basic":
+            # Load the accountants before taking the lock, not while others wait on it.
+            _preload_accountants()
         t = self._tables
         with self._locked(dataset, "spent") as (conn, row):
             if (
@@ -471,68 +451,91 @@ class BudgetLedger:
                     f"the data does not match the fingerprint recorded for dataset {dataset!r}",
                     hint="use the dataset the budget was created for, or init a new dataset name",
                 )
-            rows = self._history_rows(conn, row.id)
-            after = self._status(row, rows, [(epsilon, delta, curve_d)], all_compositions=False)
-            composed = after.enforced
-            eps_ok = composed.epsilon <= row.epsilon_total * (1 + _REL_TOL)
-            delta_ok = composed.delta <= row.delta_total * (1 + _REL_TOL) + 1e-300
-            if not (eps_ok and delta_ok):
+            if row.composition == "basic":
+                # The plain sum needs only the running totals kept with the dataset's row.
+                last = conn.execute(
+                    sa.select(sa.func.max(t.spends.c.seq)).where(t.spends.c.dataset_id == row.id)
+                ).scalar()
+                eps_after = row.epsilon_sum + math.fsum(r.epsilon for r in reqs)
+                delta_after = row.delta_sum + math.fsum(r.delta for r in reqs)
+                before = (
+                    max(0.0, row.epsilon_total - row.epsilon_sum),
+                    max(0.0, row.delta_total - row.delta_sum),
+                )
+            else:
+                rows = self._history_rows(conn, row.id)
+                last = rows[-1].seq if rows else None
+                composed = self._status(row, rows, new, all_compositions=False).enforced
+                eps_after, delta_after = composed.epsilon, composed.delta
                 before = self._status(row, rows, all_compositions=False).remaining
+            eps_ok = eps_after <= row.epsilon_total * (1 + _REL_TOL)
+            delta_ok = delta_after <= row.delta_total * (1 + _REL_TOL)
+            if not (eps_ok and delta_ok):
+                eps_ask = math.fsum(r.epsilon for r in reqs)
+                delta_ask = math.fsum(r.delta for r in reqs)
                 raise PrivacyBudgetExceeded(
-                    f"spending epsilon={epsilon:g}, delta={delta:g} on {dataset!r} would exceed "
-                    f"its budget (epsilon={row.epsilon_total:g}, delta={row.delta_total:g}; "
-                    f"left under {row.composition} composition: epsilon={before[0]:.6g}, "
-                    f"delta={before[1]:.3g}); nothing was computed or recorded",
+                    f"spending epsilon={eps_ask:g}, delta={delta_ask:g} on {dataset!r} would "
+                    f"exceed its budget (epsilon={row.epsilon_total:g}, "
+                    f"delta={row.delta_total:g}; left under {row.composition} composition: "
+                    f"epsilon={before[0]:.6g}, delta={before[1]:.3g}); "
+                    "nothing was computed or recorded",
                     hint="ask for less, or release from a new dataset with its own budget",
                 )
-            seq = (rows[-1].seq + 1) if rows else 1
-            spend = Spend(
-                id=None if dry_run else uuid.uuid4().hex,
-                dataset=dataset,
-                epsilon=epsilon,
-                delta=delta,
-                mechanism=mechanism,
-                what=what,
-                who=who,
-                curve=curve_d,
-                status="dry-run" if dry_run else status,
-                seq=seq,
-                created_at=_now(),
-                committed_at=_now() if status == "committed" and not dry_run else None,
-            )
-            if dry_run:
-                return spend  # nothing written; the transaction commits empty
-            conn.execute(
-                sa.insert(t.spends).values(
-                    id=spend.id,
-                    dataset_id=row.id,
-                    seq=seq,
-                    who=who,
-                    what=what,
-                    mechanism=mechanism,
-                    epsilon=epsilon,
-                    delta=delta,
-                    curve=json.dumps(curve_d) if curve_d is not None else None,
-                    status=status,
-                    created_at=spend.created_at,
-                    committed_at=spend.committed_at,
-                    holder=f"{socket.gethostname()}:{os.getpid()}"
-                    if status == "reserved"
-                    else None,
+            seq0 = (last or 0) + 1
+            now = utcnow()
+            spends = [
+                Spend(
+                    id=None if dry_run else uuid.uuid4().hex,
+                    dataset=dataset,
+                    epsilon=r.epsilon,
+                    delta=r.delta,
+                    mechanism=r.mechanism,
+                    what=r.what,
+                    who=r.who or "",
+                    curve=r.curve if isinstance(r.curve, dict) else None,
+                    status="dry-run" if dry_run else status,
+                    seq=seq0 + i,
+                    created_at=now,
+                    committed_at=now if status == "committed" and not dry_run else None,
                 )
+                for i, r in enumerate(reqs)
+            ]
+            if dry_run:
+                return spends  # nothing written; the transaction commits empty
+            holder = f"{socket.gethostname()}:{os.getpid()}" if status == "reserved" else None
+            conn.execute(
+                sa.insert(t.spends),
+                [
+                    {
+                        "id": sp.id,
+                        "dataset_id": row.id,
+                        "seq": sp.seq,
+                        "who": sp.who,
+                        "what": sp.what,
+                        "mechanism": sp.mechanism,
+                        "epsilon": sp.epsilon,
+                        "delta": sp.delta,
+                        "curve": json.dumps(sp.curve) if sp.curve is not None else None,
+                        "status": status,
+                        "created_at": sp.created_at,
+                        "committed_at": sp.committed_at,
+                        "holder": holder,
+                    }
+                    for sp in spends
+                ],
             )
             conn.execute(
                 sa.update(t.datasets)
                 .where(t.datasets.c.id == row.id)
                 .values(
-                    epsilon_sum=t.datasets.c.epsilon_sum + epsilon,
-                    delta_sum=t.datasets.c.delta_sum + delta,
-                    n_spends=t.datasets.c.n_spends + 1,
+                    epsilon_sum=t.datasets.c.epsilon_sum + math.fsum(r.epsilon for r in reqs),
+                    delta_sum=t.datasets.c.delta_sum + math.fsum(r.delta for r in reqs),
+                    n_spends=t.datasets.c.n_spends + len(reqs),
                 )
             )
             if self._before_commit is not None:
                 self._before_commit()
-        return spend
+        return spends
 
     def spend(
         self,
@@ -556,18 +559,11 @@ class BudgetLedger:
         LedgerUnavailableError
             The ledger cannot be reached or stayed locked; nothing is recorded.
         """
-        return self._record(
-            dataset,
-            epsilon=epsilon,
-            delta=delta,
-            what=what,
-            mechanism=mechanism,
-            who=who,
-            curve=curve,
-            fingerprint=fingerprint,
-            status="committed",
-            dry_run=dry_run,
+        req = SpendRequest(epsilon, delta, what, mechanism, who, curve)
+        (spent,) = self._record(
+            dataset, [req], fingerprint=fingerprint, status="committed", dry_run=dry_run
         )
+        return spent
 
     @contextmanager
     def charge(
@@ -599,58 +595,76 @@ class BudgetLedger:
         >>> [h.status for h in ledger.history("d")]
         ['committed']
         """
-        spend = self._record(
-            dataset,
-            epsilon=epsilon,
-            delta=delta,
-            what=what,
-            mechanism=mechanism,
-            who=who,
-            curve=curve,
-            fingerprint=fingerprint,
-            status="reserved",
-            dry_run=dry_run,
+        req = SpendRequest(epsilon, delta, what, mechanism, who, curve)
+        with self.charge_many(dataset, [req], fingerprint=fingerprint, dry_run=dry_run) as (spend,):
+            yield spend
+
+    @contextmanager
+    def charge_many(
+        self,
+        dataset: str,
+        requests: list[SpendRequest],
+        *,
+        fingerprint: str | None = None,
+        dry_run: bool = False,
+    ) -> Iterator[list[Spend]]:
+        """Like :meth:`charge` for several spends reserved and committed together.
+
+        All of ``requests`` are checked against the budget as one composition and reserved
+        in one transaction (all or none); each gets its own history entry. A batch of
+        queries is answered either whole or not at all.
+        """
+        spends = self._record(
+            dataset, list(requests), fingerprint=fingerprint, status="reserved", dry_run=dry_run
         )
         if dry_run:
-            yield spend
+            yield spends
             return
         try:
-            yield spend
+            yield spends
         except BaseException:
-            self._drop_reservation(dataset, spend)
+            self._drop_reservations(dataset, spends)
             raise
-        self._commit_reservation(dataset, spend)
+        self._commit_reservations(dataset, spends)
 
-    def _drop_reservation(self, dataset: str, spend: Spend) -> None:
+    def _drop_reservations(self, dataset: str, spends: list[Spend]) -> None:
         t = self._tables
+        ids = [sp.id for sp in spends]
         try:
-            with self._locked(dataset, "releas") as (conn, row):
-                deleted = conn.execute(
-                    sa.delete(t.spends).where(
-                        t.spends.c.id == spend.id, t.spends.c.status == "reserved"
+            with self._locked(dataset, "releas", durable=False) as (conn, row):
+                gone = list(
+                    conn.execute(
+                        sa.select(t.spends.c.epsilon, t.spends.c.delta).where(
+                            t.spends.c.id.in_(ids), t.spends.c.status == "reserved"
+                        )
                     )
-                ).rowcount
-                if deleted:
+                )
+                conn.execute(
+                    sa.delete(t.spends).where(
+                        t.spends.c.id.in_(ids), t.spends.c.status == "reserved"
+                    )
+                )
+                if gone:
                     conn.execute(
                         sa.update(t.datasets)
                         .where(t.datasets.c.id == row.id)
                         .values(
-                            epsilon_sum=t.datasets.c.epsilon_sum - spend.epsilon,
-                            delta_sum=t.datasets.c.delta_sum - spend.delta,
-                            n_spends=t.datasets.c.n_spends - 1,
+                            epsilon_sum=t.datasets.c.epsilon_sum - math.fsum(g[0] for g in gone),
+                            delta_sum=t.datasets.c.delta_sum - math.fsum(g[1] for g in gone),
+                            n_spends=t.datasets.c.n_spends - len(gone),
                         )
                     )
         except LedgerUnavailableError:
-            # The reservation stays counted: conservative, never an overspend.
-            log.warning("could not remove reservation %s; it stays counted", spend.id)
+            # The reservations stay counted: conservative, never an overspend.
+            log.warning("could not remove %d reservation(s); they stay counted", len(ids))
 
-    def _commit_reservation(self, dataset: str, spend: Spend) -> None:
+    def _commit_reservations(self, dataset: str, spends: list[Spend]) -> None:
         t = self._tables
-        with self._locked(dataset, "committ") as (conn, _row):
+        with self._locked(dataset, "committ", durable=False) as (conn, _row):
             conn.execute(
                 sa.update(t.spends)
-                .where(t.spends.c.id == spend.id)
-                .values(status="committed", committed_at=_now(), holder=None)
+                .where(t.spends.c.id.in_([sp.id for sp in spends]))
+                .values(status="committed", committed_at=utcnow(), holder=None)
             )
 
     def release(self, dataset: str, spend_id: str) -> Spend:

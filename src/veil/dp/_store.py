@@ -109,14 +109,11 @@ def make_engine(url: str, *, busy_timeout: float = 30.0) -> Engine:
 def _sqlite_engine(parsed: sa.engine.URL, busy_timeout: float) -> Engine:
     database = parsed.database
     if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        path = Path(database).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        parsed = parsed.set(database=str(path))
     in_memory = database in (None, "", ":memory:")
-    kwargs: dict[str, Any] = {"connect_args": {"timeout": busy_timeout}}
-    if not in_memory:
-        # A file connection is cheap; not pooling means no connection outlives its use
-        # (and a forked child never shares its parent's).
-        kwargs["poolclass"] = sa.pool.NullPool
-    engine = sa.create_engine(parsed, **kwargs)
+    engine = sa.create_engine(parsed, connect_args={"timeout": busy_timeout})
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -125,14 +122,20 @@ def _sqlite_engine(parsed: sa.engine.URL, busy_timeout: float) -> Engine:
         cur = dbapi_connection.cursor()
         cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         cur.execute("PRAGMA foreign_keys = ON")
-        if not in_memory:
+        # WAL: readers never block the spender. The mode is stored in the file, so set it
+        # only when it is not set yet (changing it needs a lock).
+        if not in_memory and cur.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             cur.execute("PRAGMA journal_mode = WAL")
-            cur.execute("PRAGMA synchronous = FULL")
         cur.close()
 
     @event.listens_for(engine, "begin")
     def _begin(conn: sa.Connection) -> None:
-        mode = conn.get_execution_options().get("sqlite_begin", "IMMEDIATE")
+        opts = conn.get_execution_options()
+        if not in_memory:
+            # FULL (fsync at commit) unless the caller marked the change safe to lose.
+            sync = "NORMAL" if opts.get("sqlite_sync") == "NORMAL" else "FULL"
+            conn.exec_driver_sql(f"PRAGMA synchronous = {sync}")
+        mode = "DEFERRED" if opts.get("sqlite_begin") == "DEFERRED" else "IMMEDIATE"
         conn.exec_driver_sql(f"BEGIN {mode}")
 
     return engine

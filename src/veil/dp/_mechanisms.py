@@ -1,0 +1,190 @@
+"""OpenDP building blocks for the DP statistics: calibration, accuracy, column preparation.
+
+Everything noisy is OpenDP's; this module only chooses scales (from OpenDP's own stability
+and privacy maps) and prepares columns with deterministic, 1-stable pandas operations.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from veil._deps import require
+from veil._errors import InputError, SchemaError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from veil.dp._query import QuerySpec
+
+
+def _opendp() -> Any:
+    dp = require("opendp.prelude", extra="dp", purpose="DP statistics")
+    # Only "contrib": vetted-in-progress constructions whose proofs account for floating
+    # point. veil never enables "floating-point" or "honest-but-curious".
+    dp.enable_features("contrib")
+    return dp
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+@dataclass
+class _Budget:
+    """A query's budget in the unit its mechanism is calibrated in (epsilon or rho)."""
+
+    gaussian: bool
+    epsilon: float
+    delta: float
+    rho: float | None  # zCDP, for gaussian
+
+    @property
+    def unit(self) -> float:
+        return self.rho if self.gaussian and self.rho is not None else self.epsilon
+
+
+@functools.lru_cache(maxsize=64)
+def _rho_for(epsilon: float, delta: float) -> float:
+    """The largest rho whose zCDP-to-(epsilon, delta) conversion in OpenDP meets the target."""
+    dp = _opendp()
+    dom, met = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
+
+    def approx(scale: float) -> Any:
+        return dp.c.make_fix_delta(
+            dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(dom, met, scale=scale)), delta
+        )
+
+    scale = dp.binary_search_param(approx, d_in=1.0, d_out=(epsilon, delta))
+    return float(dp.m.make_gaussian(dom, met, scale=scale).map(1.0))
+
+
+def _budget(dp: Any, spec: QuerySpec) -> _Budget:
+    if spec.mechanism == "gaussian":
+        return _Budget(True, spec.epsilon, spec.delta, _rho_for(spec.epsilon, spec.delta))
+    return _Budget(False, spec.epsilon, spec.delta, None)
+
+
+def _noise(dp: Any, gaussian: bool, scale: float) -> Any:
+    return dp.m.then_gaussian(scale=scale) if gaussian else dp.m.then_laplace(scale=scale)
+
+
+def _calibrate(dp: Any, trans: Any, d_in: int, target: float, gaussian: bool) -> tuple[Any, float]:
+    """``trans >> noise`` with the smallest scale whose OpenDP privacy map is <= ``target``.
+
+    The scale comes from the transformation's sensitivity (``trans.map(d_in)``); OpenDP's
+    own privacy map then confirms it, and a binary search takes over if rounding in the map
+    puts it a hair above the target.
+    """
+    sens = float(trans.map(d_in))
+    if sens == 0:
+        scale = 1.0
+    elif gaussian:
+        scale = sens / math.sqrt(2 * target)
+    else:
+        scale = sens / target
+    # The map rounds conservatively: a hair more noise than the closed form usually meets it.
+    for bump in (1.0, 1 + 1e-12, 1 + 1e-9, 1 + 1e-6):
+        meas = trans >> _noise(dp, gaussian, scale * bump)
+        if meas.map(d_in) <= target:
+            return meas, scale * bump
+    scale = float(
+        dp.binary_search_param(lambda s: trans >> _noise(dp, gaussian, s), d_in=d_in, d_out=target)
+    )
+    return trans >> _noise(dp, gaussian, scale), scale
+
+
+def _accuracy(dp: Any, scale: float, alpha: float, *, integer: bool, gaussian: bool) -> float:
+    if gaussian:
+        fn = dp.discrete_gaussian_scale_to_accuracy if integer else dp.gaussian_scale_to_accuracy
+    else:
+        fn = dp.discrete_laplacian_scale_to_accuracy if integer else dp.laplacian_scale_to_accuracy
+    return float(fn(scale, alpha))
+
+
+def _mech_name(gaussian: bool, integer: bool) -> str:
+    base = "gaussian" if gaussian else "laplace"
+    return f"discrete_{base}" if integer else base
+
+
+# --------------------------------------------------------------------------- data preparation
+
+
+def _column(df: pd.DataFrame, name: str) -> pd.Series:
+    if name not in df.columns:
+        raise SchemaError(
+            f"the query names column {name!r}, which the data does not have",
+            hint=f"the data has {len(df.columns)} column(s): {', '.join(map(str, df.columns[:20]))}",
+        )
+    return df[name]
+
+
+def _numeric(series: pd.Series, name: str) -> pd.Series:
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(series):
+        return series.astype("int64")
+    if not pd.api.types.is_numeric_dtype(series):
+        try:
+            return pd.to_numeric(series, errors="raise")
+        except (ValueError, TypeError):
+            raise SchemaError(
+                f"column {name!r} is not numeric (dtype {series.dtype})",
+                hint="use count or histogram(categories=...) for categorical columns",
+            ) from None
+    return series
+
+
+def _values(series: pd.Series, dtype: Any) -> np.ndarray:
+    """The non-missing values as a numpy array (a view when there is nothing to drop)."""
+    if series.hasnans:
+        series = series.dropna()
+    return series.to_numpy(dtype=dtype)
+
+
+def _bound_contributions(df: pd.DataFrame, spec: QuerySpec) -> tuple[pd.DataFrame, int]:
+    """Keep each person's first ``max_contributions`` rows (and first ``max_groups`` groups)."""
+    if spec.id_column is None:
+        return df, 1
+    ids = _column(df, spec.id_column)
+    if ids.isna().any():
+        raise InputError(
+            f"id_column {spec.id_column!r} has missing values; every row needs an owner"
+        )
+    if spec.max_groups is not None and spec.by is not None:
+        key = df[[spec.id_column, spec.by]]
+        first = ~key.duplicated()
+        group_rank = first.astype("int64").groupby(ids, sort=False).cumsum()
+        # rank of the row's group among the person's groups, in order of first appearance
+        pair_rank = group_rank.where(first).groupby([ids, df[spec.by]], sort=False).transform("max")
+        df = df[pair_rank <= spec.max_groups]
+        ids = df[spec.id_column]
+    keep = ids.groupby(ids, sort=False).cumcount() < spec.max_contributions
+    return df[keep.to_numpy()], spec.max_contributions
+
+
+def _codes(series: pd.Series, categories: Sequence[Any]) -> np.ndarray:
+    """Public category index of each value; -1 for missing values and values not listed."""
+    import numpy as np
+    import pandas as pd
+
+    cats = list(categories)
+    if len({(type(c).__name__, c) for c in cats}) != len(cats):
+        raise InputError("categories must not repeat")
+    numeric_cats = all(isinstance(c, int | float) and not isinstance(c, bool) for c in cats)
+    text_cats = all(isinstance(c, str) for c in cats)
+    if numeric_cats and pd.api.types.is_numeric_dtype(series):
+        codes = pd.Index(cats, dtype="float64").get_indexer(pd.Index(series.astype("float64")))
+    elif text_cats and (
+        series.dtype == object or isinstance(series.dtype, pd.StringDtype | pd.CategoricalDtype)
+    ):
+        codes = pd.Index(cats).get_indexer(pd.Index(series))  # exact text match, no conversion
+    else:  # compare as text: the CLI's categories are often typed differently from the data
+        idx = pd.Index([str(c) for c in cats], dtype="string")
+        if not idx.is_unique:
+            raise InputError("categories must not repeat")
+        codes = idx.get_indexer(pd.Index(series.astype("string")))
+    return np.asarray(codes, dtype=np.int64)

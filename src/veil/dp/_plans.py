@@ -1,0 +1,384 @@
+"""Each DP statistic as a plan: its budget fixed up front, its OpenDP measurement run later.
+
+A plan is built before anything is spent (all checks happen here), so the ledger can reserve
+the budget of a whole batch first; ``run`` then computes the noisy answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from veil._errors import InputError
+from veil.dp._mechanisms import (
+    _accuracy,
+    _bound_contributions,
+    _Budget,
+    _budget,
+    _calibrate,
+    _codes,
+    _column,
+    _mech_name,
+    _numeric,
+    _values,
+)
+from veil.dp._query import QuerySpec
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["DPAnswer"]
+
+
+@dataclass
+class DPAnswer:
+    """One differentially private answer, its accuracy and what it cost."""
+
+    query: str
+    stat: str
+    value: Any
+    interval: Any
+    accuracy: Any
+    confidence: float
+    mechanism: str
+    epsilon: float
+    delta: float
+    rho: float | None = None
+    scale: Any = None
+    privacy_map: dict[str, float] = field(default_factory=dict)
+    spend_id: str | None = None
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "stat": self.stat,
+            "value": self.value,
+            "interval": self.interval,
+            "accuracy": self.accuracy,
+            "confidence": self.confidence,
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "rho": self.rho,
+            "scale": self.scale,
+            "privacy_map": self.privacy_map,
+            "spend_id": self.spend_id,
+            "notes": self.notes,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+# --------------------------------------------------------------------------- the statistics
+
+
+@dataclass
+class _Plan:
+    """A query ready to run: its budget is known before anything noisy is computed."""
+
+    spec: QuerySpec
+    budget: _Budget
+    run: Callable[[], DPAnswer]
+
+
+def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
+    import numpy as np
+
+    data, d_in = _bound_contributions(df, spec)
+    budget = _budget(dp, spec)
+    gaussian = budget.gaussian
+    alpha = 1 - spec.confidence
+    sd = dp.symmetric_distance()
+    vec_i = dp.vector_domain(dp.atom_domain(T=dp.i64))
+    vec_f = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+
+    def answer(value: Any, interval: Any, acc: Any, integer: bool, **kw: Any) -> DPAnswer:
+        return DPAnswer(
+            query=spec.label,
+            stat=spec.stat,
+            value=value,
+            interval=interval,
+            accuracy=acc,
+            confidence=spec.confidence,
+            mechanism=kw.pop("mechanism", _mech_name(gaussian, integer)),
+            epsilon=spec.epsilon,
+            delta=spec.delta,
+            rho=budget.rho,
+            **kw,
+        )
+
+    def pmap(value: float) -> dict[str, float]:
+        return {"rho" if gaussian else "epsilon": float(value), "d_in": d_in}
+
+    stat = spec.stat
+    if stat == "count" and spec.by is None:
+        rows = data if spec.column is None else data[_column(data, spec.column).notna()]
+        arr = np.zeros(len(rows), dtype=np.int64)
+
+        def run_count() -> DPAnswer:
+            trans = (vec_i, sd) >> dp.t.then_count()
+            meas, scale = _calibrate(dp, trans, d_in, budget.unit, gaussian)
+            value = int(meas(arr))
+            acc = _accuracy(dp, scale, alpha, integer=True, gaussian=gaussian)
+            return answer(
+                value,
+                [value - acc, value + acc],
+                acc,
+                True,
+                scale=scale,
+                privacy_map=pmap(meas.map(d_in)),
+            )
+
+        return _Plan(spec, budget, run_count)
+
+    if spec.thresholded:
+        assert spec.by is not None
+        keys = _column(data, spec.by).dropna().astype(str).to_numpy()
+
+        def run_threshold() -> DPAnswer:
+            vec_s = dp.vector_domain(dp.atom_domain(T=str))
+            trans = (vec_s, sd) >> dp.t.then_count_by(TV=dp.i64)
+            scale = float(trans.map(d_in)[1]) / spec.epsilon  # L1 sensitivity over epsilon
+            threshold = None
+            for _attempt in range(4):
+                try:
+                    threshold = int(
+                        dp.binary_search_param(
+                            lambda th, s=scale: (
+                                trans >> dp.m.then_laplace_threshold(scale=s, threshold=th)
+                            ),
+                            d_in=d_in,
+                            d_out=(spec.epsilon, spec.delta),
+                            T=int,
+                        )
+                    )
+                    break
+                except Exception:  # noqa: BLE001 - epsilon rounding: a hair more noise
+                    scale *= 1 + 1e-9
+            if threshold is None:
+                raise InputError(
+                    f"{spec.label}: no threshold meets epsilon={spec.epsilon:g}, "
+                    f"delta={spec.delta:g}",
+                    hint="raise delta or epsilon",
+                )
+            meas = trans >> dp.m.then_laplace_threshold(scale=scale, threshold=threshold)
+            eps_used, delta_used = meas.map(d_in)
+            counts = {str(k): int(v) for k, v in sorted(meas(keys).items())}
+            acc = _accuracy(dp, scale, alpha, integer=True, gaussian=False)
+            return answer(
+                counts,
+                {k: [v - acc, v + acc] for k, v in counts.items()},
+                acc,
+                True,
+                mechanism="discrete_laplace_threshold",
+                scale=scale,
+                privacy_map={
+                    "epsilon": float(eps_used),
+                    "delta": float(delta_used),
+                    "d_in": d_in,
+                    "threshold": threshold,
+                },
+                notes=[
+                    f"only keys whose noisy count reached {threshold} are released; "
+                    "delta bounds the chance a rare key is revealed",
+                    "intervals hold per released key",
+                ],
+            )
+
+        return _Plan(spec, budget, run_threshold)
+
+    if stat in ("histogram",) or (stat == "count" and spec.by is not None):
+        col = spec.column if stat == "histogram" else spec.by
+        assert col is not None
+        series = _column(data, col)
+        if spec.bins is not None:
+            edges = np.asarray(spec.bins, dtype=float)
+            vals = _numeric(series, col).to_numpy(dtype=float, na_value=np.nan)
+            # bin i holds [edges[i], edges[i+1]); the last bin includes its upper edge
+            codes = np.searchsorted(edges, vals, side="right") - 1
+            codes[vals == edges[-1]] = len(edges) - 2
+            codes[(vals < edges[0]) | (vals > edges[-1]) | np.isnan(vals)] = -1
+            labels: list[Any] = [f"[{edges[i]:g}, {edges[i + 1]:g})" for i in range(len(edges) - 1)]
+            labels[-1] = labels[-1][:-1] + "]"
+        else:
+            assert spec.categories is not None
+            codes = _codes(series, spec.categories)
+            labels = list(spec.categories)
+        n_cat = len(labels)
+        codes = codes.astype(np.int64)
+
+        def run_hist() -> DPAnswer:
+            mo = dp.L2Distance[int] if gaussian else dp.L1Distance[int]
+            trans = (vec_i, sd) >> dp.t.then_count_by_categories(
+                categories=list(range(n_cat)), null_category=True, MO=mo
+            )
+            meas, scale = _calibrate(dp, trans, d_in, budget.unit, gaussian)
+            counts = [int(c) for c in meas(codes)]
+            acc = _accuracy(dp, scale, alpha, integer=True, gaussian=gaussian)
+            value = {str(k): c for k, c in zip(labels, counts[:n_cat], strict=True)}
+            value["__other__"] = counts[n_cat]
+            interval = {k: [v - acc, v + acc] for k, v in value.items()}
+            return answer(
+                value,
+                interval,
+                acc,
+                True,
+                scale=scale,
+                privacy_map=pmap(meas.map(d_in)),
+                notes=[
+                    "'__other__' counts values outside the listed categories or bins",
+                    "intervals hold per cell",
+                ],
+            )
+
+        return _Plan(spec, budget, run_hist)
+
+    # Value statistics: numeric column, missing values dropped, public bounds.
+    assert spec.column is not None and spec.bounds is not None
+    series = _numeric(_column(data, spec.column), spec.column)
+    lo, hi = spec.bounds
+    integer = series.dtype.kind in "iub" and float(lo).is_integer() and float(hi).is_integer()
+
+    if stat == "sum" and spec.by is None:
+        arr_s = _values(series, np.int64 if integer else np.float64)
+
+        def run_sum() -> DPAnswer:
+            if integer:
+                trans = (vec_i, sd) >> dp.t.then_clamp((int(lo), int(hi))) >> dp.t.then_sum()
+            else:
+                trans = (vec_f, sd) >> dp.t.then_clamp((float(lo), float(hi))) >> dp.t.then_sum()
+            meas, scale = _calibrate(dp, trans, d_in, budget.unit, gaussian)
+            raw = meas(arr_s)
+            value = int(raw) if integer else float(raw)
+            acc = _accuracy(dp, scale, alpha, integer=integer, gaussian=gaussian)
+            return answer(
+                value,
+                [value - acc, value + acc],
+                acc,
+                integer,
+                scale=scale,
+                privacy_map=pmap(meas.map(d_in)),
+            )
+
+        return _Plan(spec, budget, run_sum)
+
+    if stat == "sum":  # group-by sum with public keys
+        assert spec.by is not None and spec.categories is not None
+        codes = _codes(_column(data, spec.by), spec.categories)
+        mask = series.notna().to_numpy()
+        vals_all = series.to_numpy(dtype=np.int64 if integer else np.float64, na_value=0)
+        groups = [vals_all[(codes == i) & mask] for i in range(len(spec.categories))]
+        m = spec.max_groups or spec.max_contributions
+
+        def run_group_sum() -> DPAnswer:
+            if integer:
+                trans = (vec_i, sd) >> dp.t.then_clamp((int(lo), int(hi))) >> dp.t.then_sum()
+            else:
+                trans = (vec_f, sd) >> dp.t.then_clamp((float(lo), float(hi))) >> dp.t.then_sum()
+            # A person touches at most m groups: each group gets 1/m of the budget.
+            meas, scale = _calibrate(dp, trans, d_in, budget.unit / m, gaussian)
+            acc = _accuracy(dp, scale, alpha, integer=integer, gaussian=gaussian)
+            value: dict[str, Any] = {}
+            for key, arr in zip(spec.categories or (), groups, strict=True):
+                raw = meas(arr)
+                value[str(key)] = int(raw) if integer else float(raw)
+            interval = {k: [v - acc, v + acc] for k, v in value.items()}
+            per = float(meas.map(d_in))
+            return answer(
+                value,
+                interval,
+                acc,
+                integer,
+                scale=scale,
+                privacy_map={**pmap(per * m), "per_group": per, "max_groups": m},
+                notes=[
+                    f"each person contributes to at most {m} group(s); each group's sum "
+                    f"is calibrated to 1/{m} of the budget",
+                    "intervals hold per group",
+                ],
+            )
+
+        return _Plan(spec, budget, run_group_sum)
+
+    if stat in ("mean", "variance"):
+        arr_f = _values(series, np.float64)
+        share = 0.0 if spec.size is not None else spec.size_share
+
+        def run_moment() -> DPAnswer:
+            notes = []
+            used = 0.0
+            if spec.size is not None:
+                size = spec.size
+                notes.append("resized to the public size given")
+            else:
+                count_t = (vec_f, sd) >> dp.t.then_count()
+                count_m, _ = _calibrate(dp, count_t, d_in, budget.unit * share, gaussian)
+                size = max(2, int(count_m(arr_f)))
+                used += float(count_m.map(d_in))
+                notes.append(
+                    f"size estimated with a DP count using {share:.0%} of the query's budget"
+                )
+            mid = (lo + hi) / 2.0
+            chain = (vec_f, sd) >> dp.t.then_clamp((float(lo), float(hi)))
+            chain = chain >> dp.t.then_resize(size=size, constant=mid)
+            chain = chain >> (dp.t.then_mean() if stat == "mean" else dp.t.then_variance())
+            meas, scale = _calibrate(dp, chain, d_in, budget.unit * (1 - share), gaussian)
+            used += float(meas.map(d_in))
+            value = float(meas(arr_f))
+            acc = _accuracy(dp, scale, alpha, integer=False, gaussian=gaussian)
+            notes.append("the interval covers the clamped, resized statistic")
+            return answer(
+                value,
+                [value - acc, value + acc],
+                acc,
+                False,
+                scale=scale,
+                privacy_map=pmap(used),
+                notes=notes,
+            )
+
+        return _Plan(spec, budget, run_moment)
+
+    # quantile / median: the exponential mechanism over a public grid of candidates
+    arr_q = _values(series, np.float64)
+    grid = [float(x) for x in np.linspace(lo, hi, spec.candidates)]
+    qs = spec.quantiles
+    measure = dp.zero_concentrated_divergence() if gaussian else dp.max_divergence()
+
+    def run_quantiles() -> DPAnswer:
+        values, used, scales = [], 0.0, []
+        for qv in qs:
+            target = budget.unit / len(qs)
+
+            def make(scale: float, qv: float = qv) -> Any:
+                return dp.m.make_private_quantile(
+                    vec_f, sd, measure, candidates=grid, alpha=qv, scale=scale
+                )
+
+            scale = float(dp.binary_search_param(make, d_in=d_in, d_out=target))
+            meas = make(scale)
+            used += float(meas.map(d_in))
+            scales.append(scale)
+            values.append(float(meas(arr_q)))
+        value: Any = (
+            values[0]
+            if stat == "median" or len(qs) == 1
+            else dict(zip([f"{x:g}" for x in qs], values, strict=True))
+        )
+        return answer(
+            value,
+            None,
+            {"grid_spacing": (hi - lo) / (spec.candidates - 1)},
+            False,
+            mechanism="exponential" if not gaussian else "exponential_zcdp",
+            scale=scales[0] if len(scales) == 1 else scales,
+            privacy_map=pmap(used),
+            notes=[
+                "no closed-form interval for the exponential mechanism; the answer is a "
+                "point of the public candidate grid"
+            ],
+        )
+
+    return _Plan(spec, budget, run_quantiles)
