@@ -270,3 +270,17 @@ def test_ledger_without_dataset_name_is_an_error(ledger: BudgetLedger) -> None:
         charge_run(ledger, None, epsilon=1.0, delta=1e-6, what="t", curve=None),
     ):
         pass
+
+
+def test_importing_veil_train_and_its_cli_loads_no_torch() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, veil.train, veil.cli._train, veil.cli._app; "
+        "print(','.join(m for m in ('torch', 'opacus') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == ""
