@@ -334,6 +334,43 @@ def test_cli_trains_writes_model_and_prints_json(
     assert model.read_bytes() == before
 
 
+def test_cli_refuses_a_budget_made_for_other_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from veil.dp import fingerprint_frame
+
+    data = tmp_path / "people.csv"
+    _table().to_csv(data, index=False)
+    url = f"sqlite:///{tmp_path / 'l.sqlite'}"
+    ledger = BudgetLedger(url)
+    ledger.init("people", epsilon=5.0, delta=1e-4, fingerprint=fingerprint_frame(_table(seed=2)))
+    ledger.close()
+    model = tmp_path / "m.pt"
+    code, _out, err = _cli(
+        [
+            "train",
+            str(data),
+            "--target",
+            "label",
+            "--epsilon",
+            "1",
+            "--epochs",
+            "1",
+            "--ledger",
+            url,
+            "--dataset",
+            "people",
+            "--out",
+            str(model),
+        ],
+        capsys,
+    )
+    assert code == 2 and "fingerprint" in err and not model.exists()
+    ledger = BudgetLedger(url)
+    assert ledger.history("people") == []
+    ledger.close()
+
+
 @pytest.mark.parametrize(
     ("extra", "code", "fragment"),
     [

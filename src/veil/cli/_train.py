@@ -182,10 +182,13 @@ def train(
         grad_sample_mode=grad_sample_mode,
     )
     ledger = None
+    fingerprint = None
     if not no_ledger:
-        from veil.dp import BudgetLedger
+        from veil.dp import BudgetLedger, fingerprint_frame
 
         ledger = BudgetLedger(ledger_url)
+        # Refused by the ledger when the budget was created for other data.
+        fingerprint = fingerprint_frame(frame)
     if threads is not None:
         import torch
 
@@ -203,6 +206,7 @@ def train(
                 baseline=baseline,
                 ledger=ledger,
                 dataset_name=dataset,
+                fingerprint=fingerprint,
                 checkpoint_path=checkpoint,
                 progress=progress,
             )
