@@ -40,6 +40,7 @@ _COMMAND_MODULES = [
     "veil.cli._text",
     "veil.cli._risk",
     "veil.cli._report",
+    "veil.cli._train",
 ]
 
 
