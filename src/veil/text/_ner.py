@@ -264,8 +264,15 @@ class SpacyNerRecognizer(Recognizer):
         return out
 
     def analyze(self, text: str) -> list[Finding]:
-        return self.findings(self.nlp(text))
+        return next(self.analyze_many([text], batch_size=1))
 
     def analyze_many(self, texts: list[str], batch_size: int = 64) -> Iterator[list[Finding]]:
-        for doc in self.nlp.pipe(texts, batch_size=batch_size):
-            yield self.findings(doc)
+        """Findings per text. Docs live in a spaCy memory zone that is closed before the
+        results are returned, so strings added to the vocabulary by this batch are freed
+        and memory does not grow over a long stream."""
+        zone = getattr(self.nlp, "memory_zone", None)
+        if zone is None:  # spaCy < 3.8
+            return iter([self.findings(d) for d in self.nlp.pipe(texts, batch_size=batch_size)])
+        with zone():
+            out = [self.findings(d) for d in self.nlp.pipe(texts, batch_size=batch_size)]
+        return iter(out)
