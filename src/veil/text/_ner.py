@@ -45,9 +45,7 @@ _SIZE_RANK = {"trf": 4, "lg": 3, "md": 2, "sm": 1}
 
 # Words that statistical NER mistakes for names in clinical and technical text. Matched
 # case-insensitively against the whole span; extend per deployment with ``allow_list``.
-NOT_NAMES = frozenset(
-    w.lower()
-    for w in """
+_NOT_NAMES_TEXT = """
     CV Neuro Foley Resp Pulm GI GU Renal ID Heme Endo Psych Skin Ext HEENT Abd Lungs Heart
     CXR ECG EKG MRI CT ICU CCU MICU SICU NICU ED ER OR PACU NPO PRN BID TID QID QD QHS PO IV IM
     SQ SC NS LR KCl Lasix Vanc Zosyn Tylenol Coumadin Heparin Insulin Albuterol Atrovent Pt
@@ -64,12 +62,15 @@ NOT_NAMES = frozenset(
     MAE Driver Drivers Licence License Passport Customer Patient Client Tenant Applicant
     SSN DOB MRN DL ID EIN TIN ITIN IBAN URL IP MAC Email Phone Tel Fax Cell Mobile Zip
     Python Java Linux Windows Docker Kubernetes API SDK JSON YAML SQL HTTP HTTPS TLS
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
+    """
+NOT_NAMES = frozenset(w.lower() for w in _NOT_NAMES_TEXT.split())
 # Words that open a PERSON span without being part of the name ("Customer Jane Roe").
-_ROLE_WORDS = frozenset(
-    ["customer", "patient", "pt", "client", "tenant", "applicant", "dear", "hi", "hello", "hey", "daughter", "son", "wife", "husband", "mother", "father", "sister", "brother", "nurse", "doctor", "attending", "resident", "caller", "user", "member", "employee", "contact", "from", "to", "cc", "attn"]
+_ROLE_TEXT = (
+    "customer patient pt client tenant applicant dear hi hello hey daughter son wife husband "
+    "mother father sister brother nurse doctor attending resident caller user member "
+    "employee contact from to cc attn"
 )
+_ROLE_WORDS = frozenset(_ROLE_TEXT.split())
 _TITLES = re.compile(
     r"^(?:(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Rev|Fr|Sr|Jr)\.?\s+)+", re.IGNORECASE
 )
