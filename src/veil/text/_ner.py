@@ -82,8 +82,8 @@ def _installed_models() -> list[str]:
     return sorted(spacy.util.get_installed_models())
 
 
-def best_english_model(installed: Iterable[str] | None = None) -> str | None:
-    """The largest installed English spaCy pipeline (trf > lg > md > sm), or ``None``.
+def best_english_model(installed: Iterable[str] | None = None, language: str = "en") -> str | None:
+    """The largest installed spaCy pipeline for ``language`` (trf > lg > md > sm), or ``None``.
 
     Examples
     --------
@@ -91,7 +91,7 @@ def best_english_model(installed: Iterable[str] | None = None) -> str | None:
     'en_core_web_md'
     """
     names = list(installed) if installed is not None else _installed_models()
-    english = [n for n in names if n.startswith("en_")]
+    english = [n for n in names if n.startswith(f"{language}_")]
     if not english:
         return None
 
@@ -102,13 +102,13 @@ def best_english_model(installed: Iterable[str] | None = None) -> str | None:
     return max(english, key=rank)
 
 
-def _resolve_model(name: str | None) -> str:
+def _resolve_model(name: str | None, language: str = "en") -> str:
     installed = _installed_models()
     if name is None:
-        best = best_english_model(installed)
+        best = best_english_model(installed, language)
         if best is None:
             raise InputError(
-                "NER needs an English spaCy model, and none is installed",
+                f"NER needs a spaCy model for language {language!r}, and none is installed",
                 hint="pip install en-core-web-sm (or set ner: false for regex-only detection)",
             )
         return best
@@ -125,12 +125,12 @@ def _resolve_model(name: str | None) -> str:
 
 
 @functools.cache
-def load_spacy(name: str | None = None) -> tuple[Any, str]:
+def load_spacy(name: str | None = None, language: str = "en") -> tuple[Any, str]:
     """Load a spaCy pipeline with only NER (and what NER listens to); return it and its name."""
     from veil._deps import require
 
     spacy = require("spacy", extra="text", purpose="named-entity recognition")
-    resolved = _resolve_model(name)
+    resolved = _resolve_model(name, language)
     nlp = spacy.load(
         resolved,
         exclude=[
@@ -226,8 +226,8 @@ class SpacyNerRecognizer(Recognizer):
     entities = ("PERSON", "ORGANIZATION", "LOCATION", "NRP", "DATE_TIME")
     tier = 2
 
-    def __init__(self, model: str | None = None, score: float = 0.85) -> None:
-        self.nlp, self.model_name = load_spacy(model)
+    def __init__(self, model: str | None = None, score: float = 0.85, language: str = "en") -> None:
+        self.nlp, self.model_name = load_spacy(model, language)
         self.score = score
 
     def findings(self, doc: Any) -> list[Finding]:
