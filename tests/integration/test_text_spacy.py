@@ -9,6 +9,11 @@ from veil.policy import Policy, TextConfig
 from veil.text import TextAnalyzer, evaluate_spans, load_gold
 from veil.text._ner import best_english_model
 
+# spaCy imports typer, which imports a name click deprecates; not ours to fix
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:'click\\.utils\\.\\w+' is deprecated:DeprecationWarning"
+)
+
 GOLD = Path(__file__).resolve().parents[1] / "data" / "text_corpus.jsonl"
 
 
