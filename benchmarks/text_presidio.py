@@ -208,7 +208,7 @@ def speed(model: str, texts: list[str], processes: list[int]) -> dict[str, Any]:
 
 
 def _write_jsonl(path: Path, target_mb: float, seed: int) -> int:
-    recs = generate_corpus(400, seed=seed)
+    recs = generate_corpus(3000, seed=seed)  # many distinct names, numbers and addresses
     filler = (
         " The follow-up visit went as planned and the notes were filed with the usual forms. "
     ) * 20

@@ -1,12 +1,16 @@
 """Hosting real Presidio recognizers, and keeping Presidio from logging values."""
 
 import logging
+import warnings
 
 import pytest
 
 from veil.text import PresidioRecognizer, TextAnalyzer, TextRedactor, make_operator
 
-presidio_analyzer = pytest.importorskip("presidio_analyzer")
+with warnings.catch_warnings():
+    # presidio imports spaCy, which imports typer, which imports a name click deprecates
+    warnings.simplefilter("ignore", DeprecationWarning)
+    presidio_analyzer = pytest.importorskip("presidio_analyzer")
 
 
 def test_presidio_pattern_recognizer_is_hosted() -> None:

@@ -9,6 +9,11 @@ from veil.policy import Policy, TextConfig
 from veil.text import TextAnalyzer, evaluate_spans, load_gold
 from veil.text._ner import best_english_model
 
+# spaCy imports typer, which imports a name click deprecates; not ours to fix
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:'click\\.utils\\.\\w+' is deprecated:DeprecationWarning"
+)
+
 GOLD = Path(__file__).resolve().parents[1] / "data" / "text_corpus.jsonl"
 
 
@@ -143,3 +148,10 @@ def test_run_policy_end_to_end(tmp_path: Path) -> None:
     result = run_policy(_policy(tmp_path), out_dir=tmp_path / "out")
     assert result.data["notes"].tolist() == ["SSN <US_SSN>"]
     assert result.report["summary"]["text_spans_replaced"] == 1
+
+
+def test_language_without_model_is_an_input_error() -> None:
+    from veil import InputError
+
+    with pytest.raises(InputError, match="'xx'"):
+        TextAnalyzer.from_config(TextConfig(language="xx"))

@@ -31,7 +31,12 @@ _Model = Annotated[
 _NoNer = Annotated[bool, typer.Option("--no-ner", help="Regex and validated recognizers only.")]
 _Threshold = Annotated[float, typer.Option("--threshold", min=0, max=1, help="Minimum score.")]
 _Column = Annotated[str | None, typer.Option("--column", "-c", help="Text column / field.")]
-_Batch = Annotated[int, typer.Option("--batch-size", min=1, help="Records per batch.")]
+_Batch = Annotated[
+    int,
+    typer.Option(
+        "--batch-size", min=1, help="Records read and written per batch (NER runs 32 at a time)."
+    ),
+]
 _Procs = Annotated[int, typer.Option("--processes", "-p", min=1, help="Worker processes.")]
 _Json = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
 
@@ -109,7 +114,7 @@ def redact(
         return [
             r.text
             for r in redactor.redact_batch(
-                texts, batch_size=min(batch_size, 256), n_process=processes
+                texts, batch_size=min(batch_size, 32), n_process=processes
             )
         ]
 
@@ -173,7 +178,7 @@ def detect(
         ):
             for batch in iter_text_batches(input, column=column, batch_size=batch_size):
                 found = analyzer.analyze_batch(
-                    batch.texts, batch_size=min(batch_size, 256), n_process=processes
+                    batch.texts, batch_size=min(batch_size, 32), n_process=processes
                 )
                 for fs in found:
                     counts.update(f.entity_type for f in fs)

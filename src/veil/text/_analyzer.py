@@ -308,7 +308,7 @@ class TextAnalyzer:
         if use_ner:
             from veil.text._ner import SpacyNerRecognizer
 
-            ner_rec = SpacyNerRecognizer(model or cfg.model)
+            ner_rec = SpacyNerRecognizer(model or cfg.model, language=cfg.language)
         return cls(
             recs,
             ner=ner_rec,

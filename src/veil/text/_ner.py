@@ -45,9 +45,7 @@ _SIZE_RANK = {"trf": 4, "lg": 3, "md": 2, "sm": 1}
 
 # Words that statistical NER mistakes for names in clinical and technical text. Matched
 # case-insensitively against the whole span; extend per deployment with ``allow_list``.
-NOT_NAMES = frozenset(
-    w.lower()
-    for w in """
+_NOT_NAMES_TEXT = """
     CV Neuro Foley Resp Pulm GI GU Renal ID Heme Endo Psych Skin Ext HEENT Abd Lungs Heart
     CXR ECG EKG MRI CT ICU CCU MICU SICU NICU ED ER OR PACU NPO PRN BID TID QID QD QHS PO IV IM
     SQ SC NS LR KCl Lasix Vanc Zosyn Tylenol Coumadin Heparin Insulin Albuterol Atrovent Pt
@@ -64,44 +62,15 @@ NOT_NAMES = frozenset(
     MAE Driver Drivers Licence License Passport Customer Patient Client Tenant Applicant
     SSN DOB MRN DL ID EIN TIN ITIN IBAN URL IP MAC Email Phone Tel Fax Cell Mobile Zip
     Python Java Linux Windows Docker Kubernetes API SDK JSON YAML SQL HTTP HTTPS TLS
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
+    """
+NOT_NAMES = frozenset(w.lower() for w in _NOT_NAMES_TEXT.split())
 # Words that open a PERSON span without being part of the name ("Customer Jane Roe").
-_ROLE_WORDS = frozenset(
-    [
-        "customer",
-        "patient",
-        "pt",
-        "client",
-        "tenant",
-        "applicant",
-        "dear",
-        "hi",
-        "hello",
-        "hey",
-        "daughter",
-        "son",
-        "wife",
-        "husband",
-        "mother",
-        "father",
-        "sister",
-        "brother",
-        "nurse",
-        "doctor",
-        "attending",
-        "resident",
-        "caller",
-        "user",
-        "member",
-        "employee",
-        "contact",
-        "from",
-        "to",
-        "cc",
-        "attn",
-    ]
+_ROLE_TEXT = (
+    "customer patient pt client tenant applicant dear hi hello hey daughter son wife husband "
+    "mother father sister brother nurse doctor attending resident caller user member "
+    "employee contact from to cc attn"
 )
+_ROLE_WORDS = frozenset(_ROLE_TEXT.split())
 _TITLES = re.compile(
     r"^(?:(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Rev|Fr|Sr|Jr)\.?\s+)+", re.IGNORECASE
 )
@@ -113,8 +82,8 @@ def _installed_models() -> list[str]:
     return sorted(spacy.util.get_installed_models())
 
 
-def best_english_model(installed: Iterable[str] | None = None) -> str | None:
-    """The largest installed English spaCy pipeline (trf > lg > md > sm), or ``None``.
+def best_english_model(installed: Iterable[str] | None = None, language: str = "en") -> str | None:
+    """The largest installed spaCy pipeline for ``language`` (trf > lg > md > sm), or ``None``.
 
     Examples
     --------
@@ -122,7 +91,7 @@ def best_english_model(installed: Iterable[str] | None = None) -> str | None:
     'en_core_web_md'
     """
     names = list(installed) if installed is not None else _installed_models()
-    english = [n for n in names if n.startswith("en_")]
+    english = [n for n in names if n.startswith(f"{language}_")]
     if not english:
         return None
 
@@ -133,13 +102,13 @@ def best_english_model(installed: Iterable[str] | None = None) -> str | None:
     return max(english, key=rank)
 
 
-def _resolve_model(name: str | None) -> str:
+def _resolve_model(name: str | None, language: str = "en") -> str:
     installed = _installed_models()
     if name is None:
-        best = best_english_model(installed)
+        best = best_english_model(installed, language)
         if best is None:
             raise InputError(
-                "NER needs an English spaCy model, and none is installed",
+                f"NER needs a spaCy model for language {language!r}, and none is installed",
                 hint="pip install en-core-web-sm (or set ner: false for regex-only detection)",
             )
         return best
@@ -156,12 +125,12 @@ def _resolve_model(name: str | None) -> str:
 
 
 @functools.cache
-def load_spacy(name: str | None = None) -> tuple[Any, str]:
+def load_spacy(name: str | None = None, language: str = "en") -> tuple[Any, str]:
     """Load a spaCy pipeline with only NER (and what NER listens to); return it and its name."""
     from veil._deps import require
 
     spacy = require("spacy", extra="text", purpose="named-entity recognition")
-    resolved = _resolve_model(name)
+    resolved = _resolve_model(name, language)
     nlp = spacy.load(
         resolved,
         exclude=[
@@ -257,8 +226,8 @@ class SpacyNerRecognizer(Recognizer):
     entities = ("PERSON", "ORGANIZATION", "LOCATION", "NRP", "DATE_TIME")
     tier = 2
 
-    def __init__(self, model: str | None = None, score: float = 0.85) -> None:
-        self.nlp, self.model_name = load_spacy(model)
+    def __init__(self, model: str | None = None, score: float = 0.85, language: str = "en") -> None:
+        self.nlp, self.model_name = load_spacy(model, language)
         self.score = score
 
     def findings(self, doc: Any) -> list[Finding]:
@@ -296,8 +265,15 @@ class SpacyNerRecognizer(Recognizer):
         return out
 
     def analyze(self, text: str) -> list[Finding]:
-        return self.findings(self.nlp(text))
+        return next(self.analyze_many([text], batch_size=1))
 
     def analyze_many(self, texts: list[str], batch_size: int = 64) -> Iterator[list[Finding]]:
-        for doc in self.nlp.pipe(texts, batch_size=batch_size):
-            yield self.findings(doc)
+        """Findings per text. Docs live in a spaCy memory zone that is closed before the
+        results are returned, so strings added to the vocabulary by this batch are freed
+        and memory does not grow over a long stream."""
+        zone = getattr(self.nlp, "memory_zone", None)
+        if zone is None:  # spaCy < 3.8
+            return iter([self.findings(d) for d in self.nlp.pipe(texts, batch_size=batch_size)])
+        with zone():
+            out = [self.findings(d) for d in self.nlp.pipe(texts, batch_size=batch_size)]
+        return iter(out)
