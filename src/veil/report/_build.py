@@ -16,6 +16,7 @@ from veil._version import __version__
 
 if TYPE_CHECKING:
     from veil.pipeline import RunContext
+    from veil.policy import Policy
 
 __all__ = ["REPORT_VERSION", "build_report", "schema"]
 
@@ -30,6 +31,29 @@ def schema() -> dict[str, Any]:
     text = (files("veil.report") / "schema.json").read_text(encoding="utf-8")
     result: dict[str, Any] = json.loads(text)
     return result
+
+
+def policy_for_report(policy: Policy) -> dict[str, Any]:
+    """The policy as JSON, with the parts that can hold data values replaced by counts.
+
+    Allow and deny lists hold literal terms (often names) and custom patterns may embed
+    literal values: the report says how many there are, never what they are.
+    """
+    dumped: dict[str, Any] = policy.model_dump(mode="json", exclude={"base_dir"})
+    for column in dumped.get("columns", {}).values():
+        text = column.get("text")
+        if not isinstance(text, dict):
+            continue
+        for key in ("allow_list", "deny_list"):
+            if text.get(key):
+                text[key] = f"<{len(text[key])} term(s) withheld>"
+        if text.get("patterns"):
+            text["patterns"] = [
+                {k: v for k, v in p.items() if k in ("name", "entity", "entity_type", "score")}
+                | {"regex": "<withheld>"}
+                for p in text["patterns"]
+            ]
+    return dumped
 
 
 def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
@@ -81,7 +105,7 @@ def build_report(
         "veil_version": __version__,
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
-        "policy": ctx.policy.model_dump(mode="json", exclude={"base_dir"}),
+        "policy": policy_for_report(ctx.policy),
         "stages": stages,
         "timings": timings,
         "summary": summary,
