@@ -1,3 +1,29 @@
-"""veil.synth"""
+"""veil.synth: synthetic tables (Gaussian copula; MST and AIM with differential privacy on
+mbi; a TVAE, optionally trained with DP-SGD) and their evaluation (quality, ML efficacy,
+privacy). Heavy dependencies (jax/mbi, torch/opacus, opendp) load only when used."""
 
-__all__: list[str] = []
+from veil.synth._base import Synthesizer, load_synthesizer, synthesizers
+from veil.synth._constraints import (
+    AllowedCombinations,
+    Constraint,
+    Inequality,
+    Range,
+    parse_constraint,
+)
+from veil.synth._copula import GaussianCopulaSynthesizer
+from veil.synth._schema import ColumnSpec, TableSchema, infer_schema
+
+__all__ = [
+    "AllowedCombinations",
+    "ColumnSpec",
+    "Constraint",
+    "GaussianCopulaSynthesizer",
+    "Inequality",
+    "Range",
+    "Synthesizer",
+    "TableSchema",
+    "infer_schema",
+    "load_synthesizer",
+    "parse_constraint",
+    "synthesizers",
+]
