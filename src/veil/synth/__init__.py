@@ -11,14 +11,17 @@ from veil.synth._constraints import (
     parse_constraint,
 )
 from veil.synth._copula import GaussianCopulaSynthesizer
+from veil.synth._marginal import AIMSynthesizer, MSTSynthesizer
 from veil.synth._schema import ColumnSpec, TableSchema, infer_schema
 
 __all__ = [
+    "AIMSynthesizer",
     "AllowedCombinations",
     "ColumnSpec",
     "Constraint",
     "GaussianCopulaSynthesizer",
     "Inequality",
+    "MSTSynthesizer",
     "Range",
     "Synthesizer",
     "TableSchema",
