@@ -13,6 +13,7 @@ from veil.synth._constraints import (
 from veil.synth._copula import GaussianCopulaSynthesizer
 from veil.synth._marginal import AIMSynthesizer, MSTSynthesizer
 from veil.synth._schema import ColumnSpec, TableSchema, infer_schema
+from veil.synth._tvae import TVAESynthesizer
 
 __all__ = [
     "AIMSynthesizer",
@@ -24,6 +25,7 @@ __all__ = [
     "MSTSynthesizer",
     "Range",
     "Synthesizer",
+    "TVAESynthesizer",
     "TableSchema",
     "infer_schema",
     "load_synthesizer",
