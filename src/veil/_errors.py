@@ -11,6 +11,7 @@ exit code the CLI returns for it::
     ├── KeyMissingError (PermissionError)       exit 2   a transform needs a secret it lacks
     ├── MissingDependencyError (ImportError)    exit 1   an optional extra is not installed
     ├── StageUnavailableError (NotImplementedError)  exit 2   a policy asks for a stage not built
+    ├── LedgerUnavailableError (ConnectionError) exit 1  the budget ledger cannot be reached or is locked
     ├── PrivacyBudgetExceeded (RuntimeError)    exit 3   a spend would overspend the budget
     ├── PrivacyRequirementNotMet (RuntimeError) exit 4   no release satisfies the models
     └── VerificationError (AssertionError)      exit 4   the released table failed its re-check
@@ -24,6 +25,7 @@ from __future__ import annotations
 __all__ = [
     "InputError",
     "KeyMissingError",
+    "LedgerUnavailableError",
     "MissingDependencyError",
     "PolicyError",
     "PrivacyBudgetExceeded",
@@ -113,6 +115,15 @@ class StageUnavailableError(VeilError, NotImplementedError):
     """The policy asks for a pipeline stage that this version of veil does not provide."""
 
     exit_code = 2
+
+
+class LedgerUnavailableError(VeilError, ConnectionError):
+    """The privacy-budget ledger database cannot be reached, is locked, or is not a ledger.
+
+    Nothing was spent: a spend is recorded in one transaction or not at all.
+    """
+
+    exit_code = 1
 
 
 class PrivacyBudgetExceeded(VeilError, RuntimeError):

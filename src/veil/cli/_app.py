@@ -36,6 +36,7 @@ _COMMAND_MODULES = [
     "veil.cli._run",
     "veil.cli._policy",
     "veil.cli._keys",
+    "veil.cli._budget",
     "veil.cli._synth",
 ]
 

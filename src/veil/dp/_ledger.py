@@ -1,0 +1,788 @@
+"""The persistent privacy-budget ledger: one place that knows what has been spent on a dataset.
+
+Privacy unit and semantics: a dataset (a name plus an optional content fingerprint) has a
+total (epsilon, delta). Every differentially private release computed on it is a *spend*
+recorded before its noisy result is computed. The ledger refuses a spend that would make the
+composed total exceed the budget under the dataset's composition (``basic``, ``rdp`` or
+``prv``, see :mod:`veil.dp._composition`), by raising :class:`~veil.PrivacyBudgetExceeded`.
+
+Concurrency: a spend is one database transaction that first locks the dataset (``BEGIN
+IMMEDIATE`` on SQLite, ``SELECT ... FOR UPDATE`` on PostgreSQL), then reads the history,
+checks the budget and writes the spend. Any number of processes spending at once are
+serialized on that lock and never exceed the total together. A process killed at any moment
+leaves the whole spend or nothing (the database rolls back an unfinished transaction).
+
+:meth:`BudgetLedger.charge` reserves a spend before the caller computes anything and commits
+it when the caller's block ends normally; a block that raises removes the reservation (the
+noisy result never left the process). A reservation whose process died stays counted (its
+result may have been released) and shows as ``reserved`` in the history until someone who
+knows the result was never released calls :meth:`BudgetLedger.release`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import json
+import logging
+import math
+import os
+import socket
+import uuid
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from veil._errors import InputError, LedgerUnavailableError, PrivacyBudgetExceeded
+from veil.dp._composition import (
+    COMPOSITIONS,
+    Composed,
+    check_declared,
+    compose,
+    validate_curve,
+)
+from veil.dp._store import LedgerTables, default_ledger_url, make_engine, redact_url
+
+__all__ = ["BudgetLedger", "BudgetStatus", "Spend", "SpendRequest"]
+
+log = logging.getLogger(__name__)
+
+# Relative slack for float rounding of sums (50 spends of 0.02 sum to 1.0000000000000002).
+_REL_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One entry of a dataset's history (or, with ``dry_run``, one that would be made)."""
+
+    id: str | None
+    dataset: str
+    epsilon: float
+    delta: float
+    mechanism: str
+    what: str
+    who: str
+    curve: dict[str, Any] | None = None
+    status: str = "committed"  # committed | reserved | dry-run
+    seq: int | None = None
+    created_at: dt.datetime | None = None
+    committed_at: dt.datetime | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "seq": self.seq,
+            "dataset": self.dataset,
+            "who": self.who,
+            "what": self.what,
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "curve": self.curve,
+            "status": self.status,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+            "committed_at": self.committed_at.isoformat() if self.committed_at else None,
+        }
+
+
+@dataclass(frozen=True)
+class SpendRequest:
+    """One spend to make, for :meth:`BudgetLedger.charge_many`."""
+
+    epsilon: float
+    delta: float
+    what: str
+    mechanism: str
+    who: str | None = None
+    curve: dict[str, Any] | str | None = None
+
+
+@dataclass(frozen=True)
+class BudgetStatus:
+    """A dataset's budget, what has been spent under each composition, and what is left."""
+
+    dataset: str
+    fingerprint: str | None
+    composition: str
+    epsilon_total: float
+    delta_total: float
+    spent: dict[str, Composed] = field(default_factory=dict)  # composition -> composed total
+    n_spends: int = 0
+    n_reserved: int = 0
+
+    @property
+    def enforced(self) -> Composed:
+        return self.spent[self.composition]
+
+    @property
+    def remaining(self) -> tuple[float, float]:
+        """(epsilon, delta) left under the enforced composition (never negative)."""
+        c = self.enforced
+        used = c.delta if c.delta_used is None else c.delta_used
+        return (max(0.0, self.epsilon_total - c.epsilon), max(0.0, self.delta_total - used))
+
+    def as_dict(self) -> dict[str, Any]:
+        eps_left, delta_left = self.remaining
+        return {
+            "dataset": self.dataset,
+            "fingerprint": self.fingerprint,
+            "composition": self.composition,
+            "total": {"epsilon": self.epsilon_total, "delta": self.delta_total},
+            "spent": {k: v.as_dict() for k, v in self.spent.items()},
+            "remaining": {"epsilon": eps_left, "delta": delta_left},
+            "n_spends": self.n_spends,
+            "n_reserved": self.n_reserved,
+        }
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _default_who() -> str:
+    try:
+        user = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name in some containers
+        user = f"uid{os.getuid()}" if hasattr(os, "getuid") else "unknown"
+    return f"{user}@{socket.gethostname()}"
+
+
+def _check_eps_delta(epsilon: float, delta: float, *, total: bool) -> tuple[float, float]:
+    for name, v in (("epsilon", epsilon), ("delta", delta)):
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise InputError(f"{name} must be a finite number, got {type(v).__name__}")
+    epsilon, delta = float(epsilon), float(delta)
+    if epsilon < 0 or (total and epsilon == 0):
+        raise InputError(f"epsilon must be {'>' if total else '>='} 0", hint="e.g. --epsilon 1.0")
+    if not 0 <= delta < 1:
+        raise InputError("delta must be in [0, 1)", hint="e.g. --delta 1e-6")
+    if not total and epsilon == 0 and delta == 0:
+        raise InputError("a spend needs epsilon > 0 or delta > 0")
+    return epsilon, delta
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not name.strip() or len(name) > 255:
+        raise InputError("a dataset name must be a non-empty string of at most 255 characters")
+    return name
+
+
+class BudgetLedger:
+    """A persistent, concurrency-safe privacy-budget ledger (SQLite or PostgreSQL).
+
+    Parameters
+    ----------
+    url
+        SQLAlchemy URL of the ledger database. ``None``: ``$VEIL_LEDGER_URL``, else a SQLite
+        file under ``platformdirs.user_data_dir("veil")``.
+    table_prefix
+        Prefix of the ledger's tables (several ledgers can share one database).
+    busy_timeout
+        Seconds to wait for another process's lock before failing with
+        :class:`~veil.LedgerUnavailableError` (nothing is spent then).
+
+    Examples
+    --------
+    >>> ledger = BudgetLedger("sqlite:///:memory:")
+    >>> ledger.init("adult", epsilon=2.0, delta=1e-6)
+    >>> with ledger.charge("adult", epsilon=0.5, what="mean age", mechanism="laplace") as s:
+    ...     pass  # compute the noisy result here
+    >>> ledger.remaining("adult")
+    (1.5, 1e-06)
+    >>> ledger.spend("adult", epsilon=2.0, what="too much")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    veil._errors.PrivacyBudgetExceeded: ...
+    """
+
+    def __init__(
+        self, url: str | None = None, *, table_prefix: str = "veil_", busy_timeout: float = 30.0
+    ) -> None:
+        self.url = url or default_ledger_url()
+        self.table_prefix = table_prefix
+        self.busy_timeout = busy_timeout
+        self._tables = LedgerTables(table_prefix)
+        self._engine: Engine | None = None
+        # Test hook: called inside the spend transaction, after the insert, before commit.
+        self._before_commit: Callable[[], None] | None = None
+
+    # ------------------------------------------------------------------ plumbing
+
+    def __repr__(self) -> str:
+        return f"BudgetLedger({redact_url(self.url)!r})"
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            engine = make_engine(self.url, busy_timeout=self.busy_timeout)
+            # Close pooled connections when the ledger is garbage-collected unclosed.
+            self._finalizer = weakref.finalize(self, engine.dispose)
+            with self._db_errors("open"):
+                try:
+                    self._tables.create(engine)
+                except BaseException:
+                    engine.dispose()
+                    raise
+            self._engine = engine
+        return self._engine
+
+    def close(self) -> None:
+        """Release the database connections."""
+        if self._engine is not None:
+            self._finalizer()
+            self._engine = None
+
+    def __enter__(self) -> BudgetLedger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _db_errors(self, action: str) -> Iterator[None]:
+        try:
+            yield
+        except sa.exc.OperationalError as exc:
+            text = str(exc.orig).lower() if exc.orig is not None else ""
+            if "locked" in text or "busy" in text or "lock timeout" in text:
+                raise LedgerUnavailableError(
+                    f"the ledger {redact_url(self.url)} is locked by another process "
+                    f"(waited {self.busy_timeout:g} s); nothing was {action}ed",
+                    hint="retry later, or raise busy_timeout",
+                ) from None
+            raise LedgerUnavailableError(
+                f"cannot reach the ledger {redact_url(self.url)} "
+                f"({type(exc.orig).__name__ if exc.orig is not None else 'error'}); "
+                f"nothing was {action}ed",
+                hint="check the --ledger URL, that the server runs and that you may connect",
+            ) from None
+        except sa.exc.DatabaseError as exc:
+            raise LedgerUnavailableError(
+                f"the ledger {redact_url(self.url)} failed ({type(exc.orig).__name__}); "
+                f"nothing was {action}ed",
+                hint="is the URL a veil ledger? check the database's health",
+            ) from None
+
+    @contextmanager
+    def _locked(
+        self, dataset: str, action: str, *, durable: bool = True
+    ) -> Iterator[tuple[Connection, Any]]:
+        """A transaction holding the dataset's lock, and the dataset's row.
+
+        ``durable=False`` lets SQLite skip the fsync at commit (WAL ``synchronous=NORMAL``:
+        still safe against a killed process, not against power loss). Only for changes whose
+        loss is safe: turning a reservation into a committed spend, or removing one (a lost
+        change leaves the reservation counted).
+        """
+        _check_name(dataset)
+        t = self._tables
+        with (
+            self._db_errors(action),
+            self.engine.connect() as raw,
+            raw.execution_options(sqlite_sync="FULL" if durable else "NORMAL").begin(),
+        ):
+            conn = raw
+            stmt = sa.select(t.datasets).where(t.datasets.c.name == dataset)
+            if conn.dialect.name == "postgresql":
+                stmt = stmt.with_for_update()
+            row = conn.execute(stmt).first()
+            if row is None:
+                raise InputError(
+                    f"no budget for dataset {dataset!r} in this ledger",
+                    hint=f"create one: veil budget init {dataset} --epsilon E --delta D",
+                )
+            yield conn, row
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        """A read-only connection (a deferred transaction on SQLite: it takes no write lock)."""
+        with self._db_errors("read"), self.engine.connect() as conn:
+            yield conn.execution_options(sqlite_begin="DEFERRED")
+
+    # ------------------------------------------------------------------ budget setup
+
+    def init(
+        self,
+        dataset: str,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        fingerprint: str | None = None,
+        composition: str = "basic",
+        who: str | None = None,
+        exist_ok: bool = False,
+    ) -> None:
+        """Give ``dataset`` a total budget of (``epsilon``, ``delta``).
+
+        Parameters
+        ----------
+        fingerprint
+            Content hash of the data (see :func:`veil.dp.fingerprint_frame`); queries that
+            pass a different one are refused.
+        composition
+            How spends compose: ``basic`` (plain sum), ``rdp`` or ``prv`` (tighter where
+            spends carry privacy curves). Enforced for every later spend.
+        exist_ok
+            With the same budget already recorded, do nothing instead of failing.
+        """
+        _check_name(dataset)
+        epsilon, delta = _check_eps_delta(epsilon, delta, total=True)
+        if composition not in COMPOSITIONS:
+            raise InputError(
+                f"unknown composition {composition!r}",
+                hint=f"use one of: {', '.join(COMPOSITIONS)}",
+            )
+        t = self._tables
+        with self._db_errors("initializ"), self.engine.begin() as conn:
+            existing = conn.execute(
+                sa.select(t.datasets).where(t.datasets.c.name == dataset)
+            ).first()
+            if existing is not None:
+                same = (
+                    existing.epsilon_total == epsilon
+                    and existing.delta_total == delta
+                    and existing.composition == composition
+                    and (fingerprint is None or existing.fingerprint == fingerprint)
+                )
+                if exist_ok and same:
+                    return
+                raise InputError(
+                    f"dataset {dataset!r} already has a budget in this ledger",
+                    hint="budgets are never reset; use a new dataset name for new data",
+                )
+            try:
+                conn.execute(
+                    sa.insert(t.datasets).values(
+                        name=dataset,
+                        fingerprint=fingerprint,
+                        epsilon_total=epsilon,
+                        delta_total=delta,
+                        composition=composition,
+                        epsilon_sum=0.0,
+                        delta_sum=0.0,
+                        n_spends=0,
+                        created_at=_now(),
+                        created_by=who or _default_who(),
+                    )
+                )
+            except sa.exc.IntegrityError:
+                raise InputError(
+                    f"dataset {dataset!r} already has a budget in this ledger",
+                    hint="budgets are never reset; use a new dataset name for new data",
+                ) from None
+
+    def datasets(self) -> list[str]:
+        """Names of the datasets that have a budget."""
+        t = self._tables
+        with self._reading() as conn:
+            return [
+                r[0] for r in conn.execute(sa.select(t.datasets.c.name).order_by(t.datasets.c.name))
+            ]
+
+    # ------------------------------------------------------------------ reading
+
+    def _history_rows(self, conn: Connection, dataset_id: int) -> list[Any]:
+        t = self._tables
+        return list(
+            conn.execute(
+                sa.select(t.spends)
+                .where(t.spends.c.dataset_id == dataset_id)
+                .order_by(t.spends.c.seq)
+            )
+        )
+
+    def _status(
+        self,
+        row: Any,
+        rows: list[Any],
+        extra: list[tuple[float, float, Any]] | None = None,
+        *,
+        all_compositions: bool = True,
+    ) -> BudgetStatus:
+        triples = [(r.epsilon, r.delta, r.curve) for r in rows] + list(extra or [])
+        spent = {"basic": compose(triples, "basic", delta_total=row.delta_total)}
+        names = {row.composition}
+        if all_compositions and any(c is not None for _, _, c in triples):
+            names.update(COMPOSITIONS)
+        for name in COMPOSITIONS:
+            if name != "basic" and name in names:
+                spent[name] = compose(triples, name, delta_total=row.delta_total)
+        return BudgetStatus(
+            dataset=row.name,
+            fingerprint=row.fingerprint,
+            composition=row.composition,
+            epsilon_total=row.epsilon_total,
+            delta_total=row.delta_total,
+            spent=spent,
+            n_spends=len(triples),
+            n_reserved=sum(1 for r in rows if r.status == "reserved"),
+        )
+
+    def status(self, dataset: str) -> BudgetStatus:
+        """The dataset's budget, its spent totals under each composition and what is left."""
+        _check_name(dataset)
+        t = self._tables
+        with self._reading() as conn:
+            row = conn.execute(sa.select(t.datasets).where(t.datasets.c.name == dataset)).first()
+            if row is None:
+                raise InputError(
+                    f"no budget for dataset {dataset!r} in this ledger",
+                    hint=f"create one: veil budget init {dataset} --epsilon E --delta D",
+                )
+            rows = self._history_rows(conn, row.id)
+        return self._status(row, rows)
+
+    def remaining(self, dataset: str) -> tuple[float, float]:
+        """(epsilon, delta) left under the dataset's enforced composition."""
+        return self.status(dataset).remaining
+
+    def history(self, dataset: str) -> list[Spend]:
+        """Every spend recorded on ``dataset``, oldest first (reservations included)."""
+        _check_name(dataset)
+        t = self._tables
+        with self._reading() as conn:
+            row = conn.execute(sa.select(t.datasets).where(t.datasets.c.name == dataset)).first()
+            if row is None:
+                raise InputError(
+                    f"no budget for dataset {dataset!r} in this ledger",
+                    hint=f"create one: veil budget init {dataset} --epsilon E --delta D",
+                )
+            rows = self._history_rows(conn, row.id)
+        return [self._spend_from_row(dataset, r) for r in rows]
+
+    @staticmethod
+    def _spend_from_row(dataset: str, r: Any) -> Spend:
+        def aware(x: dt.datetime | None) -> dt.datetime | None:
+            if x is not None and x.tzinfo is None:  # SQLite returns naive datetimes
+                return x.replace(tzinfo=dt.UTC)
+            return x
+
+        return Spend(
+            id=r.id,
+            dataset=dataset,
+            epsilon=r.epsilon,
+            delta=r.delta,
+            mechanism=r.mechanism,
+            what=r.what,
+            who=r.who,
+            curve=json.loads(r.curve) if r.curve else None,
+            status=r.status,
+            seq=r.seq,
+            created_at=aware(r.created_at),
+            committed_at=aware(r.committed_at),
+        )
+
+    # ------------------------------------------------------------------ spending
+
+    def _prepare(self, req: SpendRequest) -> SpendRequest:
+        epsilon, delta = _check_eps_delta(req.epsilon, req.delta, total=False)
+        if not isinstance(req.what, str) or not req.what.strip():
+            raise InputError("a spend needs a description ('what'): what is being released")
+        mech = req.mechanism
+        if not isinstance(mech, str) or not mech.strip() or len(mech) > 64:
+            raise InputError("a spend needs a mechanism name of at most 64 characters")
+        curve_d = validate_curve(req.curve) if req.curve is not None else None
+        if curve_d is not None:
+            check_declared(epsilon, delta, curve_d)  # before taking the lock: may be slow
+        return SpendRequest(epsilon, delta, req.what, mech, req.who or _default_who(), curve_d)
+
+    def _record(
+        self,
+        dataset: str,
+        requests: list[SpendRequest],
+        *,
+        fingerprint: str | None,
+        status: str,
+        dry_run: bool,
+    ) -> list[Spend]:
+        """Check and record ``requests`` in one transaction: all of them or none."""
+        if not requests:
+            raise InputError("nothing to spend: no spends given")
+        reqs = [self._prepare(r) for r in requests]
+        new = [(r.epsilon, r.delta, r.curve) for r in reqs]
+        t = self._tables
+        with self._locked(dataset, "spent") as (conn, row):
+            if (
+                fingerprint is not None
+                and row.fingerprint is not None
+                and fingerprint != row.fingerprint
+            ):
+                raise InputError(
+                    f"the data does not match the fingerprint recorded for dataset {dataset!r}",
+                    hint="use the dataset the budget was created for, or init a new dataset name",
+                )
+            if row.composition == "basic":
+                # The plain sum needs only the running totals kept with the dataset's row.
+                last = conn.execute(
+                    sa.select(sa.func.max(t.spends.c.seq)).where(t.spends.c.dataset_id == row.id)
+                ).scalar()
+                eps_after = row.epsilon_sum + math.fsum(r.epsilon for r in reqs)
+                delta_after = row.delta_sum + math.fsum(r.delta for r in reqs)
+                before = (
+                    max(0.0, row.epsilon_total - row.epsilon_sum),
+                    max(0.0, row.delta_total - row.delta_sum),
+                )
+            else:
+                rows = self._history_rows(conn, row.id)
+                last = rows[-1].seq if rows else None
+                composed = self._status(row, rows, new, all_compositions=False).enforced
+                eps_after, delta_after = composed.epsilon, composed.delta
+                before = self._status(row, rows, all_compositions=False).remaining
+            eps_ok = eps_after <= row.epsilon_total * (1 + _REL_TOL)
+            delta_ok = delta_after <= row.delta_total * (1 + _REL_TOL)
+            if not (eps_ok and delta_ok):
+                eps_ask = math.fsum(r.epsilon for r in reqs)
+                delta_ask = math.fsum(r.delta for r in reqs)
+                raise PrivacyBudgetExceeded(
+                    f"spending epsilon={eps_ask:g}, delta={delta_ask:g} on {dataset!r} would "
+                    f"exceed its budget (epsilon={row.epsilon_total:g}, "
+                    f"delta={row.delta_total:g}; left under {row.composition} composition: "
+                    f"epsilon={before[0]:.6g}, delta={before[1]:.3g}); "
+                    "nothing was computed or recorded",
+                    hint="ask for less, or release from a new dataset with its own budget",
+                )
+            seq0 = (last or 0) + 1
+            now = _now()
+            spends = [
+                Spend(
+                    id=None if dry_run else uuid.uuid4().hex,
+                    dataset=dataset,
+                    epsilon=r.epsilon,
+                    delta=r.delta,
+                    mechanism=r.mechanism,
+                    what=r.what,
+                    who=r.who or "",
+                    curve=r.curve if isinstance(r.curve, dict) else None,
+                    status="dry-run" if dry_run else status,
+                    seq=seq0 + i,
+                    created_at=now,
+                    committed_at=now if status == "committed" and not dry_run else None,
+                )
+                for i, r in enumerate(reqs)
+            ]
+            if dry_run:
+                return spends  # nothing written; the transaction commits empty
+            holder = f"{socket.gethostname()}:{os.getpid()}" if status == "reserved" else None
+            conn.execute(
+                sa.insert(t.spends),
+                [
+                    {
+                        "id": sp.id,
+                        "dataset_id": row.id,
+                        "seq": sp.seq,
+                        "who": sp.who,
+                        "what": sp.what,
+                        "mechanism": sp.mechanism,
+                        "epsilon": sp.epsilon,
+                        "delta": sp.delta,
+                        "curve": json.dumps(sp.curve) if sp.curve is not None else None,
+                        "status": status,
+                        "created_at": sp.created_at,
+                        "committed_at": sp.committed_at,
+                        "holder": holder,
+                    }
+                    for sp in spends
+                ],
+            )
+            conn.execute(
+                sa.update(t.datasets)
+                .where(t.datasets.c.id == row.id)
+                .values(
+                    epsilon_sum=t.datasets.c.epsilon_sum + math.fsum(r.epsilon for r in reqs),
+                    delta_sum=t.datasets.c.delta_sum + math.fsum(r.delta for r in reqs),
+                    n_spends=t.datasets.c.n_spends + len(reqs),
+                )
+            )
+            if self._before_commit is not None:
+                self._before_commit()
+        return spends
+
+    def spend(
+        self,
+        dataset: str,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        what: str,
+        mechanism: str = "external",
+        who: str | None = None,
+        curve: dict[str, Any] | str | None = None,
+        fingerprint: str | None = None,
+        dry_run: bool = False,
+    ) -> Spend:
+        """Record a spend at once (a release already made, e.g. outside veil).
+
+        Raises
+        ------
+        PrivacyBudgetExceeded
+            The spend would exceed the budget; nothing is recorded.
+        LedgerUnavailableError
+            The ledger cannot be reached or stayed locked; nothing is recorded.
+        """
+        req = SpendRequest(epsilon, delta, what, mechanism, who, curve)
+        (spent,) = self._record(
+            dataset, [req], fingerprint=fingerprint, status="committed", dry_run=dry_run
+        )
+        return spent
+
+    @contextmanager
+    def charge(
+        self,
+        dataset: str,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        what: str,
+        mechanism: str,
+        who: str | None = None,
+        curve: dict[str, Any] | str | None = None,
+        fingerprint: str | None = None,
+        dry_run: bool = False,
+    ) -> Iterator[Spend]:
+        """Reserve a spend, run the caller's block, then commit it (or remove it on error).
+
+        The reservation is atomic and happens before the block runs, so a refused spend
+        raises :class:`~veil.PrivacyBudgetExceeded` before anything noisy is computed. With
+        ``dry_run`` the budget is checked, nothing is recorded, and the block still runs.
+
+        Examples
+        --------
+        >>> ledger = BudgetLedger("sqlite:///:memory:")
+        >>> ledger.init("d", epsilon=1.0)
+        >>> with ledger.charge("d", epsilon=0.25, what="count", mechanism="laplace") as s:
+        ...     s.status
+        'reserved'
+        >>> [h.status for h in ledger.history("d")]
+        ['committed']
+        """
+        req = SpendRequest(epsilon, delta, what, mechanism, who, curve)
+        with self.charge_many(dataset, [req], fingerprint=fingerprint, dry_run=dry_run) as (spend,):
+            yield spend
+
+    @contextmanager
+    def charge_many(
+        self,
+        dataset: str,
+        requests: list[SpendRequest],
+        *,
+        fingerprint: str | None = None,
+        dry_run: bool = False,
+    ) -> Iterator[list[Spend]]:
+        """Like :meth:`charge` for several spends reserved and committed together.
+
+        All of ``requests`` are checked against the budget as one composition and reserved
+        in one transaction (all or none); each gets its own history entry. A batch of
+        queries is answered either whole or not at all.
+        """
+        spends = self._record(
+            dataset, list(requests), fingerprint=fingerprint, status="reserved", dry_run=dry_run
+        )
+        if dry_run:
+            yield spends
+            return
+        try:
+            yield spends
+        except BaseException:
+            self._drop_reservations(dataset, spends)
+            raise
+        self._commit_reservations(dataset, spends)
+
+    def _drop_reservations(self, dataset: str, spends: list[Spend]) -> None:
+        t = self._tables
+        ids = [sp.id for sp in spends]
+        try:
+            with self._locked(dataset, "releas", durable=False) as (conn, row):
+                gone = list(
+                    conn.execute(
+                        sa.select(t.spends.c.epsilon, t.spends.c.delta).where(
+                            t.spends.c.id.in_(ids), t.spends.c.status == "reserved"
+                        )
+                    )
+                )
+                conn.execute(
+                    sa.delete(t.spends).where(
+                        t.spends.c.id.in_(ids), t.spends.c.status == "reserved"
+                    )
+                )
+                if gone:
+                    conn.execute(
+                        sa.update(t.datasets)
+                        .where(t.datasets.c.id == row.id)
+                        .values(
+                            epsilon_sum=t.datasets.c.epsilon_sum - math.fsum(g[0] for g in gone),
+                            delta_sum=t.datasets.c.delta_sum - math.fsum(g[1] for g in gone),
+                            n_spends=t.datasets.c.n_spends - len(gone),
+                        )
+                    )
+        except LedgerUnavailableError:
+            # The reservations stay counted: conservative, never an overspend.
+            log.warning("could not remove %d reservation(s); they stay counted", len(ids))
+
+    def _commit_reservations(self, dataset: str, spends: list[Spend]) -> None:
+        t = self._tables
+        with self._locked(dataset, "committ", durable=False) as (conn, _row):
+            conn.execute(
+                sa.update(t.spends)
+                .where(t.spends.c.id.in_([sp.id for sp in spends]))
+                .values(status="committed", committed_at=_now(), holder=None)
+            )
+
+    def release(self, dataset: str, spend_id: str) -> Spend:
+        """Remove a ``reserved`` spend whose process died before committing it.
+
+        Only call this when you know the reservation's result was never released: the
+        ledger keeps such reservations counted because it cannot know.
+        """
+        t = self._tables
+        with self._locked(dataset, "releas") as (conn, row):
+            r = conn.execute(
+                sa.select(t.spends).where(
+                    t.spends.c.id == spend_id, t.spends.c.dataset_id == row.id
+                )
+            ).first()
+            if r is None or r.status != "reserved":
+                raise InputError(
+                    "no reserved spend with that id on this dataset",
+                    hint="committed spends are never removed; see veil budget history",
+                )
+            conn.execute(sa.delete(t.spends).where(t.spends.c.id == spend_id))
+            conn.execute(
+                sa.update(t.datasets)
+                .where(t.datasets.c.id == row.id)
+                .values(
+                    epsilon_sum=t.datasets.c.epsilon_sum - r.epsilon,
+                    delta_sum=t.datasets.c.delta_sum - r.delta,
+                    n_spends=t.datasets.c.n_spends - 1,
+                )
+            )
+            return self._spend_from_row(dataset, r)
+
+    def verify(self, dataset: str) -> dict[str, Any]:
+        """Re-check the stored running totals against the history (an independent sum).
+
+        Returns a dict with ``ok`` and the two sums; used by ``veil budget show`` and tests.
+        """
+        t = self._tables
+        with self._reading() as conn:
+            row = conn.execute(sa.select(t.datasets).where(t.datasets.c.name == dataset)).first()
+            if row is None:
+                raise InputError(f"no budget for dataset {dataset!r} in this ledger")
+            agg = conn.execute(
+                sa.select(
+                    sa.func.count(), sa.func.coalesce(sa.func.sum(t.spends.c.epsilon), 0.0)
+                ).where(t.spends.c.dataset_id == row.id)
+            ).one()
+        ok = int(agg[0]) == row.n_spends and math.isclose(
+            float(agg[1]), row.epsilon_sum, rel_tol=1e-9, abs_tol=1e-12
+        )
+        return {
+            "ok": ok,
+            "n_spends": int(agg[0]),
+            "n_spends_recorded": row.n_spends,
+            "epsilon_history_sum": float(agg[1]),
+            "epsilon_running_sum": row.epsilon_sum,
+        }
