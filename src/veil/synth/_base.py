@@ -234,6 +234,7 @@ def dp_guard(
     what: str,
     mechanism: str,
     account: bool,
+    curve: dict[str, Any] | None = None,
 ) -> AbstractContextManager[Any]:
     """The ledger charge that must wrap a DP fit, or a no-op when accounting is skipped."""
     if ledger is None or dataset is None:
@@ -245,6 +246,10 @@ def dp_guard(
             )
         log.warning("DP fit without budget accounting (explicitly requested)")
         return nullcontext()
+    if curve is not None:
+        return ledger.charge(
+            dataset, epsilon=epsilon, delta=delta, what=what, mechanism=mechanism, curve=curve
+        )
     return ledger.charge(dataset, epsilon=epsilon, delta=delta, what=what, mechanism=mechanism)
 
 

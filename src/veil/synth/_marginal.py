@@ -145,6 +145,12 @@ class _MarginalSynthesizer(Synthesizer):
         )
         disc = Discretizer(schema, max_bins=self.max_bins)
         sizes = disc.sizes
+        rho = rho_for(self.epsilon, self.delta)
+        curve = None
+        if self.ledger is not None:
+            from veil.dp import curve_zcdp
+
+            curve = curve_zcdp(rho)
         guard = dp_guard(
             self.ledger,
             self.dataset,
@@ -153,10 +159,10 @@ class _MarginalSynthesizer(Synthesizer):
             what=f"synthetic data ({self.name}, {len(data)} rows)",
             mechanism=f"synth-{self.name}",
             account=self.account,
+            curve=curve,
         )
         with guard as spend:
             codes = disc.encode(data, schema)
-            rho = rho_for(self.epsilon, self.delta)
             budget = ZCDPBudget(rho)
             self.measured_: list[list[str]] = []
             model = self._select_and_measure(codes, sizes, budget, mbi, progress)
