@@ -30,16 +30,22 @@ def ledger(tmp_path: Path) -> BudgetLedger:
 
 
 @pytest.fixture(scope="module")
-def fitted_mst(adult: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> tuple[MSTSynthesizer, str]:
+def fitted_mst(
+    adult: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[MSTSynthesizer, str]:
     url = f"sqlite:///{tmp_path_factory.mktemp('mst') / 'l.sqlite'}"
     with BudgetLedger(url) as led:
         led.init("adult", epsilon=3.0, delta=1e-6)
-        syn = MSTSynthesizer(epsilon=2.0, delta=1e-8, ledger=led, dataset="adult", seed=0, iters=500)
+        syn = MSTSynthesizer(
+            epsilon=2.0, delta=1e-8, ledger=led, dataset="adult", seed=0, iters=500
+        )
         syn.fit(adult)
     return syn, url
 
 
-def test_mst_charges_the_ledger_and_spends_exactly_its_budget(fitted_mst: tuple[MSTSynthesizer, str]) -> None:
+def test_mst_charges_the_ledger_and_spends_exactly_its_budget(
+    fitted_mst: tuple[MSTSynthesizer, str],
+) -> None:
     syn, url = fitted_mst
     info = syn.fit_info_
     assert info["differential_privacy"] and info["epsilon"] == 2.0
@@ -66,7 +72,9 @@ def test_mst_samples_resemble_the_data_and_survive_save_load(
     pd.testing.assert_frame_equal(again.sample(500, seed=3), syn.sample(500, seed=3))
 
 
-def test_columns_sharing_a_parent_are_drawn_independently(fitted_mst: tuple[MSTSynthesizer, str]) -> None:
+def test_columns_sharing_a_parent_are_drawn_independently(
+    fitted_mst: tuple[MSTSynthesizer, str],
+) -> None:
     # The defect of mbi<2 rounding: siblings drawn from one sorted stream become copies of
     # each other. Given the parent, sibling columns must be (nearly) independent.
     syn, _ = fitted_mst
@@ -79,7 +87,9 @@ def test_columns_sharing_a_parent_are_drawn_independently(fitted_mst: tuple[MSTS
     assert tv < 0.1
 
 
-def test_budget_exceeded_is_refused_before_any_measurement(adult: pd.DataFrame, ledger: BudgetLedger) -> None:
+def test_budget_exceeded_is_refused_before_any_measurement(
+    adult: pd.DataFrame, ledger: BudgetLedger
+) -> None:
     syn = AIMSynthesizer(epsilon=5.0, ledger=ledger, dataset="adult")
     with pytest.raises(PrivacyBudgetExceeded):
         syn.fit(adult)
@@ -98,8 +108,16 @@ def test_dp_fit_without_ledger_needs_explicit_opt_out(adult: pd.DataFrame) -> No
 
 
 def test_aim_one_round_on_real_mbi(adult: pd.DataFrame, ledger: BudgetLedger) -> None:
-    syn = AIMSynthesizer(epsilon=2.0, delta=1e-8, rounds=1, per_round=4, iters=300,
-                         ledger=ledger, dataset="adult", seed=0)
+    syn = AIMSynthesizer(
+        epsilon=2.0,
+        delta=1e-8,
+        rounds=1,
+        per_round=4,
+        iters=300,
+        ledger=ledger,
+        dataset="adult",
+        seed=0,
+    )
     syn.fit(adult, bounds={"age": (17, 90)})
     info = syn.fit_info_
     assert info["rho_spent"] == pytest.approx(info["rho"], rel=1e-6)

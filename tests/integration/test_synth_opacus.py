@@ -17,7 +17,9 @@ from veil.synth._quality import quality_report
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Secure RNG turned off:UserWarning"),
     pytest.mark.filterwarnings("ignore:Using a non-full backward hook:UserWarning"),
-    pytest.mark.filterwarnings("ignore:.*Optimal order is the (largest|smallest) alpha.*:UserWarning"),
+    pytest.mark.filterwarnings(
+        "ignore:.*Optimal order is the (largest|smallest) alpha.*:UserWarning"
+    ),
 ]
 
 
@@ -36,11 +38,14 @@ def test_tvae_without_dp_learns_and_roundtrips(small: pd.DataFrame, tmp_path: Pa
     pd.testing.assert_frame_equal(again.sample(300, seed=4), syn.sample(300, seed=4))
 
 
-def test_tvae_dp_sgd_reaches_its_budget_and_charges_the_ledger(small: pd.DataFrame, tmp_path: Path) -> None:
+def test_tvae_dp_sgd_reaches_its_budget_and_charges_the_ledger(
+    small: pd.DataFrame, tmp_path: Path
+) -> None:
     with BudgetLedger(f"sqlite:///{tmp_path / 'l.sqlite'}") as led:
         led.init("adult", epsilon=5.0, delta=1e-5)
-        syn = TVAESynthesizer(epochs=3, batch_size=250, epsilon=3.0, delta=1e-5,
-                              ledger=led, dataset="adult", seed=0)
+        syn = TVAESynthesizer(
+            epochs=3, batch_size=250, epsilon=3.0, delta=1e-5, ledger=led, dataset="adult", seed=0
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # Opacus' own notices during training
             syn.fit(small)

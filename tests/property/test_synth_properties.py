@@ -20,8 +20,12 @@ def tables(draw: st.DrawFn) -> pd.DataFrame:
     gap = rng.integers(0, draw(st.integers(1, 40)), n)
     cats = draw(st.lists(st.sampled_from(list("abcdef")), min_size=2, max_size=4, unique=True))
     return pd.DataFrame(
-        {"low": low, "high": low + gap, "x": rng.normal(size=n) * draw(st.floats(0.1, 100)),
-         "c": rng.choice(cats, n)}
+        {
+            "low": low,
+            "high": low + gap,
+            "x": rng.normal(size=n) * draw(st.floats(0.1, 100)),
+            "c": rng.choice(cats, n),
+        }
     )
 
 

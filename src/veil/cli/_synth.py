@@ -51,7 +51,9 @@ def _constraints(texts: list[str], files: list[Path]) -> list[Any]:
         try:
             doc = json.loads(f.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
-            raise InputError(f"cannot read the constraints file {f} ({type(exc).__name__})") from None
+            raise InputError(
+                f"cannot read the constraints file {f} ({type(exc).__name__})"
+            ) from None
         items = doc if isinstance(doc, list) else doc.get("constraints", [])
         out.extend(constraint_from_dict(d) for d in items)
     return out
@@ -60,19 +62,45 @@ def _constraints(texts: list[str], files: list[Path]) -> list[Any]:
 def fit(
     data: Annotated[Path, typer.Argument(help="Training table (csv, parquet, jsonl).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Model file to write.")],
-    method: Annotated[str, typer.Option("--method", "-m", help="copula, mst, aim or tvae.")] = "aim",
-    epsilon: Annotated[float | None, typer.Option("--epsilon", help="DP budget (mst, aim; tvae: DP-SGD).")] = None,
-    delta: Annotated[float | None, typer.Option("--delta", help="DP delta (default 1e-9; tvae 1e-6).")] = None,
-    dataset: Annotated[str | None, typer.Option("--dataset", help="Ledger dataset to charge.")] = None,
-    ledger: Annotated[str | None, typer.Option("--ledger", help="Ledger URL (default: local SQLite).")] = None,
-    no_ledger: Annotated[bool, typer.Option("--no-ledger", help="Skip budget accounting on purpose.")] = False,
-    drop: Annotated[list[str] | None, typer.Option("--drop", help="Column to leave out (repeatable).")] = None,
-    categorical: Annotated[list[str] | None, typer.Option("--categorical", help="Declare a column categorical (repeatable).")] = None,
-    constraint: Annotated[list[str] | None, typer.Option("--constraint", help="'a <= b' or 'lo <= col <= hi' (repeatable).")] = None,
-    constraints_file: Annotated[list[Path] | None, typer.Option("--constraints", help="JSON file of constraints.")] = None,
+    method: Annotated[
+        str, typer.Option("--method", "-m", help="copula, mst, aim or tvae.")
+    ] = "aim",
+    epsilon: Annotated[
+        float | None, typer.Option("--epsilon", help="DP budget (mst, aim; tvae: DP-SGD).")
+    ] = None,
+    delta: Annotated[
+        float | None, typer.Option("--delta", help="DP delta (default 1e-9; tvae 1e-6).")
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", help="Ledger dataset to charge.")
+    ] = None,
+    ledger: Annotated[
+        str | None, typer.Option("--ledger", help="Ledger URL (default: local SQLite).")
+    ] = None,
+    no_ledger: Annotated[
+        bool, typer.Option("--no-ledger", help="Skip budget accounting on purpose.")
+    ] = False,
+    drop: Annotated[
+        list[str] | None, typer.Option("--drop", help="Column to leave out (repeatable).")
+    ] = None,
+    categorical: Annotated[
+        list[str] | None,
+        typer.Option("--categorical", help="Declare a column categorical (repeatable)."),
+    ] = None,
+    constraint: Annotated[
+        list[str] | None,
+        typer.Option("--constraint", help="'a <= b' or 'lo <= col <= hi' (repeatable)."),
+    ] = None,
+    constraints_file: Annotated[
+        list[Path] | None, typer.Option("--constraints", help="JSON file of constraints.")
+    ] = None,
     epochs: Annotated[int | None, typer.Option("--epochs", help="tvae training epochs.")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the ordinary randomness.")] = None,
-    sep: Annotated[str | None, typer.Option("--sep", help="CSV separator (default: sniffed).")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Seed of the ordinary randomness.")
+    ] = None,
+    sep: Annotated[
+        str | None, typer.Option("--sep", help="CSV separator (default: sniffed).")
+    ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the fit summary as JSON.")] = False,
 ) -> None:
     """Fit a synthesizer and save it; prints the CPU seconds and peak memory used."""
@@ -86,7 +114,10 @@ def fit(
         if unknown:
             raise InputError(f"--drop names column(s) not in the data: {', '.join(unknown)}")
         df = df.drop(columns=drop)
-    kw: dict[str, Any] = {"seed": seed, "constraints": _constraints(constraint or [], constraints_file or [])}
+    kw: dict[str, Any] = {
+        "seed": seed,
+        "constraints": _constraints(constraint or [], constraints_file or []),
+    }
     if method in ("mst", "aim") or (method == "tvae" and epsilon is not None):
         if epsilon is None:
             raise InputError(f"the {method} synthesizer needs --epsilon")
@@ -112,7 +143,9 @@ def fit(
         kw["epochs"] = epochs
     cpu0, wall0 = time.process_time(), time.perf_counter()
     with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
-        syn = cls(**kw).fit(df, declared={c: "categorical" for c in categorical or []}, progress=progress)
+        syn = cls(**kw).fit(
+            df, declared={c: "categorical" for c in categorical or []}, progress=progress
+        )
         syn.save(out)
     summary = {
         "method": method,
@@ -133,7 +166,9 @@ def fit(
     )
     info = syn.fit_info_
     if info.get("differential_privacy"):
-        console.print(f"  ({info.get('epsilon')}, {info.get('delta')})-DP, unit: {info.get('unit')}")
+        console.print(
+            f"  ({info.get('epsilon')}, {info.get('delta')})-DP, unit: {info.get('unit')}"
+        )
     for note in info.get("notes", []):
         err_console.print(f"  note: {note}")
 
@@ -153,8 +188,13 @@ def sample(
     syn = load_synthesizer(model)
     df = syn.sample(n, seed=seed)
     write_table(df, out)
-    summary = {"model": str(model), "method": syn.name, "rows": len(df), "out": str(out),
-               "cpu_seconds": round(time.process_time() - cpu0, 2)}
+    summary = {
+        "model": str(model),
+        "method": syn.name,
+        "rows": len(df),
+        "out": str(out),
+        "cpu_seconds": round(time.process_time() - cpu0, 2),
+    }
     if json_:
         print_json(summary)
     else:
@@ -164,11 +204,21 @@ def sample(
 def evaluate(
     real: Annotated[Path, typer.Argument(help="The real training table.")],
     synth: Annotated[Path, typer.Argument(help="The synthetic table.")],
-    holdout: Annotated[Path | None, typer.Option("--holdout", help="Real rows NOT used for fitting.")] = None,
-    target: Annotated[str | None, typer.Option("--target", help="Column for ML efficacy (AUC).")] = None,
-    max_rows: Annotated[int, typer.Option("--max-rows", help="Rows per side in distance measures.")] = 2000,
-    sep: Annotated[str | None, typer.Option("--sep", help="CSV separator (default: sniffed).")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print the full evaluation as JSON.")] = False,
+    holdout: Annotated[
+        Path | None, typer.Option("--holdout", help="Real rows NOT used for fitting.")
+    ] = None,
+    target: Annotated[
+        str | None, typer.Option("--target", help="Column for ML efficacy (AUC).")
+    ] = None,
+    max_rows: Annotated[
+        int, typer.Option("--max-rows", help="Rows per side in distance measures.")
+    ] = 2000,
+    sep: Annotated[
+        str | None, typer.Option("--sep", help="CSV separator (default: sniffed).")
+    ] = None,
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print the full evaluation as JSON.")
+    ] = False,
 ) -> None:
     """Quality, ML efficacy (train on synthetic, test on holdout) and privacy measures."""
     from veil.synth._evaluate import evaluate as run_evaluation
@@ -188,11 +238,15 @@ def evaluate(
     table.add_column("value", justify="right")
     q = result["quality"]
     for key in ("score", "column_shapes", "column_pair_trends"):
-        table.add_row(f"quality {key.replace('_', ' ')}", "n/a" if q.get(key) is None else f"{q[key]:.4f}")
+        table.add_row(
+            f"quality {key.replace('_', ' ')}", "n/a" if q.get(key) is None else f"{q[key]:.4f}"
+        )
     for section in ("ml_efficacy", "privacy"):
         for key, value in result.get(section, {}).items():
             if isinstance(value, float):
-                table.add_row(f"{section.replace('_', ' ')} {key.replace('_', ' ')}", f"{value:.4f}")
+                table.add_row(
+                    f"{section.replace('_', ' ')} {key.replace('_', ' ')}", f"{value:.4f}"
+                )
     console.print(table)
 
 

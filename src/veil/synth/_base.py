@@ -19,7 +19,7 @@ import logging
 import math
 import time
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -159,11 +159,17 @@ class Synthesizer:
         schema = self.schema_
 
         def draw(k: int) -> pd.DataFrame:
-            part = self._sample(k, rng) if k else pd.DataFrame(columns=[c.name for c in schema.modelled])
+            part = (
+                self._sample(k, rng)
+                if k
+                else pd.DataFrame(columns=[c.name for c in schema.modelled])
+            )
             cols: dict[str, Any] = {}
             for spec in schema.columns:
                 if spec.kind == "empty":
-                    cols[spec.name] = pd.Series([np.nan] * k, dtype="float64" if "float" in spec.dtype else object)
+                    cols[spec.name] = pd.Series(
+                        [np.nan] * k, dtype="float64" if "float" in spec.dtype else object
+                    )
                 elif spec.kind == "constant":
                     v = np.array([spec.categories[0]] * k, dtype=object)
                     if spec.has_missing:
@@ -172,10 +178,8 @@ class Synthesizer:
                     if spec.dtype.startswith("datetime"):
                         s = pd.to_datetime(s)
                     elif not spec.has_missing and spec.dtype != "object":
-                        try:
-                            s = s.astype(spec.dtype)
-                        except (TypeError, ValueError):
-                            pass
+                        with suppress(TypeError, ValueError):
+                            s = s.astype(pd.api.types.pandas_dtype(spec.dtype))
                     cols[spec.name] = s
                 else:
                     cols[spec.name] = part[spec.name].reset_index(drop=True)
@@ -255,7 +259,11 @@ def dp_guard(
 
 def check_epsilon_delta(epsilon: float, delta: float, n: int, *, need_delta: bool = True) -> None:
     """Refuse an epsilon outside (0, 100] or a delta outside (0, 1/n)."""
-    if not isinstance(epsilon, int | float) or not math.isfinite(epsilon) or not 0 < epsilon <= MAX_EPSILON:
+    if (
+        not isinstance(epsilon, int | float)
+        or not math.isfinite(epsilon)
+        or not 0 < epsilon <= MAX_EPSILON
+    ):
         raise InputError(
             f"epsilon must be a number in (0, {MAX_EPSILON:g}]",
             hint="typical values are 0.1 to 10",

@@ -147,9 +147,7 @@ class AllowedCombinations(Constraint):
             raise InputError("an allowed-combinations constraint needs at least one combination")
         for combo in self.combinations:
             if len(combo) != len(self.column_names):
-                raise InputError(
-                    f"each allowed combination needs {len(self.column_names)} values"
-                )
+                raise InputError(f"each allowed combination needs {len(self.column_names)} values")
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -182,7 +180,9 @@ def constraint_from_dict(d: Mapping[str, Any]) -> Constraint:
         if kind == "range":
             lo, hi = d.get("low"), d.get("high")
             return Range(
-                str(d["column"]), None if lo is None else float(lo), None if hi is None else float(hi)
+                str(d["column"]),
+                None if lo is None else float(lo),
+                None if hi is None else float(hi),
             )
         if kind == "allowed":
             return AllowedCombinations(
@@ -191,9 +191,7 @@ def constraint_from_dict(d: Mapping[str, Any]) -> Constraint:
             )
     except KeyError as exc:
         raise InputError(f"constraint of kind {kind!r} lacks the key {exc.args[0]!r}") from None
-    raise InputError(
-        f"unknown constraint kind {kind!r}", hint="use inequality, range or allowed"
-    )
+    raise InputError(f"unknown constraint kind {kind!r}", hint="use inequality, range or allowed")
 
 
 _CMP = re.compile(r"^\s*([^<>=\s]+)\s*(<=|<)\s*([^<>=\s]+)\s*(?:(<=|<)\s*([^<>=\s]+)\s*)?$")
@@ -220,7 +218,7 @@ def parse_constraint(text: str) -> Constraint:
             "cannot parse the constraint (expected 'a <= b' or 'low <= col <= high')",
             hint="for allowed combinations use a JSON constraints file",
         )
-    a, op1, b, op2, c = m.groups()
+    a, op1, b, _op2, c = m.groups()
     fa, fb = _float(a), _float(b)
     if c is not None:
         fc = _float(c)

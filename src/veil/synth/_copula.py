@@ -127,7 +127,7 @@ class GaussianCopulaSynthesizer(Synthesizer):
         latents: list[np.ndarray] = []
         self.columns_: list[dict[str, Any]] = []
         self.arrays_: dict[str, np.ndarray] = {}
-        with progress.task("copula: marginals", total=len(specs)) as task:
+        with progress.task("copula: marginals", total=len(specs)) as task:  # type: ignore[attr-defined]
             for spec in specs:
                 col: dict[str, Any] = {"name": spec.name, "kind": spec.kind}
                 if spec.continuous:

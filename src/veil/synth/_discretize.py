@@ -34,7 +34,7 @@ class Discretizer:
                 lo, hi = float(spec.low or 0.0), float(spec.high or 0.0)
                 if spec.kind == "integer":
                     width = max(1.0, float(math.ceil((hi - lo + 1) / max_bins)))
-                    nb = int(math.ceil((hi - lo + 1) / width))
+                    nb = math.ceil((hi - lo + 1) / width)
                 else:
                     nb = max_bins
                     width = (hi - lo) / nb if hi > lo else 1.0
@@ -54,7 +54,9 @@ class Discretizer:
             spec: ColumnSpec = schema[col["name"]]
             s = data[col["name"]]
             if col["kind"] == "cat":
-                codes = np.asarray(pd.Categorical(s, categories=spec.categories).codes, dtype=np.int64)
+                codes = np.asarray(
+                    pd.Categorical(s, categories=spec.categories).codes, dtype=np.int64
+                )
                 codes[codes < 0] = len(spec.categories)
             else:
                 x = (
@@ -68,7 +70,9 @@ class Discretizer:
             out[col["name"]] = codes
         return out
 
-    def decode(self, codes: dict[str, np.ndarray], schema: TableSchema, rng: np.random.Generator) -> pd.DataFrame:
+    def decode(
+        self, codes: dict[str, np.ndarray], schema: TableSchema, rng: np.random.Generator
+    ) -> pd.DataFrame:
         out: dict[str, Any] = {}
         for col in self.columns:
             spec = schema[col["name"]]

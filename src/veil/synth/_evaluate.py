@@ -66,14 +66,16 @@ class _Encoder:
         cats = np.zeros((len(df), len(self.cat)), dtype=np.int32)
         for j, c in enumerate(self.cat):
             s = df[c]
-            codes = self.cats[c].get_indexer(s.astype(str))
+            codes = self.cats[c].get_indexer(pd.Index(s.astype(str)))
             codes = np.where(codes < 0, len(self.cats[c]) + 1, codes)
             codes = np.where(s.isna().to_numpy(), len(self.cats[c]), codes)
             cats[:, j] = codes
         return nums, cats
 
 
-def _two_nearest(q: tuple[np.ndarray, np.ndarray], t: tuple[np.ndarray, np.ndarray], chunk: int = 128) -> np.ndarray:
+def _two_nearest(
+    q: tuple[np.ndarray, np.ndarray], t: tuple[np.ndarray, np.ndarray], chunk: int = 128
+) -> np.ndarray:
     """(n_q, 2) distances to the nearest and second nearest row of ``t``."""
     qn, qc = q
     tn, tc = t
@@ -130,7 +132,9 @@ def privacy_metrics(
     train_eq = enc(_sub(real, len(holdout), rng))
     d_syn_hold = _two_nearest(enc(syn_q), enc(holdout))[:, 0]
     d_syn_train_eq = _two_nearest(enc(syn_q), train_eq)[:, 0]
-    closer = float(np.mean(d_syn_train_eq < d_syn_hold) + 0.5 * np.mean(d_syn_train_eq == d_syn_hold))
+    closer = float(
+        np.mean(d_syn_train_eq < d_syn_hold) + 0.5 * np.mean(d_syn_train_eq == d_syn_hold)
+    )
     # membership inference: members vs non-members scored by closeness to the synthetic data
     m = min(max_rows, len(holdout), len(real))
     members = _sub(real, m, rng)
@@ -159,7 +163,7 @@ def privacy_metrics(
         "exact_copy_rate": copies,
         "real_duplicate_rate": dup,
         "mia_auc": _auc(s_in, s_out),
-        "rows_compared": int(len(syn_q)),
+        "rows_compared": len(syn_q),
     }
 
 
@@ -204,7 +208,9 @@ def ml_efficacy(
     y_hold = holdout[target].astype(str).where(holdout[target].notna(), "<missing>")
     classes = sorted(set(y_real))
     if len(classes) < 2:
-        raise InputError(f"the target column {target!r} has fewer than two classes in the real data")
+        raise InputError(
+            f"the target column {target!r} has fewer than two classes in the real data"
+        )
     if len(classes) > 50:
         raise InputError(
             f"the target column {target!r} has {len(classes)} classes; ML efficacy needs a "
@@ -230,7 +236,9 @@ def ml_efficacy(
         keep = y_hold.isin(classes).to_numpy()
         full = full / np.clip(full.sum(axis=1, keepdims=True), 1e-12, None)
         return float(
-            roc_auc_score(y_hold[keep], full[keep], multi_class="ovr", average="macro", labels=classes)
+            roc_auc_score(
+                y_hold[keep], full[keep], multi_class="ovr", average="macro", labels=classes
+            )
         )
 
     from threadpoolctl import threadpool_limits
@@ -278,7 +286,9 @@ def evaluate(
     progress = progress or NullProgress()
     missing = [c for c in real.columns if c not in synthetic.columns]
     if missing:
-        raise SchemaError(f"the synthetic table lacks {len(missing)} column(s): {', '.join(map(str, missing))}")
+        raise SchemaError(
+            f"the synthetic table lacks {len(missing)} column(s): {', '.join(map(str, missing))}"
+        )
     synthetic = synthetic[list(real.columns)]
     out: dict[str, Any] = {"rows": {"real": len(real), "synthetic": len(synthetic)}}
     with progress.task("evaluating: quality", total=1) as t:
@@ -287,7 +297,9 @@ def evaluate(
     if holdout is not None:
         bad = [c for c in real.columns if c not in holdout.columns]
         if bad:
-            raise SchemaError(f"the holdout table lacks {len(bad)} column(s): {', '.join(map(str, bad))}")
+            raise SchemaError(
+                f"the holdout table lacks {len(bad)} column(s): {', '.join(map(str, bad))}"
+            )
         holdout = holdout[list(real.columns)]
         out["rows"]["holdout"] = len(holdout)
         if target is not None:

@@ -38,23 +38,27 @@ _KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,200}$")
 _MAX_MEMBER = 2**31
 
 
-def write_model_file(path: str | Path, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Path:
+def write_model_file(
+    path: str | Path, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]
+) -> Path:
     """Write ``meta`` (JSON-able) and ``arrays`` (numeric numpy arrays) to ``path`` atomically."""
     doc = {"format": FORMAT, "version": VERSION, **meta}
     text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=True)
     target = Path(path)
-    with atomic_path(target) as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr("model.json", text)
-            for key, arr in arrays.items():
-                if not _KEY.match(key):
-                    raise ValueError(f"bad array key {key!r}")
-                a = np.asarray(arr)
-                if a.dtype == object:
-                    raise TypeError(f"array {key!r} has dtype object; only numeric arrays are stored")
-                buf = io.BytesIO()
-                np.save(buf, a, allow_pickle=False)
-                zf.writestr(f"arrays/{key}.npy", buf.getvalue())
+    with (
+        atomic_path(target) as tmp,
+        zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
+    ):
+        zf.writestr("model.json", text)
+        for key, arr in arrays.items():
+            if not _KEY.match(key):
+                raise ValueError(f"bad array key {key!r}")
+            a = np.asarray(arr)
+            if a.dtype == object:
+                raise TypeError(f"array {key!r} has dtype object; only numeric arrays are stored")
+            buf = io.BytesIO()
+            np.save(buf, a, allow_pickle=False)
+            zf.writestr(f"arrays/{key}.npy", buf.getvalue())
     return target
 
 

@@ -120,7 +120,9 @@ class _MarginalSynthesizer(Synthesizer):
             "delta": self.delta,
             "rho": self.rho_,
             "rho_spent": self.rho_spent_,
-            "epsilon_spent": epsilon_for(self.rho_spent_, self.delta) if self.rho_spent_ > 0 else 0.0,
+            "epsilon_spent": epsilon_for(self.rho_spent_, self.delta)
+            if self.rho_spent_ > 0
+            else 0.0,
             "unit": "one row (add/remove)",
             "measurements": self.measured_,
             "domain_from_data": self.domain_from_data_,
@@ -141,7 +143,9 @@ class _MarginalSynthesizer(Synthesizer):
     def _fit(self, data: pd.DataFrame, schema: TableSchema, progress: Progress) -> None:
         mbi = _mbi()
         self.domain_from_data_ = sorted(
-            s.name for s in schema.columns if not getattr(self, "_declared_domain", set()) & {s.name}
+            s.name
+            for s in schema.columns
+            if not getattr(self, "_declared_domain", set()) & {s.name}
         )
         disc = Discretizer(schema, max_bins=self.max_bins)
         sizes = disc.sizes
@@ -170,8 +174,12 @@ class _MarginalSynthesizer(Synthesizer):
             self.ledger_entry_ = getattr(spend, "id", None)
         self._store_model(model, sizes, mbi)
         self.disc_ = disc
+        # the mbi model itself, for comparisons in benchmarks; never saved
+        self.mbi_model_ = model
 
-    def _estimate(self, mbi: Any, sizes: dict[str, int], measurements: list[Any], warm: Any = None) -> Any:
+    def _estimate(
+        self, mbi: Any, sizes: dict[str, int], measurements: list[Any], warm: Any = None
+    ) -> Any:
         domain = mbi.Domain(list(sizes), [sizes[c] for c in sizes])
         # A fixed step (mbi's own default 2 / (L * total)) instead of the Armijo line search:
         # half the program to compile, which is where the time and memory go on CPU.
@@ -189,9 +197,17 @@ class _MarginalSynthesizer(Synthesizer):
         return model
 
     def _measure(
-        self, codes: dict[str, np.ndarray], sizes: dict[str, int], clique: Clique, sigma: float, budget: ZCDPBudget, mbi: Any
+        self,
+        codes: dict[str, np.ndarray],
+        sizes: dict[str, int],
+        clique: Clique,
+        sigma: float,
+        budget: ZCDPBudget,
+        mbi: Any,
     ) -> Any:
-        y = budget.gaussian(_marginal(codes, sizes, clique).ravel(), sigma, what=f"marginal {len(clique)}-way")
+        y = budget.gaussian(
+            _marginal(codes, sizes, clique).ravel(), sigma, what=f"marginal {len(clique)}-way"
+        )
         self.measured_.append(list(clique))
         return mbi.LinearMeasurement(y, clique, stddev=sigma)
 
@@ -201,7 +217,10 @@ class _MarginalSynthesizer(Synthesizer):
         jt, elim = mbi.junction_tree.make_junction_tree(domain, cliques)
         nodes = [tuple(nd) for nd in jt.nodes]
         edges = [(tuple(a), tuple(b)) for a, b in jt.edges]
-        pots = {tuple(cl): np.asarray(model.potentials[cl].values, dtype=float) for cl in model.potentials.cliques}
+        pots = {
+            tuple(cl): np.asarray(model.potentials[cl].values, dtype=float)
+            for cl in model.potentials.cliques
+        }
         total = float(model.total)
         self.nodes_ = nodes
         self.marginals_ = calibrate(sizes, nodes, edges, pots, total)
@@ -372,7 +391,12 @@ class AIMSynthesizer(_MarginalSynthesizer):
         return float(sum(np.prod([sizes[c] for c in nd]) for nd in jt.nodes))
 
     def _model_marginals(
-        self, model: Any, sizes: dict[str, int], cands: list[Clique], mbi: Any, rng: np.random.Generator
+        self,
+        model: Any,
+        sizes: dict[str, int],
+        cands: list[Clique],
+        mbi: Any,
+        rng: np.random.Generator,
     ) -> dict[Clique, np.ndarray]:
         """The current model's marginal on each candidate (exact when inside a tree node)."""
         self._store_model(model, sizes, mbi)
@@ -390,7 +414,9 @@ class AIMSynthesizer(_MarginalSynthesizer):
             out[cl] = np.transpose(sub, [kept.index(v) for v in cl])
         if need_sample:
             m = 200_000
-            draws = forward_sample(m, sizes, sampling_plan(self.order_, self.nodes_), self.marginals_, rng)
+            draws = forward_sample(
+                m, sizes, sampling_plan(self.order_, self.nodes_), self.marginals_, rng
+            )
             for cl in need_sample:
                 out[cl] = _marginal(draws, sizes, cl) * (self.total_ / m)
         return out
@@ -412,10 +438,12 @@ class AIMSynthesizer(_MarginalSynthesizer):
         rounds = max(1, self.rounds)
         rho_round = 0.9 * rho / rounds
         with progress.task("aim: rounds", total=rounds) as task:
-            for r in range(rounds):
+            for _r in range(rounds):
                 pool = [c for c in cands if c not in measured]
                 pool = [
-                    c for c in pool if self._tree_cells(mbi, sizes, [*measured, c]) <= self.max_cells
+                    c
+                    for c in pool
+                    if self._tree_cells(mbi, sizes, [*measured, c]) <= self.max_cells
                 ]
                 k = min(per_round, len(pool))
                 if k == 0:
@@ -438,7 +466,9 @@ class AIMSynthesizer(_MarginalSynthesizer):
                             for c in pool
                         ]
                     )
-                    j = budget.select(score, rho_sel, max(weights[c] for c in pool), "aim selection")
+                    j = budget.select(
+                        score, rho_sel, max(weights[c] for c in pool), "aim selection"
+                    )
                     chosen.append(pool.pop(j))
                 for c in chosen:
                     ms.append(self._measure(codes, sizes, c, sigma, budget, mbi))

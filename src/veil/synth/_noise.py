@@ -93,7 +93,9 @@ class ZCDPBudget:
         flat = np.asarray(counts, dtype=float).ravel()
         return np.asarray(meas(flat.tolist()), dtype=float).reshape(np.shape(counts))
 
-    def select(self, scores: np.ndarray, rho: float, sensitivity: float, what: str = "selection") -> int:
+    def select(
+        self, scores: np.ndarray, rho: float, sensitivity: float, what: str = "selection"
+    ) -> int:
         """Index of a high score by the exponential mechanism costing ``rho``."""
         dp = self._dp
         scale = float(sensitivity) / math.sqrt(2 * rho)

@@ -124,7 +124,9 @@ def sampling_plan(
         parents = tuple(v for v in order if v in used and v in near)
         host = next((nd for nd in nodes if set(parents) | {col} <= set(nd)), None)
         if host is None:  # not a perfect order: keep the largest parent set one node holds
-            host = max((nd for nd in nodes if col in nd), key=lambda nd: len(set(nd) & set(parents)))
+            host = max(
+                (nd for nd in nodes if col in nd), key=lambda nd: len(set(nd) & set(parents))
+            )
             parents = tuple(v for v in parents if v in host)
         plan.append((col, parents, host))
         used.add(col)

@@ -161,7 +161,9 @@ def quality_report(
     """
     missing = [c for c in real.columns if c not in synthetic.columns]
     if missing:
-        raise SchemaError(f"the synthetic table lacks {len(missing)} column(s): {', '.join(map(str, missing))}")
+        raise SchemaError(
+            f"the synthetic table lacks {len(missing)} column(s): {', '.join(map(str, missing))}"
+        )
     types = dict(types or sdtypes(real))
     cols = [str(c) for c in real.columns]
     real = real.copy()
@@ -171,7 +173,11 @@ def quality_report(
     shapes: list[dict[str, Any]] = []
     for c in cols:
         metric = "KSComplement" if _continuous(types[c]) else "TVComplement"
-        score = ks_complement(real[c], synthetic[c]) if _continuous(types[c]) else tv_complement(real[c], synthetic[c])
+        score = (
+            ks_complement(real[c], synthetic[c])
+            if _continuous(types[c])
+            else tv_complement(real[c], synthetic[c])
+        )
         shapes.append({"column": c, "metric": metric, "score": score})
 
     rnum = {c: _to_num(real[c]) for c in cols if _continuous(types[c])}
@@ -207,7 +213,9 @@ def quality_report(
                 "real_strength": None if math.isnan(strength) else strength,
             }
         )
-    shape_scores = [s["score"] for s in shapes if s["score"] is not None and not math.isnan(s["score"])]
+    shape_scores = [
+        s["score"] for s in shapes if s["score"] is not None and not math.isnan(s["score"])
+    ]
     pair_scores = [p["score"] for p in pairs if p["score"] is not None]
     col_shapes = float(np.mean(shape_scores)) if shape_scores else math.nan
     col_pairs = float(np.mean(pair_scores)) if pair_scores else math.nan

@@ -153,10 +153,10 @@ def infer_schema(
         raise InputError(
             f"cannot fit a synthesizer on an empty table ({n} rows, {df.shape[1]} columns)"
         )
-    for name, kind in declared.items():
-        if kind not in _DECLARABLE:
+    for name, declared_kind in declared.items():
+        if declared_kind not in _DECLARABLE:
             raise InputError(
-                f"column {name!r}: unknown declared kind {kind!r}",
+                f"column {name!r}: unknown declared kind {declared_kind!r}",
                 hint=f"use one of {', '.join(_DECLARABLE)}",
             )
     unknown = [c for c in [*declared, *categories, *bounds] if c not in df.columns]
@@ -172,7 +172,7 @@ def infer_schema(
         miss = float(s.isna().mean())
         dtype = str(s.dtype)
         nonnull = s.dropna()
-        kind = declared.get(name)
+        kind: str | None = declared.get(name)
         if nonnull.empty:
             specs.append(ColumnSpec(name, "empty", missing_rate=1.0, dtype=dtype))
             notes.append(f"column {name!r} is entirely missing: written back as missing")
@@ -221,7 +221,7 @@ def infer_schema(
                     refused.append(name)
                     continue
                 try:
-                    seen = np.sort(seen)
+                    seen = np.sort(np.asarray(seen))
                 except TypeError:
                     seen = np.array(sorted(seen, key=str), dtype=object)
                 spec.categories = [_jsonable(v) for v in seen]
@@ -277,7 +277,7 @@ def restore_dtypes(df: pd.DataFrame, schema: TableSchema) -> pd.DataFrame:
                 s = s.astype("Int64") if spec.dtype.startswith(("Int", "int")) else s
             else:
                 try:
-                    s = s.astype(spec.dtype)
+                    s = s.astype(pd.api.types.pandas_dtype(spec.dtype))
                 except (TypeError, ValueError):
                     s = s.astype("int64")
         elif spec.kind == "boolean" and not s.isna().any():

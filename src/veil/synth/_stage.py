@@ -100,6 +100,8 @@ class SynthStage:
         return [c for c in df.columns if str(c) not in skip]
 
     def run(self, ctx: RunContext) -> None:
+        import pandas as pd
+
         from veil.synth._base import synthesizers
         from veil.synth._evaluate import evaluate
 
@@ -135,12 +137,19 @@ class SynthStage:
             (
                 c
                 for c in policy.sensitive
-                if c in train.columns and not np.issubdtype(train[c].dtype, np.number)
+                if c in train.columns and not pd.api.types.is_numeric_dtype(train[c])
             ),
             None,
         )
-        evaluation = evaluate(train, synthetic, holdout, target=target if holdout is not None else None,
-                              max_rows=1000, seed=cfg.seed or 0, progress=ctx.progress)
+        evaluation = evaluate(
+            train,
+            synthetic,
+            holdout,
+            target=target if holdout is not None else None,
+            max_rows=1000,
+            seed=cfg.seed or 0,
+            progress=ctx.progress,
+        )
         evaluation["quality"].pop("details", None)
         fmt = policy.output.format
         ctx.artifacts[f"synthetic.{fmt}"] = _table_bytes(synthetic, fmt)
@@ -155,6 +164,8 @@ class SynthStage:
             "summary": {
                 "synthetic_rows": rows,
                 "synthetic_quality": round(float(evaluation["quality"]["score"] or 0.0), 4),
-                "synthetic_epsilon": info.get("epsilon") if info.get("differential_privacy") else None,
+                "synthetic_epsilon": info.get("epsilon")
+                if info.get("differential_privacy")
+                else None,
             },
         }

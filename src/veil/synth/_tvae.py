@@ -59,11 +59,17 @@ def _build_net(d_in: int, d_out: int, hidden: int, latent: int) -> Any:
     class _VAE(nn.Module):  # type: ignore[misc, name-defined]
         def __init__(self) -> None:
             super().__init__()
-            self.enc = nn.Sequential(nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+            self.enc = nn.Sequential(
+                nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+            )
             self.mu = nn.Linear(hidden, latent)
             self.logvar = nn.Linear(hidden, latent)
             self.dec = nn.Sequential(
-                nn.Linear(latent, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, d_out)
+                nn.Linear(latent, hidden),
+                nn.ReLU(),
+                nn.Linear(hidden, hidden),
+                nn.ReLU(),
+                nn.Linear(hidden, d_out),
             )
 
         def forward(self, x: Any, eps: Any) -> tuple[Any, Any, Any]:
@@ -183,12 +189,17 @@ class TVAESynthesizer(Synthesizer):
                     {"name": spec.name, "kind": "cat", "size": len(spec.categories) + 1, "index": i}
                 )
 
-    def _encode(self, data: pd.DataFrame, schema: TableSchema, rng: np.random.Generator) -> np.ndarray:
-        parts = []
+    def _encode(
+        self, data: pd.DataFrame, schema: TableSchema, rng: np.random.Generator
+    ) -> np.ndarray:
+        parts: list[np.ndarray] = []
         for b in self.blocks_:
             spec = schema[b["name"]]
             if b["kind"] == "cat":
-                codes = np.asarray(pd.Categorical(data[b["name"]], categories=spec.categories).codes, dtype=np.int64)
+                codes = np.asarray(
+                    pd.Categorical(data[b["name"]], categories=spec.categories).codes,
+                    dtype=np.int64,
+                )
                 codes[codes < 0] = len(spec.categories)
                 parts.append(np.eye(b["size"], dtype=np.float32)[codes])
                 continue
@@ -240,7 +251,9 @@ class TVAESynthesizer(Synthesizer):
                     present = x[:, pos_in + 1]
                     nll = nll * present
                     rec = rec + f.cross_entropy(
-                        out[:, pos_out + 2 : pos_out + 4], x[:, pos_in + 1 : pos_in + 3].argmax(dim=1), reduction="none"
+                        out[:, pos_out + 2 : pos_out + 4],
+                        x[:, pos_in + 1 : pos_in + 3].argmax(dim=1),
+                        reduction="none",
                     )
                     pos_in += 2
                     pos_out += 2
@@ -261,7 +274,9 @@ class TVAESynthesizer(Synthesizer):
         finally:
             torch.set_num_threads(old_threads)
 
-    def _train(self, data: pd.DataFrame, schema: TableSchema, progress: Progress, torch: Any) -> None:
+    def _train(
+        self, data: pd.DataFrame, schema: TableSchema, progress: Progress, torch: Any
+    ) -> None:
         rng = np.random.default_rng(self.seed)
         gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
         if self.seed is not None:
@@ -311,7 +326,9 @@ class TVAESynthesizer(Synthesizer):
 
     def _loop(self, net: Any, opt: Any, loader: Any, progress: Progress, torch: Any) -> None:
         net.train()
-        with progress.task(f"tvae: training ({'DP-SGD' if self.epsilon else 'no DP'})", total=self.epochs) as task:
+        with progress.task(
+            f"tvae: training ({'DP-SGD' if self.epsilon else 'no DP'})", total=self.epochs
+        ) as task:  # type: ignore[attr-defined]
             for _ in range(self.epochs):
                 for (xb,) in loader:
                     if len(xb) == 0:
@@ -329,7 +346,9 @@ class TVAESynthesizer(Synthesizer):
         if getattr(self, "net_", None) is None:
             torch = require("torch", extra="synth", purpose="the TVAE synthesizer")
             net = _build_net(self.in_dims_, self._out_dims(), self.hidden, self.latent)
-            net.load_state_dict({k: torch.from_numpy(np.asarray(v)) for k, v in self.state_.items()})
+            net.load_state_dict(
+                {k: torch.from_numpy(np.asarray(v)) for k, v in self.state_.items()}
+            )
             self.net_ = net.eval()
         return self.net_
 

@@ -26,7 +26,8 @@ def _mixed(n: int = 1500) -> pd.DataFrame:
             "income": income,
             "age": (40 + 10 * z).round().astype(int),
             "city": rng.choice(["a", "b", None], n, p=[0.5, 0.4, 0.1]),
-            "joined": pd.to_datetime("2015-01-01") + pd.to_timedelta((z * 300).astype(int) + 1000, unit="D"),
+            "joined": pd.to_datetime("2015-01-01")
+            + pd.to_timedelta((z * 300).astype(int) + 1000, unit="D"),
         }
     )
 
@@ -62,7 +63,9 @@ def test_model_file_is_json_and_npy_only(tmp_path: Path) -> None:
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
         assert "model.json" in names
-        assert all(n == "model.json" or (n.startswith("arrays/") and n.endswith(".npy")) for n in names)
+        assert all(
+            n == "model.json" or (n.startswith("arrays/") and n.endswith(".npy")) for n in names
+        )
         for n in names:
             if n.endswith(".npy"):
                 # numpy's header says whether an object (pickled) array is inside

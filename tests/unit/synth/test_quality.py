@@ -25,8 +25,16 @@ def _tables(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         y = 3 * z + rng.normal(scale=0.5 + shift, size=k)
         x[rng.random(k) < 0.05] = np.nan
         when = pd.to_datetime("2021-01-01") + pd.to_timedelta((z * 50).astype(int) + 100, unit="D")
-        return pd.DataFrame({"cat": cat, "other": other, "x": x, "y": y, "when": when,
-                             "flag": rng.random(k) < 0.3 + shift / 4})
+        return pd.DataFrame(
+            {
+                "cat": cat,
+                "other": other,
+                "x": x,
+                "y": y,
+                "when": when,
+                "flag": rng.random(k) < 0.3 + shift / 4,
+            }
+        )
 
     return make(n, 0.0), make(m, 0.4)
 
