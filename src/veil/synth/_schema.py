@@ -238,6 +238,15 @@ def infer_schema(
                     hint="declare it categorical, or clean it",
                 )
             lo, hi = float(values.min()), float(values.max())
+            if (
+                kind == "integer"
+                and name not in declared
+                and n >= 20
+                and len(np.unique(values)) == len(values) == n
+                and hi - lo + 1 <= 1.1 * n
+            ):
+                refused.append(name)  # a running number: a row identifier
+                continue
             if name in bounds:
                 blo, bhi = (float(b) for b in bounds[name])
                 if not blo < bhi:

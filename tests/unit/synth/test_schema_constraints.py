@@ -69,6 +69,15 @@ def test_identifier_like_column_is_refused_unless_declared() -> None:
     assert schema["email"].kind == "categorical"
 
 
+def test_running_number_is_refused_as_an_identifier() -> None:
+    df = _frame()
+    df["record"] = np.arange(1000, 1000 + len(df))
+    with pytest.raises(InputError, match="record"):
+        infer_schema(df)
+    assert infer_schema(df, declared={"record": "integer"})["record"].kind == "integer"
+    assert infer_schema(df.drop(columns=["record"])).names == list(_frame().columns)
+
+
 def test_all_constant_table_and_empty_table_are_refused() -> None:
     with pytest.raises(InputError, match="nothing to model"):
         infer_schema(pd.DataFrame({"a": [1] * 10, "b": ["x"] * 10}))
