@@ -11,7 +11,9 @@ from veil.synth._constraints import (
     parse_constraint,
 )
 from veil.synth._copula import GaussianCopulaSynthesizer
+from veil.synth._evaluate import evaluate, ml_efficacy, privacy_metrics
 from veil.synth._marginal import AIMSynthesizer, MSTSynthesizer
+from veil.synth._quality import quality_report
 from veil.synth._schema import ColumnSpec, TableSchema, infer_schema
 from veil.synth._tvae import TVAESynthesizer
 
@@ -27,8 +29,12 @@ __all__ = [
     "Synthesizer",
     "TVAESynthesizer",
     "TableSchema",
+    "evaluate",
     "infer_schema",
     "load_synthesizer",
+    "ml_efficacy",
     "parse_constraint",
+    "privacy_metrics",
+    "quality_report",
     "synthesizers",
 ]
