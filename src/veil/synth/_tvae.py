@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,6 +94,10 @@ class TVAESynthesizer(Synthesizer):
         Train with DP-SGD to this budget; ``None`` trains without DP.
     max_grad_norm
         DP-SGD per-example clipping norm.
+    secure_mode
+        Opacus' cryptographically secure noise and sampling (needs ``torchcsprng``).
+        Otherwise both come from torch generators seeded from the operating system's
+        entropy; the ``seed`` only ever seeds the initialisation and the sampling of rows.
 
     Examples
     --------
@@ -117,6 +122,7 @@ class TVAESynthesizer(Synthesizer):
         dataset: str | None = None,
         account: bool = True,
         threads: int | None = 1,
+        secure_mode: bool = False,
         constraints: Sequence[Constraint] = (),
         seed: int | None = None,
     ) -> None:
@@ -133,6 +139,7 @@ class TVAESynthesizer(Synthesizer):
         self.dataset = dataset
         self.account = account
         self.threads = threads
+        self.secure_mode = secure_mode
 
     @property
     def dp(self) -> bool:  # type: ignore[override]
@@ -216,7 +223,8 @@ class TVAESynthesizer(Synthesizer):
                 z = np.zeros(len(x))
                 z[ok] = special.ndtri(np.clip(u, 1e-4, 1 - 1e-4))
             else:
-                lo_b, hi_b = float(spec.low or 0.0), float(spec.high or 1.0)
+                lo_b = float(spec.low) if spec.low is not None else 0.0
+                hi_b = float(spec.high) if spec.high is not None else 1.0
                 z = 2 * (np.nan_to_num(x, nan=lo_b) - lo_b) / max(hi_b - lo_b, 1e-12) - 1
             z = np.where(miss, 0.0, z).astype(np.float32)
             parts.append(z[:, None])
@@ -270,7 +278,11 @@ class TVAESynthesizer(Synthesizer):
         if self.threads:
             torch.set_num_threads(self.threads)
         try:
-            self._train(data, schema, progress, torch)
+            # The user's seed must never reach the DP noise or the Poisson sampling: a known
+            # seed would let anyone regenerate the noise. It seeds the initialisation only,
+            # inside a forked generator that leaves the caller's global state alone.
+            with torch.random.fork_rng(devices=[]):
+                self._train(data, schema, progress, torch)
         finally:
             torch.set_num_threads(old_threads)
 
@@ -279,11 +291,13 @@ class TVAESynthesizer(Synthesizer):
     ) -> None:
         rng = np.random.default_rng(self.seed)
         gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
-        if self.seed is not None:
-            torch.manual_seed(self.seed)
+        torch.manual_seed(self.seed if self.seed is not None else secrets.randbits(63))
         self._layout(data, schema)
         x = torch.from_numpy(self._encode(data, schema, rng))
         net = _build_net(x.shape[1], self._out_dims(), self.hidden, self.latent)
+        if self.epsilon is not None:
+            # From here on (Poisson sampling, reparametrisation) draw from OS entropy.
+            torch.manual_seed(secrets.randbits(63))
         opt = torch.optim.Adam(net.parameters(), lr=self.lr, weight_decay=1e-5)
         dataset = torch.utils.data.TensorDataset(x)
         batch = min(self.batch_size, len(x))
@@ -305,7 +319,12 @@ class TVAESynthesizer(Synthesizer):
                 account=self.account,
             )
             with guard as spend:
-                engine = opacus.PrivacyEngine(accountant="rdp")
+                engine = opacus.PrivacyEngine(accountant="rdp", secure_mode=self.secure_mode)
+                noise_gen = (
+                    None
+                    if self.secure_mode
+                    else torch.Generator().manual_seed(secrets.randbits(63))
+                )
                 net, opt, loader = engine.make_private_with_epsilon(
                     module=net,
                     optimizer=opt,
@@ -314,6 +333,7 @@ class TVAESynthesizer(Synthesizer):
                     target_delta=self.delta,
                     epochs=self.epochs,
                     max_grad_norm=self.max_grad_norm,
+                    noise_generator=noise_gen,
                 )
                 self._loop(net, opt, loader, progress, torch)
                 self.epsilon_spent_ = float(engine.get_epsilon(self.delta))
@@ -380,7 +400,8 @@ class TVAESynthesizer(Synthesizer):
                 q = self.arrays_[f"q.{b['index']}"]
                 x = np.interp(special.ndtr(zz), np.linspace(0, 1, len(q)), q)
             else:
-                lo_b, hi_b = float(spec.low or 0.0), float(spec.high or 1.0)
+                lo_b = float(spec.low) if spec.low is not None else 0.0
+                hi_b = float(spec.high) if spec.high is not None else 1.0
                 x = lo_b + (np.clip(zz, -1, 1) + 1) / 2 * (hi_b - lo_b)
             if spec.kind in ("integer", "datetime"):
                 x = np.round(x)
