@@ -57,3 +57,21 @@ def test_tvae_dp_sgd_reaches_its_budget_and_charges_the_ledger(
     out = syn.sample(500, seed=0)
     assert out["age"].between(small["age"].min(), small["age"].max()).all()
     assert load_synthesizer(syn.save(tmp_path / "dp.veil")).fit_info_["epsilon"] == 3.0
+
+
+def test_dp_noise_does_not_follow_the_seed(small: pd.DataFrame) -> None:
+    # Same seed, same data: without DP the weights repeat; with DP-SGD the noise (drawn from
+    # OS entropy) must make them differ, or the seed would let anyone remove the noise.
+    import numpy as np
+
+    def weights(**kw: object) -> list[np.ndarray]:
+        syn = TVAESynthesizer(epochs=1, batch_size=250, seed=7, account=False, **kw)  # type: ignore[arg-type]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            syn.fit(small.iloc[:400])
+        return [syn.state_[k] for k in sorted(syn.state_)]
+
+    a, b = weights(), weights()
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    c, d = weights(epsilon=5.0, delta=1e-5), weights(epsilon=5.0, delta=1e-5)
+    assert not all(np.array_equal(x, y) for x, y in zip(c, d, strict=True))
