@@ -41,6 +41,7 @@ _COMMAND_MODULES = [
     "veil.cli._risk",
     "veil.cli._report",
     "veil.cli._train",
+    "veil.cli._synth",
 ]
 
 

@@ -1,0 +1,257 @@
+"""``veil synth fit | sample | evaluate``: synthetic tables from the command line."""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from veil.cli._ui import RichProgressAdapter, console, err_console, print_json, state
+
+__all__ = ["register"]
+
+synth_app = typer.Typer(
+    name="synth",
+    help="Fit synthesizers, sample synthetic tables and evaluate them.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def _peak_mb() -> float:
+    """Peak resident memory of this process so far, in MiB (Linux reports KiB)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+
+
+def _read(path: Path, sep: str | None) -> Any:
+    from veil.io import read_table
+
+    if sep is None:
+        sep = ","
+        if path.suffix.lower() in (".csv", ".txt", ".tsv") and path.is_file():
+            with path.open(encoding="utf-8", errors="replace") as fh:
+                head = fh.readline()
+            counts = {c: head.count(c) for c in (",", ";", "\t")}
+            sep = max(counts, key=lambda c: counts[c]) if any(counts.values()) else ","
+    return read_table(path, separator=sep)
+
+
+def _constraints(texts: list[str], files: list[Path]) -> list[Any]:
+    from veil._errors import InputError
+    from veil.synth._constraints import constraint_from_dict, parse_constraint
+
+    out = [parse_constraint(t) for t in texts]
+    for f in files:
+        try:
+            doc = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(
+                f"cannot read the constraints file {f} ({type(exc).__name__})"
+            ) from None
+        items = doc if isinstance(doc, list) else doc.get("constraints", [])
+        out.extend(constraint_from_dict(d) for d in items)
+    return out
+
+
+def fit(
+    data: Annotated[Path, typer.Argument(help="Training table (csv, parquet, jsonl).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Model file to write.")],
+    method: Annotated[
+        str, typer.Option("--method", "-m", help="copula, mst, aim or tvae.")
+    ] = "aim",
+    epsilon: Annotated[
+        float | None, typer.Option("--epsilon", help="DP budget (mst, aim; tvae: DP-SGD).")
+    ] = None,
+    delta: Annotated[
+        float | None, typer.Option("--delta", help="DP delta (default 1e-9; tvae 1e-6).")
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", help="Ledger dataset to charge.")
+    ] = None,
+    ledger: Annotated[
+        str | None, typer.Option("--ledger", help="Ledger URL (default: local SQLite).")
+    ] = None,
+    no_ledger: Annotated[
+        bool, typer.Option("--no-ledger", help="Skip budget accounting on purpose.")
+    ] = False,
+    drop: Annotated[
+        list[str] | None, typer.Option("--drop", help="Column to leave out (repeatable).")
+    ] = None,
+    categorical: Annotated[
+        list[str] | None,
+        typer.Option("--categorical", help="Declare a column categorical (repeatable)."),
+    ] = None,
+    constraint: Annotated[
+        list[str] | None,
+        typer.Option("--constraint", help="'a <= b' or 'lo <= col <= hi' (repeatable)."),
+    ] = None,
+    constraints_file: Annotated[
+        list[Path] | None, typer.Option("--constraints", help="JSON file of constraints.")
+    ] = None,
+    epochs: Annotated[int | None, typer.Option("--epochs", help="tvae training epochs.")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Seed of the ordinary randomness.")
+    ] = None,
+    sep: Annotated[
+        str | None, typer.Option("--sep", help="CSV separator (default: sniffed).")
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the fit summary as JSON.")] = False,
+) -> None:
+    """Fit a synthesizer and save it; prints the CPU seconds and peak memory used."""
+    from veil._errors import InputError
+    from veil.synth import synthesizers
+
+    cls = synthesizers.get(method)
+    df = _read(data, sep)
+    if drop:
+        unknown = [c for c in drop if c not in df.columns]
+        if unknown:
+            raise InputError(f"--drop names column(s) not in the data: {', '.join(unknown)}")
+        df = df.drop(columns=drop)
+    kw: dict[str, Any] = {
+        "seed": seed,
+        "constraints": _constraints(constraint or [], constraints_file or []),
+    }
+    if method in ("mst", "aim") or (method == "tvae" and epsilon is not None):
+        if epsilon is None:
+            raise InputError(f"the {method} synthesizer needs --epsilon")
+        kw.update(epsilon=epsilon)
+        if delta is not None:
+            kw["delta"] = delta
+        if no_ledger:
+            kw["account"] = False
+        else:
+            if dataset is None:
+                raise InputError(
+                    "a DP fit is charged to the privacy-budget ledger: give --dataset NAME",
+                    hint="or --no-ledger to skip accounting on purpose",
+                )
+            from veil.dp import BudgetLedger  # type: ignore[attr-defined]
+
+            kw.update(ledger=BudgetLedger(url=ledger), dataset=dataset)
+    elif epsilon is not None:
+        raise InputError(f"the {method} synthesizer is not differentially private; drop --epsilon")
+    if epochs is not None:
+        if method != "tvae":
+            raise InputError("--epochs applies to the tvae method only")
+        kw["epochs"] = epochs
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
+        syn = cls(**kw).fit(
+            df, declared={c: "categorical" for c in categorical or []}, progress=progress
+        )
+        syn.save(out)
+    summary = {
+        "method": method,
+        "model": str(out),
+        "rows": len(df),
+        "columns": df.shape[1],
+        "cpu_seconds": round(time.process_time() - cpu0, 2),
+        "wall_seconds": round(time.perf_counter() - wall0, 2),
+        "peak_memory_mb": _peak_mb(),
+        "fit": syn.fit_info_,
+    }
+    if json_:
+        print_json(summary)
+        return
+    console.print(
+        f"fitted {method} on {len(df)} rows x {df.shape[1]} columns: "
+        f"{summary['cpu_seconds']} CPU s, peak memory {summary['peak_memory_mb']} MiB -> {out}"
+    )
+    info = syn.fit_info_
+    if info.get("differential_privacy"):
+        console.print(
+            f"  ({info.get('epsilon')}, {info.get('delta')})-DP, unit: {info.get('unit')}"
+        )
+    for note in info.get("notes", []):
+        err_console.print(f"  note: {note}")
+
+
+def sample(
+    model: Annotated[Path, typer.Argument(help="Model file written by 'veil synth fit'.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Table to write (csv, parquet, jsonl).")],
+    n: Annotated[int, typer.Option("-n", "--rows", help="Number of rows.", min=0)] = 1000,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the draw.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print a summary as JSON.")] = False,
+) -> None:
+    """Draw rows from a saved synthesizer and write them atomically."""
+    from veil.io import write_table
+    from veil.synth import load_synthesizer
+
+    cpu0 = time.process_time()
+    syn = load_synthesizer(model)
+    df = syn.sample(n, seed=seed)
+    write_table(df, out)
+    summary = {
+        "model": str(model),
+        "method": syn.name,
+        "rows": len(df),
+        "out": str(out),
+        "cpu_seconds": round(time.process_time() - cpu0, 2),
+    }
+    if json_:
+        print_json(summary)
+    else:
+        console.print(f"wrote {len(df)} synthetic rows ({syn.name}) to {out}")
+
+
+def evaluate(
+    real: Annotated[Path, typer.Argument(help="The real training table.")],
+    synth: Annotated[Path, typer.Argument(help="The synthetic table.")],
+    holdout: Annotated[
+        Path | None, typer.Option("--holdout", help="Real rows NOT used for fitting.")
+    ] = None,
+    target: Annotated[
+        str | None, typer.Option("--target", help="Column for ML efficacy (AUC).")
+    ] = None,
+    max_rows: Annotated[
+        int, typer.Option("--max-rows", help="Rows per side in distance measures.")
+    ] = 2000,
+    sep: Annotated[
+        str | None, typer.Option("--sep", help="CSV separator (default: sniffed).")
+    ] = None,
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print the full evaluation as JSON.")
+    ] = False,
+) -> None:
+    """Quality, ML efficacy (train on synthetic, test on holdout) and privacy measures."""
+    from veil.synth._evaluate import evaluate as run_evaluation
+
+    r = _read(real, sep)
+    s = _read(synth, sep)
+    h = _read(holdout, sep) if holdout is not None else None
+    with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
+        result = run_evaluation(r, s, h, target=target, max_rows=max_rows, progress=progress)
+    if json_:
+        print_json(result)
+        return
+    from rich.table import Table
+
+    table = Table(title="synthetic data evaluation", header_style="bold")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    q = result["quality"]
+    for key in ("score", "column_shapes", "column_pair_trends"):
+        table.add_row(
+            f"quality {key.replace('_', ' ')}", "n/a" if q.get(key) is None else f"{q[key]:.4f}"
+        )
+    for section in ("ml_efficacy", "privacy"):
+        for key, value in result.get(section, {}).items():
+            if isinstance(value, float):
+                table.add_row(
+                    f"{section.replace('_', ' ')} {key.replace('_', ' ')}", f"{value:.4f}"
+                )
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    synth_app.command("fit")(fit)
+    synth_app.command("sample")(sample)
+    synth_app.command("evaluate")(evaluate)
+    app.add_typer(synth_app, name="synth")
