@@ -26,6 +26,7 @@ which keeps them reversible.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import math
 import string
@@ -189,13 +190,9 @@ class TokenizeTransformer(FieldTransformer):
         size, extra = divmod(n, k)
         out = []
         for i in range(k):
-            label = (
-                b"veil\x00ff3-1 chunk\x00"
-                + base_tweak
-                + k.to_bytes(4, "big")
-                + i.to_bytes(4, "big")
-            )
-            tweak = hashlib.sha256(label).digest()[:FPE_TWEAK_BYTES]
+            label = b"veil\x00ff3-1 chunk\x00" + k.to_bytes(4, "big") + i.to_bytes(4, "big")
+            # A PRF keyed by the (secret) base tweak derives each chunk's tweak.
+            tweak = hmac.new(base_tweak, label, hashlib.sha256).digest()[:FPE_TWEAK_BYTES]
             out.append((size + (1 if i < extra else 0), tweak.hex()))
         return out
 
