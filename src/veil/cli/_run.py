@@ -19,6 +19,8 @@ def _summary_table(report: dict[str, Any], outputs: dict[str, Path]) -> None:
     table.add_column("measure")
     table.add_column("value", justify="right")
     for key, value in report.get("summary", {}).items():
+        if value is None:  # not applicable to this run (e.g. the epsilon of a non-DP synthesizer)
+            continue
         table.add_row(key.replace("_", " "), str(value))
     console.print(table)
     for name, path in outputs.items():
