@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from veil.report._compliance import compliance_section
@@ -364,6 +364,17 @@ def _generalization(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _sweep_series(points: list[dict[str, Any]], metric: str | None) -> dict[str, Sequence[float]]:
+    series: dict[str, Sequence[float]] = {
+        "highest risk": [p["highest_risk"] for p in points],
+        "average risk": [p["average_risk"] for p in points],
+        "records suppressed": [p["suppressed_share"] for p in points],
+    }
+    if metric == "loss":  # on [0, 1] like the rest; other metrics have their own scales
+        series["information loss"] = [p["information_loss"] for p in points]
+    return series
+
+
 def _utility(report: dict[str, Any]) -> str:
     u = report["utility"]
     parts = ['<section id="utility"><h2>Utility</h2>']
@@ -470,7 +481,30 @@ def _utility(report: dict[str, Any]) -> str:
         )
         if ml.get("note"):
             parts.append(f'<p class="muted">{_e(ml["note"])}</p>')
-    sweep = u.get("k_sweep")
+    anon_section = report.get("anonymize")
+    anon: dict[str, Any] = anon_section if isinstance(anon_section, dict) else {}
+    optimal = [p for p in anon.get("k_sweep") or [] if p.get("feasible")]
+    if optimal:
+        ks = [p["k"] for p in optimal]
+        parts.append(
+            '<div id="tradeoff">'
+            + _figure(
+                line_chart(
+                    "tradeoff-curve",
+                    "Risk-utility trade-off across k",
+                    ks,
+                    _sweep_series(optimal, anon.get("metric")),
+                    x_label="k (log scale)",
+                    y_label="share",
+                    x_log=True,
+                ),
+                "The optimal release searched again at each k (other models and the "
+                "suppression limit unchanged): the risk left, the records suppressed and, for "
+                "the loss metric, the information loss.",
+            )
+            + "</div>"
+        )
+    sweep = [] if optimal else u.get("k_sweep")
     if sweep:
         ks = [s["k"] for s in sweep]
         parts.append(

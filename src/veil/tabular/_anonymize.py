@@ -180,6 +180,7 @@ class AnonymizationResult:
     satisfied: dict[str, bool]
     search: dict[str, Any]
     models: list[dict[str, Any]] = field(default_factory=list)
+    k_sweep: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able summary (no data values)."""
@@ -195,6 +196,7 @@ class AnonymizationResult:
             "search": self.search,
             "models": self.models,
             "rows": len(self.data),
+            **({"k_sweep": self.k_sweep} if self.k_sweep is not None else {}),
         }
 
 
@@ -315,9 +317,18 @@ def _release(
 
 
 def anonymize(
-    df: pd.DataFrame, config: AnonymizeConfig, *, progress: Progress | None = None
+    df: pd.DataFrame,
+    config: AnonymizeConfig,
+    *,
+    progress: Progress | None = None,
+    sweep: Sequence[int] | None = None,
+    sweep_seconds: float = 2.0,
 ) -> AnonymizationResult:
     """Release ``df`` under ``config`` with the least information loss.
+
+    ``sweep`` (optimal search only): also find the optimum for each of these k, the other
+    models and the suppression limit unchanged, on the same frequency table, and record the
+    risk-utility trade-off in ``result.k_sweep`` (stops once ``sweep_seconds`` are spent).
 
     Raises
     ------
@@ -381,7 +392,59 @@ def anonymize(
     from veil.tabular._verify import verify_release
 
     result.satisfied = verify_release(df, result, config, sensitive_hierarchies=dict(sens_h))
+    if sweep:
+        with progress.task("risk-utility sweep over k"):
+            result.k_sweep = _k_sweep(
+                ft, config, metric, default_col, len(df), sweep, sweep_seconds
+            )
     return result
+
+
+def _k_sweep(
+    ft: FrequencyTable,
+    config: AnonymizeConfig,
+    metric: Any,
+    default_col: str | None,
+    n_rows: int,
+    ks: Sequence[int],
+    budget: float,
+) -> list[dict[str, Any]]:
+    """The optimal release's cost and risk for each k (the trade-off curve of the report).
+
+    Each point is a full optimal search with k replaced and everything else as configured;
+    risk is the prosecutor risk of the retained records (highest 1/min class size, average
+    classes/records). Points past the time budget are left out and the last one says so.
+    """
+    from veil.policy._models import KAnonymityConfig
+
+    out: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for k in sorted({int(k) for k in ks if 2 <= int(k) <= n_rows}):
+        if time.perf_counter() - started > budget:
+            out.append({"k": k, "skipped": "time budget spent"})
+            break
+        privacy = config.privacy.model_copy(update={"k_anonymity": KAnonymityConfig(k=k)})
+        models = build_models(privacy, ft.domains, default_column=default_col)
+        found = LatticeSearch(models, metric, privacy.suppression_limit).run(ft)
+        if found.node is None or found.levels is None:
+            out.append({"k": k, "feasible": False})
+            continue
+        node = found.node
+        kept = node.kept & (node.sizes > 0)
+        records = int(node.sizes[kept].sum())
+        out.append(
+            {
+                "k": k,
+                "feasible": True,
+                "levels": list(found.levels),
+                "information_loss": float(metric.score(node)),
+                "suppressed_share": int(node.suppressed_records) / n_rows,
+                "classes": int(kept.sum()),
+                "highest_risk": float(1.0 / node.sizes[kept].min()) if records else 0.0,
+                "average_risk": float(kept.sum() / records) if records else 0.0,
+            }
+        )
+    return out
 
 
 def _mondrian(df: pd.DataFrame, config: AnonymizeConfig, progress: Progress) -> AnonymizationResult:

@@ -63,6 +63,10 @@ def summary_of(section: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# The k values of the report's risk-utility trade-off curve (each is a full optimal search).
+SWEEP_KS = (2, 3, 5, 10, 20, 50, 100)
+
+
 class AnonymizeStage:
     """Protect the quasi-identifiers: optimal full-domain search (ARX-exact) or Mondrian."""
 
@@ -78,7 +82,7 @@ class AnonymizeStage:
         from veil.tabular._anonymize import AnonymizeConfig, anonymize
 
         config = AnonymizeConfig.from_policy(ctx.policy)
-        result = anonymize(ctx.data, config, progress=ctx.progress)
+        result = anonymize(ctx.data, config, progress=ctx.progress, sweep=SWEEP_KS)
         ctx.data = result.data
         ctx.suppressed = result.suppressed
         section = result.to_dict()
