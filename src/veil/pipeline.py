@@ -148,6 +148,11 @@ class RunResult:
     seconds: float
 
 
+def text_columns(policy: Policy) -> list[str]:
+    """Columns read from CSV as text: identifiers (leading zeros matter) and free text."""
+    return [n for n, c in policy.columns.items() if c.role.value in ("identifier", "text")]
+
+
 def _reconcile_columns(policy: Policy, df: pd.DataFrame) -> pd.DataFrame:
     listed = set(policy.columns)
     present = [str(c) for c in df.columns]
@@ -206,12 +211,9 @@ def run_policy(
     stages = plan(policy)  # fail early, before reading anything
     if data is None:
         with progress.task("reading input"):
-            as_text = [
-                name
-                for name, col in policy.columns.items()
-                if col.role.value in ("identifier", "text")
-            ]
-            data = read_table(policy.data, base_dir=policy.base_dir, text_columns=as_text)
+            data = read_table(
+                policy.data, base_dir=policy.base_dir, text_columns=text_columns(policy)
+            )
     data = _reconcile_columns(policy, data)
     ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False), progress=progress)
     timings: dict[str, float] = {}

@@ -75,3 +75,26 @@ def test_subpackages_export_sorted_all() -> None:
         assert list(names) == sorted(names, key=isort_key), f"veil.{info.name}.__all__ unsorted"
         for name in names:
             assert hasattr(module, name), f"veil.{info.name}.{name} is exported but missing"
+
+
+def test_cli_command_map_matches_what_modules_register() -> None:
+    """``main`` builds only the invoked command's module; the map must not drift."""
+    from veil.cli._app import _COMMAND_MODULES, _COMMANDS, build_app
+
+    registered: dict[str, str] = {}
+    for module in _COMMAND_MODULES:
+        sub = build_app([module])
+        names = [c.name for c in sub.registered_commands] + [g.name for g in sub.registered_groups]
+        for name in names:
+            assert name is not None
+            registered[name] = module
+    assert registered == _COMMANDS
+
+
+def test_help_lists_every_command(cli) -> None:
+    from veil.cli._app import _COMMANDS
+
+    result = cli("--help")
+    assert result.code == 0
+    for name in _COMMANDS:
+        assert name in result.out

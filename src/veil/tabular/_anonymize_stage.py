@@ -72,6 +72,10 @@ class AnonymizeStage:
 
     name: ClassVar[str] = "anonymize"
 
+    def __init__(self, *, sweep: bool = True) -> None:
+        # The k sweep feeds the report's risk-utility curve; `veil anonymize` skips it.
+        self.sweep = sweep
+
     def wanted(self, policy: Policy) -> bool:
         return policy.privacy.any_model
 
@@ -82,7 +86,9 @@ class AnonymizeStage:
         from veil.tabular._anonymize import AnonymizeConfig, anonymize
 
         config = AnonymizeConfig.from_policy(ctx.policy)
-        result = anonymize(ctx.data, config, progress=ctx.progress, sweep=SWEEP_KS)
+        result = anonymize(
+            ctx.data, config, progress=ctx.progress, sweep=SWEEP_KS if self.sweep else None
+        )
         ctx.data = result.data
         ctx.suppressed = result.suppressed
         section = result.to_dict()
@@ -106,7 +112,13 @@ def run_anonymize(
 
     from veil._progress import NullProgress
     from veil.io import read_table
-    from veil.pipeline import RunContext, _load_stage, _reconcile_columns, _write_outputs
+    from veil.pipeline import (
+        RunContext,
+        _load_stage,
+        _reconcile_columns,
+        _write_outputs,
+        text_columns,
+    )
     from veil.report import build_report
 
     started = time.perf_counter()
@@ -116,11 +128,11 @@ def run_anonymize(
     if transforms is not None and transforms.wanted(policy):
         transforms.check(policy)
         stages.append(transforms)
-    anon = AnonymizeStage()
+    anon = AnonymizeStage(sweep=False)
     anon.check(policy)
     stages.append(anon)
     with progress.task("reading input"):
-        data = read_table(policy.data, base_dir=policy.base_dir)
+        data = read_table(policy.data, base_dir=policy.base_dir, text_columns=text_columns(policy))
     data = _reconcile_columns(policy, data)
     ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False), progress=progress)
     timings: dict[str, float] = {}
