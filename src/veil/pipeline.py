@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import logging
 import time
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -115,13 +116,23 @@ def _wanted_by_policy(name: str, policy: Policy) -> bool:
     return True
 
 
-def plan(policy: Policy) -> list[Stage]:
-    """The stages this policy needs, checked; fails early if one is unavailable."""
+def plan(
+    policy: Policy,
+    *,
+    only: Collection[str] | None = None,
+    stages_given: Mapping[str, Stage] | None = None,
+) -> list[Stage]:
+    """The stages this policy needs, checked; fails early if one is unavailable.
+
+    ``only`` restricts the run to those stage names (``veil anonymize`` runs transforms and
+    anonymize); ``stages_given`` supplies configured instances instead of the defaults.
+    """
     stages: list[Stage] = []
     for name in _STAGES:
-        if not _wanted_by_policy(name, policy):
+        if not _wanted_by_policy(name, policy) or (only is not None and name not in only):
             continue
-        stage = _load_stage(name)
+        given = (stages_given or {}).get(name)
+        stage = given if given is not None else _load_stage(name)
         if stage is None:
             if name in _OPTIONAL:
                 continue
@@ -182,6 +193,8 @@ def run_policy(
     out_dir: str | Path | None = None,
     progress: Progress | None = None,
     write: bool = True,
+    only: Collection[str] | None = None,
+    stages_given: Mapping[str, Stage] | None = None,
 ) -> RunResult:
     """Apply a policy: release a protected table and its report.
 
@@ -208,7 +221,7 @@ def run_policy(
 
     started = time.perf_counter()
     progress = progress or NullProgress()
-    stages = plan(policy)  # fail early, before reading anything
+    stages = plan(policy, only=only, stages_given=stages_given)  # fail early, before reading
     if data is None:
         with progress.task("reading input"):
             data = read_table(

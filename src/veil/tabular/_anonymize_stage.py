@@ -103,45 +103,21 @@ def run_anonymize(
     progress: Any = None,
     write: bool = True,
 ) -> tuple[dict[str, Any], dict[str, Any], float]:
-    """``veil anonymize``: read, field transforms (when built), anonymize, verify, write.
+    """``veil anonymize``: the pipeline restricted to field transforms and anonymization.
 
-    Unlike ``veil run`` no other stage (text, dp, synth, risk) runs. Nothing is written
-    unless every step and the re-check succeed. Returns (report, outputs, seconds).
+    Unlike ``veil run`` no other stage (text, dp, synth, risk) runs, and the report's k sweep
+    is skipped. Nothing is written unless every step and the re-check succeed. Returns
+    (report, outputs, seconds).
     """
-    import time
+    from veil.pipeline import run_policy
 
-    from veil._progress import NullProgress
-    from veil.io import read_table
-    from veil.pipeline import (
-        RunContext,
-        _load_stage,
-        _reconcile_columns,
-        _write_outputs,
-        text_columns,
+    result = run_policy(
+        policy,
+        out_dir=out_dir,
+        progress=progress,
+        write=write,
+        only=("transforms", "anonymize"),
+        stages_given={"anonymize": AnonymizeStage(sweep=False)},
     )
-    from veil.report import build_report
-
-    started = time.perf_counter()
-    progress = progress or NullProgress()
-    stages = []
-    transforms = _load_stage("transforms")
-    if transforms is not None and transforms.wanted(policy):
-        transforms.check(policy)
-        stages.append(transforms)
-    anon = AnonymizeStage(sweep=False)
-    anon.check(policy)
-    stages.append(anon)
-    with progress.task("reading input"):
-        data = read_table(policy.data, base_dir=policy.base_dir, text_columns=text_columns(policy))
-    data = _reconcile_columns(policy, data)
-    ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False), progress=progress)
-    timings: dict[str, float] = {}
-    for stage in stages:
-        t0 = time.perf_counter()
-        stage.run(ctx)
-        timings[stage.name] = round(time.perf_counter() - t0, 4)
-    report = build_report(ctx, timings=timings, stages=[s.name for s in stages])
-    outputs: dict[str, Any] = {}
-    if write:
-        outputs = {k: str(v) for k, v in _write_outputs(ctx, report, out_dir).items()}
-    return report, outputs, time.perf_counter() - started
+    outputs = {k: str(v) for k, v in result.outputs.items()}
+    return result.report, outputs, result.seconds
