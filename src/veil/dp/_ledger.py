@@ -357,16 +357,7 @@ class BudgetLedger:
 
     def status(self, dataset: str) -> BudgetStatus:
         """The dataset's budget, its spent totals under each composition and what is left."""
-        check_name(dataset)
-        t = self._tables
-        with self._reading() as conn:
-            row = conn.execute(sa.select(t.datasets).where(t.datasets.c.name == dataset)).first()
-            if row is None:
-                raise InputError(
-                    f"no budget for dataset {dataset!r} in this ledger",
-                    hint=f"create one: veil budget init {dataset} --epsilon E --delta D",
-                )
-            rows = self._history_rows(conn, row.id)
+        row, rows = self._dataset_with_history(dataset)
         return self._status(row, rows)
 
     def remaining(self, dataset: str) -> tuple[float, float]:
@@ -375,6 +366,11 @@ class BudgetLedger:
 
     def history(self, dataset: str) -> list[Spend]:
         """Every spend recorded on ``dataset``, oldest first (reservations included)."""
+        _, rows = self._dataset_with_history(dataset)
+        return [self._spend_from_row(dataset, r) for r in rows]
+
+    def _dataset_with_history(self, dataset: str) -> tuple[Any, list[Any]]:
+        """The dataset's row and its spends, read in one snapshot; a clear error if absent."""
         check_name(dataset)
         t = self._tables
         with self._reading() as conn:
@@ -384,8 +380,7 @@ class BudgetLedger:
                     f"no budget for dataset {dataset!r} in this ledger",
                     hint=f"create one: veil budget init {dataset} --epsilon E --delta D",
                 )
-            rows = self._history_rows(conn, row.id)
-        return [self._spend_from_row(dataset, r) for r in rows]
+            return row, self._history_rows(conn, row.id)
 
     @staticmethod
     def _spend_from_row(dataset: str, r: Any) -> Spend:
