@@ -54,6 +54,12 @@ log = logging.getLogger(__name__)
 def fingerprint_frame(df: pd.DataFrame) -> str:
     """A content hash of a table (column names, dtypes and every value), for the ledger.
 
+    It tells whether a spend is made on the data the budget was created for; it is not a
+    pseudonym of anyone. It is unkeyed on purpose, so that every member of a team can check it
+    without sharing a secret. Its privacy cost: someone holding the ledger and all but a few
+    cells of a small table could confirm guesses of the missing cells. Do not record a
+    fingerprint for a table of a handful of rows (pass none, or ``--no-fingerprint``).
+
     Examples
     --------
     >>> import pandas as pd
