@@ -12,7 +12,7 @@ import os
 import secrets
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
     from veil._progress import Progress
     from veil.pipeline import RunResult
+    from veil.policy import Policy
 
-__all__ = ["demo_frame", "demo_policy_text", "demo_private_dir", "run_demo"]
+__all__ = ["demo_frame", "demo_policy", "demo_policy_text", "demo_private_dir", "run_demo"]
 
 _TEMPLATES = (
     "Patient {name} called from {phone} about the last visit; follow up by email at {email}.",
@@ -200,21 +201,36 @@ def _fresh_demo_ledger(out_dir: Path) -> str:
     return url
 
 
+def demo_policy(out_dir: str | Path, *, dp: bool = True, **overrides: Any) -> Policy:
+    """The shipped demo policy writing to ``out_dir``.
+
+    ``dp=True`` points its DP queries at a fresh scratch ledger (see :func:`run_demo`);
+    ``dp=False`` leaves the DP stage out. ``overrides`` replace top-level sections' keys, e.g.
+    ``privacy={"k_anonymity": {"k": 10}}``.
+    """
+    import yaml
+
+    from veil.policy import parse_policy
+
+    out = Path(out_dir)
+    data = yaml.safe_load(demo_policy_text())
+    data["output"]["path"] = str(out)
+    if not dp:
+        data.pop("dp", None)
+    elif "dp" in data:
+        data["dp"]["ledger"] = _fresh_demo_ledger(out)
+    for section, values in overrides.items():
+        data.setdefault(section, {}).update(values)
+    return parse_policy(data, source="<demo policy>", base_dir=Path(str(files("veil.data"))))
+
+
 def run_demo(
     out_dir: str | Path, *, rows: int | None = None, progress: Progress | None = None
 ) -> RunResult:
     """Run the demo policy on the demo data and write the release and report to ``out_dir``."""
-    import yaml
-
     from veil.pipeline import run_policy
-    from veil.policy import parse_policy
 
     out = Path(out_dir)
     _ensure_demo_keys(out)
-    data = yaml.safe_load(demo_policy_text())
-    data["output"]["path"] = str(out)
-    if "dp" in data:
-        data["dp"]["ledger"] = _fresh_demo_ledger(out)
-    policy = parse_policy(data, source="<demo policy>", base_dir=Path(str(files("veil.data"))))
-    frame = demo_frame(rows)
-    return run_policy(policy, data=frame, out_dir=out, progress=progress)
+    policy = demo_policy(out)
+    return run_policy(policy, data=demo_frame(rows), out_dir=out, progress=progress)

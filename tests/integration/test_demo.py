@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from veil.demo import demo_frame, demo_policy_text
+from veil.demo import demo_frame, demo_policy
 
 CANARY = "CANARY-e41c9b77"
 ROWS = 3000
@@ -51,17 +51,8 @@ def test_demo_cli_json_names_the_three_outputs(tmp_path: Path) -> None:
 
 
 def _demo_policy(out: Path, **privacy: object):
-    from importlib.resources import files
-
-    import yaml
-
-    from veil.policy import parse_policy
-
-    data = yaml.safe_load(demo_policy_text())
-    data["output"]["path"] = str(out)
-    data["privacy"].update(privacy)
-    data.pop("dp", None)  # the canary is about the release, not the DP answers
-    return parse_policy(data, base_dir=Path(str(files("veil.data"))))
+    # the canary is about the release, not the DP answers
+    return demo_policy(out, dp=False, privacy=privacy)
 
 
 @pytest.fixture
