@@ -302,7 +302,12 @@ def _bench(ds: dict[str, Any], repeat: int, quick: bool, overhead_epochs: int) -
         print(f"[{ds['name']}] DP-SGD epsilon {eps}", flush=True)
         out["dp"].append(_in_child(_dp_run, ds, eps))
     print(f"[{ds['name']}] overhead (interleaved)", flush=True)
-    out["overhead"] = {"ghost": _overhead(ds, repeat, "ghost", overhead_epochs)}
+    # "fused" is what veil picks for these all-Linear models (grad_sample_mode="auto");
+    # Opacus' own ghost clipping is measured beside it.
+    out["overhead"] = {
+        "fused": _overhead(ds, repeat, "fused", overhead_epochs),
+        "ghost": _overhead(ds, repeat, "ghost", overhead_epochs),
+    }
     if ds["name"] == "adult":
         # Opacus' default per-sample-gradient hooks, for comparison (fewer epochs: slow).
         out["overhead"]["hooks"] = _overhead(ds, 1, "hooks", max(1, overhead_epochs // 5))
@@ -315,6 +320,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="epsilon 3 only")
     parser.add_argument("--overhead-epochs", type=int, default=10)
     parser.add_argument("--only", choices=["adult", "mnist"], default=None)
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     torch.set_num_threads(1)
     loaders: dict[str, Callable[[], dict[str, Any]]] = {"adult": _adult, "mnist": _mnist}
@@ -337,8 +343,8 @@ def main() -> None:
     if adult:
         acc3 = next(r["accuracy"] for r in adult["dp"] if r["epsilon_target"] == 3.0)
         results["targets"] = {
-            "adult_overhead_cpu_at_most_2x": adult["overhead"]["ghost"]["overhead_cpu"] <= 2.0,
-            "adult_overhead_wall_at_most_2x": adult["overhead"]["ghost"]["overhead_wall"] <= 2.0,
+            "adult_overhead_cpu_at_most_2x": adult["overhead"]["fused"]["overhead_cpu"] <= 2.0,
+            "adult_overhead_wall_at_most_2x": adult["overhead"]["fused"]["overhead_wall"] <= 2.0,
             "adult_eps3_gap_points": round(100 * (adult["baseline"]["accuracy"] - acc3), 2),
             "adult_eps3_within_1_5_points": 100 * (adult["baseline"]["accuracy"] - acc3) <= 1.5,
             "prv_at_least_4pct_below_rdp": all(
@@ -347,10 +353,10 @@ def main() -> None:
                 for r in d["calibration"]
             ),
         }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(results, indent=2) + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results.get("targets", {}), indent=2))
-    print(f"wrote {OUT}")
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ def train(
     ] = 1.0,
     accountant: Annotated[str, typer.Option("--accountant", help="prv (default) or rdp.")] = "prv",
     grad_sample_mode: Annotated[
-        str, typer.Option("--grad-sample-mode", help="auto, ghost or hooks.")
+        str, typer.Option("--grad-sample-mode", help="auto, fused, ghost or hooks.")
     ] = "auto",
     drop: Annotated[
         list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")

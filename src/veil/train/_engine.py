@@ -44,6 +44,7 @@ from veil.train._accounting import (
     sample_rate_for,
 )
 from veil.train._checkpoint import load_checkpoint, save_checkpoint
+from veil.train._fused import FusedLinearClipper
 from veil.train._spend import LedgerCharge, charge_run
 from veil.train._validate import make_private_compatible
 
@@ -63,7 +64,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-GRAD_SAMPLE_MODES = ("auto", "ghost", "hooks")
+GRAD_SAMPLE_MODES = ("auto", "fused", "ghost", "hooks")
 OPTIMIZERS = ("adam", "sgd")
 _SECURE_RNG_WARNING = "Secure RNG turned off"
 _RDP_ALPHA_WARNING = "Optimal order is the largest alpha"
@@ -91,10 +92,12 @@ class DPTrainConfig:
     accountant
         ``"prv"`` (tightest available, default) or ``"rdp"``.
     grad_sample_mode
-        ``"ghost"`` (Opacus fast gradient clipping: per-sample norms without per-sample
-        gradients, two backward passes), ``"hooks"`` (per-sample gradients) or ``"auto"``
-        (ghost when every trainable layer is Linear or Embedding, where it needs no
-        per-sample gradient at all, hooks otherwise).
+        ``"fused"`` (every trainable layer an ``nn.Linear``: per-sample norms and clipped
+        sums from one backward pass, see :mod:`veil.train._fused`), ``"ghost"`` (Opacus
+        fast gradient clipping: per-sample norms without per-sample gradients, two backward
+        passes), ``"hooks"`` (per-sample gradients) or ``"auto"`` (fused when every
+        trainable layer is Linear, ghost when they are Linear or Embedding, hooks
+        otherwise). All modes add Opacus' noise and step Opacus' accountant.
     noise_multiplier
         Use this sigma instead of calibrating one; training then stops at the last step
         within (epsilon, delta).
@@ -219,7 +222,10 @@ class NonPrivateResult:
 
 
 def resolve_grad_sample_mode(model: nn.Module, mode: str) -> str:
-    """Pick ``"ghost"`` or ``"hooks"`` for ``mode="auto"``; pass other modes through.
+    """Pick ``"fused"``, ``"ghost"`` or ``"hooks"`` for ``mode="auto"``; pass others through.
+
+    Fused clipping (:mod:`veil.train._fused`) needs one backward pass where ghost needs two,
+    so ``auto`` takes it whenever every trainable layer is an ``nn.Linear``.
 
     Ghost clipping computes each sample's gradient norm from activations and output
     gradients; for Linear and Embedding layers (Opacus has norm samplers for both) no
@@ -233,6 +239,8 @@ def resolve_grad_sample_mode(model: nn.Module, mode: str) -> str:
     trainable = [
         m for m in model.modules() if any(p.requires_grad for p in m.parameters(recurse=False))
     ]
+    if trainable and all(type(m) is nn.Linear for m in trainable):
+        return "fused"
     ghost_ok = trainable and all(type(m) in (nn.Linear, nn.Embedding) for m in trainable)
     return "ghost" if ghost_ok else "hooks"
 
@@ -272,6 +280,25 @@ def _tensor_batches(
     for idx in index_batches:
         ix = torch.as_tensor(idx, dtype=torch.long)
         yield tuple(t[ix] for t in tensors)
+
+
+def _per_sample_loss(loss_fn: Any) -> Any:
+    """``loss_fn`` evaluated with ``reduction='none'``: one loss per sample."""
+    if not hasattr(loss_fn, "reduction"):
+        raise InputError(
+            "fused clipping needs a loss with a 'reduction' attribute (one loss per sample)",
+            hint="pass a torch.nn loss such as nn.CrossEntropyLoss(), or grad_sample_mode='ghost'",
+        )
+
+    def per_sample(output: Any, target: Any) -> Any:
+        old = loss_fn.reduction
+        loss_fn.reduction = "none"
+        try:
+            return loss_fn(output, target)
+        finally:
+            loss_fn.reduction = old
+
+    return per_sample
 
 
 def _split(batch: Any) -> tuple[tuple[Any, ...], Any]:
@@ -481,10 +508,17 @@ def train_private(
         noise_multiplier=sigma,
         max_grad_norm=config.max_grad_norm,
         poisson_sampling=True,
-        grad_sample_mode=mode,
+        # fused clipping reuses ghost mode's optimizer (noise, averaging, accountant hook)
+        grad_sample_mode="ghost" if mode == "fused" else mode,
         noise_generator=noise_gen,
     )
-    if "ghost" in mode:
+    clipper = None
+    if mode == "fused":
+        dp_model, dp_opt, _, dp_loader = wrapped
+        dp_model.remove_hooks()  # ours replace Opacus' two-pass hooks
+        clipper = FusedLinearClipper(dp_model._module, config.max_grad_norm)
+        dp_loss = _per_sample_loss(loss_fn)
+    elif "ghost" in mode:
         dp_model, dp_opt, dp_loss, dp_loader = wrapped
     else:
         dp_model, dp_opt, dp_loader = wrapped
@@ -535,7 +569,10 @@ def train_private(
                     inputs, target = _split(batch)
                     dp_opt.zero_grad(set_to_none=True)
                     loss = dp_loss(dp_model(*inputs), target)
-                    loss.backward()
+                    if clipper is not None:
+                        clipper.backward(loss)
+                    else:
+                        loss.backward()
                     dp_opt.step()
                     steps_done += 1
                     task.advance()

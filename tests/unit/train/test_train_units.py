@@ -119,8 +119,10 @@ def test_unfixable_module_is_refused_with_what_validator_found() -> None:
         make_private_compatible(nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8)), fix=False)
 
 
-def test_auto_mode_uses_ghost_only_for_linear_and_embedding_models() -> None:
-    assert resolve_grad_sample_mode(make_tabular_mlp([3, 4], 2, 2), "auto") == "ghost"
+def test_auto_mode_picks_fused_for_linear_ghost_for_embedding_hooks_otherwise() -> None:
+    assert resolve_grad_sample_mode(make_tabular_mlp([3, 4], 2, 2), "auto") == "fused"
+    embedded = nn.Sequential(nn.Embedding(5, 4), nn.Flatten(), nn.Linear(8, 2))
+    assert resolve_grad_sample_mode(embedded, "auto") == "ghost"
     assert (
         resolve_grad_sample_mode(nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4)), "auto") == "hooks"
     )
