@@ -174,3 +174,88 @@ def test_policy_schema_prints_json(cli) -> None:
     result = cli("policy", "schema")
     assert result.code == 0
     assert "columns" in json.loads(result.out)["properties"]
+
+
+SDC_POLICY = """\
+data: {{path: {data}}}
+columns:
+  email: {{role: identifier, action: drop}}
+  name:  {{role: identifier, action: drop}}
+  age:   {{role: quasi_identifier}}
+  city:  {{role: QI_CITY}}
+privacy: {{k_anonymity: {{k: K}}}}
+search: {{algorithm: ALGO}}
+output: {{path: {out}, format: csv}}
+"""
+
+
+def sdc_policy(tmp_path: Path, data: Path, algo: str, k: int, *, city_qi: bool = False) -> Path:
+    text = (
+        SDC_POLICY.replace("ALGO", algo)
+        .replace("K", str(k))
+        .replace("QI_CITY", "quasi_identifier" if city_qi else "insensitive")
+    )
+    return policy_file(tmp_path, data, text)
+
+
+def test_mdav_on_a_categorical_quasi_identifier(cli, tmp_path) -> None:
+    data = tmp_path / "people.csv"
+    pd.DataFrame(
+        {
+            "email": [f"u{i}@example.com" for i in range(6)],
+            "name": list("ABCDEF"),
+            "age": [31, 42, 57, 33, 41, 58],
+            "city": ["X", "Y", CANARY, "X", "Y", "Z"],
+        }
+    ).to_csv(data, index=False)
+    result = cli(
+        "anonymize",
+        sdc_policy(tmp_path, data, "mdav", 2, city_qi=True),
+        "--out",
+        tmp_path / "out",
+        "--json",
+    )
+    assert_clean_failure(result, 2, tmp_path)
+    assert "'city'" in result.err and "'age'" not in result.err
+    assert "mondrian" in result.err
+
+
+def test_mdav_on_stray_text_in_a_numeric_column(cli, tmp_path) -> None:
+    data = tmp_path / "people.csv"
+    pd.DataFrame(
+        {
+            "email": [f"u{i}@example.com" for i in range(4)],
+            "name": list("ABCD"),
+            "age": ["31", "42", CANARY, "40"],
+            "city": list("XYZX"),
+        }
+    ).to_csv(data, index=False)
+    result = cli("run", sdc_policy(tmp_path, data, "mdav", 2))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "1 of 4 values are not numbers" in result.err
+
+
+@pytest.mark.parametrize("algo", ["mdav", "cell_suppression"])
+def test_sdc_k_larger_than_the_table(cli, tmp_path, table, algo) -> None:
+    result = cli("anonymize", sdc_policy(tmp_path, table, algo, 5), "--out", tmp_path / "out")
+    assert_clean_failure(result, 4, tmp_path)
+    assert "larger than the table" in result.err
+
+
+@pytest.mark.parametrize("algo", ["mdav", "cell_suppression"])
+def test_sdc_empty_table(cli, tmp_path, algo) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.write_text("email,name,age,city\n", encoding="utf-8")
+    result = cli("anonymize", sdc_policy(tmp_path, empty, algo, 2), "--out", tmp_path / "out")
+    assert_clean_failure(result, 2, tmp_path)
+    assert "empty" in result.err
+
+
+def test_sdc_refuses_l_diversity_before_reading(cli, tmp_path) -> None:
+    text = SDC_POLICY.replace(
+        "{{k_anonymity: {{k: K}}}}", "{{k_anonymity: {{k: 2}}, l_diversity: {{l: 2}}}}"
+    )
+    text = text.replace("ALGO", "cell_suppression").replace("QI_CITY", "sensitive")
+    result = cli("run", policy_file(tmp_path, tmp_path / "never-read.csv", text))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "privacy.l_diversity" in result.err and "mondrian" in result.err

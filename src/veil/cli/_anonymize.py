@@ -28,6 +28,12 @@ def _table(section: dict[str, Any], outputs: dict[str, str]) -> None:
     table.add_row("satisfied", ", ".join(f"{k}={v}" for k, v in section["satisfied"].items()))
     s = section["search"]
     table.add_row("search", f"{s['algorithm']}: {s['checked']} checked in {s['seconds']:.3f}s")
+    for key, value in (section.get("details") or {}).items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        elif isinstance(value, list):
+            value = ", ".join(map(str, value))
+        table.add_row(key.replace("_", " "), str(value))
     console.print(table)
     for name, path in outputs.items():
         console.print(f"  {name:<12} {path}")

@@ -486,9 +486,29 @@ class PrivacyConfig(_Model):
 
 
 class SearchConfig(_Model):
-    algorithm: Literal["optimal", "mondrian"] = "optimal"
+    """How the privacy models are reached.
+
+    ``optimal``: full-domain generalization over the hierarchies' lattice (ARX). ``mondrian``:
+    strict multidimensional local recoding. ``mdav``: microaggregation of numeric
+    quasi-identifiers into clusters of k, released as cluster means. ``cell_suppression``:
+    single quasi-identifier cells replaced by ``*`` (a value of its own, not a wildcard) until
+    every class has k records. ``metric`` and ``gs_factor`` steer the optimal search only.
+    """
+
+    algorithm: Literal["optimal", "mondrian", "mdav", "cell_suppression"] = "optimal"
     metric: Literal["loss", "entropy", "dm", "aecs", "height", "precision"] = "loss"
     gs_factor: float = Field(0.5, ge=0, le=1, description="generalization/suppression factor")
+    round_to: int | None = Field(
+        None, ge=0, le=15, description="mdav: decimals of the released cluster means"
+    )
+
+    @model_validator(mode="after")
+    def _options_fit(self) -> SearchConfig:
+        if self.round_to is not None and self.algorithm != "mdav":
+            raise LocatedError(
+                f"round_to applies to algorithm: mdav only, not {self.algorithm}", "round_to"
+            )
+        return self
 
 
 class AnonymizeStageConfig(_Model):
@@ -521,6 +541,9 @@ class SynthConfig(_Model):
 
 
 # --------------------------------------------------------------------------- the policy
+
+# Search algorithms that guarantee class sizes (k, k-map by sampling fraction) and nothing else.
+_CLASS_SIZE_ONLY = ("mdav", "cell_suppression")
 
 
 class Policy(_Model):
@@ -588,6 +611,8 @@ class Policy(_Model):
                     "columns",
                     missing[0],
                 )
+        if self.search.algorithm in _CLASS_SIZE_ONLY:
+            self._check_class_size_only(qis)
         partners = {
             getattr(col.transform, "longitude_column", None) for col in self.columns.values()
         }
@@ -612,6 +637,39 @@ class Policy(_Model):
                         name,
                     )
         return self
+
+    def _check_class_size_only(self, qis: list[str]) -> None:
+        """MDAV and cell suppression only bound class sizes: refuse what they cannot give."""
+        algo = self.search.algorithm
+        p = self.privacy
+        for label in ("l_diversity", "t_closeness", "delta_presence"):
+            if getattr(p, label) is not None:
+                raise LocatedError(
+                    f"search algorithm {algo} only bounds class sizes and cannot give "
+                    f"{label}; use search: {{algorithm: mondrian}} or {{algorithm: optimal}}, "
+                    f"or remove privacy.{label}",
+                    "privacy",
+                    label,
+                )
+        if p.k_map is not None and p.k_map.sampling_fraction is None:
+            raise LocatedError(
+                f"search algorithm {algo} supports k_map with a sampling_fraction only (it "
+                "reads no population table); give sampling_fraction or use algorithm: optimal",
+                "privacy",
+                "k_map",
+            )
+        if algo == "mdav":
+            typed = [q for q in qis if self.columns[q].dtype in ("categorical", "date")]
+            if typed:
+                raise LocatedError(
+                    f"search algorithm mdav averages numeric quasi-identifiers, but "
+                    f"{', '.join(typed)} {'is' if len(typed) == 1 else 'are'} declared "
+                    f"{self.columns[typed[0]].dtype}; use algorithm: mondrian or "
+                    "cell_suppression for a mix of numbers and categories",
+                    "columns",
+                    typed[0],
+                    "dtype",
+                )
 
     # Convenience views -------------------------------------------------------------------
 

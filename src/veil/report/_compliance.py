@@ -27,8 +27,17 @@ _REVERSIBLE = {
 }
 
 
+# How each anonymization algorithm coarsens the quasi-identifiers, for the minimisation line.
+_RECODED_AS = {
+    "mondrian": "locally recoded (Mondrian)",
+    "mdav": "microaggregated (MDAV cluster means)",
+    "cell_suppression": "with cells suppressed locally ('*')",
+}
+
+
 def _facts(report: dict[str, Any]) -> dict[str, Any]:
     columns = report.get("columns", [])
+    algorithm = ((report.get("anonymize") or {}).get("search") or {}).get("algorithm")
     ids = [c for c in columns if c.get("role") == "identifier"]
     risk = report.get("risk") or {}
     rr = risk.get("risk") or {}
@@ -40,7 +49,13 @@ def _facts(report: dict[str, Any]) -> dict[str, Any]:
         ),
         "text_columns": [c["name"] for c in columns if c.get("role") == "text"],
         "dropped_columns": sum(1 for c in columns if not c.get("released")),
-        "generalized": sorted(c["name"] for c in columns if c.get("hierarchy")),
+        "generalized": sorted(
+            c["name"]
+            for c in columns
+            if c.get("hierarchy")
+            or (algorithm in _RECODED_AS and c.get("role") == "quasi_identifier")
+        ),
+        "recoded_as": _RECODED_AS.get(str(algorithm), "generalized"),
         "k": risk.get("k"),
         "highest_risk": (rr.get("prosecutor") or {}).get("highest"),
         "suppressed": (report.get("summary") or {}).get("suppressed_rows", 0),
@@ -103,7 +118,7 @@ def compliance_section(report: dict[str, Any]) -> list[dict[str, Any]]:
             "provision": "Art. 5(1)(c) (data minimisation)",
             "evidence": [
                 f"{f['dropped_columns']} column(s) not released",
-                f"generalized quasi-identifiers: {', '.join(f['generalized']) or 'none'}",
+                f"quasi-identifiers {f['recoded_as']}: {', '.join(f['generalized']) or 'none'}",
                 "information loss and utility are measured in the utility section",
             ],
             "cannot_establish": [

@@ -6,7 +6,9 @@ semantics and metrics), apply it to the whole table in one vectorized pass, supp
 records of the classes that fail the models (their quasi-identifiers all become ``*``, the
 row stays, as ARX does) and re-check the release with an independent group-by.
 
-``search: {algorithm: mondrian}`` dispatches to local recoding (:mod:`veil.tabular._mondrian`).
+``search: {algorithm: mondrian}`` dispatches to local recoding (:mod:`veil.tabular._mondrian`);
+``mdav`` (microaggregation) and ``cell_suppression`` (local cell suppression) to
+:mod:`veil.tabular._anonymize_sdc`. Every algorithm's release goes through the same re-check.
 
 Examples
 --------
@@ -71,7 +73,8 @@ class AnonymizeConfig:
     privacy
         The policy's privacy section (k, l, t, delta-presence, k-map, suppression limit).
     search
-        Algorithm (``optimal`` or ``mondrian``), metric and gs-factor.
+        Algorithm (``optimal``, ``mondrian``, ``mdav`` or ``cell_suppression``), metric and
+        gs-factor (optimal only), ``round_to`` (mdav only).
     sensitive
         Sensitive columns (l-diversity, t-closeness).
     numeric
@@ -104,6 +107,7 @@ class AnonymizeConfig:
         suppression_limit: float = 0.0,
         metric: str = "loss",
         algorithm: str = "optimal",
+        round_to: int | None = None,
     ) -> AnonymizeConfig:
         """A config from plain arguments (distinct l-diversity, equal-distance t-closeness)."""
         from veil.policy import PrivacyConfig, SearchConfig
@@ -119,7 +123,9 @@ class AnonymizeConfig:
             tuple(quasi_identifiers),
             dict(hierarchies),
             PrivacyConfig.model_validate(privacy),
-            SearchConfig.model_validate({"metric": metric, "algorithm": algorithm}),
+            SearchConfig.model_validate(
+                {"metric": metric, "algorithm": algorithm, "round_to": round_to}
+            ),
             tuple(sensitive),
         )
 
@@ -164,9 +170,13 @@ class AnonymizationResult:
     suppressed
         Boolean mask of the suppressed records.
     transformation
-        Quasi-identifier -> hierarchy level (optimal search), or None (Mondrian).
+        Quasi-identifier -> hierarchy level (optimal search), or None (other algorithms).
     information_loss
-        Metric name -> value on ARX's scale (see :mod:`veil.tabular._metrics`).
+        Metric name -> value on ARX's scale (see :mod:`veil.tabular._metrics`); ``ncp`` for
+        Mondrian and cell suppression, ``sse`` (SSE/SST) for MDAV.
+    details
+        What a non-lattice algorithm did, in counts (MDAV: clusters; cell suppression: cells
+        suppressed); empty for the optimal search and Mondrian.
     """
 
     data: pd.DataFrame
@@ -181,6 +191,7 @@ class AnonymizationResult:
     search: dict[str, Any]
     models: list[dict[str, Any]] = field(default_factory=list)
     k_sweep: list[dict[str, Any]] | None = None
+    details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able summary (no data values)."""
@@ -197,6 +208,7 @@ class AnonymizationResult:
             "models": self.models,
             "rows": len(self.data),
             **({"k_sweep": self.k_sweep} if self.k_sweep is not None else {}),
+            **({"details": self.details} if self.details else {}),
         }
 
 
@@ -345,6 +357,12 @@ def anonymize(
     _check_table(df, config)
     if config.search.algorithm == "mondrian":
         return _mondrian(df, config, progress)
+    if config.search.algorithm in ("mdav", "cell_suppression"):
+        from veil.tabular import _anonymize_sdc
+
+        if config.search.algorithm == "mdav":
+            return _anonymize_sdc.anonymize_mdav(df, config, progress)
+        return _anonymize_sdc.anonymize_cell_suppression(df, config, progress)
     started = time.perf_counter()
     with progress.task("building hierarchies"):
         hier = _hierarchies(df, config)

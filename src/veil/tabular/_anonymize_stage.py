@@ -60,6 +60,9 @@ def summary_of(section: dict[str, Any]) -> dict[str, Any]:
     metric = section.get("metric")
     if metric is not None and section["information_loss"].get(metric) is not None:
         out[f"information_loss_{metric}"] = section["information_loss"][metric]
+    details = section.get("details") or {}
+    if "cells_suppressed" in details:
+        out["cells_suppressed"] = details["cells_suppressed"]
     return out
 
 
@@ -68,7 +71,8 @@ SWEEP_KS = (2, 3, 5, 10, 20, 50, 100)
 
 
 class AnonymizeStage:
-    """Protect the quasi-identifiers: optimal full-domain search (ARX-exact) or Mondrian."""
+    """Protect the quasi-identifiers: optimal full-domain search (ARX-exact), Mondrian, MDAV
+    microaggregation or local cell suppression (``search.algorithm``)."""
 
     name: ClassVar[str] = "anonymize"
 

@@ -58,6 +58,9 @@ class CellSuppressionResult:
         Size of the smallest one.
     seconds
         Wall time.
+    rounds
+        Rounds of the greedy (each suppresses one column in some records, or tops up the
+        all-``*`` class).
     """
 
     data: pd.DataFrame
@@ -67,6 +70,7 @@ class CellSuppressionResult:
     classes: int
     min_class_size: int
     seconds: float
+    rounds: int = 0
 
 
 def _tuple_ids(codes: np.ndarray) -> np.ndarray:
@@ -134,11 +138,13 @@ def suppress_cells(
         [pd.factorize(df[q], use_na_sentinel=False)[0].astype(np.int64) + 1 for q in qis]
     )
     d = len(qis)
+    rounds = 0
     while True:
         sizes = _class_sizes(codes)
         unsafe = np.flatnonzero(sizes < k)
         if unsafe.size == 0:
             break
+        rounds += 1
         open_cols = [j for j in range(d) if (codes[unsafe, j] != 0).any()]
         if not open_cols:
             _top_up(codes, unsafe, k)
@@ -172,6 +178,7 @@ def suppress_cells(
         classes=int(class_sizes.size),
         min_class_size=int(class_sizes.min()),
         seconds=time.perf_counter() - t0,
+        rounds=rounds,
     )
 
 

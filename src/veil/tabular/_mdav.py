@@ -41,7 +41,8 @@ class MDAVResult:
     ----------
     data
         The table with each aggregated column replaced by its cluster means (floats, or
-        rounded to ``round_to`` decimals); other columns unchanged.
+        rounded to ``round_to`` decimals; with ``round_to=0`` an integer column stays
+        integer); other columns unchanged.
     groups
         Cluster number of each row (clusters are numbered in the order they were formed;
         the last one may be larger).
@@ -102,7 +103,8 @@ def mdav(
     k
         Cluster size (at least 2).
     round_to
-        Round the released means to this many decimals (``0`` for integers).
+        Round the released means to this many decimals (``0`` for integers: an integer
+        column then keeps its integer dtype).
 
     Returns
     -------
@@ -153,6 +155,8 @@ def mdav(
         vals = means[groups, j]
         if round_to is not None:
             vals = np.round(vals, round_to)
+            if round_to == 0 and pd.api.types.is_integer_dtype(df[c].dtype):
+                vals = vals.astype(np.int64)
         out[c] = pd.Series(vals, index=df.index)
     return MDAVResult(
         data=out,

@@ -7,6 +7,13 @@ recursive), t (equal, ordered, hierarchical EMD, against the distribution of the
 column in the *input*), k-map with a sampling fraction, and that the suppressed records
 are within the limit and fully masked. A failure raises :class:`VerificationError`; the
 caller then writes nothing.
+
+Two algorithms also promise something about the cells, checked here against the input:
+
+- ``cell_suppression``: a released quasi-identifier cell is ``*`` or the input's value (a
+  ``*`` is a value of its own in the group-by above, never a wildcard);
+- ``mdav``: a released quasi-identifier value is the mean of the input values of its released
+  class (within the rounding of ``round_to``), so classes of equal values are real clusters.
 """
 
 from __future__ import annotations
@@ -111,10 +118,57 @@ def verify_release(
         if (sizes / km.sampling_fraction < km.k).any():
             raise _fail("a class fails k-map")
         satisfied["k_map"] = True
+    algorithm = config.search.algorithm
+    if algorithm == "cell_suppression":
+        _check_kept_or_starred(orig.loc[keep], kept, qis)
+    elif algorithm == "mdav":
+        _check_cluster_means(orig.loc[keep], kept, qis, cls, config.search.round_to)
     for name in _names(config):
         satisfied.setdefault(name, True)
     _ = pd
     return satisfied
+
+
+def _same(original: pd.Series, released: pd.Series) -> np.ndarray:
+    """Cell by cell: is the released value the original one (as a string or a number)?"""
+    import pandas as pd
+
+    both_missing = original.isna().to_numpy() & released.isna().to_numpy()
+    as_text = original.astype(str).to_numpy() == released.astype(str).to_numpy()
+    o_num = pd.to_numeric(original, errors="coerce").to_numpy(dtype=float)
+    r_num = pd.to_numeric(released, errors="coerce").to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        as_number = o_num == r_num
+    return np.asarray(both_missing | as_text | as_number, dtype=bool)
+
+
+def _check_kept_or_starred(orig: pd.DataFrame, rel: pd.DataFrame, qis: list[str]) -> None:
+    for q in qis:
+        starred = np.asarray(rel[q].astype(object).to_numpy() == "*", dtype=bool)
+        changed = ~starred & ~_same(orig[q], rel[q])
+        if changed.any():
+            raise _fail(
+                f"{int(changed.sum())} cell(s) of {q!r} were altered instead of kept or suppressed"
+            )
+
+
+def _check_cluster_means(
+    orig: pd.DataFrame, rel: pd.DataFrame, qis: list[str], cls: pd.Series, round_to: int | None
+) -> None:
+    import pandas as pd
+
+    slack = 0.5 * 10.0 ** (-round_to) if round_to is not None else 0.0
+    for q in qis:
+        values = pd.to_numeric(orig[q], errors="coerce").astype(float)
+        released = pd.to_numeric(rel[q], errors="coerce").astype(float)
+        means = values.groupby(cls.to_numpy()).transform("mean")
+        scale = max(1.0, float(values.abs().max()))
+        off = (released - means).abs() > slack + 1e-9 * scale
+        if off.any() or released.isna().any():
+            raise _fail(
+                f"{int(off.sum() + released.isna().sum())} released value(s) of {q!r} are not "
+                "the mean of their class"
+            )
 
 
 def _names(config: AnonymizeConfig) -> list[str]:
