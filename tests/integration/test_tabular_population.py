@@ -147,3 +147,18 @@ def test_subset_outside_the_population_fails_with_counts_and_writes_nothing(cli,
     res = cli("anonymize", policy, "--out", out, "--json")
     assert res.code == 2 and "population table not found" in res.err
     assert not out.exists()
+
+
+def test_the_documented_python_example_runs():
+    """The Python example of docs/anonymization.md's population section, as written."""
+    import re
+
+    docs = Path(__file__).parents[2] / "docs" / "anonymization.md"
+    blocks = re.findall(r"```python\n(.*?)```", docs.read_text(encoding="utf-8"), re.S)
+    example = next(b for b in blocks if "population=population" in b)
+    scope: dict = {}
+    exec(compile(example, str(docs), "exec"), scope)
+    result = scope["result"]
+    assert result.satisfied == {"k_anonymity": True, "delta_presence": True, "k_map": True}
+    assert result.population["min_class_population"] == 10
+    assert result.population["delta_max"] == 0.4
