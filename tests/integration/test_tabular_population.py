@@ -86,6 +86,9 @@ def test_anonymize_against_a_population_table(cli, files, adult):
     assert delta.min() == pytest.approx(pop["delta_min"])
     assert delta.max() == pytest.approx(pop["delta_max"])
     assert classes["pop"].min() == pop["min_class_population"]
+    table = cli("anonymize", policy, "--out", files / "out2")
+    assert table.code == 0, table.err
+    assert "delta reached" in table.out and "smallest class population" in table.out
 
 
 def test_run_with_a_sample_column_releases_only_the_marked_rows(cli, files, adult):

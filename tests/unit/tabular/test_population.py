@@ -235,6 +235,16 @@ def test_subset_not_contained_in_the_population_gives_counts():
     assert "1 distinct combination(s)" in msg
 
 
+def test_numeric_quasi_identifier_is_checked_in_the_population_too():
+    pop = _population(8)
+    pop.loc[[1, 2], "age"] = "unknown"
+    cfg = _cfg({"delta_presence": DELTA}, pop, numeric=frozenset({"age"}))
+    with pytest.raises(InputError) as exc:
+        anonymize(_subset(pop.assign(age=["30"] * 8)), cfg)
+    assert str(exc.value).startswith("population table: 2 value(s) of numeric")
+    assert "unknown" not in str(exc.value)
+
+
 def test_empty_population_and_empty_subset():
     pop = _population(8)
     with pytest.raises(InputError, match="population table is empty"):
