@@ -26,6 +26,12 @@ def _table(section: dict[str, Any], outputs: dict[str, str]) -> None:
     for key in ("suppressed_records", "equivalence_classes", "min_class_size"):
         table.add_row(key.replace("_", " "), str(section[key]))
     table.add_row("satisfied", ", ".join(f"{k}={v}" for k, v in section["satisfied"].items()))
+    pop = section.get("population")
+    if pop:
+        table.add_row("population rows", f"{pop['rows']} ({pop['subset_rows']} in the subset)")
+        if pop.get("delta_min") is not None:
+            table.add_row("delta reached", f"{pop['delta_min']:.4g} to {pop['delta_max']:.4g}")
+            table.add_row("smallest class population", str(pop["min_class_population"]))
     s = section["search"]
     table.add_row("search", f"{s['algorithm']}: {s['checked']} checked in {s['seconds']:.3f}s")
     for key, value in (section.get("details") or {}).items():

@@ -451,16 +451,51 @@ class TClosenessConfig(_Model):
 
 
 class DeltaPresenceConfig(_Model):
+    """delta-presence (Nergiz et al.): each released class holds between ``delta_min`` and
+    ``delta_max`` of the population's people in that class.
+
+    The population comes from exactly one of ``population`` (a table file, relative to the
+    policy; the policy's input is the released subset of it) or ``sample_column`` (the input
+    is the population and this 0/1 column marks the rows to release).
+    """
+
     delta_min: float = Field(0.0, ge=0, le=1)
     delta_max: float = Field(gt=0, le=1)
-    population: Path | None = None
-    sample_column: str | None = None
+    population: Path | None = Field(None, description="population table (CSV/Parquet/JSONL)")
+    sample_column: str | None = Field(None, description="0/1 column marking the released rows")
+
+    @model_validator(mode="after")
+    def _source(self) -> DeltaPresenceConfig:
+        if self.delta_min > self.delta_max:
+            raise LocatedError(
+                f"delta_min ({self.delta_min:g}) is larger than delta_max ({self.delta_max:g})",
+                "delta_min",
+            )
+        if (self.population is None) == (self.sample_column is None):
+            raise ValueError(
+                "give exactly one of 'population' (a population table file) or "
+                "'sample_column' (a 0/1 column of the input marking the released rows)"
+            )
+        return self
 
 
 class KMapConfig(_Model):
+    """k-map: each released class matches at least ``k`` people of the population.
+
+    The population sizes come from ``population`` (a table file, relative to the policy),
+    from ``sampling_fraction`` (an estimate: class size / fraction), or, with neither, from
+    the population that ``delta_presence`` names.
+    """
+
     k: int = Field(ge=2)
-    population: Path | None = None
+    population: Path | None = Field(None, description="population table (CSV/Parquet/JSONL)")
     sampling_fraction: float | None = Field(None, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _source(self) -> KMapConfig:
+        if self.population is not None and self.sampling_fraction is not None:
+            raise ValueError("give 'population' or 'sampling_fraction', not both")
+        return self
 
 
 class PrivacyConfig(_Model):
@@ -470,6 +505,31 @@ class PrivacyConfig(_Model):
     delta_presence: DeltaPresenceConfig | None = None
     k_map: KMapConfig | None = None
     suppression_limit: float = Field(0.0, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _one_population(self) -> PrivacyConfig:
+        km, dp = self.k_map, self.delta_presence
+        if km is None or km.sampling_fraction is not None:
+            return self
+        if km.population is None and dp is None:
+            raise LocatedError(
+                "k_map needs 'population' (a population table) or 'sampling_fraction'",
+                "k_map",
+            )
+        if km.population is not None and dp is not None and km.population != dp.population:
+            raise LocatedError(
+                "k_map and delta_presence name different populations; one release has one "
+                "population: drop k_map.population to use delta_presence's",
+                "k_map",
+                "population",
+            )
+        return self
+
+    @property
+    def uses_population(self) -> bool:
+        """Whether a model reads a population table (or a sample column of the input)."""
+        km = self.k_map
+        return self.delta_presence is not None or (km is not None and km.sampling_fraction is None)
 
     @property
     def any_model(self) -> bool:
@@ -600,6 +660,29 @@ class Policy(_Model):
                     "privacy",
                     label,
                     "column",
+                )
+        sample = p.delta_presence.sample_column if p.delta_presence is not None else None
+        if sample is not None:
+            where = ("privacy", "delta_presence", "sample_column")
+            if sample not in self.columns:
+                raise LocatedError(
+                    f"privacy.delta_presence.sample_column names {sample!r}, which the policy "
+                    "does not list; list it under columns: with role: insensitive",
+                    *where,
+                )
+            if self.columns[sample].role is not Role.insensitive:
+                raise LocatedError(
+                    f"the sample column {sample!r} marks the released rows; give it "
+                    f"role: insensitive, not {self.columns[sample].role.value}",
+                    *where,
+                )
+            if not isinstance(self.columns[sample].transform, KeepTransform | None):
+                raise LocatedError(
+                    f"the sample column {sample!r} is read to select the released rows; it "
+                    "takes no transform",
+                    "columns",
+                    sample,
+                    "transform",
                 )
         if self.search.algorithm == "optimal":
             missing = [q for q in qis if self.columns[q].hierarchy is None]

@@ -80,7 +80,9 @@ class RiskStage:
             else:
                 risk, classes = {"note": "the release keeps no quasi-identifier"}, None
             risk["dropped_quasi_identifiers"] = dropped
-            risk["requirements"] = _requirements(policy, risk)
+            risk["requirements"] = _requirements(policy, risk) + _population_requirements(
+                policy, ctx.report.get("anonymize")
+            )
             risk["summary"] = _risk_summary(risk)
             ctx.report["risk"] = risk
             task.advance()
@@ -193,6 +195,43 @@ def _requirements(policy: Policy, risk: dict[str, Any]) -> list[dict[str, Any]]:
                     "note": "measured against the released table's own distribution",
                 }
             )
+    return out
+
+
+def _population_requirements(policy: Policy, anonymize: Any) -> list[dict[str, Any]]:
+    """delta-presence and k-map against a population: the released table alone cannot show
+    them, so these rows carry the figures the anonymize stage re-checked on the population."""
+    p = policy.privacy
+    population = anonymize.get("population") if isinstance(anonymize, dict) else None
+    if not isinstance(population, dict):
+        return []
+    note = "re-checked by the anonymize stage against the population table"
+    out: list[dict[str, Any]] = []
+    dp, km = p.delta_presence, p.k_map
+    lo, hi = population.get("delta_min"), population.get("delta_max")
+    if dp is not None:
+        measured = None if lo is None or hi is None else f"{lo:.4g} to {hi:.4g}"
+        met = lo is None or hi is None or (dp.delta_min - 1e-9 <= lo and hi <= dp.delta_max + 1e-9)
+        out.append(
+            {
+                "model": "delta-presence",
+                "required": f"{dp.delta_min:g} to {dp.delta_max:g}",
+                "measured": measured,
+                "met": bool(met),
+                "note": note,
+            }
+        )
+    if km is not None and km.sampling_fraction is None:
+        smallest = population.get("min_class_population")
+        out.append(
+            {
+                "model": "k-map",
+                "required": km.k,
+                "measured": smallest,
+                "met": smallest is None or smallest >= km.k,
+                "note": note,
+            }
+        )
     return out
 
 

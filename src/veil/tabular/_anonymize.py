@@ -9,6 +9,11 @@ row stays, as ARX does) and re-check the release with an independent group-by.
 ``search: {algorithm: mondrian}`` dispatches to local recoding (:mod:`veil.tabular._mondrian`);
 ``mdav`` (microaggregation) and ``cell_suppression`` (local cell suppression) to
 :mod:`veil.tabular._anonymize_sdc`. Every algorithm's release goes through the same re-check.
+With delta-presence or k-map against a population (:mod:`veil.tabular._population`), the
+population is encoded into the same frequency table (its count per combination), the release
+is the subset only, and the re-check generalizes the population independently.
+
+``search: {algorithm: mondrian}`` dispatches to local recoding (:mod:`veil.tabular._mondrian`).
 
 Examples
 --------
@@ -47,7 +52,8 @@ from veil._progress import NullProgress, Progress
 from veil.tabular._encoding import FrequencyTable, encode
 from veil.tabular._hierarchy import Hierarchy, build_hierarchy, value_labels
 from veil.tabular._metrics import METRICS, NodeClasses
-from veil.tabular._privacy_models import PrivacyModel, build_models
+from veil.tabular._population import Population, check_contained, split_population
+from veil.tabular._privacy_models import POPULATION, PrivacyModel, build_models
 from veil.tabular._search import LatticeSearch, SearchResult, evaluate_node
 
 if TYPE_CHECKING:
@@ -82,7 +88,13 @@ class AnonymizeConfig:
     sensitive_hierarchies
         Hierarchies of sensitive columns, for hierarchical t-closeness.
     base_dir
-        Folder that relative hierarchy paths are resolved against.
+        Folder that relative hierarchy and population paths are resolved against.
+    population
+        The population table of delta-presence / k-map, given in Python; without it the
+        file the privacy section names is read (relative to ``base_dir``).
+    read_options
+        How to read that file (``separator``, ``encoding``, ... of :func:`veil.io.read_table`);
+        a policy passes its input's options.
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -93,6 +105,8 @@ class AnonymizeConfig:
     numeric: frozenset[str] = frozenset()
     sensitive_hierarchies: Mapping[str, Hierarchy | HierarchyConfig] = field(default_factory=dict)
     base_dir: Path | None = None
+    population: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    read_options: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -146,6 +160,15 @@ class AnonymizeConfig:
             col = tc.column or (policy.sensitive[0] if policy.sensitive else None)
             if col is not None:
                 sens_h[col] = th
+        data = policy.data
+        read_options: dict[str, Any] = {}
+        if data.path is not None:
+            read_options = {
+                "separator": data.separator,
+                "encoding": data.encoding,
+                "quotechar": data.quotechar,
+                "quoting": data.quoting,
+            }
         return cls(
             qis,
             hier,
@@ -155,6 +178,7 @@ class AnonymizeConfig:
             numeric,
             sens_h,
             policy.base_dir,
+            read_options=read_options,
         )
 
 
@@ -192,6 +216,7 @@ class AnonymizationResult:
     models: list[dict[str, Any]] = field(default_factory=list)
     k_sweep: list[dict[str, Any]] | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    population: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able summary (no data values)."""
@@ -209,6 +234,7 @@ class AnonymizationResult:
             "rows": len(self.data),
             **({"k_sweep": self.k_sweep} if self.k_sweep is not None else {}),
             **({"details": self.details} if self.details else {}),
+            **({"population": self.population} if self.population is not None else {}),
         }
 
 
@@ -223,32 +249,43 @@ def _check_table(df: pd.DataFrame, config: AnonymizeConfig) -> None:
         )
     if len(df) == 0:
         raise InputError("the table is empty: there is nothing to anonymize")
-    p = config.privacy
-    if p.delta_presence is not None or (p.k_map is not None and p.k_map.sampling_fraction is None):
-        raise StageUnavailableError(
-            "delta-presence and k-map against a population table are not supported yet",
-            hint="use k_map with sampling_fraction, or k-anonymity",
-        )
     k = config.privacy.k_anonymity.k if config.privacy.k_anonymity else None
     if k is not None and k > len(df):
         raise PrivacyRequirementNotMet(
             f"k={k} is larger than the table ({len(df)} records): no release can satisfy it",
             hint=f"the largest k that works is {len(df)}",
         )
-    for q in config.numeric:
-        import pandas as pd
+    _check_numeric(df, config, "")
 
+
+def _check_numeric(df: pd.DataFrame, config: AnonymizeConfig, where: str) -> None:
+    import pandas as pd
+
+    for q in config.numeric:
         col = df[q]
         if not pd.api.types.is_numeric_dtype(col):
             bad = int(pd.to_numeric(col, errors="coerce").isna().sum() - col.isna().sum())
             if bad:
                 raise InputError(
-                    f"{bad} value(s) of numeric quasi-identifier {q!r} are not numbers",
+                    f"{where}{bad} value(s) of numeric quasi-identifier {q!r} are not numbers",
                     hint="clean the column or declare another dtype",
                 )
 
 
-def _hierarchies(df: pd.DataFrame, config: AnonymizeConfig) -> dict[str, Hierarchy]:
+def _labels(df: pd.DataFrame, q: str, population: Population | None) -> list[str]:
+    """Distinct values of ``q`` as hierarchies spell them (with the population's, if any)."""
+    _, labels = value_labels(df[q])
+    out: list[str] = labels.tolist()
+    if population is not None:
+        seen = set(out)
+        _, pop_labels = value_labels(population.table[q])
+        out.extend(v for v in pop_labels.tolist() if v not in seen)
+    return out
+
+
+def _hierarchies(
+    df: pd.DataFrame, config: AnonymizeConfig, population: Population | None = None
+) -> dict[str, Hierarchy]:
     out: dict[str, Hierarchy] = {}
     for q in config.quasi_identifiers:
         h = config.hierarchies.get(q)
@@ -259,8 +296,7 @@ def _hierarchies(df: pd.DataFrame, config: AnonymizeConfig) -> dict[str, Hierarc
             from veil.policy._models import AutoHierarchyConfig
 
             h = AutoHierarchyConfig()
-        _, labels = value_labels(df[q])
-        out[q] = build_hierarchy(q, h, labels.tolist(), base_dir=config.base_dir)
+        out[q] = build_hierarchy(q, h, _labels(df, q, population), base_dir=config.base_dir)
     return out
 
 
@@ -288,7 +324,17 @@ def _not_met(
     if found.min_suppressed is not None:
         least = min(least, found.min_suppressed)
     limit = config.privacy.suppression_limit
-    if least >= n:
+    dp, km = config.privacy.delta_presence, config.privacy.k_map
+    pop_rows = int(ft.population_counts.sum()) if ft.population_counts is not None else None
+    if least >= n and km is not None and pop_rows is not None and pop_rows < km.k:
+        hint = f"the population has {pop_rows} records, fewer than the k-map k={km.k}"
+    elif least >= n and dp is not None and pop_rows is not None:
+        share = n / max(pop_rows, 1)
+        hint = (
+            f"the subset is {share:.4g} of the population, and delta-presence needs every "
+            f"class's share within [{dp.delta_min:g}, {dp.delta_max:g}]: widen that range"
+        )
+    elif least >= n:
         hint = (
             "even the whole table as one class fails the models: lower l (or raise t), or "
             "check the sensitive column"
@@ -354,6 +400,22 @@ def anonymize(
         The independent re-check of the release failed.
     """
     progress = progress or NullProgress()
+    if config.search.algorithm == "mondrian" and config.privacy.uses_population:
+        raise InputError(
+            "delta-presence and k-map against a population table need the optimal search; "
+            "Mondrian supports k-map only with a sampling fraction",
+            hint="set search: {algorithm: optimal}",
+        )
+    started = time.perf_counter()
+    with progress.task("reading the population"):
+        df, population = split_population(
+            df,
+            config.privacy,
+            config.quasi_identifiers,
+            table=config.population,
+            base_dir=config.base_dir,
+            read_options=config.read_options,
+        )
     _check_table(df, config)
     if config.search.algorithm == "mondrian":
         return _mondrian(df, config, progress)
@@ -363,14 +425,22 @@ def anonymize(
         if config.search.algorithm == "mdav":
             return _anonymize_sdc.anonymize_mdav(df, config, progress)
         return _anonymize_sdc.anonymize_cell_suppression(df, config, progress)
-    started = time.perf_counter()
+    if population is not None:
+        _check_numeric(population.table, config, "population table: ")
     with progress.task("building hierarchies"):
-        hier = _hierarchies(df, config)
+        hier = _hierarchies(df, config, population)
         sens_h = _sensitive_hierarchies(df, config)
     with progress.task("encoding"):
         ft = encode(
-            df, config.quasi_identifiers, hier, config.sensitive, sensitive_hierarchies=sens_h
+            df,
+            config.quasi_identifiers,
+            hier,
+            config.sensitive,
+            sensitive_hierarchies=sens_h,
+            population=None if population is None else population.table,
         )
+        if population is not None and population.source == "table":
+            check_contained(ft)
     default_col = config.sensitive[0] if config.sensitive else None
     models = build_models(config.privacy, ft.domains, default_column=default_col)
     metric = METRICS.get(config.search.metric)(config.search.gs_factor)
@@ -407,15 +477,43 @@ def anonymize(
         },
         models=[m.describe() for m in models],
     )
+    if population is not None:
+        result.population = _population_summary(ft, node, population)
     from veil.tabular._verify import verify_release
 
-    result.satisfied = verify_release(df, result, config, sensitive_hierarchies=dict(sens_h))
+    result.satisfied = verify_release(
+        df,
+        result,
+        config,
+        sensitive_hierarchies=dict(sens_h),
+        population=None if population is None else population.table,
+        hierarchies=hier,
+    )
     if sweep:
         with progress.task("risk-utility sweep over k"):
             result.k_sweep = _k_sweep(
                 ft, config, metric, default_col, len(df), sweep, sweep_seconds
             )
     return result
+
+
+def _population_summary(
+    ft: FrequencyTable, node: NodeClasses, population: Population
+) -> dict[str, Any]:
+    """Population counts of the release: sizes and the delta reached by its classes."""
+    assert node.combo_class is not None
+    pop = ft.histograms(node.combo_class, len(node.sizes))[POPULATION][:, 0]
+    kept = node.kept & (node.sizes > 0)
+    out: dict[str, Any] = {
+        "source": population.source,
+        "rows": population.rows,
+        "subset_rows": ft.n_rows,
+        "min_class_population": int(pop[kept].min()) if kept.any() else None,
+    }
+    delta = node.sizes[kept] / np.maximum(pop[kept], 1)
+    out["delta_min"] = float(delta.min()) if len(delta) else None
+    out["delta_max"] = float(delta.max()) if len(delta) else None
+    return out
 
 
 def _k_sweep(

@@ -1,7 +1,8 @@
-"""The ``anonymize`` stage of ``veil run``: k-anonymity / l-diversity / t-closeness.
+"""The ``anonymize`` stage of ``veil run``: k-anonymity, l-diversity, t-closeness,
+delta-presence and k-map.
 
 :meth:`AnonymizeStage.check` validates what can be checked before data is read (hierarchy
-files exist and parse, models are supported). :meth:`AnonymizeStage.run` anonymizes
+and population files exist, hierarchy files parse, models are supported). :meth:`AnonymizeStage.run` anonymizes
 ``ctx.data`` (after the field transforms), sets ``ctx.data`` and ``ctx.suppressed`` and writes
 ``ctx.report["anonymize"]``: the JSON of :meth:`AnonymizationResult.to_dict` plus a
 ``"summary"`` dict. Counts and levels only, never a value.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from veil._errors import PolicyError, StageUnavailableError
+from veil._errors import PolicyError
 
 if TYPE_CHECKING:
     from veil.pipeline import RunContext
@@ -22,20 +23,44 @@ __all__ = ["AnonymizeStage", "check_policy"]
 
 def check_policy(policy: Policy) -> None:
     """Fail early on what the anonymization cannot do, before any data is read."""
-    from veil.policy._models import FileHierarchyConfig
+    from veil.policy._models import FileHierarchyConfig, KeepTransform
     from veil.tabular._hierarchy import read_arx_hierarchy
+    from veil.tabular._population import population_path
 
     p = policy.privacy
-    if p.delta_presence is not None:
-        raise StageUnavailableError(
-            "privacy.delta_presence needs a population table, which this version does not read yet",
-            hint="remove delta_presence, or use k_map with sampling_fraction",
-        )
-    if p.k_map is not None and p.k_map.sampling_fraction is None:
-        raise StageUnavailableError(
-            "privacy.k_map with a population table is not supported yet",
-            hint="give k_map: {k: ..., sampling_fraction: ...}",
-        )
+    if p.uses_population:
+        model = "delta_presence" if p.delta_presence is not None else "k_map"
+        if policy.search.algorithm == "mondrian":
+            raise PolicyError(
+                f"privacy.{model} against a population needs the optimal search; Mondrian "
+                "supports k-map only with a sampling fraction",
+                key="search.algorithm",
+                hint="set search: {algorithm: optimal}",
+            )
+        path = population_path(p)
+        if path is not None:
+            key = f"privacy.{model}.population"
+            if p.delta_presence is None or p.delta_presence.population is None:
+                key = "privacy.k_map.population"
+            if not policy.resolve(path).is_file():
+                raise PolicyError(
+                    f"population table not found: {policy.resolve(path)}",
+                    key=key,
+                    hint="paths are relative to the policy file",
+                )
+            changed = [
+                q
+                for q in policy.quasi_identifiers
+                if not isinstance(policy.columns[q].transform, KeepTransform | None)
+            ]
+            if changed:
+                raise PolicyError(
+                    f"quasi-identifier(s) {', '.join(changed)} have a field transform, but "
+                    "the population table is read as is and would no longer match the input",
+                    key=f"columns.{changed[0]}.transform",
+                    hint="remove the transform, or give the whole population as the input "
+                    "with delta_presence.sample_column",
+                )
     for q in policy.quasi_identifiers:
         h = policy.columns[q].hierarchy
         if isinstance(h, FileHierarchyConfig):
@@ -63,6 +88,11 @@ def summary_of(section: dict[str, Any]) -> dict[str, Any]:
     details = section.get("details") or {}
     if "cells_suppressed" in details:
         out["cells_suppressed"] = details["cells_suppressed"]
+    population = section.get("population")
+    if population:
+        out["min_class_population"] = population["min_class_population"]
+        out["delta_min"] = population["delta_min"]
+        out["delta_max"] = population["delta_max"]
     return out
 
 

@@ -6,6 +6,12 @@ column's hierarchy, and each hierarchy level becomes an integer lookup array (hi
 with their counts, plus, for every sensitive column, the sparse (combination, sensitive
 code, count) triples. The search never touches rows again: evaluating a transformation is a
 few array lookups and a group-by over the distinct combinations.
+
+With a population table (delta-presence, k-map), the population's rows are encoded against
+the same hierarchies; the combinations are then those of the subset *and* the population
+(a combination only the population has counts 0 records), and the population count of each
+combination is one more "sensitive" histogram, :data:`POPULATION`, with a single code: rolled
+up like any other, it gives the population size of every class at any node.
 """
 
 from __future__ import annotations
@@ -18,12 +24,12 @@ import numpy as np
 
 from veil._errors import InputError
 from veil.tabular._hierarchy import Hierarchy, match_rows, value_labels
-from veil.tabular._privacy_models import SensitiveDomain
+from veil.tabular._privacy_models import POPULATION, SensitiveDomain
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EncodedQI", "FrequencyTable", "encode", "factorize_int"]
+__all__ = ["POPULATION", "EncodedQI", "FrequencyTable", "encode", "factorize_int"]
 
 
 def factorize_uniques(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -109,6 +115,9 @@ class FrequencyTable:
         Sensitive column -> :class:`SensitiveDomain` (global distribution etc.).
     sensitive_labels
         Sensitive column -> labels of its codes.
+    population_counts
+        ``int64 (m,)``: population records per combination, when a population was encoded
+        (also in ``pairs[POPULATION]``); ``None`` otherwise.
     """
 
     qis: list[EncodedQI]
@@ -118,6 +127,7 @@ class FrequencyTable:
     pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     domains: dict[str, SensitiveDomain] = field(default_factory=dict)
     sensitive_labels: dict[str, np.ndarray] = field(default_factory=dict)
+    population_counts: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
@@ -168,6 +178,21 @@ def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[Enco
     )
 
 
+def _population_rows(name: str, series: pd.Series, hierarchy: Hierarchy) -> np.ndarray:
+    """Hierarchy row of each population record (the error counts values, never shows one)."""
+    codes, labels = value_labels(series)
+    counts = np.bincount(codes, minlength=len(labels))
+    try:
+        label_row = match_rows(hierarchy, labels.tolist(), counts.tolist())
+    except InputError as exc:
+        raise InputError(
+            f"population table: {exc.message}",
+            hint="every population value needs a row in the hierarchy (a built hierarchy "
+            "covers the values of the input and the population together)",
+        ) from None
+    return label_row[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+
+
 def _combine(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndarray, int]:
     """Row ids of the distinct combinations of several code columns (pairwise factorizing)."""
     n = len(columns[0]) if columns else 0
@@ -186,8 +211,13 @@ def encode(
     *,
     sensitive_order: Mapping[str, np.ndarray] | None = None,
     sensitive_hierarchies: Mapping[str, Hierarchy] | None = None,
+    population: pd.DataFrame | None = None,
 ) -> FrequencyTable:
     """Encode ``df`` into a :class:`FrequencyTable`.
+
+    ``population`` (the population table of delta-presence / k-map, holding at least the
+    quasi-identifier columns) adds its combinations and ``population_counts``. Metrics and
+    sensitive distributions still describe ``df`` only.
 
     Raises
     ------
@@ -196,17 +226,27 @@ def encode(
     """
     encoded: list[EncodedQI] = []
     row_codes: list[np.ndarray] = []
+    n = len(df)
     for name in qis:
         q, rows = _encode_qi(name, df[name], hierarchies[name])
+        if population is not None:
+            rows = np.concatenate([rows, _population_rows(name, population[name], q.hierarchy)])
         encoded.append(q)
         row_codes.append(rows)
     radices = [q.domain_size for q in encoded]
-    row_combo, m = _combine(row_codes, radices)
+    all_combo, m = _combine(row_codes, radices)
+    row_combo = all_combo[:n]
     counts = np.bincount(row_combo, minlength=m).astype(np.int64)
     combos = np.zeros((m, len(encoded)), dtype=np.int64)
     for d, rc in enumerate(row_codes):
-        combos[row_combo, d] = rc
+        combos[all_combo, d] = rc
     ft = FrequencyTable(encoded, combos, counts, row_combo)
+    if population is not None:
+        pop = np.bincount(all_combo[n:], minlength=m).astype(np.int64)
+        ft.population_counts = pop
+        nz = np.flatnonzero(pop)
+        ft.pairs[POPULATION] = (nz, np.zeros(len(nz), dtype=np.int64), pop[nz])
+        ft.domains[POPULATION] = SensitiveDomain(POPULATION, np.array([pop.sum()], np.int64))
     for col in sensitive:
         scodes, slabels = value_labels(df[col])
         s = len(slabels)

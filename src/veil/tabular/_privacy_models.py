@@ -7,7 +7,11 @@ partitioned) table, never on rows:
     ``int64`` array, the number of records in each class.
 ``histograms``
     ``{sensitive column: int64 array (n_classes, n_codes)}``: how often each sensitive
-    code occurs in each class. Codes index :class:`SensitiveDomain.values`.
+    code occurs in each class. Codes index :class:`SensitiveDomain.values`. With a
+    population table, ``histograms[POPULATION]`` (shape ``(n_classes, 1)``) holds the
+    population size of each class; a class may then hold 0 records of the input (only
+    population records): it is not released, and whatever a model says about it suppresses
+    no record.
 
 :meth:`PrivacyModel.satisfied` returns one boolean per class. Classes that fail any model
 are suppressed (all their quasi-identifiers become ``*``); a release is acceptable when the
@@ -40,6 +44,7 @@ if TYPE_CHECKING:
     from veil.policy import PrivacyConfig
 
 __all__ = [
+    "POPULATION",
     "DeltaPresenceModel",
     "DistinctLDiversityModel",
     "EntropyLDiversityModel",
@@ -56,6 +61,9 @@ __all__ = [
 ]
 
 Histograms = Mapping[str, np.ndarray]
+
+#: Histogram name of the population size of each class (shape ``(n_classes, 1)``).
+POPULATION = "__population__"
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,11 @@ class PrivacyModel(ABC):
         try:
             return histograms[self.column]
         except KeyError:
+            if self.column == POPULATION:
+                raise PolicyError(
+                    f"{self.name} needs a population table",
+                    key=f"privacy.{self.name}.population",
+                ) from None
             raise PolicyError(
                 f"{self.name} needs the histogram of sensitive column {self.column!r}"
             ) from None
@@ -336,22 +349,39 @@ class HierarchicalDistanceTClosenessModel(_TClosenessBase):
 
 @dataclass
 class DeltaPresenceModel(PrivacyModel):
-    """delta-presence: ``delta_min <= |class in sample| / |class in population| <= delta_max``.
+    """delta-presence (Nergiz, Atzori, Clifton 2007), as ARX checks it.
 
-    Needs ``histograms["__population__"]`` of shape ``(n_classes, 1)``: the size of each
-    class in the population table.
+    The released table is a subset of a population table. For every released class,
+    ``delta = |class in the subset| / |class in the population|`` must lie in
+    ``[delta_min, delta_max]``: whoever knows someone's quasi-identifiers (and that they are
+    in the population) learns that they are in the subset with probability at most
+    ``delta_max``. Needs ``histograms[POPULATION]``. A class with no subset record is not
+    released and is satisfied (ARX: ``delta`` of an empty class is not checked).
+
+    Not monotone (merging classes can bring delta into the range or out of it), so a search
+    never prunes with it; ARX marks it the same way.
+
+    >>> import numpy as np
+    >>> m = DeltaPresenceModel(delta_min=0.1, delta_max=0.5)
+    >>> m.satisfied(np.array([1, 3, 0]), {POPULATION: np.array([[4], [4], [9]])}).tolist()
+    [True, False, True]
     """
 
     delta_min: float
     delta_max: float
     name: ClassVar[str] = "delta_presence"
     monotonic_generalization: ClassVar[bool] = False
-    column: str | None = "__population__"
+    column: str | None = POPULATION
+
+    def deltas(self, sizes: np.ndarray, histograms: Histograms) -> np.ndarray:
+        """``size / population size`` of each class (0 for a class without population)."""
+        pop = self._hist(histograms)[:, 0].astype(np.float64)
+        return np.asarray(sizes, dtype=np.float64) / np.where(pop > 0, pop, 1.0)
 
     def satisfied(self, sizes: np.ndarray, histograms: Histograms) -> np.ndarray:
-        pop = self._hist(histograms)[:, 0].astype(np.float64)
-        delta = np.asarray(sizes, dtype=np.float64) / np.where(pop > 0, pop, 1.0)
-        return (delta >= self.delta_min) & (delta <= self.delta_max) & (pop > 0)
+        delta = self.deltas(sizes, histograms)
+        in_range = (delta >= self.delta_min) & (delta <= self.delta_max)
+        return in_range | (np.asarray(sizes) == 0)
 
     def describe(self) -> dict[str, Any]:
         return {"model": self.name, "delta_min": self.delta_min, "delta_max": self.delta_max}
@@ -359,11 +389,16 @@ class DeltaPresenceModel(PrivacyModel):
 
 @dataclass
 class KMapModel(PrivacyModel):
-    """k-map: each class matches at least ``k`` people of the population.
+    """k-map (Sweeney): each released class matches at least ``k`` people of the population.
 
-    With a population table, its class sizes come in ``histograms["__population__"]``;
-    with only a sampling fraction ``f``, the population size of a class is estimated as
-    ``size / f`` (a plain scale-up estimate; ARX offers statistical estimators instead).
+    With a population table, its class sizes come in ``histograms[POPULATION]`` (exact, as
+    ARX's k-map with a research subset). With only a sampling fraction ``f``, the population
+    size of a class is estimated as ``size / f`` (a plain scale-up estimate; ARX offers
+    statistical estimators instead). Monotone either way: merging classes only grows them.
+
+    >>> import numpy as np
+    >>> KMapModel(k=5).satisfied(np.array([1, 2]), {POPULATION: np.array([[7], [3]])}).tolist()
+    [True, False]
     """
 
     k: int
@@ -372,15 +407,21 @@ class KMapModel(PrivacyModel):
     monotonic_suppression: ClassVar[bool] = True
     column: str | None = None
 
+    def __post_init__(self) -> None:
+        self.column = POPULATION if self.sampling_fraction is None else None
+
     def satisfied(self, sizes: np.ndarray, histograms: Histograms) -> np.ndarray:
         if self.sampling_fraction is not None:
             est = np.asarray(sizes, dtype=np.float64) / self.sampling_fraction
             return est >= self.k
-        pop = histograms["__population__"][:, 0]
-        return pop >= self.k
+        return self._hist(histograms)[:, 0] >= self.k
 
     def describe(self) -> dict[str, Any]:
-        return {"model": self.name, "k": self.k, "sampling_fraction": self.sampling_fraction}
+        out: dict[str, Any] = {"model": self.name, "k": self.k}
+        out["sampling_fraction"] = self.sampling_fraction
+        if self.sampling_fraction is None:
+            out["population"] = "table"
+        return out
 
 
 def classes_satisfying(

@@ -15,7 +15,8 @@ How it stays exact and fast:
   order and stop as soon as the bound exceeds the best score found: no unvisited node can
   beat it. This is ARX's lower-bound pruning, made best-first.
 * Monotonic privacy models (k-anonymity, distinct l-diversity, k-map; and every model of
-  Li et al.'s t-closeness and l-diversity when no suppression is allowed) let a satisfying
+  Li et al.'s t-closeness and l-diversity when no suppression is allowed; never
+  delta-presence) let a satisfying
   node mark all its generalizations as satisfying, so those are never grouped again when
   their score is known without suppression (Flash's predictive tagging).
 * For monotone metrics (dm, height) the generalizations of a satisfying node are pruned.

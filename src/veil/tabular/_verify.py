@@ -14,11 +14,18 @@ Two algorithms also promise something about the cells, checked here against the 
   ``*`` is a value of its own in the group-by above, never a wildcard);
 - ``mdav``: a released quasi-identifier value is the mean of the input values of its released
   class (within the rounding of ``round_to``), so classes of equal values are real clusters.
+With a population table (delta-presence, k-map), the population is generalized here on its
+own: each value is looked up in its hierarchy and replaced by its label at the released
+level, the generalized population is grouped by plain pandas, and each released class is
+matched to its population group by its labels. Only the lookup of a value's hierarchy row
+(:func:`veil.tabular._hierarchy.match_rows`, the spelling rules of hierarchies) is shared
+with the engine.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,8 +63,15 @@ def verify_release(
     config: AnonymizeConfig,
     *,
     sensitive_hierarchies: dict[str, Any] | None = None,
+    population: pd.DataFrame | None = None,
+    hierarchies: Mapping[str, Any] | None = None,
 ) -> dict[str, bool]:
-    """Re-check ``result`` against ``config``; return model -> True, or raise."""
+    """Re-check ``result`` against ``config``; return model -> True, or raise.
+
+    ``population`` and ``hierarchies`` (the built quasi-identifier hierarchies) are needed
+    for delta-presence and k-map against a population table; ``original`` is then the
+    subset that was released.
+    """
     import pandas as pd
 
     qis = list(config.quasi_identifiers)
@@ -123,6 +137,12 @@ def verify_release(
         _check_kept_or_starred(orig.loc[keep], kept, qis)
     elif algorithm == "mdav":
         _check_cluster_means(orig.loc[keep], kept, qis, cls, config.search.round_to)
+    if privacy.uses_population:
+        _check_population(kept, cls, result, config, population, hierarchies)
+        if privacy.delta_presence is not None:
+            satisfied["delta_presence"] = True
+        if km is not None:
+            satisfied["k_map"] = True
     for name in _names(config):
         satisfied.setdefault(name, True)
     _ = pd
@@ -169,6 +189,76 @@ def _check_cluster_means(
                 f"{int(off.sum() + released.isna().sum())} released value(s) of {q!r} are not "
                 "the mean of their class"
             )
+
+
+def _population_per_row(
+    kept: pd.DataFrame,
+    qis: list[str],
+    levels: Mapping[str, int],
+    population: pd.DataFrame,
+    hierarchies: Mapping[str, Any],
+) -> np.ndarray:
+    """Population size of the class of each kept released row (0 when none matches)."""
+    import pandas as pd
+
+    from veil.tabular._hierarchy import match_rows, value_labels
+
+    generalized: dict[str, np.ndarray] = {}
+    for q in qis:
+        h = hierarchies[q]
+        codes, labels = value_labels(population[q])
+        rows = match_rows(h, labels.tolist())
+        generalized[q] = np.asarray(h.table[rows, levels[q]], dtype=str)[codes]
+    counts = pd.DataFrame(generalized).groupby(qis, sort=False).size().rename("__n__")
+    keys = pd.DataFrame({q: kept[q].astype(str).to_numpy() for q in qis})
+    merged = keys.merge(counts.reset_index(), on=qis, how="left")
+    return merged["__n__"].fillna(0).to_numpy(dtype=np.int64)
+
+
+def _check_population(
+    kept: pd.DataFrame,
+    cls: pd.Series,
+    result: AnonymizationResult,
+    config: AnonymizeConfig,
+    population: pd.DataFrame | None,
+    hierarchies: Mapping[str, Any] | None,
+) -> None:
+    """delta-presence and k-map of each released class against the generalized population."""
+    import pandas as pd
+
+    if population is None or hierarchies is None or result.transformation is None:
+        raise _fail("a population model was asked for without the population table")
+    qis = list(config.quasi_identifiers)
+    pop_row = _population_per_row(kept, qis, result.transformation, population, hierarchies)
+    per_class = (
+        pd.DataFrame({"c": cls.to_numpy(), "p": pop_row}).groupby("c")["p"].agg(["size", "max"])
+    )
+    size = per_class["size"].to_numpy(dtype=np.float64)
+    pop = per_class["max"].to_numpy(dtype=np.float64)
+    if (pop < size).any():
+        raise _fail(
+            f"{int((pop < size).sum())} class(es) hold more records than the population has in them"
+        )
+    delta = size / pop
+    dp, km = config.privacy.delta_presence, config.privacy.k_map
+    if dp is not None:
+        off = (delta < dp.delta_min - _TOL) | (delta > dp.delta_max + _TOL)
+        if off.any():
+            raise _fail(
+                f"{int(off.sum())} class(es) fail delta-presence "
+                f"[{dp.delta_min:g}, {dp.delta_max:g}]"
+            )
+    if km is not None and km.sampling_fraction is None and (pop < km.k).any():
+        raise _fail(f"{int((pop < km.k).sum())} class(es) fail k-map k={km.k}")
+    reported = result.population or {}
+    checks = (
+        ("min_class_population", float(pop.min())),
+        ("delta_min", float(delta.min())),
+        ("delta_max", float(delta.max())),
+    )
+    for key, value in checks:
+        if key in reported and not math.isclose(reported[key], value, rel_tol=1e-9):
+            raise _fail(f"the reported {key} does not match the release")
 
 
 def _names(config: AnonymizeConfig) -> list[str]:

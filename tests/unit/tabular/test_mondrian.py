@@ -227,7 +227,9 @@ def test_missing_column_and_population_models_are_refused() -> None:
     df = pd.DataFrame({"age": range(10)})
     with pytest.raises(SchemaError):
         mondrian(df, ["nope"], PrivacyConfig(k_anonymity={"k": 2}), [])
-    cfg = PrivacyConfig(k_anonymity={"k": 2}, delta_presence={"delta_max": 0.5})
+    cfg = PrivacyConfig(
+        k_anonymity={"k": 2}, delta_presence={"delta_max": 0.5, "population": "pop.csv"}
+    )
     with pytest.raises(InputError, match="optimal search"):
         mondrian(df, ["age"], cfg, [])
 
