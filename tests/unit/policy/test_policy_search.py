@@ -56,8 +56,8 @@ def test_round_to_belongs_to_mdav(tmp_path) -> None:
     [
         ("l_diversity: {l: 2}", 8),
         ("t_closeness: {t: 0.2}", 8),
-        ("delta_presence: {delta_max: 0.5}", 8),
-        ("k_map: {k: 5}", 8),
+        ("delta_presence: {delta_max: 0.5, population: pop.csv}", 8),
+        ("k_map: {k: 5, population: pop.csv}", 8),
     ],
 )
 def test_models_beyond_class_size_are_refused_at_their_key(tmp_path, algorithm, model, line):
