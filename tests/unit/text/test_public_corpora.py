@@ -1,4 +1,4 @@
-"""Plumbing of the public-corpus benchmark: the deid reader and the label maps.
+"""Plumbing of the public-corpus benchmark: the deid reader, the label maps, error categories.
 
 Fixtures are tiny and made up here; no excerpt of any public corpus is used.
 """
@@ -175,3 +175,47 @@ def test_committed_label_maps_name_only_veil_entities(path: Path) -> None:
     lm = load_label_map(path)
     assert lm, "empty label map"
     assert {v for v in lm.values() if v is not None} <= set(ENTITIES)
+
+
+def test_error_categories_and_target_flags() -> None:
+    public = _bench("text_public")
+    gold = [
+        {
+            "full_text": "Ann Lee met Bo in Rome on Monday",
+            "spans": [
+                {"entity_type": "NAME", "start_position": 0, "end_position": 7},
+                {"entity_type": "NAME", "start_position": 12, "end_position": 14},
+                {"entity_type": "CITY", "start_position": 18, "end_position": 22},
+                {"entity_type": "TITLE", "start_position": 26, "end_position": 32},
+            ],
+        }
+    ]
+    lm = {"NAME": "PERSON", "CITY": "LOCATION", "TITLE": None}
+    veil = [
+        [
+            {"start": 0, "end": 3, "entity_type": "PERSON"},  # boundary
+            {"start": 12, "end": 14, "entity_type": "LOCATION"},  # other type
+            {"start": 18, "end": 22, "entity_type": "LOCATION"},  # exact
+            {"start": 26, "end": 32, "entity_type": "PERSON"},  # on a dropped label
+            {"start": 8, "end": 11, "entity_type": "PERSON"},  # spurious
+        ]
+    ]
+    errs = public.error_categories(gold, veil, lm, {"PERSON", "LOCATION"})
+    assert errs["PERSON"]["false_negatives"] == {"boundary": 1, "other_type": 1}
+    assert errs["PERSON"]["false_negatives_other_type_as"] == {"LOCATION": 1}
+    assert errs["PERSON"]["false_positives"] == {"boundary": 1, "unscored_gold": 1, "spurious": 1}
+    assert errs["LOCATION"]["false_positives"] == {"other_type": 1}
+
+    presidio = [
+        [
+            {"start": 0, "end": 7, "entity_type": "PERSON", "score": 0.85},
+            {"start": 12, "end": 14, "entity_type": "PERSON", "score": 0.3},  # dropped at 0.4
+        ]
+    ]
+    view = public.score_view(gold, {"veil": veil, "presidio": presidio}, lm, margin=0.25)
+    exact = view["comparison"]["veil_vs_presidio"]["exact"]
+    assert exact["types_below_peer"] == {"PERSON": {"veil": 0.0, "presidio": 1.0}}
+    assert not exact["target_no_type_below_met"] and not exact["target_gain_met"]
+    t04 = view["comparison"]["veil_vs_presidio_t0.4"]["exact"]
+    assert t04["micro_f1_presidio_t0.4"] == pytest.approx(0.5)
+    assert view["gold_spans_per_type"] == {"LOCATION": 1, "PERSON": 2}
