@@ -226,7 +226,7 @@ def _sha256(paths: Sequence[Path]) -> dict[str, str]:
     return out
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -239,7 +239,7 @@ def main() -> None:
     ap.add_argument("--margin", type=float, default=0.25, help="micro F1 gain required")
     ap.add_argument("--no-merge", action="store_true", help="physionet-deid: keep token spans")
     ap.add_argument("--out", default="")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     import importlib.metadata as md
 
@@ -257,7 +257,9 @@ def main() -> None:
     texts = [r["full_text"] for r in gold]
     result: dict[str, Any] = {
         "benchmark": "text_public",
-        "command": " ".join(["benchmarks/text_public.py", *sys.argv[1:]]),
+        "command": " ".join(
+            ["benchmarks/text_public.py", *(sys.argv[1:] if argv is None else argv)]
+        ),
         "corpus": {
             "name": args.name,
             "format": args.format,
@@ -291,18 +293,20 @@ def main() -> None:
     result["seconds"] = preds["seconds"]
     result["views"] = {name: score_view(gold, preds, lm, args.margin) for name, lm in maps.items()}
     result["machine"]["load_avg_at_end"] = os.getloadavg()
-    for view, v in result["views"].items():
-        for peer, c in v["comparison"].items():
-            for kind, m in c.items():
-                below = ", ".join(sorted(m["types_below_peer"])) or "none"
-                print(
-                    f"{view:28s} {peer:22s} {kind:7s} micro F1 veil {m['micro_f1_veil']:.3f} "
-                    f"{peer} {m[f'micro_f1_{peer}']:.3f} gain {m['micro_f1_gain']:+.3f}; types below: {below}",
-                    flush=True,
-                )
     out = Path(args.out or ROOT / "benchmarks" / "results" / f"text_public_{args.name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    for view, v in result["views"].items():
+        for pair, c in v["comparison"].items():
+            peer = pair.removeprefix("veil_vs_")
+            for kind, m in c.items():
+                below = ", ".join(sorted(m["types_below_peer"])) or "none"
+                f1_veil, f1_peer = m["micro_f1_veil"], m[f"micro_f1_{peer}"]
+                print(
+                    f"{view:28s} {kind:7s} micro F1 veil {f1_veil:.3f} {peer} {f1_peer:.3f} "
+                    f"gain {m['micro_f1_gain']:+.3f}; types below {peer}: {below}",
+                    flush=True,
+                )
     print(f"wrote {out}")
 
 

@@ -219,3 +219,46 @@ def test_error_categories_and_target_flags() -> None:
     t04 = view["comparison"]["veil_vs_presidio_t0.4"]["exact"]
     assert t04["micro_f1_presidio_t0.4"] == pytest.approx(0.5)
     assert view["gold_spans_per_type"] == {"LOCATION": 1, "PERSON": 2}
+
+
+def test_main_writes_results_without_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    public = _bench("text_public")
+    (tmp_path / "corpus").mkdir()
+    corpus = _write_deid(tmp_path / "corpus")
+
+    def fake_predict(model: str, texts: list[str]) -> dict[str, Any]:
+        start, end = _at("Holy")[0], _at("Boston")[1]
+        hit = [{"start": start, "end": end, "entity_type": "LOCATION", "score": 0.9}]
+        return {
+            "veil": [hit, []],
+            "presidio": [[], []],
+            "seconds": {"veil": 0.0, "presidio": 0.0},
+        }
+
+    monkeypatch.setattr(public, "predict", fake_predict)
+    monkeypatch.setattr(public, "best_english_model", lambda: "stub_model")
+    lm = tmp_path / "map.json"
+    lm.write_text(json.dumps({"Location": "LOCATION", "HCPName": None}), encoding="utf-8")
+    out = tmp_path / "out.json"
+    argv = ["--name", "t", "--format", "physionet-deid", "--path", str(corpus)]
+    public.main([*argv, "--label-map", str(lm), "--out", str(out)])
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["corpus"]["records"] == 2 and result["spacy_model"] == "stub_model"
+    assert result["label_maps"]["map"]["map"] == {"Location": "LOCATION", "HCPName": None}
+    view = result["views"]["map"]
+    # gold: Holy Cross, Boston -> 2 LOCATION spans; veil's one span overlaps the first only
+    assert view["scores"]["veil"]["micro"]["overlap"]["tp"] == 1
+    assert view["comparison"]["veil_vs_presidio"]["exact"]["micro_f1_gain"] == 0.0
+    printed = capsys.readouterr().out
+    assert "gain +0.000" in printed and "wrote" in printed
+    for word in ("Holy", "Boston", "Moreno", "Ann"):
+        assert word not in out.read_text(encoding="utf-8") and word not in printed
+
+
+def test_main_refuses_a_corpus_inside_the_repository() -> None:
+    public = _bench("text_public")
+    inside = BENCH / "label_maps" / "presidio_synth.json"
+    with pytest.raises(SystemExit, match="outside the repository"):
+        public.main(["--name", "t", "--format", "presidio-research", "--path", str(inside)])
