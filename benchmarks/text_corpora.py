@@ -14,8 +14,8 @@ corpus's own annotation in that format.
   offsets relative to the note body). The phrase field is used only to check the offsets;
   it never appears in an error.
 
-Annotation convention of the deid corpus: PHI is marked token by token, so "Holy Cross" is
-two ``Location`` spans and "S. Dominico" two ``HCPName`` spans, while both tools under test
+Annotation convention of the deid corpus: PHI is marked token by token, so "Mercy General" is
+two ``Location`` spans and "J. Smith" two ``HCPName`` spans, while both tools under test
 return one span per name. With ``merge_adjacent=True`` (the default) spans of the *same*
 corpus type are joined when what separates them is only spaces or tabs, a single hyphen, or
 a period and spaces after an abbreviation of at most three letters ("S. ", "St. "); spans
@@ -60,12 +60,12 @@ def merge_adjacent_spans(text: str, spans: list[dict[str, Any]]) -> list[dict[st
 
     Examples
     --------
-    >>> t = "Dr S. Dominico at Holy Cross, Boston"
+    >>> t = "Dr J. Smith at Mercy General, Boston"
     >>> s = [{"entity_type": "N", "start_position": a, "end_position": b} for a, b in
-    ...      [(3, 5), (6, 14)]] + [{"entity_type": "L", "start_position": a, "end_position": b}
-    ...      for a, b in [(18, 22), (23, 28), (30, 36)]]
+    ...      [(3, 5), (6, 11)]] + [{"entity_type": "L", "start_position": a, "end_position": b}
+    ...      for a, b in [(15, 20), (21, 28), (30, 36)]]
     >>> [t[x["start_position"] : x["end_position"]] for x in merge_adjacent_spans(t, s)]
-    ['S. Dominico', 'Holy Cross', 'Boston']
+    ['J. Smith', 'Mercy General', 'Boston']
     """
     out: list[dict[str, Any]] = []
     for s in sorted(spans, key=lambda s: (s["start_position"], s["end_position"])):
