@@ -114,11 +114,13 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
 
     stat = spec.stat
     if stat == "count" and spec.by is None:
-        rows = data if spec.column is None else data[_column(data, spec.column).notna()]
-        arr = np.zeros(len(rows), dtype=np.int64)
+        n_rows = len(data) if spec.column is None else int(_column(data, spec.column).notna().sum())
+        # a count only sees how many elements there are: booleans cross into OpenDP 8x
+        # cheaper than int64 (1 byte each), with the same transformation and stability
+        arr = np.zeros(n_rows, dtype=bool)
 
         def run_count() -> DPAnswer:
-            trans = (vec_i, sd) >> dp.t.then_count()
+            trans = (dp.vector_domain(dp.atom_domain(T=bool)), sd) >> dp.t.then_count()
             meas, scale = _calibrate(dp, trans, d_in, budget.unit, gaussian)
             value = int(meas(arr))
             acc = _accuracy(dp, scale, alpha, integer=True, gaussian=gaussian)
