@@ -1,4 +1,5 @@
-"""Financial identifiers: payment cards (Luhn + issuer), IBAN (mod 97), ABA routing numbers."""
+"""Financial identifiers: payment cards (Luhn + issuer), IBAN (mod 97, any letter case), ABA
+routing numbers."""
 
 from __future__ import annotations
 
@@ -80,18 +81,31 @@ def _card_ok(value: str) -> bool:
 
 @recognizers.register("iban")
 class IbanRecognizer(PatternRecognizer):
-    """IBANs, compact or in groups of four; country length table and mod-97 required."""
+    """IBANs, compact or in groups of four; country length table and mod-97 required.
+
+    ISO 13616 prints IBANs in upper case, but the check (ISO 7064 mod 97-10) is over the
+    letters whatever their case, so "de89 3704 ..." is the same IBAN as "DE89 3704 ...":
+    case is ignored. A compact IBAN must have its letters in one case, though, as a
+    mixed-case run of letters and digits is more often a token or a key than an IBAN.
+    """
 
     entity = "IBAN_CODE"
     needs_digit = True
     tier = 0
     patterns = (
-        Pattern("iban_compact", r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b", 0.5),
-        Pattern("iban_grouped", r"\b[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?\b", 0.5),
+        Pattern("iban_compact", r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b", 0.5, flags=re.IGNORECASE),
+        Pattern(
+            "iban_grouped",
+            r"\b[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?\b",
+            0.5,
+            flags=re.IGNORECASE,
+        ),
     )
     context = ("iban", "bank", "account")
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        if " " not in value and not (value.isupper() or value.islower()):
+            return True
         return not iban_ok(value)
 
     def validate(self, value: str) -> str | None:

@@ -15,6 +15,10 @@ POSITIVES = [
     ("CREDIT_CARD", "amex 378282246310005.", "378282246310005"),
     ("IBAN_CODE", "IBAN: GB82 WEST 1234 5698 7654 32 (UK)", "GB82 WEST 1234 5698 7654 32"),
     ("IBAN_CODE", "to DE89370400440532013000 today", "DE89370400440532013000"),
+    # ISO 13616 prints upper case; mod 97 does not depend on case
+    ("IBAN_CODE", "to de89370400440532013000 today", "de89370400440532013000"),
+    ("IBAN_CODE", "iban gb82 west 1234 5698 7654 32.", "gb82 west 1234 5698 7654 32"),
+    ("IBAN_CODE", "IBAN: Gb82 West 1234 5698 7654 32", "Gb82 West 1234 5698 7654 32"),
     ("US_SSN", "SSN 536-22-1234.", "536-22-1234"),
     ("US_SSN", "social security number 536221234", "536221234"),
     ("US_ITIN", "ITIN 912-72-1234", "912-72-1234"),
@@ -60,6 +64,8 @@ def test_positive(analyzer: TextAnalyzer, entity: str, text: str, span: str) -> 
 NEGATIVES = [
     ("CREDIT_CARD", "order 4111 1111 1111 1112 failed"),  # Luhn fails
     ("IBAN_CODE", "ref GB82 WEST 1234 5698 7654 33"),  # mod 97 fails
+    ("IBAN_CODE", "ref gb82 west 1234 5698 7654 33"),  # mod 97 fails, lower case
+    ("IBAN_CODE", "token Gb82West12345698765432 here"),  # compact, mixed case: a token
     ("US_SSN", "ticket 000-12-3456"),
     ("US_SSN", "ticket 666-12-3456"),
     ("US_SSN", "order 536221234 shipped"),  # bare digits without context
