@@ -359,6 +359,20 @@ class TextConfig(_Model):
     allow_list: tuple[str, ...] = ()
     deny_list: tuple[str, ...] = ()
     patterns: tuple[dict[str, Any], ...] = ()  # custom regex recognizers
+    # regions whose national phone notation is searched ("+" numbers are found for any country)
+    phone_regions: tuple[str, ...] = Field(("US",), min_length=1)
+
+    @field_validator("phone_regions")
+    @classmethod
+    def _region_codes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        codes = tuple(dict.fromkeys(v.strip().upper() for v in value))
+        bad = [i for i, c in enumerate(codes) if not (len(c) == 2 and c.isascii() and c.isalpha())]
+        if bad:
+            raise ValueError(
+                f"phone_regions item(s) {bad} are not two-letter region codes; "
+                "use ISO 3166-1 alpha-2 codes such as US, GB, DE"
+            )
+        return codes
 
 
 # --------------------------------------------------------------------------- columns

@@ -278,14 +278,15 @@ class TextAnalyzer:
         ner: bool | None = None,
         model: str | None = None,
         entities: Iterable[str] | None = None,
-        phone_region: str = "US",
+        phone_regions: str | Sequence[str] | None = None,
         mrn_patterns: Sequence[str] | None = None,
         extra: Sequence[Recognizer] = (),
     ) -> TextAnalyzer:
         """The built-in recognizers configured from a policy's :class:`TextConfig`.
 
-        Keyword arguments override the config. NER loads the config's model, or the best
-        installed English model; ``analyzer.model_name`` says which.
+        Keyword arguments override the config (``phone_regions="GB"`` or ``["US", "GB"]``:
+        the regions whose national phone notation is searched). NER loads the config's
+        model, or the best installed English model; ``analyzer.model_name`` says which.
         """
         from veil.policy import TextConfig
 
@@ -296,7 +297,8 @@ class TextAnalyzer:
         for name in recognizers.names():
             rec_cls = recognizers.get(name)
             if name == "phone":
-                recs.append(rec_cls(region=phone_region))  # type: ignore[call-arg]
+                regions = cfg.phone_regions if phone_regions is None else phone_regions
+                recs.append(rec_cls(regions=regions))  # type: ignore[call-arg]
             elif name == "medical_record":
                 recs.append(rec_cls(patterns=mrn_patterns))  # type: ignore[call-arg]
             else:

@@ -1,12 +1,18 @@
 """Phone numbers (Google's ``phonenumbers``), street addresses, zip codes and ages.
 
-Phone numbers: with the default region ``"US"``, North American numbers in their usual
-layouts ("(617) 555-0199", "617-555-0199", "617.555.0199", "+1 617 555 0199") are matched by
-a strict regex (area code and exchange start with 2-9), numbers with a ``+`` country code
-are parsed and validated by Google's ``phonenumbers`` one candidate at a time, and bare
-ten-digit runs need a context word ("call", "phone"). With another region, the whole text
-goes through ``phonenumbers.PhoneNumberMatcher`` (validity checked for that region). Lab
-values ("91/42/7.36"), dates and version numbers never match these layouts.
+Phone numbers, in international notation, whatever the regions: a ``+`` and a country code
+(ITU-T E.123: "+44 20 7946 0958", "(+44) 20 ...", "+44 (0)20 ..."), or the "00" / "011"
+call prefix in its place ("0044 20 7946 0958", "011 44 20 ..."), are parsed and validated
+by ``phonenumbers`` one candidate at a time; the number says its own country. A "+" number
+of a possible length that ``phonenumbers`` does not know as assigned (fictional ranges,
+ranges newer than its metadata) is reported only with a phone context word, as an amount
+("+44 123 456 789 units") can have that shape. In national notation, for the regions asked
+for (default ``("US",)``): North American numbers in their usual layouts ("(617) 555-0199",
+"617-555-0199", "617.555.0199", "+1 617 555 0199") by a strict regex (area code and
+exchange start with 2-9), and bare ten-digit runs only with a context word ("call",
+"phone"); every other region through ``phonenumbers.PhoneNumberMatcher`` with validity for
+that region. Extensions ("x123", "ext. 12") belong to the number. Lab values
+("91/42/7.36"), dates and version numbers never match these layouts.
 
 Street addresses are a house number, one to five capitalised words and a street suffix
 from the USPS list, optionally followed by a unit ("Apt 4B", "Suite 210"), or a PO box.
@@ -17,8 +23,10 @@ Zip codes and ages are ambiguous numbers: they are reported only with their cont
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from veil._errors import PolicyError
 from veil.text._finding import Explanation, Finding
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
@@ -34,71 +42,169 @@ _PHONE_HINT = re.compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
 _PHONE_CONTEXT = re.compile(
     r"\b(?:phone|tel|telephone|mobile|cell|call|fax|contact|reach|text|sms|ph)\b", re.I
 )
-_INTL = re.compile(r"(?<![\w+])\+\d{1,3}[\d\s().-]{6,18}\d(?![\w])")
+# An extension after the number: "x123", "ext. 12", "extension 4567" (not "#", which is as
+# often a list or ticket number)
+_EXT = r"(?P<ext>\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?"
+# ITU-T E.123 international notation: "+" and the country code, also written "(+44)"
+_INTL = re.compile(
+    r"(?<![\w+])(?P<num>(?:\(\+\d{1,3}\)|\+\d{1,3})[\d\s().-]{6,18}\d)" + _EXT + r"(?![\w])",
+    re.I,
+)
+# The same with an international call prefix in place of "+": "00" (ITU-T E.164 recommended
+# prefix, used in most of the world) or "011" (North America): "0044 20 ...", "011 44 20 ..."
+_IDD = re.compile(
+    r"(?<![\w+.,/-])(?P<idd>00|011)[\s.-]?(?P<num>[1-9]\d{0,2}[\d\s().-]{6,18}\d)"
+    + _EXT
+    + r"(?![\w/-]|[.,]\d)",
+    re.I,
+)
 _BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
 # North American numbers written in one of the usual layouts; used when the number is well
 # formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
 _NANP = re.compile(
-    r"(?<![\w+().-])(?:\+1[ .-]?)?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}(?![\w-]|\.\d)"
+    r"(?<![\w+().-])(?:\+1[ .-]?)?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
+    r"(?:\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?(?![\w-]|\.\d)",
+    re.I,
 )
+_DIGIT_RUN = re.compile(r"\d+")
 
 
 @recognizers.register("phone")
 class PhoneRecognizer(Recognizer):
-    """Phone numbers found and validated by ``phonenumbers.PhoneNumberMatcher``."""
+    """Phone numbers: international notation in any country, national notation in ``regions``.
+
+    Parameters
+    ----------
+    regions
+        Regions (ISO 3166-1 alpha-2, as ``phonenumbers`` names them) whose *national*
+        notation is searched, e.g. ``("US", "GB", "DE")``. Numbers written with ``+`` and
+        a country code are found whatever the regions. The default, ``("US",)``, is the
+        most conservative: each added region makes more digit groups candidates.
+    score
+        Score of a number that ``phonenumbers`` validates; a phone context word nearby
+        adds 0.2.
+
+    Examples
+    --------
+    >>> r = PhoneRecognizer()
+    >>> text = "call +44 20 7946 0958 or (617) 555-0199"
+    >>> [text[f.start : f.end] for f in r.analyze(text)]
+    ['+44 20 7946 0958', '(617) 555-0199']
+    """
 
     entities = ("PHONE_NUMBER",)
     tier = 0
+    #: score of an international number of a possible length that ``phonenumbers`` does not
+    #: know as assigned (fictional ranges, ranges newer than its metadata); reported only
+    #: with a phone context word, which raises it to ``score``
+    possible_score = 0.55
+    #: score of a valid number written with "00" or "011" in place of "+": digits only, so a
+    #: weaker sign than "+" that the text holds a phone number
+    idd_score = 0.6
 
-    def __init__(self, region: str = "US", score: float = 0.75) -> None:
+    def __init__(self, regions: str | Sequence[str] = ("US",), score: float = 0.75) -> None:
         from veil._deps import require
 
         self._pn: Any = require("phonenumbers", extra="text", purpose="phone-number detection")
-        self.region = region
+        wanted = (regions,) if isinstance(regions, str) else tuple(regions)
+        cleaned = tuple(dict.fromkeys(r.strip().upper() for r in wanted))
+        unknown = [r for r in cleaned if r not in self._pn.SUPPORTED_REGIONS]
+        if not cleaned or unknown:
+            raise PolicyError(
+                f"phone regions: unknown region code(s) {', '.join(unknown)}"
+                if unknown
+                else "phone regions: no region given",
+                hint="give ISO 3166-1 alpha-2 codes that phonenumbers supports, e.g. US, GB, DE",
+                key="phone_regions",
+            )
+        self.regions = cleaned
         self.score = score
 
-    def _candidates(self, text: str) -> list[tuple[int, int, str]]:
+    # candidates ---------------------------------------------------------------------------
+    def _parse_ok(self, number: str) -> str | None:
+        """``"valid"``, ``"possible"`` (right length, not known as assigned) or ``None``."""
         pn = self._pn
-        spans: list[tuple[int, int, str]] = []
-        if self.region != "US":
-            for m in pn.PhoneNumberMatcher(text, self.region, leniency=pn.Leniency.VALID):
-                spans.append((m.start, m.end, "phonenumbers"))
-            return spans
-        # US default: North American layouts by regex (fast), international numbers (with
-        # "+") and bare ten-digit runs checked by phonenumbers one candidate at a time
-        for m in _NANP.finditer(text):
-            spans.append((m.start(), m.end(), "nanp_layout"))
-        nanp = list(spans)
-        for m in _INTL.finditer(text):
-            if any(s <= m.start() < e for s, e, _ in nanp):
-                continue
-            cand = m.group(0)
-            for s, _e, _h in nanp:  # stop before a North American number found above
-                if m.start() < s < m.end():
-                    cand = cand[: s - m.start()]
-            # the candidate may run into a following number ("+44 20 7946 0958 536-22-1234"):
-            # try it whole, then cut back one digit group at a time
-            ends = [g.end() for g in re.finditer(r"\d+", cand)]
-            for end in reversed(ends):
-                if end < 8:
-                    break
-                try:
-                    num = pn.parse(cand[:end], None)
-                except pn.NumberParseException:
+        try:
+            num = pn.parse(number, None)
+        except pn.NumberParseException:
+            return None
+        if pn.is_valid_number(num):
+            return "valid"
+        if num.country_code != 1 and (
+            pn.is_possible_number_with_reason(num) == pn.ValidationResult.IS_POSSIBLE
+        ):
+            # North American numbers have a structure of their own (area code and exchange
+            # 2-9), checked by the layout regex; a length alone says too little there
+            return "possible"
+        return None
+
+    def _longest_valid(self, prefix: str, text: str, start: int, ends: list[int]) -> int | None:
+        for end in reversed(ends):
+            if self._parse_ok(prefix + text[start:end]) == "valid":
+                return end
+        return None
+
+    def _international(self, text: str, nanp: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+        """Numbers in international notation ("+44 ...", "(+44) ...", "0044 ...", "011 44 ...").
+
+        A candidate may run into a following number ("+44 20 7946 0958 536-22-1234"): it is
+        tried whole, then cut back one digit group at a time; a North American number that
+        follows is left to the layout regex when the part before it is valid on its own.
+        """
+        found: list[tuple[int, int, str]] = []
+        for rx, how in ((_INTL, "phonenumbers"), (_IDD, "idd_prefix")):
+            prefix = "" if how == "phonenumbers" else "+"
+            for m in rx.finditer(text):
+                start, num_start, num_end = m.start(), m.start("num"), m.end("num")
+                if any(s <= start < e for s, e, _ in found):
                     continue
-                if pn.is_valid_number(num):
-                    spans.append((m.start(), m.start() + end, "phonenumbers"))
-                    break
-        for m in _BARE10.finditer(text):
-            if not any(s < m.end() and m.start() < e for s, e, _ in spans):
-                spans.append((m.start(), m.end(), "bare_digits"))
+                ends = [  # after each digit group, once there are 8 digits
+                    g.end()
+                    for g in _DIGIT_RUN.finditer(text, num_start, num_end)
+                    if sum(c.isdigit() for c in text[num_start : g.end()]) >= 8
+                ]
+                best = self._longest_valid(prefix, text, num_start, ends)
+                if best is not None:
+                    for s, e in nanp:  # a North American number starts inside: cut before it
+                        if start < s < best < e:
+                            shorter = [end for end in ends if end <= s]
+                            best = self._longest_valid(prefix, text, num_start, shorter) or best
+                    ext = best == num_end and m.group("ext")
+                    found.append((start, m.end() if ext else best, how))
+                elif (
+                    how == "phonenumbers"
+                    and ends
+                    and ends[-1] == num_end
+                    and self._parse_ok(text[num_start:num_end]) == "possible"
+                ):
+                    found.append((start, m.end() if m.group("ext") else num_end, "possible"))
+        return found
+
+    def _candidates(self, text: str) -> list[tuple[int, int, str]]:
+        us = "US" in self.regions
+        nanp = [(m.start(), m.end()) for m in _NANP.finditer(text)] if us else []
+        spans = self._international(text, nanp)
+        for s, e in nanp:  # unless it is the tail of an international number found above
+            if not any(a <= s and e <= b for a, b, _ in spans):
+                spans.append((s, e, "nanp_layout"))
+        if us:
+            for m in _BARE10.finditer(text):
+                if not any(s < m.end() and m.start() < e for s, e, _ in spans):
+                    spans.append((m.start(), m.end(), "bare_digits"))
+        pn = self._pn
+        for region in self.regions:
+            if region == "US":
+                continue
+            for m in pn.PhoneNumberMatcher(text, region, leniency=pn.Leniency.VALID):
+                if not any(s < m.end and m.start < e for s, e, _ in spans):
+                    spans.append((m.start, m.end, f"phonenumbers_{region}"))
         return spans
 
     def analyze(self, text: str) -> list[Finding]:
         if not _PHONE_HINT.search(text):
             return []
         out: list[Finding] = []
-        for start, end, how in self._candidates(text):
+        for start, end, how in sorted(self._candidates(text)):
             before = text[max(0, start - 1) : start]
             if before and (before.isalnum() or before in "/."):
                 continue
@@ -106,12 +212,17 @@ class PhoneRecognizer(Recognizer):
             if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", raw) or re.fullmatch(r"\d+\.\d+", raw):
                 continue
             hit = _PHONE_CONTEXT.search(text, max(0, start - 40), start)
-            if raw.isdigit() and not hit:
-                continue  # bare digit runs are account and order numbers more often than phones
-            score = self.score
+            if (raw.isdigit() or how == "possible") and not hit:
+                # bare digit runs are account and order numbers more often than phones; a
+                # number no plan knows as assigned may be an amount ("+44 123 456 789")
+                continue
+            base = {"possible": self.possible_score, "idd_prefix": self.idd_score}.get(
+                how, self.score
+            )
+            score = base
             words: tuple[str, ...] = ()
             if hit:
-                score = min(1.0, score + 0.2)
+                score = min(1.0, base + 0.2)
                 words = (hit.group(0).lower(),)
             out.append(
                 Finding(
@@ -124,10 +235,10 @@ class PhoneRecognizer(Recognizer):
                     Explanation(
                         self.name,
                         how,
-                        self.score,
+                        base,
                         score,
                         words,
-                        "phonenumbers" if how == "phonenumbers" else None,
+                        "phonenumbers" if how.startswith(("phonenumbers", "idd")) else None,
                     ),
                 )
             )

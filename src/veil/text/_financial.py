@@ -1,12 +1,14 @@
-"""Financial identifiers: payment cards (Luhn + issuer), IBAN (mod 97), ABA routing numbers."""
+"""Financial identifiers: payment cards (Luhn + issuer, or Luhn + a card word), IBAN (mod 97,
+any letter case), ABA routing numbers."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from veil.text._checksums import aba_ok, card_issuer, iban_ok, luhn_ok
 from veil.text._finding import Explanation, Finding
-from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
+from veil.text._recognizer import ContextMatcher, Pattern, PatternRecognizer, recognizers
 
 __all__ = ["AbaRoutingRecognizer", "CreditCardRecognizer", "IbanRecognizer"]
 
@@ -15,7 +17,10 @@ __all__ = ["AbaRoutingRecognizer", "CreditCardRecognizer", "IbanRecognizer"]
 class CreditCardRecognizer(PatternRecognizer):
     """12-19 digit card numbers, grouped by spaces or dashes; Luhn and issuer prefix required.
 
-    A number that fails either rule is dropped, whatever its context.
+    A number with no known issuer's prefix (a new range, a private-label or test card) is
+    reported only when it passes Luhn, has 13 to 19 digits (ISO/IEC 7812 payment cards), is
+    a whole run of digit groups, and a card word is near ("card", "cc", "visa"), at
+    ``no_issuer_score``; without the word it is dropped, since one number in ten passes Luhn.
     """
 
     entity = "CREDIT_CARD"
@@ -23,6 +28,14 @@ class CreditCardRecognizer(PatternRecognizer):
     tier = 0
     patterns = (Pattern("card", r"(?<![\w.,/-])\d(?:[ -]?\d){11,18}(?![\w/]|[.,-]\d)", 0.5),)
     context = ("card", "credit", "visa", "mastercard", "amex", "cc", "debit")
+    #: words that let a Luhn-valid number without an issuer's prefix count as a card: narrower
+    #: than ``context`` ("credit" and "debit" alone are ledger words)
+    card_words = ("card", "cards", "cc", "ccn", "visa", "mastercard", "amex", "maestro")
+    no_issuer_score = 0.6
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._card_words = ContextMatcher(self.card_words, self.context_window, self.context_after)
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         return not _card_ok(value)
@@ -41,6 +54,7 @@ class CreditCardRecognizer(PatternRecognizer):
                 (g.start() + m.start(), g.end() + m.start()) for g in _DIGITS.finditer(m.group(0))
             ]
             i = 0
+            found = False
             while i < len(groups):
                 hit = None
                 for j in range(len(groups) - 1, i - 1, -1):
@@ -65,8 +79,32 @@ class CreditCardRecognizer(PatternRecognizer):
                         Explanation(self.name, "card", 0.5, 1.0, words, "luhn+issuer"),
                     )
                 )
+                found = True
                 i = j + 1
+            if not found:
+                self._no_issuer(text, m.start(), m.end(), out)
         return out
+
+    def _no_issuer(self, text: str, start: int, end: int, out: list[Finding]) -> None:
+        value = text[start:end]
+        if not 13 <= sum(c.isdigit() for c in value) <= 19 or not luhn_ok(value):
+            return
+        words = self._card_words.find(text, start, end)
+        if not words:
+            return
+        out.append(
+            Finding(
+                start,
+                end,
+                self.entity,
+                self.no_issuer_score,
+                self.name,
+                self.tier,
+                Explanation(
+                    self.name, "card_no_issuer", 0.5, self.no_issuer_score, words, "luhn+context"
+                ),
+            )
+        )
 
 
 _DIGIT = re.compile(r"\d")
@@ -80,18 +118,31 @@ def _card_ok(value: str) -> bool:
 
 @recognizers.register("iban")
 class IbanRecognizer(PatternRecognizer):
-    """IBANs, compact or in groups of four; country length table and mod-97 required."""
+    """IBANs, compact or in groups of four; country length table and mod-97 required.
+
+    ISO 13616 prints IBANs in upper case, but the check (ISO 7064 mod 97-10) is over the
+    letters whatever their case, so "de89 3704 ..." is the same IBAN as "DE89 3704 ...":
+    case is ignored. A compact IBAN must have its letters in one case, though, as a
+    mixed-case run of letters and digits is more often a token or a key than an IBAN.
+    """
 
     entity = "IBAN_CODE"
     needs_digit = True
     tier = 0
     patterns = (
-        Pattern("iban_compact", r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b", 0.5),
-        Pattern("iban_grouped", r"\b[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?\b", 0.5),
+        Pattern("iban_compact", r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b", 0.5, flags=re.IGNORECASE),
+        Pattern(
+            "iban_grouped",
+            r"\b[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?\b",
+            0.5,
+            flags=re.IGNORECASE,
+        ),
     )
     context = ("iban", "bank", "account")
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        if " " not in value and not (value.isupper() or value.islower()):
+            return True
         return not iban_ok(value)
 
     def validate(self, value: str) -> str | None:

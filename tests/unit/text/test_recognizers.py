@@ -13,8 +13,15 @@ def analyzer() -> TextAnalyzer:
 POSITIVES = [
     ("CREDIT_CARD", "Card 4111 1111 1111 1111 expires soon", "4111 1111 1111 1111"),
     ("CREDIT_CARD", "amex 378282246310005.", "378282246310005"),
+    # Luhn but no known issuer prefix: only with a card word
+    ("CREDIT_CARD", "card number 8123 4567 8901 2340", "8123 4567 8901 2340"),
+    ("CREDIT_CARD", "cc: 8123456789012340 exp 12/29", "8123456789012340"),
     ("IBAN_CODE", "IBAN: GB82 WEST 1234 5698 7654 32 (UK)", "GB82 WEST 1234 5698 7654 32"),
     ("IBAN_CODE", "to DE89370400440532013000 today", "DE89370400440532013000"),
+    # ISO 13616 prints upper case; mod 97 does not depend on case
+    ("IBAN_CODE", "to de89370400440532013000 today", "de89370400440532013000"),
+    ("IBAN_CODE", "iban gb82 west 1234 5698 7654 32.", "gb82 west 1234 5698 7654 32"),
+    ("IBAN_CODE", "IBAN: Gb82 West 1234 5698 7654 32", "Gb82 West 1234 5698 7654 32"),
     ("US_SSN", "SSN 536-22-1234.", "536-22-1234"),
     ("US_SSN", "social security number 536221234", "536221234"),
     ("US_ITIN", "ITIN 912-72-1234", "912-72-1234"),
@@ -60,6 +67,12 @@ def test_positive(analyzer: TextAnalyzer, entity: str, text: str, span: str) -> 
 NEGATIVES = [
     ("CREDIT_CARD", "order 4111 1111 1111 1112 failed"),  # Luhn fails
     ("IBAN_CODE", "ref GB82 WEST 1234 5698 7654 33"),  # mod 97 fails
+    ("IBAN_CODE", "ref gb82 west 1234 5698 7654 33"),  # mod 97 fails, lower case
+    ("IBAN_CODE", "token Gb82West12345698765432 here"),  # compact, mixed case: a token
+    ("CREDIT_CARD", "order 8123 4567 8901 2340 shipped"),  # Luhn, no issuer, no card word
+    ("CREDIT_CARD", "credit 8123456789012340 posted"),  # "credit" alone is a ledger word
+    ("CREDIT_CARD", "card 8123 4567 8901 2341"),  # card word, Luhn fails
+    ("CREDIT_CARD", "card 812345678914"),  # card word, Luhn, but 12 digits
     ("US_SSN", "ticket 000-12-3456"),
     ("US_SSN", "ticket 666-12-3456"),
     ("US_SSN", "order 536221234 shipped"),  # bare digits without context
@@ -105,3 +118,15 @@ def test_explanations_name_the_rule(analyzer: TextAnalyzer) -> None:
     assert ex["credit_card"]["score"] == 1.0
     assert ex["age"]["pattern_name"] == "age_prefix"
     assert "card" in ex["credit_card"]["context_words"]
+
+
+def test_card_without_issuer_prefix_scores_below_a_proven_card(analyzer: TextAnalyzer) -> None:
+    ex = {
+        e["explanation"]["pattern_name"]: e
+        for e in analyzer.explain("card 8123 4567 8901 2340 and card 4111 1111 1111 1111")
+        if e["entity_type"] == "CREDIT_CARD"
+    }
+    assert ex["card_no_issuer"]["score"] == 0.6
+    assert ex["card_no_issuer"]["explanation"]["validation"] == "luhn+context"
+    assert ex["card_no_issuer"]["explanation"]["context_words"] == ["card"]
+    assert ex["card"]["score"] == 1.0

@@ -1,0 +1,209 @@
+"""Phone numbers: international notation for any country, national notation per region.
+
+Every number here is made up or taken from ranges set aside for drama and documentation
+(Ofcom's 020 7946 0xxx and 07700 900xxx, North America's 555-01xx), never from a corpus.
+"""
+
+import pytest
+
+from veil._errors import PolicyError
+from veil.policy import TextConfig
+from veil.text import TextAnalyzer
+from veil.text._contact import PhoneRecognizer
+
+
+def _spans(rec: PhoneRecognizer, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in rec.analyze(text)]
+
+
+@pytest.fixture(scope="module")
+def us() -> PhoneRecognizer:
+    return PhoneRecognizer()
+
+
+# E.123 international notation: the country code says which plan validates the number, so the
+# default region (US) finds them all
+INTERNATIONAL = [
+    ("sent from +44 20 7946 0958 today", "+44 20 7946 0958"),
+    ("+44 (0)20 7946 0958 is the desk", "+44 (0)20 7946 0958"),
+    ("desk (+44) 20 7946 0958.", "(+44) 20 7946 0958"),
+    ("+442079460958", "+442079460958"),
+    ("+44.20.7946.0958", "+44.20.7946.0958"),
+    ("office +49 30 901820, Berlin", "+49 30 901820"),
+    ("office +49-30-901820", "+49-30-901820"),
+    ("office +49 (30) 901820", "+49 (30) 901820"),
+    ("Paris +33 1 23 45 67 89", "+33 1 23 45 67 89"),
+    ("+33 (0)1 23 45 67 89", "+33 (0)1 23 45 67 89"),
+    ("Mumbai +91 98765 43210", "+91 98765 43210"),
+    ("+91-98765-43210", "+91-98765-43210"),
+    ("Tokyo +81 3-1234-5678", "+81 3-1234-5678"),
+    ("Sydney +61 2 9876 5432", "+61 2 9876 5432"),
+    ("Madrid +34 912 345 678", "+34 912 345 678"),
+    ("Rome +39 06 1234 5678", "+39 06 1234 5678"),
+    ("Amsterdam +31 20 123 4567", "+31 20 123 4567"),
+    ("Moscow +7 495 123-45-67", "+7 495 123-45-67"),
+    ("Sao Paulo +55 11 91234-5678", "+55 11 91234-5678"),
+    ("Dublin +353 1 234 5678", "+353 1 234 5678"),
+    ("Tel Aviv +972-3-123-4567", "+972-3-123-4567"),
+    ("Boston +1 (617) 555-0199", "+1 (617) 555-0199"),
+    ("Boston +1.617.555.0199", "+1.617.555.0199"),
+    ("Boston +16175550199", "+16175550199"),
+    # "00" (most of the world) and "011" (North America) in place of "+"
+    ("from abroad 0044 20 7946 0958", "0044 20 7946 0958"),
+    ("from abroad 00 49 30 901820", "00 49 30 901820"),
+    ("from the US 011 44 20 7946 0958", "011 44 20 7946 0958"),
+    ("from Europe 001-617-555-0199", "001-617-555-0199"),
+    # extensions belong to the number
+    ("+44 20 7946 0958 ext. 123 for billing", "+44 20 7946 0958 ext. 123"),
+    ("+44 20 7946 0958x123", "+44 20 7946 0958x123"),
+    ("617-555-0199 x1234", "617-555-0199 x1234"),
+    ("(617) 555-0199 ext. 12", "(617) 555-0199 ext. 12"),
+    ("617.555.0199x55", "617.555.0199x55"),
+]
+
+
+@pytest.mark.parametrize(("text", "span"), INTERNATIONAL)
+def test_international_notation_with_default_region(
+    us: PhoneRecognizer, text: str, span: str
+) -> None:
+    assert _spans(us, text) == [span]
+
+
+def test_international_number_is_not_cut_into_a_north_american_one(us: PhoneRecognizer) -> None:
+    # "301 234-5678" has a North American layout, but here it is the tail of a German number
+    text = "Frankfurt +49 301 234-5678"
+    assert _spans(us, text) == ["+49 301 234-5678"]
+    assert us.analyze(text)[0].explanation.pattern_name == "phonenumbers"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        ("+44 20 7946 0958 617-555-0199", ["+44 20 7946 0958", "617-555-0199"]),
+        ("+49 30 901820 617-555-0199", ["+49 30 901820", "617-555-0199"]),
+        ("+44 20 7946 0958 536-22-1234", ["+44 20 7946 0958"]),
+    ],
+)
+def test_international_number_followed_by_another_number(
+    us: PhoneRecognizer, text: str, spans: list[str]
+) -> None:
+    assert _spans(us, text) == spans
+
+
+def test_scores_say_how_strong_the_evidence_is(us: PhoneRecognizer) -> None:
+    by_span = {
+        t[f.start : f.end]: (f.score, f.explanation.pattern_name)  # type: ignore[union-attr]
+        for t in ("mail +44 20 7946 0958", "mail 0044 20 7946 0958", "phone 0044 20 7946 0958")
+        for f in us.analyze(t)
+    }
+    assert by_span["+44 20 7946 0958"] == (0.75, "phonenumbers")
+    # "00" is digits only: a weaker sign than "+", raised by a phone word
+    assert by_span["0044 20 7946 0958"] == (pytest.approx(0.8), "idd_prefix")
+    assert us.analyze("mail 0044 20 7946 0958")[0].score == pytest.approx(0.6)
+
+
+def test_possible_but_unassigned_number_needs_a_phone_word(us: PhoneRecognizer) -> None:
+    # 07700 900xxx is reserved for drama: the right length, but not an assigned number
+    (f,) = us.analyze("mobile +44 7700 900123")
+    assert (f.score, f.explanation.pattern_name) == (  # type: ignore[union-attr]
+        pytest.approx(0.75),
+        "possible",
+    )
+    assert us.analyze("sent +44 7700 900123") == []
+    # an amount of that shape is not a phone number without one
+    assert us.analyze("sales up +44 123 456 789 units") == []
+    # North American numbers have their own structure, checked by the layout regex instead
+    assert us.analyze("call +1 023 456 7890") == []
+
+
+INTERNATIONAL_NEGATIVES = [
+    "score +1.5 points",
+    "+20% growth",
+    "Revenue rose +12 345 678 EUR",
+    "+5 and +6 and +7 123",
+    "2+3 = 5 and 4+4 = 8",
+    "v+1.2.3.4567 build",
+    "order 0012-3456-7890 shipped",
+    "ticket 00 12 34 56 78",
+    "at 00:45:12 sharp",
+    "lot 00491234567890 released",  # digits only: needs a phone word
+    "routing number 011000015",
+    "ref 0044 1234",
+    "Labs 91/42/7.36 this morning",
+    "ABG 7.36/42/91 on FiO2 40%",
+    "version 2.10.1 released",
+    "account 9027883829 closed",
+    "BP 120/80, HR 72",
+]
+
+
+@pytest.mark.parametrize("text", INTERNATIONAL_NEGATIVES)
+def test_international_hard_negatives(us: PhoneRecognizer, text: str) -> None:
+    assert _spans(us, text) == []
+
+
+# national notation of other countries: only for the regions asked for
+NATIONAL = [
+    ("GB", "call 020 7946 0958 today", "020 7946 0958"),
+    ("GB", "mobile 07911 123456", "07911 123456"),
+    ("DE", "Büro: 030 901820", "030 901820"),
+    ("FR", "bureau 01 23 45 67 89", "01 23 45 67 89"),
+]
+
+
+@pytest.mark.parametrize(("region", "text", "span"), NATIONAL)
+def test_national_notation_needs_its_region(region: str, text: str, span: str) -> None:
+    assert span not in _spans(PhoneRecognizer(), text)
+    assert _spans(PhoneRecognizer(["US", region]), text) == [span]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Labs 91/42/7.36 this morning",
+        "ABG 7.36/42/91 on FiO2 40%",
+        "account 9027883829 closed",
+        "order 02079460958",  # digits only: needs a phone word
+        "BP 120/80, HR 72",
+        "on 12.03.2021 we met",
+        "version 2.10.1 released",
+        "ISBN 978-3-16-148410-0",
+        "patients 12 34 56 78 90",
+    ],
+)
+def test_hard_negatives_with_more_regions(text: str) -> None:
+    assert _spans(PhoneRecognizer(["US", "GB", "DE", "FR"]), text) == []
+
+
+def test_without_us_north_american_layouts_are_not_searched() -> None:
+    gb = PhoneRecognizer("GB")
+    assert gb.regions == ("GB",)
+    assert _spans(gb, "call 020 7946 0958 or 617-555-0199") == ["020 7946 0958"]
+    assert _spans(gb, "call +1 617 555 0199") == ["+1 617 555 0199"]  # "+" numbers always
+
+
+def test_region_codes_are_checked() -> None:
+    assert PhoneRecognizer([" gb", "GB", "us"]).regions == ("GB", "US")
+    with pytest.raises(PolicyError, match="XX"):
+        PhoneRecognizer(["US", "XX"])
+    with pytest.raises(PolicyError, match="no region"):
+        PhoneRecognizer([])
+
+
+def test_phone_regions_from_the_policy() -> None:
+    cfg = TextConfig(ner=False, phone_regions=("us", "gb"))
+    assert cfg.phone_regions == ("US", "GB")
+    text = "call 020 7946 0958"
+    found = TextAnalyzer.from_config(cfg).analyze(text)
+    assert [(f.entity_type, text[f.start : f.end]) for f in found] == [
+        ("PHONE_NUMBER", "020 7946 0958")
+    ]
+    # the keyword overrides the config
+    assert TextAnalyzer.from_config(cfg, phone_regions="US").analyze(text) == []
+    assert TextConfig().phone_regions == ("US",)
+
+
+@pytest.mark.parametrize("bad", [(), ("USA",), ("4B",)])
+def test_phone_regions_policy_validation(bad: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError, match="phone_regions"):
+        TextConfig(phone_regions=bad)
