@@ -93,10 +93,19 @@ class Hierarchy:
     def problems(self) -> list[str]:
         """Every structural problem of the hierarchy (counts only, no values)."""
         out: list[str] = []
-        vals = self.table[:, 0]
-        dup = len(vals) - len(set(vals.tolist()))
-        if dup:
-            out.append(f"{dup} original value(s) appear in more than one row")
+        # a repeated identical row is harmless (ARX accepts it, and counts it in its domain
+        # shares); the same value with two different generalizations is ambiguous
+        first: dict[Any, tuple[Any, ...]] = {}
+        conflicting: set[Any] = set()
+        for row in self.table.tolist():
+            seen = first.setdefault(row[0], tuple(row))
+            if seen != tuple(row):
+                conflicting.add(row[0])
+        if conflicting:
+            out.append(
+                f"{len(conflicting)} original value(s) appear in several rows with different "
+                "generalizations"
+            )
         for level in range(1, self.height):
             prev, cur = self.table[:, level - 1], self.table[:, level]
             mapping: dict[Any, Any] = {}
@@ -148,10 +157,11 @@ def match_rows(
 ) -> np.ndarray:
     """Hierarchy row of each data label; raises :class:`InputError` (a count) if any is missing.
 
-    A label matches its exact spelling first. Failing that, a number matches a hierarchy value
-    that is the same number spelled differently (``1234`` read from ``"01234"``, ``39.0`` for
-    ``"39"``), and a missing value matches the hierarchy's spelling of missing (``NULL``,
-    ``NA``, ``""``, ...), when that match is unique.
+    A label matches its exact spelling first. Failing that, and only when the match is unique:
+    a label matches the value it spells once surrounding whitespace is ignored (ARX trims
+    every value it reads), a number matches a hierarchy value that is the same number spelled
+    differently (``1234`` read from ``"01234"``, ``39.0`` for ``"39"``), and a missing value
+    matches the hierarchy's spelling of missing (``NULL``, ``NA``, ``""``, ...).
     """
     row_of = {v: i for i, v in enumerate(hierarchy.table[:, 0].tolist())}
     out = np.full(len(labels), -1, dtype=np.int64)
@@ -163,8 +173,10 @@ def match_rows(
         else:
             out[i] = r
     if missing:
+        trimmed: dict[str, list[int]] = {}
         numbers: dict[float, list[int]] = {}
         for v, r in row_of.items():
+            trimmed.setdefault(v.strip(), []).append(r)
             try:
                 numbers.setdefault(float(v), []).append(r)
             except ValueError:
@@ -173,10 +185,10 @@ def match_rows(
         still = []
         for i in missing:
             lab = labels[i]
-            cand: list[int] = []
-            if lab == "NULL":
+            cand = trimmed.get(lab.strip(), [])
+            if not cand and lab == "NULL":
                 cand = na_rows
-            else:
+            elif not cand:
                 try:
                     cand = numbers.get(float(lab), [])
                 except ValueError:
@@ -233,13 +245,19 @@ def _label(v: Any) -> str:
 def read_arx_hierarchy(
     path: str | Path, name: str, *, separator: str = ";", encoding: str = "utf-8"
 ) -> Hierarchy:
-    """Read an ARX-format hierarchy CSV (no header, one row per value, one column per level)."""
+    """Read an ARX-format hierarchy CSV (no header, one row per value, one column per level).
+
+    As ARX reads it: the whitespace around each value is dropped, blank lines are skipped,
+    and a repeated identical row is allowed.
+    """
     p = Path(path)
     if not p.is_file():
         raise PolicyError(f"hierarchy file for column {name!r} not found: {p}")
     enc = "utf-8-sig" if encoding.lower().replace("_", "-") == "utf-8" else encoding
     with p.open(newline="", encoding=enc) as fh:
-        rows = [r for r in csv.reader(fh, delimiter=separator) if r]
+        # ARX's CSV parser trims the whitespace around every value and skips blank lines
+        rows = [[v.strip() for v in r] for r in csv.reader(fh, delimiter=separator)]
+    rows = [r for r in rows if any(r)]
     # a separator at the end of every line (some exports) is not an extra level
     while rows and len(rows[0]) > 1 and all(len(r) > 1 and r[-1] == "" for r in rows):
         rows = [r[:-1] for r in rows]
