@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -78,7 +79,7 @@ class Hierarchy:
                 hint="every row needs one entry per level",
             )
         table = np.empty((len(rows), widths.pop()), dtype=object)
-        table[:] = [[str(v) for v in r] for r in rows]
+        table[:] = [[v if isinstance(v, str) else str(v) for v in r] for r in rows]
         return cls(name, table)
 
     @property
@@ -92,27 +93,24 @@ class Hierarchy:
 
     def problems(self) -> list[str]:
         """Every structural problem of the hierarchy (counts only, no values)."""
+        import pandas as pd
+
         out: list[str] = []
+        codes = [pd.factorize(self.table[:, j])[0] for j in range(self.height)]
         # a repeated identical row is harmless (ARX accepts it, and counts it in its domain
         # shares); the same value with two different generalizations is ambiguous
-        first: dict[Any, tuple[Any, ...]] = {}
-        conflicting: set[Any] = set()
-        for row in self.table.tolist():
-            seen = first.setdefault(row[0], tuple(row))
-            if seen != tuple(row):
-                conflicting.add(row[0])
+        row_key = np.zeros(len(self.table), dtype=np.int64)
+        for c in codes[1:]:
+            row_key = pd.factorize(row_key * (int(c.max()) + 1) + c)[0]
+        differs = _differs_from_first(codes[0], row_key)
+        conflicting = len(np.unique(codes[0][differs]))
         if conflicting:
             out.append(
-                f"{len(conflicting)} original value(s) appear in several rows with different "
+                f"{conflicting} original value(s) appear in several rows with different "
                 "generalizations"
             )
         for level in range(1, self.height):
-            prev, cur = self.table[:, level - 1], self.table[:, level]
-            mapping: dict[Any, Any] = {}
-            bad = 0
-            for a, b in zip(prev.tolist(), cur.tolist(), strict=True):
-                if mapping.setdefault(a, b) != b:
-                    bad += 1
+            bad = int(_differs_from_first(codes[level - 1], codes[level]).sum())
             if bad:
                 out.append(
                     f"level {level} does not coarsen level {level - 1}: "
@@ -133,6 +131,13 @@ class Hierarchy:
     def check_covers(self, labels: Iterable[str], counts: Iterable[int] | None = None) -> None:
         """Raise :class:`InputError` if some data labels have no row in the hierarchy."""
         match_rows(self, list(labels), None if counts is None else list(counts))
+
+
+def _differs_from_first(key: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Rows whose ``value`` differs from the value of the first row with the same ``key``."""
+    first = np.empty(int(key.max()) + 1 if len(key) else 0, dtype=value.dtype)
+    first[key[::-1]] = value[::-1]  # the last write of each key is its first row
+    return np.asarray(value != first[key])
 
 
 # what pandas reads as missing by default; a hierarchy spells a missing value as one of these
@@ -253,15 +258,54 @@ def read_arx_hierarchy(
     p = Path(path)
     if not p.is_file():
         raise PolicyError(f"hierarchy file for column {name!r} not found: {p}")
+    stat = p.stat()
+    try:
+        table = _read_table(str(p.resolve()), stat.st_mtime_ns, stat.st_size, separator, encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"the hierarchy file of column {name!r} is not valid {encoding} text "
+            f"(at byte {exc.start}): {p}",
+            hint="set the hierarchy's encoding, e.g. hierarchy: {type: file, encoding: latin-1}",
+        ) from None
+    except csv.Error:
+        raise InputError(
+            f"the hierarchy file of column {name!r} is not a readable CSV: {p}",
+            hint="check its separator (hierarchy: {type: file, separator: ';'}) and quoting",
+        ) from None
+    if table is None:
+        raise InputError(f"the hierarchy of column {name!r} is empty")
+    if isinstance(table, int):
+        raise InputError(
+            f"the hierarchy of column {name!r} has rows of {table} different lengths",
+            hint="every row needs one entry per level",
+        )
+    return Hierarchy(name, table)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_table(
+    path: str, mtime_ns: int, size: int, separator: str, encoding: str
+) -> np.ndarray | int | None:
+    """The read-only table of a hierarchy file, or the number of row lengths if they differ
+    (None if empty). Cached by path and modification, since a policy check reads each file
+    before the search reads it again."""
     enc = "utf-8-sig" if encoding.lower().replace("_", "-") == "utf-8" else encoding
-    with p.open(newline="", encoding=enc) as fh:
+    with open(path, newline="", encoding=enc) as fh:
         # ARX's CSV parser trims the whitespace around every value and skips blank lines
         rows = [[v.strip() for v in r] for r in csv.reader(fh, delimiter=separator)]
     rows = [r for r in rows if any(r)]
     # a separator at the end of every line (some exports) is not an extra level
     while rows and len(rows[0]) > 1 and all(len(r) > 1 and r[-1] == "" for r in rows):
         rows = [r[:-1] for r in rows]
-    return Hierarchy.from_rows(name, rows)
+    if not rows:
+        return None
+    widths = {len(r) for r in rows}
+    if len(widths) != 1:
+        return len(widths)
+    table = np.empty((len(rows), widths.pop()), dtype=object)
+    table[:] = rows
+    table.setflags(write=False)
+    return table
 
 
 # --------------------------------------------------------------------------- builders

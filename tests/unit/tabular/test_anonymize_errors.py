@@ -56,7 +56,7 @@ def test_duplicate_values_in_hierarchy():
     # a repeated identical row is accepted (as ARX does); two generalizations of one value are not
     assert Hierarchy.from_rows("sex", [["F", "*"], ["F", "*"]]).problems() == []
     dup = Hierarchy.from_rows("sex", [["F", "a", "*"], ["F", "b", "*"], ["M", "b", "*"]])
-    with pytest.raises(InputError, match="1 original value.* different generalizations"):
+    with pytest.raises(InputError, match=r"1 original value.* different generalizations"):
         dup.validate()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from veil import load_policy, read_table
+from veil import InputError, load_policy, read_table
 from veil.tabular import AnonymizeConfig, Hierarchy, anonymize, read_arx_hierarchy
 from veil.tabular._anonymize_stage import run_anonymize
 
@@ -159,3 +159,24 @@ def test_population_table_is_read_like_the_input(tmp_path):
     assert section["transformation"] == {"code": 0}
     assert section["population"]["delta_min"] == pytest.approx(0.5)
     assert section["population"]["delta_max"] == pytest.approx(1.0)
+
+
+def test_hierarchy_file_in_another_encoding_is_a_clear_error(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_bytes("M\xfcnchen;*\nBerlin;*\n".encode("latin-1"))
+    with pytest.raises(InputError, match="not valid utf-8 text") as info:
+        read_arx_hierarchy(path, "city")
+    assert "nchen" not in str(info.value) and "latin-1" in info.value.hint
+    h = read_arx_hierarchy(path, "city", encoding="latin-1")
+    assert h.table[:, 0].tolist() == ["M\xfcnchen", "Berlin"]
+
+
+def test_hierarchy_file_is_read_again_when_it_changes(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text("a;*\nb;*\n", encoding="utf-8")
+    assert read_arx_hierarchy(path, "c").height == 2
+    path.write_text("a;x;*\nb;x;*\n", encoding="utf-8")
+    assert read_arx_hierarchy(path, "c").table.tolist() == [["a", "x", "*"], ["b", "x", "*"]]
+    path.write_text("a;x;*\nb;*\n", encoding="utf-8")
+    with pytest.raises(InputError, match="rows of 2 different lengths"):
+        read_arx_hierarchy(path, "c")
