@@ -289,10 +289,15 @@ def _check_table(df: pd.DataFrame, config: AnonymizeConfig) -> None:
 def _check_numeric(df: pd.DataFrame, config: AnonymizeConfig, where: str) -> None:
     import pandas as pd
 
+    from veil.tabular._hierarchy import _NA_SPELLINGS
+
     for q in config.numeric:
         col = df[q]
         if not pd.api.types.is_numeric_dtype(col):
-            bad = int(pd.to_numeric(col, errors="coerce").isna().sum() - col.isna().sum())
+            # a missing value is not stray text, however it is spelled (a column read as
+            # written keeps 'NULL' or an empty cell)
+            missing = col.isna() | col.astype(str).str.strip().isin(_NA_SPELLINGS)
+            bad = int((pd.to_numeric(col, errors="coerce").isna() & ~missing).sum())
             if bad:
                 raise InputError(
                     f"{where}{bad} value(s) of numeric quasi-identifier {q!r} are not numbers",

@@ -180,3 +180,23 @@ def test_hierarchy_file_is_read_again_when_it_changes(tmp_path):
     path.write_text("a;x;*\nb;*\n", encoding="utf-8")
     with pytest.raises(InputError, match="rows of 2 different lengths"):
         read_arx_hierarchy(path, "c")
+
+
+def test_numeric_quasi_identifier_read_as_written_keeps_its_missing_values(tmp_path):
+    # read as text, 'NULL' and '' stay strings; declaring dtype: numeric must not call them
+    # stray text, while a real non-number still is
+    path = _policy(
+        tmp_path,
+        "code;s\n30;a\n30;b\nNULL;a\nNULL;b\n;a\n;b\n",
+        "30;*\nNULL;*\n;*\n",
+        "{k_anonymity: {k: 2}}",
+    )
+    text = path.read_text().replace(
+        "role: quasi_identifier,", "role: quasi_identifier, dtype: numeric,"
+    )
+    path.write_text(text)
+    assert _run(path)["equivalence_classes"] == 3
+    (tmp_path / "d.csv").write_text("code;s\n30;a\n30;b\nabc;a\nabc;b\n", encoding="utf-8")
+    (tmp_path / "h.csv").write_text("30;*\nabc;*\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"2 value.* of numeric quasi-identifier 'code'"):
+        _run(path)
