@@ -143,6 +143,9 @@ def read_table(
                     quoting=_QUOTING[quoting],
                     on_bad_lines="error",
                     skipinitialspace=False,
+                    # one type per column: in chunks, a column of numbers with a text value
+                    # past the first chunk mixes int 1 and str '1'
+                    low_memory=False,
                     **extra,
                 )
 
