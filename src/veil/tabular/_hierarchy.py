@@ -157,6 +157,32 @@ _NA_SPELLINGS = (
 )
 
 
+# what pandas turns into a missing value when it reads a CSV
+_PANDAS_NA = frozenset(
+    {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"}
+    | {"1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+)
+
+
+def check_missing(hierarchy: Hierarchy, has_missing: bool) -> None:
+    """Refuse missing values when the hierarchy has rows for several spellings of missing.
+
+    A column read by pandas has lost the spelling: ``NA`` (Namibia), ``NULL`` and an empty
+    cell all became NaN, and ARX, which reads text, keeps them apart. Guessing one row would
+    silently merge them.
+    """
+    if not has_missing:
+        return
+    spellings = _PANDAS_NA.intersection(hierarchy.table[:, 0].tolist())
+    if len(spellings) > 1:
+        raise InputError(
+            f"column {hierarchy.name!r} has missing values, and its hierarchy has rows for "
+            f"{len(spellings)} spellings that a CSV reader turns into a missing value",
+            hint="read the column as text: read_table(path, raw_columns=[...]) or pandas' "
+            "dtype=str, keep_default_na=False (veil anonymize does so)",
+        )
+
+
 def match_rows(
     hierarchy: Hierarchy, labels: Sequence[str], counts: Sequence[int] | None = None
 ) -> np.ndarray:

@@ -200,3 +200,18 @@ def test_numeric_quasi_identifier_read_as_written_keeps_its_missing_values(tmp_p
     (tmp_path / "h.csv").write_text("30;*\nabc;*\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"2 value.* of numeric quasi-identifier 'code'"):
         _run(path)
+
+
+def test_missing_value_with_several_missing_spellings_in_the_hierarchy_is_refused():
+    # read by pandas, NA (Namibia) and NULL both became NaN: no row can be chosen safely
+    cc = Hierarchy.from_rows("cc", [["NA", "Africa", "*"], ["NULL", "?", "*"], ["DE", "EU", "*"]])
+    df = pd.DataFrame({"cc": [None, None, "DE", "DE"]})
+    with pytest.raises(InputError, match="2 spellings") as info:
+        anonymize(df, AnonymizeConfig.build(["cc"], {"cc": cc}, k=2))
+    assert "raw_columns" in info.value.hint
+    # read as text, the same table is fine; with one spelling of missing, NaN is that one
+    df = pd.DataFrame({"cc": ["NA", "NA", "DE", "DE"]})
+    assert anonymize(df, AnonymizeConfig.build(["cc"], {"cc": cc}, k=2)).equivalence_classes == 2
+    one = Hierarchy.from_rows("cc", [["NULL", "?", "*"], ["DE", "EU", "*"]])
+    df = pd.DataFrame({"cc": [None, None, "DE", "DE"]})
+    assert anonymize(df, AnonymizeConfig.build(["cc"], {"cc": one}, k=2)).equivalence_classes == 2
