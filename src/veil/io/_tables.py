@@ -163,8 +163,10 @@ def read_table(
                 usecols=None if columns is None else set(columns).__contains__,
             )
             for c in raw:
-                if c in df.columns:
-                    df[c] = df[c].str.strip()
+                if c in df.columns:  # strip the distinct values, not every cell
+                    trim = {v: v.strip() for v in df[c].dropna().unique() if v != v.strip()}
+                    if trim:
+                        df[c] = df[c].replace(trim)
         elif fmt == "parquet":
             df = pd.read_parquet(path)
         else:
