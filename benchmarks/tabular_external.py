@@ -346,6 +346,13 @@ class Runner:
         return res
 
 
+def _commit() -> str | None:
+    proc = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
+    )
+    return proc.stdout.strip() or None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, required=True, help="folder of ARX-format datasets")
@@ -421,6 +428,7 @@ def main() -> None:
     ]
     result = {
         "environment": {
+            "veil_commit": _commit(),
             "python": platform.python_version(),
             "machine": platform.machine(),
             "cpus": os.cpu_count(),
