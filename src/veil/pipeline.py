@@ -61,6 +61,9 @@ class RunContext:
     report: dict[str, Any] = field(default_factory=dict)  # stage name -> JSON-able section
     artifacts: dict[str, Any] = field(default_factory=dict)  # file name -> bytes | str
     suppressed: Any = None  # boolean mask of suppressed rows, if a stage suppresses
+    # columns some stage asked to see exactly as written in the CSV (Stage.raw_columns), in
+    # the rows of ``original``; None when the input was not read from a CSV file
+    raw: pd.DataFrame | None = None
 
 
 class Stage(Protocol):
@@ -74,6 +77,9 @@ class Stage(Protocol):
         """Validate everything possible before data is read (keys, files, dependencies)."""
 
     def run(self, ctx: RunContext) -> None: ...
+
+    # Optional: ``raw_columns(policy) -> list[str]``, the columns the stage needs as written
+    # in a CSV input (text, no missing-value conversion); the pipeline puts them in ctx.raw.
 
 
 def stage_names() -> list[str]:
@@ -164,6 +170,24 @@ def text_columns(policy: Policy) -> list[str]:
     return [n for n, c in policy.columns.items() if c.role.value in ("identifier", "text")]
 
 
+def _read_raw(policy: Policy, stages: list[Stage], data: pd.DataFrame) -> pd.DataFrame | None:
+    """The columns stages want as written, read again from a CSV input (else None)."""
+    from veil.io import infer_format, read_table
+
+    wanted: list[str] = []
+    for stage in stages:
+        get = getattr(stage, "raw_columns", None)
+        if get is not None:
+            wanted += [c for c in get(policy) if c in data.columns and c not in wanted]
+    path = policy.data.path
+    if not wanted or path is None:
+        return None
+    if infer_format(policy.resolve(path), policy.data.format) != "csv":
+        return None
+    raw = read_table(policy.data, base_dir=policy.base_dir, raw_columns=wanted, columns=wanted)
+    return raw if len(raw) == len(data) else None
+
+
 def _reconcile_columns(policy: Policy, df: pd.DataFrame) -> pd.DataFrame:
     listed = set(policy.columns)
     present = [str(c) for c in df.columns]
@@ -222,13 +246,17 @@ def run_policy(
     started = time.perf_counter()
     progress = progress or NullProgress()
     stages = plan(policy, only=only, stages_given=stages_given)  # fail early, before reading
+    raw = None
     if data is None:
         with progress.task("reading input"):
             data = read_table(
                 policy.data, base_dir=policy.base_dir, text_columns=text_columns(policy)
             )
+            raw = _read_raw(policy, stages, data)
     data = _reconcile_columns(policy, data)
-    ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False), progress=progress)
+    ctx = RunContext(
+        policy=policy, original=data, data=data.copy(deep=False), progress=progress, raw=raw
+    )
     timings: dict[str, float] = {}
     for stage in stages:
         t0 = time.perf_counter()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import csv
 import logging
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from veil._errors import InputError
 from veil.io._atomic import atomic_path
@@ -30,6 +31,28 @@ _SUFFIXES: dict[str, Format] = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
 }
+# pandas' default spellings of a missing value (pandas._libs.parsers.STR_NA_VALUES)
+_PANDAS_NA = (
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+)
 _QUOTING: dict[str, int] = {
     "minimal": csv.QUOTE_MINIMAL,
     "all": csv.QUOTE_ALL,
@@ -60,12 +83,20 @@ def read_table(
     quotechar: str = '"',
     quoting: str = "minimal",
     base_dir: Path | None = None,
-    text_columns: list[str] | None = None,
+    text_columns: Sequence[str] | None = None,
+    raw_columns: Sequence[str] | None = None,
+    na_values: Sequence[str] = (),
+    columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Read a table from a file (CSV, Parquet, JSONL) or from a :class:`DataConfig`.
 
     Errors name the file and what is wrong, never a value from it. ``text_columns`` are read
     from CSV as text, so identifiers such as zip codes and card numbers keep leading zeros.
+    ``raw_columns`` are read from CSV as ARX reads every value: the text as written, without
+    its surrounding whitespace, and never as missing (``NA``, ``NULL`` and an empty cell are
+    three different values), unless it is one of ``na_values``. ``na_values`` are further
+    spellings of a missing value in every CSV column (``data.na_values`` of a policy).
+    ``columns`` keeps only those of the columns (names the file lacks are ignored).
 
     Examples
     --------
@@ -90,6 +121,9 @@ def read_table(
             quotechar=cfg.quotechar,
             quoting=cfg.quoting,
             text_columns=text_columns,
+            raw_columns=raw_columns,
+            na_values=na_values or cfg.na_values,
+            columns=columns,
         )
     path = Path(source)
     if not path.exists():
@@ -99,20 +133,46 @@ def read_table(
     fmt = infer_format(path, format)
     try:
         if fmt == "csv":
-            df = pd.read_csv(  # type: ignore[call-overload]  # quoting is a csv.QUOTE_* int
-                path,
-                sep=separator,
-                encoding=encoding,
-                quotechar=quotechar,
-                quoting=_QUOTING[quoting],
-                on_bad_lines="error",
-                dtype=dict.fromkeys(text_columns or (), str),
-                skipinitialspace=False,
+
+            def csv_part(**extra: Any) -> pd.DataFrame:
+                return pd.read_csv(  # type: ignore[call-overload,no-any-return]
+                    path,
+                    sep=separator,
+                    encoding=encoding,
+                    quotechar=quotechar,
+                    quoting=_QUOTING[quoting],
+                    on_bad_lines="error",
+                    skipinitialspace=False,
+                    # one type per column: in chunks, a column of numbers with a text value
+                    # past the first chunk mixes int 1 and str '1'
+                    low_memory=False,
+                    **extra,
+                )
+
+            raw: list[str] = []
+            na: Any = list(na_values) or None
+            if raw_columns:
+                header = [str(c) for c in csv_part(nrows=0).columns]
+                raw = [c for c in raw_columns if c in header]
+                # per column: pandas' spellings of missing everywhere but in the raw columns
+                na = {c: [*na_values] if c in raw else [*_PANDAS_NA, *na_values] for c in header}
+            df = csv_part(
+                dtype=dict.fromkeys(text_columns or (), str) | dict.fromkeys(raw, str),
+                na_values=na,
+                keep_default_na=not raw,
+                usecols=None if columns is None else set(columns).__contains__,
             )
+            for c in raw:
+                if c in df.columns:  # strip the distinct values, not every cell
+                    trim = {v: v.strip() for v in df[c].dropna().unique() if v != v.strip()}
+                    if trim:
+                        df[c] = df[c].replace(trim)
         elif fmt == "parquet":
             df = pd.read_parquet(path)
         else:
             df = pd.read_json(path, lines=True, dtype=False)
+        if columns is not None:
+            df = df[[c for c in df.columns if c in set(columns)]]
     except UnicodeDecodeError as exc:
         raise InputError(
             f"{path}: not valid {encoding} text (at byte {exc.start})",

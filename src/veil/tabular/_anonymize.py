@@ -168,6 +168,9 @@ class AnonymizeConfig:
                 "encoding": data.encoding,
                 "quotechar": data.quotechar,
                 "quoting": data.quoting,
+                "na_values": data.na_values,
+                # a population table is read as the pipeline reads the input
+                "raw_columns": raw_columns(policy),
             }
         return cls(
             qis,
@@ -180,6 +183,31 @@ class AnonymizeConfig:
             policy.base_dir,
             read_options=read_options,
         )
+
+
+def raw_columns(policy: Policy) -> list[str]:
+    """Columns the optimal search reads from a CSV input as ARX does: as text, not as numbers
+    or missing values.
+
+    These are the quasi-identifiers with an ARX hierarchy file (and no field transform) and
+    the sensitive columns. ARX reads every value as a string, so ``01`` and ``1``, or ``NA``
+    (a country code), ``NULL`` and an empty cell, are different values; pandas would read
+    them as the same number or as one missing value, and the search would then group
+    records ARX keeps apart. Other stages still see the columns as pandas types them.
+    """
+    from veil.policy._models import FileHierarchyConfig, KeepTransform
+
+    if policy.search.algorithm != "optimal" or not policy.privacy.any_model:
+        return []
+    out = []
+    for name, col in policy.columns.items():
+        if not isinstance(col.transform, KeepTransform | None):
+            continue
+        if name in policy.sensitive or (
+            name in policy.quasi_identifiers and isinstance(col.hierarchy, FileHierarchyConfig)
+        ):
+            out.append(name)
+    return out
 
 
 @dataclass
@@ -261,10 +289,15 @@ def _check_table(df: pd.DataFrame, config: AnonymizeConfig) -> None:
 def _check_numeric(df: pd.DataFrame, config: AnonymizeConfig, where: str) -> None:
     import pandas as pd
 
+    from veil.tabular._hierarchy import _NA_SPELLINGS
+
     for q in config.numeric:
         col = df[q]
         if not pd.api.types.is_numeric_dtype(col):
-            bad = int(pd.to_numeric(col, errors="coerce").isna().sum() - col.isna().sum())
+            # a missing value is not stray text, however it is spelled (a column read as
+            # written keeps 'NULL' or an empty cell)
+            missing = col.isna() | col.astype(str).str.strip().isin(_NA_SPELLINGS)
+            bad = int((pd.to_numeric(col, errors="coerce").isna() & ~missing).sum())
             if bad:
                 raise InputError(
                     f"{where}{bad} value(s) of numeric quasi-identifier {q!r} are not numbers",

@@ -116,18 +116,53 @@ class AnonymizeStage:
     def check(self, policy: Policy) -> None:
         check_policy(policy)
 
+    def raw_columns(self, policy: Policy) -> list[str]:
+        from veil.tabular._anonymize import raw_columns
+
+        return raw_columns(policy)
+
     def run(self, ctx: RunContext) -> None:
-        from veil.tabular._anonymize import AnonymizeConfig, anonymize
+        from veil.tabular._anonymize import AnonymizeConfig, anonymize, raw_columns
 
         config = AnonymizeConfig.from_policy(ctx.policy)
+        df = ctx.data
+        # the search sees these columns as written (see raw_columns); the release keeps the
+        # input's types for every column it does not generalize
+        raw = ctx.raw
+        swapped: list[str] = []
+        if raw is not None and len(raw) == len(df):
+            swapped = [c for c in raw_columns(ctx.policy) if c in raw.columns and c in df.columns]
+            df = df.copy(deep=False)
+            for c in swapped:
+                df[c] = raw[c].to_numpy()
         result = anonymize(
-            ctx.data, config, progress=ctx.progress, sweep=SWEEP_KS if self.sweep else None
+            df, config, progress=ctx.progress, sweep=SWEEP_KS if self.sweep else None
         )
+        _restore_types(ctx, result, [c for c in swapped if c not in config.quasi_identifiers])
         ctx.data = result.data
         ctx.suppressed = result.suppressed
         section = result.to_dict()
         section["summary"] = summary_of(section)
         ctx.report["anonymize"] = section
+
+
+def _restore_types(ctx: RunContext, result: Any, columns: list[str]) -> None:
+    """Put the input's typed values back in columns the release does not generalize."""
+    if not columns:
+        return
+    dp = ctx.policy.privacy.delta_presence
+    rows = None
+    if dp is not None and dp.sample_column is not None:  # only the marked rows are released
+        from veil.tabular._population import _sample_mask
+
+        rows = _sample_mask(ctx.data[dp.sample_column], dp.sample_column)
+    result.data = result.data.copy(deep=False)
+    for c in columns:
+        typed = ctx.data[c].to_numpy()
+        if rows is not None:
+            typed = typed[rows]
+        if len(typed) == len(result.data):
+            result.data[c] = typed
 
 
 def run_anonymize(

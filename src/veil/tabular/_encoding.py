@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from veil._errors import InputError
-from veil.tabular._hierarchy import Hierarchy, match_rows, value_labels
+from veil.tabular._hierarchy import Hierarchy, check_missing, match_rows, value_labels
 from veil.tabular._privacy_models import POPULATION, SensitiveDomain
 
 if TYPE_CHECKING:
@@ -155,6 +155,7 @@ class FrequencyTable:
 
 
 def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[EncodedQI, np.ndarray]:
+    check_missing(hierarchy, bool(series.isna().any()))
     codes, labels = value_labels(series)
     counts = np.bincount(codes, minlength=len(labels))
     table = hierarchy.table
@@ -180,6 +181,7 @@ def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[Enco
 
 def _population_rows(name: str, series: pd.Series, hierarchy: Hierarchy) -> np.ndarray:
     """Hierarchy row of each population record (the error counts values, never shows one)."""
+    check_missing(hierarchy, bool(series.isna().any()))
     codes, labels = value_labels(series)
     counts = np.bincount(codes, minlength=len(labels))
     try:
@@ -254,6 +256,7 @@ def encode(
         hier_maps: tuple[np.ndarray, ...] | None = None
         if sensitive_hierarchies and col in sensitive_hierarchies:
             sh = sensitive_hierarchies[col]
+            check_missing(sh, bool(df[col].isna().any()))
             rows_s = match_rows(sh, slabels.tolist())
             import pandas as pd
 

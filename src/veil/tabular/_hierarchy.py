@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -78,7 +79,7 @@ class Hierarchy:
                 hint="every row needs one entry per level",
             )
         table = np.empty((len(rows), widths.pop()), dtype=object)
-        table[:] = [[str(v) for v in r] for r in rows]
+        table[:] = [[v if isinstance(v, str) else str(v) for v in r] for r in rows]
         return cls(name, table)
 
     @property
@@ -92,18 +93,24 @@ class Hierarchy:
 
     def problems(self) -> list[str]:
         """Every structural problem of the hierarchy (counts only, no values)."""
+        import pandas as pd
+
         out: list[str] = []
-        vals = self.table[:, 0]
-        dup = len(vals) - len(set(vals.tolist()))
-        if dup:
-            out.append(f"{dup} original value(s) appear in more than one row")
+        codes = [pd.factorize(self.table[:, j])[0] for j in range(self.height)]
+        # a repeated identical row is harmless (ARX accepts it, and counts it in its domain
+        # shares); the same value with two different generalizations is ambiguous
+        row_key = np.zeros(len(self.table), dtype=np.int64)
+        for c in codes[1:]:
+            row_key = pd.factorize(row_key * (int(c.max()) + 1) + c)[0]
+        differs = _differs_from_first(codes[0], row_key)
+        conflicting = len(np.unique(codes[0][differs]))
+        if conflicting:
+            out.append(
+                f"{conflicting} original value(s) appear in several rows with different "
+                "generalizations"
+            )
         for level in range(1, self.height):
-            prev, cur = self.table[:, level - 1], self.table[:, level]
-            mapping: dict[Any, Any] = {}
-            bad = 0
-            for a, b in zip(prev.tolist(), cur.tolist(), strict=True):
-                if mapping.setdefault(a, b) != b:
-                    bad += 1
+            bad = int(_differs_from_first(codes[level - 1], codes[level]).sum())
             if bad:
                 out.append(
                     f"level {level} does not coarsen level {level - 1}: "
@@ -126,6 +133,13 @@ class Hierarchy:
         match_rows(self, list(labels), None if counts is None else list(counts))
 
 
+def _differs_from_first(key: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Rows whose ``value`` differs from the value of the first row with the same ``key``."""
+    first = np.empty(int(key.max()) + 1 if len(key) else 0, dtype=value.dtype)
+    first[key[::-1]] = value[::-1]  # the last write of each key is its first row
+    return np.asarray(value != first[key])
+
+
 # what pandas reads as missing by default; a hierarchy spells a missing value as one of these
 _NA_SPELLINGS = (
     "NULL",
@@ -143,15 +157,42 @@ _NA_SPELLINGS = (
 )
 
 
+# what pandas turns into a missing value when it reads a CSV
+_PANDAS_NA = frozenset(
+    {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"}
+    | {"1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+)
+
+
+def check_missing(hierarchy: Hierarchy, has_missing: bool) -> None:
+    """Refuse missing values when the hierarchy has rows for several spellings of missing.
+
+    A column read by pandas has lost the spelling: ``NA`` (Namibia), ``NULL`` and an empty
+    cell all became NaN, and ARX, which reads text, keeps them apart. Guessing one row would
+    silently merge them.
+    """
+    if not has_missing:
+        return
+    spellings = _PANDAS_NA.intersection(hierarchy.table[:, 0].tolist())
+    if len(spellings) > 1:
+        raise InputError(
+            f"column {hierarchy.name!r} has missing values, and its hierarchy has rows for "
+            f"{len(spellings)} spellings that a CSV reader turns into a missing value",
+            hint="read the column as text: read_table(path, raw_columns=[...]) or pandas' "
+            "dtype=str, keep_default_na=False (veil anonymize does so)",
+        )
+
+
 def match_rows(
     hierarchy: Hierarchy, labels: Sequence[str], counts: Sequence[int] | None = None
 ) -> np.ndarray:
     """Hierarchy row of each data label; raises :class:`InputError` (a count) if any is missing.
 
-    A label matches its exact spelling first. Failing that, a number matches a hierarchy value
-    that is the same number spelled differently (``1234`` read from ``"01234"``, ``39.0`` for
-    ``"39"``), and a missing value matches the hierarchy's spelling of missing (``NULL``,
-    ``NA``, ``""``, ...), when that match is unique.
+    A label matches its exact spelling first. Failing that, and only when the match is unique:
+    a label matches the value it spells once surrounding whitespace is ignored (ARX trims
+    every value it reads), a number matches a hierarchy value that is the same number spelled
+    differently (``1234`` read from ``"01234"``, ``39.0`` for ``"39"``), and a missing value
+    matches the hierarchy's spelling of missing (``NULL``, ``NA``, ``""``, ...).
     """
     row_of = {v: i for i, v in enumerate(hierarchy.table[:, 0].tolist())}
     out = np.full(len(labels), -1, dtype=np.int64)
@@ -163,8 +204,10 @@ def match_rows(
         else:
             out[i] = r
     if missing:
+        trimmed: dict[str, list[int]] = {}
         numbers: dict[float, list[int]] = {}
         for v, r in row_of.items():
+            trimmed.setdefault(v.strip(), []).append(r)
             try:
                 numbers.setdefault(float(v), []).append(r)
             except ValueError:
@@ -173,10 +216,10 @@ def match_rows(
         still = []
         for i in missing:
             lab = labels[i]
-            cand: list[int] = []
-            if lab == "NULL":
+            cand = trimmed.get(lab.strip(), [])
+            if not cand and lab == "NULL":
                 cand = na_rows
-            else:
+            elif not cand:
                 try:
                     cand = numbers.get(float(lab), [])
                 except ValueError:
@@ -233,17 +276,62 @@ def _label(v: Any) -> str:
 def read_arx_hierarchy(
     path: str | Path, name: str, *, separator: str = ";", encoding: str = "utf-8"
 ) -> Hierarchy:
-    """Read an ARX-format hierarchy CSV (no header, one row per value, one column per level)."""
+    """Read an ARX-format hierarchy CSV (no header, one row per value, one column per level).
+
+    As ARX reads it: the whitespace around each value is dropped, blank lines are skipped,
+    and a repeated identical row is allowed.
+    """
     p = Path(path)
     if not p.is_file():
         raise PolicyError(f"hierarchy file for column {name!r} not found: {p}")
+    stat = p.stat()
+    try:
+        table = _read_table(str(p.resolve()), stat.st_mtime_ns, stat.st_size, separator, encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"the hierarchy file of column {name!r} is not valid {encoding} text "
+            f"(at byte {exc.start}): {p}",
+            hint="set the hierarchy's encoding, e.g. hierarchy: {type: file, encoding: latin-1}",
+        ) from None
+    except csv.Error:
+        raise InputError(
+            f"the hierarchy file of column {name!r} is not a readable CSV: {p}",
+            hint="check its separator (hierarchy: {type: file, separator: ';'}) and quoting",
+        ) from None
+    if table is None:
+        raise InputError(f"the hierarchy of column {name!r} is empty")
+    if isinstance(table, int):
+        raise InputError(
+            f"the hierarchy of column {name!r} has rows of {table} different lengths",
+            hint="every row needs one entry per level",
+        )
+    return Hierarchy(name, table)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_table(
+    path: str, mtime_ns: int, size: int, separator: str, encoding: str
+) -> np.ndarray | int | None:
+    """The read-only table of a hierarchy file, or the number of row lengths if they differ
+    (None if empty). Cached by path and modification, since a policy check reads each file
+    before the search reads it again."""
     enc = "utf-8-sig" if encoding.lower().replace("_", "-") == "utf-8" else encoding
-    with p.open(newline="", encoding=enc) as fh:
-        rows = [r for r in csv.reader(fh, delimiter=separator) if r]
+    with open(path, newline="", encoding=enc) as fh:
+        # ARX's CSV parser trims the whitespace around every value and skips blank lines
+        rows = [[v.strip() for v in r] for r in csv.reader(fh, delimiter=separator)]
+    rows = [r for r in rows if any(r)]
     # a separator at the end of every line (some exports) is not an extra level
     while rows and len(rows[0]) > 1 and all(len(r) > 1 and r[-1] == "" for r in rows):
         rows = [r[:-1] for r in rows]
-    return Hierarchy.from_rows(name, rows)
+    if not rows:
+        return None
+    widths = {len(r) for r in rows}
+    if len(widths) != 1:
+        return len(widths)
+    table = np.empty((len(rows), widths.pop()), dtype=object)
+    table[:] = rows
+    table.setflags(write=False)
+    return table
 
 
 # --------------------------------------------------------------------------- builders

@@ -536,8 +536,10 @@ class LatticeSearch:
             assert score is not None
             if exhaustive:
                 scores[tuple(int(x) for x in nodes[idx])] = score
+            # equal score and level sum: the lexicographically first node (lowest index), so
+            # the result does not depend on the order in which the search met the ties
             key = (score, int(level_sum[idx]), idx)
-            if best is None or (key[0], key[1]) < (best[0], best[1]):
+            if best is None or key < best:
                 best = key
             if not exhaustive and metric.monotone:
                 was = bool(pruned[idx])

@@ -115,3 +115,13 @@ def test_text_columns_keep_leading_zeros(tmp_path: Path) -> None:
     df = read_table(path, text_columns=["zip", "not_there"])
     assert df["zip"].tolist() == ["02139", "00501"]
     assert df["n"].tolist() == [1, 2]
+
+
+def test_a_column_gets_one_type_however_long_the_file(tmp_path: Path) -> None:
+    # pandas infers types chunk by chunk by default: 1 in the first chunk is an int, the same
+    # 1 after a text value in a later chunk a str, and the two would group apart
+    path = tmp_path / "long.csv"
+    path.write_text("a,b\n" + "1,1\n" * 300_000 + "x,1\n", encoding="utf-8")
+    df = read_table(path)
+    assert df["a"].map(type).nunique() == 1
+    assert df["a"].nunique() == 2
