@@ -448,11 +448,47 @@ def main() -> None:
             "search_wall_s_max": max((r["optimal"]["wall_s"] for r in runs), default=0.0),
             "seconds": round(time.perf_counter() - started, 1),
         },
-        "runs": runs,
+        "runs": [compact(r) for r in runs],
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    args.out.write_text(dump(result))
     print(json.dumps(result["summary"], indent=1))
+
+
+def compact(row: dict[str, Any]) -> dict[str, Any]:
+    """One run as the results file keeps it (the QI set by name; errors and CLI in short)."""
+    opt, ex, api = row["optimal"], row["exhaustive"], row["api"]
+    out: dict[str, Any] = {
+        "dataset": row["dataset"],
+        "qis": ",".join(row["qis"]),
+        "config": _label(row["config"]),
+        "same_as_exhaustive": row["same_as_exhaustive"],
+        "same_levels": row["same_levels"],
+        "levels": opt["levels"],
+        "score": opt["score"],
+        "checked": opt["checked"],
+        "lattice_size": opt["lattice_size"],
+        "seconds": opt["wall_s"],
+        "cpu_seconds": opt["cpu_s"],
+        "exhaustive_seconds": ex["wall_s"],
+        "api_same_as_search": row["api_same_as_search"],
+    }
+    if "error" in api:
+        out["api_error"] = api["error"].split(":")[0]
+    else:
+        out["suppressed"] = api["suppressed"]
+    if "cli" in row:
+        out["cli_same_as_api"] = row["cli"]["same_as_api"]
+        out["cli_seconds"] = row["cli"]["wall_s"]
+    return out
+
+
+def dump(result: dict[str, Any]) -> str:
+    """JSON with one line per run (the file stays small enough to read and diff)."""
+    head = {k: v for k, v in result.items() if k != "runs"}
+    text = json.dumps(head, indent=1)[:-2]
+    lines = ",\n  ".join(json.dumps(r) for r in result["runs"])
+    return text + ',\n "runs": [\n  ' + lines + "\n ]\n}\n"
 
 
 if __name__ == "__main__":
