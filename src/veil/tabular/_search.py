@@ -34,7 +34,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from veil._errors import InputError
-from veil.tabular._encoding import FrequencyTable, factorize_int, factorize_uniques
+from veil.tabular._encoding import (
+    FrequencyTable,
+    factorize_int,
+    factorize_sorted,
+    factorize_uniques,
+)
 from veil.tabular._metrics import Metric, NodeClasses
 from veil.tabular._privacy_models import PrivacyModel
 
@@ -89,7 +94,7 @@ class _Evaluator:
     """Groups the frequency table at any node, rolling up from the smallest cached
     predecessor (a node whose levels are all lower or equal) instead of the whole table."""
 
-    #: product of the QIs' level-0 sizes below which the fixed-radix key path is used
+    #: key space (2 ** the bits of all QIs' fields) below which the fixed-radix key path is used
     FAST_LIMIT = 1 << 62
 
     def __init__(
@@ -127,30 +132,32 @@ class _Evaluator:
                     pieces.append(m)
                     pos += len(m)
         self.flat_up = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
-        self.up_arr = [
+        # fast path: one int64 key per class, each QI's code in a bit field of its own (as
+        # wide as its level-0 codes need), so rolling up touches only the QIs whose level
+        # changes, with shifts and masks rather than divisions
+        bits = [max(len(q.level_labels[0]) - 1, 1).bit_length() for q in ft.qis]
+        self.key_bits = sum(bits)
+        self.fast = (1 << self.key_bits) < self.FAST_LIMIT
+        self.radix = np.array([1 << b for b in bits], dtype=np.int64)
+        self.shift = [sum(bits[j + 1 :]) for j in range(d)]
+        self.mult = np.array([1 << sh for sh in self.shift], dtype=np.int64)
+        # key_delta[j][a][b][code]: what the key gains when QI j's code moves from level a to b
+        self.key_delta = [
             [
                 [
-                    self.flat_up[
-                        self.up_off[j, a, b] : self.up_off[j, a, b] + len(q.level_labels[a])
-                    ]
+                    (
+                        self.flat_up[self.up_off[j, a, b] + np.arange(len(q.level_labels[a]))]
+                        - np.arange(len(q.level_labels[a]))
+                    )
+                    << self.shift[j]
+                    if self.fast and b >= a
+                    else np.zeros(0, dtype=np.int64)
                     for b in range(q.height)
                 ]
                 for a in range(q.height)
             ]
             for j, q in enumerate(ft.qis)
         ]
-        # fast path: one int64 key per class with a fixed radix per QI (its level-0 size), so
-        # rolling up touches only the QIs whose level changes
-        self.radix = np.array([len(q.level_labels[0]) for q in ft.qis], dtype=np.int64)
-        total = 1
-        for r in self.radix.tolist():
-            total *= int(r)
-        self.fast = total < self.FAST_LIMIT
-        self.mult = np.ones(d, dtype=np.int64)
-        acc = 1
-        for j in range(d - 1, -1, -1):
-            self.mult[j] = acc
-            acc *= int(self.radix[j])
         self.qi_index = np.arange(d)
         root_gen = np.stack(
             [q.level_codes[0][ft.combos[:, j]] for j, q in enumerate(ft.qis)], axis=1
@@ -227,26 +234,30 @@ class _Evaluator:
             tab.combo_class = inv[src.combo_class]
         return tab
 
-    def _table_fast(
-        self, src: _Table, lx: np.ndarray, levels: tuple[int, ...], keep_combos: bool
-    ) -> _Table:
+    def _roll_key(self, src: _Table, levels: tuple[int, ...]) -> np.ndarray:
+        """Fixed-radix key at ``levels`` of each class of ``src`` (may be ``src.key`` itself)."""
         assert src.key is not None
         key = src.key
         copied = False
         for j, (a, b) in enumerate(zip(src.levels.tolist(), levels, strict=True)):
             if a == b:
                 continue
-            m, r = int(self.mult[j]), int(self.radix[j])
-            code = key // m % r if m > 1 else key % r
-            delta = self.up_arr[j][a][b][code] - code
-            if m > 1:
-                delta *= m
+            code = key >> self.shift[j] if self.shift[j] else key.copy()
+            code &= self.radix[j] - 1
+            delta = self.key_delta[j][a][b][code]
             if copied:
                 key += delta
             else:
                 key = key + delta
                 copied = True
-        inv, uniques = factorize_uniques(key)
+        return key
+
+    def _table_fast(
+        self, src: _Table, lx: np.ndarray, levels: tuple[int, ...], keep_combos: bool
+    ) -> _Table:
+        key = self._roll_key(src, levels)
+        found = factorize_sorted(key, self.key_bits)
+        inv, uniques = found if found is not None else factorize_uniques(key)
         sizes = np.bincount(inv, weights=src.sizes, minlength=len(uniques)).astype(np.int64)
         tab = _Table(lx, None, sizes, None, None, src, inv, key=uniques)
         if keep_combos and src.combo_class is not None:
