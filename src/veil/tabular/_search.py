@@ -58,7 +58,9 @@ class SearchResult:
     checked: int
     lattice_size: int
     seconds: float
-    min_suppressed: int | None = None  # fewest records any checked node had to suppress
+    # fewest records any checked node had to suppress; a lower bound, as a rejected node
+    # reports only the failing classes that proved it exceeds the limit
+    min_suppressed: int | None = None
     scores: dict[tuple[int, ...], float] = field(default_factory=dict)
 
 
@@ -115,6 +117,15 @@ class _Evaluator:
             )
         ]
         self.needs_hist = any(m.column is not None for m in self.models)
+        # sub-models that read class sizes only are checked first, on every node
+        self.size_models = [m for m in self.sub_models if m.column is None]
+        sub_ids = {id(m) for m in self.sub_models}
+        self.other_models = [
+            (m, id(m) in sub_ids)
+            for m in self.models
+            if m.column is not None or id(m) not in sub_ids
+        ]
+        self.n_rows = int(ft.counts.sum())
         d = len(ft.qis)
         self.level_sizes = [q.level_sizes() for q in ft.qis]
         # one flat lookup array: code at level a of QI j -> code at level b (b >= a) lives at
@@ -265,28 +276,41 @@ class _Evaluator:
         return tab
 
     DENSE_CELLS = 4_000_000  # largest classes x sensitive values histogram built densely
+    #: classes checked first on a node that may suppress: usually a few large classes failing
+    #: a model already suppress more than the limit, and their histograms are cheap to build
+    QUICK_CLASSES = 16
 
-    def _pairs(self, tab: _Table) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Sensitive (class, code, count) triples of a table, rolled up from its source."""
-        if tab.pairs is None:
-            self._roll_pairs(tab)
-        assert tab.pairs is not None
-        return tab.pairs
+    @staticmethod
+    def _anchor(tab: _Table) -> tuple[_Table, list[np.ndarray]]:
+        """The nearest table up the roll-up chain that has its pairs, and the class maps on
+        the way (last hop first)."""
+        maps: list[np.ndarray] = []
+        while tab.pairs is None:
+            assert tab.src is not None and tab.inv is not None
+            maps.append(tab.inv)
+            tab = tab.src
+        return tab, maps
 
-    def _roll_pairs(self, tab: _Table) -> dict[str, np.ndarray]:
-        """Roll the source's triples up to ``tab``; returns the dense histograms it built."""
-        src, inv = tab.src, tab.inv
-        assert src is not None and inv is not None
-        src_pairs = self._pairs(src)
+    def _roll_pairs(
+        self, tab: _Table, found: tuple[_Table, list[np.ndarray]] | None = None
+    ) -> dict[str, np.ndarray]:
+        """Build the triples of ``tab`` from the nearest table that has them (``found``: that
+        table and the maps to it), in one pass (the tables in between stay lazy); returns
+        the dense histograms it built."""
+        anchor, maps = found or self._anchor(tab)
+        assert anchor.pairs is not None
+        cls_map = maps[-1]
+        for inv in reversed(maps[:-1]):
+            cls_map = inv[cls_map]
         n_new = len(tab.sizes)
         pairs = {}
         dense: dict[str, np.ndarray] = {}
-        for col, (pc, code, cnt) in src_pairs.items():
+        for col, (pc, code, cnt) in anchor.pairs.items():
             s = self.ft.domains[col].n_codes
-            ncls = inv[pc]
+            ncls = cls_map[pc]
             if n_new * s <= self.DENSE_CELLS:
                 flat = np.bincount(ncls * s + code, weights=cnt, minlength=n_new * s)
-                nz = np.flatnonzero(flat)
+                nz = np.flatnonzero(flat != 0)  # much faster on booleans than on floats
                 pairs[col] = (nz // s, nz % s, flat[nz].astype(np.int64))
                 dense[col] = flat.reshape(n_new, s)
                 continue
@@ -303,8 +327,10 @@ class _Evaluator:
         tab.inv = None
         return dense
 
-    def _remember(self, tab: _Table) -> None:
+    def _remember(self, tab: _Table, levels: tuple[int, ...]) -> None:
         n_new = len(tab.sizes)
+        if self.cache_map.get(levels) is tab:
+            return
         if tab.src is not None and n_new >= len(tab.src.sizes):
             return
         width = 1 if tab.gen is None else tab.gen.shape[1]
@@ -322,7 +348,7 @@ class _Evaluator:
         self.cache_levels[k] = tab.levels
         self.cache_sizes[k] = n_new
         self.cache.append(tab)
-        self.cache_map[tuple(tab.levels.tolist())] = tab
+        self.cache_map[levels] = tab
 
     def histograms(self, tab: _Table) -> dict[str, np.ndarray]:
         n = len(tab.sizes)
@@ -346,43 +372,97 @@ class _Evaluator:
         abort_above: int | None = None,
         sub_only: bool = False,
     ) -> tuple[NodeClasses, int]:
-        """The node's classes, and the records the monotone sub-models alone would suppress."""
+        """The node's classes, and the records the monotone sub-models alone would suppress.
+
+        With ``abort_above``, a node found to suppress more records than that may come back
+        with only part of its failing classes marked (enough to exceed it): both counts are
+        then lower bounds, which is all a search needs of a node it rejects.
+        """
         self.n_eval += 1
         tab = self.table(levels, keep_combos=keep_combos)
         sizes = tab.sizes
         # monotone sub-models first: when they alone suppress too much, skip the rest
         sub_kept = np.ones(len(sizes), dtype=bool)
-        for m in self.sub_models:
-            if m.column is None:
-                sub_kept &= m.satisfied(sizes, {})
-        hists: dict[str, np.ndarray] = {}
-        early = sub_only or (abort_above is not None and int(sizes[~sub_kept].sum()) > abort_above)
-        if self.needs_hist and not early:
-            hists = self.histograms(tab)
-        kept = sub_kept.copy()
-        if not early:
-            sub_ids = {id(m) for m in self.sub_models}
-            for m in self.models:
-                if m.column is None and id(m) in sub_ids:
-                    continue
-                ok = m.satisfied(sizes, hists)
-                kept &= ok
-                if id(m) in sub_ids:
-                    sub_kept &= ok
+        for m in self.size_models:
+            sub_kept &= m.satisfied(sizes, {})
+        # every node's classes hold all records: suppressed = all - kept
+        sub_sup = self.n_rows - int(np.dot(sizes, sub_kept))
+        kept, sup = sub_kept, sub_sup
+        if not (sub_only or (abort_above is not None and sub_sup > abort_above)):
+            hists = self.histograms(tab) if self.needs_hist else {}
+            quick = None
+            if abort_above is not None and self.needs_hist:
+                quick = self._quick(sizes, hists, sub_kept, abort_above - sub_sup)
+            if quick is not None:
+                kept, sub_kept, extra, sub_extra = quick
+                sup, sub_sup = sub_sup + extra, sub_sup + sub_extra
+            else:
+                for m, is_sub in self.other_models:
+                    ok = m.satisfied(sizes, hists)
+                    kept = kept & ok
+                    if is_sub:
+                        sub_kept = sub_kept & ok
+                sup = self.n_rows - int(np.dot(sizes, kept))
+                sub_sup = self.n_rows - int(np.dot(sizes, sub_kept))
         if not keep_combos:
-            self._remember(tab)
+            self._remember(tab, levels)
         node = NodeClasses(
             levels,
             tab.gen,
             tab.combo_class,
             sizes,
             kept,
-            int(sizes[~kept].sum()),
+            sup,
             key=tab.key,
             mult=self.mult,
             radix=self.radix,
         )
-        return node, int(sizes[~sub_kept].sum())
+        return node, sub_sup
+
+    def _quick(
+        self,
+        sizes: np.ndarray,
+        hists: dict[str, np.ndarray],
+        sub_kept: np.ndarray,
+        room: int,
+    ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+        """Check the other models on the largest classes first (every model decides class by
+        class). When that settles the node, returns (kept, sub_kept) and the records each
+        mask loses beyond ``sub_kept``: either every class was checked (exact), or the
+        failing ones already exceed ``room`` (the node is rejected; the masks hold only the
+        failures found). None when the other classes must be checked too."""
+        n = len(sizes)
+        k = self.QUICK_CLASSES
+        if n > k:
+            chosen = np.argpartition(sizes * sub_kept, n - k)[n - k :]
+            chosen = chosen[sub_kept[chosen]]
+            csz = sizes[chosen]
+            complete = False
+            if int(csz.sum()) <= room:
+                return None  # even if all of them failed, the node could stay within the limit
+        else:
+            chosen = np.flatnonzero(sub_kept)
+            csz = sizes[chosen]
+            complete = True
+        some = {col: h[chosen] for col, h in hists.items()}
+        ok: np.ndarray | None = None
+        sub_ok: np.ndarray | None = None
+        for m, is_sub in self.other_models:
+            r = m.satisfied(csz, some)
+            ok = r if ok is None else ok & r
+            if is_sub:
+                sub_ok = r if sub_ok is None else sub_ok & r
+        assert ok is not None
+        extra = int(np.dot(csz, ~ok))
+        if not complete and extra <= room:
+            return None
+        kept = sub_kept.copy()
+        kept[chosen] = ok
+        if sub_ok is None:
+            return kept, sub_kept, extra, 0
+        new_sub = sub_kept.copy()
+        new_sub[chosen] = sub_ok
+        return kept, new_sub, extra, int(np.dot(csz, ~sub_ok))
 
 
 def evaluate_node(
