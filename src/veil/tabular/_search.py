@@ -211,6 +211,11 @@ class _Evaluator:
         return self.root
 
     def table(self, levels: tuple[int, ...], *, keep_combos: bool = False) -> _Table:
+        if not keep_combos:
+            hit = self.cache_map.get(levels)
+            if hit is not None:
+                return hit
+        self.n_eval += 1
         lx = np.asarray(levels, dtype=np.int64)
         src = self.root if keep_combos else self._source(lx)
         if self.fast:
@@ -378,7 +383,6 @@ class _Evaluator:
         with only part of its failing classes marked (enough to exceed it): both counts are
         then lower bounds, which is all a search needs of a node it rejects.
         """
-        self.n_eval += 1
         tab = self.table(levels, keep_combos=keep_combos)
         sizes = tab.sizes
         # monotone sub-models first: when they alone suppress too much, skip the rest
@@ -513,12 +517,10 @@ class LatticeSearch:
         limit = self.max_outliers(ft.n_rows)
         ev = _Evaluator(ft, self.models, monotone_with_suppression=limit > 0)
         level_sum = nodes.sum(axis=1)
-        mult = np.ones(len(heights), dtype=np.int64)
-        for j in range(len(heights) - 2, -1, -1):
-            mult[j] = mult[j + 1] * heights[j + 1]
-
-        def index_of(levels: np.ndarray) -> int:
-            return int(np.dot(levels, mult))
+        hs = [int(h) for h in ft.heights]
+        mult = [1] * len(hs)  # index step of one level up on each QI
+        for j in range(len(hs) - 2, -1, -1):
+            mult[j] = mult[j + 1] * hs[j + 1]
 
         exhaustive = self.exhaustive
         lb = None if exhaustive else metric.lower_bounds(nodes)
@@ -572,17 +574,22 @@ class LatticeSearch:
                     ok_l[up(idx)] = True
             return ok, score
 
+        probed: set[int] = set()  # nodes grouped for the monotone models alone
+
         def walk_up(idx: int) -> None:
             """Flash-like: binary search for the anonymity border on a path to the top."""
             chain = [idx]
-            cur = nodes[idx].copy()
+            cur = node_levels(idx)
             while True:
-                free = np.flatnonzero(cur < heights - 1)
-                if len(free) == 0:
+                # one level up on the QI whose relative level stays lowest (first on ties)
+                j, low = -1, 2.0
+                for i, (x, h) in enumerate(zip(cur, hs, strict=True)):
+                    if x < h - 1 and (x + 1) / h < low:
+                        j, low = i, (x + 1) / h
+                if j < 0:
                     break
-                j = free[np.argmin((cur[free] + 1) / heights[free])]
                 cur[j] += 1
-                chain.append(index_of(cur))
+                chain.append(chain[-1] + mult[j])
             lo, hi = 0, len(chain)
             while hi - lo > 1:
                 mid = (lo + hi) // 2
@@ -590,8 +597,16 @@ class LatticeSearch:
                 if bad[c]:
                     lo = mid
                     continue
-                if c not in results:
-                    run_node(c)
+                if c not in results and c not in probed:
+                    if privacy_monotone:
+                        run_node(c)
+                    else:
+                        # the other models decide nothing on the border of the monotone ones:
+                        # group the node for them alone (the table is kept for its full check)
+                        probed.add(c)
+                        _, sub_sup = ev.evaluate(tuple(node_levels(c)), sub_only=True)
+                        if sub_sup > limit:
+                            bad_l[down(c)] = True
                 if bad[c]:
                     lo = mid
                 else:
@@ -618,7 +633,7 @@ class LatticeSearch:
                 ok, score = run_node(idx)
                 # Flash-like walks pay off while the border is unknown; with suppression the
                 # first satisfying node comes early and walks mostly group useless nodes
-                walk = privacy_monotone and (limit == 0 or best is None)
+                walk = limit == 0 or best is None
                 if not exhaustive and mono and bad[idx] and walk:
                     walk_up(idx)
             if not ok:
