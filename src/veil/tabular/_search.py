@@ -601,16 +601,35 @@ class LatticeSearch:
                     if privacy_monotone:
                         run_node(c)
                     else:
-                        # the other models decide nothing on the border of the monotone ones:
-                        # group the node for them alone (the table is kept for its full check)
-                        probed.add(c)
-                        _, sub_sup = ev.evaluate(tuple(node_levels(c)), sub_only=True)
-                        if sub_sup > limit:
-                            bad_l[down(c)] = True
+                        probe(c)
                 if bad[c]:
                     lo = mid
                 else:
                     hi = mid
+            if privacy_monotone:
+                return
+            # climb from the highest failing node of the chain to a maximal one, so that the
+            # set of nodes known to fail is as large as this walk can make it
+            top, cur, moved = chain[lo], node_levels(chain[lo]), True
+            while moved:
+                moved = False
+                for j, h in enumerate(hs):
+                    if cur[j] + 1 < h:
+                        c = top + mult[j]
+                        if not bad[c] and c not in results and c not in probed:
+                            probe(c)
+                        if bad[c]:
+                            top, moved = c, True
+                            cur[j] += 1
+                            break
+
+        def probe(c: int) -> None:
+            # the other models decide nothing on the border of the monotone ones: group the
+            # node for them alone (the table is kept for its full check)
+            probed.add(c)
+            _, sub_sup = ev.evaluate(tuple(node_levels(c)), sub_only=True)
+            if sub_sup > limit:
+                bad_l[down(c)] = True
 
         for idx in order:
             idx = int(idx)
