@@ -90,6 +90,7 @@ class _Table:
     src: _Table | None = None  # where it was rolled up from, until its pairs are built
     inv: np.ndarray | None = None  # class of each source class
     key: np.ndarray | None = None  # (C,) fixed mixed-radix key of the codes (fast path)
+    weights: np.ndarray | None = None  # ``sizes`` as floats (bincount weights, no cast)
 
 
 class _Evaluator:
@@ -177,7 +178,7 @@ class _Evaluator:
             np.zeros(d, dtype=np.int64),
             None if self.fast else root_gen,
             ft.counts,
-            dict(ft.pairs),
+            {col: (pc, code, cnt.astype(np.float64)) for col, (pc, code, cnt) in ft.pairs.items()},
             np.arange(len(ft.counts), dtype=np.int64),
             key=root_gen @ self.mult if self.fast else None,
         )
@@ -274,8 +275,11 @@ class _Evaluator:
         key = self._roll_key(src, levels)
         found = factorize_sorted(key, self.key_bits)
         inv, uniques = found if found is not None else factorize_uniques(key)
-        sizes = np.bincount(inv, weights=src.sizes, minlength=len(uniques)).astype(np.int64)
-        tab = _Table(lx, None, sizes, None, None, src, inv, key=uniques)
+        weights = np.bincount(
+            inv, weights=src.sizes if src.weights is None else src.weights, minlength=len(uniques)
+        )
+        tab = _Table(lx, None, weights.astype(np.int64), None, None, src, inv, key=uniques)
+        tab.weights = weights
         if keep_combos and src.combo_class is not None:
             tab.combo_class = inv[src.combo_class]
         return tab
@@ -304,9 +308,10 @@ class _Evaluator:
         the dense histograms it built."""
         anchor, maps = found or self._anchor(tab)
         assert anchor.pairs is not None
-        cls_map = maps[-1]
-        for inv in reversed(maps[:-1]):
-            cls_map = inv[cls_map]
+        # compose from this table down: the intermediate maps are the smaller ones
+        cls_map = maps[0]
+        for inv in maps[1:]:
+            cls_map = cls_map[inv]
         n_new = len(tab.sizes)
         pairs = {}
         dense: dict[str, np.ndarray] = {}
@@ -316,7 +321,9 @@ class _Evaluator:
             if n_new * s <= self.DENSE_CELLS:
                 flat = np.bincount(ncls * s + code, weights=cnt, minlength=n_new * s)
                 nz = np.flatnonzero(flat != 0)  # much faster on booleans than on floats
-                pairs[col] = (nz // s, nz % s, flat[nz].astype(np.int64))
+                cls = nz // s
+                # float counts: they only ever serve as bincount weights
+                pairs[col] = (cls, nz - cls * s, flat[nz])
                 dense[col] = flat.reshape(n_new, s)
                 continue
             pk, npk = factorize_int(ncls * s + code, n_new * s)
@@ -339,7 +346,7 @@ class _Evaluator:
         if tab.src is not None and n_new >= len(tab.src.sizes):
             return
         width = 1 if tab.gen is None else tab.gen.shape[1]
-        cells = n_new * (width + 1) + 3 * sum(len(p[0]) for p in (tab.pairs or {}).values())
+        cells = n_new * (width + 2) + 3 * sum(len(p[0]) for p in (tab.pairs or {}).values())
         if self._cells + cells > self.cache_cells:
             return
         self._cells += cells
