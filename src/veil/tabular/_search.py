@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -285,6 +286,38 @@ class _Evaluator:
         return tab
 
     DENSE_CELLS = 4_000_000  # largest classes x sensitive values histogram built densely
+    #: roll-ups a table settled from a few classes may be away from the nearest table with
+    #: pairs; further, its own pairs are built (then its successors start from it)
+    MAX_HOPS = 2
+
+    @staticmethod
+    def _hops(tab: _Table) -> int:
+        n = 0
+        while tab.pairs is None:
+            assert tab.src is not None
+            tab = tab.src
+            n += 1
+        return n
+
+    def _some_histograms(self, tab: _Table, chosen: np.ndarray) -> dict[str, np.ndarray]:
+        """Dense histograms of the classes ``chosen`` only, read from the nearest table up
+        the chain that has its pairs, without building this table's."""
+        k = len(chosen)
+        local = np.full(len(tab.sizes), -1, dtype=np.int64)
+        local[chosen] = np.arange(k, dtype=np.int64)
+        anchor, maps = self._anchor(tab)
+        for inv in maps:
+            local = local[inv]
+        assert anchor.pairs is not None
+        out: dict[str, np.ndarray] = {}
+        for col, (pc, code, cnt) in anchor.pairs.items():
+            s = self.ft.domains[col].n_codes
+            lid = local[pc]
+            sel = lid >= 0
+            flat = np.bincount(lid[sel] * s + code[sel], weights=cnt[sel], minlength=k * s)
+            out[col] = flat.reshape(k, s)
+        return out
+
     #: classes checked first on a node that may suppress: usually a few large classes failing
     #: a model already suppress more than the limit, and their histograms are cheap to build
     QUICK_CLASSES = 16
@@ -400,14 +433,22 @@ class _Evaluator:
         sub_sup = self.n_rows - int(np.dot(sizes, sub_kept))
         kept, sup = sub_kept, sub_sup
         if not (sub_only or (abort_above is not None and sub_sup > abort_above)):
-            hists = self.histograms(tab) if self.needs_hist else {}
+            hists: dict[str, np.ndarray] | None = None
             quick = None
             if abort_above is not None and self.needs_hist:
-                quick = self._quick(sizes, hists, sub_kept, abort_above - sub_sup)
+                room = abort_above - sub_sup
+                if tab.pairs is None and self._hops(tab) <= self.MAX_HOPS:
+                    # most nodes are settled by a few classes: leave this table's pairs unbuilt
+                    quick = self._quick(sizes, partial(self._some_histograms, tab), sub_kept, room)
+                else:
+                    hists = self.histograms(tab)
+                    quick = self._quick(sizes, partial(_rows, hists), sub_kept, room)
             if quick is not None:
                 kept, sub_kept, extra, sub_extra = quick
                 sup, sub_sup = sub_sup + extra, sub_sup + sub_extra
             else:
+                if hists is None:
+                    hists = self.histograms(tab) if self.needs_hist else {}
                 for m, is_sub in self.other_models:
                     ok = m.satisfied(sizes, hists)
                     kept = kept & ok
@@ -433,12 +474,12 @@ class _Evaluator:
     def _quick(
         self,
         sizes: np.ndarray,
-        hists: dict[str, np.ndarray],
+        rows: Callable[[np.ndarray], dict[str, np.ndarray]],
         sub_kept: np.ndarray,
         room: int,
     ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
         """Check the other models on the largest classes first (every model decides class by
-        class). When that settles the node, returns (kept, sub_kept) and the records each
+        class; ``rows`` gives the histograms of some classes). When that settles the node, returns (kept, sub_kept) and the records each
         mask loses beyond ``sub_kept``: either every class was checked (exact), or the
         failing ones already exceed ``room`` (the node is rejected; the masks hold only the
         failures found). None when the other classes must be checked too."""
@@ -455,7 +496,7 @@ class _Evaluator:
             chosen = np.flatnonzero(sub_kept)
             csz = sizes[chosen]
             complete = True
-        some = {col: h[chosen] for col, h in hists.items()}
+        some = rows(chosen)
         ok: np.ndarray | None = None
         sub_ok: np.ndarray | None = None
         for m, is_sub in self.other_models:
@@ -474,6 +515,10 @@ class _Evaluator:
         new_sub = sub_kept.copy()
         new_sub[chosen] = sub_ok
         return kept, new_sub, extra, int(np.dot(csz, ~sub_ok))
+
+
+def _rows(hists: dict[str, np.ndarray], chosen: np.ndarray) -> dict[str, np.ndarray]:
+    return {col: h[chosen] for col, h in hists.items()}
 
 
 def evaluate_node(
