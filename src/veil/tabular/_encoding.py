@@ -41,9 +41,12 @@ def factorize_uniques(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=np.int64)
 
 
-def factorize_sorted(key: np.ndarray, key_bits: int) -> tuple[np.ndarray, np.ndarray] | None:
+def factorize_sorted(
+    key: np.ndarray, key_bits: int, positions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(codes, sorted distinct values) of a non-negative int64 array whose values have at most
     ``key_bits`` bits, or None when positions do not fit beside them in 63 bits.
+    ``positions``: ``arange`` of at least ``len(key)`` int64, if the caller keeps one.
 
     Each value is packed with its position into one int64 and the packs are sorted: numpy's
     vectorized sort of plain integers beats hashing and an indirect sort.
@@ -53,7 +56,7 @@ def factorize_sorted(key: np.ndarray, key_bits: int) -> tuple[np.ndarray, np.nda
     if n == 0 or key_bits + shift > 63:
         return None
     packed = key << shift
-    packed |= np.arange(n, dtype=np.int64)
+    packed |= np.arange(n, dtype=np.int64) if positions is None else positions[:n]
     packed.sort()
     pos = packed & ((1 << shift) - 1)
     packed >>= shift

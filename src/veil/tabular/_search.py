@@ -92,6 +92,7 @@ class _Table:
     inv: np.ndarray | None = None  # class of each source class
     key: np.ndarray | None = None  # (C,) fixed mixed-radix key of the codes (fast path)
     weights: np.ndarray | None = None  # ``sizes`` as floats (bincount weights, no cast)
+    lv: tuple[int, ...] = ()  # ``levels`` as Python ints
 
 
 class _Evaluator:
@@ -154,6 +155,7 @@ class _Evaluator:
         self.radix = np.array([1 << b for b in bits], dtype=np.int64)
         self.shift = [sum(bits[j + 1 :]) for j in range(d)]
         self.mult = np.array([1 << sh for sh in self.shift], dtype=np.int64)
+        self.field_mask = [(1 << b) - 1 for b in bits]
         # key_delta[j][a][b][code]: what the key gains when QI j's code moves from level a to b
         self.key_delta = [
             [
@@ -182,6 +184,7 @@ class _Evaluator:
             {col: (pc, code, cnt.astype(np.float64)) for col, (pc, code, cnt) in ft.pairs.items()},
             np.arange(len(ft.counts), dtype=np.int64),
             key=root_gen @ self.mult if self.fast else None,
+            lv=(0,) * d,
         )
         self.cache_levels = np.zeros((0, d), dtype=np.int64)
         self.cache_sizes = np.zeros(0, dtype=np.int64)
@@ -189,11 +192,12 @@ class _Evaluator:
         self.cache_map: dict[tuple[int, ...], _Table] = {}
         self.cache_cells = cache_cells
         self._cells = 0
+        self._positions = np.arange(len(ft.counts), dtype=np.int64)  # no table is larger
         self.n_eval = 0
 
-    def _source(self, lx: np.ndarray) -> _Table:
+    def _source(self, at: tuple[int, ...], lx: np.ndarray) -> _Table:
         # a direct predecessor (one level lower on one QI) is usually cached and small
-        levels = lx.tolist()
+        levels = list(at)
         best: _Table | None = None
         for j, v in enumerate(levels):
             if v:
@@ -219,7 +223,7 @@ class _Evaluator:
                 return hit
         self.n_eval += 1
         lx = np.asarray(levels, dtype=np.int64)
-        src = self.root if keep_combos else self._source(lx)
+        src = self.root if keep_combos else self._source(levels, lx)
         if self.fast:
             return self._table_fast(src, lx, levels, keep_combos)
         assert src.gen is not None
@@ -247,7 +251,7 @@ class _Evaluator:
         sizes = np.bincount(inv, weights=src.sizes, minlength=n_new).astype(np.int64)
         first = np.empty(n_new, dtype=np.int64)
         first[inv[::-1]] = np.arange(n_src - 1, -1, -1, dtype=np.int64)
-        tab = _Table(lx, mapped[first], sizes, None, None, src, inv)
+        tab = _Table(lx, mapped[first], sizes, None, None, src, inv, lv=levels)
         if keep_combos and src.combo_class is not None:
             tab.combo_class = inv[src.combo_class]
         return tab
@@ -257,11 +261,11 @@ class _Evaluator:
         assert src.key is not None
         key = src.key
         copied = False
-        for j, (a, b) in enumerate(zip(src.levels.tolist(), levels, strict=True)):
+        for j, (a, b) in enumerate(zip(src.lv, levels, strict=True)):
             if a == b:
                 continue
             code = key >> self.shift[j] if self.shift[j] else key.copy()
-            code &= self.radix[j] - 1
+            code &= self.field_mask[j]
             delta = self.key_delta[j][a][b][code]
             if copied:
                 key += delta
@@ -274,12 +278,14 @@ class _Evaluator:
         self, src: _Table, lx: np.ndarray, levels: tuple[int, ...], keep_combos: bool
     ) -> _Table:
         key = self._roll_key(src, levels)
-        found = factorize_sorted(key, self.key_bits)
+        found = factorize_sorted(key, self.key_bits, self._positions)
         inv, uniques = found if found is not None else factorize_uniques(key)
         weights = np.bincount(
             inv, weights=src.sizes if src.weights is None else src.weights, minlength=len(uniques)
         )
-        tab = _Table(lx, None, weights.astype(np.int64), None, None, src, inv, key=uniques)
+        tab = _Table(
+            lx, None, weights.astype(np.int64), None, None, src, inv, key=uniques, lv=levels
+        )
         tab.weights = weights
         if keep_combos and src.combo_class is not None:
             tab.combo_class = inv[src.combo_class]
