@@ -19,6 +19,13 @@ How it stays exact and fast:
   node mark all its generalizations as satisfying, so those are never grouped again when
   their score is known without suppression (Flash's predictive tagging).
 * For monotone metrics (dm, height) the generalizations of a satisfying node are pruned.
+* A grouped node also bounds what every specialization of it must suppress: classes
+  failing a model monotonic under suppression (k-anonymity, distinct l-diversity) fail in
+  any split, and a class at EMD ``d > t`` from the whole table keeps at least a share
+  ``(d - t) / (1 - t)`` of its records in parts farther than ``t`` (every EMD is convex
+  in the class distribution and at most 1). When that bound exceeds the limit, the node's
+  whole down-set fails; Flash-like walks up from a failing node find such bounds high in
+  the lattice, so t-closeness with suppression, which is not monotone, prunes too.
 
 No pruning rule is used where it could lose the optimum; the property tests compare the
 result with a brute-force pass over the whole lattice.
@@ -422,46 +429,51 @@ class _Evaluator:
         keep_combos: bool = False,
         abort_above: int | None = None,
         sub_only: bool = False,
-    ) -> tuple[NodeClasses, int]:
-        """The node's classes, and the records the monotone sub-models alone would suppress.
+    ) -> tuple[NodeClasses, float]:
+        """The node's classes, and a lower bound of the records that the node and every
+        node below it (a specialization: it splits the node's classes) must suppress.
+
+        That bound counts the classes failing a monotone sub-model (every part of them fails
+        too) and, for the other classes, the share that models such as t-closeness prove
+        must fail in any split (:meth:`PrivacyModel.check`). Without suppression (the
+        sub-models are then the models monotonic under generalization) a class failing a
+        sub-model counts whole: any failing record is then too many.
 
         With ``abort_above``, a node found to suppress more records than that may come back
-        with only part of its failing classes marked (enough to exceed it): both counts are
-        then lower bounds, which is all a search needs of a node it rejects.
+        with only part of its failing classes marked (enough to exceed it): its count is
+        then a lower bound, which is all a search needs of a node it rejects.
         """
         tab = self.table(levels, keep_combos=keep_combos)
         sizes = tab.sizes
         # monotone sub-models first: when they alone suppress too much, skip the rest
-        sub_kept = np.ones(len(sizes), dtype=bool)
+        size_kept = np.ones(len(sizes), dtype=bool)
         for m in self.size_models:
-            sub_kept &= m.satisfied(sizes, {})
+            size_kept &= m.satisfied(sizes, {})
         # every node's classes hold all records: suppressed = all - kept
-        sub_sup = self.n_rows - int(np.dot(sizes, sub_kept))
-        kept, sup = sub_kept, sub_sup
-        if not (sub_only or (abort_above is not None and sub_sup > abort_above)):
+        sup = self.n_rows - int(np.dot(sizes, size_kept))
+        kept, below = size_kept, float(sup)
+        if not (sub_only or (abort_above is not None and sup > abort_above)):
             hists: dict[str, np.ndarray] | None = None
             quick = None
             if abort_above is not None and self.needs_hist:
-                room = abort_above - sub_sup
+                room = abort_above - sup
                 if tab.pairs is None and self._hops(tab) <= self.MAX_HOPS:
                     # most nodes are settled by a few classes: leave this table's pairs unbuilt
-                    quick = self._quick(sizes, partial(self._some_histograms, tab), sub_kept, room)
+                    quick = self._quick(sizes, partial(self._some_histograms, tab), kept, room)
                 else:
                     hists = self.histograms(tab)
-                    quick = self._quick(sizes, partial(_rows, hists), sub_kept, room)
+                    quick = self._quick(sizes, partial(_rows, hists), kept, room)
             if quick is not None:
-                kept, sub_kept, extra, sub_extra = quick
-                sup, sub_sup = sub_sup + extra, sub_sup + sub_extra
+                kept, extra, extra_below = quick
+                sup, below = sup + extra, below + extra_below
             else:
                 if hists is None:
                     hists = self.histograms(tab) if self.needs_hist else {}
-                for m, is_sub in self.other_models:
-                    ok = m.satisfied(sizes, hists)
+                ok, share = self._check(sizes, hists)
+                if ok is not None:
                     kept = kept & ok
-                    if is_sub:
-                        sub_kept = sub_kept & ok
-                sup = self.n_rows - int(np.dot(sizes, kept))
-                sub_sup = self.n_rows - int(np.dot(sizes, sub_kept))
+                    sup = self.n_rows - int(np.dot(sizes, kept))
+                    below += float(np.dot(sizes * size_kept, share))
         if not keep_combos:
             self._remember(tab, levels)
         node = NodeClasses(
@@ -475,52 +487,57 @@ class _Evaluator:
             mult=self.mult,
             radix=self.radix,
         )
-        return node, sub_sup
+        return node, below
+
+    def _check(
+        self, sizes: np.ndarray, hists: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """The other models on some classes: whether each satisfies them all, and the share
+        of its records that must fail in any split of it (see :meth:`evaluate`)."""
+        ok: np.ndarray | None = None
+        share: np.ndarray | None = None
+        for m, is_sub in self.other_models:
+            r, sh = m.check(sizes, hists)
+            if is_sub:
+                sh = np.maximum(sh, ~r)
+            ok = r if ok is None else ok & r
+            share = sh if share is None else np.maximum(share, sh)
+        return ok, share if share is not None else np.zeros(len(sizes))
 
     def _quick(
         self,
         sizes: np.ndarray,
         rows: Callable[[np.ndarray], dict[str, np.ndarray]],
-        sub_kept: np.ndarray,
+        kept: np.ndarray,
         room: int,
-    ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
-        """Check the other models on the largest classes first (every model decides class by
-        class; ``rows`` gives the histograms of some classes). When that settles the node, returns (kept, sub_kept) and the records each
-        mask loses beyond ``sub_kept``: either every class was checked (exact), or the
-        failing ones already exceed ``room`` (the node is rejected; the masks hold only the
-        failures found). None when the other classes must be checked too."""
+    ) -> tuple[np.ndarray, int, float] | None:
+        """Check the other models on the largest of the ``kept`` classes first (every model
+        decides class by class; ``rows`` gives the histograms of some classes). When that
+        settles the node, returns the kept mask, the records it loses beyond ``kept`` and
+        what those checks add to the bound below the node: either every class was checked
+        (exact), or the failing ones already exceed ``room`` (the node is rejected; the mask
+        holds only the failures found). None when the other classes must be checked too."""
         n = len(sizes)
         k = self.QUICK_CLASSES
         if n > k:
-            chosen = np.argpartition(sizes * sub_kept, n - k)[n - k :]
-            chosen = chosen[sub_kept[chosen]]
+            chosen = np.argpartition(sizes * kept, n - k)[n - k :]
+            chosen = chosen[kept[chosen]]
             csz = sizes[chosen]
             complete = False
             if int(csz.sum()) <= room:
                 return None  # even if all of them failed, the node could stay within the limit
         else:
-            chosen = np.flatnonzero(sub_kept)
+            chosen = np.flatnonzero(kept)
             csz = sizes[chosen]
             complete = True
-        some = rows(chosen)
-        ok: np.ndarray | None = None
-        sub_ok: np.ndarray | None = None
-        for m, is_sub in self.other_models:
-            r = m.satisfied(csz, some)
-            ok = r if ok is None else ok & r
-            if is_sub:
-                sub_ok = r if sub_ok is None else sub_ok & r
+        ok, share = self._check(csz, rows(chosen))
         assert ok is not None
         extra = int(np.dot(csz, ~ok))
         if not complete and extra <= room:
             return None
-        kept = sub_kept.copy()
-        kept[chosen] = ok
-        if sub_ok is None:
-            return kept, sub_kept, extra, 0
-        new_sub = sub_kept.copy()
-        new_sub[chosen] = sub_ok
-        return kept, new_sub, extra, int(np.dot(csz, ~sub_ok))
+        new = kept.copy()
+        new[chosen] = ok
+        return new, extra, float(np.dot(csz, share))
 
 
 def _rows(hists: dict[str, np.ndarray], chosen: np.ndarray) -> dict[str, np.ndarray]:
@@ -614,7 +631,7 @@ class LatticeSearch:
 
         def run_node(idx: int) -> tuple[bool, float | None]:
             levels = tuple(node_levels(idx))
-            node, sub_sup = ev.evaluate(levels, abort_above=None if exhaustive else limit)
+            node, below = ev.evaluate(levels, abort_above=None if exhaustive else limit)
             sup = node.suppressed_records
             min_sup.append(sup)
             ok = sup <= limit
@@ -626,16 +643,15 @@ class LatticeSearch:
                 score = None
             results[idx] = (ok, score)
             if not exhaustive:
-                if mono and sub_sup > limit:
+                if below > limit:
                     bad_l[down(idx)] = True
                 if ok and privacy_monotone:
                     ok_l[up(idx)] = True
             return ok, score
 
-        probed: set[int] = set()  # nodes grouped for the monotone models alone
-
         def walk_up(idx: int) -> None:
-            """Flash-like: binary search for the anonymity border on a path to the top."""
+            """Flash-like: binary search for the border of the nodes known to fail on a path
+            to the top, then (unless every model is monotone) a climb to a maximal one."""
             chain = [idx]
             cur = node_levels(idx)
             while True:
@@ -652,14 +668,8 @@ class LatticeSearch:
             while hi - lo > 1:
                 mid = (lo + hi) // 2
                 c = chain[mid]
-                if bad[c]:
-                    lo = mid
-                    continue
-                if c not in results and c not in probed:
-                    if privacy_monotone:
-                        run_node(c)
-                    else:
-                        probe(c)
+                if not bad[c] and c not in results:
+                    run_node(c)
                 if bad[c]:
                     lo = mid
                 else:
@@ -674,20 +684,12 @@ class LatticeSearch:
                 for j, h in enumerate(hs):
                     if cur[j] + 1 < h:
                         c = top + mult[j]
-                        if not bad[c] and c not in results and c not in probed:
-                            probe(c)
+                        if not bad[c] and c not in results:
+                            run_node(c)
                         if bad[c]:
                             top, moved = c, True
                             cur[j] += 1
                             break
-
-        def probe(c: int) -> None:
-            # the other models decide nothing on the border of the monotone ones: group the
-            # node for them alone (the table is kept for its full check)
-            probed.add(c)
-            _, sub_sup = ev.evaluate(tuple(node_levels(c)), sub_only=True)
-            if sub_sup > limit:
-                bad_l[down(c)] = True
 
         for idx in order:
             idx = int(idx)
@@ -711,7 +713,7 @@ class LatticeSearch:
                 # Flash-like walks pay off while the border is unknown; with suppression the
                 # first satisfying node comes early and walks mostly group useless nodes
                 walk = limit == 0 or best is None
-                if not exhaustive and mono and bad[idx] and walk:
+                if not exhaustive and bad[idx] and walk:
                     walk_up(idx)
             if not ok:
                 continue
