@@ -35,9 +35,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
 
@@ -163,23 +162,8 @@ class _Evaluator:
         self.shift = [sum(bits[j + 1 :]) for j in range(d)]
         self.mult = np.array([1 << sh for sh in self.shift], dtype=np.int64)
         self.field_mask = [(1 << b) - 1 for b in bits]
-        # key_delta[j][a][b][code]: what the key gains when QI j's code moves from level a to b
-        self.key_delta = [
-            [
-                [
-                    (
-                        self.flat_up[self.up_off[j, a, b] + np.arange(len(q.level_labels[a]))]
-                        - np.arange(len(q.level_labels[a]))
-                    )
-                    << self.shift[j]
-                    if self.fast and b >= a
-                    else np.zeros(0, dtype=np.int64)
-                    for b in range(q.height)
-                ]
-                for a in range(q.height)
-            ]
-            for j, q in enumerate(ft.qis)
-        ]
+        # (j, a, b) -> per code at level a: what the key gains when QI j goes from a to b
+        self._key_delta: dict[tuple[int, int, int], np.ndarray] = {}
         self.qi_index = np.arange(d)
         root_gen = np.stack(
             [q.level_codes[0][ft.combos[:, j]] for j, q in enumerate(ft.qis)], axis=1
@@ -273,7 +257,13 @@ class _Evaluator:
                 continue
             code = key >> self.shift[j] if self.shift[j] else key.copy()
             code &= self.field_mask[j]
-            delta = self.key_delta[j][a][b][code]
+            table = self._key_delta.get((j, a, b))
+            if table is None:
+                n_a = self.level_sizes[j][a]
+                up = self.flat_up[self.up_off[j, a, b] : self.up_off[j, a, b] + n_a]
+                table = (up - np.arange(n_a, dtype=np.int64)) << self.shift[j]
+                self._key_delta[j, a, b] = table
+            delta = table[code]
             if copied:
                 key += delta
             else:
@@ -299,41 +289,6 @@ class _Evaluator:
         return tab
 
     DENSE_CELLS = 4_000_000  # largest classes x sensitive values histogram built densely
-    #: roll-ups a table settled from a few classes may be away from the nearest table with
-    #: pairs; further, its own pairs are built (then its successors start from it)
-    MAX_HOPS = 2
-
-    @staticmethod
-    def _hops(tab: _Table) -> int:
-        n = 0
-        while tab.pairs is None:
-            assert tab.src is not None
-            tab = tab.src
-            n += 1
-        return n
-
-    def _some_histograms(self, tab: _Table, chosen: np.ndarray) -> dict[str, np.ndarray]:
-        """Dense histograms of the classes ``chosen`` only, read from the nearest table up
-        the chain that has its pairs, without building this table's."""
-        k = len(chosen)
-        local = np.full(len(tab.sizes), -1, dtype=np.int64)
-        local[chosen] = np.arange(k, dtype=np.int64)
-        anchor, maps = self._anchor(tab)
-        for inv in maps:
-            local = local[inv]
-        assert anchor.pairs is not None
-        out: dict[str, np.ndarray] = {}
-        for col, (pc, code, cnt) in anchor.pairs.items():
-            s = self.ft.domains[col].n_codes
-            lid = local[pc]
-            sel = lid >= 0
-            flat = np.bincount(lid[sel] * s + code[sel], weights=cnt[sel], minlength=k * s)
-            out[col] = flat.reshape(k, s)
-        return out
-
-    #: classes checked first on a node that may suppress: usually a few large classes failing
-    #: a model already suppress more than the limit, and their histograms are cheap to build
-    QUICK_CLASSES = 16
 
     @staticmethod
     def _anchor(tab: _Table) -> tuple[_Table, list[np.ndarray]]:
@@ -439,41 +394,28 @@ class _Evaluator:
         sub-models are then the models monotonic under generalization) a class failing a
         sub-model counts whole: any failing record is then too many.
 
-        With ``abort_above``, a node found to suppress more records than that may come back
-        with only part of its failing classes marked (enough to exceed it): its count is
-        then a lower bound, which is all a search needs of a node it rejects.
+        With ``abort_above``, a node whose monotone size models alone suppress more records
+        than that is not checked further: its count is then a lower bound.
         """
         tab = self.table(levels, keep_combos=keep_combos)
         sizes = tab.sizes
         # monotone sub-models first: when they alone suppress too much, skip the rest
-        size_kept = np.ones(len(sizes), dtype=bool)
+        kept = np.ones(len(sizes), dtype=bool)
         for m in self.size_models:
-            size_kept &= m.satisfied(sizes, {})
+            kept &= m.satisfied(sizes, {})
         # every node's classes hold all records: suppressed = all - kept
-        sup = self.n_rows - int(np.dot(sizes, size_kept))
-        kept, below = size_kept, float(sup)
-        if not (sub_only or (abort_above is not None and sup > abort_above)):
-            hists: dict[str, np.ndarray] | None = None
-            quick = None
-            if abort_above is not None and self.needs_hist:
-                room = abort_above - sup
-                if tab.pairs is None and self._hops(tab) <= self.MAX_HOPS:
-                    # most nodes are settled by a few classes: leave this table's pairs unbuilt
-                    quick = self._quick(sizes, partial(self._some_histograms, tab), kept, room)
-                else:
-                    hists = self.histograms(tab)
-                    quick = self._quick(sizes, partial(_rows, hists), kept, room)
-            if quick is not None:
-                kept, extra, extra_below = quick
-                sup, below = sup + extra, below + extra_below
-            else:
-                if hists is None:
-                    hists = self.histograms(tab) if self.needs_hist else {}
-                ok, share = self._check(sizes, hists)
-                if ok is not None:
-                    kept = kept & ok
-                    sup = self.n_rows - int(np.dot(sizes, kept))
-                    below += float(np.dot(sizes * size_kept, share))
+        sup = self.n_rows - int(np.dot(sizes, kept))
+        below = float(sup)
+        if self.other_models and not (sub_only or (abort_above is not None and sup > abort_above)):
+            hists = self.histograms(tab) if self.needs_hist else {}
+            # the classes failing the size models are suppressed whatever the others say
+            chosen = np.flatnonzero(kept)
+            csz = sizes[chosen]
+            ok, share = self._check(csz, {col: h[chosen] for col, h in hists.items()})
+            kept = kept.copy()
+            kept[chosen] = ok
+            sup += int(np.dot(csz, ~ok))
+            below += float(np.dot(csz, share))
         if not keep_combos:
             self._remember(tab, levels)
         node = NodeClasses(
@@ -491,57 +433,17 @@ class _Evaluator:
 
     def _check(
         self, sizes: np.ndarray, hists: dict[str, np.ndarray]
-    ) -> tuple[np.ndarray | None, np.ndarray]:
-        """The other models on some classes: whether each satisfies them all, and the share
-        of its records that must fail in any split of it (see :meth:`evaluate`)."""
-        ok: np.ndarray | None = None
-        share: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The models other than the size models on some classes: whether each class
+        satisfies them all, and the share of its records that must fail in any split of it
+        (see :meth:`evaluate`)."""
+        ok = np.ones(len(sizes), dtype=bool)
+        share = np.zeros(len(sizes))
         for m, is_sub in self.other_models:
             r, sh = m.check(sizes, hists)
-            if is_sub:
-                sh = np.maximum(sh, ~r)
-            ok = r if ok is None else ok & r
-            share = sh if share is None else np.maximum(share, sh)
-        return ok, share if share is not None else np.zeros(len(sizes))
-
-    def _quick(
-        self,
-        sizes: np.ndarray,
-        rows: Callable[[np.ndarray], dict[str, np.ndarray]],
-        kept: np.ndarray,
-        room: int,
-    ) -> tuple[np.ndarray, int, float] | None:
-        """Check the other models on the largest of the ``kept`` classes first (every model
-        decides class by class; ``rows`` gives the histograms of some classes). When that
-        settles the node, returns the kept mask, the records it loses beyond ``kept`` and
-        what those checks add to the bound below the node: either every class was checked
-        (exact), or the failing ones already exceed ``room`` (the node is rejected; the mask
-        holds only the failures found). None when the other classes must be checked too."""
-        n = len(sizes)
-        k = self.QUICK_CLASSES
-        if n > k:
-            chosen = np.argpartition(sizes * kept, n - k)[n - k :]
-            chosen = chosen[kept[chosen]]
-            csz = sizes[chosen]
-            complete = False
-            if int(csz.sum()) <= room:
-                return None  # even if all of them failed, the node could stay within the limit
-        else:
-            chosen = np.flatnonzero(kept)
-            csz = sizes[chosen]
-            complete = True
-        ok, share = self._check(csz, rows(chosen))
-        assert ok is not None
-        extra = int(np.dot(csz, ~ok))
-        if not complete and extra <= room:
-            return None
-        new = kept.copy()
-        new[chosen] = ok
-        return new, extra, float(np.dot(csz, share))
-
-
-def _rows(hists: dict[str, np.ndarray], chosen: np.ndarray) -> dict[str, np.ndarray]:
-    return {col: h[chosen] for col, h in hists.items()}
+            ok &= r
+            np.maximum(share, np.maximum(sh, ~r) if is_sub else sh, out=share)
+        return ok, share
 
 
 def evaluate_node(
