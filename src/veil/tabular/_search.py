@@ -65,9 +65,7 @@ class SearchResult:
     checked: int
     lattice_size: int
     seconds: float
-    # fewest records any checked node had to suppress; a lower bound, as a rejected node
-    # reports only the failing classes that proved it exceeds the limit
-    min_suppressed: int | None = None
+    min_suppressed: int | None = None  # fewest records any checked node had to suppress
     scores: dict[tuple[int, ...], float] = field(default_factory=dict)
 
 
@@ -208,11 +206,6 @@ class _Evaluator:
         return self.root
 
     def table(self, levels: tuple[int, ...], *, keep_combos: bool = False) -> _Table:
-        if not keep_combos:
-            hit = self.cache_map.get(levels)
-            if hit is not None:
-                return hit
-        self.n_eval += 1
         lx = np.asarray(levels, dtype=np.int64)
         src = self.root if keep_combos else self._source(levels, lx)
         if self.fast:
@@ -342,8 +335,6 @@ class _Evaluator:
 
     def _remember(self, tab: _Table, levels: tuple[int, ...]) -> None:
         n_new = len(tab.sizes)
-        if self.cache_map.get(levels) is tab:
-            return
         if tab.src is not None and n_new >= len(tab.src.sizes):
             return
         width = 1 if tab.gen is None else tab.gen.shape[1]
@@ -397,6 +388,7 @@ class _Evaluator:
         With ``abort_above``, a node whose monotone size models alone suppress more records
         than that is not checked further: its count is then a lower bound.
         """
+        self.n_eval += 1
         tab = self.table(levels, keep_combos=keep_combos)
         sizes = tab.sizes
         # monotone sub-models first: when they alone suppress too much, skip the rest
