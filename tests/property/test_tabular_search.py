@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -153,6 +154,12 @@ def test_search_equals_brute_force_and_release_satisfies_models(problem):
     assert found.levels is not None and found.score is not None
     assert math.isclose(found.score, best[0], rel_tol=1e-9, abs_tol=1e-12)
     assert sum(found.levels) == best[1] or not math.isclose(found.score, best[0], rel_tol=0)
+    if privacy["k_anonymity"]["k"] > len(df):
+        # the search may keep nothing (every record suppressed), but anonymize refuses a k
+        # larger than the table before searching
+        with pytest.raises(PrivacyRequirementNotMet):
+            anonymize(df, config)
+        return
     result = anonymize(df, config)
     assert tuple(result.transformation[q] for q in qis) == found.levels
     _pandas_ok(result.data, result.suppressed, qis, privacy, df)

@@ -47,6 +47,35 @@ def factorize_uniques(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=np.int64)
 
 
+def factorize_sorted(
+    key: np.ndarray, key_bits: int, positions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(codes, sorted distinct values) of a non-negative int64 array whose values have at most
+    ``key_bits`` bits, or None when positions do not fit beside them in 63 bits.
+    ``positions``: ``arange`` of at least ``len(key)`` int64, if the caller keeps one.
+
+    Each value is packed with its position into one int64 and the packs are sorted: numpy's
+    vectorized sort of plain integers beats hashing and an indirect sort.
+    """
+    n = len(key)
+    shift = max(n - 1, 1).bit_length()
+    if n == 0 or key_bits + shift > 63:
+        return None
+    packed = key << shift
+    packed |= np.arange(n, dtype=np.int64) if positions is None else positions[:n]
+    packed.sort()
+    pos = packed & ((1 << shift) - 1)
+    packed >>= shift
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(packed[1:], packed[:-1], out=first[1:])
+    ids = np.cumsum(first, dtype=np.int64)
+    ids -= 1
+    codes = np.empty(n, dtype=np.int64)
+    codes[pos] = ids
+    return codes, packed[first]
+
+
 def factorize_int(key: np.ndarray, size_hint: int | None = None) -> tuple[np.ndarray, int]:
     """Dense ids ``0..n-1`` for the distinct values of an integer array (order of appearance
     is not kept). Uses a counting pass when the key space is small, hashing otherwise."""

@@ -120,6 +120,16 @@ class PrivacyModel(ABC):
     def satisfied(self, sizes: np.ndarray, histograms: Histograms) -> np.ndarray:
         """One boolean per class: does the class satisfy the model."""
 
+    def check(self, sizes: np.ndarray, histograms: Histograms) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`satisfied`, and per class a lower bound of the share of its records that
+        fail the model however the class is split into smaller classes (as any less
+        generalized transformation splits it): 1 for a failing class of a model monotonic
+        under suppression (every part of it fails too), 0 where nothing is known."""
+        ok = np.asarray(self.satisfied(sizes, histograms), dtype=bool)
+        if self.monotonic_suppression:
+            return ok, (~ok).astype(np.float64)
+        return ok, np.zeros(len(ok))
+
     def minimal_class_size(self) -> int:
         """A class smaller than this can never satisfy the model."""
         return 1
@@ -265,6 +275,20 @@ class _TClosenessBase(PrivacyModel):
 
     def satisfied(self, sizes: np.ndarray, histograms: Histograms) -> np.ndarray:
         return self.distances(histograms) <= self.t
+
+    #: slack on distances for the share bound of :meth:`check`, against rounding
+    SHARE_SLACK = 1e-9
+
+    def check(self, sizes: np.ndarray, histograms: Histograms) -> tuple[np.ndarray, np.ndarray]:
+        """Every EMD here is convex in the class distribution and at most 1. A class at
+        distance ``d`` split into parts with shares ``w_i`` and distances ``d_i`` has
+        ``d <= sum w_i d_i <= W + (1 - W) t``, ``W`` the share of parts farther than ``t``:
+        so ``W >= (d - t) / (1 - t)``."""
+        d = self.distances(histograms)
+        if self.t >= 1.0:
+            return d <= self.t, np.zeros(len(d))
+        share = np.maximum(d - self.t - self.SHARE_SLACK, 0.0) / (1.0 - self.t)
+        return d <= self.t, share
 
 
 @dataclass

@@ -20,6 +20,13 @@ How it stays exact and fast:
   node mark all its generalizations as satisfying, so those are never grouped again when
   their score is known without suppression (Flash's predictive tagging).
 * For monotone metrics (dm, height) the generalizations of a satisfying node are pruned.
+* A grouped node also bounds what every specialization of it must suppress: classes
+  failing a model monotonic under suppression (k-anonymity, distinct l-diversity) fail in
+  any split, and a class at EMD ``d > t`` from the whole table keeps at least a share
+  ``(d - t) / (1 - t)`` of its records in parts farther than ``t`` (every EMD is convex
+  in the class distribution and at most 1). When that bound exceeds the limit, the node's
+  whole down-set fails; Flash-like walks up from a failing node find such bounds high in
+  the lattice, so t-closeness with suppression, which is not monotone, prunes too.
 
 No pruning rule is used where it could lose the optimum; the property tests compare the
 result with a brute-force pass over the whole lattice.
@@ -35,7 +42,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from veil._errors import InputError
-from veil.tabular._encoding import FrequencyTable, factorize_int, factorize_uniques
+from veil.tabular._encoding import (
+    FrequencyTable,
+    factorize_int,
+    factorize_sorted,
+    factorize_uniques,
+)
 from veil.tabular._metrics import Metric, NodeClasses
 from veil.tabular._privacy_models import PrivacyModel
 
@@ -84,13 +96,15 @@ class _Table:
     src: _Table | None = None  # where it was rolled up from, until its pairs are built
     inv: np.ndarray | None = None  # class of each source class
     key: np.ndarray | None = None  # (C,) fixed mixed-radix key of the codes (fast path)
+    weights: np.ndarray | None = None  # ``sizes`` as floats (bincount weights, no cast)
+    lv: tuple[int, ...] = ()  # ``levels`` as Python ints
 
 
 class _Evaluator:
     """Groups the frequency table at any node, rolling up from the smallest cached
     predecessor (a node whose levels are all lower or equal) instead of the whole table."""
 
-    #: product of the QIs' level-0 sizes below which the fixed-radix key path is used
+    #: key space (2 ** the bits of all QIs' fields) below which the fixed-radix key path is used
     FAST_LIMIT = 1 << 62
 
     def __init__(
@@ -111,6 +125,15 @@ class _Evaluator:
             )
         ]
         self.needs_hist = any(m.column is not None for m in self.models)
+        # sub-models that read class sizes only are checked first, on every node
+        self.size_models = [m for m in self.sub_models if m.column is None]
+        sub_ids = {id(m) for m in self.sub_models}
+        self.other_models = [
+            (m, id(m) in sub_ids)
+            for m in self.models
+            if m.column is not None or id(m) not in sub_ids
+        ]
+        self.n_rows = int(ft.counts.sum())
         d = len(ft.qis)
         self.level_sizes = [q.level_sizes() for q in ft.qis]
         # one flat lookup array: code at level a of QI j -> code at level b (b >= a) lives at
@@ -128,30 +151,18 @@ class _Evaluator:
                     pieces.append(m)
                     pos += len(m)
         self.flat_up = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
-        self.up_arr = [
-            [
-                [
-                    self.flat_up[
-                        self.up_off[j, a, b] : self.up_off[j, a, b] + len(q.level_labels[a])
-                    ]
-                    for b in range(q.height)
-                ]
-                for a in range(q.height)
-            ]
-            for j, q in enumerate(ft.qis)
-        ]
-        # fast path: one int64 key per class with a fixed radix per QI (its level-0 size), so
-        # rolling up touches only the QIs whose level changes
-        self.radix = np.array([len(q.level_labels[0]) for q in ft.qis], dtype=np.int64)
-        total = 1
-        for r in self.radix.tolist():
-            total *= int(r)
-        self.fast = total < self.FAST_LIMIT
-        self.mult = np.ones(d, dtype=np.int64)
-        acc = 1
-        for j in range(d - 1, -1, -1):
-            self.mult[j] = acc
-            acc *= int(self.radix[j])
+        # fast path: one int64 key per class, each QI's code in a bit field of its own (as
+        # wide as its level-0 codes need), so rolling up touches only the QIs whose level
+        # changes, with shifts and masks rather than divisions
+        bits = [max(len(q.level_labels[0]) - 1, 1).bit_length() for q in ft.qis]
+        self.key_bits = sum(bits)
+        self.fast = (1 << self.key_bits) < self.FAST_LIMIT
+        self.radix = np.array([1 << b for b in bits], dtype=np.int64)
+        self.shift = [sum(bits[j + 1 :]) for j in range(d)]
+        self.mult = np.array([1 << sh for sh in self.shift], dtype=np.int64)
+        self.field_mask = [(1 << b) - 1 for b in bits]
+        # (j, a, b) -> per code at level a: what the key gains when QI j goes from a to b
+        self._key_delta: dict[tuple[int, int, int], np.ndarray] = {}
         self.qi_index = np.arange(d)
         root_gen = np.stack(
             [q.level_codes[0][ft.combos[:, j]] for j, q in enumerate(ft.qis)], axis=1
@@ -160,9 +171,10 @@ class _Evaluator:
             np.zeros(d, dtype=np.int64),
             None if self.fast else root_gen,
             ft.counts,
-            dict(ft.pairs),
+            {col: (pc, code, cnt.astype(np.float64)) for col, (pc, code, cnt) in ft.pairs.items()},
             np.arange(len(ft.counts), dtype=np.int64),
             key=root_gen @ self.mult if self.fast else None,
+            lv=(0,) * d,
         )
         self.cache_levels = np.zeros((0, d), dtype=np.int64)
         self.cache_sizes = np.zeros(0, dtype=np.int64)
@@ -170,11 +182,12 @@ class _Evaluator:
         self.cache_map: dict[tuple[int, ...], _Table] = {}
         self.cache_cells = cache_cells
         self._cells = 0
+        self._positions = np.arange(len(ft.counts), dtype=np.int64)  # no table is larger
         self.n_eval = 0
 
-    def _source(self, lx: np.ndarray) -> _Table:
+    def _source(self, at: tuple[int, ...], lx: np.ndarray) -> _Table:
         # a direct predecessor (one level lower on one QI) is usually cached and small
-        levels = lx.tolist()
+        levels = list(at)
         best: _Table | None = None
         for j, v in enumerate(levels):
             if v:
@@ -195,7 +208,7 @@ class _Evaluator:
 
     def table(self, levels: tuple[int, ...], *, keep_combos: bool = False) -> _Table:
         lx = np.asarray(levels, dtype=np.int64)
-        src = self.root if keep_combos else self._source(lx)
+        src = self.root if keep_combos else self._source(levels, lx)
         if self.fast:
             return self._table_fast(src, lx, levels, keep_combos)
         assert src.gen is not None
@@ -223,61 +236,89 @@ class _Evaluator:
         sizes = np.bincount(inv, weights=src.sizes, minlength=n_new).astype(np.int64)
         first = np.empty(n_new, dtype=np.int64)
         first[inv[::-1]] = np.arange(n_src - 1, -1, -1, dtype=np.int64)
-        tab = _Table(lx, mapped[first], sizes, None, None, src, inv)
+        tab = _Table(lx, mapped[first], sizes, None, None, src, inv, lv=levels)
         if keep_combos and src.combo_class is not None:
             tab.combo_class = inv[src.combo_class]
         return tab
 
-    def _table_fast(
-        self, src: _Table, lx: np.ndarray, levels: tuple[int, ...], keep_combos: bool
-    ) -> _Table:
+    def _roll_key(self, src: _Table, levels: tuple[int, ...]) -> np.ndarray:
+        """Fixed-radix key at ``levels`` of each class of ``src`` (may be ``src.key`` itself)."""
         assert src.key is not None
         key = src.key
         copied = False
-        for j, (a, b) in enumerate(zip(src.levels.tolist(), levels, strict=True)):
+        for j, (a, b) in enumerate(zip(src.lv, levels, strict=True)):
             if a == b:
                 continue
-            m, r = int(self.mult[j]), int(self.radix[j])
-            code = key // m % r if m > 1 else key % r
-            delta = self.up_arr[j][a][b][code] - code
-            if m > 1:
-                delta *= m
+            code = key >> self.shift[j] if self.shift[j] else key.copy()
+            code &= self.field_mask[j]
+            table = self._key_delta.get((j, a, b))
+            if table is None:
+                n_a = self.level_sizes[j][a]
+                up = self.flat_up[self.up_off[j, a, b] : self.up_off[j, a, b] + n_a]
+                table = (up - np.arange(n_a, dtype=np.int64)) << self.shift[j]
+                self._key_delta[j, a, b] = table
+            delta = table[code]
             if copied:
                 key += delta
             else:
                 key = key + delta
                 copied = True
-        inv, uniques = factorize_uniques(key)
-        sizes = np.bincount(inv, weights=src.sizes, minlength=len(uniques)).astype(np.int64)
-        tab = _Table(lx, None, sizes, None, None, src, inv, key=uniques)
+        return key
+
+    def _table_fast(
+        self, src: _Table, lx: np.ndarray, levels: tuple[int, ...], keep_combos: bool
+    ) -> _Table:
+        key = self._roll_key(src, levels)
+        found = factorize_sorted(key, self.key_bits, self._positions)
+        inv, uniques = found if found is not None else factorize_uniques(key)
+        weights = np.bincount(
+            inv, weights=src.sizes if src.weights is None else src.weights, minlength=len(uniques)
+        )
+        tab = _Table(
+            lx, None, weights.astype(np.int64), None, None, src, inv, key=uniques, lv=levels
+        )
+        tab.weights = weights
         if keep_combos and src.combo_class is not None:
             tab.combo_class = inv[src.combo_class]
         return tab
 
     DENSE_CELLS = 4_000_000  # largest classes x sensitive values histogram built densely
 
-    def _pairs(self, tab: _Table) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Sensitive (class, code, count) triples of a table, rolled up from its source."""
-        if tab.pairs is None:
-            self._roll_pairs(tab)
-        assert tab.pairs is not None
-        return tab.pairs
+    @staticmethod
+    def _anchor(tab: _Table) -> tuple[_Table, list[np.ndarray]]:
+        """The nearest table up the roll-up chain that has its pairs, and the class maps on
+        the way (last hop first)."""
+        maps: list[np.ndarray] = []
+        while tab.pairs is None:
+            assert tab.src is not None and tab.inv is not None
+            maps.append(tab.inv)
+            tab = tab.src
+        return tab, maps
 
-    def _roll_pairs(self, tab: _Table) -> dict[str, np.ndarray]:
-        """Roll the source's triples up to ``tab``; returns the dense histograms it built."""
-        src, inv = tab.src, tab.inv
-        assert src is not None and inv is not None
-        src_pairs = self._pairs(src)
+    def _roll_pairs(
+        self, tab: _Table, found: tuple[_Table, list[np.ndarray]] | None = None
+    ) -> dict[str, np.ndarray]:
+        """Build the triples of ``tab`` from the nearest table that has them (``found``: that
+        table and the maps to it), in one pass (the tables in between stay lazy); returns
+        the dense histograms it built."""
+        anchor, maps = found or self._anchor(tab)
+        assert anchor.pairs is not None
+        # compose from this table down: the intermediate maps are the smaller ones
+        cls_map = maps[0]
+        for inv in maps[1:]:
+            cls_map = cls_map[inv]
         n_new = len(tab.sizes)
         pairs = {}
         dense: dict[str, np.ndarray] = {}
-        for col, (pc, code, cnt) in src_pairs.items():
+        for col, (pc, code, cnt) in anchor.pairs.items():
             s = self.ft.domains[col].n_codes
-            ncls = inv[pc]
+            ncls = cls_map[pc]
             if n_new * s <= self.DENSE_CELLS:
                 flat = np.bincount(ncls * s + code, weights=cnt, minlength=n_new * s)
-                nz = np.flatnonzero(flat)
-                pairs[col] = (nz // s, nz % s, flat[nz].astype(np.int64))
+                nz = np.flatnonzero(flat != 0)  # much faster on booleans than on floats
+                cls = nz // s
+                # float counts: they only ever serve as bincount weights
+                pairs[col] = (cls, nz - cls * s, flat[nz])
                 dense[col] = flat.reshape(n_new, s)
                 continue
             pk, npk = factorize_int(ncls * s + code, n_new * s)
@@ -293,12 +334,12 @@ class _Evaluator:
         tab.inv = None
         return dense
 
-    def _remember(self, tab: _Table) -> None:
+    def _remember(self, tab: _Table, levels: tuple[int, ...]) -> None:
         n_new = len(tab.sizes)
         if tab.src is not None and n_new >= len(tab.src.sizes):
             return
         width = 1 if tab.gen is None else tab.gen.shape[1]
-        cells = n_new * (width + 1) + 3 * sum(len(p[0]) for p in (tab.pairs or {}).values())
+        cells = n_new * (width + 2) + 3 * sum(len(p[0]) for p in (tab.pairs or {}).values())
         if self._cells + cells > self.cache_cells:
             return
         self._cells += cells
@@ -312,7 +353,7 @@ class _Evaluator:
         self.cache_levels[k] = tab.levels
         self.cache_sizes[k] = n_new
         self.cache.append(tab)
-        self.cache_map[tuple(tab.levels.tolist())] = tab
+        self.cache_map[levels] = tab
 
     def histograms(self, tab: _Table) -> dict[str, np.ndarray]:
         n = len(tab.sizes)
@@ -335,44 +376,67 @@ class _Evaluator:
         keep_combos: bool = False,
         abort_above: int | None = None,
         sub_only: bool = False,
-    ) -> tuple[NodeClasses, int]:
-        """The node's classes, and the records the monotone sub-models alone would suppress."""
+    ) -> tuple[NodeClasses, float]:
+        """The node's classes, and a lower bound of the records that the node and every
+        node below it (a specialization: it splits the node's classes) must suppress.
+
+        That bound counts the classes failing a monotone sub-model (every part of them fails
+        too) and, for the other classes, the share that models such as t-closeness prove
+        must fail in any split (:meth:`PrivacyModel.check`). Without suppression (the
+        sub-models are then the models monotonic under generalization) a class failing a
+        sub-model counts whole: any failing record is then too many.
+
+        With ``abort_above``, a node whose monotone size models alone suppress more records
+        than that is not checked further: its count is then a lower bound.
+        """
         self.n_eval += 1
         tab = self.table(levels, keep_combos=keep_combos)
         sizes = tab.sizes
         # monotone sub-models first: when they alone suppress too much, skip the rest
-        sub_kept = np.ones(len(sizes), dtype=bool)
-        for m in self.sub_models:
-            if m.column is None:
-                sub_kept &= m.satisfied(sizes, {})
-        hists: dict[str, np.ndarray] = {}
-        early = sub_only or (abort_above is not None and int(sizes[~sub_kept].sum()) > abort_above)
-        if self.needs_hist and not early:
-            hists = self.histograms(tab)
-        kept = sub_kept.copy()
-        if not early:
-            sub_ids = {id(m) for m in self.sub_models}
-            for m in self.models:
-                if m.column is None and id(m) in sub_ids:
-                    continue
-                ok = m.satisfied(sizes, hists)
-                kept &= ok
-                if id(m) in sub_ids:
-                    sub_kept &= ok
+        kept = np.ones(len(sizes), dtype=bool)
+        for m in self.size_models:
+            kept &= m.satisfied(sizes, {})
+        # every node's classes hold all records: suppressed = all - kept
+        sup = self.n_rows - int(np.dot(sizes, kept))
+        below = float(sup)
+        if self.other_models and not (sub_only or (abort_above is not None and sup > abort_above)):
+            hists = self.histograms(tab) if self.needs_hist else {}
+            # the classes failing the size models are suppressed whatever the others say
+            chosen = np.flatnonzero(kept)
+            csz = sizes[chosen]
+            ok, share = self._check(csz, {col: h[chosen] for col, h in hists.items()})
+            kept = kept.copy()
+            kept[chosen] = ok
+            sup += int(np.dot(csz, ~ok))
+            below += float(np.dot(csz, share))
         if not keep_combos:
-            self._remember(tab)
+            self._remember(tab, levels)
         node = NodeClasses(
             levels,
             tab.gen,
             tab.combo_class,
             sizes,
             kept,
-            int(sizes[~kept].sum()),
+            sup,
             key=tab.key,
             mult=self.mult,
             radix=self.radix,
         )
-        return node, int(sizes[~sub_kept].sum())
+        return node, below
+
+    def _check(
+        self, sizes: np.ndarray, hists: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The models other than the size models on some classes: whether each class
+        satisfies them all, and the share of its records that must fail in any split of it
+        (see :meth:`evaluate`)."""
+        ok = np.ones(len(sizes), dtype=bool)
+        share = np.zeros(len(sizes))
+        for m, is_sub in self.other_models:
+            r, sh = m.check(sizes, hists)
+            ok &= r
+            np.maximum(share, np.maximum(sh, ~r) if is_sub else sh, out=share)
+        return ok, share
 
 
 def evaluate_node(
@@ -423,12 +487,10 @@ class LatticeSearch:
         limit = self.max_outliers(ft.n_rows)
         ev = _Evaluator(ft, self.models, monotone_with_suppression=limit > 0)
         level_sum = nodes.sum(axis=1)
-        mult = np.ones(len(heights), dtype=np.int64)
-        for j in range(len(heights) - 2, -1, -1):
-            mult[j] = mult[j + 1] * heights[j + 1]
-
-        def index_of(levels: np.ndarray) -> int:
-            return int(np.dot(levels, mult))
+        hs = [int(h) for h in ft.heights]
+        mult = [1] * len(hs)  # index step of one level up on each QI
+        for j in range(len(hs) - 2, -1, -1):
+            mult[j] = mult[j + 1] * hs[j + 1]
 
         exhaustive = self.exhaustive
         lb = None if exhaustive else metric.lower_bounds(nodes)
@@ -464,7 +526,7 @@ class LatticeSearch:
 
         def run_node(idx: int) -> tuple[bool, float | None]:
             levels = tuple(node_levels(idx))
-            node, sub_sup = ev.evaluate(levels, abort_above=None if exhaustive else limit)
+            node, below = ev.evaluate(levels, abort_above=None if exhaustive else limit)
             sup = node.suppressed_records
             min_sup.append(sup)
             ok = sup <= limit
@@ -476,36 +538,53 @@ class LatticeSearch:
                 score = None
             results[idx] = (ok, score)
             if not exhaustive:
-                if mono and sub_sup > limit:
+                if below > limit:
                     bad_l[down(idx)] = True
                 if ok and privacy_monotone:
                     ok_l[up(idx)] = True
             return ok, score
 
         def walk_up(idx: int) -> None:
-            """Flash-like: binary search for the anonymity border on a path to the top."""
+            """Flash-like: binary search for the border of the nodes known to fail on a path
+            to the top, then (unless every model is monotone) a climb to a maximal one."""
             chain = [idx]
-            cur = nodes[idx].copy()
+            cur = node_levels(idx)
             while True:
-                free = np.flatnonzero(cur < heights - 1)
-                if len(free) == 0:
+                # one level up on the QI whose relative level stays lowest (first on ties)
+                j, low = -1, 2.0
+                for i, (x, h) in enumerate(zip(cur, hs, strict=True)):
+                    if x < h - 1 and (x + 1) / h < low:
+                        j, low = i, (x + 1) / h
+                if j < 0:
                     break
-                j = free[np.argmin((cur[free] + 1) / heights[free])]
                 cur[j] += 1
-                chain.append(index_of(cur))
+                chain.append(chain[-1] + mult[j])
             lo, hi = 0, len(chain)
             while hi - lo > 1:
                 mid = (lo + hi) // 2
                 c = chain[mid]
-                if bad[c]:
-                    lo = mid
-                    continue
-                if c not in results:
+                if not bad[c] and c not in results:
                     run_node(c)
                 if bad[c]:
                     lo = mid
                 else:
                     hi = mid
+            if privacy_monotone:
+                return
+            # climb from the highest failing node of the chain to a maximal one, so that the
+            # set of nodes known to fail is as large as this walk can make it
+            top, cur, moved = chain[lo], node_levels(chain[lo]), True
+            while moved:
+                moved = False
+                for j, h in enumerate(hs):
+                    if cur[j] + 1 < h:
+                        c = top + mult[j]
+                        if not bad[c] and c not in results:
+                            run_node(c)
+                        if bad[c]:
+                            top, moved = c, True
+                            cur[j] += 1
+                            break
 
         for idx in order:
             idx = int(idx)
@@ -528,8 +607,8 @@ class LatticeSearch:
                 ok, score = run_node(idx)
                 # Flash-like walks pay off while the border is unknown; with suppression the
                 # first satisfying node comes early and walks mostly group useless nodes
-                walk = privacy_monotone and (limit == 0 or best is None)
-                if not exhaustive and mono and bad[idx] and walk:
+                walk = limit == 0 or best is None
+                if not exhaustive and bad[idx] and walk:
                     walk_up(idx)
             if not ok:
                 continue
