@@ -6,10 +6,19 @@ span, so "Mr. Smith" is "Mr." + "Smith") is linked to it and shares its replacem
 the same number (``<PERSON_1>``), the same hash, and with ``surrogate`` the matching part
 of the same fake name ("John Smith" -> "Alan Brown", "Mr. Smith" -> "Mr. Brown"). Mentions
 that could belong to two different longer names are linked to the first in the text.
+
+Same value, same fate: once a value is found as PII somewhere in a document, every other
+occurrence of exactly that string in the document (as a whole token: no letter or digit on
+either side, at least 4 characters) is replaced too, even where its context alone would not
+have flagged it ("192.168.0.17 ... version 192.168.0.17"). The added findings carry the
+recognizer ``same-value`` and the original's type, score and tier.
 """
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
+import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -58,6 +67,50 @@ def link_names(names: Sequence[str]) -> dict[str, str]:
                 break
         canon[name] = best
     return canon
+
+
+log = logging.getLogger(__name__)
+
+_MIN_PROPAGATE = 4  # shorter values ("Al", "12") are too likely to recur by chance
+#: characters scanned per document for repeats; past it (a huge document with thousands of
+#: distinct findings) the remaining, shortest values are not propagated and a warning says so
+PROPAGATE_BUDGET = 500_000_000
+
+
+def same_value_findings(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """``findings`` plus every other whole-token occurrence of a found value, in text order."""
+    if not findings:
+        return list(findings)
+    starts = sorted(f.start for f in findings)
+    ends = {f.start: f.end for f in findings}
+    added: list[Finding] = []
+    seen: set[str] = set()
+    budget = PROPAGATE_BUDGET
+    for f in sorted(findings, key=lambda f: f.start - f.end):  # longest values first
+        value = text[f.start : f.end]
+        if len(value) < _MIN_PROPAGATE or value in seen or not any(c.isalnum() for c in value):
+            continue
+        if budget < len(text):
+            log.warning("same-value propagation stopped early on a very large document")
+            break
+        budget -= len(text)
+        seen.add(value)
+        pos = text.find(value)
+        while pos >= 0:
+            end = pos + len(value)
+            whole = (pos == 0 or not text[pos - 1].isalnum()) and (
+                end == len(text) or not text[end].isalnum()
+            )
+            i = bisect.bisect_left(starts, end)  # spans starting before our end
+            free = i == 0 or ends[starts[i - 1]] <= pos
+            if whole and free:
+                bisect.insort(starts, pos)
+                ends[pos] = end
+                added.append(dataclasses.replace(f, start=pos, end=end, recognizer="same-value"))
+            pos = text.find(value, pos + 1)
+    if not added:
+        return list(findings)
+    return sorted([*findings, *added], key=lambda f: f.start)
 
 
 class TextRedactor:
@@ -121,7 +174,7 @@ class TextRedactor:
     def redact(self, text: str | None) -> Redaction:
         if not text:
             return Redaction(text, [])
-        findings = self.analyzer.analyze(text)
+        findings = same_value_findings(text, self.analyzer.analyze(text))
         return Redaction(self.apply(text, findings), findings)
 
     def redact_batch(
@@ -131,6 +184,8 @@ class TextRedactor:
         found = self.analyzer.analyze_batch(texts, batch_size=batch_size, n_process=n_process)
         out = []
         for t, fs in zip(texts, found, strict=True):
+            if t:
+                fs = same_value_findings(t, fs)
             out.append(Redaction(self.apply(t, fs) if t else t, fs))
         flush = getattr(self.operator, "flush", None)
         if flush is not None:
