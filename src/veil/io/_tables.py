@@ -32,7 +32,7 @@ _SUFFIXES: dict[str, Format] = {
     ".ndjson": "jsonl",
 }
 # pandas' default spellings of a missing value (pandas._libs.parsers.STR_NA_VALUES)
-_PANDAS_NA = (
+PANDAS_NA = (
     "",
     "#N/A",
     "#N/A N/A",
@@ -155,7 +155,7 @@ def read_table(
                 header = [str(c) for c in csv_part(nrows=0).columns]
                 raw = [c for c in raw_columns if c in header]
                 # per column: pandas' spellings of missing everywhere but in the raw columns
-                na = {c: [*na_values] if c in raw else [*_PANDAS_NA, *na_values] for c in header}
+                na = {c: [*na_values] if c in raw else [*PANDAS_NA, *na_values] for c in header}
             df = csv_part(
                 dtype=dict.fromkeys(text_columns or (), str) | dict.fromkeys(raw, str),
                 na_values=na,
@@ -172,7 +172,8 @@ def read_table(
         else:
             df = pd.read_json(path, lines=True, dtype=False)
         if columns is not None:
-            df = df[[c for c in df.columns if c in set(columns)]]
+            keep = set(columns)
+            df = df[[c for c in df.columns if c in keep]]
     except UnicodeDecodeError as exc:
         raise InputError(
             f"{path}: not valid {encoding} text (at byte {exc.start})",

@@ -157,13 +157,6 @@ _NA_SPELLINGS = (
 )
 
 
-# what pandas turns into a missing value when it reads a CSV
-_PANDAS_NA = frozenset(
-    {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"}
-    | {"1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
-)
-
-
 def check_missing(hierarchy: Hierarchy, has_missing: bool) -> None:
     """Refuse missing values when the hierarchy has rows for several spellings of missing.
 
@@ -171,9 +164,11 @@ def check_missing(hierarchy: Hierarchy, has_missing: bool) -> None:
     cell all became NaN, and ARX, which reads text, keeps them apart. Guessing one row would
     silently merge them.
     """
+    from veil.io._tables import PANDAS_NA
+
     if not has_missing:
         return
-    spellings = _PANDAS_NA.intersection(hierarchy.table[:, 0].tolist())
+    spellings = set(PANDAS_NA).intersection(hierarchy.table[:, 0].tolist())
     if len(spellings) > 1:
         raise InputError(
             f"column {hierarchy.name!r} has missing values, and its hierarchy has rows for "
