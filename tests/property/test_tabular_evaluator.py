@@ -11,15 +11,13 @@ node grouped from the frequency table itself.
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
-import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tabular_tables import qi_tables
 
 from veil.policy import PrivacyConfig
-from veil.tabular import Hierarchy
 from veil.tabular._encoding import encode, factorize_sorted, factorize_uniques
 from veil.tabular._metrics import NodeClasses
 from veil.tabular._privacy_models import build_models
@@ -32,28 +30,7 @@ class _WideKeyEvaluator(_Evaluator):
 
 @st.composite
 def tables(draw):
-    n_qi = draw(st.integers(1, 3))
-    n = draw(st.integers(4, 50))
-    qis, hier, data = [], {}, {}
-    for i in range(n_qi):
-        name = f"q{i}"
-        values = [f"v{i}_{j}" for j in range(draw(st.integers(2, 7)))]
-        rows = [[v] for v in values]
-        labels = list(values)
-        for level in range(1, draw(st.integers(2, 4)) - 1):
-            groups = max(1, math.ceil(len(set(labels)) / 2))
-            parent = {
-                lab: f"g{level}_{draw(st.integers(0, groups - 1))}" for lab in sorted(set(labels))
-            }
-            labels = [parent[lab] for lab in labels]
-            for r, lab in zip(rows, labels, strict=True):
-                r.append(lab)
-        for r in rows:
-            r.append("*")
-        qis.append(name)
-        hier[name] = Hierarchy.from_rows(name, rows)
-        data[name] = draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
-    data["s"] = draw(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=n, max_size=n))
+    qis, hier, df = draw(qi_tables(rows=(4, 50), values=(2, 7), sensitive="abcde"))
     privacy: dict = {"k_anonymity": {"k": draw(st.integers(2, 4))}}
     if draw(st.booleans()):
         variant = draw(st.sampled_from(["distinct", "entropy", "recursive"]))
@@ -65,8 +42,8 @@ def tables(draw):
             "t": draw(st.sampled_from([0.1, 0.2, 0.4])),
             "distance": draw(st.sampled_from(["equal", "ordered"])),
         }
-    limit = draw(st.integers(0, n))
-    return pd.DataFrame(data), qis, hier, privacy, limit
+    limit = draw(st.integers(0, len(df)))
+    return df, qis, hier, privacy, limit
 
 
 def _classes(node: NodeClasses, mask: np.ndarray) -> dict[tuple[int, ...], int]:

@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tabular_tables import qi_tables
 
 from veil._errors import PrivacyRequirementNotMet
 from veil.policy import PrivacyConfig, SearchConfig
-from veil.tabular import AnonymizeConfig, Hierarchy, anonymize
+from veil.tabular import AnonymizeConfig, anonymize
 from veil.tabular._encoding import encode
 from veil.tabular._metrics import METRICS
 from veil.tabular._privacy_models import build_models
@@ -24,31 +25,8 @@ from veil.tabular._search import LatticeSearch, evaluate_node
 
 @st.composite
 def problems(draw):
-    n_qi = draw(st.integers(1, 3))
-    n_pop = draw(st.integers(3, 40))
-    qis, hier, data = [], {}, {}
-    for i in range(n_qi):
-        name = f"q{i}"
-        size = draw(st.integers(2, 6))
-        height = draw(st.integers(2, 4))
-        values = [f"v{i}_{j}" for j in range(size)]
-        rows = [[v] for v in values]
-        labels = list(values)
-        for level in range(1, height - 1):
-            groups = max(1, math.ceil(len(set(labels)) / 2))
-            parent = {
-                lab: f"g{level}_{draw(st.integers(0, groups - 1))}" for lab in sorted(set(labels))
-            }
-            labels = [parent[lab] for lab in labels]
-            for r, lab in zip(rows, labels, strict=True):
-                r.append(lab)
-        for r in rows:
-            r.append("*")
-        qis.append(name)
-        hier[name] = Hierarchy.from_rows(name, rows)
-        data[name] = draw(st.lists(st.sampled_from(values), min_size=n_pop, max_size=n_pop))
-    data["s"] = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n_pop, max_size=n_pop))
-    population = pd.DataFrame(data)
+    qis, hier, population = draw(qi_tables(sensitive="abc"))
+    n_pop = len(population)
     mask = draw(st.lists(st.booleans(), min_size=n_pop, max_size=n_pop))
     if not any(mask):
         mask[draw(st.integers(0, n_pop - 1))] = True
