@@ -45,7 +45,7 @@ from veil.train._accounting import (
     sample_rate_for,
 )
 from veil.train._checkpoint import load_checkpoint, save_checkpoint
-from veil.train._fused import FusedLinearClipper
+from veil.train._fused import FusedLinearClipper, fused_supported, trainable_modules
 from veil.train._spend import LedgerCharge, charge_run
 from veil.train._validate import make_private_compatible
 
@@ -237,11 +237,9 @@ def resolve_grad_sample_mode(model: nn.Module, mode: str) -> str:
         return mode
     from torch import nn
 
-    trainable = [
-        m for m in model.modules() if any(p.requires_grad for p in m.parameters(recurse=False))
-    ]
-    if trainable and all(type(m) is nn.Linear for m in trainable):
+    if fused_supported(model):
         return "fused"
+    trainable = trainable_modules(model)
     ghost_ok = trainable and all(type(m) in (nn.Linear, nn.Embedding) for m in trainable)
     return "ghost" if ghost_ok else "hooks"
 

@@ -36,12 +36,13 @@ if TYPE_CHECKING:
     import torch
     from torch import nn
 
-__all__ = ["FusedLinearClipper", "fused_supported"]
+__all__ = ["FusedLinearClipper", "fused_supported", "trainable_modules"]
 
 _EPS = 1e-6  # Opacus' get_clipping_coef: C / (norm + 1e-6), clamped at 1
 
 
-def _trainable_modules(model: nn.Module) -> list[nn.Module]:
+def trainable_modules(model: nn.Module) -> list[nn.Module]:
+    """Modules that own a parameter needing a gradient."""
     return [m for m in model.modules() if any(p.requires_grad for p in m.parameters(recurse=False))]
 
 
@@ -49,7 +50,7 @@ def fused_supported(model: nn.Module) -> bool:
     """Whether every module with a trainable parameter of its own is an ``nn.Linear``."""
     from torch import nn
 
-    trainable = _trainable_modules(model)
+    trainable = trainable_modules(model)
     return bool(trainable) and all(type(m) is nn.Linear for m in trainable)
 
 
@@ -68,7 +69,7 @@ class FusedLinearClipper:
                 hint="use grad_sample_mode='ghost' or 'hooks'",
             )
         self.max_grad_norm = float(max_grad_norm)
-        self.layers: list[nn.Linear] = _trainable_modules(model)  # type: ignore[assignment]
+        self.layers: list[nn.Linear] = trainable_modules(model)  # type: ignore[assignment]
         self._seen: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
         self._reused = False
         self._handles = [model.register_forward_pre_hook(self._start)]
