@@ -35,3 +35,16 @@ def test_batch_redaction_propagates_too() -> None:
     outs = _REDACTOR.redact_batch(["10.1.2.3 version 10.1.2.3", None, ""])
     assert outs[0].text == "<IP_ADDRESS> version <IP_ADDRESS>"
     assert outs[1].text is None and outs[2].text == ""
+
+
+def test_the_scan_budget_stops_propagation_and_says_so(monkeypatch, caplog) -> None:
+    import veil.text._redactor as red
+
+    text = "aaaa1 bbbb2 aaaa1 bbbb2"
+    found = [Finding(0, 5, "A", 0.9, "t"), Finding(6, 11, "B", 0.9, "t")]
+    assert len(same_value_findings(text, found)) == 4
+    monkeypatch.setattr(red, "PROPAGATE_BUDGET", len(text))  # room for one value's scan
+    with caplog.at_level("WARNING", logger="veil.text._redactor"):
+        got = same_value_findings(text, found)
+    assert len(got) == 3
+    assert "stopped early" in caplog.text and "aaaa1" not in caplog.text
