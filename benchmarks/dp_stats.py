@@ -7,9 +7,11 @@ For each statistic it times, in one process and on the same pandas DataFrame:
   count-by-categories, quantile), set the noise scale from the transformation's sensitivity
   and call it. No ledger, no query parsing, no checks;
 - **veil**: :func:`veil.dp.dp_query` with the query text, which parses and validates it,
-  prepares the column, calibrates the same chain, reserves the spend in a SQLite ledger file
-  (one fsync), computes, and commits the spend; and the same with ``ledger=None`` to
-  separate the statistics layer from the ledger's durable write.
+  prepares the column, calibrates the same chain, records the spend durably in a SQLite
+  ledger file (one fsynced transaction, on the ledger's worker thread while the exact
+  aggregate is computed) and draws the noise once the spend is committed; and the same with
+  ``ledger=None`` to separate the statistics layer from the ledger's durable write. CPU
+  time counts both threads.
 
 Both are timed end to end (CPU seconds via ``time.process_time``, robust to a shared machine,
 and wall seconds), best of ``--repeat``. It also times all the queries as one batch

@@ -17,6 +17,12 @@ it when the caller's block ends normally; a block that raises removes the reserv
 noisy result never left the process). A reservation whose process died stays counted (its
 result may have been released) and shows as ``reserved`` in the history until someone who
 knows the result was never released calls :meth:`BudgetLedger.release`.
+
+DP statistics (:func:`veil.dp.dp_query_many`) take a shorter path for their
+millisecond-long work: the spend is recorded ``committed`` in one durable transaction on
+the ledger's worker thread (:meth:`BudgetLedger._submit_spends`) while the caller computes
+exact aggregates that release nothing; noise is drawn only once that transaction has
+committed, and spends whose noise step fails are removed (:meth:`BudgetLedger._revoke`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import socket
 import uuid
 import weakref
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -108,6 +115,7 @@ class BudgetLedger:
         self._compositions: dict[str, str] = {}
         # Test hook: called inside the spend transaction, after the insert, before commit.
         self._before_commit: Callable[[], None] | None = None
+        self._worker: ThreadPoolExecutor | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -121,6 +129,7 @@ class BudgetLedger:
             # connections; drop them without closing the parent's.
             self._engine.dispose(close=False)
             self._engine = None
+            self._worker = None  # the parent's worker thread does not exist in a fork
         if self._engine is None:
             engine = make_engine(self.url, busy_timeout=self.busy_timeout)
             # Close pooled connections when the ledger is garbage-collected unclosed.
@@ -137,6 +146,9 @@ class BudgetLedger:
 
     def close(self) -> None:
         """Release the database connections."""
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
         if self._engine is not None:
             self._finalizer()
             self._engine = None
@@ -622,7 +634,56 @@ class BudgetLedger:
             raise
         self._commit_reservations(dataset, spends)
 
-    def _drop_reservations(self, dataset: str, spends: list[Spend]) -> None:
+    def _submit_spends(
+        self, dataset: str, requests: list[SpendRequest], *, fingerprint: str | None = None
+    ) -> Future[list[Spend]]:
+        """Check and record ``requests`` as committed spends on the ledger's worker thread.
+
+        For callers that can do work which releases nothing (e.g. an exact aggregate that
+        never leaves the process) while the ledger's transaction runs, and that draw noise
+        only after :meth:`Future.result` returned: it raises
+        :class:`~veil.PrivacyBudgetExceeded` (nothing recorded) or returns the spends,
+        durably committed. If the caller's noisy step then fails, it removes them with
+        :meth:`_revoke`. A process killed after the commit leaves the spends counted
+        (conservative: the ledger cannot know whether a result left).
+
+        An in-memory SQLite ledger has one connection per thread, so it records at once.
+        """
+        reqs = list(requests)
+        engine = self.engine
+        in_memory = engine.dialect.name == "sqlite" and engine.url.database in (
+            None,
+            "",
+            ":memory:",
+        )
+        if in_memory:
+            done: Future[list[Spend]] = Future()
+            try:
+                done.set_result(
+                    self._record(
+                        dataset, reqs, fingerprint=fingerprint, status="committed", dry_run=False
+                    )
+                )
+            except Exception as exc:  # noqa: BLE001 - handed to the caller through the future
+                done.set_exception(exc)
+            return done
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="veil-ledger")
+        return self._worker.submit(
+            self._record, dataset, reqs, fingerprint=fingerprint, status="committed", dry_run=False
+        )
+
+    def _revoke(self, dataset: str, spends: list[Spend]) -> None:
+        """Remove committed ``spends`` whose noisy result was never computed.
+
+        Only for :meth:`_submit_spends`' callers whose noisy step failed; if the ledger
+        cannot be reached the spends stay counted (conservative) and a warning says so.
+        """
+        self._drop_reservations(dataset, spends, status="committed")
+
+    def _drop_reservations(
+        self, dataset: str, spends: list[Spend], *, status: str = "reserved"
+    ) -> None:
         t = self._tables
         ids = [sp.id for sp in spends]
         try:
@@ -630,14 +691,12 @@ class BudgetLedger:
                 gone = list(
                     conn.execute(
                         sa.select(t.spends.c.epsilon, t.spends.c.delta).where(
-                            t.spends.c.id.in_(ids), t.spends.c.status == "reserved"
+                            t.spends.c.id.in_(ids), t.spends.c.status == status
                         )
                     )
                 )
                 conn.execute(
-                    sa.delete(t.spends).where(
-                        t.spends.c.id.in_(ids), t.spends.c.status == "reserved"
-                    )
+                    sa.delete(t.spends).where(t.spends.c.id.in_(ids), t.spends.c.status == status)
                 )
                 if gone:
                     conn.execute(
@@ -651,7 +710,7 @@ class BudgetLedger:
                     )
         except LedgerUnavailableError:
             # The reservations stay counted: conservative, never an overspend.
-            log.warning("could not remove %d reservation(s); they stay counted", len(ids))
+            log.warning("could not remove %d spend(s) of failed work; they stay counted", len(ids))
 
     def _commit_reservations(self, dataset: str, spends: list[Spend]) -> None:
         t = self._tables

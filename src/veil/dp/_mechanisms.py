@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from veil._deps import require
 from veil._errors import InputError, SchemaError
@@ -72,13 +74,55 @@ def _noise(dp: Any, gaussian: bool, scale: float) -> Any:
     return dp.m.then_gaussian(scale=scale) if gaussian else dp.m.then_laplace(scale=scale)
 
 
-def _calibrate(dp: Any, trans: Any, d_in: int, target: float, gaussian: bool) -> tuple[Any, float]:
+class _Calibrated(NamedTuple):
+    """A transformation, its calibrated ``trans >> noise`` chain and what the chain spends."""
+
+    trans: Any
+    meas: Any
+    scale: float
+    noise: Any  # the chain's second half: the noise measurement on trans' output
+    spent: float  # the chain's privacy map at d_in (epsilon, or rho for gaussian)
+
+
+# Calibrations of recurring queries (same statistic, bounds, d_in and budget). OpenDP's
+# transformations and measurements are immutable, so one may be reused and shared.
+_CALIBRATED: OrderedDict[tuple[Any, ...], _Calibrated] = OrderedDict()
+_CALIBRATED_MAX = 256
+_CALIBRATED_LOCK = threading.Lock()
+
+
+def _calibrate(
+    dp: Any,
+    make_trans: Callable[[], Any],
+    d_in: int,
+    target: float,
+    gaussian: bool,
+    *,
+    key: tuple[Any, ...] | None = None,
+) -> _Calibrated:
     """``trans >> noise`` with the smallest scale whose OpenDP privacy map is <= ``target``.
+
+    ``make_trans`` builds the transformation; ``key``, when given, must identify it fully
+    (statistic, types, bounds, size): the calibration is then cached under ``key`` plus
+    ``d_in``, ``target`` and the noise family.
+
+    Also returned: the noise measurement alone (on the transformation's output domain and
+    metric). The chain's function is the noise applied to the transformation's output, so a
+    caller may run ``trans`` first and ``noise`` later (see :mod:`veil.dp._plans`); the
+    privacy map is the chain's either way.
 
     The scale comes from the transformation's sensitivity (``trans.map(d_in)``); OpenDP's
     own privacy map then confirms it, and a binary search takes over if rounding in the map
     puts it a hair above the target.
     """
+    full = None if key is None else (*key, d_in, target, gaussian)
+    if full is not None:
+        with _CALIBRATED_LOCK:
+            hit = _CALIBRATED.get(full)
+            if hit is not None:
+                _CALIBRATED.move_to_end(full)
+                return hit
+    trans = make_trans()
     sens = float(trans.map(d_in))
     if sens == 0:
         scale = 1.0
@@ -86,15 +130,29 @@ def _calibrate(dp: Any, trans: Any, d_in: int, target: float, gaussian: bool) ->
         scale = sens / math.sqrt(2 * target)
     else:
         scale = sens / target
+
+    def chain(s: float) -> tuple[Any, Any]:
+        noise = _noise(dp, gaussian, s)(trans.output_domain, trans.output_metric)
+        return trans >> noise, noise
+
+    found = None
     # The map rounds conservatively: a hair more noise than the closed form usually meets it.
     for bump in (1.0, 1 + 1e-12, 1 + 1e-9, 1 + 1e-6):
-        meas = trans >> _noise(dp, gaussian, scale * bump)
-        if meas.map(d_in) <= target:
-            return meas, scale * bump
-    scale = float(
-        dp.binary_search_param(lambda s: trans >> _noise(dp, gaussian, s), d_in=d_in, d_out=target)
-    )
-    return trans >> _noise(dp, gaussian, scale), scale
+        meas, noise = chain(scale * bump)
+        spent = float(meas.map(d_in))
+        if spent <= target:
+            found = _Calibrated(trans, meas, scale * bump, noise, spent)
+            break
+    if found is None:
+        scale = float(dp.binary_search_param(lambda s: chain(s)[0], d_in=d_in, d_out=target))
+        meas, noise = chain(scale)
+        found = _Calibrated(trans, meas, scale, noise, float(meas.map(d_in)))
+    if full is not None:
+        with _CALIBRATED_LOCK:
+            _CALIBRATED[full] = found
+            while len(_CALIBRATED) > _CALIBRATED_MAX:
+                _CALIBRATED.popitem(last=False)
+    return found
 
 
 def _accuracy(dp: Any, scale: float, alpha: float, *, integer: bool, gaussian: bool) -> float:
@@ -140,9 +198,32 @@ def _numeric(series: pd.Series, name: str) -> pd.Series:
 
 def _values(series: pd.Series, dtype: Any) -> np.ndarray:
     """The non-missing values as a numpy array (a view when there is nothing to drop)."""
+    import numpy as np
+
+    kind = series.dtype.kind if isinstance(series.dtype, np.dtype) else None
+    if kind in ("i", "u", "b"):  # numpy integers and booleans cannot be missing
+        return series.to_numpy(dtype=dtype)
+    if kind == "f":
+        arr = series.to_numpy()
+        # min propagates NaN: one vectorized pass, no mask unless something is missing
+        if arr.size and np.isnan(arr.min()):
+            arr = arr[~np.isnan(arr)]
+        return arr.astype(dtype, copy=False)
     if series.hasnans:
         series = series.dropna()
     return series.to_numpy(dtype=dtype)
+
+
+@functools.lru_cache(maxsize=1)
+def _domains() -> tuple[Any, Any, Any, Any]:
+    """OpenDP's symmetric distance and the int64, float (no NaN) and bool vector domains."""
+    dp = _opendp()
+    return (
+        dp.symmetric_distance(),
+        dp.vector_domain(dp.atom_domain(T=dp.i64)),
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+        dp.vector_domain(dp.atom_domain(T=bool)),
+    )
 
 
 def _bound_contributions(df: pd.DataFrame, spec: QuerySpec) -> tuple[pd.DataFrame, int]:

@@ -1,7 +1,19 @@
 """Each DP statistic as a plan: its budget fixed up front, its OpenDP measurement run later.
 
-A plan is built before anything is spent (all checks happen here), so the ledger can reserve
-the budget of a whole batch first; ``run`` then computes the noisy answer.
+A plan is built before anything is spent (all checks happen here), so the ledger can record
+the budget of a whole batch first. Running a plan has two steps:
+
+- ``stage()`` does the work that releases nothing: it calibrates the measurement and, where
+  the statistic is an OpenDP chain ``transformation >> noise`` (count, sum, mean and
+  variance with a public size, histograms, group-by counts and sums with public keys), runs
+  the transformation: the exact aggregate, which never leaves the process;
+- the function ``stage()`` returns draws the noise with OpenDP's sampler (the chain's own
+  second half, so the result and the privacy map are the chain's) and builds the answer.
+
+:func:`veil.dp.dp_query_many` stages while the ledger records the spend, and draws noise
+only once the ledger has accepted it. Statistics whose transformation depends on a noisy
+value (mean without a public size) or that are measurements as a whole (quantiles, the
+thresholded group-by count) do all their work in the second step.
 """
 
 from __future__ import annotations
@@ -17,8 +29,10 @@ from veil.dp._mechanisms import (
     _Budget,
     _budget,
     _calibrate,
+    _Calibrated,
     _codes,
     _column,
+    _domains,
     _mech_name,
     _numeric,
     _values,
@@ -74,13 +88,24 @@ class DPAnswer:
 # --------------------------------------------------------------------------- the statistics
 
 
+Release = Callable[[], DPAnswer]
+
+
 @dataclass
 class _Plan:
     """A query ready to run: its budget is known before anything noisy is computed."""
 
     spec: QuerySpec
     budget: _Budget
-    run: Callable[[], DPAnswer]
+    stage: Callable[[], Release]  # non-noisy work; returns the noisy release
+
+    def run(self) -> DPAnswer:
+        return self.stage()()
+
+
+def _whole(run: Release) -> Callable[[], Release]:
+    """A plan with nothing to stage: all of it runs once the spend is accepted."""
+    return lambda: run
 
 
 def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
@@ -90,9 +115,7 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
     budget = _budget(dp, spec)
     gaussian = budget.gaussian
     alpha = 1 - spec.confidence
-    sd = dp.symmetric_distance()
-    vec_i = dp.vector_domain(dp.atom_domain(T=dp.i64))
-    vec_f = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    sd, vec_i, vec_f, vec_b = _domains()
 
     def answer(value: Any, interval: Any, acc: Any, integer: bool, **kw: Any) -> DPAnswer:
         return DPAnswer(
@@ -119,21 +142,33 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
         # cheaper than int64 (1 byte each), with the same transformation and stability
         arr = np.zeros(n_rows, dtype=bool)
 
-        def run_count() -> DPAnswer:
-            trans = (dp.vector_domain(dp.atom_domain(T=bool)), sd) >> dp.t.then_count()
-            meas, scale = _calibrate(dp, trans, d_in, budget.unit, gaussian)
-            value = int(meas(arr))
-            acc = _accuracy(dp, scale, alpha, integer=True, gaussian=gaussian)
-            return answer(
-                value,
-                [value - acc, value + acc],
-                acc,
-                True,
-                scale=scale,
-                privacy_map=pmap(meas.map(d_in)),
+        def stage_count() -> Release:
+            cal = _calibrate(
+                dp,
+                lambda: (vec_b, sd) >> dp.t.then_count(),
+                d_in,
+                budget.unit,
+                gaussian,
+                key=("count",),
             )
+            exact = cal.trans(arr)
 
-        return _Plan(spec, budget, run_count)
+            def release() -> DPAnswer:
+                value = int(cal.noise(exact))
+                scale = cal.scale
+                acc = _accuracy(dp, scale, alpha, integer=True, gaussian=gaussian)
+                return answer(
+                    value,
+                    [value - acc, value + acc],
+                    acc,
+                    True,
+                    scale=scale,
+                    privacy_map=pmap(cal.spent),
+                )
+
+            return release
+
+        return _Plan(spec, budget, stage_count)
 
     if spec.thresholded:
         assert spec.by is not None
@@ -189,7 +224,7 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
                 ],
             )
 
-        return _Plan(spec, budget, run_threshold)
+        return _Plan(spec, budget, _whole(run_threshold))
 
     if stat in ("histogram",) or (stat == "count" and spec.by is not None):
         col = spec.column if stat == "histogram" else spec.by
@@ -211,13 +246,27 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
         n_cat = len(labels)
         codes = codes.astype(np.int64)
 
-        def run_hist() -> DPAnswer:
+        def stage_hist() -> Release:
             mo = dp.L2Distance[int] if gaussian else dp.L1Distance[int]
-            trans = (vec_i, sd) >> dp.t.then_count_by_categories(
-                categories=list(range(n_cat)), null_category=True, MO=mo
+            cal = _calibrate(
+                dp,
+                lambda: (
+                    (vec_i, sd)
+                    >> dp.t.then_count_by_categories(
+                        categories=list(range(n_cat)), null_category=True, MO=mo
+                    )
+                ),
+                d_in,
+                budget.unit,
+                gaussian,
+                key=("count_by_categories", n_cat),
             )
-            meas, scale = _calibrate(dp, trans, d_in, budget.unit, gaussian)
-            counts = [int(c) for c in meas(codes)]
+            exact = cal.trans(codes)
+            return lambda: release_hist(cal, exact)
+
+        def release_hist(cal: _Calibrated, exact: Any) -> DPAnswer:
+            scale = cal.scale
+            counts = [int(c) for c in cal.noise(exact)]
             acc = _accuracy(dp, scale, alpha, integer=True, gaussian=gaussian)
             value = {str(k): c for k, c in zip(labels, counts[:n_cat], strict=True)}
             value["__other__"] = counts[n_cat]
@@ -228,14 +277,14 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
                 acc,
                 True,
                 scale=scale,
-                privacy_map=pmap(meas.map(d_in)),
+                privacy_map=pmap(cal.spent),
                 notes=[
                     "'__other__' counts values outside the listed categories or bins",
                     "intervals hold per cell",
                 ],
             )
 
-        return _Plan(spec, budget, run_hist)
+        return _Plan(spec, budget, stage_hist)
 
     # Value statistics: numeric column, missing values dropped, public bounds.
     assert spec.column is not None and spec.bounds is not None
@@ -243,16 +292,24 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
     lo, hi = spec.bounds
     integer = series.dtype.kind in "iub" and float(lo).is_integer() and float(hi).is_integer()
 
+    def sum_trans() -> Any:
+        if integer:
+            return (vec_i, sd) >> dp.t.then_clamp((int(lo), int(hi))) >> dp.t.then_sum()
+        return (vec_f, sd) >> dp.t.then_clamp((float(lo), float(hi))) >> dp.t.then_sum()
+
+    sum_key = ("sum", integer, float(lo), float(hi))
+
     if stat == "sum" and spec.by is None:
         arr_s = _values(series, np.int64 if integer else np.float64)
 
-        def run_sum() -> DPAnswer:
-            if integer:
-                trans = (vec_i, sd) >> dp.t.then_clamp((int(lo), int(hi))) >> dp.t.then_sum()
-            else:
-                trans = (vec_f, sd) >> dp.t.then_clamp((float(lo), float(hi))) >> dp.t.then_sum()
-            meas, scale = _calibrate(dp, trans, d_in, budget.unit, gaussian)
-            raw = meas(arr_s)
+        def stage_sum() -> Release:
+            cal = _calibrate(dp, sum_trans, d_in, budget.unit, gaussian, key=sum_key)
+            exact = cal.trans(arr_s)
+            return lambda: release_sum(cal, exact)
+
+        def release_sum(cal: _Calibrated, exact: Any) -> DPAnswer:
+            scale = cal.scale
+            raw = cal.noise(exact)
             value = int(raw) if integer else float(raw)
             acc = _accuracy(dp, scale, alpha, integer=integer, gaussian=gaussian)
             return answer(
@@ -261,10 +318,10 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
                 acc,
                 integer,
                 scale=scale,
-                privacy_map=pmap(meas.map(d_in)),
+                privacy_map=pmap(cal.spent),
             )
 
-        return _Plan(spec, budget, run_sum)
+        return _Plan(spec, budget, stage_sum)
 
     if stat == "sum":  # group-by sum with public keys
         assert spec.by is not None and spec.categories is not None
@@ -274,20 +331,21 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
         groups = [vals_all[(codes == i) & mask] for i in range(len(spec.categories))]
         m = spec.max_groups or spec.max_contributions
 
-        def run_group_sum() -> DPAnswer:
-            if integer:
-                trans = (vec_i, sd) >> dp.t.then_clamp((int(lo), int(hi))) >> dp.t.then_sum()
-            else:
-                trans = (vec_f, sd) >> dp.t.then_clamp((float(lo), float(hi))) >> dp.t.then_sum()
+        def stage_group_sum() -> Release:
             # A person touches at most m groups: each group gets 1/m of the budget.
-            meas, scale = _calibrate(dp, trans, d_in, budget.unit / m, gaussian)
+            cal = _calibrate(dp, sum_trans, d_in, budget.unit / m, gaussian, key=sum_key)
+            exact = [cal.trans(arr) for arr in groups]
+            return lambda: release_group_sum(cal, exact)
+
+        def release_group_sum(cal: _Calibrated, exact: list[Any]) -> DPAnswer:
+            scale = cal.scale
             acc = _accuracy(dp, scale, alpha, integer=integer, gaussian=gaussian)
             value: dict[str, Any] = {}
-            for key, arr in zip(spec.categories or (), groups, strict=True):
-                raw = meas(arr)
+            for key, ex in zip(spec.categories or (), exact, strict=True):
+                raw = cal.noise(ex)
                 value[str(key)] = int(raw) if integer else float(raw)
             interval = {k: [v - acc, v + acc] for k, v in value.items()}
-            per = float(meas.map(d_in))
+            per = cal.spent
             return answer(
                 value,
                 interval,
@@ -302,46 +360,74 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
                 ],
             )
 
-        return _Plan(spec, budget, run_group_sum)
+        return _Plan(spec, budget, stage_group_sum)
 
     if stat in ("mean", "variance"):
         arr_f = _values(series, np.float64)
         share = 0.0 if spec.size is not None else spec.size_share
 
-        def run_moment() -> DPAnswer:
-            notes = []
-            used = 0.0
-            if spec.size is not None:
-                size = spec.size
-                notes.append("resized to the public size given")
-            else:
-                count_t = (vec_f, sd) >> dp.t.then_count()
-                count_m, _ = _calibrate(dp, count_t, d_in, budget.unit * share, gaussian)
-                size = max(2, int(count_m(arr_f)))
-                used += float(count_m.map(d_in))
-                notes.append(
-                    f"size estimated with a DP count using {share:.0%} of the query's budget"
-                )
+        def moment_chain(size: int) -> Any:
             mid = (lo + hi) / 2.0
             chain = (vec_f, sd) >> dp.t.then_clamp((float(lo), float(hi)))
             chain = chain >> dp.t.then_resize(size=size, constant=mid)
-            chain = chain >> (dp.t.then_mean() if stat == "mean" else dp.t.then_variance())
-            meas, scale = _calibrate(dp, chain, d_in, budget.unit * (1 - share), gaussian)
-            used += float(meas.map(d_in))
-            value = float(meas(arr_f))
+            return chain >> (dp.t.then_mean() if stat == "mean" else dp.t.then_variance())
+
+        def release_moment(cal: _Calibrated, exact: Any, used: float, notes: list[str]) -> DPAnswer:
+            scale = cal.scale
+            value = float(cal.noise(exact))
             acc = _accuracy(dp, scale, alpha, integer=False, gaussian=gaussian)
-            notes.append("the interval covers the clamped, resized statistic")
+            notes = [*notes, "the interval covers the clamped, resized statistic"]
             return answer(
                 value,
                 [value - acc, value + acc],
                 acc,
                 False,
                 scale=scale,
-                privacy_map=pmap(used),
+                privacy_map=pmap(used + cal.spent),
                 notes=notes,
             )
 
-        return _Plan(spec, budget, run_moment)
+        if spec.size is not None:
+            size = spec.size
+
+            def stage_moment() -> Release:
+                cal = _calibrate(
+                    dp,
+                    lambda: moment_chain(size),
+                    d_in,
+                    budget.unit,
+                    gaussian,
+                    key=(stat, float(lo), float(hi), size),
+                )
+                exact = cal.trans(arr_f)
+                notes = ["resized to the public size given"]
+                return lambda: release_moment(cal, exact, 0.0, notes)
+
+            return _Plan(spec, budget, stage_moment)
+
+        def run_moment() -> DPAnswer:
+            # The size is itself a noisy count: everything runs once the spend is accepted.
+            counting = _calibrate(
+                dp,
+                lambda: (vec_f, sd) >> dp.t.then_count(),
+                d_in,
+                budget.unit * share,
+                gaussian,
+                key=("count_float",),
+            )
+            size = max(2, int(counting.meas(arr_f)))
+            notes = [f"size estimated with a DP count using {share:.0%} of the query's budget"]
+            cal = _calibrate(
+                dp,
+                lambda: moment_chain(size),
+                d_in,
+                budget.unit * (1 - share),
+                gaussian,
+                key=(stat, float(lo), float(hi), size),
+            )
+            return release_moment(cal, cal.trans(arr_f), counting.spent, notes)
+
+        return _Plan(spec, budget, _whole(run_moment))
 
     # quantile / median: the exponential mechanism over a public grid of candidates
     arr_q = _values(series, np.float64)
@@ -383,4 +469,4 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
             ],
         )
 
-    return _Plan(spec, budget, run_quantiles)
+    return _Plan(spec, budget, _whole(run_quantiles))

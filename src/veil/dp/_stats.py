@@ -18,7 +18,11 @@ public category codes, and truncating each person's rows.
 The privacy spent is what OpenDP's privacy map says for the calibrated measurement: a query
 with ``mechanism: laplace`` is ``epsilon``-DP; with ``gaussian`` it is ``rho``-zCDP with the
 ``rho`` that OpenDP's zCDP-to-approximate-DP conversion turns into (``epsilon``, ``delta``).
-Each query's spend is reserved in the ledger before any noisy value is computed.
+Each query's spend is recorded (durably, committed) in the ledger before any noise is drawn:
+the ledger's transaction runs on its worker thread while this thread calibrates and computes
+the exact aggregates, which never leave the process; a refused spend raises
+:class:`~veil.PrivacyBudgetExceeded` before any noise is drawn, and spends whose noisy step
+then fails are removed again.
 
 Intervals come from OpenDP's accuracy utilities: with probability ``confidence`` the noise
 added is within the reported half-width. They cover the *clamped* statistic (values outside
@@ -42,6 +46,8 @@ from veil.dp._plans import DPAnswer, _Plan, _plan
 from veil.dp._query import QuerySpec, parse_queries
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import pandas as pd
 
     from veil.dp._ledger import BudgetLedger
@@ -144,11 +150,41 @@ def dp_query_many(
         log.warning("DP queries answered without a ledger: nothing was recorded")
         return [_timed(p) for p in plans]
     assert dataset is not None
-    with ledger.charge_many(dataset, _requests(plans, who), fingerprint=fingerprint) as spends:
-        answers = [_timed(p) for p in plans]
+    # The ledger checks and durably records the spends on its worker thread while this
+    # thread stages the plans: calibration and exact aggregates, nothing that is released.
+    # Noise is drawn only after the ledger accepted; a refusal raises before any is drawn.
+    pending = ledger._submit_spends(dataset, _requests(plans, who), fingerprint=fingerprint)
+    try:
+        t0 = time.perf_counter()
+        staged = []
+        for p in plans:
+            staged.append(p.stage())
+        staged_s = time.perf_counter() - t0
+    except BaseException:
+        _settle(ledger, dataset, pending)
+        raise
+    spends = pending.result()  # PrivacyBudgetExceeded / LedgerUnavailableError: no noise drawn
+    try:
+        answers = []
+        for release in staged:
+            t0 = time.perf_counter()
+            answers.append(release())
+            answers[-1].seconds = time.perf_counter() - t0 + staged_s / len(staged)
+    except BaseException:
+        ledger._revoke(dataset, spends)  # the spends' noisy results were never computed
+        raise
     for a, s in zip(answers, spends, strict=True):
         a.spend_id = s.id
     return answers
+
+
+def _settle(ledger: BudgetLedger, dataset: str, pending: Future[list[Any]]) -> None:
+    """Staging failed: wait for the ledger and remove the spends if it recorded them."""
+    try:
+        spends = pending.result()
+    except Exception:  # noqa: BLE001 - refused or unreachable: nothing recorded to remove
+        return
+    ledger._revoke(dataset, spends)
 
 
 def _timed(plan: _Plan) -> DPAnswer:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -221,34 +223,141 @@ def test_quantiles_accounting(df: pd.DataFrame, ledger: BudgetLedger) -> None:
     assert q.privacy_map["epsilon"] <= 1.0 + 1e-12
 
 
-def test_refused_batch_computes_nothing(
-    df: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _watch_noise(
+    monkeypatch: pytest.MonkeyPatch,
+    on_release: Callable[[str], None] | None = None,
+    on_stage: Callable[[str], None] | None = None,
+) -> list[str]:
+    """Record every plan's noisy step (``release``) as it runs, with optional hooks."""
+    import veil.dp._plans as plans_mod
     import veil.dp._stats as stats
 
-    calls = []
-    real = stats._timed
-    monkeypatch.setattr(stats, "_timed", lambda p: calls.append(p) or real(p))
+    released: list[str] = []
+    real_plan = stats._plan
+
+    def plan(dp: Any, data: pd.DataFrame, spec: Any) -> plans_mod._Plan:
+        p = real_plan(dp, data, spec)
+        real_stage = p.stage
+
+        def stage() -> plans_mod.Release:
+            if on_stage is not None:
+                on_stage(spec.label)
+            release = real_stage()
+
+            def watched() -> plans_mod.DPAnswer:
+                released.append(spec.label)
+                if on_release is not None:
+                    on_release(spec.label)
+                return release()
+
+            return watched
+
+        return plans_mod._Plan(p.spec, p.budget, stage)
+
+    monkeypatch.setattr(stats, "_plan", plan)
+    return released
+
+
+QUERIES_STAGED = [
+    "count(epsilon=0.6)",
+    "sum(income, bounds=[0, 1000], epsilon=0.6)",
+    "mean(age, bounds=[17, 90], epsilon=0.6, size=4000)",
+    'histogram(sex, categories=["Male", "Female"], epsilon=0.6)',
+    "median(age, bounds=[17, 90], epsilon=0.6)",
+    "mean(age, bounds=[17, 90], epsilon=0.6)",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES_STAGED)
+def test_refused_spend_draws_no_noise(
+    df: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    released = _watch_noise(monkeypatch)
     led = BudgetLedger(f"sqlite:///{tmp_path / 'l.sqlite'}")
     led.init("small", epsilon=1.0)
     with pytest.raises(PrivacyBudgetExceeded):
-        dp_query_many(df, ["count(epsilon=0.6)", "count(epsilon=0.6)"], ledger=led, dataset="small")
-    assert calls == [] and led.history("small") == []
+        dp_query_many(df, [query, query], ledger=led, dataset="small")
+    assert released == [] and led.history("small") == []
+    dp_query(df, query, ledger=led, dataset="small")  # within budget: released once
+    assert len(released) == 1 and len(led.history("small")) == 1
     led.close()
 
 
-def test_failure_during_compute_removes_the_reservation(
+@pytest.mark.parametrize("query", QUERIES_STAGED)
+def test_noise_is_drawn_only_after_the_spend_is_durable(
+    df: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    url = f"sqlite:///{tmp_path / 'l.sqlite'}"
+    led = BudgetLedger(url)
+    led.init("t", epsilon=10.0)
+    seen: list[list[str]] = []
+
+    def check(_label: str) -> None:
+        # Another connection (as another process would) sees the spend committed.
+        with BudgetLedger(url) as other:
+            seen.append([h.status for h in other.history("t")])
+
+    _watch_noise(monkeypatch, on_release=check)
+    dp_query(df, query, ledger=led, dataset="t")
+    assert seen == [["committed"]]
+    led.close()
+
+
+def test_failure_while_drawing_noise_removes_the_spend(
     df: pd.DataFrame, ledger: BudgetLedger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import veil.dp._stats as stats
-
-    def boom(plan: object) -> None:
+    def boom(_label: str) -> None:
         raise MemoryError
 
-    monkeypatch.setattr(stats, "_timed", boom)
+    _watch_noise(monkeypatch, on_release=boom)
     with pytest.raises(MemoryError):
         dp_query(df, "count(epsilon=1)", ledger=ledger, dataset="t")
     assert ledger.history("t") == []
+    assert ledger.verify("t")["ok"]
+
+
+def test_failure_while_staging_removes_the_spend(
+    df: pd.DataFrame, ledger: BudgetLedger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(_label: str) -> None:
+        raise MemoryError
+
+    released = _watch_noise(monkeypatch, on_stage=boom)
+    with pytest.raises(MemoryError):
+        dp_query_many(
+            df,
+            ["count(epsilon=1)", "sum(income, bounds=[0, 9], epsilon=1)"],
+            ledger=ledger,
+            dataset="t",
+        )
+    assert released == [] and ledger.history("t") == []
+    assert ledger.verify("t")["ok"]
+
+
+def test_staging_failure_with_a_refused_spend_raises_the_staging_error(
+    df: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    led = BudgetLedger(f"sqlite:///{tmp_path / 'l.sqlite'}")
+    led.init("small", epsilon=0.5)
+
+    def boom(_label: str) -> None:
+        raise MemoryError
+
+    _watch_noise(monkeypatch, on_stage=boom)
+    with pytest.raises(MemoryError):
+        dp_query(df, "count(epsilon=1)", ledger=led, dataset="small")
+    assert led.history("small") == []
+    led.close()
+
+
+def test_in_memory_ledger_records_in_the_calling_thread(df: pd.DataFrame) -> None:
+    led = BudgetLedger("sqlite:///:memory:")
+    led.init("m", epsilon=1.0)
+    dp_query(df, "count(epsilon=0.4)", ledger=led, dataset="m")
+    with pytest.raises(PrivacyBudgetExceeded):
+        dp_query(df, "count(epsilon=0.7)", ledger=led, dataset="m")
+    assert [h.epsilon for h in led.history("m")] == [0.4]
+    led.close()
 
 
 def test_dry_run_spends_nothing(df: pd.DataFrame, ledger: BudgetLedger) -> None:
@@ -325,3 +434,34 @@ def test_group_count_with_keys_from_the_data(df: pd.DataFrame, ledger: BudgetLed
     assert eps <= 1.0 and delta <= 1e-7
     (h,) = ledger.history("t")
     assert (h.epsilon, h.delta, h.curve) == (1.0, 1e-7, None)
+
+
+def test_recurring_query_reuses_its_calibration_and_other_budgets_do_not(
+    df: pd.DataFrame, ledger: BudgetLedger
+) -> None:
+    from veil.dp._mechanisms import _CALIBRATED
+
+    _CALIBRATED.clear()
+    q = "sum(income, bounds=[0, 1000], epsilon={e})"
+    a = dp_query(df, q.format(e=0.5), ledger=ledger, dataset="t")
+    n_cached = len(_CALIBRATED)
+    b = dp_query(df, q.format(e=0.5), ledger=ledger, dataset="t")
+    c = dp_query(df, q.format(e=0.25), ledger=ledger, dataset="t")
+    d = dp_query(df, "sum(income, bounds=[0, 500], epsilon=0.5)", ledger=ledger, dataset="t")
+    assert n_cached == 1 and len(_CALIBRATED) == 3  # b reused a's; c and d are new keys
+    assert a.scale == b.scale and c.scale == pytest.approx(2 * a.scale, rel=1e-6)
+    assert d.scale == pytest.approx(a.scale / 2, rel=1e-6)
+    dp = _dp()  # each scale re-checked with a chain built here, not taken from the cache
+    vec = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    for ans, hi, eps in ((a, 1000.0, 0.5), (c, 1000.0, 0.25), (d, 500.0, 0.5)):
+        chain = (vec, dp.symmetric_distance()) >> dp.t.then_clamp((0.0, hi)) >> dp.t.then_sum()
+        assert (chain >> dp.m.then_laplace(scale=ans.scale)).map(1) <= eps
+
+
+def test_float_column_with_missing_values_drops_them(ledger: BudgetLedger) -> None:
+    vals = np.array([1.0, np.nan, 3.0] * 1000)
+    df = pd.DataFrame({"x": vals})
+    a = dp_query(df, "count(x, epsilon=5)", ledger=ledger, dataset="t")
+    s = dp_query(df, "sum(x, bounds=[0, 4], epsilon=5)", ledger=ledger, dataset="t")
+    assert abs(a.value - 2000) < 10 and abs(s.value - 4000) < 10
+    assert not math.isnan(s.value)
