@@ -11,7 +11,9 @@ for (default ``("US",)``): North American numbers in their usual layouts ("(617)
 "617-555-0199", "617.555.0199", "+1 617 555 0199") by a strict regex (area code and
 exchange start with 2-9), and bare ten-digit runs only with a context word ("call",
 "phone"); every other region through ``phonenumbers.PhoneNumberMatcher`` with validity for
-that region. Extensions ("x123", "ext. 12") belong to the number. Lab values
+that region. With a phone word just before it ("call 020 7946 0958"), a number in national
+notation is also found when it is valid in one of :data:`CONTEXT_REGIONS`: the word is the
+evidence the bare digits lack. Extensions ("x123", "ext. 12") belong to the number. Lab values
 ("91/42/7.36"), dates and version numbers never match these layouts.
 
 Street addresses are a house number, one to five capitalised words and a street suffix
@@ -67,6 +69,26 @@ _NANP = re.compile(
     re.I,
 )
 _DIGIT_RUN = re.compile(r"\d+")
+# A number in some country's national notation: an optional trunk or area part in
+# parentheses, then digit groups separated by single spaces, dots or hyphens (the number of
+# digits, 7 to 15, is checked on the match).
+_NATIONAL = re.compile(
+    r"(?<![\w+.,/-])(?:\(\d{1,5}\)[\s.-]?)?\d+(?:[\s.-]\d+){0,5}(?![\w/-]|[.,]\d)"
+)
+# What comes just before the national part of an international number: "+44 ", "(+44) "
+_INTL_PREFIX = re.compile(r"(?:\+\d{1,3}|\(\+?\d{1,3}\)|\b00\d{1,3}|\b011)[\s.-]?$")
+# Dates and times written with the same separators: "2020-01-02", "02.01.2020", "10.30"
+_DATE_SHAPE = re.compile(
+    r"\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.](?:\d{2}|\d{4})|\d{1,2}\.\d{2}"
+)
+#: Regions whose national notation is tried for a number that has a phone context word just
+#: before it ("call 020 7946 0958", "Tel: 030 901820") and is not in ``regions``: the
+#: context is the evidence the bare digits lack.
+CONTEXT_REGIONS = (
+    "US", "GB", "IE", "CA", "AU", "NZ", "IN", "ZA", "DE", "FR", "ES", "IT", "NL", "BE", "CH",
+    "AT", "SE", "NO", "DK", "FI", "PL", "PT", "BR", "MX", "AR", "CO", "CL", "JP", "KR",
+    "CN", "HK", "SG", "PH", "IL", "AE", "TR",
+)  # fmt: skip
 
 
 @recognizers.register("phone")
@@ -198,7 +220,49 @@ class PhoneRecognizer(Recognizer):
             for m in pn.PhoneNumberMatcher(text, region, leniency=pn.Leniency.VALID):
                 if not any(s < m.end and m.start < e for s, e, _ in spans):
                     spans.append((m.start, m.end, f"phonenumbers_{region}"))
+        if _PHONE_CONTEXT.search(text):
+            spans.extend(self._with_context(text, spans))
         return spans
+
+    def _with_context(
+        self, text: str, spans: list[tuple[int, int, str]]
+    ) -> list[tuple[int, int, str]]:
+        """National numbers of :data:`CONTEXT_REGIONS` that a phone word just precedes."""
+        pn = self._pn
+        regions = [r for r in CONTEXT_REGIONS if r not in self.regions]
+        found: list[tuple[int, int, str]] = []
+        for m in _NATIONAL.finditer(text):
+            start, end = m.span()
+            if any(s < end and start < e for s, e, _ in spans):
+                continue
+            digits = sum(c.isdigit() for c in text[start:end])
+            if (
+                not 7 <= digits <= 15
+                or _DATE_SHAPE.fullmatch(text, start, end)
+                or _INTL_PREFIX.search(text, max(0, start - 6), start)
+                or not _PHONE_CONTEXT.search(text, max(0, start - 40), start)
+            ):
+                continue
+            ends = [  # after each digit group, once there are 7 digits; longest first
+                g.end()
+                for g in _DIGIT_RUN.finditer(text, start, end)
+                if sum(c.isdigit() for c in text[start : g.end()]) >= 7
+            ]
+            hit = None
+            for e in reversed(ends):
+                for region in regions:
+                    try:
+                        num = pn.parse(text[start:e], region)
+                    except pn.NumberParseException:
+                        continue
+                    if pn.is_valid_number(num):
+                        hit = (start, e, f"context_{region}")
+                        break
+                if hit:
+                    break
+            if hit:
+                found.append(hit)
+        return found
 
     def analyze(self, text: str) -> list[Finding]:
         if not _PHONE_HINT.search(text):
@@ -208,6 +272,8 @@ class PhoneRecognizer(Recognizer):
             before = text[max(0, start - 1) : start]
             if before and (before.isalnum() or before in "/."):
                 continue
+            if before == "(" and ")" in text[start:end] and "(" not in text[start:end]:
+                start -= 1  # "(0044) 20 7946 0958": the parenthesis opened before the prefix
             raw = text[start:end]
             if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", raw) or re.fullmatch(r"\d+\.\d+", raw):
                 continue

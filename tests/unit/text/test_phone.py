@@ -143,16 +143,19 @@ def test_international_hard_negatives(us: PhoneRecognizer, text: str) -> None:
 
 
 # national notation of other countries: only for the regions asked for
+# No phone word before them (German and French words are not in the context list)
 NATIONAL = [
-    ("GB", "call 020 7946 0958 today", "020 7946 0958"),
-    ("GB", "mobile 07911 123456", "07911 123456"),
+    ("GB", "desk 020 7946 0958 today", "020 7946 0958"),
+    ("GB", "see 07911 123456", "07911 123456"),
     ("DE", "Büro: 030 901820", "030 901820"),
     ("FR", "bureau 01 23 45 67 89", "01 23 45 67 89"),
 ]
 
 
 @pytest.mark.parametrize(("region", "text", "span"), NATIONAL)
-def test_national_notation_needs_its_region(region: str, text: str, span: str) -> None:
+def test_national_notation_without_a_phone_word_needs_its_region(
+    region: str, text: str, span: str
+) -> None:
     assert span not in _spans(PhoneRecognizer(), text)
     assert _spans(PhoneRecognizer(["US", region]), text) == [span]
 
@@ -178,7 +181,7 @@ def test_hard_negatives_with_more_regions(text: str) -> None:
 def test_without_us_north_american_layouts_are_not_searched() -> None:
     gb = PhoneRecognizer("GB")
     assert gb.regions == ("GB",)
-    assert _spans(gb, "call 020 7946 0958 or 617-555-0199") == ["020 7946 0958"]
+    assert _spans(gb, "desk 020 7946 0958 or 617-555-0199") == ["020 7946 0958"]
     assert _spans(gb, "call +1 617 555 0199") == ["+1 617 555 0199"]  # "+" numbers always
 
 
@@ -193,7 +196,7 @@ def test_region_codes_are_checked() -> None:
 def test_phone_regions_from_the_policy() -> None:
     cfg = TextConfig(ner=False, phone_regions=("us", "gb"))
     assert cfg.phone_regions == ("US", "GB")
-    text = "call 020 7946 0958"
+    text = "desk 020 7946 0958"
     found = TextAnalyzer.from_config(cfg).analyze(text)
     assert [(f.entity_type, text[f.start : f.end]) for f in found] == [
         ("PHONE_NUMBER", "020 7946 0958")
@@ -207,3 +210,63 @@ def test_phone_regions_from_the_policy() -> None:
 def test_phone_regions_policy_validation(bad: tuple[str, ...]) -> None:
     with pytest.raises(ValueError, match="phone_regions"):
         TextConfig(phone_regions=bad)
+
+
+# National notation of a region not in ``regions``: found only when a phone word precedes it
+WITH_CONTEXT = [
+    ("call 020 7946 0958 today", "020 7946 0958"),  # GB, Ofcom drama range
+    ("mobile: 07911 123456", "07911 123456"),  # GB mobile layout
+    ("Tel. 06 12 34 56 78", "06 12 34 56 78"),  # FR mobile layout
+    ("call me at 98765 43210", "98765 43210"),  # IN mobile layout
+]
+NO_CONTEXT_OR_NOT_A_PHONE = [
+    "020 7946 0958 was the batch",  # no phone word
+    "the lab value 7946 0958 was high",
+    "call on 2020-01-02 about it",  # a date, whatever the word before
+    "call back 02.01.2020",
+    "call at 10.30 tomorrow",
+    "call 3 times a day",
+]
+
+
+@pytest.mark.parametrize(("text", "number"), WITH_CONTEXT)
+def test_other_regions_national_numbers_need_a_phone_word(
+    us: PhoneRecognizer, text: str, number: str
+) -> None:
+    assert _spans(us, text) == [number]
+    (f,) = us.analyze(text)
+    assert f.explanation is not None and f.explanation.pattern_name.startswith("context_")
+    assert f.explanation.context_words
+
+
+@pytest.mark.parametrize("text", NO_CONTEXT_OR_NOT_A_PHONE)
+def test_no_context_number_or_date_is_not_a_phone(us: PhoneRecognizer, text: str) -> None:
+    assert _spans(us, text) == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "region"),
+    [("en_GB", "GB"), ("de_DE", "DE"), ("fr_FR", "FR"), ("en_AU", "AU"), ("en_IN", "IN")],
+)
+def test_faker_national_numbers_after_a_phone_word_are_found(
+    us: PhoneRecognizer, locale: str, region: str
+) -> None:
+    import phonenumbers as pn
+    from faker import Faker
+
+    fake = Faker(locale)
+    fake.seed_instance(11)
+    checked = 0
+    for _ in range(300):
+        number = fake.phone_number()
+        try:
+            valid = pn.is_valid_number(pn.parse(number, region))
+        except pn.NumberParseException:
+            valid = False
+        if not valid:
+            continue  # Faker's numbers need not be assigned ones; only valid ones must be found
+        checked += 1
+        text = f"Please call {number} before noon."
+        lo, hi = text.index(number), text.index(number) + len(number)
+        assert any(f.start <= lo and hi <= f.end for f in us.analyze(text)), (locale, checked)
+    assert checked >= 30
