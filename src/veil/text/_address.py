@@ -213,7 +213,11 @@ _UK_PC = (
     r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d{1,2}|\d[A-HJKPSTUW]|[A-HK-Y]\d{1,2}|[A-HK-Y]\d[ABEHMNPRVWXY])"
     r" ?\d[ABD-HJLNP-UW-Z]{2})"
 )
-_CPART = r"(?:am|an|der|den|im|vorm|vor|bei|ob|upon|on|sur|sous|en|de|la|le|les|del|di|du|des|of|aan|op|bij)"
+# lower-case words inside a city name ("Frankfurt am Main", "Alphen aan den Rijn"); not
+# "on", "of" or "in", which more often begin the sentence's next phrase ("... on Monday")
+_CPART = (
+    r"(?:am|an|der|den|im|vorm|vor|bei|ob|upon|sur|sous|en|de|la|le|les|del|di|du|des|aan|op|bij)"
+)
 _CWORD = rf"(?:['’][st][ -]?)?[{_UP}][\w'’.]*(?:-[\w'’.]+)*"  # "'s-Gravenzande"
 _NL_LETTERS = r"[ \t]?[A-Z]{2}(?![\w])"  # "1234 AB": the letters belong to the postcode
 _CITY = (
