@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from veil._errors import PolicyError
 from veil.text import (  # noqa: F401 - modules register their recognizers
+    _address,
     _contact,
     _dates,
     _financial,

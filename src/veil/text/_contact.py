@@ -1,4 +1,4 @@
-"""Phone numbers (Google's ``phonenumbers``), street addresses, zip codes and ages.
+"""Phone numbers (Google's ``phonenumbers``) and ages.
 
 Phone numbers, in international notation, whatever the regions: a ``+`` and a country code
 (ITU-T E.123: "+44 20 7946 0958", "(+44) 20 ...", "+44 (0)20 ..."), or the "00" / "011"
@@ -16,10 +16,8 @@ notation is also found when it is valid in one of :data:`CONTEXT_REGIONS`: the w
 evidence the bare digits lack. Extensions ("x123", "ext. 12") belong to the number. Lab values
 ("91/42/7.36"), dates and version numbers never match these layouts.
 
-Street addresses are a house number, one to five capitalised words and a street suffix
-from the USPS list, optionally followed by a unit ("Apt 4B", "Suite 210"), or a PO box.
-Zip codes and ages are ambiguous numbers: they are reported only with their context
-("MA 02139", "zip 02139", "aged 47", "47-year-old", "age: 47").
+Ages are ambiguous numbers: they are reported only with their context ("aged 47",
+"47-year-old", "age: 47"). Postal addresses, states and ZIP codes are in ``_address``.
 """
 
 from __future__ import annotations
@@ -32,13 +30,7 @@ from veil._errors import PolicyError
 from veil.text._finding import Explanation, Finding
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
-__all__ = [
-    "AgeRecognizer",
-    "PhoneRecognizer",
-    "StateRecognizer",
-    "StreetAddressRecognizer",
-    "ZipCodeRecognizer",
-]
+__all__ = ["AgeRecognizer", "PhoneRecognizer"]
 
 _PHONE_HINT = re.compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
 _PHONE_CONTEXT = re.compile(
@@ -309,117 +301,6 @@ class PhoneRecognizer(Recognizer):
                 )
             )
         return out
-
-
-# USPS Publication 28, Appendix C1 (common street suffixes and their abbreviations).
-_SUFFIX_WORDS = (
-    "Alley Aly Annex Anx Arcade Arc Avenue Ave Av Bayou Byu Beach Bch Bend Bnd Bluff Blf Bluffs "
-    "Blfs Bottom Btm Boulevard Blvd Branch Br Bridge Brg Brook Brk Brooks Burg Bg Burgs Bypass "
-    "Byp Camp Cp Canyon Cyn Cape Cpe Causeway Cswy Center Ctr Centers Ctrs Circle Cir Circles "
-    "Cirs Cliff Clf Cliffs Clfs Club Clb Common Cmn Commons Cmns Corner Cor Corners Cors Course "
-    "Crse Court Ct Courts Cts Cove Cv Coves Cvs Creek Crk Crescent Cres Crest Crst Crossing Xing "
-    "Crossroad Xrd Crossroads Xrds Curve Curv Dale Dl Dam Dm Divide Dv Drive Dr Drives Drs "
-    "Estate Est Estates Ests Expressway Expy Extension Ext Extensions Exts Fall Falls Fls Ferry "
-    "Fry Field Fld Fields Flds Flat Flt Flats Flts Ford Frd Fords Frds Forest Frst Forge Frg "
-    "Forges Frgs Fork Frk Forks Frks Fort Ft Freeway Fwy Garden Gdn Gardens Gdns Gateway Gtwy "
-    "Glen Gln Glens Glns Green Grn Greens Grns Grove Grv Groves Grvs Harbor Hbr Harbors Hbrs "
-    "Haven Hvn Heights Hts Highway Hwy Hill Hl Hills Hls Hollow Holw Inlet Inlt Island Is "
-    "Islands Iss Isle Junction Jct Junctions Jcts Key Ky Keys Kys Knoll Knl Knolls Knls Lake "
-    "Lk Lakes Lks Land Landing Lndg Lane Ln Light Lgt Lights Lgts Loaf Lf Lock Lck Locks Lcks "
-    "Lodge Ldg Loop Mall Manor Mnr Manors Mnrs Meadow Mdw Meadows Mdws Mews Mill Ml Mills Mls "
-    "Mission Msn Motorway Mtwy Mount Mt Mountain Mtn Mountains Mtns Neck Nck Orchard Orch Oval "
-    "Overpass Opas Park Parks Parkway Pkwy Parkways Pass Passage Psge Path Pike Pine Pne Pines "
-    "Pnes Place Pl Plain Pln Plains Plns Plaza Plz Point Pt Points Pts Port Prt Ports Prts "
-    "Prairie Pr Radial Radl Ramp Ranch Rnch Rapid Rpd Rapids Rpds Rest Rst Ridge Rdg Ridges "
-    "Rdgs River Riv Road Rd Roads Rds Route Rte Row Rue Run Shoal Shl Shoals Shls Shore Shr "
-    "Shores Shrs Skyway Skwy Spring Spg Springs Spgs Spur Spurs Square Sq Squares Sqs Station "
-    "Sta Stravenue Stra Stream Strm Street St Streets Sts Summit Smt Terrace Ter Throughway "
-    "Trwy Trace Trce Track Trak Trafficway Trfy Trail Trl Trailer Trlr Tunnel Tunl Turnpike "
-    "Tpke Underpass Upas Union Un Unions Uns Valley Vly Valleys Vlys Viaduct Via Vw View Views "
-    "Vws Village Vlg Villages Vlgs Ville Vl Vista Vis Walk Walks Wall Way Ways Well Wl Wells Wls"
-)
-_SUFFIXES = _SUFFIX_WORDS.split()
-_SUFFIX_RE = "|".join(sorted(set(_SUFFIXES), key=len, reverse=True))
-_UNIT = r"(?:,?\s+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Room|Rm\.?|Floor|Fl\.?|#)\s*#?\s*[A-Za-z0-9-]{1,6})"
-_DIRECTION = r"(?:(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?\s+)?"
-
-
-@recognizers.register("street_address")
-class StreetAddressRecognizer(PatternRecognizer):
-    """House number + street name + USPS suffix (+ unit), or a PO box."""
-
-    entity = "STREET_ADDRESS"
-    needs_digit = True
-    patterns = (
-        Pattern(
-            "street",
-            rf"\b\d{{1,6}}[A-Za-z]?\s+{_DIRECTION}(?:(?:[A-Z][A-Za-z'’-]*|\d{{1,3}}(?:st|nd|rd|th))\.?\s+){{1,5}}"
-            rf"(?:{_SUFFIX_RE})\b\.?(?:\s+(?:N|S|E|W|NE|NW|SE|SW)\b\.?)?{_UNIT}?",
-            0.75,
-        ),
-        Pattern("po_box", r"\bP\.?\s?O\.?\s+Box\s+\d{1,6}\b", 0.75, flags=re.IGNORECASE),
-    )
-    context = ("address", "live", "lives", "living", "reside", "resides", "located", "street")
-
-    def analyze(self, text: str) -> list[Finding]:
-        out = []
-        for f in super().analyze(text):
-            end = f.end
-            if text[end - 1 : end] == ".":
-                end -= 1  # the sentence's full stop, or an abbreviation's: both left outside
-            out.append(
-                Finding(f.start, end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation)
-            )
-        return out
-
-
-_STATE_CODES = (
-    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH "
-    "NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR GU VI AS MP AA AE AP"
-)
-_STATES = _STATE_CODES.split()
-_STATE_NAMES = (
-    "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|"
-    "Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|"
-    "Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|"
-    "New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|"
-    "Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|"
-    "West Virginia|Wisconsin|Wyoming"
-)
-
-
-@recognizers.register("us_state")
-class StateRecognizer(PatternRecognizer):
-    """US states written after a city and a comma, as in addresses: "Boston, MA 02139"."""
-
-    entity = "LOCATION"
-    patterns = (
-        Pattern(
-            "state_after_city",
-            rf"\b[A-Z][a-z]+,\s+((?:{'|'.join(_STATES)})|(?:{_STATE_NAMES}))"
-            r"(?=\s+\d{5}\b|\s*[.,;:)]|\s*$)",
-            0.75,
-            group=1,
-        ),
-    )
-
-
-@recognizers.register("zip_code")
-class ZipCodeRecognizer(PatternRecognizer):
-    """US ZIP and ZIP+4 codes after a state (``MA 02139``) or near "zip"/"postal code"."""
-
-    entity = "ZIP_CODE"
-    needs_digit = True
-    patterns = (
-        Pattern(
-            "zip_after_state",
-            rf"\b(?:{'|'.join(_STATES)}|{_STATE_NAMES}),?\s+(\d{{5}}(?:-\d{{4}})?)(?![\w-])",
-            0.8,
-            group=1,
-        ),
-        Pattern("zip", r"(?<![\w$.,/-])\d{5}(?:-\d{4})?(?![\w/-]|[.,]\d)", 0.2),
-    )
-    context = ("zip", "zipcode", "zip code", "postal", "postcode", "postal code")
 
 
 @recognizers.register("age")

@@ -4,8 +4,14 @@ Records follow the presidio-research format, ``{"full_text", "spans": [{"entity_
 "entity_value", "start_position", "end_position"}]}``, so :func:`veil.text.evaluate` and
 other tools can score them. A share of the templates are **hard negatives**: clinical
 abbreviations and section words ("CV:", "Neuro:", "Foley"), lab values ("91/42/7.36"),
-vital signs, version numbers, numbers that fail a checksum and relative time words
-("today"), which a good detector must leave alone.
+vital signs, version numbers, numbers that fail a checksum, relative time words ("today")
+and number-then-capitalised-word phrases that are not addresses ("5 Main points", "12
+Street Fighter"), which a good detector must leave alone.
+
+A postal address is one ``STREET_ADDRESS`` span from the street line through the postcode
+(US, UK, Canadian, German, French and Australian formats, from Faker's locales, on one
+line or over several); a street line alone is a ``STREET_ADDRESS`` too, and a city, state
+and ZIP code without a street stay ``LOCATION`` and ``ZIP_CODE``.
 
 Examples
 --------
@@ -31,8 +37,15 @@ TEMPLATES: tuple[str, ...] = (
     # general: customer service, HR, finance
     "My name is {PERSON} and my email is {EMAIL_ADDRESS}.",
     "Please call {PERSON} at {PHONE_NUMBER} before {DATE_TIME}.",
-    "{PERSON} lives at {STREET_ADDRESS}, {LOCATION:city}, {LOCATION:state} {ZIP_CODE}.",
-    "Ship the order to {STREET_ADDRESS}, {LOCATION:city}, {LOCATION:state} {ZIP_CODE} by {DATE_TIME}.",
+    "{PERSON} lives at {STREET_ADDRESS:us}.",
+    "Ship the order to {STREET_ADDRESS:us} by {DATE_TIME}.",
+    "Mailing address:\n{PERSON}\n{STREET_ADDRESS:us_lines}",
+    "Our {LOCATION:city}, {LOCATION:state} {ZIP_CODE} office opens on {DATE_TIME}.",
+    "Send the documents to {PERSON}, {STREET_ADDRESS:gb}, before {DATE_TIME}.",
+    "Billing address for {PERSON}: {STREET_ADDRESS:ca}",
+    "Delivery to {STREET_ADDRESS:de} failed on {DATE_TIME}; please call {PHONE_NUMBER}.",
+    "Invoice for {PERSON} sent to {STREET_ADDRESS:fr} on {DATE_TIME}.",
+    "The parcel for {PERSON} goes to {STREET_ADDRESS:au}.",
     "The card {CREDIT_CARD} was charged twice on {DATE_TIME}.",
     "Refund to IBAN {IBAN_CODE}, account holder {PERSON}.",
     "Her social security number is {US_SSN}.",
@@ -79,6 +92,10 @@ TEMPLATES: tuple[str, ...] = (
     "Neuro: grossly intact. Heme: Hct stable at 28.4. ID: afebrile on Vanc and Zosyn.",
     "Build 4.2.0 passed 1,024 tests in 3.5 minutes on 16 cores.",
     "Room 12, bed 3: Foley removed, voiding. CXR unchanged.",
+    "I walked 5 blocks down {LOCATION:street}, then 2 more to the park.",
+    "The 5 Main points of the talk: 12 Street Fighter fans came, 3 Way Merge failed.",
+    "Ambulated 2 laps on Unit 4 East with PT; 3 Days of antibiotics left, 2 Park visits planned.",
+    "Order 12 Spring Rolls and 4 Green Tea Lattes; shipped via UPS 2 days ago.",
 )
 
 _STATES = [
@@ -148,8 +165,10 @@ _NRP = [
     "Chinese",
     "Korean",
 ]
+_STREETS = ["Main Street", "Oak Avenue", "Elm Street", "Park Road", "Baker Street"]
 _HOSPITAL = ["General Hospital", "Medical Center", "Memorial Hospital", "Health", "Clinic"]
 _TITLES = {"male": "Mr.", "female": "Ms."}
+_ADDRESS_LOCALES = {"gb": "en_GB", "ca": "en_CA", "de": "de_DE", "fr": "fr_FR", "au": "en_AU"}
 
 
 def _luhn_bad(rng: random.Random) -> str:
@@ -173,6 +192,33 @@ class _Filler:
         self.fake: Any = Faker("en_US")
         self.fake.seed_instance(seed)
         self.person: dict[str, str] = {}
+        self.seed = seed
+        self._fakers: dict[str, Any] = {}
+
+    def _locale(self, locale: str) -> Any:
+        if locale not in self._fakers:
+            from faker import Faker
+
+            fake = Faker(locale)
+            fake.seed_instance(self.seed * 31 + len(self._fakers) + 1)
+            self._fakers[locale] = fake
+        return self._fakers[locale]
+
+    def address(self, variant: str) -> str:
+        """A whole postal address: US built from its parts, others from Faker's locale."""
+        f, r = self.fake, self.rng
+        if variant in ("us", "us_lines"):
+            city = r.choice(_REAL_CITIES) if r.random() < 0.5 else f.city()
+            sep = "\n" if variant == "us_lines" else ", "
+            return f"{f.street_address()}{sep}{city}, {r.choice(_STATES)} {f.zipcode()}"
+        fake = self._locale(_ADDRESS_LOCALES[variant])
+        text = fake.address()
+        # Faker's de_DE writes double names with a space inside a street name ("Grein
+        # Grothgasse"), which official German spelling joins with hyphens: drawn again
+        while variant == "de" and " " in text.split("\n")[0].rsplit(" ", 1)[0]:
+            text = fake.address()
+        lines = [line.strip() for line in text.split("\n") if line.strip()]
+        return ("\n" if r.random() < 0.5 else ", ").join(lines)
 
     def new_person(self) -> None:
         sex = self.rng.choice(["male", "female"])
@@ -197,9 +243,13 @@ class _Filler:
         if kind == "LOCATION":
             if variant == "state":
                 return r.choice(_STATES), "LOCATION", None
+            if variant == "street":  # a street without a number: a place, not an address
+                return r.choice(_STREETS), "LOCATION", None
             if variant == "country":
                 return r.choice(_COUNTRIES), "LOCATION", None
             return (r.choice(_REAL_CITIES) if r.random() < 0.5 else f.city()), "LOCATION", None
+        if kind == "STREET_ADDRESS" and variant:
+            return self.address(variant), "STREET_ADDRESS", None
         if kind == "ORGANIZATION":
             if variant == "hospital":
                 return f"{f.last_name()} {r.choice(_HOSPITAL)}", "ORGANIZATION", None
@@ -273,7 +323,7 @@ class _Filler:
         return fillers[kind](), None, None
 
 
-_SLOT = re.compile(r"\{([A-Z_]+(?::[a-z]+)?)\}")
+_SLOT = re.compile(r"\{([A-Z_]+(?::[a-z_]+)?)\}")
 
 
 def generate_corpus(

@@ -5,7 +5,9 @@ value (by the caller, with a keyed HMAC), so one value always gets the same surr
 different values almost always different ones. Formats are kept: separators and grouping
 of numbers, the case of names, the issuer digit and Luhn validity of cards, the country
 and mod-97 validity of IBANs, the SSA rules of SSNs, the ISO/numeric/month-name shape of
-dates.
+dates. A full postal address is replaced by one whole fake address of the same country's
+format (Faker's locale for it), on one line with ", " or over lines as the original was, so
+street, city and postcode agree; a lone street line by a street line.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from veil.text._address import address_shape
 from veil.text._checksums import IBAN_LENGTHS
 
 __all__ = ["SurrogateFactory"]
@@ -33,6 +36,19 @@ _MONTHS_FULL = [
     "November",
     "December",
 ]
+# Faker locale for an address whose format says its country
+_ADDRESS_LOCALES = {
+    "US": "en_US",
+    "CA": "en_CA",
+    "GB": "en_GB",
+    "AU": "en_AU",
+    "DE": "de_DE",
+    "FR": "fr_FR",
+    "IT": "it_IT",
+    "ES": "es_ES",
+    "NL": "nl_NL",
+    "PT": "pt_PT",
+}
 _NRP = [
     "American",
     "Canadian",
@@ -113,6 +129,8 @@ class SurrogateFactory:
         from faker import Faker
 
         self.fake: Any = Faker(locale)
+        self.locale = locale
+        self._fakers: dict[str, Any] = {locale: self.fake}
         self._by_type: dict[str, Callable[[str, random.Random], str]] = {
             "PERSON": self._person,
             "EMAIL_ADDRESS": self._email,
@@ -129,7 +147,7 @@ class SurrogateFactory:
             "LOCATION": lambda v, r: self.fake.city(),
             "ORGANIZATION": lambda v, r: self.fake.company(),
             "NRP": lambda v, r: r.choice(_NRP),
-            "STREET_ADDRESS": lambda v, r: self.fake.street_address(),
+            "STREET_ADDRESS": self._address,
             "ZIP_CODE": lambda v, r: self.fake.zipcode_plus4() if "-" in v else self.fake.zipcode(),
             "AGE": self._age,
         }
@@ -161,6 +179,30 @@ class SurrogateFactory:
         words = value.split()
         parts = self.person_parts(len(words), rng.randint(0, 2**62))
         return " ".join(_match_case(w, p) for w, p in zip(words, parts, strict=True))
+
+    def _faker(self, country: str | None, rng: random.Random) -> Any:
+        locale = _ADDRESS_LOCALES.get(country or "", self.locale)
+        if locale not in self._fakers:
+            from faker import Faker
+
+            self._fakers[locale] = Faker(locale)
+        fake = self._fakers[locale]
+        if fake is not self.fake:
+            fake.seed_instance(rng.randint(0, 2**62))
+        return fake
+
+    def _address(self, value: str, rng: random.Random) -> str:
+        composite, country = address_shape(value)
+        fake = self._faker(country, rng)
+        if not composite:
+            out = str(fake.street_address())
+        elif _ADDRESS_LOCALES.get(country or "", self.locale) == "en_US":
+            # Faker's en_US address() also writes military (APO/FPO) addresses
+            out = f"{fake.street_address()}\n{fake.city()}, {fake.state_abbr()} {fake.postcode()}"
+        else:
+            out = str(fake.address())
+        lines = [line.strip() for line in out.split("\n") if line.strip()]
+        return ("\n" if "\n" in value else ", ").join(lines)
 
     def _email(self, value: str, rng: random.Random) -> str:
         return f"{self.fake.user_name()}@{self.fake.free_email_domain()}"

@@ -1,0 +1,232 @@
+"""Postal addresses: one span from street line to postcode, per format; look-alikes refused."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from veil.text import Finding, TextAnalyzer, generate_corpus, resolve_overlaps
+from veil.text._address import StreetAddressRecognizer, address_shape
+from veil.text._surrogate import SurrogateFactory
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "text_corpus.jsonl"
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> TextAnalyzer:
+    return TextAnalyzer.from_config(ner=False)
+
+
+# (text, the one STREET_ADDRESS span expected, the pattern that found it)
+FULL = [
+    # US (USPS Publication 28): one line, or street and city lines
+    (
+        "Send it to 123 Main St, Boston, MA 02139 today.",
+        "123 Main St, Boston, MA 02139",
+        "en+region",
+    ),
+    (
+        "at 4 N. Elm Ave Apt 4B, Springfield, Illinois 62701-1234.",
+        "4 N. Elm Ave Apt 4B, Springfield, Illinois 62701-1234",
+        "en+region",
+    ),
+    (
+        "to:\n9791 Regina Mountains\nAndreaborough, VT 62139\nthanks",
+        "9791 Regina Mountains\nAndreaborough, VT 62139",
+        "en+region",
+    ),
+    (
+        "Suite 200, 55 West Road, Austin, TX 78701",
+        "Suite 200, 55 West Road, Austin, TX 78701",
+        "en+region",
+    ),
+    ("PO Box 1234, Denver, CO 80201", "PO Box 1234, Denver, CO 80201", "en+region"),
+    ("PSC 1234, Box 5678\nAPO AE 09012", "PSC 1234, Box 5678\nAPO AE 09012", "military+military"),
+    (
+        "12 Main Street, Boston, MA 02139, USA.",
+        "12 Main Street, Boston, MA 02139, USA",
+        "en+region",
+    ),
+    # UK (Royal Mail postcode grammar)
+    (
+        "Ship to 221B Baker Street, London NW1 6XE today",
+        "221B Baker Street, London NW1 6XE",
+        "en+uk_postcode",
+    ),
+    (
+        "10 Downing Street\nLondon\nSW1A 2AA",
+        "10 Downing Street\nLondon\nSW1A 2AA",
+        "en+uk_postcode",
+    ),
+    (
+        "Flat 3, 12 High Street, Manchester M1 1AE",
+        "Flat 3, 12 High Street, Manchester M1 1AE",
+        "en+uk_postcode",
+    ),
+    (
+        "Studio 6\nSamuel Rapids\nSouth Katemouth\nM8D 4AD",
+        "Studio 6\nSamuel Rapids\nSouth Katemouth\nM8D 4AD",
+        "en+uk_postcode",
+    ),
+    # Canada (Canada Post postal code)
+    ("1 Yonge St, Toronto, ON M5E 1E5", "1 Yonge St, Toronto, ON M5E 1E5", "en+region"),
+    (
+        "24 Sussex Drive\nOttawa, Ontario K1M 1M4",
+        "24 Sussex Drive\nOttawa, Ontario K1M 1M4",
+        "en+region",
+    ),
+    # Australia (Australia Post: suburb, state, 4-digit postcode)
+    ("5/12 Smith Street, Fitzroy VIC 3065", "5/12 Smith Street, Fitzroy VIC 3065", "en+region"),
+    (
+        "Unit 4 20 Kelly Parade\nBondi Beach, NSW, 2026",
+        "Unit 4 20 Kelly Parade\nBondi Beach, NSW, 2026",
+        "en+region",
+    ),
+    # continental Europe: street, number, postcode first
+    ("Wohnt Hauptstraße 12, 10115 Berlin.", "Hauptstraße 12, 10115 Berlin", "germanic+eu_postcode"),
+    (
+        "an Berliner Straße 8/2\n80331 München",
+        "Berliner Straße 8/2\n80331 München",
+        "germanic+eu_postcode",
+    ),
+    (
+        "Goethestr. 5, D-60313 Frankfurt am Main",
+        "Goethestr. 5, D-60313 Frankfurt am Main",
+        "germanic+eu_postcode",
+    ),
+    (
+        "Keizersgracht 123, 1015 CJ Amsterdam",
+        "Keizersgracht 123, 1015 CJ Amsterdam",
+        "germanic+eu_postcode",
+    ),
+    ("Mariahilfer Straße 1, 1060 Wien", "Mariahilfer Straße 1, 1060 Wien", "germanic+eu_postcode"),
+    (
+        "écrire au 12, rue de la Paix, 75002 Paris.",
+        "12, rue de la Paix, 75002 Paris",
+        "french+eu_postcode",
+    ),
+    ("5 bis avenue Foch\n69006 Lyon", "5 bis avenue Foch\n69006 Lyon", "french+eu_postcode"),
+    ("Via Roma, 10, 00184 Roma (RM)", "Via Roma, 10, 00184 Roma (RM)", "romance+eu_postcode"),
+    ("Calle de Alcalá 45, 28014 Madrid", "Calle de Alcalá 45, 28014 Madrid", "romance+eu_postcode"),
+    (
+        "Piazza San Marco 1\n30124 Venezia",
+        "Piazza San Marco 1\n30124 Venezia",
+        "romance+eu_postcode",
+    ),
+]
+
+# a street line with no locality after it: still an address, tier 1
+STREET_ONLY = [
+    ("lives at 123 Main Street Apt 4, Boston", "123 Main Street Apt 4"),
+    ("ship to 9725 Barry Park Suite 464, Dallas", "9725 Barry Park Suite 464"),
+    ("PO Box 1234", "PO Box 1234"),
+    ("moved from 200 Park Avenue South to France", "200 Park Avenue South"),
+    ("Hauptstraße 5 ist gesperrt", "Hauptstraße 5"),
+    ("bei Goethestr. 7.", "Goethestr. 7"),
+    ("au 12 rue de la Paix ce matin", "12 rue de la Paix"),
+    ("en la Calle Mayor 5 hoy", "Calle Mayor 5"),
+]
+
+NEGATIVES = [
+    "The 5 Main points of the talk were clear.",
+    "5 Main points",
+    "12 Street Fighter fans came.",
+    "I walked 5 blocks down Main Street.",
+    "Upgraded to version 4.2.0 Build 12 today.",
+    "Labs 91/42/7.36, K 4.1, Cr 1.2.",
+    "Take 2 Days off; 3 Ave visits per year.",
+    "Floor 2 Nurse Station called.",
+    "During 12 years she lived abroad.",
+    "Spring 2021 release notes",
+    "shipped via FedEx 2 days ago",
+    "Place 5 Cards on the table.",
+    "Room 12, bed 3: Foley removed.",
+    "Ambulated 2 laps on Unit 4 East with PT.",
+    "Order 12 Spring Rolls and 4 Green Tea Lattes.",
+    "a 3 Way Merge failed",
+    # words that are street types in Australia or Italy only count with a locality
+    "Go to 12 Smith Line now",
+    "Via Roma 10 was closed",
+    # a city, a state and a ZIP code without a street are not an address (see below)
+    "Boston, MA 02139",
+]
+
+
+@pytest.mark.parametrize(("text", "span", "pattern"), FULL)
+def test_full_address_is_one_span(
+    analyzer: TextAnalyzer, text: str, span: str, pattern: str
+) -> None:
+    found = analyzer.analyze(text)
+    addresses = [f for f in found if f.entity_type == "STREET_ADDRESS"]
+    assert [text[f.start : f.end] for f in addresses] == [span]
+    assert addresses[0].tier == 0
+    assert addresses[0].explanation is not None
+    assert addresses[0].explanation.pattern_name == pattern
+    # the city, state and ZIP inside are not reported on their own
+    assert [f for f in found if f.overlaps(addresses[0])] == addresses
+
+
+@pytest.mark.parametrize(("text", "span"), STREET_ONLY)
+def test_street_line_alone(analyzer: TextAnalyzer, text: str, span: str) -> None:
+    found = [f for f in analyzer.analyze(text) if f.entity_type == "STREET_ADDRESS"]
+    assert [text[f.start : f.end] for f in found] == [span]
+    assert found[0].tier == 1
+
+
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_no_address(text: str) -> None:
+    assert StreetAddressRecognizer().analyze(text) == []
+
+
+def test_city_state_zip_without_street_stay_location_and_zip(analyzer: TextAnalyzer) -> None:
+    text = "Our Boston, MA 02139 office"
+    found = {(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)}
+    assert found == {("LOCATION", "MA"), ("ZIP_CODE", "02139")}
+
+
+def test_region_and_postcode_must_agree() -> None:
+    # a Canadian postal code after a US state, a 4-digit postcode after a US state
+    for text in ("1 Main St, Boston, MA K1A 0B1", "1 Main St, Boston MA 2000"):
+        found = StreetAddressRecognizer().analyze(text)
+        assert [text[f.start : f.end] for f in found] == ["1 Main St"]
+    assert address_shape("1 Main St, Perth WA 6000") == (True, "AU")
+    assert address_shape("1 Main St, Seattle WA 98101") == (True, "US")
+
+
+def test_full_address_outranks_ner_and_patterns_inside() -> None:
+    # spaCy calls "Jackson" a PERSON and "Springfield" a GPE; a deny-list term inside
+    addr = Finding(0, 40, "STREET_ADDRESS", 0.95, "street_address", 0)
+    inside = [
+        Finding(4, 11, "PERSON", 0.85, "spacy_ner", 2),
+        Finding(20, 31, "LOCATION", 0.85, "spacy_ner", 2),
+        Finding(33, 35, "LOCATION", 0.75, "us_state", 1),
+        Finding(36, 40, "ZIP_CODE", 0.8, "zip_code", 1),
+        Finding(20, 31, "DENY_LIST", 1.0, "deny_list", 0),
+    ]
+    assert resolve_overlaps([addr, *inside]) == [addr]
+
+
+def test_surrogate_is_a_coherent_address_in_the_original_layout() -> None:
+    f = SurrogateFactory()
+    cases = {
+        "123 Main St, Boston, MA 02139": "US",
+        "10 Downing Street\nLondon\nSW1A 2AA": "GB",
+        "1 Yonge St, Toronto, ON M5E 1E5": "CA",
+        "Hauptstraße 12, 10115 Berlin": "DE",
+        "12, rue de la Paix\n75002 Paris": "FR",
+        "5/12 Smith Street, Fitzroy VIC 3065": "AU",
+    }
+    for value, country in cases.items():
+        out = f.make("STREET_ADDRESS", value, 7)
+        assert out == f.make("STREET_ADDRESS", value, 7)
+        assert out != value
+        assert ("\n" in out) == ("\n" in value)
+        assert address_shape(out) == (True, country)
+    street = f.make("STREET_ADDRESS", "123 Main St", 7)
+    assert "\n" not in street and address_shape(street)[0] is False
+
+
+def test_committed_corpus_is_what_the_generator_writes() -> None:
+    # regenerate with: veil text corpus --n 600 --seed 2024 --out tests/data/text_corpus.jsonl
+    written = DATA.read_text(encoding="utf-8")
+    assert written == "".join(json.dumps(r) + "\n" for r in generate_corpus(600, seed=2024))
