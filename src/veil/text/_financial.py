@@ -50,6 +50,8 @@ class CreditCardRecognizer(PatternRecognizer):
         if _DIGIT.search(text) is None:
             return out
         for m in _RUN.finditer(text):
+            if _IBAN_HEAD.search(text, max(0, m.start() - 5), m.start()):
+                continue  # the body of an IBAN-shaped string ("DE00 3867 7606 ..."), not a card
             groups = [
                 (g.start() + m.start(), g.end() + m.start()) for g in _DIGITS.finditer(m.group(0))
             ]
@@ -110,6 +112,8 @@ class CreditCardRecognizer(PatternRecognizer):
 _DIGIT = re.compile(r"\d")
 _RUN = re.compile(r"(?<![\w.,/-])\d+(?:[ -]\d+)*(?![\w/]|[.,-]\d)")
 _DIGITS = re.compile(r"\d+")
+# ISO 13616 print format: country code and check digits, then groups of four
+_IBAN_HEAD = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2} $")
 
 
 def _card_ok(value: str) -> bool:

@@ -102,6 +102,9 @@ NEGATIVES = [
     ("MAC_ADDRESS", "placeholder 00:00:00:00:00:00"),
     ("STREET_ADDRESS", "Take 2 tablets every 6 hours"),
     ("PERSON", "CV: RRR. Neuro: A&Ox3. Foley in place."),
+    # an IBAN-shaped string with a failed check: its Luhn-valid digit groups are no card
+    ("CREDIT_CARD", "Reference DE00 3867 7606 5991 2229 00 is not a valid account."),
+    ("IBAN_CODE", "Reference DE00 3867 7606 5991 2229 00 is not a valid account."),
 ]
 
 
