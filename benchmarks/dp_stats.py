@@ -13,8 +13,8 @@ For each statistic it times, in one process and on the same pandas DataFrame:
   ``ledger=None`` to separate the statistics layer from the ledger's durable write. CPU
   time counts both threads.
 
-Both are timed end to end (CPU seconds via ``time.process_time``, robust to a shared machine,
-and wall seconds), best of ``--repeat``. It also times all the queries as one batch
+Both are timed end to end (CPU seconds via ``time.process_time``, and wall seconds), best of
+``--repeat`` rounds, each round running raw OpenDP, veil and veil without a ledger in turn. It also times all the queries as one batch
 (:func:`veil.dp.dp_query_many`, one ledger round-trip) against the sum of the raw times.
 Run: ``PYTHONPATH=src python benchmarks/dp_stats.py [--rows 1000000] [--repeat 3]``; it writes
 ``benchmarks/results/dp_stats.json``.
@@ -41,13 +41,21 @@ OUT = Path(__file__).parent / "results" / "dp_stats.json"
 
 
 def _best(fn: Callable[[], Any], repeat: int) -> dict[str, float]:
-    cpu, wall = float("inf"), float("inf")
+    return _best_interleaved([fn], repeat)[0]
+
+
+def _best_interleaved(fns: list[Callable[[], Any]], repeat: int) -> list[dict[str, float]]:
+    """Best CPU and wall time of each function over ``repeat`` rounds; every round runs each
+    function once, in turn, so a slow spell of a shared machine hits all of them alike."""
+    cpu = [float("inf")] * len(fns)
+    wall = [float("inf")] * len(fns)
     for _ in range(repeat):
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn()
-        cpu = min(cpu, time.process_time() - c0)
-        wall = min(wall, time.perf_counter() - w0)
-    return {"cpu_s": round(cpu, 4), "wall_s": round(wall, 4)}
+        for i, fn in enumerate(fns):
+            c0, w0 = time.process_time(), time.perf_counter()
+            fn()
+            cpu[i] = min(cpu[i], time.process_time() - c0)
+            wall[i] = min(wall[i], time.perf_counter() - w0)
+    return [{"cpu_s": round(c, 4), "wall_s": round(w, 4)} for c, w in zip(cpu, wall, strict=True)]
 
 
 def _raw_peers(df: pd.DataFrame, eps: float) -> dict[str, Callable[[], Any]]:
@@ -142,11 +150,14 @@ def main() -> None:
         results: dict[str, Any] = {}
         for name, peer in peers.items():
             query = QUERIES[name].format(e=eps, n=n)
-            raw = _best(peer, args.repeat)
-            veil = _best(
-                lambda q=query: dp_query(df, q, ledger=ledger, dataset="bench"), args.repeat
+            raw, veil, bare = _best_interleaved(
+                [
+                    peer,
+                    lambda q=query: dp_query(df, q, ledger=ledger, dataset="bench"),
+                    lambda q=query: dp_query(df, q, ledger=None),
+                ],
+                args.repeat,
             )
-            bare = _best(lambda q=query: dp_query(df, q, ledger=None), args.repeat)
             results[name] = {
                 "query": query,
                 "raw_opendp": raw,
@@ -165,9 +176,12 @@ def main() -> None:
                 flush=True,
             )
         batch_q = [QUERIES[k].format(e=eps, n=n) for k in QUERIES]
-        raw_batch = _best(lambda: [p() for p in peers.values()], args.repeat)
-        veil_batch = _best(
-            lambda: dp_query_many(df, batch_q, ledger=ledger, dataset="bench"), args.repeat
+        raw_batch, veil_batch = _best_interleaved(
+            [
+                lambda: [p() for p in peers.values()],
+                lambda: dp_query_many(df, batch_q, ledger=ledger, dataset="bench"),
+            ],
+            args.repeat,
         )
         ledger.close()
     batch = {
