@@ -39,10 +39,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from veil.text import TextAnalyzer, evaluate_spans, generate_corpus, load_gold  # noqa: E402
+from veil.text._corpus import CLINICAL_FROM  # noqa: E402
 from veil.text._ner import best_english_model  # noqa: E402
 
 PRESIDIO_LABELS = {"EMAIL": "EMAIL_ADDRESS"}
-CLINICAL_FROM = 28  # template index where the clinical and hard-negative templates start
 
 _ENGINE: Any = None  # set before forking workers
 

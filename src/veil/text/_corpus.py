@@ -29,11 +29,12 @@ import random
 import re
 from typing import Any
 
-__all__ = ["TEMPLATES", "generate_corpus"]
+__all__ = ["CLINICAL_FROM", "TEMPLATES", "generate_corpus"]
 
 # {SLOT} fills a labelled value, {_SLOT} an unlabelled filler. Slot names are entity types,
-# or entity types with a variant after a colon ({PERSON:last}).
-TEMPLATES: tuple[str, ...] = (
+# or entity types with a variant after a colon ({PERSON:last}). GENERAL templates come first,
+# then CLINICAL ones (clinical notes and hard negatives); a record's "template" is its index.
+GENERAL_TEMPLATES: tuple[str, ...] = (
     # general: customer service, HR, finance
     "My name is {PERSON} and my email is {EMAIL_ADDRESS}.",
     "Please call {PERSON} at {PHONE_NUMBER} before {DATE_TIME}.",
@@ -70,12 +71,15 @@ TEMPLATES: tuple[str, ...] = (
     "Server logs show {IP_ADDRESS} requested {URL} {_COUNT} times.",
     "Forwarded to {EMAIL_ADDRESS} by {PERSON} at {ORGANIZATION}.",
     "The {NRP} delegation arrived in {LOCATION:country} on {DATE_TIME}.",
-    # clinical
+)
+CLINICAL_TEMPLATES: tuple[str, ...] = (
     "{PERSON} is a {AGE} y/o {_SEX} admitted to {ORGANIZATION:hospital} on {DATE_TIME}. MRN: {MEDICAL_RECORD_NUMBER}.",
     "Pt {PERSON} seen in clinic {DATE_TIME}; {AGE} years old, lives at {STREET_ADDRESS}.",
     "Discharge summary for {PERSON}, MRN {MEDICAL_RECORD_NUMBER}. Follow up with Dr. {PERSON:last} in 2 weeks.",
     "Called daughter {PERSON} at {PHONE_NUMBER} to update on plan. CV: RRR. Neuro: A&Ox3.",
     "{PERSON:full} was seen today. Mr. {PERSON:last} reports less pain; {PERSON:last} will return {DATE_TIME}.",
+    "Pt {PERSON:last} admitted on {DATE_TIME:month_day}, extubated since {DATE_TIME:month_day}; take 1/2 tab qhs.",
+    "Seen on {DATE_TIME:month_day} for f/u; pain 7/10, BP 130/85. Next appt {DATE_TIME:month_day}.",
     # hard negatives (no personal data, or PII next to look-alikes)
     "CV: RRR, no m/r/g. Neuro: A&Ox3, MAE. Foley in place, draining clear urine.",
     "ABG 7.36/42/91 on FiO2 40%. Labs 91/42/7.36 this morning, K 4.1, Cr 1.2.",
@@ -88,6 +92,7 @@ TEMPLATES: tuple[str, ...] = (
     "Reference {_BADIBAN} is not a valid account.",
     "Notes saved in edema.pl and script.py; nothing else changed last week.",
     "Take 2 tablets every 6 hours for 3 days, then 1 tablet daily.",
+    "Give 1/2 tab on 3/4 strength formula; pain 4/10 since 1/2 hour, rated 3/5 by PT.",
     "The meeting moved from today to next Monday afternoon.",
     "Neuro: grossly intact. Heme: Hct stable at 28.4. ID: afebrile on Vanc and Zosyn.",
     "Build 4.2.0 passed 1,024 tests in 3.5 minutes on 16 cores.",
@@ -97,6 +102,9 @@ TEMPLATES: tuple[str, ...] = (
     "Ambulated 2 laps on Unit 4 East with PT; 3 Days of antibiotics left, 2 Park visits planned.",
     "Order 12 Spring Rolls and 4 Green Tea Lattes; shipped via UPS 2 days ago.",
 )
+TEMPLATES: tuple[str, ...] = GENERAL_TEMPLATES + CLINICAL_TEMPLATES
+#: index of the first clinical / hard-negative template
+CLINICAL_FROM = len(GENERAL_TEMPLATES)
 
 _STATES = [
     "CA",
@@ -264,6 +272,8 @@ class _Filler:
                 )
             if variant == "year":
                 return str(d.year), "DATE_TIME", None
+            if variant == "month_day":  # charting shorthand: month/day without the year
+                return f"{d.month}/{d.day}", "DATE_TIME", None
             fmt = r.choice(
                 ["%m/%d/%Y", "%Y-%m-%d", "%B %d, %Y", "%d %B %Y", "%b %d, %Y", "%m/%d/%y", "%B %Y"]
             )

@@ -22,6 +22,20 @@ _WEEKDAY = r"(?:(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\
 _ORD = r"(?:st|nd|rd|th)?"
 _TIME = r"(?:,?\s+(?:at\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp]\.?[Mm]\.?)?)?"
 _YEAR_OR_NOTHING = r"(?:,?\s+(?:19|20)\d{2}\b)?"
+# Words after which a bare month/day ("4/10") is a date; not "by", "from", "of", "to" or
+# "after", which as often introduce a fraction ("reduced by 1/2", "from 1/2 to 3/4 tab")
+_MD_WORDS = (
+    r"on|since|until|till|thru|dated|due|seen|admitted|discharged|extubated|intubated|"
+    r"transferred|started|stopped|born|dob:?|d/c'?d|effective|scheduled|appt\.?|appointment|"
+    r"visit|surgery|(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\.?,?"
+)
+# What makes "on 1/2 tab" a dose and "since 1/2 hour" a duration
+_MD_UNITS = (
+    r"tabs?|tablets?|caps?|capsules?|pills?|doses?|strength|mg|mcg|g|ml|cc|l|units?|amps?|"
+    r"puffs?|drops?|cups?|oz|inch(?:es)?|in|cm|mm|miles?|km|hours?|hrs?|h|min(?:ute)?s?|"
+    r"days?|weeks?|wks?|months?|years?|yrs?|times|of|strength|normal|ns|"
+    r"scale|score|points?|pts"
+)
 
 
 @recognizers.register("date")
@@ -58,6 +72,17 @@ class DateRecognizer(PatternRecognizer):
             "clock",
             r"(?<![\w:.])\d{1,2}(?::\d{2})?\s*(?:[AaPp]\.[Mm]\.|[AaPp][Mm]\b)",
             0.6,
+        ),
+        Pattern(
+            # month/day without a year, as clinical notes chart it ("admitted on 4/10"): a
+            # date under HIPAA's Safe Harbor rule, but "1/2", "3/4" and "7/10" are as often
+            # fractions and scores, so only right after a date word and not before a unit
+            "month_day_numeric",
+            rf"\b(?:{_MD_WORDS})\s+((?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01]))"
+            rf"(?![\w/-]|[.,]\d|\s*(?:{_MD_UNITS})\b|\s*%)",
+            0.6,
+            group=1,
+            flags=re.IGNORECASE,
         ),
         Pattern(
             "year",
