@@ -32,8 +32,8 @@ _MD_WORDS = (
 # What makes "on 1/2 tab" a dose and "since 1/2 hour" a duration
 _MD_UNITS = (
     r"tabs?|tablets?|caps?|capsules?|pills?|doses?|strength|mg|mcg|g|ml|cc|l|units?|amps?|"
-    r"puffs?|drops?|cups?|oz|inch(?:es)?|in|cm|mm|miles?|km|hours?|hrs?|h|min(?:ute)?s?|"
-    r"days?|weeks?|wks?|months?|years?|yrs?|times|of|strength|normal|ns|"
+    r"puffs?|drops?|cups?|oz|inch(?:es)?|cm|mm|miles?|km|hours?|hrs?|h|min(?:ute)?s?|"
+    r"days?|weeks?|wks?|months?|years?|yrs?|times|of|normal|ns|"
     r"scale|score|points?|pts"
 )
 
