@@ -135,6 +135,22 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
     def pmap(value: float) -> dict[str, float]:
         return {"rho" if gaussian else "epsilon": float(value), "d_in": d_in}
 
+    def scalar(cal: _Calibrated, exact: Any, integer: bool, **kw: Any) -> DPAnswer:
+        """Draw the noise on one exact value; the answer with its interval and spend."""
+        raw = cal.noise(exact)
+        value = int(raw) if integer else float(raw)
+        acc = _accuracy(dp, cal.scale, alpha, integer=integer, gaussian=gaussian)
+        used = kw.pop("used", 0.0)
+        return answer(
+            value,
+            [value - acc, value + acc],
+            acc,
+            integer,
+            scale=cal.scale,
+            privacy_map=pmap(used + cal.spent),
+            **kw,
+        )
+
     stat = spec.stat
     if stat == "count" and spec.by is None:
         n_rows = len(data) if spec.column is None else int(_column(data, spec.column).notna().sum())
@@ -152,21 +168,7 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
                 key=("count",),
             )
             exact = cal.trans(arr)
-
-            def release() -> DPAnswer:
-                value = int(cal.noise(exact))
-                scale = cal.scale
-                acc = _accuracy(dp, scale, alpha, integer=True, gaussian=gaussian)
-                return answer(
-                    value,
-                    [value - acc, value + acc],
-                    acc,
-                    True,
-                    scale=scale,
-                    privacy_map=pmap(cal.spent),
-                )
-
-            return release
+            return lambda: scalar(cal, exact, True)
 
         return _Plan(spec, budget, stage_count)
 
@@ -305,21 +307,7 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
         def stage_sum() -> Release:
             cal = _calibrate(dp, sum_trans, d_in, budget.unit, gaussian, key=sum_key)
             exact = cal.trans(arr_s)
-            return lambda: release_sum(cal, exact)
-
-        def release_sum(cal: _Calibrated, exact: Any) -> DPAnswer:
-            scale = cal.scale
-            raw = cal.noise(exact)
-            value = int(raw) if integer else float(raw)
-            acc = _accuracy(dp, scale, alpha, integer=integer, gaussian=gaussian)
-            return answer(
-                value,
-                [value - acc, value + acc],
-                acc,
-                integer,
-                scale=scale,
-                privacy_map=pmap(cal.spent),
-            )
+            return lambda: scalar(cal, exact, integer)
 
         return _Plan(spec, budget, stage_sum)
 
@@ -373,19 +361,8 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
             return chain >> (dp.t.then_mean() if stat == "mean" else dp.t.then_variance())
 
         def release_moment(cal: _Calibrated, exact: Any, used: float, notes: list[str]) -> DPAnswer:
-            scale = cal.scale
-            value = float(cal.noise(exact))
-            acc = _accuracy(dp, scale, alpha, integer=False, gaussian=gaussian)
             notes = [*notes, "the interval covers the clamped, resized statistic"]
-            return answer(
-                value,
-                [value - acc, value + acc],
-                acc,
-                False,
-                scale=scale,
-                privacy_map=pmap(used + cal.spent),
-                notes=notes,
-            )
+            return scalar(cal, exact, False, used=used, notes=notes)
 
         if spec.size is not None:
             size = spec.size
