@@ -203,10 +203,12 @@ class BudgetLedger:
             raw.execution_options(sqlite_sync="FULL" if durable else "NORMAL").begin(),
         ):
             conn = raw
-            stmt = sa.select(t.datasets).where(t.datasets.c.name == dataset)
-            if conn.dialect.name == "postgresql":
-                stmt = stmt.with_for_update()
-            row = conn.execute(stmt).first()
+            stmt = (
+                t.dataset_by_name_for_update
+                if conn.dialect.name == "postgresql"
+                else t.dataset_by_name
+            )
+            row = conn.execute(stmt, {"b_name": dataset}).first()
             if row is None:
                 raise InputError(
                     f"no budget for dataset {dataset!r} in this ledger",
@@ -460,9 +462,7 @@ class BudgetLedger:
                 )
             if row.composition == "basic":
                 # The plain sum needs only the running totals kept with the dataset's row.
-                last = conn.execute(
-                    sa.select(sa.func.max(t.spends.c.seq)).where(t.spends.c.dataset_id == row.id)
-                ).scalar()
+                last = conn.execute(t.last_seq, {"b_dataset_id": row.id}).scalar()
                 eps_after = row.epsilon_sum + math.fsum(r.epsilon for r in reqs)
                 delta_after = row.delta_sum + math.fsum(r.delta for r in reqs)
                 before = (
@@ -532,13 +532,13 @@ class BudgetLedger:
                 ],
             )
             conn.execute(
-                sa.update(t.datasets)
-                .where(t.datasets.c.id == row.id)
-                .values(
-                    epsilon_sum=t.datasets.c.epsilon_sum + math.fsum(r.epsilon for r in reqs),
-                    delta_sum=t.datasets.c.delta_sum + math.fsum(r.delta for r in reqs),
-                    n_spends=t.datasets.c.n_spends + len(reqs),
-                )
+                t.add_to_sums,
+                {
+                    "b_id": row.id,
+                    "b_epsilon": math.fsum(r.epsilon for r in reqs),
+                    "b_delta": math.fsum(r.delta for r in reqs),
+                    "b_n": len(reqs),
+                },
             )
             if self._before_commit is not None:
                 self._before_commit()
@@ -699,14 +699,14 @@ class BudgetLedger:
                     sa.delete(t.spends).where(t.spends.c.id.in_(ids), t.spends.c.status == status)
                 )
                 if gone:
-                    conn.execute(
-                        sa.update(t.datasets)
-                        .where(t.datasets.c.id == row.id)
-                        .values(
-                            epsilon_sum=t.datasets.c.epsilon_sum - math.fsum(g[0] for g in gone),
-                            delta_sum=t.datasets.c.delta_sum - math.fsum(g[1] for g in gone),
-                            n_spends=t.datasets.c.n_spends - len(gone),
-                        )
+                    conn.execute(  # x + (-y) is x - y exactly in IEEE arithmetic
+                        t.add_to_sums,
+                        {
+                            "b_id": row.id,
+                            "b_epsilon": -math.fsum(g[0] for g in gone),
+                            "b_delta": -math.fsum(g[1] for g in gone),
+                            "b_n": -len(gone),
+                        },
                     )
         except LedgerUnavailableError:
             # The reservations stay counted: conservative, never an overspend.
@@ -741,13 +741,8 @@ class BudgetLedger:
                 )
             conn.execute(sa.delete(t.spends).where(t.spends.c.id == spend_id))
             conn.execute(
-                sa.update(t.datasets)
-                .where(t.datasets.c.id == row.id)
-                .values(
-                    epsilon_sum=t.datasets.c.epsilon_sum - r.epsilon,
-                    delta_sum=t.datasets.c.delta_sum - r.delta,
-                    n_spends=t.datasets.c.n_spends - 1,
-                )
+                t.add_to_sums,
+                {"b_id": row.id, "b_epsilon": -r.epsilon, "b_delta": -r.delta, "b_n": -1},
             )
             return self._spend_from_row(dataset, r)
 

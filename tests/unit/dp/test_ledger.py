@@ -242,3 +242,27 @@ def test_status_shows_every_composition_and_enforces_the_chosen(tmp_path: Path) 
     d = st.as_dict()
     assert d["composition"] == "rdp" and d["total"] == {"epsilon": 10.0, "delta": 1e-5}
     led.close()
+
+
+def test_every_spend_transaction_runs_with_fsync_even_after_a_lazy_one(tmp_path: Path) -> None:
+    """The synchronous pragma is sent only when it changes per connection: a spend after a
+    commit-of-reservation (synchronous=NORMAL) on the same pooled connection is FULL again."""
+    import sqlalchemy as sa
+
+    led = BudgetLedger(f"sqlite:///{tmp_path / 'l.sqlite'}")
+    led.init("d", epsilon=10.0)
+    modes: list[str] = []  # the connection's mode whenever a spend row is inserted
+
+    @sa.event.listens_for(led.engine, "before_cursor_execute")
+    def _seen(conn, cursor, statement, params, context, executemany):  # type: ignore[no-untyped-def]
+        head = statement.lstrip().upper()
+        if head.startswith(("INSERT INTO VEIL_SPENDS", "UPDATE VEIL_SPENDS SET STATUS")):
+            modes.append(conn.exec_driver_sql("PRAGMA synchronous").scalar())
+
+    led.spend("d", epsilon=0.1, what="a")
+    with led.charge("d", epsilon=0.1, what="b", mechanism="m"):
+        pass  # commits the reservation with synchronous=NORMAL
+    led.spend("d", epsilon=0.1, what="c")
+    # FULL (2) for every insert, NORMAL (1) for turning the reservation into a spend
+    assert modes == [2, 2, 1, 2]
+    led.close()
