@@ -175,6 +175,12 @@ def main() -> None:
                 f"cpu {r['ratio_cpu']:.3f} without ledger {r['ratio_wall_without_ledger']:.3f}",
                 flush=True,
             )
+        # one recorded spend on its own (no query): the ledger's fixed cost per query
+        (one_spend,) = _best_interleaved(
+            [lambda: ledger.spend("bench", epsilon=eps, what="bench", mechanism="laplace")],
+            args.repeat,
+        )
+        print(f"one ledger spend {1000 * one_spend['wall_s']:.2f} ms wall", flush=True)
         batch_q = [QUERIES[k].format(e=eps, n=n) for k in QUERIES]
         raw_batch, veil_batch = _best_interleaved(
             [
@@ -204,6 +210,7 @@ def main() -> None:
         "ledger": "SQLite file (WAL, synchronous=FULL)",
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "ledger_spend_alone": one_spend,
         "per_query": results,
         "batch": batch,
         "target": "veil within 10% of raw OpenDP time (ratio <= 1.10)",
