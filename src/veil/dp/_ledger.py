@@ -33,6 +33,7 @@ import logging
 import math
 import os
 import socket
+import sqlite3
 import uuid
 import weakref
 from collections.abc import Callable, Iterator
@@ -59,7 +60,14 @@ from veil.dp._records import (
     default_who,
     utcnow,
 )
-from veil.dp._store import LedgerTables, default_ledger_url, make_engine, redact_url
+from veil.dp._store import (
+    DatasetRow,
+    LedgerTables,
+    SqliteSpendSql,
+    default_ledger_url,
+    make_engine,
+    redact_url,
+)
 
 __all__ = ["BudgetLedger", "BudgetStatus", "Spend", "SpendRequest"]
 
@@ -74,6 +82,46 @@ def _preload_accountants() -> None:
 
     _opacus("opacus.accountants.analysis.rdp")
     _opacus("opacus.accountants")
+
+
+class _SaSpendTxn:
+    """A spend's statements on a SQLAlchemy connection that holds the dataset's lock."""
+
+    def __init__(self, conn: Connection, tables: LedgerTables, row: Any) -> None:
+        self.conn, self.tables, self.row = conn, tables, row
+
+    def last_seq(self) -> int | None:
+        return self.conn.execute(self.tables.last_seq, {"b_dataset_id": self.row.id}).scalar()
+
+    def insert(self, rows: list[dict[str, Any]]) -> None:
+        self.conn.execute(sa.insert(self.tables.spends), rows)
+
+    def add_to_sums(self, params: dict[str, Any]) -> None:
+        self.conn.execute(self.tables.add_to_sums, params)
+
+
+class _SqliteSpendTxn:
+    """The same statements on a ``sqlite3`` connection inside ``BEGIN IMMEDIATE``."""
+
+    def __init__(self, dbapi: sqlite3.Connection, sql: SqliteSpendSql, row: DatasetRow) -> None:
+        self.dbapi, self.sql, self.row = dbapi, sql, row
+
+    def last_seq(self) -> int | None:
+        found = self.dbapi.execute(self.sql.last_seq, {"b_dataset_id": self.row.id}).fetchone()
+        return None if found is None else found[0]
+
+    def insert(self, rows: list[dict[str, Any]]) -> None:
+        self.dbapi.executemany(self.sql.insert_spend, [self.sql.spend_params(r) for r in rows])
+
+    def add_to_sums(self, params: dict[str, Any]) -> None:
+        self.dbapi.execute(self.sql.add_to_sums, params)
+
+
+def _no_budget(dataset: str) -> InputError:
+    return InputError(
+        f"no budget for dataset {dataset!r} in this ledger",
+        hint=f"create one: veil budget init {dataset} --epsilon E --delta D",
+    )
 
 
 class BudgetLedger:
@@ -116,6 +164,7 @@ class BudgetLedger:
         # Test hook: called inside the spend transaction, after the insert, before commit.
         self._before_commit: Callable[[], None] | None = None
         self._worker: ThreadPoolExecutor | None = None
+        self._sqlite_sql: SqliteSpendSql | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -163,8 +212,10 @@ class BudgetLedger:
     def _db_errors(self, action: str) -> Iterator[None]:
         try:
             yield
-        except sa.exc.OperationalError as exc:
-            text = str(exc.orig).lower() if exc.orig is not None else ""
+        except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:
+            # sqlite3's own errors come from the spend path that runs on the DB-API connection
+            orig = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+            text = str(orig).lower() if orig is not None else ""
             if "locked" in text or "busy" in text or "lock timeout" in text:
                 raise LedgerUnavailableError(
                     f"the ledger {redact_url(self.url)} is locked by another process "
@@ -173,13 +224,14 @@ class BudgetLedger:
                 ) from None
             raise LedgerUnavailableError(
                 f"cannot reach the ledger {redact_url(self.url)} "
-                f"({type(exc.orig).__name__ if exc.orig is not None else 'error'}); "
+                f"({type(orig).__name__ if orig is not None else 'error'}); "
                 f"nothing was {action}ed",
                 hint="check the --ledger URL, that the server runs and that you may connect",
             ) from None
-        except sa.exc.DatabaseError as exc:
+        except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
+            orig = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
             raise LedgerUnavailableError(
-                f"the ledger {redact_url(self.url)} failed ({type(exc.orig).__name__}); "
+                f"the ledger {redact_url(self.url)} failed ({type(orig).__name__}); "
                 f"nothing was {action}ed",
                 hint="is the URL a veil ledger? check the database's health",
             ) from None
@@ -210,10 +262,7 @@ class BudgetLedger:
             )
             row = conn.execute(stmt, {"b_name": dataset}).first()
             if row is None:
-                raise InputError(
-                    f"no budget for dataset {dataset!r} in this ledger",
-                    hint=f"create one: veil budget init {dataset} --epsilon E --delta D",
-                )
+                raise _no_budget(dataset)
             yield conn, row
 
     @contextmanager
@@ -221,6 +270,49 @@ class BudgetLedger:
         """A read-only connection (a deferred transaction on SQLite: it takes no write lock)."""
         with self._db_errors("read"), self.engine.connect() as conn:
             yield conn.execution_options(sqlite_begin="DEFERRED")
+
+    def _in_memory(self) -> bool:
+        engine = self.engine
+        return engine.dialect.name == "sqlite" and engine.url.database in (None, "", ":memory:")
+
+    @contextmanager
+    def _spend_txn(self, dataset: str, *, fast: bool) -> Iterator[_SaSpendTxn | _SqliteSpendTxn]:
+        """A durable transaction holding the dataset's lock, for recording spends.
+
+        ``fast`` (a SQLite file ledger only) runs it on the ``sqlite3`` connection with the
+        statements of :class:`~veil.dp._store.SqliteSpendSql`: the same lock (``BEGIN
+        IMMEDIATE``), the same fsync at commit (``synchronous=FULL``), the same rows.
+        """
+        if not fast:
+            with self._locked(dataset, "spent") as (conn, row):
+                yield _SaSpendTxn(conn, self._tables, row)
+            return
+        check_name(dataset)
+        engine = self.engine
+        if self._sqlite_sql is None:
+            self._sqlite_sql = SqliteSpendSql(self._tables, engine.dialect)
+        sql = self._sqlite_sql
+        with self._db_errors("spent"):
+            pooled = engine.raw_connection()
+            try:
+                dbapi = pooled.driver_connection
+                assert isinstance(dbapi, sqlite3.Connection)
+                if pooled.info.get("veil_sync") != "FULL":  # shared with the begin event
+                    dbapi.execute("PRAGMA synchronous = FULL")
+                    pooled.info["veil_sync"] = "FULL"
+                dbapi.execute("BEGIN IMMEDIATE")
+                try:
+                    found = dbapi.execute(sql.dataset_by_name, {"b_name": dataset}).fetchone()
+                    if found is None:
+                        raise _no_budget(dataset)
+                    yield _SqliteSpendTxn(dbapi, sql, DatasetRow(*found))
+                    dbapi.execute("COMMIT")
+                except BaseException:
+                    if dbapi.in_transaction:
+                        dbapi.execute("ROLLBACK")
+                    raise
+            finally:
+                pooled.close()
 
     # ------------------------------------------------------------------ budget setup
 
@@ -446,11 +538,13 @@ class BudgetLedger:
             raise InputError("nothing to spend: no spends given")
         reqs = [self._prepare(r) for r in requests]
         new = [(r.epsilon, r.delta, r.curve) for r in reqs]
-        if self._composition_of(dataset) != "basic":
+        basic = self._composition_of(dataset) == "basic"
+        if not basic:
             # Load the accountants before taking the lock, not while others wait on it.
             _preload_accountants()
-        t = self._tables
-        with self._locked(dataset, "spent") as (conn, row):
+        fast = basic and not self._in_memory() and self.engine.dialect.name == "sqlite"
+        with self._spend_txn(dataset, fast=fast) as tx:
+            row = tx.row
             if (
                 fingerprint is not None
                 and row.fingerprint is not None
@@ -462,7 +556,7 @@ class BudgetLedger:
                 )
             if row.composition == "basic":
                 # The plain sum needs only the running totals kept with the dataset's row.
-                last = conn.execute(t.last_seq, {"b_dataset_id": row.id}).scalar()
+                last = tx.last_seq()
                 eps_after = row.epsilon_sum + math.fsum(r.epsilon for r in reqs)
                 delta_after = row.delta_sum + math.fsum(r.delta for r in reqs)
                 before = (
@@ -470,7 +564,8 @@ class BudgetLedger:
                     max(0.0, row.delta_total - row.delta_sum),
                 )
             else:
-                rows = self._history_rows(conn, row.id)
+                assert isinstance(tx, _SaSpendTxn)  # the fast path is for basic composition
+                rows = self._history_rows(tx.conn, row.id)
                 last = rows[-1].seq if rows else None
                 composed = self._status(row, rows, new, all_compositions=False).enforced
                 eps_after, delta_after = composed.epsilon, composed.delta
@@ -510,8 +605,7 @@ class BudgetLedger:
             if dry_run:
                 return spends  # nothing written; the transaction commits empty
             holder = f"{socket.gethostname()}:{os.getpid()}" if status == "reserved" else None
-            conn.execute(
-                sa.insert(t.spends),
+            tx.insert(
                 [
                     {
                         "id": sp.id,
@@ -531,8 +625,7 @@ class BudgetLedger:
                     for sp in spends
                 ],
             )
-            conn.execute(
-                t.add_to_sums,
+            tx.add_to_sums(
                 {
                     "b_id": row.id,
                     "b_epsilon": math.fsum(r.epsilon for r in reqs),
@@ -650,13 +743,7 @@ class BudgetLedger:
         An in-memory SQLite ledger has one connection per thread, so it records at once.
         """
         reqs = list(requests)
-        engine = self.engine
-        in_memory = engine.dialect.name == "sqlite" and engine.url.database in (
-            None,
-            "",
-            ":memory:",
-        )
-        if in_memory:
+        if self._in_memory():
             done: Future[list[Spend]] = Future()
             try:
                 done.set_result(

@@ -246,18 +246,32 @@ def test_status_shows_every_composition_and_enforces_the_chosen(tmp_path: Path) 
 
 def test_every_spend_transaction_runs_with_fsync_even_after_a_lazy_one(tmp_path: Path) -> None:
     """The synchronous pragma is sent only when it changes per connection: a spend after a
-    commit-of-reservation (synchronous=NORMAL) on the same pooled connection is FULL again."""
+    commit-of-reservation (synchronous=NORMAL) on the same pooled connection is FULL again.
+
+    Watched through sqlite3's trace callback, which sees every statement on the driver's
+    connection, whether SQLAlchemy or the DB-API spend path sent it."""
     import sqlalchemy as sa
 
     led = BudgetLedger(f"sqlite:///{tmp_path / 'l.sqlite'}")
     led.init("d", epsilon=10.0)
-    modes: list[str] = []  # the connection's mode whenever a spend row is inserted
+    level = {"FULL": 2, "NORMAL": 1, "OFF": 0, "EXTRA": 3}
+    mode: dict[int, int] = {}  # each driver connection's current synchronous level
+    modes: list[int] = []  # the connection's level whenever a spend row is written
 
-    @sa.event.listens_for(led.engine, "before_cursor_execute")
-    def _seen(conn, cursor, statement, params, context, executemany):  # type: ignore[no-untyped-def]
-        head = statement.lstrip().upper()
-        if head.startswith(("INSERT INTO VEIL_SPENDS", "UPDATE VEIL_SPENDS SET STATUS")):
-            modes.append(conn.exec_driver_sql("PRAGMA synchronous").scalar())
+    @sa.event.listens_for(led.engine, "checkout")
+    def _watch(dbapi_conn, _record, _proxy):  # type: ignore[no-untyped-def]
+        key = id(dbapi_conn)
+        if key not in mode:
+            mode[key] = dbapi_conn.execute("PRAGMA synchronous").fetchone()[0]
+
+        def trace(statement: str) -> None:
+            head = " ".join(statement.split()).upper()
+            if head.startswith("PRAGMA SYNCHRONOUS ="):
+                mode[key] = level[head.split("=")[1].strip()]
+            elif head.startswith(("INSERT INTO VEIL_SPENDS", "UPDATE VEIL_SPENDS SET STATUS")):
+                modes.append(mode[key])
+
+        dbapi_conn.set_trace_callback(trace)
 
     led.spend("d", epsilon=0.1, what="a")
     with led.charge("d", epsilon=0.1, what="b", mechanism="m"):
@@ -265,4 +279,33 @@ def test_every_spend_transaction_runs_with_fsync_even_after_a_lazy_one(tmp_path:
     led.spend("d", epsilon=0.1, what="c")
     # FULL (2) for every insert, NORMAL (1) for turning the reservation into a spend
     assert modes == [2, 2, 1, 2]
+    led.close()
+
+
+def test_the_dbapi_spend_path_writes_the_rows_sqlalchemy_writes(tmp_path: Path) -> None:
+    """A file ledger records plain spends on the sqlite3 connection itself; reservations
+    (``charge``) still go through SQLAlchemy. Both must store the same column formats, and
+    what is read back must equal what was returned."""
+    path = tmp_path / "l.sqlite"
+    led = BudgetLedger(f"sqlite:///{path}")
+    led.init("d", epsilon=10.0, delta=1e-5)
+    fast = led.spend("d", epsilon=0.25, delta=1e-7, what="fast path", mechanism="laplace")
+    with led.charge("d", epsilon=0.5, what="sqlalchemy path", mechanism="gaussian") as slow:
+        pass
+    history = led.history("d")
+    assert [h.id for h in history] == [fast.id, slow.id]
+    assert history[0].created_at == fast.created_at
+    assert history[0].committed_at == fast.committed_at
+    assert (history[0].epsilon, history[0].delta, history[0].seq) == (0.25, 1e-7, 1)
+    assert history[1].seq == 2
+    raw = sqlite3.connect(path)
+    rows = raw.execute(
+        "SELECT typeof(epsilon), typeof(seq), typeof(created_at), length(created_at), "
+        "typeof(committed_at), holder FROM veil_spends ORDER BY seq"
+    ).fetchall()
+    raw.close()
+    assert rows[0] == rows[1] == ("real", "integer", "text", 26, "text", None)
+    assert led.verify("d")["ok"]
+    st = led.status("d")
+    assert st.spent["basic"].epsilon == pytest.approx(0.75)
     led.close()
