@@ -215,14 +215,16 @@ def _values(series: pd.Series, dtype: Any) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=1)
-def _domains() -> tuple[Any, Any, Any, Any]:
-    """OpenDP's symmetric distance and the int64, float (no NaN) and bool vector domains."""
+def _domains() -> tuple[Any, Any, Any, Any, Any]:
+    """OpenDP's symmetric distance and the int64, float (no NaN), bool and int32 vector
+    domains (int32 for category codes: half the bytes to hand over and hash)."""
     dp = _opendp()
     return (
         dp.symmetric_distance(),
         dp.vector_domain(dp.atom_domain(T=dp.i64)),
         dp.vector_domain(dp.atom_domain(T=float, nan=False)),
         dp.vector_domain(dp.atom_domain(T=bool)),
+        dp.vector_domain(dp.atom_domain(T=dp.i32)),
     )
 
 

@@ -115,7 +115,7 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
     budget = _budget(dp, spec)
     gaussian = budget.gaussian
     alpha = 1 - spec.confidence
-    sd, vec_i, vec_f, vec_b = _domains()
+    sd, vec_i, vec_f, vec_b, vec_i32 = _domains()
 
     def answer(value: Any, interval: Any, acc: Any, integer: bool, **kw: Any) -> DPAnswer:
         return DPAnswer(
@@ -246,14 +246,14 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
             codes = _codes(series, spec.categories)
             labels = list(spec.categories)
         n_cat = len(labels)
-        codes = codes.astype(np.int64)
+        codes = codes.astype(np.int32)  # category indices and -1: int32 is plenty
 
         def stage_hist() -> Release:
             mo = dp.L2Distance[int] if gaussian else dp.L1Distance[int]
             cal = _calibrate(
                 dp,
                 lambda: (
-                    (vec_i, sd)
+                    (vec_i32, sd)
                     >> dp.t.then_count_by_categories(
                         categories=list(range(n_cat)), null_category=True, MO=mo
                     )
@@ -261,7 +261,7 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
                 d_in,
                 budget.unit,
                 gaussian,
-                key=("count_by_categories", n_cat),
+                key=("count_by_categories", "i32", n_cat),
             )
             exact = cal.trans(codes)
             return lambda: release_hist(cal, exact)
