@@ -33,12 +33,11 @@ import logging
 import math
 import os
 import socket
-import sqlite3
 import uuid
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import sqlalchemy as sa
@@ -60,10 +59,16 @@ from veil.dp._records import (
     default_who,
     utcnow,
 )
-from veil.dp._store import (
-    DatasetRow,
-    LedgerTables,
+from veil.dp._spend_txn import (
+    SaSpendTxn,
     SqliteSpendSql,
+    SqliteSpendTxn,
+    no_budget,
+    sqlite_spend_txn,
+)
+from veil.dp._store import (
+    LedgerTables,
+    db_errors,
     default_ledger_url,
     make_engine,
     redact_url,
@@ -82,46 +87,6 @@ def _preload_accountants() -> None:
 
     _opacus("opacus.accountants.analysis.rdp")
     _opacus("opacus.accountants")
-
-
-class _SaSpendTxn:
-    """A spend's statements on a SQLAlchemy connection that holds the dataset's lock."""
-
-    def __init__(self, conn: Connection, tables: LedgerTables, row: Any) -> None:
-        self.conn, self.tables, self.row = conn, tables, row
-
-    def last_seq(self) -> int | None:
-        return self.conn.execute(self.tables.last_seq, {"b_dataset_id": self.row.id}).scalar()
-
-    def insert(self, rows: list[dict[str, Any]]) -> None:
-        self.conn.execute(sa.insert(self.tables.spends), rows)
-
-    def add_to_sums(self, params: dict[str, Any]) -> None:
-        self.conn.execute(self.tables.add_to_sums, params)
-
-
-class _SqliteSpendTxn:
-    """The same statements on a ``sqlite3`` connection inside ``BEGIN IMMEDIATE``."""
-
-    def __init__(self, dbapi: sqlite3.Connection, sql: SqliteSpendSql, row: DatasetRow) -> None:
-        self.dbapi, self.sql, self.row = dbapi, sql, row
-
-    def last_seq(self) -> int | None:
-        found = self.dbapi.execute(self.sql.last_seq, {"b_dataset_id": self.row.id}).fetchone()
-        return None if found is None else found[0]
-
-    def insert(self, rows: list[dict[str, Any]]) -> None:
-        self.dbapi.executemany(self.sql.insert_spend, [self.sql.spend_params(r) for r in rows])
-
-    def add_to_sums(self, params: dict[str, Any]) -> None:
-        self.dbapi.execute(self.sql.add_to_sums, params)
-
-
-def _no_budget(dataset: str) -> InputError:
-    return InputError(
-        f"no budget for dataset {dataset!r} in this ledger",
-        hint=f"create one: veil budget init {dataset} --epsilon E --delta D",
-    )
 
 
 class BudgetLedger:
@@ -208,33 +173,8 @@ class BudgetLedger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _db_errors(self, action: str) -> Iterator[None]:
-        try:
-            yield
-        except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:
-            # sqlite3's own errors come from the spend path that runs on the DB-API connection
-            orig = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
-            text = str(orig).lower() if orig is not None else ""
-            if "locked" in text or "busy" in text or "lock timeout" in text:
-                raise LedgerUnavailableError(
-                    f"the ledger {redact_url(self.url)} is locked by another process "
-                    f"(waited {self.busy_timeout:g} s); nothing was {action}ed",
-                    hint="retry later, or raise busy_timeout",
-                ) from None
-            raise LedgerUnavailableError(
-                f"cannot reach the ledger {redact_url(self.url)} "
-                f"({type(orig).__name__ if orig is not None else 'error'}); "
-                f"nothing was {action}ed",
-                hint="check the --ledger URL, that the server runs and that you may connect",
-            ) from None
-        except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
-            orig = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
-            raise LedgerUnavailableError(
-                f"the ledger {redact_url(self.url)} failed ({type(orig).__name__}); "
-                f"nothing was {action}ed",
-                hint="is the URL a veil ledger? check the database's health",
-            ) from None
+    def _db_errors(self, action: str) -> AbstractContextManager[None]:
+        return db_errors(self.url, self.busy_timeout, action)
 
     @contextmanager
     def _locked(
@@ -262,7 +202,7 @@ class BudgetLedger:
             )
             row = conn.execute(stmt, {"b_name": dataset}).first()
             if row is None:
-                raise _no_budget(dataset)
+                raise no_budget(dataset)
             yield conn, row
 
     @contextmanager
@@ -276,43 +216,25 @@ class BudgetLedger:
         return engine.dialect.name == "sqlite" and engine.url.database in (None, "", ":memory:")
 
     @contextmanager
-    def _spend_txn(self, dataset: str, *, fast: bool) -> Iterator[_SaSpendTxn | _SqliteSpendTxn]:
+    def _spend_txn(self, dataset: str, *, fast: bool) -> Iterator[SaSpendTxn | SqliteSpendTxn]:
         """A durable transaction holding the dataset's lock, for recording spends.
 
-        ``fast`` (a SQLite file ledger only) runs it on the ``sqlite3`` connection with the
-        statements of :class:`~veil.dp._store.SqliteSpendSql`: the same lock (``BEGIN
-        IMMEDIATE``), the same fsync at commit (``synchronous=FULL``), the same rows.
+        ``fast`` (a SQLite file ledger only) runs it on the ``sqlite3`` connection
+        (:mod:`veil.dp._spend_txn`): the same lock (``BEGIN IMMEDIATE``), the same fsync at
+        commit (``synchronous=FULL``), the same rows.
         """
         if not fast:
             with self._locked(dataset, "spent") as (conn, row):
-                yield _SaSpendTxn(conn, self._tables, row)
+                yield SaSpendTxn(conn, self._tables, row)
             return
         check_name(dataset)
-        engine = self.engine
         if self._sqlite_sql is None:
-            self._sqlite_sql = SqliteSpendSql(self._tables, engine.dialect)
-        sql = self._sqlite_sql
-        with self._db_errors("spent"):
-            pooled = engine.raw_connection()
-            try:
-                dbapi = pooled.driver_connection
-                assert isinstance(dbapi, sqlite3.Connection)
-                if pooled.info.get("veil_sync") != "FULL":  # shared with the begin event
-                    dbapi.execute("PRAGMA synchronous = FULL")
-                    pooled.info["veil_sync"] = "FULL"
-                dbapi.execute("BEGIN IMMEDIATE")
-                try:
-                    found = dbapi.execute(sql.dataset_by_name, {"b_name": dataset}).fetchone()
-                    if found is None:
-                        raise _no_budget(dataset)
-                    yield _SqliteSpendTxn(dbapi, sql, DatasetRow(*found))
-                    dbapi.execute("COMMIT")
-                except BaseException:
-                    if dbapi.in_transaction:
-                        dbapi.execute("ROLLBACK")
-                    raise
-            finally:
-                pooled.close()
+            self._sqlite_sql = SqliteSpendSql(self._tables, self.engine.dialect)
+        with (
+            self._db_errors("spent"),
+            sqlite_spend_txn(self.engine, self._sqlite_sql, dataset) as tx,
+        ):
+            yield tx
 
     # ------------------------------------------------------------------ budget setup
 
@@ -564,7 +486,7 @@ class BudgetLedger:
                     max(0.0, row.delta_total - row.delta_sum),
                 )
             else:
-                assert isinstance(tx, _SaSpendTxn)  # the fast path is for basic composition
+                assert isinstance(tx, SaSpendTxn)  # the fast path is for basic composition
                 rows = self._history_rows(tx.conn, row.id)
                 last = rows[-1].seq if rows else None
                 composed = self._status(row, rows, new, all_compositions=False).enforced

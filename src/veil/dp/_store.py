@@ -23,8 +23,11 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -32,14 +35,7 @@ from sqlalchemy.engine import Engine
 
 from veil._errors import InputError, LedgerUnavailableError
 
-__all__ = [
-    "DatasetRow",
-    "LedgerTables",
-    "SqliteSpendSql",
-    "default_ledger_url",
-    "make_engine",
-    "redact_url",
-]
+__all__ = ["LedgerTables", "db_errors", "default_ledger_url", "make_engine", "redact_url"]
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +63,38 @@ def redact_url(url: str) -> str:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
     except Exception:  # noqa: BLE001 - a malformed URL: show nothing of it
         return "<unparseable URL>"
+
+
+@contextmanager
+def db_errors(url: str, busy_timeout: float, action: str) -> Iterator[None]:
+    """Turn the database's errors into :class:`~veil.LedgerUnavailableError` saying what
+    was not done (``action`` + "ed"), with the URL's password hidden and no SQL or values.
+
+    Both SQLAlchemy's wrapped errors and ``sqlite3``'s own (from the spend path that runs on
+    the DB-API connection, :mod:`veil.dp._spend_txn`) are mapped."""
+    try:
+        yield
+    except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:
+        orig = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+        text = str(orig).lower() if orig is not None else ""
+        if "locked" in text or "busy" in text or "lock timeout" in text:
+            raise LedgerUnavailableError(
+                f"the ledger {redact_url(url)} is locked by another process "
+                f"(waited {busy_timeout:g} s); nothing was {action}ed",
+                hint="retry later, or raise busy_timeout",
+            ) from None
+        raise LedgerUnavailableError(
+            f"cannot reach the ledger {redact_url(url)} "
+            f"({type(orig).__name__ if orig is not None else 'error'}); "
+            f"nothing was {action}ed",
+            hint="check the --ledger URL, that the server runs and that you may connect",
+        ) from None
+    except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
+        orig = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+        raise LedgerUnavailableError(
+            f"the ledger {redact_url(url)} failed ({type(orig).__name__}); nothing was {action}ed",
+            hint="is the URL a veil ledger? check the database's health",
+        ) from None
 
 
 def make_engine(url: str, *, busy_timeout: float = 30.0) -> Engine:
@@ -262,55 +290,3 @@ class LedgerTables:
     def drop(self, engine: Engine) -> None:
         """Drop the tables (tests and benchmarks clean up with this)."""
         self.metadata.drop_all(engine, checkfirst=True)
-
-
-class DatasetRow(NamedTuple):
-    """The columns of a dataset's row that a spend reads."""
-
-    id: int
-    fingerprint: str | None
-    epsilon_total: float
-    delta_total: float
-    composition: str
-    epsilon_sum: float
-    delta_sum: float
-
-
-class SqliteSpendSql:
-    """The spend path's statements compiled once for Python's ``sqlite3`` driver.
-
-    A spend on a SQLite ledger runs these on the DB-API connection itself. SQLAlchemy's
-    per-statement work (building the execution context, events, result processing) was
-    about half of a spend's CPU time, and it holds the GIL: while a DP query computes its
-    exact aggregate on the calling thread, the ledger's worker thread competes for it. The
-    SQL text, the column list and the value conversions (``bind_processor``, e.g. how a
-    ``DateTime`` is stored) still come from SQLAlchemy's own tables and dialect, so the rows
-    written are the ones the SQLAlchemy path writes.
-    """
-
-    def __init__(self, tables: LedgerTables, dialect: Any) -> None:
-        named = type(dialect)(paramstyle="named")  # sqlite3 takes :name parameters
-        d, s = tables.datasets, tables.spends
-
-        def sql(stmt: Any, **kw: Any) -> str:
-            return str(stmt.compile(dialect=named, **kw))
-
-        self.dataset_by_name = sql(
-            sa.select(*(d.c[k] for k in DatasetRow._fields)).where(
-                d.c.name == sa.bindparam("b_name")
-            )
-        )
-        self.last_seq = sql(tables.last_seq)
-        self.add_to_sums = sql(tables.add_to_sums)
-        keys = [c.key for c in s.columns]
-        self.insert_spend = sql(sa.insert(s), column_keys=keys)
-        procs = {c.key: c.type.dialect_impl(named).bind_processor(named) for c in s.columns}
-        self._processors = {k: p for k, p in procs.items() if p is not None}
-
-    def spend_params(self, values: dict[str, Any]) -> dict[str, Any]:
-        """``values`` (one spend row, Python values) converted as SQLAlchemy would bind them."""
-        out = dict(values)
-        for key, proc in self._processors.items():
-            if out.get(key) is not None:
-                out[key] = proc(out[key])
-        return out
