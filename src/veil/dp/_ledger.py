@@ -70,6 +70,7 @@ from veil.dp._store import (
     LedgerTables,
     db_errors,
     default_ledger_url,
+    is_sqlite_memory,
     make_engine,
     redact_url,
 )
@@ -210,10 +211,6 @@ class BudgetLedger:
         """A read-only connection (a deferred transaction on SQLite: it takes no write lock)."""
         with self._db_errors("read"), self.engine.connect() as conn:
             yield conn.execution_options(sqlite_begin="DEFERRED")
-
-    def _in_memory(self) -> bool:
-        engine = self.engine
-        return engine.dialect.name == "sqlite" and engine.url.database in (None, "", ":memory:")
 
     @contextmanager
     def _spend_txn(self, dataset: str, *, fast: bool) -> Iterator[SaSpendTxn | SqliteSpendTxn]:
@@ -464,7 +461,8 @@ class BudgetLedger:
         if not basic:
             # Load the accountants before taking the lock, not while others wait on it.
             _preload_accountants()
-        fast = basic and not self._in_memory() and self.engine.dialect.name == "sqlite"
+        engine = self.engine
+        fast = basic and engine.dialect.name == "sqlite" and not is_sqlite_memory(engine)
         with self._spend_txn(dataset, fast=fast) as tx:
             row = tx.row
             if (
@@ -665,7 +663,7 @@ class BudgetLedger:
         An in-memory SQLite ledger has one connection per thread, so it records at once.
         """
         reqs = list(requests)
-        if self._in_memory():
+        if is_sqlite_memory(self.engine):
             done: Future[list[Spend]] = Future()
             try:
                 done.set_result(

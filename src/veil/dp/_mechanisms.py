@@ -217,7 +217,7 @@ def _values(series: pd.Series, dtype: Any) -> np.ndarray:
 @functools.lru_cache(maxsize=1)
 def _domains() -> tuple[Any, Any, Any, Any, Any]:
     """OpenDP's symmetric distance and the int64, float (no NaN), bool and int32 vector
-    domains (int32 for category codes: half the bytes to hand over and hash)."""
+    domains (int32 for category codes: half the bytes to hand over)."""
     dp = _opendp()
     return (
         dp.symmetric_distance(),

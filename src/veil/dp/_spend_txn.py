@@ -6,9 +6,11 @@ Two implementations of one small interface (``row``, ``last_seq``, ``insert``,
 * :class:`SaSpendTxn` on a SQLAlchemy connection (PostgreSQL, in-memory SQLite,
   compositions that read the whole history);
 * :class:`SqliteSpendTxn` on the ``sqlite3`` connection itself, for plain (basic
-  composition) spends on a SQLite file, opened by :func:`sqlite_spend_txn`. SQLAlchemy's
-  per-statement work was about half of a spend's CPU time and it holds the GIL, which a DP
-  query computing its exact aggregate on the calling thread competes for. The SQL text,
+  composition) spends on a SQLite file, opened by :func:`sqlite_spend_txn`. It skips
+  SQLAlchemy's per-statement machinery (execution context, events, result processing),
+  which runs on the ledger's worker thread while a DP query computes its exact aggregate:
+  one spend went from 0.9 to 0.4-0.7 ms (``ledger_spend_alone`` in
+  ``benchmarks/dp_stats.py``). The SQL text,
   the columns and the value conversions still come from SQLAlchemy's tables and dialect
   (:class:`SqliteSpendSql`), so both write the same rows.
 """
@@ -24,7 +26,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from veil._errors import InputError
-from veil.dp._store import LedgerTables
+from veil.dp._store import LedgerTables, set_sqlite_sync
 
 __all__ = [
     "DatasetRow",
@@ -130,9 +132,7 @@ def sqlite_spend_txn(engine: Engine, sql: SqliteSpendSql, dataset: str) -> Itera
     try:
         dbapi = pooled.driver_connection
         assert isinstance(dbapi, sqlite3.Connection)
-        if pooled.info.get("veil_sync") != "FULL":  # shared with the engine's begin event
-            dbapi.execute("PRAGMA synchronous = FULL")
-            pooled.info["veil_sync"] = "FULL"
+        set_sqlite_sync(pooled.info, dbapi.execute, "FULL")
         dbapi.execute("BEGIN IMMEDIATE")
         try:
             found = dbapi.execute(sql.dataset_by_name, {"b_name": dataset}).fetchone()

@@ -24,7 +24,7 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,15 @@ from sqlalchemy.engine import Engine
 
 from veil._errors import InputError, LedgerUnavailableError
 
-__all__ = ["LedgerTables", "db_errors", "default_ledger_url", "make_engine", "redact_url"]
+__all__ = [
+    "LedgerTables",
+    "db_errors",
+    "default_ledger_url",
+    "is_sqlite_memory",
+    "make_engine",
+    "redact_url",
+    "set_sqlite_sync",
+]
 
 log = logging.getLogger(__name__)
 
@@ -141,14 +149,30 @@ def make_engine(url: str, *, busy_timeout: float = 30.0) -> Engine:
     )
 
 
+def is_sqlite_memory(engine: Engine) -> bool:
+    """Whether ``engine`` is an in-memory SQLite database (one connection per thread)."""
+    return engine.dialect.name == "sqlite" and engine.url.database in (None, "", ":memory:")
+
+
+def set_sqlite_sync(info: dict[str, Any], execute: Callable[[str], Any], sync: str) -> None:
+    """Put a pooled SQLite connection in ``synchronous=<sync>`` (FULL: fsync at commit).
+
+    The setting lasts for the connection, so it is sent only when it changes; ``info`` is
+    the pool's per-connection dict, shared by SQLAlchemy's begin event and the spend path
+    that runs on the ``sqlite3`` connection itself."""
+    if info.get("veil_sync") != sync:
+        execute(f"PRAGMA synchronous = {sync}")
+        info["veil_sync"] = sync
+
+
 def _sqlite_engine(parsed: sa.engine.URL, busy_timeout: float) -> Engine:
     database = parsed.database
     if database and database != ":memory:" and not database.startswith("file:"):
         path = Path(database).expanduser()
         path.parent.mkdir(parents=True, exist_ok=True)
         parsed = parsed.set(database=str(path))
-    in_memory = database in (None, "", ":memory:")
     engine = sa.create_engine(parsed, connect_args={"timeout": busy_timeout})
+    in_memory = is_sqlite_memory(engine)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -167,13 +191,9 @@ def _sqlite_engine(parsed: sa.engine.URL, busy_timeout: float) -> Engine:
     def _begin(conn: sa.Connection) -> None:
         opts = conn.get_execution_options()
         if not in_memory:
-            # FULL (fsync at commit) unless the caller marked the change safe to lose; the
-            # setting lasts for the connection, so it is sent only when it changes.
+            # FULL (fsync at commit) unless the caller marked the change safe to lose
             sync = "NORMAL" if opts.get("sqlite_sync") == "NORMAL" else "FULL"
-            info = conn.connection.info
-            if info.get("veil_sync") != sync:
-                conn.exec_driver_sql(f"PRAGMA synchronous = {sync}")
-                info["veil_sync"] = sync
+            set_sqlite_sync(conn.connection.info, conn.exec_driver_sql, sync)
         mode = "DEFERRED" if opts.get("sqlite_begin") == "DEFERRED" else "IMMEDIATE"
         conn.exec_driver_sql(f"BEGIN {mode}")
 
