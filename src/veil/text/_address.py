@@ -12,7 +12,16 @@ address (presidio-research's ``ADDRESS``, i2b2's). Street lines, by family:
   ``Goethestr. 5``, ``Berliner Straße 8/2``, ``Keizersgracht 123``;
 * street type first, number after (Italian, Spanish, Portuguese): ``Via Roma, 10``,
   ``Calle de Alcalá 45``, ``Rua Augusta, 100``;
-* number first, French street type: ``12, rue de la Paix``, ``5 bis avenue Foch``.
+* number first, French street type: ``12, rue de la Paix``, ``5 bis avenue Foch``; or the
+  number after the name, as in Switzerland and Belgium: ``rue de Lausanne 12``; Quebec's
+  types too (``montée``, ``rang``, ``côte``);
+* Nordic street words, joined (``Drottninggatan 53``, ``Vesterbrogade 12``,
+  ``Aleksanterinkatu 52``) or apart after a name in the genitive (``Karl Johans gate 22``);
+  Flemish ``-lei``;
+* type first in Portuguese, Brazilian, Mexican and Polish (``Rua Augusta, 100``, ``Calzada
+  de Tlalpan 1234``, ``ul. Marszałkowska 84/92``);
+* Czech and Slovak streets, which have no type word (``Nad Rokytkou 709``), only with their
+  ``NNN NN`` postcode and only when the name carries a diacritic or opens with a preposition.
 
 A unit ("Apt 4B", "Suite 210", "Flat 3", "Unit 5", "#12", "Piso 3") may come before or
 after. Localities, each anchored by something a closed list or a grammar checks:
@@ -21,8 +30,13 @@ after. Localities, each anchored by something a closed list or a grammar checks:
   (``02139``, ``02139-4307``), Canadian postal code (``K1A 0B1``: Canada Post's letters) or
   Australian postcode (4 digits), each only with a region of its country;
 * town (and county) + UK postcode by the Royal Mail grammar (``SW1A 1AA``, ``M1 1AE``);
-* postcode first, continental Europe (4 or 5 digits, Dutch ``1234 AB``) + city, only after
-  a continental street line; US military ``APO AE 09012``.
+* postcode first, continental Europe (4 or 5 digits, Dutch ``1234 AB``, Swedish and Czech
+  ``111 21``, Polish ``00-514``, Portuguese ``1100-053``) + city, only after a continental
+  street line; Brazil's neighbourhood line, CEP, city and state; US military ``APO AE
+  09012``;
+* city + Mexican state code + código postal (``Monterrey, NL 64000``);
+* New Zealand town + 4-digit postcode on its own line (after ``RD 7``), and Irish town and
+  county lines ending in an Eircode (``D02 X285``), after an English street line.
 
 A lone street line is still a ``STREET_ADDRESS``; "Boston, MA 02139" without a street stays
 a ``LOCATION`` and a ``ZIP_CODE`` (a state may be kept under HIPAA Safe Harbor, a city and
@@ -54,14 +68,16 @@ __all__ = [
 ]
 
 _DIGIT = re.compile(r"\d")
-_UP = "A-ZÀ-ÖØ-Þ"  # upper-case Latin letters, Latin-1 accents included
+# upper-case Latin letters: ASCII, Latin-1 and Latin Extended-A ("Łódź", "Žinkovská")
+_UP = "A-ZÀ-ÖØ-Þ" + "".join(c for c in map(chr, range(0x100, 0x180)) if c.isupper())
 # a capitalised word: "Main", "O'Neil", "St.", "Saint-Denis", "Evelyne-Flantz-Weg"
 _WORD = rf"[{_UP}][\w'’.-]*"
 _NAMEWORD = rf"(?:{_WORD}|\d{{1,3}}(?:st|nd|rd|th)\b)"  # "5th Avenue"
 _NUM = r"\d{1,6}[A-Za-z]?(?:[-/]\d{1,6}[A-Za-z]?)?"  # 12, 221B, 12-14, 5/12 (unit/house)
 _UNIT_WORDS = (
     r"(?:Apt|Apartment|Flat|Unit|Suite|Ste|Studio|Level|Floor|Fl|Room|Rm|Shop|Lot|Bldg|"
-    r"Building|Piso|Puerta|Piano|Appartamento|Interno|Scala)"
+    r"Building|Piso|Puerta|Piano|Appartamento|Interno|Scala|Edif|Edificio|Depto|"
+    r"Departamento|Interior|Int|Local|Mz|Manzana|Lote)"
 )
 _UNIT = (
     rf"(?:{_UNIT_WORDS}\.?[ \t]*#?[ \t]*(?:\d{{1,5}}(?:-\d{{1,5}})?[A-Za-z]?|[A-Za-z]-?\d{{0,4}})"
@@ -126,10 +142,17 @@ _GERMANIC = {
     "allee": "DE", "weg": "DE", "damm": "DE", "chaussee": "DE", "pfad": "DE",
     "straat": "NL", "laan": "NL", "plein": "NL", "gracht": "NL", "singel": "NL",
     "kade": "NL", "dijk": "NL", "dreef": "NL", "steeg": "NL",
+    "gatan": "SE", "vägen": "SE", "gränd": "SE", "gränden": "SE", "torget": "SE",
+    "stigen": "SE", "allén": "SE", "vej": "DK", "stræde": "DK", "vænge": "DK", "plads": "DK",
+    "allé": "DK", "veien": "NO", "vegen": "NO", "gata": "NO", "plassen": "NO", "alléen": "NO",
+    "katu": "FI", "kuja": "FI", "polku": "FI", "bulevardi": "FI", "väylä": "FI",
+    "raitti": "FI", "aukio": "FI",
 }  # fmt: skip
 _GERMANIC_WEAK = {
     "ring": "DE", "ufer": "DE", "steig": "DE",
-    "hof": "NL", "pad": "NL", "baan": "NL", "boulevard": "NL",
+    "hof": "NL", "pad": "NL", "baan": "NL", "boulevard": "NL", "lei": "BE",
+    "gade": "DK", "torv": "DK", "gate": "NO", "vei": "NO", "veg": "NO", "bakken": "NO",
+    "stien": "NO", "tie": "FI", "kaari": "FI", "rinne": "FI", "tori": "FI",
 }  # fmt: skip
 # street type first, number after (capitalised, so English "via" is not one)
 _ROMANCE = {
@@ -137,20 +160,41 @@ _ROMANCE = {
     "Calle": "ES", "Avenida": "ES", "Avda.": "ES", "Paseo": "ES", "Carrer": "ES",
     "Carretera": "ES", "Rambla": "ES", "Glorieta": "ES", "Travesía": "ES", "Callejón": "ES",
     "Urbanización": "ES", "Pasaje": "ES", "Pasadizo": "ES", "Cañada": "ES", "Alameda": "ES",
-    "Rua": "PT", "Travessa": "PT",
+    "Rua": "PT", "Travessa": "PT", "Praça": "PT", "Estrada": "PT", "Rodovia": "BR",
+    "Ladeira": "PT", "Viela": "BR",
+    "Calzada": "MX", "Cerrada": "MX", "Privada": "MX", "Prolongación": "MX",
+    "Periférico": "MX", "Circuito": "MX", "Andador": "MX", "Retorno": "MX",
+    "Circunvalación": "MX",
+    "ul.": "PL", "Ul.": "PL", "ulica": "PL", "Ulica": "PL", "aleja": "PL", "Aleja": "PL",
+    "osiedle": "PL", "Osiedle": "PL",
 }  # fmt: skip
 _ROMANCE_WEAK = {
     "Via": "IT", "Corso": "IT", "Largo": "IT", "Strada": "IT", "Borgo": "IT", "Canale": "IT",
     "Rotonda": "IT", "Incrocio": "IT", "Stretto": "IT", "Plaza": "ES", "Camino": "ES",
     "Acceso": "ES", "Cuesta": "ES", "Ronda": "ES", "Vial": "ES", "C.": "ES",
+    "Av": "PT", "Av.": "PT", "R.": "PT", "Vila": "BR", "Quadra": "BR", "Jardim": "BR",
+    "Parque": "BR", "Lagoa": "BR", "Lago": "BR", "Vale": "BR", "Setor": "BR",
+    "Conjunto": "BR", "Residencial": "BR", "Chácara": "BR", "Fazenda": "BR", "Sítio": "BR",
+    "Recanto": "BR", "Trecho": "BR", "Trevo": "BR", "Morro": "BR", "Loteamento": "BR",
+    "Esplanada": "BR", "Estação": "BR", "Núcleo": "BR", "Passarela": "BR", "Pátio": "BR",
+    "Praia": "BR", "Área": "BR", "Campo": "BR", "Colônia": "BR", "Condomínio": "BR",
+    "Distrito": "BR", "Favela": "BR", "Feira": "BR", "Aeroporto": "BR",
+    "Continuación": "MX", "Ampliación": "MX", "Corredor": "MX", "Diagonal": "MX",
+    "Peatonal": "MX", "Viaducto": "MX", "Boulevard": "MX", "Eje vial": "MX",
+    "al.": "PL", "Al.": "PL", "pl.": "PL", "Pl.": "PL", "plac": "PL", "Plac": "PL",
+    "os.": "PL", "Os.": "PL",
 }  # fmt: skip
 # French types after the number; capitalised "Avenue", "Place", "Route" are English too
 _FRENCH = ("rue", "impasse", "chemin", "allée", "allee", "quai", "boulevard", "bd", "faubourg")
 _FRENCH_LOWER = ("avenue", "av.", "place", "route", "cours", "square", "passage", "voie",
-                 "sentier", "esplanade", "promenade", "rond-point")  # fmt: skip
+                 "sentier", "esplanade", "promenade", "rond-point",
+                 "montée", "rang", "côte", "croissant", "carré", "terrasse")  # fmt: skip
 
-_PARTICLE = r"(?:de|del|della|dello|dei|degli|delle|di|da|do|dos|das|du|des|la|le|les|el|los|las|y|e|et|sur|aux?|en)"
-_ELIDED = rf"(?:[dlDL]['’])?[{_UP}][\w'’.-]*"  # "d'Alsace", "l'Église"
+_PARTICLE = (
+    r"(?:de|del|della|dello|dei|degli|delle|di|da|do|dos|das|du|des|la|le|les|el|los|las|y|e|et|"
+    r"sur|aux?|en|i)"
+)
+_ELIDED = rf"(?!{_UNIT_WORDS}\b)(?:[dlDL]['’])?[{_UP}][\w'’.-]*"  # "d'Alsace", "l'Église"
 _RNAME = rf"(?:(?:{_PARTICLE}|{_ELIDED})[ \t]+){{0,5}}{_ELIDED}"
 
 _EN_LINE = re.compile(
@@ -166,13 +210,53 @@ _MILITARY = re.compile(
 _GERMANIC_LINE = re.compile(rf"(?<![\w/#.-])(?P<street>{_WORD})[ \t]+(?P<num>{_NUM})(?![\w])")
 _ROMANCE_LINE = re.compile(
     rf"(?<![\w])(?P<type>{'|'.join(re.escape(t) for t in sorted({**_ROMANCE, **_ROMANCE_WEAK}, key=len, reverse=True))})"
-    rf"[ \t]+(?P<name>{_RNAME})(?:[ \t]*,[ \t]*|[ \t]+)(?P<num>\d{{1,4}}[A-Za-z]?|s/n)(?![\w])"
+    rf"[ \t]+(?P<name>{_RNAME})(?:[ \t]*,[ \t]*|[ \t]+)"
+    rf"(?P<num>\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}}[A-Za-z]?)?|[sS]/[nN])(?![\w])"
 )
 _FRENCH_LINE = re.compile(
-    rf"(?<![\w/#.,-])(?:(?P<num>\d{{1,4}}[A-Za-z]?(?:[ \t]+(?:bis|ter|quater))?),?[ \t]+)?"
+    rf"(?<![\w/#.,-])(?:(?P<num>\d{{1,5}}[A-Za-z]?(?:[ \t]+(?:bis|ter|quater))?),?[ \t]+)?"
     rf"(?P<type>(?i:{'|'.join(re.escape(t) for t in (*_FRENCH, *_FRENCH_LOWER))}))"
     rf"[ \t]+(?P<name>{_RNAME})"
+    rf"(?:[ \t]*,?[ \t]+(?P<num2>\d{{1,4}}[A-Za-z]?)(?![\w]))?"
 )
+# postcodes whose format alone is distinctive: Brazil 01310-100, Portugal 1100-148, Czechia,
+# Slovakia and Sweden 110 00, Poland 00-950
+_EU_PC_DISTINCT = r"\d{5}-\d{3}|\d{4}-\d{3}|\d{3}[ \t]\d{2}|\d{2}-\d{3}"
+_GENERIC_PC = r"\d{5}-\d{3}|\d{4}-\d{3}|\d{3}[ \t]\d{2}"  # after a street without a type word
+# a street word written apart, after a name in the genitive: Norwegian "Karl Johans gate 22",
+# Finnish "Adolf Lindforsin tie 4", Danish "Valby Langgade" style names, Czech "Václavské
+# náměstí 68"
+# (a lone line counts, country)
+_NORDIC_APART = {
+    "gate": (False, "NO"), "gata": (True, "NO"), "vei": (True, "NO"), "veg": (True, "NO"),
+    "veien": (True, "NO"), "vegen": (True, "NO"), "plass": (True, "NO"),
+    "tie": (False, "FI"), "katu": (True, "FI"), "polku": (True, "FI"), "kuja": (True, "FI"),
+    "vej": (True, "DK"), "gade": (True, "DK"), "plads": (True, "DK"), "torv": (False, "DK"),
+    "stræde": (True, "DK"), "bakke": (False, "DK"),
+}  # fmt: skip
+_NORDIC_APART_LINE = re.compile(
+    rf"(?<![\w/#.,-])(?P<name>{_WORD}(?:[ \t]+{_WORD}){{0,2}})[ \t]+"
+    rf"(?P<type>{'|'.join(_NORDIC_APART)})[ \t]+(?P<num>{_NUM})(?![\w])"
+)
+_NORDIC_MARK = re.compile(rf"[ \t](?:{'|'.join(_NORDIC_APART)})[ \t]+\d")
+_GENERIC_MARK = re.compile(r"\d\d\d[ \t-]\d\d")  # a superset of _GENERIC_PC, one branch
+_GENERIC_LINE = re.compile(
+    rf"(?<![\w/#.,-])(?P<name>{_WORD}(?:[ \t]+(?:{_PARTICLE}|pod|nad|na|u|v|náměstí|třída|"
+    rf"nábřeží|ulice|{_WORD})){{0,3}})"
+    rf"[ \t]+(?P<num>\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}}[A-Za-z]?)?)(?![\w])"
+)
+# words that number things in documents ("Table 3", "Room 12"), not streets
+_NOT_STREETS_TEXT = (
+    "Table Figure Fig Chapter Section Page Version Room Step Item Line Row Column Level Grade "
+    "Stage Phase Part Volume Vol Issue No Case Patient Bed Test Lot Batch Model Series Type "
+    "Class Group Unit Floor Ward Box Slide Sample Appendix Exhibit Note Week Day Year Dose "
+    "Cycle Visit Lane Gate Platform Terminal Seat Run Round Set Lesson Module"
+)
+_NOT_STREETS = frozenset(_NOT_STREETS_TEXT.split())
+# Czech street names without diacritics mostly open with a preposition ("Nad Rokytkou")
+_CZ_OPENERS_TEXT = "Nad Pod Na U V K Za Mezi Před Při Ke Ve Ku"
+_CZ_OPENERS = frozenset(_CZ_OPENERS_TEXT.split())
+_BARE_INTERIOR = re.compile(r"[ \t]+\d{1,4}[A-Za-z]?(?![\w])")  # Mexico: "Juárez 834 701"
 _UNIT_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?:{_UNIT})")
 _DIRECTION_AFTER = re.compile(r"[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?")
 _BEFORE_WORD = re.compile(rf"({_WORD})[ \t]+$")
@@ -200,11 +284,23 @@ _AU_STATES = (
     "NSW|VIC|QLD|SA|WA|TAS|NT|ACT|New South Wales|Victoria|Queensland|South Australia|"
     "Western Australia|Tasmania|Northern Territory|Australian Capital Territory"
 )
+_MX_STATES = (
+    "AGS|BC|BCS|CAMP|CHIH|CHIS|COAH|COL|CDMX|DF|DGO|GRO|GTO|HGO|JAL|MEX|MICH|MOR|NAY|NL|OAX|"
+    "PUE|Q. ROO|QROO|QRO|SIN|SLP|SON|TAB|TAMPS|TLAX|VER|YUC|ZAC"
+)
 _REGIONS: dict[str, str] = {}
-for _names, _country in ((_AU_STATES, "AU"), (_CA_PROVINCES, "CA"), (_STATE_NAMES, "US")):
+for _names, _country in (
+    (_MX_STATES, "MX"),
+    (_AU_STATES, "AU"),
+    (_CA_PROVINCES, "CA"),
+    (_STATE_NAMES, "US"),
+):
     _REGIONS.update(dict.fromkeys(_names.split("|"), _country))
 _REGIONS.update(dict.fromkeys([*_STATES, "FM", "MH", "PW"], "US"))  # USPS codes, territories
-_AU_TOO = {"WA": ("US", "AU"), "SA": ("AU",), "NT": ("CA", "AU")}  # codes two countries use
+# codes two countries use
+_AU_TOO = {
+    "WA": ("US", "AU"), "SA": ("AU",), "NT": ("CA", "AU"), "BC": ("CA", "MX"), "NL": ("CA", "MX"),
+}  # fmt: skip
 _REGION_RE = "|".join(re.escape(r) for r in sorted(_REGIONS, key=len, reverse=True))
 _CA_PC = r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ \t-]?\d[ABCEGHJ-NPRSTV-Z]\d"
 # Royal Mail: outward code A9, A99, A9A, AA9, AA99, AA9A (letters restricted by position),
@@ -216,9 +312,10 @@ _UK_PC = (
 # lower-case words inside a city name ("Frankfurt am Main", "Alphen aan den Rijn"); not
 # "on", "of" or "in", which more often begin the sentence's next phrase ("... on Monday")
 _CPART = (
-    r"(?:am|an|der|den|im|vorm|vor|bei|ob|upon|sur|sous|en|de|la|le|les|del|di|du|des|aan|op|bij)"
+    r"(?:am|an|der|den|im|vorm|vor|bei|ob|upon|sur|sous|en|de|la|le|les|del|di|du|des|aan|op|bij|"
+    r"pod|nad|u|da|do|dos|das|los|las|el)"
 )
-_CWORD = rf"(?:['’][st][ -]?)?[{_UP}][\w'’.]*(?:-[\w'’.]+)*"  # "'s-Gravenzande"
+_CWORD = rf"(?:['’][st][ -]?)?[{_UP}][\w'’.]*(?:[-/][\w'’.]+)*"  # "'s-Gravenzande", "Biel/Bienne"
 _NL_LETTERS = r"[ \t]?[A-Z]{2}(?![\w])"  # "1234 AB": the letters belong to the postcode
 _CITY = (
     rf"{_CWORD}(?:[ \t]+(?:{_CPART}[ \t]+){{0,2}}{_CWORD}){{0,4}}"
@@ -229,10 +326,32 @@ _REGION_TAIL = re.compile(
     rf"(?:(?:[ \t]*,[ \t]*|[ \t]+)(?P<pc>\d{{5}}(?:-\d{{4}})?|\d{{4}}|{_CA_PC}))?(?![\w-])"
 )
 _UK_TAIL = re.compile(rf"{_SEP}(?:{_CITY}{_SEP}(?:{_CITY}{_SEP})?)?{_UK_PC}(?![\w])")
+_BR_STATES = "AC|AL|AM|AP|BA|CE|DF|ES|GO|MA|MG|MS|MT|PA|PB|PE|PI|PR|RJ|RN|RO|RR|RS|SC|SE|SP|TO"
+# Brazil (Correios): street, number / neighbourhood / CEP city / state
+_BR_TAIL = re.compile(
+    rf"{_SEP}(?:{_CITY}(?:[ \t]*,[ \t]*|{_LINE_BREAK}))?(?:\d{{5}}-?\d{{3}})[ \t]+{_CITY}"
+    rf"(?:[ \t]*[/-][ \t]*(?:{_BR_STATES})(?![\w]))?"
+)
+_DISTINCT_TAIL = re.compile(
+    rf"{_SEP}(?P<pc>{_GENERIC_PC})(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+){_CITY}"
+    r"(?:[ \t]+\d{1,2}(?![\w.,]\d))?"  # a city district: "Praha 1"
+)
 _EU_TAIL = re.compile(
-    rf"{_SEP}(?:(?:[A-Z]{{1,2}}-)?\d{{5}}|\d{{4}}{_NL_LETTERS}|\d{{4}}(?!{_NL_LETTERS}))(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)"
+    rf"{_SEP}(?P<pc>{_EU_PC_DISTINCT}|(?:[A-Z]{{1,2}}-)?\d{{5}}|\d{{4}}{_NL_LETTERS}|\d{{4}}(?!{_NL_LETTERS}))(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)"
     rf"{_CITY}(?:[ \t]+CEDEX(?:[ \t]+\d{{1,2}})?)?"
     rf"|{_SEP}{_CITY}[ \t]*,[ \t]*\d{{5}}(?![\w-])"  # "Madrid, 28013", as some forms write it
+)
+# New Zealand Post: town and 4-digit postcode on their own line, after an optional rural
+# delivery line ("RD 7")
+_NZ_TAIL = re.compile(
+    rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})(?:RD[ \t]+\d{{1,2}}(?:[ \t]*,[ \t]*|{_LINE_BREAK}))?"
+    rf"{_CITY}[ \t]+\d{{4}}(?![\w-])"
+)
+# Ireland: town (and county) lines, then the Eircode (routing key + unique identifier)
+_EIRCODE = r"(?:[AC-FHKNPRTV-Y]\d{2}|D6W)[ \t]?[0-9AC-FHKNPRTV-Y]{4}"
+_IE_TAIL = re.compile(
+    rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})(?:{_CITY}(?:[ \t]+\d{{1,2}})?(?:[ \t]*,[ \t]*|{_LINE_BREAK})){{0,2}}"
+    rf"{_EIRCODE}(?![\w])"
 )
 _MILITARY_TAIL = re.compile(
     rf"{_SEP}(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{{5}}(?:-\d{{4}})?(?![\w-])"
@@ -247,6 +366,7 @@ _PC_COUNTRY = (
     (re.compile(r"\d{5}(?:-\d{4})?"), "US"),
     (re.compile(r"\d{4}"), "AU"),
     (re.compile(_CA_PC), "CA"),
+    (re.compile(r"\d{5}(?:-\d{4})?"), "MX"),
 )
 
 
@@ -254,7 +374,7 @@ _PC_COUNTRY = (
 class _Line:
     start: int
     end: int
-    family: str  # "en", "germanic", "romance", "french", "military"
+    family: str  # "en", "germanic", "romance", "french", "military", "generic"
     strong: bool  # a lone line counts (no everyday-word street type, a house number)
     country: str | None
 
@@ -290,12 +410,20 @@ def _en_line(text: str, m: re.Match[str]) -> _Line | None:
     return _Line(m.start(), end, "en", strong and m.group("num") is not None, None)
 
 
+_GERMANIC_TABLES = tuple(
+    (table, strong, sorted({len(w) for w in table}, reverse=True))
+    for table, strong in ((_GERMANIC, True), (_GERMANIC_WEAK, False))
+)
+
+
 def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
     token = m.group("street")
     low = token.casefold()
-    for table, strong in ((_GERMANIC, True), (_GERMANIC_WEAK, False)):
-        for word, country in table.items():
-            if low.endswith(word):
+    for table, strong, lengths in _GERMANIC_TABLES:
+        for n in lengths:  # the longest street word the token ends with
+            word = low[-n:]
+            country = table.get(word) if len(low) >= n else None
+            if country is not None:
                 start = m.start()
                 if len(low) == len(word):  # "Straße" alone: with its adjective ("Berliner")
                     b = _BEFORE_WORD.search(text, max(0, start - 40), start)
@@ -330,8 +458,26 @@ def _candidates(text: str) -> list[_Line]:
         )
     for m in _FRENCH_LINE.finditer(text):
         t = m.group("type")
-        strong = m.group("num") is not None and (t.casefold() in _FRENCH or t.islower())
-        lines.append(_Line(m.start(), m.end(), "french", strong, "FR"))
+        # "Boulevard X 12" may be English; "rue X 12", "Rue X 12" are not
+        strong = t.islower() or (
+            t.casefold() in _FRENCH
+            and (m.group("num") is not None or t.casefold() not in ("boulevard", "bd"))
+        )
+        strong = strong and (m.group("num") is not None or m.group("num2") is not None)
+        # a number before the type is the house number; one after it then is a postcode
+        end = m.end("name") if m.group("num") is not None else m.end()
+        lines.append(_Line(m.start(), end, "french", strong, "FR"))
+    # the two rarer families are searched only when their cheap marker is in the text
+    nordic = _NORDIC_MARK.search(text) is not None
+    for m in _NORDIC_APART_LINE.finditer(text) if nordic else ():
+        strong, country = _NORDIC_APART[m.group("type")]
+        lines.append(_Line(m.start(), m.end(), "germanic", strong, country))
+    generic = _GENERIC_MARK.search(text) is not None
+    for m in _GENERIC_LINE.finditer(text) if generic else ():
+        words = m.group("name").split()
+        czech = words[0] in _CZ_OPENERS or not m.group("name").isascii()
+        if czech and not any(w.rstrip(".") in _NOT_STREETS for w in words):
+            lines.append(_Line(m.start(), m.end(), "generic", False, None))
     return lines
 
 
@@ -346,15 +492,45 @@ def _region_country(region: str, pc: str | None) -> str | None:
     return None
 
 
+_CEP_NEAR = re.compile(r"\d{5}-?\d{3}(?!\d)")
+_EIRCODE_NEAR = re.compile(_EIRCODE)
+_NZ_NEAR = re.compile(r"\d{4}(?![\w-])")
+
+
+def _near(rx: re.Pattern[str], text: str, end: int) -> bool:
+    """Whether ``rx`` occurs within a locality's reach after ``end``: a cheap test that
+    spares the rarer tails' full grammar on most street lines."""
+    return rx.search(text, end, end + 160) is not None
+
+
+def _pc_country(pc: str | None) -> str | None:
+    """The country a hyphenated postcode's format belongs to (Portugal, Brazil, Poland)."""
+    if pc is None or "-" not in pc or not pc[0].isdigit():
+        return None
+    return {4: "PT", 5: "BR", 2: "PL"}.get(pc.index("-"))
+
+
 def _locality(text: str, line: _Line, end: int) -> tuple[int, str, str | None] | None:
     """(end, pattern, country) of the locality after a street line, or ``None``."""
     if line.family == "military":
         m = _MILITARY_TAIL.match(text, end)
         return (m.end(), "military", "US") if m else None
+    cep = _near(_CEP_NEAR, text, end)
+    if line.family == "generic":
+        m = _BR_TAIL.match(text, end) if cep else None
+        if m:
+            return m.end(), "br_postcode", "BR"
+        m = _DISTINCT_TAIL.match(text, end)
+        if m is None:
+            return None
+        return m.end(), "eu_postcode", _pc_country(m.group("pc")) or "CZ"
     if line.family in ("germanic", "romance", "french"):
+        m = _BR_TAIL.match(text, end) if cep else None
+        if m:
+            return m.end(), "br_postcode", "BR"
         m = _EU_TAIL.match(text, end)
         if m:
-            return m.end(), "eu_postcode", line.country
+            return m.end(), "eu_postcode", _pc_country(m.group("pc")) or line.country
     m = _REGION_TAIL.match(text, end)
     if m:
         pc = m.group("pc")
@@ -364,6 +540,14 @@ def _locality(text: str, line: _Line, end: int) -> tuple[int, str, str | None] |
     m = _UK_TAIL.match(text, end)
     if m:
         return m.end(), "uk_postcode", "GB"
+    if line.family == "en":
+        m = _IE_TAIL.match(text, end) if _near(_EIRCODE_NEAR, text, end) else None
+        if m:
+            return m.end(), "eircode", "IE"
+        m = _NZ_TAIL.match(text, end) if _near(_NZ_NEAR, text, end) else None
+        # not a region and a postcode that disagree ("Boston MA 2000")
+        if m and not any(w in _REGIONS for w in m.group(0).replace(",", " ").split()):
+            return m.end(), "nz_postcode", "NZ"
     return None
 
 
@@ -377,6 +561,9 @@ def _addresses(text: str) -> list[_Address]:
                 break
             end = u.end()
         tail = _locality(text, line, end)
+        if tail is None and line.family == "romance":  # an interior number, no unit word
+            b = _BARE_INTERIOR.match(text, end)
+            tail = _locality(text, line, b.end()) if b else None
         if tail is not None:
             end, how, country = tail
             c = _COUNTRY_TAIL.match(text, end)

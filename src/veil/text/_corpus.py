@@ -9,8 +9,8 @@ and number-then-capitalised-word phrases that are not addresses ("5 Main points"
 Street Fighter"), which a good detector must leave alone.
 
 A postal address is one ``STREET_ADDRESS`` span from the street line through the postcode
-(US, UK, Canadian, German, French and Australian formats, from Faker's locales, on one
-line or over several); a street line alone is a ``STREET_ADDRESS`` too, and a city, state
+(US, UK, Canadian, German, French and Australian formats, and an "intl" mix of 17 more
+postal formats, from Faker's locales, on one line or over several); a street line alone is a ``STREET_ADDRESS`` too, and a city, state
 and ZIP code without a street stay ``LOCATION`` and ``ZIP_CODE``.
 
 Examples
@@ -47,6 +47,8 @@ GENERAL_TEMPLATES: tuple[str, ...] = (
     "Delivery to {STREET_ADDRESS:de} failed on {DATE_TIME}; please call {PHONE_NUMBER}.",
     "Invoice for {PERSON} sent to {STREET_ADDRESS:fr} on {DATE_TIME}.",
     "The parcel for {PERSON} goes to {STREET_ADDRESS:au}.",
+    "Please forward the letter for {PERSON} to {STREET_ADDRESS:intl} by {DATE_TIME}.",
+    "Shipping address:\n{STREET_ADDRESS:intl}",
     "The card {CREDIT_CARD} was charged twice on {DATE_TIME}.",
     "Refund to IBAN {IBAN_CODE}, account holder {PERSON}.",
     "Her social security number is {US_SSN}.",
@@ -177,6 +179,12 @@ _STREETS = ["Main Street", "Oak Avenue", "Elm Street", "Park Road", "Baker Stree
 _HOSPITAL = ["General Hospital", "Medical Center", "Memorial Hospital", "Health", "Clinic"]
 _TITLES = {"male": "Mr.", "female": "Ms."}
 _ADDRESS_LOCALES = {"gb": "en_GB", "ca": "en_CA", "de": "de_DE", "fr": "fr_FR", "au": "en_AU"}
+# "intl": the formats of other postal services, one drawn per address ("ie" is built from
+# parts: Faker's en_IE puts the town after the Eircode, An Post puts the Eircode last)
+_INTL_LOCALES = (
+    "en_NZ", "en_IE", "fr_CA", "fr_CH", "nl_BE", "de_AT", "de_CH", "it_IT", "es_ES", "es_MX",
+    "pt_PT", "pt_BR", "sv_SE", "da_DK", "fi_FI", "pl_PL", "cs_CZ",
+)  # fmt: skip
 
 
 def _luhn_bad(rng: random.Random) -> str:
@@ -219,8 +227,11 @@ class _Filler:
             city = r.choice(_REAL_CITIES) if r.random() < 0.5 else f.city()
             sep = "\n" if variant == "us_lines" else ", "
             return f"{f.street_address()}{sep}{city}, {r.choice(_STATES)} {f.zipcode()}"
-        fake = self._locale(_ADDRESS_LOCALES[variant])
-        text = fake.address()
+        locale = r.choice(_INTL_LOCALES) if variant == "intl" else _ADDRESS_LOCALES[variant]
+        fake = self._locale(locale)
+        if locale == "en_IE":
+            return f"{fake.street_address()}\n{fake.city()}\n{fake.postcode()}"
+        text = fake.address().replace("- ", "-")  # fr_CA: "Saint- Luc" is Faker's typo
         # Faker's de_DE writes double names with a space inside a street name ("Grein
         # Grothgasse"), which official German spelling joins with hyphens: drawn again
         while variant == "de" and " " in text.split("\n")[0].rsplit(" ", 1)[0]:

@@ -48,6 +48,17 @@ _ADDRESS_LOCALES = {
     "ES": "es_ES",
     "NL": "nl_NL",
     "PT": "pt_PT",
+    "BR": "pt_BR",
+    "MX": "es_MX",
+    "BE": "nl_BE",
+    "SE": "sv_SE",
+    "DK": "da_DK",
+    "NO": "no_NO",
+    "FI": "fi_FI",
+    "PL": "pl_PL",
+    "CZ": "cs_CZ",
+    "NZ": "en_NZ",
+    "IE": "en_IE",
 }
 _NRP = [
     "American",
@@ -199,8 +210,10 @@ class SurrogateFactory:
         elif _ADDRESS_LOCALES.get(country or "", self.locale) == "en_US":
             # Faker's en_US address() also writes military (APO/FPO) addresses
             out = f"{fake.street_address()}\n{fake.city()}, {fake.state_abbr()} {fake.postcode()}"
+        elif country == "IE":  # An Post: the Eircode last (Faker's en_IE puts the town after it)
+            out = f"{fake.street_address()}\n{fake.city()}\n{fake.postcode()}"
         else:
-            out = str(fake.address())
+            out = str(fake.address()).replace("- ", "-")
         lines = [line.strip() for line in out.split("\n") if line.strip()]
         return ("\n" if "\n" in value else ", ").join(lines)
 

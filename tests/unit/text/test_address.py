@@ -113,7 +113,48 @@ FULL = [
         "Piazza San Marco 1\n30124 Venezia",
         "romance+eu_postcode",
     ),
+    # Nordic street words, joined ("Drottninggatan") or apart after a genitive ("Karl
+    # Johans gate"); Sweden's postcode NNN NN
+    ("Drottninggatan 53\n111 21 Stockholm", None, "germanic+eu_postcode"),
+    ("Vesterbrogade 12, 1620 København V", None, "germanic+eu_postcode"),
+    ("Karl Johans gate 22, 0162 Oslo", None, "germanic+eu_postcode"),
+    ("Aleksanterinkatu 52\n00100 Helsinki", None, "germanic+eu_postcode"),
+    ("Adolf Lindforsin tie 4\n00100 Helsinki", None, "germanic+eu_postcode"),
+    ("Frankrijklei 5\n2000 Antwerpen", None, "germanic+eu_postcode"),
+    # Poland (ul./al./pl., NN-NNN), Czechia (no street word; NNN NN and a district)
+    ("ul. Marszałkowska 84/92\n00-514 Warszawa", None, "romance+eu_postcode"),
+    ("Václavské náměstí 68\n110 00 Praha 1", None, "generic+eu_postcode"),
+    ("Nad Rokytkou 709\n180 00 Praha 8", None, "generic+eu_postcode"),
+    # Portugal (NNNN-NNN), Brazil (neighbourhood line, CEP, state), Mexico (state + CP)
+    ("Rua Augusta, 100\n1100-053 Lisboa", None, "romance+eu_postcode"),
+    ("Rua Wilson Gomes, S/N\n5622-415 Peso da Régua", None, "romance+eu_postcode"),
+    (
+        "Avenida Paulista, 1578\nBela Vista\n01310-200 São Paulo - SP",
+        None,
+        "romance+br_postcode",
+    ),
+    (
+        "Calzada de Tlalpan 1234, Int. 5\nCiudad de México, CDMX 04000",
+        None,
+        "romance+region",
+    ),
+    ("Privada Juárez 834 701\nMonterrey, NL 64000", None, "romance+region"),
+    # Quebec (number, French street type, unit) and Switzerland (number after the name)
+    (
+        "1234 rue Sainte-Catherine Ouest, Apt. 5\nMontréal, QC H3G 1P1",
+        None,
+        "french+region",
+    ),
+    ("25582 montée Michelle, Baie-Comeau, QC G6A 5S6", None, "french+region"),
+    ("rue de Lausanne 12\n1201 Genève", None, "french+eu_postcode"),
+    # New Zealand (town and postcode line, rural delivery), Ireland (Eircode last)
+    ("12 Queen Street\nAuckland 1010", None, "en+nz_postcode"),
+    ("268 Smith Place\nRD 7\nHamilton 3281", None, "en+nz_postcode"),
+    ("12 Grafton Street\nDublin 2\nD02 X285", None, "en+eircode"),
+    ("7 Main Street, Midleton, Co. Cork, P25 X2H7", None, "en+eircode"),
 ]
+# the whole text is the span where none is given
+FULL = [(t, t if span is None else span, p) for t, span, p in FULL]
 
 # a street line with no locality after it: still an address, tier 1
 STREET_ONLY = [
@@ -125,6 +166,9 @@ STREET_ONLY = [
     ("bei Goethestr. 7.", "Goethestr. 7"),
     ("au 12 rue de la Paix ce matin", "12 rue de la Paix"),
     ("en la Calle Mayor 5 hoy", "Calle Mayor 5"),
+    ("Drottninggatan 53 är stängd", "Drottninggatan 53"),
+    ("à la rue de Lausanne 12 demain", "rue de Lausanne 12"),
+    ("na ul. Marszałkowska 84/92 jutro", "ul. Marszałkowska 84/92"),
 ]
 
 NEGATIVES = [
@@ -149,6 +193,16 @@ NEGATIVES = [
     "Via Roma 10 was closed",
     # a city, a state and a ZIP code without a street are not an address (see below)
     "Boston, MA 02139",
+    # numbered things and citations next to numbers that look like postcodes
+    "See Table 3\n245 12 Results",
+    "Jones et al. Nature 2019 showed it.",
+    "Install Windows 10, 2019 Edition first.",
+    "Chapter 12, 2001 Odyssey",
+    "Boulevard Nights 1979 was a film.",
+    "the Rolling Stones gate 5 scandal",
+    "Smith 12, Jones 14",
+    "Results 12\n25-123 Total",
+    "Results 12\n245 12 Total",
 ]
 
 
@@ -215,6 +269,11 @@ def test_surrogate_is_a_coherent_address_in_the_original_layout() -> None:
         "Hauptstraße 12, 10115 Berlin": "DE",
         "12, rue de la Paix\n75002 Paris": "FR",
         "5/12 Smith Street, Fitzroy VIC 3065": "AU",
+        "Drottninggatan 53\n111 21 Stockholm": "SE",
+        "ul. Marszałkowska 84/92\n00-514 Warszawa": "PL",
+        "12 Queen Street\nAuckland 1010": "NZ",
+        "12 Grafton Street\nDublin 2\nD02 X285": "IE",
+        "Rua Augusta, 100\n1100-053 Lisboa": "PT",
     }
     for value, country in cases.items():
         out = f.make("STREET_ADDRESS", value, 7)
