@@ -515,7 +515,8 @@ def _locality(text: str, line: _Line, end: int) -> tuple[int, str, str | None] |
     if line.family == "military":
         m = _MILITARY_TAIL.match(text, end)
         return (m.end(), "military", "US") if m else None
-    cep = _near(_CEP_NEAR, text, end)
+    continental = line.family in ("generic", "germanic", "romance", "french")
+    cep = continental and _near(_CEP_NEAR, text, end)  # Brazil's tail is tried only near one
     if line.family == "generic":
         m = _BR_TAIL.match(text, end) if cep else None
         if m:
