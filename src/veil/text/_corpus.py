@@ -29,6 +29,8 @@ import random
 import re
 from typing import Any
 
+from veil.text._surrogate import faker_postal_address
+
 __all__ = ["CLINICAL_FROM", "TEMPLATES", "generate_corpus"]
 
 # {SLOT} fills a labelled value, {_SLOT} an unlabelled filler. Slot names are entity types,
@@ -179,8 +181,7 @@ _STREETS = ["Main Street", "Oak Avenue", "Elm Street", "Park Road", "Baker Stree
 _HOSPITAL = ["General Hospital", "Medical Center", "Memorial Hospital", "Health", "Clinic"]
 _TITLES = {"male": "Mr.", "female": "Ms."}
 _ADDRESS_LOCALES = {"gb": "en_GB", "ca": "en_CA", "de": "de_DE", "fr": "fr_FR", "au": "en_AU"}
-# "intl": the formats of other postal services, one drawn per address ("ie" is built from
-# parts: Faker's en_IE puts the town after the Eircode, An Post puts the Eircode last)
+# "intl": the formats of other postal services, one drawn per address
 _INTL_LOCALES = (
     "en_NZ", "en_IE", "fr_CA", "fr_CH", "nl_BE", "de_AT", "de_CH", "it_IT", "es_ES", "es_MX",
     "pt_PT", "pt_BR", "sv_SE", "da_DK", "fi_FI", "pl_PL", "cs_CZ",
@@ -229,13 +230,13 @@ class _Filler:
             return f"{f.street_address()}{sep}{city}, {r.choice(_STATES)} {f.zipcode()}"
         locale = r.choice(_INTL_LOCALES) if variant == "intl" else _ADDRESS_LOCALES[variant]
         fake = self._locale(locale)
+        text = faker_postal_address(fake, locale)
         if locale == "en_IE":
-            return f"{fake.street_address()}\n{fake.city()}\n{fake.postcode()}"
-        text = fake.address().replace("- ", "-")  # fr_CA: "Saint- Luc" is Faker's typo
+            return text
         # Faker's de_DE writes double names with a space inside a street name ("Grein
         # Grothgasse"), which official German spelling joins with hyphens: drawn again
         while variant == "de" and " " in text.split("\n")[0].rsplit(" ", 1)[0]:
-            text = fake.address()
+            text = faker_postal_address(fake, locale)
         lines = [line.strip() for line in text.split("\n") if line.strip()]
         return ("\n" if r.random() < 0.5 else ", ").join(lines)
 

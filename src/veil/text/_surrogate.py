@@ -133,6 +133,17 @@ def _match_case(template: str, fake: str) -> str:
     return fake
 
 
+def faker_postal_address(fake: Any, locale: str) -> str:
+    """A full Faker address in the layout of ``locale``'s postal service, one line per line.
+
+    Two of Faker's quirks are repaired: ``en_IE`` puts the town after the Eircode (An Post
+    puts the Eircode last), and ``fr_CA`` writes town names as "Saint- Luc".
+    """
+    if locale == "en_IE":
+        return f"{fake.street_address()}\n{fake.city()}\n{fake.postcode()}"
+    return str(fake.address()).replace("- ", "-")
+
+
 class SurrogateFactory:
     """Fake values by entity type. ``make(entity_type, value, seed)`` is deterministic."""
 
@@ -205,15 +216,14 @@ class SurrogateFactory:
     def _address(self, value: str, rng: random.Random) -> str:
         composite, country = address_shape(value)
         fake = self._faker(country, rng)
+        locale = _ADDRESS_LOCALES.get(country or "", self.locale)
         if not composite:
             out = str(fake.street_address())
-        elif _ADDRESS_LOCALES.get(country or "", self.locale) == "en_US":
+        elif locale == "en_US":
             # Faker's en_US address() also writes military (APO/FPO) addresses
             out = f"{fake.street_address()}\n{fake.city()}, {fake.state_abbr()} {fake.postcode()}"
-        elif country == "IE":  # An Post: the Eircode last (Faker's en_IE puts the town after it)
-            out = f"{fake.street_address()}\n{fake.city()}\n{fake.postcode()}"
         else:
-            out = str(fake.address()).replace("- ", "-")
+            out = faker_postal_address(fake, locale)
         lines = [line.strip() for line in out.split("\n") if line.strip()]
         return ("\n" if "\n" in value else ", ").join(lines)
 
