@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import date, timedelta
 from typing import Any
 
 from veil.text._surrogate import faker_postal_address
@@ -177,6 +178,10 @@ _NRP = [
     "Chinese",
     "Korean",
 ]
+# Dates are drawn from the 30 years before a fixed day, not before today: a corpus must be
+# the same whenever it is generated (the committed one was made on this day).
+_DATES_TO = date(2026, 11, 22)
+_DATES_FROM = _DATES_TO + timedelta(days=-10957.2)  # Faker's "-30y"
 _STREETS = ["Main Street", "Oak Avenue", "Elm Street", "Park Road", "Baker Street"]
 _HOSPITAL = ["General Hospital", "Medical Center", "Memorial Hospital", "Health", "Clinic"]
 _TITLES = {"male": "Mr.", "female": "Ms."}
@@ -275,7 +280,7 @@ class _Filler:
                 return f"{f.last_name()} {r.choice(_HOSPITAL)}", "ORGANIZATION", None
             return f.company(), "ORGANIZATION", None
         if kind == "DATE_TIME":
-            d = f.date_between(start_date="-30y", end_date="today")
+            d = f.date_between(start_date=_DATES_FROM, end_date=_DATES_TO)
             if variant == "time":
                 return (
                     f"{r.randint(1, 12)}:{r.randint(0, 59):02d} {r.choice(['AM', 'PM'])}",
