@@ -306,7 +306,8 @@ class PhoneRecognizer(Recognizer):
 @recognizers.register("age")
 class AgeRecognizer(PatternRecognizer):
     """Ages written with their context: "aged 47", "age: 47", "47 years old", "47-year-old",
-    "47 y/o", "47yo". The number alone is never an age."""
+    "47 y/o", "47yo", "47 years of age", "turned 47" (not before a unit: "turned 90 degrees").
+    The number alone is never an age."""
 
     entity = "AGE"
     needs_digit = True
@@ -329,6 +330,23 @@ class AgeRecognizer(PatternRecognizer):
             "age_yo",
             r"\b(\d{1,3})\s*(?:y/?o|yo|y\.o\.)(?![\w])",
             0.85,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_of_age",
+            r"\b(\d{1,3})\s*(?:years?|yrs?)\s+of\s+age\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # "she turned 47", "turns 30 next week"; not "turned 90 degrees", "turned 3 pages"
+            "age_turned",
+            r"\bturn(?:s|ed|ing)\s+(\d{1,3})(?![\w%°]|[/:.,]\d)(?!\s*-?(?:degrees?|deg|times?|"
+            r"pages?|points?|laps?|percent|per\b|mph|km|kms|miles?|minutes?|mins?|hours?|hrs?|"
+            r"days?|weeks?|months?|[a-z]*(?:meters?|metres?)|feet|ft|inches|in\b|°))",
+            0.6,
             group=1,
             flags=re.IGNORECASE,
         ),
