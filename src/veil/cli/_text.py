@@ -267,12 +267,27 @@ def corpus(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output JSONL (or .json for a list).")],
     n: Annotated[int, typer.Option("--n", min=1, help="Records.")] = 500,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    kind: Annotated[
+        str,
+        typer.Option(
+            "--kind",
+            help="'general': one-sentence templates across every entity type and hard "
+            "negatives; 'notes': multi-line ICU and ward nursing notes.",
+        ),
+    ] = "general",
 ) -> None:
     """Generate a labelled corpus (templates + Faker, with hard negatives)."""
+    from veil._errors import InputError
     from veil.io import write_text_atomic
-    from veil.text import generate_corpus
+    from veil.text import generate_clinical_notes, generate_corpus
 
-    recs = generate_corpus(n, seed=seed)
+    if kind not in ("general", "notes"):
+        raise InputError(f"--kind {kind!r} is not a corpus kind", hint="use general or notes")
+    recs = (
+        generate_corpus(n, seed=seed)
+        if kind == "general"
+        else generate_clinical_notes(n, seed=seed)
+    )
     if out.suffix.lower() == ".json":
         write_text_atomic(out, json.dumps(recs, indent=1) + "\n")
     else:

@@ -19,7 +19,7 @@ Examples
 """
 
 from veil.text._analyzer import DENY_LIST, TextAnalyzer, build_pattern_recognizer, resolve_overlaps
-from veil.text._corpus import generate_corpus
+from veil.text._corpus import generate_clinical_notes, generate_corpus
 from veil.text._evaluate import EvaluationReport, evaluate_spans, load_gold, load_label_map
 from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._operators import Operator, decrypt_text, make_operator, operators
@@ -53,6 +53,7 @@ __all__ = [
     "build_pattern_recognizer",
     "decrypt_text",
     "evaluate_spans",
+    "generate_clinical_notes",
     "generate_corpus",
     "link_names",
     "load_gold",

@@ -32,7 +32,7 @@ from typing import Any
 
 from veil.text._surrogate import faker_postal_address
 
-__all__ = ["CLINICAL_FROM", "TEMPLATES", "generate_corpus"]
+__all__ = ["CLINICAL_FROM", "NOTE_LINES", "TEMPLATES", "generate_clinical_notes", "generate_corpus"]
 
 # {SLOT} fills a labelled value, {_SLOT} an unlabelled filler. Slot names are entity types,
 # or entity types with a variant after a colon ({PERSON:last}). GENERAL templates come first,
@@ -106,6 +106,73 @@ CLINICAL_TEMPLATES: tuple[str, ...] = (
     "The 5 Main points of the talk: 12 Street Fighter fans came, 3 Way Merge failed.",
     "Ambulated 2 laps on Unit 4 East with PT; 3 Days of antibiotics left, 2 Park visits planned.",
     "Order 12 Spring Rolls and 4 Green Tea Lattes; shipped via UPS 2 days ago.",
+)
+
+# Lines of ICU and ward nursing notes, written for veil in the telegraphic style such notes
+# use: system headings, upper-case abbreviations, drug, device and lab names, capitalised
+# charting verbs. Most lines hold no personal data (they are the hard negatives an NER model
+# trained on news text gets wrong); the others name family, clinicians, hospitals, dates,
+# phones. ``generate_clinical_notes`` draws a note from them.
+NOTE_LINES: tuple[str, ...] = (
+    "Neuro: A&Ox3, MAE, follows commands. PERRLA. Denies pain.",
+    "Neuro: sedated on Propofol, RASS -2, withdraws to pain. Pupils 3mm brisk.",
+    "Neuro: Alert, oriented x2, intermittently confused overnight. Haldol 2mg IV x1 with effect.",
+    "CV: NSR 70-80s, no ectopy. SBP 100-120s. Lopressor 25mg PO BID held for SBP <100.",
+    "CV: AFib 110-130s, Dilt gtt titrated to 10mg/hr. K 3.6 repleted with 40 mEq KCl.",
+    "CV: HR 90s ST, occasional PVCs. MAP >65 on Levophed 0.08 mcg/kg/min. CVP 8-10.",
+    "Resp: LS clear upper, diminished bases. Sats 95-98% on 4L NC. Cough weak, nonproductive.",
+    "Resp: remains on vent, CPAP 5/PEEP 5, FiO2 40%. ABG 7.38/42/96. RSBI 60, plan SBT in AM.",
+    "Resp: extubated to 50% face tent, then 4L NC. Nebs Q4H, IS encouraged.",
+    "GI: abd soft, NT/ND, +BS. Tolerating TF Promote w/ fiber at goal 60cc/hr via OGT. No BM.",
+    "GI: NPO for procedure. Protonix 40mg IV daily. Colace and Senna given, BM x1 brown guaiac neg.",
+    "GU: Foley draining clear yellow urine, UOP 40-80cc/hr. BUN/Cr 32/1.4, Lasix 20mg IV with good response.",
+    "Renal: CVVHD running without issue, net even. Lytes repleted per protocol.",
+    "ID: Tmax 101.2, BCx x2 sent. Cont Vanco and Zosyn. WBC 14.2 from 11.8.",
+    "ID: afebrile, MRSA swab pending. On contact precautions for VRE.",
+    "Heme: Hct 24.1, transfused 1 unit PRBC, post Hct pending. INR 1.4. Heparin SQ held.",
+    "Endo: FSBS 140-180s, covered per RISS. Lantus 10 units at HS.",
+    "Skin: coccyx stage II, Duoderm applied. Turned Q2H. Heels floated.",
+    "Access: R IJ TLC, L radial A-line, PIV x2. PICC placed, tip confirmed by CXR.",
+    "Pain: reports 6/10 incisional pain, Dilaudid 0.5mg IV Q3H PRN with relief to 3/10.",
+    "Activity: OOB to chair with PT, tolerated well. Fall precautions maintained.",
+    "Code: Full Code. HCP discussed, DNR/DNI not addressed yet.",
+    "Events: Rapid response called for SBP 80s, bolus 500cc NS, transferred to MICU.",
+    "Labs: Na 134, K 4.1, Cl 101, HCO3 22, BUN 28, Cr 1.1, Glu 156, Mg 1.8, Phos 3.2.",
+    "Imaging: CXR with RLL infiltrate, CT head negative for bleed. Echo EF 35%.",
+    "A/P: 67M with CHF exacerbation, COPD, HTN, DM2 on insulin. Diurese, wean O2, PT consult.",
+    "Plan: cont to monitor hemodynamics, wean Levophed as tol, f/u AM labs and CXR.",
+    "Plan: Keep NPO after MN for EGD, hold Lovenox, recheck Hct Q6H.",
+    "Cont current POC. Will cont to monitor closely.",
+    "Received pt from OR at 1500, intubated, on Propofol and Fentanyl. Report given to oncoming RN.",
+    "Pt transferred to floor, report called to RN, belongings sent with pt.",
+    "Tolerating clears, advance diet as tol. Awaiting Speech and Swallow eval.",
+    "Social: Wife and son in to visit, updated on POC. SW following.",
+    "Dispo: screening for rehab, CM aware. PT/OT recs pending.",
+    # vocabulary the lexicon does not list, so the structural checks are tested too
+    "Cardizem 30mg PO QID started, Zyvox changed to Ancef per ID recs.",
+    "Nimbex gtt off, TOF 4/4. Versed and Fentanyl weaned, Natrecor at 0.01.",
+    "Kerlix dressing changed, Xeroform to donor site. Wound Care RN aware.",
+    "Telemetry: Sinus Brady 50s, Atropine at bedside. Zoll pads on.",
+    "Tube Feeds: Novasource Renal at 45cc/hr, residuals <30cc. Free water flushes Q6H.",
+    "Ceftaz and Tobra dosed by level. Pharmacy following. Diflucan for yeast in urine.",
+    "Swan-Ganz placed in Cath Lab, PCWP 22, CI 1.9. Dobutamine started.",
+    "MEDS: Aggrastat, Integrilin, Nitro Paste 1 inch Q6H. Cardiology aware.",
+    # lines with personal data: family, clinicians, places, dates, phones
+    "Social: wife {PERSON:first} in to visit, updated by RN. Daughter {PERSON} called for update.",
+    "Spoke with son {PERSON:first} at {PHONE_NUMBER}, questions answered, will visit tomorrow.",
+    "Dr. {PERSON:last} aware of SBP 80s, bolus ordered. Cards fellow {PERSON} to see pt.",
+    "Family meeting with {PERSON} (HCP) and Dr. {PERSON:last} re goals of care.",
+    "Pt transferred from {ORGANIZATION:hospital} on {DATE_TIME:month_day} for cath.",
+    "Pt lives in {LOCATION:city} with wife, followed by PCP Dr. {PERSON:last}.",
+    "Admitted {DATE_TIME:month_day} with PNA, intubated {DATE_TIME:month_day}, extubated today.",
+    "Plan for d/c to {ORGANIZATION:hospital} rehab on {DATE_TIME}.",
+    "Contact: {PERSON} (sister) {PHONE_NUMBER}. Please call with any changes.",
+    "Pt is a {AGE} y/o {_SEX} s/p CABG x3 on {DATE_TIME}, hx of HTN, DM, CKD.",
+    "Seen by Neuro, recs per Dr. {PERSON:last}: Keppra 500mg IV BID, EEG in AM.",
+    "Husband {PERSON} updated by phone, aware of plan for HD tomorrow.",
+    "Nutrition consult by {PERSON}, RD: start TF Nepro at 10cc/hr, advance Q4H to goal.",
+    "Followed for dialysis at {ORGANIZATION:hospital} in {LOCATION:city} MWF.",
+    "Mr. {PERSON:last} states he wants to go home to {LOCATION:city}. Daughter {PERSON:first} aware.",
 )
 TEMPLATES: tuple[str, ...] = GENERAL_TEMPLATES + CLINICAL_TEMPLATES
 #: index of the first clinical / hard-negative template
@@ -353,6 +420,67 @@ class _Filler:
 _SLOT = re.compile(r"\{([A-Z_]+(?::[a-z_]+)?)\}")
 
 
+def generate_clinical_notes(
+    n: int, *, seed: int = 0, upper_share: float = 0.2
+) -> list[dict[str, Any]]:
+    """``n`` labelled nursing notes of 4 to 9 lines drawn from :data:`NOTE_LINES`, in the
+    record format of :func:`generate_corpus` (``template`` is ``-1``); a share
+    ``upper_share`` of them is written all in capitals, as some charting systems do.
+
+    Examples
+    --------
+    >>> notes = generate_clinical_notes(2, seed=3)
+    >>> all(n["full_text"][s["start_position"]:s["end_position"]] == s["entity_value"]
+    ...     for n in notes for s in n["spans"])
+    True
+    """
+    rng = random.Random(seed + 7)
+    filler = _Filler(seed)
+    out = []
+    for _ in range(n):
+        tpl = "\n".join(rng.sample(NOTE_LINES, rng.randint(4, 9)))
+        rec = _fill(tpl, filler)
+        upper = rec["full_text"].upper()
+        # some charting systems and some nurses write the whole note in capitals
+        if rng.random() < upper_share and len(upper) == len(rec["full_text"]):
+            rec["full_text"] = upper
+            for span in rec["spans"]:
+                span["entity_value"] = span["entity_value"].upper()
+        rec["template"] = -1
+        out.append(rec)
+    return out
+
+
+def _fill(tpl: str, filler: _Filler) -> dict[str, Any]:
+    filler.person = {}
+    text_parts: list[str] = []
+    spans: list[dict[str, Any]] = []
+    pos = 0
+    length = 0
+    for m in _SLOT.finditer(tpl):
+        lit = tpl[pos : m.start()]
+        text_parts.append(lit)
+        length += len(lit)
+        value, label, prefix = filler.value(m.group(1))
+        if prefix:
+            text_parts.append(prefix)
+            length += len(prefix)
+        if label is not None:
+            spans.append(
+                {
+                    "entity_type": label,
+                    "entity_value": value,
+                    "start_position": length,
+                    "end_position": length + len(value),
+                }
+            )
+        text_parts.append(value)
+        length += len(value)
+        pos = m.end()
+    text_parts.append(tpl[pos:])
+    return {"full_text": "".join(text_parts), "spans": spans}
+
+
 def generate_corpus(
     n: int, *, seed: int = 0, templates: tuple[str, ...] = TEMPLATES
 ) -> list[dict[str, Any]]:
@@ -366,32 +494,7 @@ def generate_corpus(
         for ti in order:
             if len(out) >= n:
                 break
-            filler.person = {}
-            tpl = templates[ti]
-            text_parts: list[str] = []
-            spans: list[dict[str, Any]] = []
-            pos = 0
-            length = 0
-            for m in _SLOT.finditer(tpl):
-                lit = tpl[pos : m.start()]
-                text_parts.append(lit)
-                length += len(lit)
-                value, label, prefix = filler.value(m.group(1))
-                if prefix:
-                    text_parts.append(prefix)
-                    length += len(prefix)
-                if label is not None:
-                    spans.append(
-                        {
-                            "entity_type": label,
-                            "entity_value": value,
-                            "start_position": length,
-                            "end_position": length + len(value),
-                        }
-                    )
-                text_parts.append(value)
-                length += len(value)
-                pos = m.end()
-            text_parts.append(tpl[pos:])
-            out.append({"full_text": "".join(text_parts), "spans": spans, "template": ti})
+            rec = _fill(templates[ti], filler)
+            rec["template"] = ti
+            out.append(rec)
     return out

@@ -1,10 +1,31 @@
-"""Names introduced by a title ("Dr. Foley", "Mrs. O'Neil"), found without NER."""
+"""Names found without NER: after a title ("Dr. Foley"), from the name lexicon ("Jane Roe",
+"wife Mary"), and organisations with a legal or institutional suffix."""
 
 from __future__ import annotations
 
-from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
+import re
 
-__all__ = ["OrganizationRecognizer", "TitledNameRecognizer"]
+from veil.text._finding import Explanation, Finding
+from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
+
+__all__ = ["LexiconNameRecognizer", "OrganizationRecognizer", "TitledNameRecognizer"]
+
+
+_LAST_READ: tuple[str, str] = ("", "")
+
+
+def _readable(text: str) -> str:
+    """A text written in capitals, in ordinary case (same offsets), for the name patterns.
+    The three name recognizers ask in turn for the same text: the last answer is kept."""
+    global _LAST_READ
+    last = _LAST_READ
+    if last[0] is text:
+        return last[1]
+    from veil.text._lexicon import mostly_upper, truecase
+
+    out = truecase(text) if mostly_upper(text) else text
+    _LAST_READ = (text, out)
+    return out
 
 
 @recognizers.register("titled_name")
@@ -21,6 +42,9 @@ class TitledNameRecognizer(PatternRecognizer):
             group=1,
         ),
     )
+
+    def analyze(self, text: str) -> list[Finding]:
+        return super().analyze(_readable(text))
 
 
 _ORG_SUFFIX = (
@@ -53,6 +77,7 @@ class OrganizationRecognizer(PatternRecognizer):
     )
 
     def analyze(self, text: str) -> list:  # type: ignore[override]
+        text = _readable(text)
         out = []
         for f in super().analyze(text):
             end = f.end
@@ -67,3 +92,67 @@ class OrganizationRecognizer(PatternRecognizer):
             )
             del value
         return out
+
+
+# Latin letters with case: ASCII, Latin-1 and Latin Extended-A ("José", "Łukasz", "Müller")
+_EXT_A = [chr(c) for c in range(0x100, 0x180)]
+_UPC = "A-ZÀ-ÖØ-Þ" + "".join(c for c in _EXT_A if c.isupper())
+_LOWC = "a-zß-öø-ÿ" + "".join(c for c in _EXT_A if c.islower())
+# a capitalised name word: "Smith", "McDonald", "O'Neil", "Smith-Jones", "Łukasz"
+_CAP = rf"[{_UPC}][{_LOWC}]+(?:[{_UPC}][{_LOWC}]+)?(?:['’-][{_UPC}]?[{_LOWC}]+)?"
+# two or three capitalised words (overlapping matches through the lookahead), and the
+# character after them so a longer capitalised run ("Rose Hill Cemetery") can be refused
+_NAME_RUN = re.compile(rf"(?<![\w.'’-])(?=({_CAP}(?: {_CAP}){{1,2}})(?![\w'’-])((?: [{_UPC}])?))")
+_RELATION = re.compile(
+    r"\b(?i:wife|husband|daughter|son|mother|father|sister|brother|niece|nephew|aunt|uncle|"
+    r"grand(?:son|daughter|mother|father)|friend|partner|fianc[eé]e?|RN|NP|PA)\s+"
+    rf"({_CAP})(?![\w'’-])"
+)
+
+
+@recognizers.register("lexicon_name")
+class LexiconNameRecognizer(Recognizer):
+    """Names that NER misses, checked against first and last names (Faker's lists for every
+    locale it ships, :func:`veil.text._lexicon.name_lexicon`).
+
+    * A run of two or three capitalised words whose first word is a known first name, whose
+      last word is a known last name, and that no further capitalised word continues ("Jane
+      Roe"; not "Rose Hill Cemetery").
+    * A known name right after a relation or care-team word ("wife Mary", "RN Okafor").
+
+    No word may be charting vocabulary ("Will", "Neo", "Echo"). Score 0.6, below NER's, so
+    an NER span of another type on the same words wins the overlap rule.
+    """
+
+    name = "lexicon_name"
+    entities = ("PERSON",)
+    tier = 2
+    score = 0.6
+
+    def analyze(self, text: str) -> list[Finding]:
+        from veil.text._lexicon import NOTE_WORDS, first_last_name, name_lexicon
+
+        text = _readable(text)
+        first, last = name_lexicon()
+        out: list[Finding] = []
+        for m in _NAME_RUN.finditer(text):
+            if m.group(2):
+                continue  # the run goes on: part of a longer capitalised name
+            if first_last_name([w.casefold() for w in m.group(1).split()]):
+                out.append(self._finding(m.start(1), m.end(1), "first_last"))
+        for m in _RELATION.finditer(text):
+            w = m.group(1).casefold()
+            if (w in first or w in last) and w not in NOTE_WORDS:
+                out.append(self._finding(m.start(1), m.end(1), "after_relation"))
+        return out
+
+    def _finding(self, start: int, end: int, pattern: str) -> Finding:
+        return Finding(
+            start,
+            end,
+            "PERSON",
+            self.score,
+            self.name,
+            self.tier,
+            Explanation(self.name, pattern, self.score, self.score),
+        )

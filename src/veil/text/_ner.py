@@ -10,6 +10,13 @@ spaCy labels map to Presidio's entity names: ``PERSON`` -> PERSON, ``ORG`` -> OR
 absolute dates: "today" and "3 days" identify no one). Spans that cannot be names are
 dropped: clinical abbreviations and section words ("CV", "Neuro", "Foley"), all-caps
 tokens of up to five letters reported as a PERSON, spans with digits or ``@``.
+
+In a text that reads as a clinical note (:func:`veil.text._lexicon.clinical_register`), the
+model is far outside the news and web text it was trained on, and its proposals are
+checked harder (:func:`_clinical_ok`): a PERSON needs a word that is a known first or last
+name, or a title or relation word before it ("wife", "RN"); ORGANIZATION, LOCATION and
+NRP spans are refused when they are upper-case abbreviations, charting vocabulary, or a
+heading ("Neuro:").
 """
 
 from __future__ import annotations
@@ -22,8 +29,18 @@ from pathlib import Path
 from typing import Any
 
 from veil._errors import InputError
-from veil.text._dates import looks_like_absolute_date
+from veil.text._dates import MONTHS, looks_like_absolute_date
 from veil.text._finding import Explanation, Finding
+from veil.text._lexicon import (
+    NOTE_WORDS,
+    NRP_WORDS,
+    clinical_register,
+    first_last_name,
+    mostly_upper,
+    name_lexicon,
+    truecase,
+    word_set,
+)
 from veil.text._recognizer import Recognizer
 
 __all__ = ["NOT_NAMES", "SpacyNerRecognizer", "best_english_model", "load_spacy"]
@@ -169,6 +186,15 @@ def _plausible(entity: str, span: str) -> bool:
         return False
     if all(w.strip(".,:;&").lower() in NOT_NAMES for w in s.split()):
         return False
+    # charting vocabulary ("Lasix", "Diurese", "HCP", "TF Nepro") is no name in any text;
+    # two-letter words ("CA", "PA", "US") are also places, so a LOCATION of them stays
+    folded = [w.strip(".,:;&").casefold() for w in s.split()]
+    if all(w in NOTE_WORDS for w in folded) and (
+        entity != "LOCATION" or any(len(w) >= 3 for w in folded)
+    ):
+        return False
+    if len(folded) == 1 and folded[0] in _ROLE_WORDS:  # "Husband", "Customer"
+        return False
     if entity == "PERSON":
         words = s.replace("-", " ").split()
         if s.isupper() and len(s.replace(" ", "")) <= 5:
@@ -180,8 +206,89 @@ def _plausible(entity: str, span: str) -> bool:
     return True
 
 
+# words that introduce a person's name in a clinical note ("wife Mary", "RN Smith")
+_INTRODUCERS = word_set(
+    "dr mr mrs ms miss mx prof wife husband daughter son mother father sister brother niece "
+    "nephew aunt uncle grandson granddaughter friend partner fiance fiancee girlfriend "
+    "boyfriend neighbor neighbour rn np pa md attending resident fellow intern dear "
+    "spoke called paged notified per with by"
+)
+# words that make an upper-case abbreviation part of an institution's name ("MGH Clinic")
+_INSTITUTION_WORDS = word_set(
+    "hospital hosp medical center centre clinic health healthcare rehab rehabilitation "
+    "nursing home manor house institute university college hospice infirmary"
+)
+_WORDS = re.compile(r"[^\W\d_][\w'’.&-]*")
+_PLACE_PREPOSITIONS = word_set(
+    "in from to at near of outside lives living moved visiting returned home"
+)
+_RELATION_BEFORE = re.compile(
+    r"\b(?:wife|husband|daughter|son|mother|father|sister|brother|niece|nephew|aunt|uncle|"
+    r"grand(?:son|daughter|mother|father)|fianc[eé]e?|boyfriend|girlfriend)\s+$",
+    re.IGNORECASE,
+)
+
+
+_CLOCK = re.compile(r"(?:\bat |@ ?)(?:[01]\d|2[0-3])[0-5]\d\b|\b(?:[01]\d|2[0-3])[0-5]\d\s*hrs?\b")
+# a date the model finds in a note must name a month or a year; "at 1900", "@ 2000" and
+# "2100 hrs" are 24-hour clock times, as notes chart them, not years
+_CLINICAL_DATE = re.compile(
+    rf"\b{MONTHS}\b|(?<![\d./])(?<!\bat )(?<!@ )(?<!@)(?:19|20)\d{{2}}(?![\d./]|\s*(?:hrs?|h)\b)"
+)
+
+
+def _clinical_ok(entity: str, text: str, start: int, end: int) -> bool:
+    """Stricter acceptance of an NER span inside a clinical note (see the module doc).
+
+    A note names people with a known name or after a title or relation word, institutions
+    with an institution word ("Mercy Hospital", "Briarwood Rehab"), towns after a place
+    preposition ("lives in Revere"); the model's other proposals there are drug, device and
+    charting words it has never seen ("Zyvox", "Swan-Ganz", "Natrecor").
+    """
+    raw = _WORDS.findall(text[start:end])
+    words = [w.strip(".'’&-") for w in raw]
+    words = [w for w in words if w]
+    if not words:
+        return False
+    folded = [w.casefold() for w in words]
+    if all(w in NOTE_WORDS for w in folded):
+        return False
+    if text[end : end + 2].lstrip(" ")[:1] == ":":  # a heading or a label: "Neuro:", "Social Work:"
+        line_start = text.rfind("\n", 0, start) + 1
+        if not text[line_start:start].strip(" -*•\t"):
+            return False
+    first, last = name_lexicon()
+    before = _WORDS.findall(text[max(0, start - 24) : start])
+    prev = before[-1].strip(".,:").casefold() if before else ""
+    if entity == "PERSON":
+        if any(w in NOTE_WORDS and w not in first and w not in last for w in folded):
+            return False  # "Cath Lab"
+        if any((w in first or w in last) and w not in NOTE_WORDS for w in folded):
+            return True
+        return prev in _INTRODUCERS
+    if entity == "NRP":  # nationalities, religions and ethnic groups are a closed class
+        return all(w in NRP_WORDS for w in folded)
+    institution = any(w in _INSTITUTION_WORDS for w in folded)
+    # an upper-case abbreviation is charting shorthand unless an institution word names what
+    # it is ("MGH Clinic")
+    if not institution and any(w.isupper() and len(w) <= 5 for w in words):
+        return False
+    if len(folded) == 1 and not institution:
+        if folded[0] in NOTE_WORDS or entity == "ORGANIZATION":
+            return False
+        return prev in _PLACE_PREPOSITIONS  # LOCATION: "lives in Revere", "from Lowell"
+    return True
+
+
 def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     """Drop titles, role words, possessives and trailing lower-case words from a span."""
+    if entity in ("PERSON", "ORGANIZATION", "LOCATION"):
+        while True:  # "Customer Jane Roe", "Husband Victor Smith" (which the model calls ORG)
+            m = re.match(r"(\S+)\s+", text[start:end])
+            if m and m.group(1).strip(".,:").lower() in _ROLE_WORDS:
+                start += m.end()
+            else:
+                break
     if entity == "PERSON":
         m = _TITLES.match(text, start, end)
         if m:
@@ -192,6 +299,9 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
                 start += m.end()
             else:
                 break
+        cut = re.search(r"[:;]", text[start:end])
+        if cut:  # "Fry: Keppra": a name ends at a colon
+            end = start + cut.start()
         if text[end - 2 : end] in ("'s", "’s"):
             end -= 2
         m = re.search(r"\s+of\s+", text[start:end])
@@ -229,17 +339,38 @@ class SpacyNerRecognizer(Recognizer):
     def __init__(self, model: str | None = None, score: float = 0.85, language: str = "en") -> None:
         self.nlp, self.model_name = load_spacy(model, language)
         self.score = score
+        name_lexicon()  # read once at load, not inside the first batch
 
     def findings(self, doc: Any) -> list[Finding]:
         text = doc.text
         spans: list[tuple[int, int, str, str]] = []
+        clinical: bool | None = None  # decided at the first NER span: most texts have none
         for ent in doc.ents:
             entity = LABELS.get(ent.label_)
             if entity is None:
                 continue
             start, end = _trim(text, ent.start_char, ent.end_char, entity)
-            if start < end and _plausible(entity, text[start:end]):
-                spans.append((start, end, entity, ent.label_))
+            if not (start < end and _plausible(entity, text[start:end])):
+                continue
+            if clinical is None:
+                clinical = clinical_register(text)
+            if entity == "DATE_TIME":
+                # in a note a bare decade is a vital-sign range ("SBP 80s", "HR 70-80s"); in
+                # any text "at 1900" is a clock time
+                if not _CLINICAL_DATE.search(text, start, end) and (
+                    clinical or _CLOCK.search(text, max(0, start - 3), end)
+                ):
+                    continue
+            elif clinical and not _clinical_ok(entity, text, start, end):
+                continue
+            if entity in ("ORGANIZATION", "LOCATION", "NRP") and (
+                first_last_name([w.casefold() for w in text[start:end].split()])
+                or _RELATION_BEFORE.search(text, max(0, start - 16), start)
+            ):
+                # "Crystal Bishop" read as a place: a first and a last name; "wife Aaliyah"
+                # read as an organisation: a relation word names a person
+                entity = "PERSON"
+            spans.append((start, end, entity, ent.label_))
         # one document, one person: "Mr. Shaw ... Shaw will return" where the model called
         # the second "Shaw" an ORG, relabel mentions whose words all belong to a PERSON
         person_words = {
@@ -271,6 +402,9 @@ class SpacyNerRecognizer(Recognizer):
         """Findings per text. Docs live in a spaCy memory zone that is closed before the
         results are returned, so strings added to the vocabulary by this batch are freed
         and memory does not grow over a long stream."""
+        # a text in capitals is read in ordinary case (same offsets): the model, trained on
+        # mixed-case text, calls most capitalised phrases an ORG and misses the names
+        texts = [truecase(t) if mostly_upper(t) else t for t in texts]
         zone = getattr(self.nlp, "memory_zone", None)
         if zone is None:  # spaCy < 3.8
             return iter([self.findings(d) for d in self.nlp.pipe(texts, batch_size=batch_size)])

@@ -129,3 +129,14 @@ def test_corpus_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "c.jsonl"
     assert main(["-q", "text", "corpus", "--n", "5", "--seed", "1", "--out", str(out)]) == 0
     assert len(out.read_text().splitlines()) == 5
+
+
+def test_corpus_command_notes(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "notes.jsonl"
+    args = ["-q", "text", "corpus", "--kind", "notes", "--n", "4", "--seed", "2"]
+    assert main([*args, "--out", str(out)]) == 0
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(recs) == 4 and all("\n" in r["full_text"] for r in recs)
+    assert main([*args[:3], "--kind", "poems", "--out", str(tmp_path / "x.jsonl")]) == 2
+    assert "poems" in capsys.readouterr().err
+    assert not (tmp_path / "x.jsonl").exists()

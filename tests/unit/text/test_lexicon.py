@@ -1,0 +1,155 @@
+"""The word lists that check NER: clinical register, name lexicon, names found from it."""
+
+import pytest
+
+from veil.text import TextAnalyzer, generate_clinical_notes
+from veil.text._corpus import NOTE_LINES
+from veil.text._lexicon import (
+    CLINICAL_MARKERS,
+    NOTE_WORDS,
+    clinical_register,
+    first_last_name,
+    name_lexicon,
+)
+from veil.text._names import LexiconNameRecognizer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Neuro: A&Ox3, MAE. Plan: cont Lasix.",
+        "NPO after midnight for the procedure.",
+        "SpO2 94% on room air",
+        "Received on heparin gtt",
+    ],
+)
+def test_clinical_register_recognised(text: str) -> None:
+    assert clinical_register(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Send the invoice to Acme Ltd in Boston by Friday.",
+        "My name is Jane Roe and my email is jane@example.com.",
+        "The CV of the applicant lists Python and SQL.",  # "CV" alone is ambiguous
+        "",
+    ],
+)
+def test_other_text_is_not_clinical(text: str) -> None:
+    assert not clinical_register(text)
+
+
+def test_markers_are_part_of_the_vocabulary_and_lower_case() -> None:
+    assert CLINICAL_MARKERS <= NOTE_WORDS
+    assert all(w == w.lower() for w in NOTE_WORDS)
+
+
+def test_name_lexicon_has_names_not_charting_words() -> None:
+    first, last = name_lexicon()
+    assert len(first) > 5000 and len(last) > 5000
+    assert {"mary", "james", "maria", "jose"} <= first
+    assert {"smith", "garcia", "nguyen", "okafor"} & last
+    for word in ("lasix", "neuro", "heparin", "plan", "sats", "vanco"):
+        assert word not in first and word not in last
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["jane", "smith"], True),
+        (["mary", "ann", "jones"], True),
+        (["baker", "street"], False),  # a place word
+        (["north", "john"], False),
+        (["will", "smith"], False),  # "Will" is charting vocabulary ("Will cont to monitor")
+        (["smith"], False),
+        (["lasix", "smith"], False),
+    ],
+)
+def test_first_last_name(words: list[str], expected: bool) -> None:
+    assert first_last_name(words) is expected
+
+
+def _found(text: str) -> set[tuple[str, str]]:
+    return {
+        (text[f.start : f.end], f.explanation.pattern_name)
+        for f in LexiconNameRecognizer().analyze(text)
+    }  # type: ignore[union-attr]
+
+
+def test_lexicon_names_pairs_and_relations() -> None:
+    assert ("Jane Smith", "first_last") in _found("Call Jane Smith tomorrow.")
+    assert ("Mary", "after_relation") in _found("Social: wife Mary in to visit.")
+    assert ("Okafor", "after_relation") in _found("updated by RN Okafor at the bedside")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We visited Rose Hill Cemetery on Sunday.",  # a longer capitalised run: a place
+        "Walk down Baker Street to the station.",
+        "Will cont to monitor. Neuro: MAE.",
+        "Wife in to visit, updated on POC.",  # a relation word without a name
+        "jane smith wrote in lower case",  # the lexicon checks capitalised words only
+    ],
+)
+def test_lexicon_leaves_non_names(text: str) -> None:
+    assert _found(text) == set()
+
+
+def test_lexicon_recognizer_runs_without_ner() -> None:
+    a = TextAnalyzer.from_config(ner=False)
+    assert a.ner is None
+    found = [(f.entity_type, f.recognizer) for f in a.analyze("Please ask Maria Garcia.")]
+    assert found == [("PERSON", "lexicon_name")]
+
+
+def test_clinical_notes_generator() -> None:
+    notes = generate_clinical_notes(50, seed=3)
+    assert notes == generate_clinical_notes(50, seed=3)
+    assert {r["template"] for r in notes} == {-1}
+    labels = {s["entity_type"] for r in notes for s in r["spans"]}
+    assert {"PERSON", "DATE_TIME", "ORGANIZATION", "PHONE_NUMBER"} <= labels
+    for r in notes:
+        assert 4 <= r["full_text"].count("\n") + 1 <= 9
+        for s in r["spans"]:
+            assert r["full_text"][s["start_position"] : s["end_position"]] == s["entity_value"]
+    # most lines are hard negatives: clinical vocabulary and no personal data
+    assert sum("{" not in line for line in NOTE_LINES) > len(NOTE_LINES) / 2
+
+
+def test_truecase_keeps_offsets_and_reads_names() -> None:
+    from veil.text._lexicon import mostly_upper, truecase
+
+    text = "NEURO: MAE, NSR 80S. WIFE MARY AWARE OF PLAN.\nSPOKE WITH DR. OKAFOR AT WILLIAMS CLINIC"
+    assert mostly_upper(text) and not mostly_upper(truecase(text))
+    out = truecase(text)
+    assert len(out) == len(text) and out.upper() == text
+    assert "NSR" in out and "MAE" in out  # charting abbreviations stay in capitals
+    assert "Wife Mary aware of plan" in out  # sentence start, a known name, lower case
+    assert "Dr. Okafor" in out and "Williams Clinic" in out  # an institution after a name
+    assert not mostly_upper("SSN 536-22-1234")  # too few letters to tell
+
+
+def test_name_patterns_read_capitals() -> None:
+    a = TextAnalyzer.from_config(ner=False, entities=["PERSON", "ORGANIZATION"])
+    text = "PT SEEN BY DR. OKAFOR. WIFE MARY AT BEDSIDE. TRANSFERRED FROM WILLIAMS CLINIC."
+    found = {(f.entity_type, text[f.start : f.end]) for f in a.analyze(text)}
+    assert found == {
+        ("PERSON", "OKAFOR"),
+        ("PERSON", "MARY"),
+        ("ORGANIZATION", "WILLIAMS CLINIC"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Code: Full Code. DNR/DNI not addressed.", True),  # words split at "/"
+        ("Nitro Paste 1 inch Q6H.", True),  # a dosing interval
+        ("Give 20mg now.", False),  # "mg" inside "20mg" is no word of its own
+        ("Sequoia 4h trail", False),
+    ],
+)
+def test_clinical_register_words(text: str, expected: bool) -> None:
+    assert clinical_register(text) is expected
