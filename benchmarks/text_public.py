@@ -53,17 +53,24 @@ from text_corpora import CORPUS_FORMATS, load_corpus  # noqa: E402
 from text_presidio import PRESIDIO_LABELS, _presidio  # noqa: E402
 from veil.text import TextAnalyzer, evaluate_spans, load_label_map  # noqa: E402
 from veil.text._ner import best_english_model  # noqa: E402
+from veil.text._profiles import PROFILES  # noqa: E402
 
 PRESIDIO_RESEARCH_THRESHOLD = 0.4
 
 Span = tuple[int, int, str]
 
 
-def predict(model: str, texts: list[str]) -> dict[str, Any]:
-    """veil's and Presidio's findings for every text, with seconds spent by each."""
-    t0 = time.perf_counter()
-    veil = TextAnalyzer.from_config(model=model)
-    v_pred = [[f.to_dict() for f in fs] for fs in veil.analyze_batch(texts)]
+def predict(model: str, texts: list[str], profiles: Sequence[str] = ()) -> dict[str, Any]:
+    """veil's and Presidio's findings for every text, with seconds spent by each; veil also
+    under each named detection profile (``veil_<profile>``), from a run of its own."""
+    veil_runs: dict[str, Any] = {}
+    seconds: dict[str, float] = {}
+    for profile in ("default", *profiles):
+        key = "veil" if profile == "default" else f"veil_{profile}"
+        t0 = time.perf_counter()
+        veil = TextAnalyzer.from_config(model=model, profile=profile)
+        veil_runs[key] = [[f.to_dict() for f in fs] for fs in veil.analyze_batch(texts)]
+        seconds[key] = round(time.perf_counter() - t0, 1)
     t1 = time.perf_counter()
     engine = _presidio(model, ner=True)
     p_pred = []
@@ -77,9 +84,9 @@ def predict(model: str, texts: list[str]) -> dict[str, Any]:
         )
     t2 = time.perf_counter()
     return {
-        "veil": v_pred,
+        **veil_runs,
         "presidio": p_pred,
-        "seconds": {"veil": round(t1 - t0, 1), "presidio": round(t2 - t1, 1)},
+        "seconds": {**seconds, "presidio": round(t2 - t1, 1)},
     }
 
 
@@ -174,10 +181,12 @@ def score_view(
     label_map: Mapping[str, str | None],
     margin: float,
 ) -> dict[str, Any]:
-    """Score veil and both Presidio configurations under one label map; flag the losses."""
+    """Score veil (and its profiles) and both Presidio configurations under one label map;
+    flag the losses."""
     lm = {**PRESIDIO_LABELS, **label_map}
+    veils = [k for k in preds if k == "veil" or k.startswith("veil_")]
     runs = {
-        "veil": preds["veil"],
+        **{k: preds[k] for k in veils},
         "presidio": preds["presidio"],
         f"presidio_t{PRESIDIO_RESEARCH_THRESHOLD}": [
             [r for r in rs if r["score"] >= PRESIDIO_RESEARCH_THRESHOLD] for rs in preds["presidio"]
@@ -193,28 +202,29 @@ def score_view(
         "errors": {k: error_categories(gold, runs[k], lm, types) for k in runs},
         "comparison": {},
     }
-    rv = reports["veil"]
-    for peer in runs:
-        if peer == "veil":
-            continue
-        rp = reports[peer]
-        cmp: dict[str, Any] = {}
-        for kind in ("exact", "overlap"):
-            gain = round(rv.micro[kind]["f1"] - rp.micro[kind]["f1"], 4)
-            below = {
-                t: {"veil": rv.per_type[t][kind]["f1"], peer: rp.per_type[t][kind]["f1"]}
-                for t in sorted(types)
-                if rv.per_type[t][kind]["f1"] < rp.per_type[t][kind]["f1"]
-            }
-            cmp[kind] = {
-                "micro_f1_veil": rv.micro[kind]["f1"],
-                f"micro_f1_{peer}": rp.micro[kind]["f1"],
-                "micro_f1_gain": gain,
-                "types_below_peer": below,
-                "target_gain_met": gain >= margin,
-                "target_no_type_below_met": not below,
-            }
-        out["comparison"][f"veil_vs_{peer}"] = cmp
+    for mine in veils:
+        rv = reports[mine]
+        for peer in runs:
+            if peer in veils:
+                continue
+            rp = reports[peer]
+            cmp: dict[str, Any] = {}
+            for kind in ("exact", "overlap"):
+                gain = round(rv.micro[kind]["f1"] - rp.micro[kind]["f1"], 4)
+                below = {
+                    t: {mine: rv.per_type[t][kind]["f1"], peer: rp.per_type[t][kind]["f1"]}
+                    for t in sorted(types)
+                    if rv.per_type[t][kind]["f1"] < rp.per_type[t][kind]["f1"]
+                }
+                cmp[kind] = {
+                    f"micro_f1_{mine}": rv.micro[kind]["f1"],
+                    f"micro_f1_{peer}": rp.micro[kind]["f1"],
+                    "micro_f1_gain": gain,
+                    "types_below_peer": below,
+                    "target_gain_met": gain >= margin,
+                    "target_no_type_below_met": not below,
+                }
+            out["comparison"][f"{mine}_vs_{peer}"] = cmp
     return out
 
 
@@ -238,6 +248,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=0, help="score only the first N records")
     ap.add_argument("--margin", type=float, default=0.25, help="micro F1 gain required")
     ap.add_argument("--no-merge", action="store_true", help="physionet-deid: keep token spans")
+    ap.add_argument(
+        "--veil-profile",
+        action="append",
+        default=[],
+        choices=[p for p in PROFILES if p != "default"],
+        help="also run veil under this detection profile (repeatable), scored as veil_<name>",
+    )
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
 
@@ -289,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "load_avg_at_start": os.getloadavg(),
         },
     }
-    preds = predict(model, texts)
+    preds = predict(model, texts, args.veil_profile)
     result["seconds"] = preds["seconds"]
     result["views"] = {name: score_view(gold, preds, lm, args.margin) for name, lm in maps.items()}
     result["machine"]["load_avg_at_end"] = os.getloadavg()
@@ -298,12 +315,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     for view, v in result["views"].items():
         for pair, c in v["comparison"].items():
-            peer = pair.removeprefix("veil_vs_")
+            mine, _, peer = pair.partition("_vs_")
             for kind, m in c.items():
                 below = ", ".join(sorted(m["types_below_peer"])) or "none"
-                f1_veil, f1_peer = m["micro_f1_veil"], m[f"micro_f1_{peer}"]
+                f1_veil, f1_peer = m[f"micro_f1_{mine}"], m[f"micro_f1_{peer}"]
                 print(
-                    f"{view:28s} {kind:7s} micro F1 veil {f1_veil:.3f} {peer} {f1_peer:.3f} "
+                    f"{view:28s} {kind:7s} micro F1 {mine} {f1_veil:.3f} {peer} {f1_peer:.3f} "
                     f"gain {m['micro_f1_gain']:+.3f}; types below {peer}: {below}",
                     flush=True,
                 )

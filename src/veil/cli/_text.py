@@ -39,6 +39,14 @@ _Batch = Annotated[
 ]
 _Procs = Annotated[int, typer.Option("--processes", "-p", min=1, help="Worker processes.")]
 _Json = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
+_Profile = Annotated[
+    str,
+    typer.Option(
+        "--profile",
+        help="'default': report every finding; 'hipaa': only what HIPAA Safe Harbor lists "
+        "(ages over 89; no year-only dates, times of day, US states or countries).",
+    ),
+]
 
 
 def _entities(values: list[str] | None) -> list[str] | None:
@@ -62,11 +70,19 @@ def _options(values: list[str] | None) -> dict[str, Any]:
     return out
 
 
-def _analyzer(entities: list[str] | None, model: str | None, no_ner: bool, threshold: float) -> Any:
+def _analyzer(
+    entities: list[str] | None,
+    model: str | None,
+    no_ner: bool,
+    threshold: float,
+    profile: str = "default",
+) -> Any:
     from veil.policy import TextConfig
     from veil.text import TextAnalyzer
+    from veil.text._profiles import check_profile
 
     cfg = TextConfig(
+        profile=check_profile(profile),  # type: ignore[arg-type]
         entities=tuple(entities) if entities else None,
         model=model,
         ner=not no_ner,
@@ -97,6 +113,7 @@ def redact(
     model: _Model = None,
     no_ner: _NoNer = False,
     threshold: _Threshold = 0.5,
+    profile: _Profile = "default",
     batch_size: _Batch = 500,
     processes: _Procs = 1,
     json_: _Json = False,
@@ -106,7 +123,7 @@ def redact(
     from veil.text._files import transform_file
 
     op = make_operator(operator, _options(option))  # keys are checked before any reading
-    analyzer = _analyzer(_entities(entities), model, no_ner, threshold)
+    analyzer = _analyzer(_entities(entities), model, no_ner, threshold, profile)
     redactor = TextRedactor(analyzer, op)
     t0 = time.perf_counter()
 
@@ -130,6 +147,7 @@ def redact(
         "replaced": dict(sorted(redactor.counts.items())),
         "operator": operator,
         "model": analyzer.model_name,
+        "profile": profile,
         "output": str(out),
         "seconds": round(time.perf_counter() - t0, 3),
     }
@@ -157,6 +175,7 @@ def detect(
     explain: Annotated[
         bool, typer.Option("--explain", help="Add each finding's explanation.")
     ] = False,
+    profile: _Profile = "default",
     batch_size: _Batch = 500,
     processes: _Procs = 1,
     json_: _Json = False,
@@ -165,7 +184,7 @@ def detect(
     from veil.io import atomic_path
     from veil.text._files import iter_text_batches
 
-    analyzer = _analyzer(_entities(entities), model, no_ner, threshold)
+    analyzer = _analyzer(_entities(entities), model, no_ner, threshold, profile)
     counts: Counter[str] = Counter()
     n = 0
     t0 = time.perf_counter()
@@ -196,6 +215,7 @@ def detect(
         "records": n,
         "findings": dict(sorted(counts.items())),
         "model": analyzer.model_name,
+        "profile": profile,
         "output": str(out),
         "seconds": round(time.perf_counter() - t0, 3),
     }
@@ -224,6 +244,7 @@ def evaluate(
     model: _Model = None,
     no_ner: _NoNer = False,
     threshold: _Threshold = 0.5,
+    profile: _Profile = "default",
     json_: _Json = False,
 ) -> None:
     """Precision, recall and F1 per entity type and micro, exact and overlapping spans."""
@@ -250,11 +271,13 @@ def evaluate(
                 preds[i] = row["findings"]
         meta["predictions"] = str(predictions)
     else:
-        analyzer = _analyzer(None, model, no_ner, threshold)
+        analyzer = _analyzer(None, model, no_ner, threshold, profile)
         t0 = time.perf_counter()
         found = analyzer.analyze_batch([r["full_text"] for r in records])
         preds = [[f.to_dict() for f in fs] for fs in found]
-        meta.update(model=analyzer.model_name, seconds=round(time.perf_counter() - t0, 3))
+        meta.update(
+            model=analyzer.model_name, profile=profile, seconds=round(time.perf_counter() - t0, 3)
+        )
     report = evaluate_spans(records, preds, label_map=lm, entities=_entities(entities))
     report.meta = meta
     if json_:

@@ -38,6 +38,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _network,
 )
 from veil.text._finding import ENTITIES, Explanation, Finding
+from veil.text._profiles import check_profile, profile_keeps
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
 if TYPE_CHECKING:
@@ -218,6 +219,10 @@ class TextAnalyzer:
     allow_list, deny_list
         Values never reported (case-insensitive, whole span), and values always reported
         (as entity type ``DENY_LIST``, case-insensitive, whole words).
+    profile
+        ``"default"`` reports every finding; ``"hipaa"`` only what HIPAA's Safe Harbor
+        method lists (ages over 89, dates with a month or day, places smaller than a
+        state; :mod:`veil.text._profiles`).
 
     Examples
     --------
@@ -237,8 +242,10 @@ class TextAnalyzer:
         deny_list: Iterable[str] = (),
         max_chunk_chars: int = 100_000,
         chunk_overlap: int = 200,
+        profile: str = "default",
     ) -> None:
         self.ner = ner
+        self.profile = check_profile(profile)
         self.score_threshold = score_threshold
         self.max_chunk_chars = max_chunk_chars
         self.chunk_overlap = chunk_overlap
@@ -282,6 +289,7 @@ class TextAnalyzer:
         phone_regions: str | Sequence[str] | None = None,
         mrn_patterns: Sequence[str] | None = None,
         extra: Sequence[Recognizer] = (),
+        profile: str | None = None,
     ) -> TextAnalyzer:
         """The built-in recognizers configured from a policy's :class:`TextConfig`.
 
@@ -319,6 +327,7 @@ class TextAnalyzer:
             score_threshold=cfg.score_threshold,
             allow_list=cfg.allow_list,
             deny_list=cfg.deny_list,
+            profile=cfg.profile if profile is None else profile,
         )
 
     @property
@@ -333,6 +342,8 @@ class TextAnalyzer:
             if f.score < self.score_threshold or f.entity_type not in self.entities:
                 continue
             if self.allow and text[f.start : f.end].strip().casefold() in self.allow:
+                continue
+            if self.profile != "default" and not profile_keeps(self.profile, text, f):
                 continue
             kept.append(f)
         return resolve_overlaps(kept)

@@ -230,13 +230,15 @@ def test_main_writes_results_without_text(
     (tmp_path / "corpus").mkdir()
     corpus = _write_deid(tmp_path / "corpus")
 
-    def fake_predict(model: str, texts: list[str]) -> dict[str, Any]:
+    def fake_predict(model: str, texts: list[str], profiles: list[str]) -> dict[str, Any]:
         start, end = _at("Mercy")[0], _at("Boston")[1]
         hit = [{"start": start, "end": end, "entity_type": "LOCATION", "score": 0.9}]
+        assert profiles == ["hipaa"]
         return {
             "veil": [hit, []],
+            "veil_hipaa": [[], []],
             "presidio": [[], []],
-            "seconds": {"veil": 0.0, "presidio": 0.0},
+            "seconds": {"veil": 0.0, "veil_hipaa": 0.0, "presidio": 0.0},
         }
 
     monkeypatch.setattr(public, "predict", fake_predict)
@@ -245,7 +247,7 @@ def test_main_writes_results_without_text(
     lm.write_text(json.dumps({"Location": "LOCATION", "HCPName": None}), encoding="utf-8")
     out = tmp_path / "out.json"
     argv = ["--name", "t", "--format", "physionet-deid", "--path", str(corpus)]
-    public.main([*argv, "--label-map", str(lm), "--out", str(out)])
+    public.main([*argv, "--label-map", str(lm), "--veil-profile", "hipaa", "--out", str(out)])
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["corpus"]["records"] == 2 and result["spacy_model"] == "stub_model"
     assert result["label_maps"]["map"]["map"] == {"Location": "LOCATION", "HCPName": None}
@@ -253,6 +255,9 @@ def test_main_writes_results_without_text(
     # gold: Mercy General, Boston -> 2 LOCATION spans; veil's one span overlaps the first only
     assert view["scores"]["veil"]["micro"]["overlap"]["tp"] == 1
     assert view["comparison"]["veil_vs_presidio"]["exact"]["micro_f1_gain"] == 0.0
+    # the profile's run is scored and compared on its own
+    assert view["scores"]["veil_hipaa"]["micro"]["overlap"]["tp"] == 0
+    assert view["comparison"]["veil_hipaa_vs_presidio"]["exact"]["micro_f1_veil_hipaa"] == 0.0
     printed = capsys.readouterr().out
     assert "gain +0.000" in printed and "wrote" in printed
     for word in ("Mercy", "Boston", "Moreno", "Ann"):
