@@ -3,7 +3,8 @@
 Each column is redacted with its own :class:`~veil.policy.TextConfig` (entities, operator,
 options, model, thresholds, allow/deny lists, custom patterns). Null cells stay null.
 The report section ``report["text"]`` holds, per column, the number of texts, nulls and
-replaced spans per entity type, and the spaCy model used; never any text.
+replaced spans per entity type, the detection profile and the spaCy model used; never any
+text.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class TextStage:
                 "replaced": n,
                 "entities": dict(sorted(counts.items())),
                 "operator": cfg.operator,
+                "profile": cfg.profile,
                 "model": redactor.analyzer.model_name,
                 "ner": redactor.analyzer.ner is not None,
             }

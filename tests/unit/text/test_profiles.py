@@ -139,3 +139,27 @@ def test_cli_profile(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main([*args[:-3], "--out", str(bad), "--profile", "gdpr"]) == 2
     assert "unknown text profile" in capsys.readouterr().err
     assert not bad.exists()
+
+
+def test_policy_text_stage_uses_the_profile(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    from veil.pipeline import RunContext
+    from veil.policy import Policy
+    from veil.text._stage import TextStage
+
+    policy = Policy.model_validate(
+        {
+            "data": {"path": str(tmp_path / "in.csv")},
+            "columns": {
+                "id": {"role": "insensitive"},
+                "notes": {"role": "text", "text": {"ner": False, "profile": "hipaa"}},
+            },
+        }
+    )
+    df = pd.DataFrame({"id": [1], "notes": ["Pt is a 67 y/o, mother aged 93, seen on 4/10."]})
+    ctx = RunContext(policy=policy, original=df, data=df.copy())
+    TextStage().run(ctx)
+    assert ctx.data["notes"].tolist() == ["Pt is a 67 y/o, mother aged <AGE>, seen on <DATE_TIME>."]
+    col = ctx.report["text"]["columns"]["notes"]
+    assert col["profile"] == "hipaa" and col["entities"] == {"AGE": 1, "DATE_TIME": 1}
