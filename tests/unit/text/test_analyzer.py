@@ -1,6 +1,10 @@
 """The engine: overlap rule, allow/deny lists, custom patterns, entity names, long texts."""
 
+import itertools
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from veil import PolicyError
 from veil.policy import TextConfig
@@ -38,6 +42,54 @@ def test_overlap_longer_wins_within_tier() -> None:
 def test_non_overlapping_kept_in_order() -> None:
     a, b = _f(10, 12, "AGE"), _f(0, 4, "ZIP_CODE")
     assert resolve_overlaps([a, b]) == [b, a]
+
+
+_findings = st.lists(
+    st.builds(
+        lambda start, length, entity, score, tier: _f(start, start + length, entity, score, tier),
+        st.integers(0, 60),
+        st.integers(1, 15),
+        st.sampled_from(["PERSON", "DATE_TIME", "LOCATION"]),
+        st.sampled_from([0.5, 0.6, 0.85]),
+        st.integers(0, 2),
+    ),
+    max_size=25,
+)
+
+
+@given(_findings)
+def test_overlap_rule_properties(findings: list[Finding]) -> None:
+    out = resolve_overlaps(findings)
+    # sorted and pairwise disjoint (a merged span that loses is dropped whole, so a piece of
+    # it may overlap no output)
+    assert all(a.end <= b.start for a, b in itertools.pairwise(out))
+    assert not findings or out
+    # the same as the rule applied by checking every kept span (the plain quadratic form)
+    merged = resolve_overlaps([])
+    by_type: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_type.setdefault(f.entity_type, []).append(f)
+    for group in by_type.values():
+        merged.extend(resolve_overlaps(group))
+    merged.sort(key=lambda f: (f.tier, -f.length, -f.score, f.start))
+    naive: list[Finding] = []
+    for f in merged:
+        if not any(f.overlaps(k) for k in naive):
+            naive.append(f)
+    assert out == sorted(naive, key=lambda f: f.start)
+
+
+def test_empty_spans_are_dropped() -> None:
+    empty, real = _f(3, 3, "PERSON", 0.9, 0), _f(0, 8, "LOCATION")
+    assert resolve_overlaps([empty, real]) == [real]
+
+
+def test_overlap_rule_on_many_findings() -> None:
+    # a long document: 60,000 findings, each a word that a longer one may cover
+    words = [_f(i * 10, i * 10 + 4, "PERSON", 0.85, 2) for i in range(40_000)]
+    spans = [_f(i * 20, i * 20 + 8, "DATE_TIME", 0.6, 1) for i in range(20_000)]
+    out = resolve_overlaps(words + spans)
+    assert out == sorted(spans + words[1::2], key=lambda f: f.start)
 
 
 def test_unknown_entity_lists_valid_names() -> None:
