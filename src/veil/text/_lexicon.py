@@ -260,7 +260,8 @@ _PLACE_WORDS = word_set(
 def first_last_name(words: list[str]) -> bool:
     """Whether 2-3 case-folded words read as a first name ... last name: the first word a
     known first name, the last a known last name, none of them charting vocabulary or a word
-    that makes the run a place ("Baker Street", "North John").
+    that makes the run a place ("Baker Street", "North John"), and the whole not the name of
+    a country or US state ("Sierra Leone").
 
     Examples
     --------
@@ -272,7 +273,11 @@ def first_last_name(words: list[str]) -> bool:
     if any(w in NOTE_WORDS or w in _PLACE_WORDS for w in words):
         return False
     first, last = name_lexicon()
-    return words[0] in first and words[-1] in last
+    if not (words[0] in first and words[-1] in last):
+        return False
+    from veil.text._profiles import state_or_country
+
+    return not state_or_country(" ".join(words))  # "Sierra Leone", "El Salvador"
 
 
 _LOWER = re.compile(r"[a-zß-öø-ÿ]")

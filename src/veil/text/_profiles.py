@@ -29,7 +29,7 @@ import re
 from veil._errors import PolicyError
 from veil.text._finding import Finding
 
-__all__ = ["PROFILES", "check_profile", "profile_keeps"]
+__all__ = ["PROFILES", "check_profile", "profile_keeps", "state_or_country"]
 
 #: the detection profiles, with what each one does
 PROFILES: dict[str, str] = {
@@ -73,6 +73,22 @@ def _states_and_countries() -> frozenset[str]:
     return frozenset(names)
 
 
+def state_or_country(span: str) -> bool:
+    """Whether ``span`` names a US state (or its USPS code) or a country, in any case and
+    with or without a leading "the".
+
+    Examples
+    --------
+    >>> state_or_country("the United States"), state_or_country("Sierra Leone")
+    (True, True)
+    >>> state_or_country("Revere")
+    False
+    """
+    name = re.sub(r"^the\s+", "", span.strip().casefold())
+    names = _states_and_countries()
+    return name in names or name.rstrip(".,") in names
+
+
 def check_profile(name: str) -> str:
     """``name`` if it is a known profile, else a :class:`~veil.PolicyError` listing them."""
     if name not in PROFILES:
@@ -114,7 +130,5 @@ def profile_keeps(profile: str, text: str, f: Finding) -> bool:
             return bool(year and born and _dt.date.today().year - int(year.group()) > 89)
         return True
     if f.entity_type == "LOCATION":
-        name = re.sub(r"^the\s+", "", span.casefold())
-        names = _states_and_countries()
-        return name not in names and name.rstrip(".,") not in names
+        return not state_or_country(span)
     return True

@@ -64,6 +64,8 @@ def test_name_lexicon_has_names_not_charting_words() -> None:
         (["will", "smith"], False),  # "Will" is charting vocabulary ("Will cont to monitor")
         (["smith"], False),
         (["lasix", "smith"], False),
+        (["sierra", "leone"], False),  # a country, though both words are names
+        (["el", "salvador"], False),
     ],
 )
 def test_first_last_name(words: list[str], expected: bool) -> None:
@@ -91,6 +93,7 @@ def test_lexicon_names_pairs_and_relations() -> None:
         "Will cont to monitor. Neuro: MAE.",
         "Wife in to visit, updated on POC.",  # a relation word without a name
         "jane smith wrote in lower case",  # the lexicon checks capitalised words only
+        "She flew to Sierra Leone in May.",  # a country
     ],
 )
 def test_lexicon_leaves_non_names(text: str) -> None:
