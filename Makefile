@@ -36,6 +36,8 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(PY) -m pytest -q tests
+	# the Examples sections of the docstrings (a separate run: modules are imported anew)
+	$(PY) -m pytest -q -p no:cacheprovider --doctest-modules src/veil
 
 test: lint typecheck unit
 

@@ -92,7 +92,7 @@ class GaussianCopulaSynthesizer(Synthesizer):
     Examples
     --------
     >>> import pandas as pd
-    >>> df = pd.DataFrame({"a": range(100), "b": ["x", "y"] * 50})
+    >>> df = pd.DataFrame({"a": [i % 37 * 1.5 for i in range(100)], "b": ["x", "y"] * 50})
     >>> syn = GaussianCopulaSynthesizer(seed=0).fit(df)
     >>> syn.sample(5).shape
     (5, 2)
