@@ -2,7 +2,8 @@
 
 Accuracy: both detect PII in the committed labelled corpus (``tests/data/text_corpus.jsonl``,
 templates + Faker with hard negatives); F1 per entity type and micro, exact and overlapping
-spans, on the whole corpus and on its clinical / hard-negative part. Presidio runs with its
+spans, on the whole corpus and on its clinical / hard-negative part; and, on their own,
+on ``--notes`` generated nursing notes (``generate_clinical_notes``, ``--notes-seed``). Presidio runs with its
 default recognizers and ``NlpEngineProvider`` configured with the same spaCy model; its
 ``EMAIL`` label is scored as ``EMAIL_ADDRESS``.
 
@@ -32,13 +33,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from veil.text import TextAnalyzer, evaluate_spans, generate_corpus, load_gold  # noqa: E402
+from veil.text import (  # noqa: E402
+    TextAnalyzer,
+    evaluate_spans,
+    generate_clinical_notes,
+    generate_corpus,
+    load_gold,
+)
 from veil.text._corpus import CLINICAL_FROM  # noqa: E402
 from veil.text._ner import best_english_model  # noqa: E402
 
@@ -132,19 +140,29 @@ def _rate(seconds: float, texts: list[str]) -> dict[str, float]:
     }
 
 
-def accuracy(model: str, gold: list[dict[str, Any]]) -> dict[str, Any]:
+def accuracy(
+    model: str,
+    gold: list[dict[str, Any]],
+    notes: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """F1 on the committed corpus (whole, general part, clinical part) and, separately, on
+    generated nursing notes (``notes``; not part of "all")."""
+    n_gold = len(gold)
+    gold = [*gold, *notes]
     texts = [r["full_text"] for r in gold]
     veil = TextAnalyzer.from_config(model=model)
     v_pred = [[f.to_dict() for f in fs] for fs in veil.analyze_batch(texts)]
     p_pred = _presidio_docs(_presidio(model, ner=True), texts)
     out: dict[str, Any] = {}
     subsets = {
-        "all": list(range(len(gold))),
-        "general": [i for i, r in enumerate(gold) if r.get("template", 0) < CLINICAL_FROM],
+        "all": list(range(n_gold)),
+        "general": [i for i in range(n_gold) if gold[i].get("template", 0) < CLINICAL_FROM],
         "clinical_and_hard_negatives": [
-            i for i, r in enumerate(gold) if r.get("template", 0) >= CLINICAL_FROM
+            i for i in range(n_gold) if gold[i].get("template", 0) >= CLINICAL_FROM
         ],
     }
+    if notes:
+        subsets["generated_notes"] = list(range(n_gold, len(gold)))
     for name, idx in subsets.items():
         g = [gold[i] for i in idx]
         rv = evaluate_spans(g, [v_pred[i] for i in idx], label_map=PRESIDIO_LABELS)
@@ -304,6 +322,10 @@ def main() -> None:
     )
     ap.add_argument("--memory-ner-mb", default="1,4", help="JSONL sizes for the NER memory run")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument(
+        "--notes", type=int, default=300, help="generated nursing notes scored on their own"
+    )
+    ap.add_argument("--notes-seed", type=int, default=99)
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--repeat", type=int, default=3, help="speed runs: best of this many")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "text_presidio.json"))
@@ -329,7 +351,9 @@ def main() -> None:
         "corpus": {"path": os.path.relpath(args.gold, ROOT), "records": len(gold)},
     }
     t0 = time.perf_counter()
-    result["accuracy"] = accuracy(model, gold)
+    notes = generate_clinical_notes(args.notes, seed=args.notes_seed) if args.notes else []
+    result["notes"] = {"records": len(notes), "seed": args.notes_seed}
+    result["accuracy"] = accuracy(model, gold, notes)
     print(
         json.dumps(
             {
