@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from _timing import best_of
 from veil.data import ADULT_QUASI_IDENTIFIERS, adult_frame, adult_hierarchy_path
 from veil.policy import PrivacyConfig
 from veil.tabular import AnonymizeConfig, anonymize, read_arx_hierarchy
@@ -42,15 +43,6 @@ QIS = list(ADULT_QUASI_IDENTIFIERS)
 SENSITIVE = "occupation"
 ARX_K5_LEVELS = (0, 4, 1, 2, 3, 2, 0, 0)
 OUT = Path(__file__).parent / "results" / "tabular_mondrian.json"
-
-
-def _best(fn: Any, repeat: int) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def _full_domain(df: pd.DataFrame, hier: dict[str, Any], levels: dict[str, int]) -> pd.DataFrame:
@@ -98,14 +90,14 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for k in args.ks:
         privacy = PrivacyConfig(k_anonymity={"k": k})
-        t_m, res = _best(
+        t_m, res = best_of(
             lambda privacy=privacy: mondrian(df, QIS, privacy, [SENSITIVE], hierarchies=hier),
             args.repeat,
         )
         check = res.data.groupby(QIS).size().min()
         assert check >= k, "Mondrian release failed its k re-check"
         cfg = AnonymizeConfig.build(QIS, hier, k=k, sensitive=[SENSITIVE])
-        t_o, opt = _best(lambda cfg=cfg: anonymize(df, cfg), 1)
+        t_o, opt = best_of(lambda cfg=cfg: anonymize(df, cfg), 1)
         opt_ncp = ncp(
             df,
             opt.data,
@@ -165,7 +157,7 @@ def main() -> None:
                 cat[q] = cat[q].astype("category")
         for k in args.peer_k:
             privacy = PrivacyConfig(k_anonymity={"k": k})
-            t_v, mine = _best(
+            t_v, mine = best_of(
                 lambda privacy=privacy: mondrian(df, QIS, privacy, [SENSITIVE]), args.repeat
             )
             t0 = time.perf_counter()

@@ -23,15 +23,14 @@ import json
 import os
 import platform
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _timing import best_of  # noqa: E402
 from text_presidio import _presidio  # noqa: E402
 from veil.text import TextAnalyzer  # noqa: E402
 from veil.text._ner import best_english_model  # noqa: E402
@@ -46,15 +45,6 @@ def document(size: int) -> str:
     text = base * (size // len(base) + 1)
     cut = text.rfind("\n", 0, size)
     return text[: cut + 1]
-
-
-def _best(fn: Any, repeat: int) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -79,8 +69,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for mb in args.sizes_mb:
         text = document(int(mb * 1_000_000))
         presidio.nlp_engine.nlp["en"].max_length = len(text) + 1
-        t_veil, found = _best(lambda text=text: veil.analyze(text), args.repeat)
-        t_presidio, res = _best(
+        t_veil, found = best_of(lambda text=text: veil.analyze(text), args.repeat)
+        t_presidio, res = best_of(
             lambda text=text: presidio.analyze(text=text, language="en"), args.repeat
         )
         row = {
@@ -97,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(json.dumps(row), flush=True)
     for mb in args.veil_only_mb:
         text = document(int(mb * 1_000_000))
-        t_veil, found = _best(lambda text=text: veil.analyze(text), args.repeat)
+        t_veil, found = best_of(lambda text=text: veil.analyze(text), args.repeat)
         row = {
             "characters": len(text),
             "veil_seconds": round(t_veil, 3),
