@@ -52,6 +52,7 @@ import re
 from dataclasses import dataclass
 
 from veil.text._finding import Explanation, Finding
+from veil.text._lexicon import UPPER_LATIN
 from veil.text._recognizer import (
     ContextMatcher,
     Pattern,
@@ -68,8 +69,7 @@ __all__ = [
 ]
 
 _DIGIT = re.compile(r"\d")
-# upper-case Latin letters: ASCII, Latin-1 and Latin Extended-A ("Łódź", "Žinkovská")
-_UP = "A-ZÀ-ÖØ-Þ" + "".join(c for c in map(chr, range(0x100, 0x180)) if c.isupper())
+_UP = UPPER_LATIN  # upper-case Latin letters ("Łódź", "Žinkovská")
 # a capitalised word: "Main", "O'Neil", "St.", "Saint-Denis", "Evelyne-Flantz-Weg"
 _WORD = rf"[{_UP}][\w'’.-]*"
 _NAMEWORD = rf"(?:{_WORD}|\d{{1,3}}(?:st|nd|rd|th)\b)"  # "5th Avenue"

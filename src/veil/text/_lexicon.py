@@ -28,8 +28,10 @@ import re
 __all__ = [
     "CLINICAL_MARKERS",
     "CLINICAL_TERMS",
+    "LOWER_LATIN",
     "NOTE_WORDS",
     "NRP_WORDS",
+    "UPPER_LATIN",
     "clinical_register",
     "first_last_name",
     "mostly_upper",
@@ -37,6 +39,13 @@ __all__ = [
     "truecase",
     "word_set",
 ]
+
+
+# Latin letters with case, as regex class bodies: ASCII, Latin-1 and Latin Extended-A
+# ("José", "Łukasz", "Müller", "Žinkovská")
+_EXT_A = [chr(c) for c in range(0x100, 0x180)]
+UPPER_LATIN = "A-ZÀ-ÖØ-Þ" + "".join(c for c in _EXT_A if c.isupper())
+LOWER_LATIN = "a-zß-öø-ÿ" + "".join(c for c in _EXT_A if c.islower())
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -280,8 +289,8 @@ def first_last_name(words: list[str]) -> bool:
     return not state_or_country(" ".join(words))  # "Sierra Leone", "El Salvador"
 
 
-_LOWER = re.compile(r"[a-zß-öø-ÿ]")
-_UPPER = re.compile(r"[A-ZÀ-ÖØ-Þ]")
+_LOWER = re.compile(f"[{LOWER_LATIN}]")
+_UPPER = re.compile(f"[{UPPER_LATIN}]")
 
 
 def mostly_upper(text: str) -> bool:

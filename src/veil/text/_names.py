@@ -6,6 +6,15 @@ from __future__ import annotations
 import re
 
 from veil.text._finding import Explanation, Finding
+from veil.text._lexicon import (
+    LOWER_LATIN,
+    NOTE_WORDS,
+    UPPER_LATIN,
+    first_last_name,
+    mostly_upper,
+    name_lexicon,
+    truecase,
+)
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
 __all__ = ["LexiconNameRecognizer", "OrganizationRecognizer", "TitledNameRecognizer"]
@@ -21,8 +30,6 @@ def _readable(text: str) -> str:
     last = _LAST_READ
     if last[0] is text:
         return last[1]
-    from veil.text._lexicon import mostly_upper, truecase
-
     out = truecase(text) if mostly_upper(text) else text
     _LAST_READ = (text, out)
     return out
@@ -94,10 +101,7 @@ class OrganizationRecognizer(PatternRecognizer):
         return out
 
 
-# Latin letters with case: ASCII, Latin-1 and Latin Extended-A ("José", "Łukasz", "Müller")
-_EXT_A = [chr(c) for c in range(0x100, 0x180)]
-_UPC = "A-ZÀ-ÖØ-Þ" + "".join(c for c in _EXT_A if c.isupper())
-_LOWC = "a-zß-öø-ÿ" + "".join(c for c in _EXT_A if c.islower())
+_UPC, _LOWC = UPPER_LATIN, LOWER_LATIN
 # a capitalised name word: "Smith", "McDonald", "O'Neil", "Smith-Jones", "Łukasz"
 _CAP = rf"[{_UPC}][{_LOWC}]+(?:[{_UPC}][{_LOWC}]+)?(?:['’-][{_UPC}]?[{_LOWC}]+)?"
 # two or three capitalised words (overlapping matches through the lookahead), and the
@@ -130,8 +134,6 @@ class LexiconNameRecognizer(Recognizer):
     score = 0.6
 
     def analyze(self, text: str) -> list[Finding]:
-        from veil.text._lexicon import NOTE_WORDS, first_last_name, name_lexicon
-
         text = _readable(text)
         first, last = name_lexicon()
         out: list[Finding] = []
