@@ -38,6 +38,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _network,
 )
 from veil.text._finding import ENTITIES, Explanation, Finding
+from veil.text._lexicon import mostly_upper, truecase
 from veil.text._profiles import check_profile, profile_keeps
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
@@ -356,8 +357,14 @@ class TextAnalyzer:
 
     def _pattern_findings(self, text: str) -> list[Finding]:
         out: list[Finding] = []
+        readable: str | None = None  # the text in ordinary case, made once if a name needs it
         for r in self.recognizers:
-            out.extend(r.analyze(text))
+            if r.reads_case:
+                if readable is None:
+                    readable = truecase(text) if mostly_upper(text) else text
+                out.extend(r.analyze(readable))
+            else:
+                out.extend(r.analyze(text))
         return out
 
     def analyze(self, text: str | None) -> list[Finding]:

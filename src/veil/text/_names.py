@@ -11,28 +11,11 @@ from veil.text._lexicon import (
     NOTE_WORDS,
     UPPER_LATIN,
     first_last_name,
-    mostly_upper,
     name_lexicon,
-    truecase,
 )
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
 __all__ = ["LexiconNameRecognizer", "OrganizationRecognizer", "TitledNameRecognizer"]
-
-
-_LAST_READ: tuple[str, str] = ("", "")
-
-
-def _readable(text: str) -> str:
-    """A text written in capitals, in ordinary case (same offsets), for the name patterns.
-    The three name recognizers ask in turn for the same text: the last answer is kept."""
-    global _LAST_READ
-    last = _LAST_READ
-    if last[0] is text:
-        return last[1]
-    out = truecase(text) if mostly_upper(text) else text
-    _LAST_READ = (text, out)
-    return out
 
 
 @recognizers.register("titled_name")
@@ -40,6 +23,7 @@ class TitledNameRecognizer(PatternRecognizer):
     """Surnames after a title ("Dr. Foley", "Mrs. O'Neil"): the title is not part of the span."""
 
     entity = "PERSON"
+    reads_case = True
     patterns = (
         Pattern(
             "titled",
@@ -49,9 +33,6 @@ class TitledNameRecognizer(PatternRecognizer):
             group=1,
         ),
     )
-
-    def analyze(self, text: str) -> list[Finding]:
-        return super().analyze(_readable(text))
 
 
 _ORG_SUFFIX = (
@@ -68,6 +49,7 @@ class OrganizationRecognizer(PatternRecognizer):
     and partnership names after a preposition ("at Martin, Young and Jarvis")."""
 
     entity = "ORGANIZATION"
+    reads_case = True
     patterns = (
         Pattern(
             "org_suffix",
@@ -84,7 +66,6 @@ class OrganizationRecognizer(PatternRecognizer):
     )
 
     def analyze(self, text: str) -> list:  # type: ignore[override]
-        text = _readable(text)
         out = []
         for f in super().analyze(text):
             end = f.end
@@ -132,9 +113,9 @@ class LexiconNameRecognizer(Recognizer):
     entities = ("PERSON",)
     tier = 2
     score = 0.6
+    reads_case = True
 
     def analyze(self, text: str) -> list[Finding]:
-        text = _readable(text)
         first, last = name_lexicon()
         out: list[Finding] = []
         for m in _NAME_RUN.finditer(text):

@@ -42,6 +42,9 @@ class Recognizer:
     requires: str | None = None
     #: every match contains a digit; texts without one are skipped (speed)
     needs_digit: bool = False
+    #: letter case carries the match (names): a text written in capitals is given to
+    #: ``analyze`` in ordinary case, same length and offsets (``_lexicon.truecase``)
+    reads_case: bool = False
 
     def analyze(self, text: str) -> list[Finding]:  # pragma: no cover - interface
         raise NotImplementedError

@@ -191,3 +191,27 @@ def test_span_across_chunk_boundary_is_found_once() -> None:
 def test_all_builtin_entities_are_supported() -> None:
     a = TextAnalyzer.from_config(ner=False)
     assert set(ENTITIES) <= set(a.supported_entities)
+
+
+def test_case_reading_recognizers_get_capitals_in_ordinary_case() -> None:
+    from veil.text._recognizer import Recognizer
+
+    seen: dict[str, str] = {}
+
+    class Spy(Recognizer):
+        name = "spy"
+        entities = ("PERSON",)
+
+        def __init__(self, reads_case: bool) -> None:
+            self.reads_case = reads_case
+
+        def analyze(self, text: str) -> list[Finding]:
+            seen[str(self.reads_case)] = text
+            return []
+
+    text = "PT SEEN BY DR. OKAFOR, WIFE MARY AT BEDSIDE."
+    TextAnalyzer([Spy(True), Spy(False)]).analyze(text)
+    assert seen["False"] == text  # other recognizers see the text as written
+    assert seen["True"] == "PT seen by Dr. Okafor, wife Mary at bedside."  # "PT": charting
+    TextAnalyzer([Spy(True)]).analyze("Seen by Dr. Okafor")
+    assert seen["True"] == "Seen by Dr. Okafor"  # mixed case is left as it is
