@@ -31,11 +31,13 @@ __all__ = [
     "LOWER_LATIN",
     "NOTE_WORDS",
     "NRP_WORDS",
+    "RELATION_WORDS",
     "UPPER_LATIN",
     "clinical_register",
     "first_last_name",
     "mostly_upper",
     "name_lexicon",
+    "relation_pattern",
     "truecase",
     "word_set",
 ]
@@ -161,6 +163,19 @@ _NRP_TEXT = """
 NRP_WORDS = frozenset(_NRP_TEXT.split())
 
 # a word, split at "/" ("DNR/DNI", "PT/OT") and never started inside another ("20mg")
+# Family relations that name a person when a name follows ("wife Mary", "son Tom")
+RELATION_WORDS = word_set(
+    "wife husband daughter son mother father sister brother niece nephew aunt uncle grandson "
+    "granddaughter grandmother grandfather fiance fiancé fiancee fiancée boyfriend girlfriend"
+)
+
+
+def relation_pattern(*extra: str) -> str:
+    """A regex alternation of :data:`RELATION_WORDS` and ``extra`` words, longest first."""
+    words = sorted({*RELATION_WORDS, *extra}, key=lambda w: (-len(w), w))
+    return "|".join(re.escape(w) for w in words)
+
+
 _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9&+]*")
 # a dosing interval: "Q4H", "q12hrs"
 _INTERVAL = re.compile(r"q\d{1,2}h(?:rs?)?")

@@ -12,6 +12,7 @@ from veil.text._lexicon import (
     UPPER_LATIN,
     first_last_name,
     name_lexicon,
+    relation_pattern,
 )
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
@@ -88,10 +89,9 @@ _CAP = rf"[{_UPC}][{_LOWC}]+(?:[{_UPC}][{_LOWC}]+)?(?:['’-][{_UPC}]?[{_LOWC}]+
 # two or three capitalised words (overlapping matches through the lookahead), and the
 # character after them so a longer capitalised run ("Rose Hill Cemetery") can be refused
 _NAME_RUN = re.compile(rf"(?<![\w.'’-])(?=({_CAP}(?: {_CAP}){{1,2}})(?![\w'’-])((?: [{_UPC}])?))")
+# a relation or care-team word, in any case, then a capitalised word: "wife Mary", "RN Okafor"
 _RELATION = re.compile(
-    r"\b(?i:wife|husband|daughter|son|mother|father|sister|brother|niece|nephew|aunt|uncle|"
-    r"grand(?:son|daughter|mother|father)|friend|partner|fianc[eé]e?|RN|NP|PA)\s+"
-    rf"({_CAP})(?![\w'’-])"
+    rf"\b(?i:{relation_pattern('friend', 'partner', 'rn', 'np', 'pa')})\s+({_CAP})(?![\w'’-])"
 )
 
 

@@ -34,10 +34,12 @@ from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
     NOTE_WORDS,
     NRP_WORDS,
+    RELATION_WORDS,
     clinical_register,
     first_last_name,
     mostly_upper,
     name_lexicon,
+    relation_pattern,
     truecase,
     word_set,
 )
@@ -207,11 +209,9 @@ def _plausible(entity: str, span: str) -> bool:
 
 
 # words that introduce a person's name in a clinical note ("wife Mary", "RN Smith")
-_INTRODUCERS = word_set(
-    "dr mr mrs ms miss mx prof wife husband daughter son mother father sister brother niece "
-    "nephew aunt uncle grandson granddaughter friend partner fiance fiancee girlfriend "
-    "boyfriend neighbor neighbour rn np pa md attending resident fellow intern dear "
-    "spoke called paged notified per with by"
+_INTRODUCERS = RELATION_WORDS | word_set(
+    "dr mr mrs ms miss mx prof friend partner neighbor neighbour rn np pa md attending "
+    "resident fellow intern dear spoke called paged notified per with by"
 )
 # words that make an upper-case abbreviation part of an institution's name ("MGH Clinic")
 _INSTITUTION_WORDS = word_set(
@@ -222,11 +222,7 @@ _WORDS = re.compile(r"[^\W\d_][\w'’.&-]*")
 _PLACE_PREPOSITIONS = word_set(
     "in from to at near of outside lives living moved visiting returned home"
 )
-_RELATION_BEFORE = re.compile(
-    r"\b(?:wife|husband|daughter|son|mother|father|sister|brother|niece|nephew|aunt|uncle|"
-    r"grand(?:son|daughter|mother|father)|fianc[eé]e?|boyfriend|girlfriend)\s+$",
-    re.IGNORECASE,
-)
+_RELATION_BEFORE = re.compile(rf"\b(?:{relation_pattern()})\s+$", re.IGNORECASE)
 
 
 _CLOCK = re.compile(r"(?:\bat |@ ?)(?:[01]\d|2[0-3])[0-5]\d\b|\b(?:[01]\d|2[0-3])[0-5]\d\s*hrs?\b")
