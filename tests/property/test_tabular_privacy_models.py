@@ -118,3 +118,23 @@ def test_bound_below_a_node_holds_for_every_specialization(problem, k, t_model, 
         for spec in nodes:
             if all(a <= b for a, b in zip(spec, lv, strict=True)):
                 assert below <= suppressed[spec] + 1e-9, (lv, spec)
+
+
+def test_hierarchical_distance_tops_a_rootless_hierarchy_with_a_root() -> None:
+    # the counterexample hypothesis found: a one-level hierarchy with two groups and no root
+    # gave distance 0 to a class holding only the second group's value, so a class failing
+    # t-closeness could be split into parts that all passed
+    rootless = SensitiveDomain(
+        "s", np.array([1, 1, 1, 1]), order=np.arange(4), hierarchy=(np.array([0, 0, 0, 1]),)
+    )
+    rooted = SensitiveDomain(
+        "s",
+        np.array([1, 1, 1, 1]),
+        order=np.arange(4),
+        hierarchy=(np.array([0, 0, 0, 1]), np.zeros(4, dtype=np.int64)),
+    )
+    parts = {"s": np.array([[0, 0, 0, 1], [1, 1, 2, 0]])}
+    a = HierarchicalDistanceTClosenessModel(t=0.05, domain=rootless).distances(parts)
+    b = HierarchicalDistanceTClosenessModel(t=0.05, domain=rooted).distances(parts)
+    # 3 of 4 units of mass move between the two groups, through the root, at full cost
+    assert a.tolist() == b.tolist() == [0.75, 0.25]

@@ -331,7 +331,9 @@ class HierarchicalDistanceTClosenessModel(_TClosenessBase):
     """EMD with the hierarchical ground distance of Li et al. (as ARX).
 
     Each inner node at level ``j`` of a hierarchy of height ``H`` costs
-    ``j / H * min(positive extra, negative extra)`` of its children.
+    ``j / H * min(positive extra, negative extra)`` of its children. A hierarchy whose top
+    level has more than one node gets a root above it (the tree of the ground distance has
+    one root; without it, mass moving between top-level groups would cost nothing).
     """
 
     distance: ClassVar[str] = "hierarchical"
@@ -350,7 +352,11 @@ class HierarchicalDistanceTClosenessModel(_TClosenessBase):
         q_tot = h.sum(axis=1)
         # extra of each leaf: p_i*Q - q_i*P (integers, as ARX, to avoid rounding)
         extra = self.domain.global_counts[None, :] * q_tot[:, None] - h * big_p
-        levels = self.domain.hierarchy or ()
+        levels = tuple(self.domain.hierarchy or ())
+        if not levels or int(levels[-1].max(initial=0)) > 0:
+            # a hierarchy whose top level still has several nodes is topped by an implicit
+            # root: mass that moves between those nodes travels through it, at full cost
+            levels = (*levels, np.zeros(h.shape[1], dtype=np.int64))
         height = float(len(levels))
         cost = np.zeros(h.shape[0], dtype=np.float64)
         prev_map = np.arange(h.shape[1])  # leaf -> node at the previous level
