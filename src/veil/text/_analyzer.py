@@ -199,6 +199,11 @@ def _chunks(text: str, size: int, overlap: int) -> list[tuple[int, str]]:
     return out
 
 
+def _readable(text: str) -> str:
+    """``text`` in ordinary case when it is written in capitals (same length and offsets)."""
+    return truecase(text) if mostly_upper(text) else text
+
+
 _WORKER: TextAnalyzer | None = None
 
 
@@ -355,13 +360,14 @@ class TextAnalyzer:
             kept.append(f)
         return resolve_overlaps(kept)
 
-    def _pattern_findings(self, text: str) -> list[Finding]:
+    def _pattern_findings(self, text: str, readable: str | None = None) -> list[Finding]:
+        """Every recognizer's findings; ``readable`` is ``text`` in ordinary case (see
+        :attr:`Recognizer.reads_case`), made here when not given."""
         out: list[Finding] = []
-        readable: str | None = None  # the text in ordinary case, made once if a name needs it
         for r in self.recognizers:
             if r.reads_case:
                 if readable is None:
-                    readable = truecase(text) if mostly_upper(text) else text
+                    readable = _readable(text)
                 out.extend(r.analyze(readable))
             else:
                 out.extend(r.analyze(text))
@@ -378,17 +384,24 @@ class TextAnalyzer:
     def _analyze_serial(
         self, texts: Sequence[str | None], batch_size: int
     ) -> Iterator[list[Finding]]:
-        pieces: list[tuple[int, int, str]] = []  # (text index, offset, piece)
+        # (text index, offset, piece, the piece in ordinary case: made once, for NER and the
+        # name recognizers alike)
+        pieces: list[tuple[int, int, str, str | None]] = []
         for i, t in enumerate(texts):
             if t:
                 for off, piece in _chunks(t, self.max_chunk_chars, self.chunk_overlap):
-                    pieces.append((i, off, piece))
+                    pieces.append(
+                        (i, off, piece, _readable(piece) if self.ner is not None else None)
+                    )
         raw: list[list[Finding]] = [[] for _ in texts]
         ner_iter: Iterator[list[Finding]] | None = None
         if self.ner is not None and pieces:
-            ner_iter = self.ner.analyze_many([p for _, _, p in pieces], batch_size=batch_size)
-        for i, off, piece in pieces:
-            found = self._pattern_findings(piece)
+            ner_iter = self.ner.analyze_many(
+                [r if self.ner.reads_case and r is not None else p for _, _, p, r in pieces],
+                batch_size=batch_size,
+            )
+        for i, off, piece, readable in pieces:
+            found = self._pattern_findings(piece, readable)
             if ner_iter is not None:
                 found.extend(next(ner_iter))
             if off:

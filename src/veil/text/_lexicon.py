@@ -28,6 +28,7 @@ import re
 __all__ = [
     "CLINICAL_MARKERS",
     "CLINICAL_TERMS",
+    "INSTITUTION_WORDS",
     "LOWER_LATIN",
     "NOTE_WORDS",
     "NRP_WORDS",
@@ -163,6 +164,12 @@ _NRP_TEXT = """
 NRP_WORDS = frozenset(_NRP_TEXT.split())
 
 # a word, split at "/" ("DNR/DNI", "PT/OT") and never started inside another ("20mg")
+# Words that name a kind of care institution ("Mercy Hospital", "Briarwood Rehab")
+INSTITUTION_WORDS = word_set(
+    "hospital hosp medical center centre clinic health healthcare rehab rehabilitation "
+    "nursing home manor house institute university college hospice infirmary"
+)
+
 # Family relations that name a person when a name follows ("wife Mary", "son Tom")
 RELATION_WORDS = word_set(
     "wife husband daughter son mother father sister brother niece nephew aunt uncle grandson "
@@ -368,9 +375,7 @@ def truecase(text: str) -> str:
 _TITLE_WORDS = word_set("dr mr mrs ms mx miss prof")
 # words that continue a capitalised name into an institution's ("Williams Clinic", "Hughes
 # General Hospital", "Smith & Sons Ltd")
-_NAME_PART_WORDS = word_set(
-    "hospital hospitals clinic clinics center centre medical health healthcare memorial "
-    "general university college institute rehab rehabilitation nursing home manor house "
-    "hospice infirmary foundation inc llc ltd plc corp corporation company co group bank "
-    "sons associates partners"
+_NAME_PART_WORDS = INSTITUTION_WORDS | word_set(
+    "hospitals clinics memorial general foundation inc llc ltd plc corp corporation company "
+    "co group bank sons associates partners"
 )

@@ -32,15 +32,14 @@ from veil._errors import InputError
 from veil.text._dates import MONTHS, looks_like_absolute_date
 from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
+    INSTITUTION_WORDS,
     NOTE_WORDS,
     NRP_WORDS,
     RELATION_WORDS,
     clinical_register,
     first_last_name,
-    mostly_upper,
     name_lexicon,
     relation_pattern,
-    truecase,
     word_set,
 )
 from veil.text._recognizer import Recognizer
@@ -213,11 +212,6 @@ _INTRODUCERS = RELATION_WORDS | word_set(
     "dr mr mrs ms miss mx prof friend partner neighbor neighbour rn np pa md attending "
     "resident fellow intern dear spoke called paged notified per with by"
 )
-# words that make an upper-case abbreviation part of an institution's name ("MGH Clinic")
-_INSTITUTION_WORDS = word_set(
-    "hospital hosp medical center centre clinic health healthcare rehab rehabilitation "
-    "nursing home manor house institute university college hospice infirmary"
-)
 _WORDS = re.compile(r"[^\W\d_][\w'’.&-]*")
 _PLACE_PREPOSITIONS = word_set(
     "in from to at near of outside lives living moved visiting returned home"
@@ -264,7 +258,8 @@ def _clinical_ok(entity: str, text: str, start: int, end: int) -> bool:
         return prev in _INTRODUCERS
     if entity == "NRP":  # nationalities, religions and ethnic groups are a closed class
         return all(w in NRP_WORDS for w in folded)
-    institution = any(w in _INSTITUTION_WORDS for w in folded)
+    # an institution word makes an upper-case abbreviation part of a name ("MGH Clinic")
+    institution = any(w in INSTITUTION_WORDS for w in folded)
     # an upper-case abbreviation is charting shorthand unless an institution word names what
     # it is ("MGH Clinic")
     if not institution and any(w.isupper() and len(w) <= 5 for w in words):
@@ -331,6 +326,9 @@ class SpacyNerRecognizer(Recognizer):
     name = "spacy_ner"
     entities = ("PERSON", "ORGANIZATION", "LOCATION", "NRP", "DATE_TIME")
     tier = 2
+    # a text in capitals is given in ordinary case (same offsets) by the analyzer: the
+    # model, trained on mixed-case text, calls most capitalised phrases an ORG
+    reads_case = True
 
     def __init__(self, model: str | None = None, score: float = 0.85, language: str = "en") -> None:
         self.nlp, self.model_name = load_spacy(model, language)
@@ -398,9 +396,6 @@ class SpacyNerRecognizer(Recognizer):
         """Findings per text. Docs live in a spaCy memory zone that is closed before the
         results are returned, so strings added to the vocabulary by this batch are freed
         and memory does not grow over a long stream."""
-        # a text in capitals is read in ordinary case (same offsets): the model, trained on
-        # mixed-case text, calls most capitalised phrases an ORG and misses the names
-        texts = [truecase(t) if mostly_upper(t) else t for t in texts]
         zone = getattr(self.nlp, "memory_zone", None)
         if zone is None:  # spaCy < 3.8
             return iter([self.findings(d) for d in self.nlp.pipe(texts, batch_size=batch_size)])

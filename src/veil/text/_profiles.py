@@ -10,7 +10,7 @@ such age", and "all geographical subdivisions smaller than a State". Under ``hip
 * a ``DATE_TIME`` that is only a year or a decade ("in 2019", "the 1990s") or only a time
   of day ("3:30 pm", "at 1400 hrs") is not reported, except a year after a birth word
   ("born in 1931", "DOB: 1931") that makes the person older than 89 this year; any date
-  with a month or a day stays ("March 2019", "4/10", "Christmas");
+  with a month or a day stays ("March 2019", "4/10");
 * a ``LOCATION`` that is a US state, a country, or a USPS state code ("Texas", "MA",
   "Canada") is not reported; towns, streets, ZIP codes and institutions stay.
 
