@@ -138,3 +138,20 @@ def test_hierarchical_distance_tops_a_rootless_hierarchy_with_a_root() -> None:
     b = HierarchicalDistanceTClosenessModel(t=0.05, domain=rooted).distances(parts)
     # 3 of 4 units of mass move between the two groups, through the root, at full cost
     assert a.tolist() == b.tolist() == [0.75, 0.25]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 12), st.integers(1, 50))
+def test_entropy_l_diversity_holds_at_exactly_log_l(n_values, each):
+    # n_values values, each `each` times: entropy is exactly log(l), which satisfies the model, and
+    # merging such classes keeps it satisfied (monotone, as the search assumes); one record
+    # fewer of one value falls below
+    model = EntropyLDiversityModel(l=n_values, column="s")
+    uniform = np.full((1, n_values), each)
+    assert model.satisfied(uniform.sum(axis=1), {"s": uniform}).tolist() == [True]
+    merged = uniform * 3
+    assert model.satisfied(merged.sum(axis=1), {"s": merged}).tolist() == [True]
+    if each > 1:
+        skew = uniform.copy()
+        skew[0, 0] -= 1
+        assert model.satisfied(skew.sum(axis=1), {"s": skew}).tolist() == [False]
