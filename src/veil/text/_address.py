@@ -41,9 +41,14 @@ after. Localities, each anchored by something a closed list or a grammar checks:
 A lone street line is still a ``STREET_ADDRESS``; "Boston, MA 02139" without a street stays
 a ``LOCATION`` and a ``ZIP_CODE`` (a state may be kept under HIPAA Safe Harbor, a city and
 ZIP may not: separate types let a policy tell them apart). Street words that are also
-common English words or word endings ("Line", "End", "Ring", "Via", "Place" before a
-name) count only in a full address with a locality. Every pattern is linear by
-construction: bounded word counts, disjoint separators, no nested unbounded repeats.
+common English words or word endings ("Ronde", "Ring", "-hof", "Via", "Place" before a
+name) make a lone line only with a house number and either a unit ("Camino de Eliana
+Montero 35 Piso 5") or an address cue nearby ("lives at 8 Mitchell Ronde", "Address: Via
+Graziella, 176"), never in a clinical note, and the English ones only as the name's last
+word and not the commonest ("PICC Line", "Heart Block"); otherwise only in a full address.
+A home's unit on a line of its own before the street ("Flat 4, Summers Orchard", Royal
+Mail's layout) stands for the house number. Every pattern is linear by construction:
+bounded word counts, disjoint separators, no nested unbounded repeats.
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ import re
 from dataclasses import dataclass
 
 from veil.text._finding import Explanation, Finding
-from veil.text._lexicon import UPPER_LATIN
+from veil.text._lexicon import UPPER_LATIN, clinical_register, common_words
 from veil.text._recognizer import (
     ContextMatcher,
     Pattern,
@@ -133,6 +138,13 @@ _EN_WEAK = (
 )
 _EN_STRONG = frozenset(_USPS.split()) | frozenset(_EN_EXTRA.split())
 _EN_WEAKS = frozenset(_EN_WEAK.split()) - _EN_STRONG
+# weak types so frequent in prose and clinical notes ("PICC Line", "Heart Block") that even
+# after an address cue they do not make a lone line
+_EN_PROSE_TEXT = (
+    "Line Link Top Turn Round Range Ring Front Edge End Part Gap Break Steps Strip Sound "
+    "Follow Dip Elbow Ground Block Cross Lower Upper Little Quad Slope Reach Pocket"
+)
+_EN_PROSE = frozenset(_EN_PROSE_TEXT.split())
 _DIRECTION_ABBR = frozenset(["N", "S", "E", "W", "NE", "NW", "SE", "SW"])  # "N St": no name
 
 # German and Dutch street words, written into the name ("Hauptstraße") or standing alone
@@ -257,6 +269,8 @@ _NOT_STREETS = frozenset(_NOT_STREETS_TEXT.split())
 _CZ_OPENERS_TEXT = "Nad Pod Na U V K Za Mezi Před Při Ke Ve Ku"
 _CZ_OPENERS = frozenset(_CZ_OPENERS_TEXT.split())
 _BARE_INTERIOR = re.compile(r"[ \t]+\d{1,4}[A-Za-z]?(?![\w])")  # Mexico: "Juárez 834 701"
+_HOME_UNIT = re.compile(r"(?:Apt|Apartment|Flat|Unit|Suite|Ste|Studio)\b")
+_UNIT_BREAK = re.compile(rf"[ \t]*,[ \t]*|{_LINE_BREAK}")  # the unit's own line or clause
 _UNIT_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?:{_UNIT})")
 _DIRECTION_AFTER = re.compile(r"[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?")
 _BEFORE_WORD = re.compile(rf"({_WORD})[ \t]+$")
@@ -377,6 +391,8 @@ class _Line:
     family: str  # "en", "germanic", "romance", "french", "military", "generic"
     strong: bool  # a lone line counts (no everyday-word street type, a house number)
     country: str | None
+    numbered: bool = True  # it carries a house number
+    unit: bool = False  # a unit ("Flat 3", "Apt 4B") comes before it
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,6 +402,7 @@ class _Address:
     pattern: str
     composite: bool
     country: str | None
+    weak: bool = False  # a lone line with an everyday street word: needs an address cue
 
 
 def _en_line(text: str, m: re.Match[str]) -> _Line | None:
@@ -406,8 +423,21 @@ def _en_line(text: str, m: re.Match[str]) -> _Line | None:
     d = _DIRECTION_AFTER.match(text, end)
     if d and not (d.end() < len(text) and text[d.end()].isalnum()):
         end = d.end()
-    # a house number, and not only a unit in front ("Floor 2 Nurse Station")
-    return _Line(m.start(), end, "en", strong and m.group("num") is not None, None)
+    # a house number; an everyday street word must end the name ("2 Big Little Lies" is not
+    # "2 Big Little")
+    numbered = m.group("num") is not None and (
+        strong or (i == len(words) - 1 and words[i].group(0) not in _EN_PROSE)
+    )
+    unit = m.group("unit") is not None
+    # a house number, and not only a unit in front ("Floor 2 Nurse Station"); or a home's
+    # unit on a line of its own ("Flat 4, Summers Orchard": the Royal Mail layout)
+    home = (
+        unit
+        and not numbered
+        and _HOME_UNIT.match(m.group("unit")) is not None
+        and _UNIT_BREAK.match(text, m.end("unit")) is not None
+    )
+    return _Line(m.start(), end, "en", strong and (numbered or home), None, numbered, unit)
 
 
 _GERMANIC_TABLES = tuple(
@@ -432,7 +462,11 @@ def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
                     start = b.start(1)
                 elif not token[-len(word) - 1].isalpha() and token[-len(word) - 1] != "-":
                     return None
-                return _Line(start, m.end(), "germanic", strong, country)
+                # a compound on a word of its own ("Kikihof", not "During" or "Keypad"):
+                # what a lone line with an everyday street word needs
+                stem = low[: -len(word)].rstrip("-")
+                numbered = strong or (len(stem) >= 3 and low not in common_words())
+                return _Line(start, m.end(), "germanic", strong, country, numbered)
     return None
 
 
@@ -447,15 +481,18 @@ def _candidates(text: str) -> list[_Line]:
         lines.append(line)
         pos = line.end
     lines += [_Line(m.start(), m.end(), "en", True, None) for m in _PO_BOX.finditer(text)]
-    lines += [_Line(m.start(), m.end(), "military", False, "US") for m in _MILITARY.finditer(text)]
+    lines += [
+        _Line(m.start(), m.end(), "military", False, "US", numbered=False)
+        for m in _MILITARY.finditer(text)
+    ]
     for m in _GERMANIC_LINE.finditer(text):
         if (g := _germanic_line(text, m)) is not None:
             lines.append(g)
     for m in _ROMANCE_LINE.finditer(text):
         t = m.group("type")
-        lines.append(
-            _Line(m.start(), m.end(), "romance", t in _ROMANCE, _ROMANCE.get(t) or _ROMANCE_WEAK[t])
-        )
+        country = _ROMANCE.get(t) or _ROMANCE_WEAK[t]
+        numbered = m.group("num")[0].isdigit()  # not "s/n" (sin número)
+        lines.append(_Line(m.start(), m.end(), "romance", t in _ROMANCE, country, numbered))
     for m in _FRENCH_LINE.finditer(text):
         t = m.group("type")
         # "Boulevard X 12" may be English; "rue X 12", "Rue X 12" are not
@@ -466,7 +503,8 @@ def _candidates(text: str) -> list[_Line]:
         strong = strong and (m.group("num") is not None or m.group("num2") is not None)
         # a number before the type is the house number; one after it then is a postcode
         end = m.end("name") if m.group("num") is not None else m.end()
-        lines.append(_Line(m.start(), end, "french", strong, "FR"))
+        numbered = m.group("num") is not None or m.group("num2") is not None
+        lines.append(_Line(m.start(), end, "french", strong, "FR", numbered))
     # the two rarer families are searched only when their cheap marker is in the text
     nordic = _NORDIC_MARK.search(text) is not None
     for m in _NORDIC_APART_LINE.finditer(text) if nordic else ():
@@ -477,7 +515,7 @@ def _candidates(text: str) -> list[_Line]:
         words = m.group("name").split()
         czech = words[0] in _CZ_OPENERS or not m.group("name").isascii()
         if czech and not any(w.rstrip(".") in _NOT_STREETS for w in words):
-            lines.append(_Line(m.start(), m.end(), "generic", False, None))
+            lines.append(_Line(m.start(), m.end(), "generic", False, None, numbered=False))
     return lines
 
 
@@ -556,31 +594,40 @@ def _addresses(text: str) -> list[_Address]:
     found: list[_Address] = []
     for line in _candidates(text):
         end = line.end
+        unit = line.unit
         for _ in range(2):  # "Apt 4", "Building 2, Suite 210"
             u = _UNIT_AFTER.match(text, end)
             if u is None:
                 break
-            end = u.end()
+            end, unit = u.end(), True
         tail = _locality(text, line, end)
         if tail is None and line.family == "romance":  # an interior number, no unit word
             b = _BARE_INTERIOR.match(text, end)
             tail = _locality(text, line, b.end()) if b else None
+        weak = False
         if tail is not None:
             end, how, country = tail
             c = _COUNTRY_TAIL.match(text, end)
             if c:
                 end = c.end()
             pattern, composite = f"{line.family}+{how}", True
-        elif line.strong:
+        elif line.strong or (line.numbered and line.family != "generic"):
+            # a lone line; one whose street word is also an everyday word counts only with a
+            # unit ("Camino de Eliana Montero 35 Piso 5") or, in the recognizer, an address cue
+            weak = not line.strong and not unit
             pattern, composite, country = f"{line.family}_street", False, line.country
+            if weak:
+                pattern += "_cued"
+            elif not line.strong:
+                pattern += "+unit"
         else:
             continue
         if text[end - 1 : end] == ".":
             end -= 1  # the sentence's full stop, or an abbreviation's: both left outside
-        found.append(_Address(line.start, end, pattern, composite, country))
-    # overlapping candidates (two families reading one line): a full address first, then
-    # the longer span
-    found.sort(key=lambda a: (not a.composite, a.start - a.end, a.start))
+        found.append(_Address(line.start, end, pattern, composite, country, weak))
+    # overlapping candidates (two families reading one line): a full address first, then a
+    # lone line that needs no cue, then the longer span
+    found.sort(key=lambda a: (not a.composite, a.weak, a.start - a.end, a.start))
     out: list[_Address] = []
     for a in found:
         if not any(a.start < b.end and b.start < a.end for b in out):
@@ -626,7 +673,13 @@ class StreetAddressRecognizer(Recognizer):
     needs_digit = True
     score = 0.75
     composite_score = 0.95
-    context = ("address", "live", "lives", "living", "reside", "resides", "located", "street")
+    # address cues: they raise a lone line's score, and a lone line whose street word is
+    # also an everyday word ("8 Mitchell Ronde", "Via Graziella, 176") needs one
+    context = (
+        "address", "addressed", "live", "lives", "lived", "living", "reside", "resides",
+        "resided", "residing", "resident", "residence", "located", "street", "moved",
+        "relocated", "deliver", "delivered", "delivery", "apartment", "flat",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self._context = ContextMatcher(self.context)
@@ -638,6 +691,8 @@ class StreetAddressRecognizer(Recognizer):
         for a in _addresses(text):
             base = self.composite_score if a.composite else self.score
             words = () if a.composite else self._context.find(text, a.start, a.end)
+            if a.weak and (not words or clinical_register(text)):
+                continue  # everyday street words flood clinical notes ("lives at home")
             score = min(1.0, base + 0.35) if words else base
             tier = 0 if a.composite else self.tier
             out.append(

@@ -232,6 +232,51 @@ def test_no_address(text: str) -> None:
     assert StreetAddressRecognizer().analyze(text) == []
 
 
+# street types that are everyday words count in a lone line with a unit, or after an
+# address cue; the unit line before a Royal Mail street
+WEAK_LINES = [
+    ("Address: Via Graziella, 176", "Via Graziella, 176", "romance_street_cued"),
+    ("She lives at 8 Mitchell Ronde.", "8 Mitchell Ronde", "en_street_cued"),
+    ("I live at Kikihof 4.", "Kikihof 4", "germanic_street_cued"),
+    (
+        "Camino de Eliana Montero 35 Piso 5",
+        "Camino de Eliana Montero 35 Piso 5",
+        "romance_street+unit",
+    ),
+    ("Flat 4\nSummers Orchard", "Flat 4\nSummers Orchard", "en_street"),
+    ("Studio 57r, Jones Drive", "Studio 57r, Jones Drive", "en_street"),
+]
+
+
+@pytest.mark.parametrize(("text", "span", "pattern"), WEAK_LINES)
+def test_weak_street_line_with_unit_or_cue(text: str, span: str, pattern: str) -> None:
+    found = StreetAddressRecognizer().analyze(text)
+    assert [text[f.start : f.end] for f in found] == [span]
+    assert found[0].explanation is not None
+    assert found[0].explanation.pattern_name == pattern
+
+
+WEAK_NEGATIVES = [
+    # the same lines without a cue or a unit
+    "Then 8 Mitchell Ronde appeared.",
+    "Via Graziella, 176 copies sold",
+    "Kikihof 4",
+    # a cue, but the everyday word does not end a street name, or is prose
+    "She lives with 2 Big Little Lies fans.",
+    "Lives with wife. 2 PICC Line placed.",
+    "He lives alone; Mobitz 2 Heart Block on ECG.",
+    # a clinical note: cues and everyday words are everywhere
+    "Pt lives at home. NPO after MN. 3 Mitchell Ronde",
+    # a unit alone before a street, without its own line: "Floor 2 Nurse Station" stays out
+    "Floor 2, Nurse Station called.",
+]
+
+
+@pytest.mark.parametrize("text", WEAK_NEGATIVES)
+def test_weak_street_line_without_unit_or_cue(text: str) -> None:
+    assert StreetAddressRecognizer().analyze(text) == []
+
+
 def test_city_state_zip_without_street_stay_location_and_zip(analyzer: TextAnalyzer) -> None:
     text = "Our Boston, MA 02139 office"
     found = {(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)}
