@@ -36,6 +36,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _government,
     _names,
     _network,
+    _places,
 )
 from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._lexicon import mostly_upper, truecase

