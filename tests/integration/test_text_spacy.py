@@ -65,6 +65,18 @@ def test_batch_equals_single(analyzer: TextAnalyzer) -> None:
     assert batch[:40] == single
 
 
+
+def test_ner_batches_keep_order_whatever_their_bounds(analyzer: TextAnalyzer) -> None:
+    """Texts go to the model shortest first, in batches bounded by count and characters;
+    the findings come back in the caller's order, the same for any bounds."""
+    assert analyzer.ner is not None
+    texts = [r["full_text"] for r in load_gold(GOLD)[:120]]
+    texts = [t * (1 + i % 3) for i, t in enumerate(texts)]  # lengths out of order
+    one = [analyzer.ner.analyze_many([t]).__next__() for t in texts]
+    for batch_size, chars in ((256, 100_000), (7, 100_000), (256, 500), (1, 1)):
+        assert list(analyzer.ner.analyze_many(texts, batch_size, chars)) == one
+
+
 _TWO_PROCESSES = """
 import sys
 from veil.text import TextAnalyzer, load_gold

@@ -34,7 +34,9 @@ _Column = Annotated[str | None, typer.Option("--column", "-c", help="Text column
 _Batch = Annotated[
     int,
     typer.Option(
-        "--batch-size", min=1, help="Records read and written per batch (NER runs 32 at a time)."
+        "--batch-size",
+        min=1,
+        help="Records read and written per batch (NER runs up to 256 at a time).",
     ),
 ]
 _Procs = Annotated[int, typer.Option("--processes", "-p", min=1, help="Worker processes.")]
@@ -131,7 +133,7 @@ def redact(
         return [
             r.text
             for r in redactor.redact_batch(
-                texts, batch_size=min(batch_size, 32), n_process=processes
+                texts, batch_size=min(batch_size, 256), n_process=processes
             )
         ]
 
@@ -197,7 +199,7 @@ def detect(
         ):
             for batch in iter_text_batches(input, column=column, batch_size=batch_size):
                 found = analyzer.analyze_batch(
-                    batch.texts, batch_size=min(batch_size, 32), n_process=processes
+                    batch.texts, batch_size=min(batch_size, 256), n_process=processes
                 )
                 for fs in found:
                     counts.update(f.entity_type for f in fs)

@@ -206,11 +206,12 @@ def _readable(text: str) -> str:
 
 
 _WORKER: TextAnalyzer | None = None
+_WORKER_BATCH = 256  # set with _WORKER, before the workers fork
 
 
 def _worker_run(texts: list[str | None]) -> list[list[Finding]]:
     assert _WORKER is not None
-    return list(_WORKER._analyze_serial(texts, batch_size=64))
+    return list(_WORKER._analyze_serial(texts, batch_size=_WORKER_BATCH))
 
 
 class TextAnalyzer:
@@ -415,14 +416,17 @@ class TextAnalyzer:
         self,
         texts: Sequence[str | None],
         *,
-        batch_size: int = 64,
+        batch_size: int = 256,
         n_process: int = 1,
     ) -> list[list[Finding]]:
-        """Findings for many texts: NER batched with ``nlp.pipe``; ``n_process`` > 1 splits
-        the texts over worker processes (forked, sharing the loaded model)."""
+        """Findings for many texts: NER batched with ``nlp.pipe``, at most ``batch_size``
+        texts (and 100,000 characters) a batch, shortest first; ``n_process`` > 1 splits the
+        texts over worker processes (forked, sharing the loaded model)."""
         texts = list(texts)
         if n_process <= 1 or len(texts) < 2 * batch_size:
             return list(self._analyze_serial(texts, batch_size))
+        global _WORKER_BATCH
+        _WORKER_BATCH = batch_size
         pool = self._get_pool(n_process)
         size = max(batch_size, len(texts) // (n_process * 4) + 1)
         parts = [texts[i : i + size] for i in range(0, len(texts), size)]

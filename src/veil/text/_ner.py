@@ -21,6 +21,7 @@ heading ("Neuro:").
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import re
@@ -392,13 +393,35 @@ class SpacyNerRecognizer(Recognizer):
     def analyze(self, text: str) -> list[Finding]:
         return next(self.analyze_many([text], batch_size=1))
 
-    def analyze_many(self, texts: list[str], batch_size: int = 64) -> Iterator[list[Finding]]:
-        """Findings per text. Docs live in a spaCy memory zone that is closed before the
+    def analyze_many(
+        self, texts: list[str], batch_size: int = 256, max_batch_chars: int = 100_000
+    ) -> Iterator[list[Finding]]:
+        """Findings per text, in the order given.
+
+        The texts go to ``nlp.pipe`` shortest first, in batches of at most ``batch_size``
+        texts and ``max_batch_chars`` characters: texts of like length batch with less
+        waste, and the character bound keeps a batch of long texts from holding gigabytes
+        of model activations. Docs live in a spaCy memory zone that is closed before the
         results are returned, so strings added to the vocabulary by this batch are freed
         and memory does not grow over a long stream."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batches: list[list[int]] = []
+        chars = 0
+        for i in order:
+            if (
+                not batches
+                or len(batches[-1]) >= batch_size
+                or chars + len(texts[i]) > max_batch_chars
+            ):
+                batches.append([])
+                chars = 0
+            batches[-1].append(i)
+            chars += len(texts[i])
+        out: list[list[Finding]] = [[] for _ in texts]
         zone = getattr(self.nlp, "memory_zone", None)
-        if zone is None:  # spaCy < 3.8
-            return iter([self.findings(d) for d in self.nlp.pipe(texts, batch_size=batch_size)])
-        with zone():
-            out = [self.findings(d) for d in self.nlp.pipe(texts, batch_size=batch_size)]
+        with zone() if zone is not None else contextlib.nullcontext():  # spaCy < 3.8: none
+            for batch in batches:
+                docs = self.nlp.pipe([texts[i] for i in batch], batch_size=len(batch))
+                for i, doc in zip(batch, docs, strict=True):
+                    out[i] = self.findings(doc)
         return iter(out)

@@ -178,7 +178,7 @@ class TextRedactor:
         return Redaction(self.apply(text, findings), findings)
 
     def redact_batch(
-        self, texts: Sequence[str | None], *, batch_size: int = 64, n_process: int = 1
+        self, texts: Sequence[str | None], *, batch_size: int = 256, n_process: int = 1
     ) -> list[Redaction]:
         """Redact many texts; ``None`` and ``""`` are returned unchanged."""
         found = self.analyzer.analyze_batch(texts, batch_size=batch_size, n_process=n_process)
