@@ -38,6 +38,7 @@ from veil.text._lexicon import (
     NRP_WORDS,
     RELATION_WORDS,
     clinical_register,
+    common_words,
     first_last_name,
     name_lexicon,
     relation_pattern,
@@ -313,6 +314,25 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     return start, end
 
 
+def _only_names(span: str) -> bool:
+    """Whether an NER organisation or place of one or two words holds only known first and
+    last names, none an everyday word, and is no place in the gazetteer ("Ashley", "Kim
+    Nguyen" read as an ORG are people; "Jackson", "Lowell" are towns too and stay)."""
+    words = span.split()
+    if not 1 <= len(words) <= 2 or not all(w[:1].isupper() and w[1:].islower() for w in words):
+        return False
+    first, last = name_lexicon()
+    common = common_words()
+    folded = [w.casefold() for w in words]
+    if not all((w in first or w in last) and w not in common for w in folded):
+        return False
+    if any(w in NOTE_WORDS or w in INSTITUTION_WORDS for w in folded):
+        return False
+    from veil.text._places import gazetteer
+
+    return span not in gazetteer()
+
+
 class SpacyNerRecognizer(Recognizer):
     """PERSON, ORGANIZATION, LOCATION, NRP and DATE_TIME from a spaCy pipeline.
 
@@ -361,6 +381,7 @@ class SpacyNerRecognizer(Recognizer):
             if entity in ("ORGANIZATION", "LOCATION", "NRP") and (
                 first_last_name([w.casefold() for w in text[start:end].split()])
                 or _RELATION_BEFORE.search(text, max(0, start - 16), start)
+                or (entity != "NRP" and _only_names(text[start:end]))
             ):
                 # "Crystal Bishop" read as a place: a first and a last name; "wife Aaliyah"
                 # read as an organisation: a relation word names a person

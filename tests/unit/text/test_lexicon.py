@@ -12,6 +12,7 @@ from veil.text._lexicon import (
     name_lexicon,
 )
 from veil.text._names import LexiconNameRecognizer
+from veil.text._ner import _only_names
 
 
 @pytest.mark.parametrize(
@@ -70,6 +71,26 @@ def test_name_lexicon_has_names_not_charting_words() -> None:
 )
 def test_first_last_name(words: list[str], expected: bool) -> None:
     assert first_last_name(words) is expected
+
+
+@pytest.mark.parametrize(
+    ("span", "expected"),
+    [
+        ("Ashley", True),  # a first name the model read as an organisation
+        ("Kim Nguyen", True),
+        ("Brandon Lopez", True),
+        ("Jackson", False),  # a town of the gazetteer as well
+        ("Lowell", False),
+        ("Smith Clinic", False),  # an institution word
+        ("Google", False),  # no known name
+        ("Will", False),  # an everyday word
+        ("Foley", False),  # charting vocabulary
+        ("IBM", False),  # not a capitalised word
+        ("Kim Nguyen Lee", False),  # up to two words
+    ],
+)
+def test_only_names_relabels_ner_organisations_and_places(span: str, expected: bool) -> None:
+    assert _only_names(span) is expected
 
 
 def _found(text: str) -> set[tuple[str, str]]:
