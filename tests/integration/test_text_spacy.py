@@ -65,7 +65,6 @@ def test_batch_equals_single(analyzer: TextAnalyzer) -> None:
     assert batch[:40] == single
 
 
-
 def test_ner_batches_keep_order_whatever_their_bounds(analyzer: TextAnalyzer) -> None:
     """Texts go to the model shortest first, in batches bounded by count and characters;
     the findings come back in the caller's order, the same for any bounds."""
