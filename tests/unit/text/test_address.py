@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veil.text import Finding, TextAnalyzer, generate_corpus, resolve_overlaps
 from veil.text._address import StreetAddressRecognizer, address_shape
@@ -334,3 +336,31 @@ def test_committed_corpus_is_what_the_generator_writes() -> None:
     # regenerate with: veil text corpus --n 600 --seed 2024 --out tests/data/text_corpus.jsonl
     written = DATA.read_text(encoding="utf-8")
     assert written == "".join(json.dumps(r) + "\n" for r in generate_corpus(600, seed=2024))
+
+
+_LOCALES = ["en_GB", "en_AU", "es_ES", "it_IT", "nl_NL", "de_DE", "fr_FR", "pt_BR", "pl_PL"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(_LOCALES),
+    st.integers(0, 10_000),
+    st.sampled_from(["I live at", "Address:", "She moved to", "delivered to"]),
+)
+def test_an_address_cue_only_adds_lone_street_lines(locale: str, seed: int, cue: str) -> None:
+    """The cue rule is monotone: a sentence with an address cue before a street line keeps
+    every address the same sentence without the cue has, and the cue adds at most the
+    line itself."""
+    from faker import Faker
+
+    fake = Faker(locale)
+    fake.seed_instance(seed)
+    line = fake.street_address().strip()
+    plain, cued = f"Then {line} came up.", f"{cue} {line} came up."
+    r = StreetAddressRecognizer()
+    shift = len(cue) - len("Then")
+    without = {(f.start + shift, f.end + shift) for f in r.analyze(plain)}
+    with_cue = {(f.start, f.end) for f in r.analyze(cued)}
+    assert without <= with_cue
+    start = len(cue) + 1
+    assert with_cue - without <= {(start, e) for e in range(start, start + len(line) + 1)}
