@@ -30,7 +30,7 @@ from veil._errors import PolicyError
 from veil.text._finding import Explanation, Finding
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
-__all__ = ["AgeRecognizer", "PhoneRecognizer"]
+__all__ = ["AgeRecognizer", "PhoneRecognizer", "SpelledAgeRecognizer", "spelled_number"]
 
 _PHONE_HINT = re.compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
 _PHONE_CONTEXT = re.compile(
@@ -362,3 +362,124 @@ class AgeRecognizer(PatternRecognizer):
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         digits = "".join(c for c in value if c.isdigit())
         return not digits or int(digits) > 125
+
+
+_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_DECADES = {w[:-1] + "ies": 20 + 10 * i for i, w in enumerate(_TENS)}  # "forties" -> 40
+_NUMBER_WORDS = (
+    rf"(?:(?:one )?hundred(?:(?: and)? (?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?"
+    rf"| and (?:{'|'.join(_TEENS + _UNITS)}))?"
+    rf"|(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_TEENS)}|{'|'.join(_UNITS)})"
+)
+
+
+def spelled_number(words: str) -> int | None:
+    """The value of an English number or decade written in words, up to 199, or ``None``.
+
+    Examples
+    --------
+    >>> spelled_number("forty-five"), spelled_number("a hundred and two")
+    (45, 102)
+    >>> spelled_number("mid-fifties"), spelled_number("47")
+    (50, None)
+    """
+    w = words.casefold().replace("-", " ").split()
+    if w and w[0] in ("early", "mid", "late"):
+        w = w[1:]
+    if len(w) == 1 and w[0] in _DECADES:
+        return _DECADES[w[0]]
+    value = 0
+    for i, word in enumerate(w):
+        if word in ("a", "and") or (word == "one" and i + 1 < len(w) and w[i + 1] == "hundred"):
+            continue
+        if word == "hundred":
+            value += 100
+        elif word in _TENS:
+            value += 20 + 10 * _TENS.index(word)
+        elif word in _TEENS:
+            value += 10 + _TEENS.index(word)
+        elif word in _UNITS:
+            value += 1 + _UNITS.index(word)
+        else:
+            return None
+    return value or None
+
+
+@recognizers.register("age_words")
+class SpelledAgeRecognizer(PatternRecognizer):
+    """Ages written in words, with the same context as :class:`AgeRecognizer`: "forty-five
+    years old", "a twelve-year-old", "aged sixty", "seventy years of age", "in her late
+    forties". A number word alone is never an age."""
+
+    entity = "AGE"
+    patterns = (
+        Pattern(
+            "age_words_prefix",
+            rf"\b(?:aged|age of)\s+({_NUMBER_WORDS})\b",
+            0.85,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_words_suffix",
+            rf"\b({_NUMBER_WORDS})(?:\s+|-)(?:years?|yrs?)(?:\s+|-)old\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_words_of_age",
+            rf"\b({_NUMBER_WORDS})\s+years?\s+of\s+age\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_words_in_his",
+            rf"\bin (?:his|her|their) ((?:(?:early|mid|late)[- ])?(?:{'|'.join(_DECADES)}))\b",
+            0.6,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+    )
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        number = spelled_number(value)
+        return number is None or number > 125
+
+
+def number_words(n: int) -> str:
+    """``n`` (1 to 199) in English words, hyphenated as written: 45 -> "forty-five".
+
+    Examples
+    --------
+    >>> number_words(45), number_words(112), number_words(7)
+    ('forty-five', 'one hundred and twelve', 'seven')
+    """
+    if n >= 100:
+        rest = n - 100
+        return "one hundred" + (f" and {number_words(rest)}" if rest else "")
+    if n >= 20:
+        tens, unit = divmod(n, 10)
+        return _TENS[tens - 2] + (f"-{_UNITS[unit - 1]}" if unit else "")
+    if n >= 10:
+        return _TEENS[n - 10]
+    return _UNITS[n - 1]
+
+
+def decade_words(decade: int) -> str:
+    """A decade of life in words: 40 -> "forties" (20 to 90)."""
+    return next(w for w, d in _DECADES.items() if d == decade)

@@ -100,8 +100,10 @@ def check_profile(name: str) -> str:
 
 
 def _age_value(span: str) -> int | None:
+    from veil.text._contact import spelled_number
+
     digits = re.search(r"\d+", span)
-    return int(digits.group()) if digits else None
+    return int(digits.group()) if digits else spelled_number(span)
 
 
 def profile_keeps(profile: str, text: str, f: Finding) -> bool:

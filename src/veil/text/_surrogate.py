@@ -144,6 +144,10 @@ def faker_postal_address(fake: Any, locale: str) -> str:
     return str(fake.address()).replace("- ", "-")
 
 
+_DECADE_DIGITS = re.compile(r"((?:(?:early|mid|late)[- ])?)(\d0)s", re.IGNORECASE)
+_DECADE_WORDS = re.compile(r"((?:(?:early|mid|late)[- ])?)[a-z]+ies", re.IGNORECASE)
+
+
 class SurrogateFactory:
     """Fake values by entity type. ``make(entity_type, value, seed)`` is deterministic."""
 
@@ -294,11 +298,31 @@ class SurrogateFactory:
         return str(self.fake.domain_name())
 
     def _age(self, value: str, rng: random.Random) -> str:
-        if not value.isdigit():
-            return value
-        age = int(value)
-        lo, hi = max(0, age - 5), min(110, age + 5)
-        return str(rng.choice([a for a in range(lo, hi + 1) if a != age] or [age + 1]))
+        """An age near the real one, written as it was: "47" -> "44", "40s" -> "50s",
+        "early 40s" -> "early 30s", "forty-five" -> "forty-one", "mid-fifties" ->
+        "mid-sixties". Never the value itself: what cannot be read becomes a number."""
+        from veil.text._contact import decade_words, number_words, spelled_number
+
+        def near(age: int, step: int, lo: int, hi: int, width: int = 5) -> int:
+            """Another age within ``width`` steps of ``age`` (a decade moves by 10)."""
+            span = range(max(lo, age - width * step), min(hi, age + width * step) + 1, step)
+            return rng.choice([a for a in span if a != age] or [age + step])
+
+        if value.isdigit():
+            return str(near(int(value), 1, 0, 110))
+        decade = _DECADE_DIGITS.fullmatch(value)
+        if decade:  # "40s", "early 40s", "mid-40s"
+            new = near(int(decade.group(2)), 10, 20, 90, width=2)
+            return f"{decade.group(1)}{new}s"
+        words = _DECADE_WORDS.fullmatch(value)
+        number = spelled_number(value)
+        if words and number is not None:  # "forties", "mid-fifties"
+            out = words.group(1) + decade_words(near(number, 10, 20, 90, width=2))
+        elif number is not None:  # "forty-five"
+            out = number_words(near(number, 1, 1, 110))
+        else:
+            return str(rng.randint(18, 90))
+        return out[:1].upper() + out[1:] if value[:1].isupper() else out
 
     def _date(self, value: str, rng: random.Random) -> str:
         def month_name(m: re.Match[str]) -> str:

@@ -39,6 +39,9 @@ def _spans(analyzer: TextAnalyzer, text: str) -> list[tuple[str, str]]:
         ("Pt is 92 years old", "AGE", "92", True),  # over 89: an identifier
         ("a woman in her 90s", "AGE", "90s", True),
         ("a man in his late 80s", "AGE", "late 80s", False),
+        ("she is ninety-two years old", "AGE", "ninety-two", True),  # ages in words too
+        ("he is sixty-seven years old", "AGE", "sixty-seven", False),
+        ("a woman in her nineties", "AGE", "nineties", True),
         ("hx CABG in 2019", "DATE_TIME", "2019", False),  # a year alone may stay
         ("big in the 1990s", "DATE_TIME", "the 1990s", False),
         (f"born in {OLD}", "DATE_TIME", str(OLD), True),  # a year indicative of age > 89

@@ -1,0 +1,72 @@
+"""Ages written in words, and surrogates of every age form that never return the real one."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from veil.text import TextAnalyzer
+from veil.text._contact import number_words, spelled_number
+from veil.text._surrogate import SurrogateFactory
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> TextAnalyzer:
+    return TextAnalyzer.from_config(ner=False)
+
+
+SPELLED = [
+    ("She is forty-five years old.", "forty-five"),
+    ("aged forty five, from Leeds", "forty five"),
+    ("a twelve-year-old boy", "twelve"),
+    ("seventy years of age", "seventy"),
+    ("at the age of thirty", "thirty"),
+    ("he is in his mid-fifties", "mid-fifties"),
+    ("a woman in her nineties", "nineties"),
+    ("He is one hundred and two years old", "one hundred and two"),
+    ("Forty Five Years Old", "Forty Five"),
+]
+
+
+@pytest.mark.parametrize(("text", "span"), SPELLED)
+def test_ages_in_words(analyzer: TextAnalyzer, text: str, span: str) -> None:
+    found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
+    assert [x for x in found if x[0] == "AGE"] == [("AGE", span)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "forty-five minutes later",  # no age word
+        "one of seventy people",
+        "in the nineties the firm grew",  # a decade of history, not "in his/her"
+        "aged one hundred and ninety years",  # over 125
+    ],
+)
+def test_number_words_without_age_context(analyzer: TextAnalyzer, text: str) -> None:
+    assert [f for f in analyzer.analyze(text) if f.entity_type == "AGE"] == []
+
+
+@given(st.integers(1, 199))
+def test_number_words_round_trip(n: int) -> None:
+    assert spelled_number(number_words(n)) == n
+
+
+AGE_FORMS = ["47", "40s", "early 40s", "mid-40s", "forty-five", "Forty Five", "mid-fifties",
+             "nineties", "one hundred and two", "twelve", "late eighties"]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", AGE_FORMS)
+def test_age_surrogate_is_never_the_real_value(value: str) -> None:
+    """A surrogate that returned "40s" or "forty-five" unchanged would leak it: every form
+    gets another age, in the same form (digits, decade, words)."""
+    f = SurrogateFactory()
+    outs = {f.make("AGE", value, seed) for seed in range(20)}
+    assert value not in outs
+    for out in outs:
+        if value.isdigit():
+            assert out.isdigit()
+        elif value.endswith("0s"):
+            assert out.endswith("0s") and out[:-3] == value[:-3]
+        else:
+            assert spelled_number(out) is not None
+            assert out[:1].isupper() == value[:1].isupper()
