@@ -22,6 +22,7 @@ from veil.text._checksums import IBAN_LENGTHS
 
 __all__ = ["SurrogateFactory"]
 
+_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 _MONTHS_FULL = [
     "January",
     "February",
@@ -188,7 +189,10 @@ class SurrogateFactory:
             )
             if out != value:
                 return out
-        return out
+        # a value the type's generator could not change (a form it does not read): never
+        # return it; its shape with other characters, or else the type's placeholder
+        out = _digits_like(value, rng, first_nonzero=False)
+        return out if out != value else f"<{entity_type}>"
 
     def person_parts(self, n_parts: int, seed: int) -> list[str]:
         """``n_parts`` fake name parts: first [middle ...] last."""
@@ -333,6 +337,13 @@ class SurrogateFactory:
         out = re.sub(
             r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b", month_name, value
         )
+
+        def weekday(m: re.Match[str]) -> str:
+            word = m.group(0)
+            full = rng.choice([d for d in _WEEKDAYS if not d.startswith(word[:3])])
+            return full[: len(word)] if len(word) <= 4 else full
+
+        out = re.sub(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\b", weekday, out)
 
         def number(m: re.Match[str]) -> str:
             tok = m.group(0)

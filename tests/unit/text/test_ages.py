@@ -70,3 +70,22 @@ def test_age_surrogate_is_never_the_real_value(value: str) -> None:
         else:
             assert spelled_number(out) is not None
             assert out[:1].isupper() == value[:1].isupper()
+
+
+_TYPES = ["AGE", "DATE_TIME", "PERSON", "LOCATION", "ORGANIZATION", "NRP", "ZIP_CODE",
+          "STREET_ADDRESS", "PHONE_NUMBER", "US_SSN", "CREDIT_CARD", "EMAIL_ADDRESS", "URL",
+          "MEDICAL_RECORD_NUMBER", "DENY_LIST", "CUSTOM_ID"]  # fmt: skip
+
+
+@given(
+    st.sampled_from(_TYPES),
+    st.one_of(
+        st.text(min_size=1, max_size=30),
+        st.sampled_from(["last Monday", "Tue", "40s", "a", "7", "—", "Boston", "Q3 2020"]),
+    ),
+    st.integers(0, 2**32),
+)
+def test_a_surrogate_is_never_the_value_itself(entity: str, value: str, seed: int) -> None:
+    """Whatever the type and however odd the value, the surrogate differs from it: a
+    generator that cannot read a form must not pass the real value through."""
+    assert SurrogateFactory().make(entity, value, seed) != value
