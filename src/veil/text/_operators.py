@@ -250,6 +250,7 @@ class FpeOperator(Operator):
         if len(key) not in (16, 24, 32):
             key = derive(key, "fpe-aes", 32)
         self._key_hex = key.hex()
+        self._siv_key = derive(key, "fpe-siv", 64)  # values FF3-1 cannot take (see replace)
         self._tweak_seed: bytes = key
         if tweak_env:
             tw = load_key(operator="fpe", key_env=tweak_env, min_bytes=7)
@@ -269,7 +270,9 @@ class FpeOperator(Operator):
             )
         return self._ciphers[k]
 
-    def _apply(self, value: str, entity_type: str, decrypt: bool) -> str:
+    def _apply(self, value: str, entity_type: str, decrypt: bool) -> str | None:
+        """``value`` with each character class run through FF3-1, or ``None`` when a class
+        is outside FF3-1's domain (too short or too long): then nothing is changed."""
         chars = list(value)
         for ai, alphabet in enumerate(_ALPHABETS):
             pos = [i for i, c in enumerate(value) if c in alphabet]
@@ -280,17 +283,30 @@ class FpeOperator(Operator):
             try:
                 out = cipher.decrypt(plain) if decrypt else cipher.encrypt(plain)
             except ValueError:
-                self.too_short += 1
-                continue
+                return None
             for i, c in zip(pos, out, strict=True):
                 chars[i] = c
         return "".join(chars)
 
     def replace(self, value: str, entity_type: str) -> str:
-        return self._apply(value, entity_type, decrypt=False)
+        """The FF3-1 token; a value with a character class FF3-1 cannot take (a 5-digit ZIP
+        code, the two capitals of "John Smith") becomes a deterministic AES-SIV
+        ``ENC[...]`` token under a key derived from the FPE key instead: its format is
+        lost, never its secrecy (leaving such runs as they were leaked them), and
+        :meth:`decrypt` reverses both. ``too_short`` counts those values."""
+        token = self._apply(value, entity_type, decrypt=False)
+        if token is not None:
+            return token
+        self.too_short += 1
+        return _siv_token(self._siv_key, value, entity_type)
 
     def decrypt(self, token: str, entity_type: str) -> str:
-        return self._apply(token, entity_type, decrypt=True)
+        if token.startswith(_ENC_PREFIX) and token.endswith("]"):
+            return _siv_open(self._siv_key, token)
+        plain = self._apply(token, entity_type, decrypt=True)
+        if plain is None:
+            raise KeyMissingError("a token does not decrypt with this key (damaged token)")
+        return plain
 
 
 _ENC_PREFIX = "ENC["
@@ -319,35 +335,57 @@ class EncryptOperator(Operator):
         self._gcm_key = derive(key, "aes-gcm", 32)
 
     def replace(self, value: str, entity_type: str) -> str:
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESSIV
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        data = value.encode("utf-8")
-        aad = entity_type.encode()
         if self.deterministic:
-            blob = b"S" + AESSIV(self._siv_key).encrypt(data, [aad])
-        else:
-            nonce = secrets.token_bytes(12)
-            blob = b"G" + nonce + AESGCM(self._gcm_key).encrypt(nonce, data, aad)
-        token = base64.urlsafe_b64encode(entity_type.encode() + b"\x00" + blob).decode().rstrip("=")
-        return f"{_ENC_PREFIX}{token}]"
+            return _siv_token(self._siv_key, value, entity_type)
+        nonce = secrets.token_bytes(12)
+        blob = (
+            b"G" + nonce + AESGCM(self._gcm_key).encrypt(nonce, value.encode(), _aad(entity_type))
+        )
+        return _enc_token(entity_type, blob)
 
     def decrypt(self, token: str) -> str:
-        from cryptography.exceptions import InvalidTag
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESSIV
+        return _siv_open(self._siv_key, token, self._gcm_key)
 
-        body = token[len(_ENC_PREFIX) : -1] if token.startswith(_ENC_PREFIX) else token
-        try:
-            raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-            entity, _, blob = raw.partition(b"\x00")
-            if blob[:1] == b"S":
-                data = AESSIV(self._siv_key).decrypt(blob[1:], [entity])
-            else:
-                data = AESGCM(self._gcm_key).decrypt(blob[1:13], blob[13:], entity)
-        except (ValueError, InvalidTag):
-            raise KeyMissingError(
-                "a token does not decrypt with this key (wrong key or damaged token)"
-            ) from None
-        return data.decode("utf-8")
+
+def _aad(entity_type: str) -> bytes:
+    return entity_type.encode()
+
+
+def _enc_token(entity_type: str, blob: bytes) -> str:
+    token = base64.urlsafe_b64encode(entity_type.encode() + b"\x00" + blob).decode().rstrip("=")
+    return f"{_ENC_PREFIX}{token}]"
+
+
+def _siv_token(siv_key: bytes, value: str, entity_type: str) -> str:
+    """A deterministic ``ENC[...]`` token: AES-SIV, the entity type bound as associated data."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+
+    blob = b"S" + AESSIV(siv_key).encrypt(value.encode("utf-8"), [_aad(entity_type)])
+    return _enc_token(entity_type, blob)
+
+
+def _siv_open(siv_key: bytes, token: str, gcm_key: bytes | None = None) -> str:
+    """The plaintext of an ``ENC[...]`` token (AES-SIV, or AES-GCM when ``gcm_key``)."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESSIV
+
+    body = token[len(_ENC_PREFIX) : -1] if token.startswith(_ENC_PREFIX) else token
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        entity, _, blob = raw.partition(b"\x00")
+        if blob[:1] == b"S":
+            data = AESSIV(siv_key).decrypt(blob[1:], [entity])
+        elif blob[:1] == b"G" and gcm_key is not None:
+            data = AESGCM(gcm_key).decrypt(blob[1:13], blob[13:], entity)
+        else:
+            raise ValueError("unknown token kind")
+    except (ValueError, InvalidTag):
+        raise KeyMissingError(
+            "a token does not decrypt with this key (wrong key or damaged token)"
+        ) from None
+    return data.decode("utf-8")
 
 
 def decrypt_text(text: str, **options: Any) -> str:

@@ -90,6 +90,23 @@ def test_fpe_round_trip_keeps_format(keys: None) -> None:
         assert op.decrypt(token, entity) == value
 
 
+@pytest.mark.parametrize(
+    ("value", "entity"),
+    [("02139", "ZIP_CODE"), ("47", "AGE"), ("John Smith", "PERSON"), ("3/4", "DATE_TIME")],
+)
+def test_fpe_never_leaves_a_value_it_cannot_encrypt(keys: None, value: str, entity: str) -> None:
+    """A character class under FF3-1's minimum (five digits, the two capitals of a name)
+    used to stay as it was: the ZIP code came out in clear. Such a value now becomes a
+    deterministic AES-SIV token, still reversible with the FPE key."""
+    op = make_operator("fpe")
+    assert isinstance(op, FpeOperator)
+    token = op.replace(value, entity)
+    assert token.startswith("ENC[") and token == op.replace(value, entity)
+    assert not any(part in token for part in value.split() if len(part) > 1)
+    assert op.decrypt(token, entity) == value
+    assert op.too_short == 2
+
+
 def test_encrypt_deterministic_and_random(keys: None) -> None:
     det = make_operator("encrypt")
     rnd = make_operator("encrypt", {"deterministic": False})
