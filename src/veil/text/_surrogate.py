@@ -22,6 +22,8 @@ from veil.text._checksums import IBAN_LENGTHS
 
 __all__ = ["SurrogateFactory"]
 
+# "²" and "٣" are digits to str.isdigit() but not to int() on their own, nor to a layout
+_ASCII_DIGITS = frozenset("0123456789")
 _WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 _MONTHS_FULL = [
     "January",
@@ -97,7 +99,7 @@ def _digits_like(value: str, rng: random.Random, first_nonzero: bool = True) -> 
     out = []
     first = True
     for ch in value:
-        if ch.isdigit():
+        if ch in _ASCII_DIGITS:
             lo = 1 if (first and first_nonzero) else 0
             out.append(str(rng.randint(lo, 9)))
             first = False
@@ -111,7 +113,7 @@ def _digits_like(value: str, rng: random.Random, first_nonzero: bool = True) -> 
 
 def _with_layout(template: str, digits: str) -> str:
     it = iter(digits)
-    return "".join(next(it) if ch.isdigit() else ch for ch in template)
+    return "".join(next(it) if ch in _ASCII_DIGITS else ch for ch in template)
 
 
 def _luhn_complete(body: str) -> str:
@@ -206,7 +208,7 @@ class SurrogateFactory:
 
     # ------------------------------------------------------------------------------------
     def _person(self, value: str, rng: random.Random) -> str:
-        words = value.split()
+        words = value.split() or [value]  # whitespace alone: one part
         parts = self.person_parts(len(words), rng.randint(0, 2**62))
         return " ".join(_match_case(w, p) for w, p in zip(words, parts, strict=True))
 
@@ -239,7 +241,7 @@ class SurrogateFactory:
         return f"{self.fake.user_name()}@{self.fake.free_email_domain()}"
 
     def _phone(self, value: str, rng: random.Random) -> str:
-        ds = [c for c in value if c.isdigit()]
+        ds = [c for c in value if c in _ASCII_DIGITS]
         n = len(ds)
         keep = 1 if (value.lstrip().startswith("+1") or (n == 11 and ds[0] == "1")) else 0
         if value.lstrip().startswith("+") and not keep:
@@ -251,7 +253,7 @@ class SurrogateFactory:
         return _with_layout(value, "".join(new))
 
     def _card(self, value: str, rng: random.Random) -> str:
-        ds = "".join(c for c in value if c.isdigit())
+        ds = "".join(c for c in value if c in _ASCII_DIGITS)
         keep = 2 if ds[:2] in ("34", "37", "36", "38", "51", "52", "53", "54", "55", "65") else 1
         body = ds[:keep] + "".join(str(rng.randint(0, 9)) for _ in range(len(ds) - keep - 1))
         return _with_layout(value, _luhn_complete(body))
@@ -312,7 +314,7 @@ class SurrogateFactory:
             span = range(max(lo, age - width * step), min(hi, age + width * step) + 1, step)
             return rng.choice([a for a in span if a != age] or [age + step])
 
-        if value.isdigit():
+        if value and all(c in _ASCII_DIGITS for c in value):
             return str(near(int(value), 1, 0, 110))
         decade = _DECADE_DIGITS.fullmatch(value)
         if decade:  # "40s", "early 40s", "mid-40s"
