@@ -206,12 +206,13 @@ def _readable(text: str) -> str:
 
 
 _WORKER: TextAnalyzer | None = None
-_WORKER_BATCH = 256  # set with _WORKER, before the workers fork
 
 
-def _worker_run(texts: list[str | None]) -> list[list[Finding]]:
+def _worker_run(task: tuple[list[str | None], int]) -> list[list[Finding]]:
+    # the batch size travels with each task: a pool outlives the call that forked it
+    texts, batch_size = task
     assert _WORKER is not None
-    return list(_WORKER._analyze_serial(texts, batch_size=_WORKER_BATCH))
+    return list(_WORKER._analyze_serial(texts, batch_size=batch_size))
 
 
 class TextAnalyzer:
@@ -425,13 +426,11 @@ class TextAnalyzer:
         texts = list(texts)
         if n_process <= 1 or len(texts) < 2 * batch_size:
             return list(self._analyze_serial(texts, batch_size))
-        global _WORKER_BATCH
-        _WORKER_BATCH = batch_size
         pool = self._get_pool(n_process)
         size = max(batch_size, len(texts) // (n_process * 4) + 1)
         parts = [texts[i : i + size] for i in range(0, len(texts), size)]
         out: list[list[Finding]] = []
-        for res in pool.imap(_worker_run, parts):
+        for res in pool.imap(_worker_run, [(part, batch_size) for part in parts]):
             out.extend(res)
         return out
 
