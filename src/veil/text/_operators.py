@@ -302,7 +302,7 @@ class FpeOperator(Operator):
 
     def decrypt(self, token: str, entity_type: str) -> str:
         if token.startswith(_ENC_PREFIX) and token.endswith("]"):
-            return _siv_open(self._siv_key, token)
+            return _open_token(self._siv_key, token)
         plain = self._apply(token, entity_type, decrypt=True)
         if plain is None:
             raise KeyMissingError("a token does not decrypt with this key (damaged token)")
@@ -341,16 +341,14 @@ class EncryptOperator(Operator):
             return _siv_token(self._siv_key, value, entity_type)
         nonce = secrets.token_bytes(12)
         blob = (
-            b"G" + nonce + AESGCM(self._gcm_key).encrypt(nonce, value.encode(), _aad(entity_type))
+            b"G"
+            + nonce
+            + AESGCM(self._gcm_key).encrypt(nonce, value.encode(), entity_type.encode())
         )
         return _enc_token(entity_type, blob)
 
     def decrypt(self, token: str) -> str:
-        return _siv_open(self._siv_key, token, self._gcm_key)
-
-
-def _aad(entity_type: str) -> bytes:
-    return entity_type.encode()
+        return _open_token(self._siv_key, token, self._gcm_key)
 
 
 def _enc_token(entity_type: str, blob: bytes) -> str:
@@ -362,12 +360,13 @@ def _siv_token(siv_key: bytes, value: str, entity_type: str) -> str:
     """A deterministic ``ENC[...]`` token: AES-SIV, the entity type bound as associated data."""
     from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
-    blob = b"S" + AESSIV(siv_key).encrypt(value.encode("utf-8"), [_aad(entity_type)])
+    blob = b"S" + AESSIV(siv_key).encrypt(value.encode("utf-8"), [entity_type.encode()])
     return _enc_token(entity_type, blob)
 
 
-def _siv_open(siv_key: bytes, token: str, gcm_key: bytes | None = None) -> str:
-    """The plaintext of an ``ENC[...]`` token (AES-SIV, or AES-GCM when ``gcm_key``)."""
+def _open_token(siv_key: bytes, token: str, gcm_key: bytes | None = None) -> str:
+    """The plaintext of an ``ENC[...]`` token: AES-SIV, or AES-GCM when ``gcm_key`` is given
+    (the encrypt operator's random mode); the entity type is the associated data."""
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESSIV
 
