@@ -222,6 +222,16 @@ def _provider_names(provider: type, attr: str) -> list[str]:
     return []
 
 
+# what people call countries besides their names in Faker's and GeoNames' lists ("the
+# U.S.", "Britain"); the place gazetteer and the hipaa profile's state-or-country test share it
+COUNTRY_ALIASES = (
+    "US", "U.S.", "USA", "U.S.A.", "United States", "United States of America", "America",
+    "UK", "U.K.", "United Kingdom", "Britain", "Great Britain", "England", "Scotland", "Wales",
+    "Northern Ireland", "UAE", "Holland", "Czechia", "South Korea", "North Korea", "Russia",
+    "Vietnam", "Ivory Coast",
+)  # fmt: skip
+
+
 # English function words: some locales' name lists hold them ("The", "An", "Were"), and a
 # name lexicon that did would turn "The" into evidence of a person
 _FUNCTION_TEXT = """

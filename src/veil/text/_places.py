@@ -34,6 +34,7 @@ import unicodedata
 
 from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
+    COUNTRY_ALIASES,
     NOTE_WORDS,
     UPPER_LATIN,
     clinical_register,
@@ -57,11 +58,6 @@ REGION = "region"  # a country, a US state, a Canadian province, an Australian s
 CITY = "city"
 BIG_CITY = "big_city"
 
-_COUNTRY_ALIASES = (
-    "USA", "U.S.A.", "U.S.", "United States of America", "America", "UK", "U.K.",
-    "Britain", "Great Britain", "England", "Scotland", "Wales", "Northern Ireland", "UAE",
-    "Holland", "Czechia", "South Korea", "North Korea", "Russia", "Vietnam", "Ivory Coast",
-)  # fmt: skip
 # words that say a place follows: "in Boston", "flew to Oslo", "born in Tromsø"
 _LOCATIVE = re.compile(
     r"(?:\b(?:in|from|to|near|outside|around|toward|towards|across|via|visiting|visited|"
@@ -69,8 +65,9 @@ _LOCATIVE = re.compile(
     re.IGNORECASE,
 )
 _UP = UPPER_LATIN
-# a run of 1 to 4 capitalised words, joined by spaces or hyphens, with the lower-case
-# particles of place names between them ("Stratford-upon-Avon", "Rio de Janeiro")
+# a run of capitalised words, joined by spaces or hyphens, with the lower-case particles of
+# place names between them ("Stratford-upon-Avon", "Rio de Janeiro"); names of up to four
+# words are looked up inside it
 _PARTICLE = r"(?:de|del|da|do|dos|das|di|la|le|les|el|los|las|upon|on|am|an|sur|en|of|the)"
 _RUN = re.compile(
     rf"(?<![\w'’.-])[{_UP}][\w'’.]*(?:(?:[ \t]+|-)(?:{_PARTICLE}(?:[ \t]+|-))?[{_UP}][\w'’.]*)*"
@@ -123,7 +120,8 @@ def gazetteer() -> dict[str, str]:
         for name in {city["name"], _fold(city["name"])}:
             if out.get(name) != BIG_CITY:
                 out[name] = kind
-    regions = [*Address.countries, *_COUNTRY_ALIASES]
+    # matched as written: "US" is a country, "us" is not
+    regions = [*Address.countries, *COUNTRY_ALIASES]
     regions += [c["name"] for c in cache.get_countries().values()]
     for names in (_STATE_NAMES, _CA_PROVINCES, _AU_STATES):
         regions += [n for n in names.split("|") if not n.isupper()]  # names, not codes

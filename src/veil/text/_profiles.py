@@ -28,6 +28,7 @@ import re
 
 from veil._errors import PolicyError
 from veil.text._finding import Finding
+from veil.text._lexicon import COUNTRY_ALIASES
 
 __all__ = ["PROFILES", "check_profile", "profile_keeps", "state_or_country"]
 
@@ -54,11 +55,6 @@ _BIRTH_BEFORE = re.compile(
 )
 _YEAR = re.compile(r"(?:19|20)\d{2}")
 
-_COUNTRY_ALIASES = (
-    "us|u.s.|usa|u.s.a.|united states|united states of america|america|uk|u.k.|"
-    "united kingdom|britain|great britain|england|scotland|wales|northern ireland"
-)
-
 
 @functools.cache
 def _states_and_countries() -> frozenset[str]:
@@ -69,7 +65,7 @@ def _states_and_countries() -> frozenset[str]:
     names = {s.casefold() for s in _STATE_NAMES.split("|")}
     names.update(s.casefold() for s in _STATES)
     names.update(c.casefold() for c in Address.countries)
-    names.update(_COUNTRY_ALIASES.split("|"))
+    names.update(a.casefold() for a in COUNTRY_ALIASES)
     return frozenset(names)
 
 
