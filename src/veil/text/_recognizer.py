@@ -12,10 +12,13 @@ characters after it; "aged" does not match inside "managed". A recognizer with
 
 from __future__ import annotations
 
+import functools
 import re
+import re._constants as _c  # type: ignore[import-not-found]
+import re._parser as _sre  # type: ignore[import-not-found]
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from veil._registry import Registry
 from veil.text._finding import Explanation, Finding
@@ -70,6 +73,242 @@ class Pattern:
     score: float
     group: int = 0
     flags: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Needs:
+    """What every match of a regex contains, read off the parsed regex (:func:`needs`).
+
+    A text that lacks any of it cannot match, so the scan is skipped: a provable
+    prefilter, not a heuristic, and it holds for policy-declared patterns too.
+    """
+
+    digits: int = 0  # at least this many digits (``\d``, ``[0-9]``, literal digits)
+    run: int = 0  # ... of which at least this many consecutive
+    strings: tuple[str, ...] = ()  # literal substrings, each at least 1 character
+    ignorecase: bool = False  # compare ``strings`` with the text lower-cased
+
+    def met_by(self, feats: TextFeatures) -> bool:
+        if feats.digits < self.digits or feats.run < self.run:
+            return False
+        if self.ignorecase:
+            if not feats.ascii:  # "ſ" matches "s" under IGNORECASE; str.lower() disagrees
+                return True
+            text = feats.lower
+        else:
+            text = feats.text
+        for s in self.strings:  # noqa: SIM110 - a plain loop: runs per pattern and text
+            if s not in text:
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class TextFeatures:
+    """The facts about one text that :class:`Needs` is checked against."""
+
+    text: str
+    digits: int
+    run: int
+    ascii: bool
+    lower: str
+
+    @classmethod
+    def of(cls, text: str) -> TextFeatures:
+        runs = [len(r) for r in _DIGIT_RUNS.findall(text)]
+        ascii_ = text.isascii()
+        return cls(text, sum(runs), max(runs, default=0), ascii_, text.lower() if ascii_ else "")
+
+
+_DIGIT_RUNS = re.compile(r"\d+")
+# the last text seen and its features: every recognizer of an analyzer reads the same
+# string object in turn, so its features are computed once (one tuple, swapped whole, so
+# threads never see one text's features under another's name)
+_LAST: tuple[str, TextFeatures] = ("", TextFeatures("", 0, 0, True, ""))
+
+
+def text_features(text: str) -> TextFeatures:
+    global _LAST
+    last = _LAST
+    if last[0] is text:
+        return last[1]
+    feats = TextFeatures.of(text)
+    _LAST = (text, feats)
+    return feats
+
+
+@dataclass(slots=True)
+class _Req:
+    """What one node of a parsed regex forces: digits, the longest forced digit run,
+    literal substrings, whether every character it can match is a digit, and its least
+    length (to extend a digit run across it)."""
+
+    digits: int = 0
+    run: int = 0
+    strings: frozenset[str] = frozenset()
+    all_digit: bool = False
+    min_len: int = 0
+    # the literal text the node always is, when it is one fixed string (joins literals)
+    literal: str | None = None
+
+
+_ZERO_WIDTH = _Req(all_digit=True, literal="")
+_UNKNOWN = _Req()
+
+
+def _is_digit_class(items: list[tuple[Any, Any]]) -> bool:
+    c = _c
+    if not items:
+        return False
+    for op, av in items:
+        if op is c.CATEGORY and av is c.CATEGORY_DIGIT:
+            continue
+        if op is c.LITERAL and 48 <= av <= 57:
+            continue
+        if op is c.RANGE and av[0] >= 48 and av[1] <= 57:
+            continue
+        return False
+    return True
+
+
+def _seq(items: Any) -> _Req:
+    """Requirements of a sequence of parsed nodes: every node must match, in order."""
+    out = _Req(all_digit=True, literal="")
+    run = 0
+    strings: set[str] = set()
+    pending = ""  # the literal text of the current stretch of fixed nodes
+
+    def close() -> None:
+        nonlocal pending
+        if pending:
+            strings.add(pending)
+        pending = ""
+
+    for op, av in items:
+        r = _node(op, av)
+        out.digits += r.digits
+        out.min_len += r.min_len
+        strings |= r.strings
+        if r.literal is not None:
+            pending += r.literal
+        else:
+            close()
+        if r.all_digit:
+            run += r.min_len
+        else:
+            out.run = max(out.run, run, r.run)
+            run = 0
+            out.all_digit = False
+        if out.literal is not None:
+            out.literal = out.literal + r.literal if r.literal is not None else None
+    close()
+    out.run = max(out.run, run)
+    out.strings = frozenset(strings)
+    return out
+
+
+def _node(op: Any, av: Any) -> _Req:
+    c = _c
+    if op is c.LITERAL:
+        ch = chr(av)
+        digit = ch in "0123456789"
+        return _Req(int(digit), int(digit), frozenset(), digit, 1, ch)
+    if op is c.IN:
+        if av and av[0][0] is c.NEGATE:
+            return _Req(min_len=1)
+        digit = _is_digit_class(av)
+        if len(av) == 1 and av[0][0] is c.LITERAL:
+            return _node(c.LITERAL, av[0][1])
+        return _Req(int(digit), int(digit), frozenset(), digit, 1)
+    if op in (c.ANY, c.NOT_LITERAL):
+        return _Req(min_len=1)
+    if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+        return _ZERO_WIDTH
+    if op is c.SUBPATTERN:
+        return _seq(av[-1])
+    if op is getattr(c, "ATOMIC_GROUP", None):
+        return _seq(av)
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+        lo, _, sub = av
+        r = _seq(sub)
+        if lo == 0:
+            return _Req(all_digit=r.all_digit)
+        return _Req(
+            digits=lo * r.digits,
+            run=lo * r.min_len if r.all_digit else r.run,
+            strings=r.strings,
+            all_digit=r.all_digit,
+            min_len=lo * r.min_len,
+            literal=r.literal * lo if r.literal is not None and lo == av[1] else None,
+        )
+    if op is c.BRANCH:
+        subs = [_seq(b) for b in av[1]]
+        # a string is forced when every branch forces it or a string that contains it
+        per = [s.strings | ({s.literal} if s.literal else set()) for s in subs]
+        strings = frozenset(
+            x for x in set().union(*per) if all(any(x in y for y in b) for b in per)
+        )
+        return _Req(
+            digits=min(s.digits for s in subs),
+            run=min(s.run for s in subs),
+            strings=strings,
+            all_digit=all(s.all_digit for s in subs),
+            min_len=min(s.min_len for s in subs),
+        )
+    return _UNKNOWN  # back-references, conditionals: no claim
+
+
+def _local_ignorecase(items: Any) -> bool:
+    """Whether any ``(?i:...)`` group sits in the parsed regex."""
+    c = _c
+    for op, av in items:
+        if op is c.SUBPATTERN and av[1] & re.IGNORECASE:
+            return True
+        subs: list[Any] = []
+        if op in (c.SUBPATTERN,):
+            subs = [av[-1]]
+        elif op is c.BRANCH:
+            subs = list(av[1])
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            subs = [av[2]]
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            subs = [av[1]]
+        elif op is getattr(c, "ATOMIC_GROUP", None):
+            subs = [av]
+        if any(_local_ignorecase(sub) for sub in subs):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _needs_cached(regex: str, flags: int) -> Needs:
+    return needs(regex, flags)
+
+
+def needs(regex: str, flags: int = 0) -> Needs:
+    """What every match of ``regex`` contains (a lower bound; never more than is true).
+
+    Examples
+    --------
+    >>> needs(r"\\b\\d{3}-\\d{2}-\\d{4}\\b")
+    Needs(digits=9, run=4, strings=('-',), ignorecase=False)
+    >>> needs(r"(?:aged|age of)\\s+(\\d{1,3})", re.IGNORECASE).strings
+    ('age',)
+    """
+    try:
+        parsed = _sre.parse(regex, flags)
+        r = _seq(list(parsed))
+    except (re.error, TypeError, ValueError, IndexError):  # a parse tree of another shape
+        # (a future Python's ``re._parser``): claim nothing rather than fail
+        return Needs()
+    # Letters under IGNORECASE (the whole regex or a ``(?i:...)`` group) are compared
+    # lower-cased on both sides, which is also sound for case-sensitive parts; a
+    # non-ASCII string is dropped there ("ſ" matches "s" but does not lower to it).
+    ignorecase = bool(parsed.state.flags & re.IGNORECASE) or _local_ignorecase(parsed)
+    strings = {s.lower() if ignorecase else s for s in r.strings}
+    if ignorecase:
+        strings = {s for s in strings if s.isascii()}
+    return Needs(r.digits, r.run, tuple(sorted(strings, key=lambda s: (-len(s), s))), ignorecase)
 
 
 class ContextMatcher:
@@ -153,7 +392,10 @@ class PatternRecognizer(Recognizer):
         if tier is not None:
             self.tier = tier
         self.entities = (self.entity,)
-        self._compiled = [(p, re.compile(p.regex, p.flags)) for p in self.patterns]
+        self._compiled = [
+            (p, re.compile(p.regex, p.flags), _needs_cached(p.regex, p.flags))
+            for p in self.patterns
+        ]
         self._context = ContextMatcher(self.context, self.context_window, self.context_after)
 
     # hooks ---------------------------------------------------------------------------
@@ -173,7 +415,10 @@ class PatternRecognizer(Recognizer):
         if self.needs_digit and _DIGIT.search(text) is None:
             return out
         seen: set[tuple[int, int]] = set()
-        for pattern, rx in self._compiled:
+        feats = text_features(text)
+        for pattern, rx, need in self._compiled:
+            if not need.met_by(feats):  # the text lacks what every match contains
+                continue
             for m in rx.finditer(text):
                 start, end = m.span(pattern.group)
                 if start < 0 or start == end or (start, end) in seen:

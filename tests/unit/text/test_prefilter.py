@@ -1,0 +1,102 @@
+"""The regex prefilter (``needs``): what it claims every match contains must be true, so
+skipping a text that lacks it can never lose a finding."""
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from veil.text import TextAnalyzer, generate_clinical_notes, generate_corpus
+from veil.text._recognizer import Needs, PatternRecognizer, TextFeatures, needs
+
+
+def _met(regex: str, text: str, flags: int = 0) -> bool:
+    return needs(regex, flags).met_by(TextFeatures.of(text))
+
+
+@pytest.mark.parametrize(
+    ("regex", "flags", "digits", "run", "strings"),
+    [
+        (r"\b\d{3}-\d{2}-\d{4}\b", 0, 9, 4, ("-",)),
+        (r"(?<![\w.])\d{1,2}\.\d{1,2}\.(?:19|20)\d{2}", 0, 6, 4, (".",)),
+        (r"[\w.+-]+@[\w-]+\.[a-z]{2,}", 0, 0, 0, (".", "@")),
+        (r"(?:aged|age of)\s+(\d{1,3})", re.IGNORECASE, 1, 1, ("age",)),
+        (r"\d{3}(?:\d{2})?\d", 0, 4, 4, ()),  # the optional part claims nothing
+        (r"(?:ab)+x|(?:ab)y", 0, 0, 0, ("ab",)),  # forced in every branch
+        (r"(\d)\1", 0, 1, 1, ()),  # a back-reference claims nothing
+        (r"x|\d{9}", 0, 0, 0, ()),  # one branch without digits: no digit claim
+        (r"[^a]\d", 0, 1, 1, ()),  # a negated class is not a digit
+    ],
+)
+def test_needs_reads_the_regex(
+    regex: str, flags: int, digits: int, run: int, strings: tuple[str, ...]
+) -> None:
+    n = needs(regex, flags)
+    assert (n.digits, n.run, n.strings) == (digits, run, strings)
+
+
+def test_case_folding_that_lower_does_not_know_is_not_claimed() -> None:
+    # under IGNORECASE "ſ" (long s) matches "s" and the Kelvin sign matches "k", but
+    # str.lower() maps neither to ASCII: such texts are scanned, not skipped
+    assert re.search("sk", "ſK", re.IGNORECASE)
+    assert _met("sk", "ſK", re.IGNORECASE)
+    # an inline (?i:...) group makes the comparison case-insensitive
+    assert re.search(r"ab(?i:CD)", "abcd")
+    assert _met(r"ab(?i:CD)", "abcd")
+    # a non-ASCII literal is not claimed under IGNORECASE ("ſ" in the pattern matches "s")
+    assert re.search("ſ", "s", re.IGNORECASE)
+    assert _met("ſ", "s", re.IGNORECASE)
+
+
+def test_a_conditional_group_claims_nothing_of_its_own() -> None:
+    regex = r"(?P<y>\d)?(?(y)\d|x)"  # "11" or "x": neither digit nor "x" is forced
+    assert needs(regex) == Needs()
+    assert _met(regex, "11") and _met(regex, "x")
+
+
+def _patterns() -> list[tuple[str, re.Pattern[str], Needs]]:
+    analyzer = TextAnalyzer.from_config(ner=False)
+    return [
+        (f"{r.name}/{p.name}", rx, need)
+        for r in analyzer.recognizers
+        if isinstance(r, PatternRecognizer)
+        for p, rx, need in r._compiled
+    ]
+
+
+PATTERNS = _patterns()
+
+
+@pytest.mark.parametrize(("name", "rx", "need"), PATTERNS, ids=[p[0] for p in PATTERNS])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_match_of_every_builtin_pattern_meets_its_needs(
+    name: str, rx: re.Pattern[str], need: Needs, data: st.DataObject
+) -> None:
+    text = data.draw(st.from_regex(rx))  # a text that contains a match of the pattern
+    assert rx.search(text)
+    assert need.met_by(TextFeatures.of(text)), name
+
+
+def test_findings_are_the_same_with_and_without_the_prefilter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    texts = [r["full_text"] for r in generate_corpus(300, seed=23)]
+    texts += [r["full_text"] for r in generate_clinical_notes(40, seed=4)]
+    analyzer = TextAnalyzer.from_config(ner=False)
+    with_filter = [[f.to_dict() for f in analyzer.analyze(t)] for t in texts]
+    monkeypatch.setattr(Needs, "met_by", lambda self, feats: True)
+    without = [[f.to_dict() for f in analyzer.analyze(t)] for t in texts]
+    assert with_filter == without
+    assert sum(map(len, with_filter)) > len(texts)  # the corpus does hold findings
+
+
+def test_features_are_computed_once_per_text() -> None:
+    from veil.text import _recognizer
+
+    text = "call 617 555 0199 today"
+    a = _recognizer.text_features(text)
+    assert _recognizer.text_features(text) is a
+    assert (a.digits, a.run) == (10, 4)
+    assert _recognizer.text_features("other 12") is not a
