@@ -356,8 +356,12 @@ class SpacyNerRecognizer(Recognizer):
         self.score = score
         name_lexicon()  # read once at load, not inside the first batch
 
-    def findings(self, doc: Any) -> list[Finding]:
-        text = doc.text
+    def findings(self, doc: Any, text: str | None = None) -> list[Finding]:
+        """Findings in one spaCy ``Doc``; ``text`` is the string it was made from, when
+        the caller has it (``doc.text`` rebuilds it token by token: most of the cost of
+        this method on short texts)."""
+        if text is None:
+            text = doc.text
         spans: list[tuple[int, int, str, str]] = []
         clinical: bool | None = None  # decided at the first NER span: most texts have none
         for ent in doc.ents:
@@ -444,5 +448,5 @@ class SpacyNerRecognizer(Recognizer):
             for batch in batches:
                 docs = self.nlp.pipe([texts[i] for i in batch], batch_size=len(batch))
                 for i, doc in zip(batch, docs, strict=True):
-                    out[i] = self.findings(doc)
+                    out[i] = self.findings(doc, texts[i])
         return iter(out)

@@ -70,7 +70,9 @@ _UP = UPPER_LATIN
 # words are looked up inside it
 _PARTICLE = r"(?:de|del|da|do|dos|das|di|la|le|les|el|los|las|upon|on|am|an|sur|en|of|the)"
 _RUN = re.compile(
-    rf"(?<![\w'’.-])[{_UP}][\w'’.]*(?:(?:[ \t]+|-)(?:{_PARTICLE}(?:[ \t]+|-))?[{_UP}][\w'’.]*)*"
+    # the look-behind follows the first capital (same meaning: nothing word-like before
+    # it) so that the regex engine can skip to capitals instead of trying every position
+    rf"[{_UP}](?<![\w'’.-].)[\w'’.]*(?:(?:[ \t]+|-)(?:{_PARTICLE}(?:[ \t]+|-))?[{_UP}][\w'’.]*)*"
 )
 _MAX_PARTS = 7  # a name has at most 4 words (and the separators between them)
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -132,6 +134,12 @@ def gazetteer() -> dict[str, str]:
     return out
 
 
+@functools.cache
+def _first_words() -> frozenset[str]:
+    """The first word of every gazetteer name: a word that starts none is skipped at once."""
+    return frozenset(_SPLIT.split(name, 1)[0] for name in gazetteer())
+
+
 @recognizers.register("place_name")
 class PlaceNameRecognizer(Recognizer):
     """Countries, states and cities from a gazetteer (module docstring).
@@ -153,6 +161,7 @@ class PlaceNameRecognizer(Recognizer):
 
     def __init__(self) -> None:
         self._places = gazetteer()
+        self._firsts = _first_words()
         first, last = name_lexicon()
         self._names = first | last
         self._common = common_words()
@@ -184,6 +193,7 @@ class PlaceNameRecognizer(Recognizer):
             checked = True
             text = _title(text)
         places = self._places
+        firsts = self._firsts
         for m in _RUN.finditer(text):
             parts = _SPLIT.split(m.group(0))  # words at even indexes, separators between
             offsets = [m.start()]
@@ -192,7 +202,13 @@ class PlaceNameRecognizer(Recognizer):
             i = 0
             while i < len(parts):
                 found = None
-                if parts[i][:1].isupper():  # a name starts with a capital, not "de"
+                word = parts[i]
+                if (
+                    word[:1].isupper()
+                    and (  # a name starts with a capital, not "de"
+                        word in firsts or (word[-1:] == "." and word[:-1] in firsts)
+                    )
+                ):
                     last = min(len(parts) - 1, i + _MAX_PARTS - 1)
                     for j in range(last, i - 1, -2):  # the longest name from word i
                         name = "".join(parts[i : j + 1])
