@@ -271,19 +271,34 @@ def name_lexicon() -> tuple[frozenset[str], frozenset[str]]:
             provider = importlib.import_module(f"{person.__name__}.{mod.name}").Provider
         except (ImportError, AttributeError):  # pragma: no cover - a broken locale module
             continue
-        for kind, names in (("first", first), ("last", last)):
-            for suffix in ("", "_male", "_female", "_nonbinary", "_unisex"):
-                names.update(_cased(_provider_names(provider, f"{kind}_names{suffix}")))
+        # every list a locale keeps its names in: "first_names_female", "last_names_rus",
+        # "male_last_names" (pl_PL), "last_names_without_suffix" ...
+        kinds = {
+            attr: m.group(1)
+            for klass in provider.__mro__
+            for attr in vars(klass)
+            if (m := _NAME_ATTR.fullmatch(attr))
+        }
+        for attr, kind in sorted(kinds.items()):
+            (first if kind == "first" else last).update(_cased(_provider_names(provider, attr)))
     common = common_words()
     return frozenset(first - common), frozenset(last - common)
 
 
+_NAME_ATTR = re.compile(r"(?:[a-z]+_)?(first|last)_names(?:_[a-z]+)*")
+
+
 def _cased(names: list[str]) -> list[str]:
-    out = []
+    """The capitalised words of each name, and a hyphenated name whole as well
+    ("Marja-Leena" gives "marja", "leena" and "marja-leena")."""
+    out: list[str] = []
     for n in names:
-        for part in re.split(r"[\s-]+", n):
-            if len(part) > 1 and part[:1].isupper() and part[1:2].islower():
-                out.append(part.casefold())
+        for word in n.split():
+            parts = word.split("-")
+            cased = [p for p in parts if len(p) > 1 and p[:1].isupper() and p[1:2].islower()]
+            out.extend(p.casefold() for p in cased)
+            if len(parts) > 1 and len(cased) == len(parts):
+                out.append(word.casefold())
     return out
 
 

@@ -89,6 +89,14 @@ _CAP = rf"[{_UPC}][{_LOWC}]+(?:[{_UPC}][{_LOWC}]+)?(?:['’-][{_UPC}]?[{_LOWC}]+
 # two or three capitalised words (overlapping matches through the lookahead), and the
 # character after them so a longer capitalised run ("Rose Hill Cemetery") can be refused
 _NAME_RUN = re.compile(rf"(?<![\w.'’-])(?=({_CAP}(?: {_CAP}){{1,2}})(?![\w'’-])((?: [{_UPC}])?))")
+# a name with lower-case particles before the surname: "Renske van der Spaendonck", "Emanuelly
+# das Neves", "Ursula von der Leyen" (one or two given names, one or two particles)
+_PARTICLES_TEXT = "van von de da das dos do di du del della der den ter ten le la al bin ibn el"
+_NAME_PARTICLE = "|".join(sorted(_PARTICLES_TEXT.split(), key=len, reverse=True))
+_PARTICLE_NAME = re.compile(
+    rf"(?<![\w.'’-])({_CAP}(?: {_CAP})?) (?:{_NAME_PARTICLE})(?: (?:{_NAME_PARTICLE}))? ({_CAP})"
+    rf"(?![\w'’-])((?: [{_UPC}])?)"  # and whether a capitalised word goes on ("... Airport")
+)
 # a relation or care-team word, in any case, then a capitalised word: "wife Mary", "RN Okafor"
 _RELATION = re.compile(
     rf"\b(?i:{relation_pattern('friend', 'partner', 'rn', 'np', 'pa')})\s+({_CAP})(?![\w'’-])"
@@ -103,6 +111,8 @@ class LexiconNameRecognizer(Recognizer):
     * A run of two or three capitalised words whose first word is a known first name, whose
       last word is a known last name, and that no further capitalised word continues ("Jane
       Roe"; not "Rose Hill Cemetery").
+    * A known first name, lower-case particles, a known last name ("Renske van der
+      Spaendonck", "Emanuelly das Neves").
     * A known name right after a relation or care-team word ("wife Mary", "RN Okafor").
 
     No word may be charting vocabulary ("Will", "Neo", "Echo"). Score 0.6, below NER's, so
@@ -123,6 +133,13 @@ class LexiconNameRecognizer(Recognizer):
                 continue  # the run goes on: part of a longer capitalised name
             if first_last_name([w.casefold() for w in m.group(1).split()]):
                 out.append(self._finding(m.start(1), m.end(1), "first_last"))
+        for m in _PARTICLE_NAME.finditer(text):
+            if m.group(3):
+                continue  # the run goes on: "Charles de Gaulle Airport"
+            given = m.group(1).split()[0].casefold()
+            surname = m.group(2).casefold()
+            if given in first and surname in last and not {given, surname} & NOTE_WORDS:
+                out.append(self._finding(m.start(), m.end(), "particle_name"))
         for m in _RELATION.finditer(text):
             w = m.group(1).casefold()
             if (w in first or w in last) and w not in NOTE_WORDS:
