@@ -8,7 +8,13 @@ from typing import Any
 
 from veil.text._checksums import aba_ok, card_issuer, iban_ok, luhn_ok
 from veil.text._finding import Explanation, Finding
-from veil.text._recognizer import ContextMatcher, Pattern, PatternRecognizer, recognizers
+from veil.text._recognizer import (
+    ContextMatcher,
+    Pattern,
+    PatternRecognizer,
+    recognizers,
+    text_features,
+)
 
 __all__ = ["AbaRoutingRecognizer", "CreditCardRecognizer", "IbanRecognizer"]
 
@@ -47,7 +53,7 @@ class CreditCardRecognizer(PatternRecognizer):
         """Runs of digit groups are searched for the longest valid card, left to right, so
         a card next to other numbers ("536-22-1234 4111 1111 1111 1111") is still found."""
         out: list[Finding] = []
-        if _DIGIT.search(text) is None:
+        if text_features(text).digits < 12:  # a card has 12 to 19 digits
             return out
         for m in _RUN.finditer(text):
             if _IBAN_HEAD.search(text, max(0, m.start() - 5), m.start()):
@@ -109,7 +115,6 @@ class CreditCardRecognizer(PatternRecognizer):
         )
 
 
-_DIGIT = re.compile(r"\d")
 _RUN = re.compile(r"(?<![\w.,/-])\d+(?:[ -]\d+)*(?![\w/]|[.,-]\d)")
 _DIGITS = re.compile(r"\d+")
 # ISO 13616 print format: country code and check digits, then groups of four
