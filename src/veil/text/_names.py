@@ -9,6 +9,7 @@ from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
     LOWER_LATIN,
     NOTE_WORDS,
+    RELATION_WORDS,
     UPPER_LATIN,
     first_last_name,
     name_lexicon,
@@ -98,9 +99,19 @@ _PARTICLE_NAME = re.compile(
     rf"(?![\w'’-])((?: [{_UPC}])?)"  # and whether a capitalised word goes on ("... Airport")
 )
 # a relation or care-team word, in any case, then a capitalised word: "wife Mary", "RN Okafor"
-_RELATION = re.compile(
-    rf"\b(?i:{relation_pattern('friend', 'partner', 'rn', 'np', 'pa')})\s+({_CAP})(?![\w'’-])"
-)
+_RELATION_EXTRA = ("friend", "partner", "rn", "np", "pa")
+_RELATION = re.compile(rf"\b(?i:{relation_pattern(*_RELATION_EXTRA)})\s+({_CAP})(?![\w'’-])")
+_RELATION_SET = frozenset({*RELATION_WORDS, *_RELATION_EXTRA})
+_ASCII_WORD = re.compile(r"[a-z]+")
+
+
+def _may_hold_relation(text: str) -> bool:
+    """Whether an ASCII text holds a relation word as a whole word (a cheap necessary
+    condition for :data:`_RELATION`, whose case-insensitive alternation is slow to scan);
+    other texts are always scanned."""
+    if not text.isascii():
+        return True
+    return not _RELATION_SET.isdisjoint(_ASCII_WORD.findall(text.lower()))
 
 
 @recognizers.register("lexicon_name")
@@ -140,7 +151,7 @@ class LexiconNameRecognizer(Recognizer):
             surname = m.group(2).casefold()
             if given in first and surname in last and not {given, surname} & NOTE_WORDS:
                 out.append(self._finding(m.start(), m.end(), "particle_name"))
-        for m in _RELATION.finditer(text):
+        for m in _RELATION.finditer(text) if _may_hold_relation(text) else ():
             w = m.group(1).casefold()
             if (w in first or w in last) and w not in NOTE_WORDS:
                 out.append(self._finding(m.start(1), m.end(1), "after_relation"))
