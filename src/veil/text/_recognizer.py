@@ -87,6 +87,7 @@ class Needs:
     run: int = 0  # ... of which at least this many consecutive
     strings: tuple[str, ...] = ()  # literal substrings, each at least 1 character
     ignorecase: bool = False  # compare ``strings`` with the text lower-cased
+    anyof: tuple[tuple[str, ...], ...] = ()  # of each tuple, at least one string
 
     def met_by(self, feats: TextFeatures) -> bool:
         if feats.digits < self.digits or feats.run < self.run:
@@ -97,8 +98,14 @@ class Needs:
             text = feats.lower
         else:
             text = feats.text
-        for s in self.strings:  # noqa: SIM110 - a plain loop: runs per pattern and text
+        for s in self.strings:  # plain loops, not all(): this runs per pattern and text
             if s not in text:
+                return False
+        for alternatives in self.anyof:
+            for s in alternatives:
+                if s in text:
+                    break
+            else:
                 return False
         return True
 
@@ -150,6 +157,8 @@ class _Req:
     min_len: int = 0
     # the literal text the node always is, when it is one fixed string (joins literals)
     literal: str | None = None
+    # sets of strings of which each match holds at least one ("Jan|Feb|...|Dec")
+    anyof: frozenset[frozenset[str]] = frozenset()
 
 
 _ZERO_WIDTH = _Req(all_digit=True, literal="")
@@ -184,11 +193,13 @@ def _seq(items: Any) -> _Req:
             strings.add(pending)
         pending = ""
 
+    anyof: set[frozenset[str]] = set()
     for op, av in items:
         r = _node(op, av)
         out.digits += r.digits
         out.min_len += r.min_len
         strings |= r.strings
+        anyof |= r.anyof
         if r.literal is not None:
             pending += r.literal
         else:
@@ -204,6 +215,7 @@ def _seq(items: Any) -> _Req:
     close()
     out.run = max(out.run, run)
     out.strings = frozenset(strings)
+    out.anyof = frozenset(anyof)
     return out
 
 
@@ -240,6 +252,7 @@ def _node(op: Any, av: Any) -> _Req:
             all_digit=r.all_digit,
             min_len=lo * r.min_len,
             literal=r.literal * lo if r.literal is not None and lo == av[1] else None,
+            anyof=r.anyof,
         )
     if op is c.BRANCH:
         subs = [_seq(b) for b in av[1]]
@@ -248,12 +261,17 @@ def _node(op: Any, av: Any) -> _Req:
         strings = frozenset(
             x for x in set().union(*per) if all(any(x in y for y in b) for b in per)
         )
+        # and when each branch forces some string, the match holds one of them (the
+        # longest of each branch: the rarer in text)
+        best = [max(b, key=len, default="") for b in per]
+        anyof = frozenset({frozenset(best)}) if all(best) and not strings else frozenset()
         return _Req(
             digits=min(s.digits for s in subs),
             run=min(s.run for s in subs),
             strings=strings,
             all_digit=all(s.all_digit for s in subs),
             min_len=min(s.min_len for s in subs),
+            anyof=anyof,
         )
     return _UNKNOWN  # back-references, conditionals: no claim
 
@@ -291,7 +309,9 @@ def needs(regex: str, flags: int = 0) -> Needs:
     Examples
     --------
     >>> needs(r"\\b\\d{3}-\\d{2}-\\d{4}\\b")
-    Needs(digits=9, run=4, strings=('-',), ignorecase=False)
+    Needs(digits=9, run=4, strings=('-',), ignorecase=False, anyof=())
+    >>> needs(r"(?:Jan|Feb|Mar)\\s+\\d+").anyof
+    (('Feb', 'Jan', 'Mar'),)
     >>> needs(r"(?:aged|age of)\\s+(\\d{1,3})", re.IGNORECASE).strings
     ('age',)
     """
@@ -306,9 +326,18 @@ def needs(regex: str, flags: int = 0) -> Needs:
     # non-ASCII string is dropped there ("ſ" matches "s" but does not lower to it).
     ignorecase = bool(parsed.state.flags & re.IGNORECASE) or _local_ignorecase(parsed)
     strings = {s.lower() if ignorecase else s for s in r.strings}
+    anyof = {frozenset(s.lower() if ignorecase else s for s in alts) for alts in r.anyof}
     if ignorecase:
         strings = {s for s in strings if s.isascii()}
-    return Needs(r.digits, r.run, tuple(sorted(strings, key=lambda s: (-len(s), s))), ignorecase)
+        # dropping one alternative would make the test stricter than the regex: drop all
+        anyof = {alts for alts in anyof if all(s.isascii() for s in alts)}
+    return Needs(
+        r.digits,
+        r.run,
+        tuple(sorted(strings, key=lambda s: (-len(s), s))),
+        ignorecase,
+        tuple(sorted(tuple(sorted(alts)) for alts in anyof)),
+    )
 
 
 class ContextMatcher:

@@ -36,6 +36,23 @@ def test_needs_reads_the_regex(
     assert (n.digits, n.run, n.strings) == (digits, run, strings)
 
 
+@pytest.mark.parametrize(
+    ("regex", "flags", "anyof"),
+    [
+        (r"\b(?:Jan|Feb|Mar(?:ch)?)\s+\d", 0, (("Feb", "Jan", "Mar"),)),
+        (r"(?:aged|age of)\s+x|foo(?:bar|baz)", 0, (("age", "fooba"),)),  # "ba" is shared
+        (r"(?:wife|husband)\s+[A-Z]", re.IGNORECASE, (("husband", "wife"),)),
+        (r"x|\d", 0, ()),  # a branch that forces no string: no claim
+        (r"(?:ab|cd)?e", 0, ()),  # an optional group: no claim
+        (r"(?:ſ|k)", re.IGNORECASE, ()),  # a non-ASCII alternative under IGNORECASE: none
+    ],
+)
+def test_needs_reads_alternatives(
+    regex: str, flags: int, anyof: tuple[tuple[str, ...], ...]
+) -> None:
+    assert needs(regex, flags).anyof == anyof
+
+
 def test_case_folding_that_lower_does_not_know_is_not_claimed() -> None:
     # under IGNORECASE "ſ" (long s) matches "s" and the Kelvin sign matches "k", but
     # str.lower() maps neither to ASCII: such texts are scanned, not skipped
