@@ -11,6 +11,7 @@ from veil.text._lexicon import (
     NOTE_WORDS,
     RELATION_WORDS,
     UPPER_LATIN,
+    common_words,
     first_last_name,
     name_lexicon,
     relation_pattern,
@@ -37,51 +38,149 @@ class TitledNameRecognizer(PatternRecognizer):
     )
 
 
-_ORG_SUFFIX = (
-    r"Inc|Incorporated|LLC|L\.L\.C|Ltd|Limited|PLC|plc|LLP|LP|Corp|Corporation|Co|Company|"
-    r"Group|Holdings|Partners|Associates|GmbH|AG|S\.A|SA|NV|BV|Hospital|Medical Center|"
-    r"Clinic|Health|Healthcare|University|College|Institute|Foundation|Bank|Trust|Agency|"
-    r"Laboratories|Labs|Pharmaceuticals|Systems|Technologies|Solutions|Services"
+# Legal forms of companies as they are written after the name, by country (the
+# abbreviations of ISO 20275's entity legal forms list in common use), matched as written:
+# "AS" (Norway) is a form, "as" is not; spaces inside a form match any run of spaces.
+_SP = r"[ \t]+"  # the words of a name are on one line: "Swatch\nSwiss\nSX" is a list
+_LEGAL_FORMS = (
+    # English-speaking countries, and Asia
+    "Inc.", "Inc", "Incorporated", "Corp.", "Corp", "Corporation", "Co.", "Co", "Company",
+    "Ltd.", "Ltd", "Limited", "LLC", "L.L.C.", "PLC", "plc", "LLP", "L.L.P.", "LP", "L.P.",
+    "PLLC", "Pty Ltd", "Pty. Ltd.", "Pvt. Ltd.", "Pte. Ltd.", "Sdn. Bhd.", "Bhd", "K.K.",
+    # German-speaking countries
+    "GmbH", "gGmbH", "mbH", "AG", "KG", "KGaA", "OHG", "GbR", "e.V.", "eG",
+    # French, Spanish, Portuguese, Italian
+    "S.A.", "SA", "S/A", "S.A.S.", "SAS", "SARL", "S.à r.l.", "SNC", "SCA", "SCS", "S.L.",
+    "SL", "S.L.U.", "S.Coop.", "S.A.T.", "S.C.", "Ltda.", "Ltda", "Lda.", "Cia.", "EIRELI",
+    "S.p.A.", "SpA", "S.r.l.", "Srl", "s.r.l.", "S.a.s.", "S.n.c.",
+    # Benelux, Nordic countries
+    "B.V.", "BV", "N.V.", "NV", "V.O.F.", "VOF", "C.V.", "A/S", "ApS", "I/S", "K/S", "P/S",
+    "AB", "AS", "ASA", "ANS", "Oy", "Oyj", "Ky", "Ay", "Osk", "ry", "Tmi",
+    # Central and Eastern Europe, Turkey
+    "a.s.", "s.r.o.", "v.o.s.", "k.s.", "Sp. z o.o.", "sp. z o.o.", "Sp.k.", "Sp.j.", "s.c.",
+    "SRL", "S.R.L.", "PFA", "Kft.", "Zrt.", "Nyrt.", "Bt.", "d.o.o.", "d.d.", "A.Ş.", "Şti.",
+)  # fmt: skip
+# short capital forms that are also other things: state and province codes ("Reno NV",
+# "Calgary AB", "Adelaide SA"), blood groups ("Type AB"): not a company when the name is
+# a place or all everyday words
+_WEAK_FORMS = frozenset(
+    {"SA", "AB", "NV", "AS", "SL", "LP", "AG", "KG", "BV", "SAS", "SCA", "SCS", "SNC", "ANS"}
 )
+# institution words and family-firm endings that close an organisation's name
+_ORG_WORDS = (
+    "Group", "Groep", "Gruppe", "Holdings", "Holding", "Partners", "Associates", "Hospital",
+    "Medical Center", "Clinic", "Health", "Healthcare", "University", "College", "Institute",
+    "Foundation", "Bank", "Trust", "Agency", "Laboratories", "Labs", "Pharmaceuticals",
+    "Systems", "Technologies", "Solutions", "Services",
+)  # fmt: skip
+_FAMILY_FIRM = (
+    r"(?:and|&)[ \t]+Sons|&[ \t]+S[øö]n(?:ner)?|&[ \t]+Söhne|e[ \t]+[Ff]igli"
+    r"|[y&][ \t]+[Aa]sociados|(?:and|&)[ \t]+Co\."
+)
+# words that open an organisation's name: foundations, groups, banks; Polish trade prefixes
+_ORG_OPENERS = (
+    "Stichting", "Fundacja", "Fundación", "Fundação", "Fondazione", "Stiftung", "Grupo",
+    "Gruppo", "Banco", "Associação", "Asociación", "Associazione", "Spółdzielnia",
+    "FPUH", "PPUH", "PHU", "FHU", "PPH",
+)  # fmt: skip
+
+
+def _alternation(forms: tuple[str, ...]) -> str:
+    """Longest first, dots literal, spaces any run of spaces."""
+    escaped = (re.escape(f).replace(r"\ ", _SP) for f in sorted(forms, key=len, reverse=True))
+    return "|".join(escaped)
+
+
+_W = rf"[{UPPER_LATIN}][\w'’]*(?:-[\w'’]+)*"  # a capitalised word: "Trüb", "Campos-Gonzalez"
+_CONJ = r"(?:and|&|e|y|et|und|og|och|a|i|ja|en)"
+# a name of one to five capitalised words, joined by spaces, commas and conjunctions of
+# the languages of the legal forms ("Tron, Pietrangeli e Castioni", "Jespersen & Søn")
+# ("Margraf Trüb GmbH & Co. OHG": lazy, so the name ends at the first legal form)
+_ORG_NAME = rf"{_W}(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*){_W}){{0,4}}?"
+_FORM = rf"(?:{_alternation(_LEGAL_FORMS)})(?:{_SP}&{_SP}Co\.)?"
+_SUFFIXED = re.compile(
+    rf"(?<![\w'’.&-])(?P<name>{_ORG_NAME})"
+    rf"(?:,?{_SP}(?P<form>{_FORM})(?:{_SP}(?:{_alternation(_LEGAL_FORMS)}))?(?=$|[\s,;:!?)\"'’]|\.(?!\w))"
+    # an institution word or a family-firm ending, and the firm's legal form after it
+    rf"|{_SP}(?P<word>{_alternation(_ORG_WORDS)}|{_FAMILY_FIRM})"
+    rf"(?:{_SP}(?:{_alternation(_LEGAL_FORMS)})(?=$|[\s,;:!?)\"'’]|\.(?!\w)))?(?![\w'’-]))"
+)
+_OPENED = re.compile(rf"(?<![\w'’.&-])(?:{_alternation(_ORG_OPENERS)}){_SP}{_ORG_NAME}(?![\w'’-])")
+# "The", "Our" ... opening a sentence are not part of the name ("The Smith Group")
+_LEAD = re.compile(r"(?:The|A|An|Our|My|Your|Their|His|Her|This|That|At|By|For|From|With)\s+")
 
 
 @recognizers.register("organization")
-class OrganizationRecognizer(PatternRecognizer):
-    """Organisations named with a legal or institutional suffix ("Smith PLC", "Baker Clinic"),
-    and partnership names after a preposition ("at Martin, Young and Jarvis")."""
+class OrganizationRecognizer(Recognizer):
+    """Organisations named with a legal form or an institution word after the name ("Smith
+    PLC", "Müller GmbH & Co. KG", "Sampaio Ltda.", "Olesen A/S", "Krejčová a.s.", "Baker
+    Clinic", "Rose and Sons"), or an opening word ("Stichting Ketting", "Fundacja ..."), and
+    partnership names after a preposition ("at Martin, Young and Jarvis").
 
-    entity = "ORGANIZATION"
+    A two-letter form that is also a state or province code ("NV", "AB", "SA") does not
+    make a place a company ("Reno NV", "Calgary AB"). Score 0.75, tier 1: NER's PERSON on
+    "Sampaio" loses to "Sampaio Ltda.".
+
+    Examples
+    --------
+    >>> r = OrganizationRecognizer()
+    >>> text = "Invoices from Margraf Trüb GmbH & Co. OHG and Olesen A/S; lives in Reno NV."
+    >>> [text[f.start : f.end] for f in r.analyze(text)]
+    ['Margraf Trüb GmbH & Co. OHG', 'Olesen A/S']
+    """
+
+    name = "organization"
+    entities = ("ORGANIZATION",)
     reads_case = True
-    patterns = (
-        Pattern(
-            "org_suffix",
-            rf"\b(?:[A-Z][A-Za-z&'’-]*,?\s+(?:and\s+|&\s+)?){{1,4}}(?:{_ORG_SUFFIX})\b\.?",
-            0.75,
-        ),
-        Pattern(
-            "partnership",
-            r"\b(?:at|from|for|with|of|by|joined|to)\s+((?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?,\s+){1,2}"
-            r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?,?\s+(?:and|&)\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b",
-            0.7,
-            group=1,
-        ),
+    score = 0.75
+    _partnership = re.compile(
+        r"\b(?:at|from|for|with|of|by|joined|to)\s+((?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?,\s+){1,2}"
+        r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?,?\s+(?:and|&)\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b"
     )
 
-    def analyze(self, text: str) -> list:  # type: ignore[override]
-        out = []
-        for f in super().analyze(text):
-            end = f.end
-            if text[end - 1 : end] == "." and not text[f.start : end].endswith(
-                ("Inc.", "Co.", "Corp.", "Ltd.")
-            ):
-                end -= 1
-            value = text[f.start : end]
-            # a sentence-initial capitalised word is not part of the name ("Meeting Acme Inc")
-            out.append(
-                type(f)(f.start, end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation)
-            )
-            del value
+    def analyze(self, text: str) -> list[Finding]:
+        out: list[Finding] = []
+        for m in _SUFFIXED.finditer(text):
+            start, end = m.start(), m.end()
+            lead = _LEAD.match(text, start)
+            if lead and lead.end() > m.end("name"):
+                continue  # "The Co. was sold": no name before the form
+            if lead:
+                start = lead.end()
+            form = m.group("form")
+            if form in _WEAK_FORMS and self._not_a_firm(text[start : m.end("name")]):
+                continue  # "Reno NV": a place and its state; "Blood Type AB"
+            pattern = "legal_form" if form else "org_word"
+            out.append(self._finding(start, end, pattern))
+        for m in _OPENED.finditer(text):
+            if not any(f.start < m.end() and m.start() < f.end for f in out):
+                out.append(self._finding(m.start(), m.end(), "org_opener"))
+        for m in self._partnership.finditer(text):
+            out.append(self._finding(m.start(1), m.end(1), "partnership"))
         return out
+
+    @staticmethod
+    def _not_a_firm(name: str) -> bool:
+        from veil.text._places import gazetteer
+
+        words = name.split()
+        if not any(w[1:] and not w.isupper() for w in words):
+            return True  # "OR LOSS AS", "MO, TU, FR, SA": capitals, not a firm's name
+        common = common_words()
+        return name in gazetteer() or all(
+            w.casefold() in common or w.casefold() in NOTE_WORDS for w in words
+        )
+
+    def _finding(self, start: int, end: int, pattern: str) -> Finding:
+        return Finding(
+            start,
+            end,
+            "ORGANIZATION",
+            self.score,
+            self.name,
+            self.tier,
+            Explanation(self.name, pattern, self.score, self.score),
+        )
 
 
 _UPC, _LOWC = UPPER_LATIN, LOWER_LATIN

@@ -209,6 +209,9 @@ class UrlRecognizer(PatternRecognizer):
         host = lowered.split("/", 1)[0]
         labels = host.split(".")
         tld = labels[-1]
+        written_tld = value.split("/", 1)[0].rsplit(".", 1)[-1]
+        if not (written_tld.islower() or written_tld.isupper()):
+            return True  # "S.Coop.", "Dr.Who": a top-level domain is not written capitalised
         if tld not in top_level_domains() or any(not lab for lab in labels):
             return True
         if all(lab.isdigit() for lab in labels[:-1]):
