@@ -17,11 +17,14 @@ address (presidio-research's ``ADDRESS``, i2b2's). Street lines, by family:
   types too (``montée``, ``rang``, ``côte``);
 * Nordic street words, joined (``Drottninggatan 53``, ``Vesterbrogade 12``,
   ``Aleksanterinkatu 52``) or apart after a name in the genitive (``Karl Johans gate 22``);
+  Norwegian landscape nouns in their definite form (``Solåsen 4B``, ``Tåsenløkka 12``);
   Flemish ``-lei``;
 * type first in Portuguese, Brazilian, Mexican and Polish (``Rua Augusta, 100``, ``Calzada
   de Tlalpan 1234``, ``ul. Marszałkowska 84/92``);
-* Czech and Slovak streets, which have no type word (``Nad Rokytkou 709``), only with their
-  ``NNN NN`` postcode and only when the name carries a diacritic or opens with a preposition.
+* Czech and Slovak streets, which have no type word (``Nad Rokytkou 709``), with their
+  ``NNN NN`` postcode when the name carries a diacritic, opens with a preposition or ends
+  as a Czech adjective does; without it only in a Czech shape (``Hasičská 977/12``, with
+  the land-register and street number pair; ``Na Šafránce 9`` after an address cue).
 
 A unit ("Apt 4B", "Suite 210", "Flat 3", "Unit 5", "#12", "Piso 3") may come before or
 after. Localities, each anchored by something a closed list or a grammar checks:
@@ -165,6 +168,22 @@ _GERMANIC_WEAK = {
     "hof": "NL", "pad": "NL", "baan": "NL", "boulevard": "NL", "lei": "BE",
     "gade": "DK", "torv": "DK", "gate": "NO", "vei": "NO", "veg": "NO", "bakken": "NO",
     "stien": "NO", "tie": "FI", "kaari": "FI", "rinne": "FI", "tori": "FI",
+    # Norwegian names end as often in a landscape noun in its definite form as in "veien"
+    # ("Solåsen", "Tåsenløkka", "Lindebergtoppen"); not "-hagen", "-lia", "-myra" or
+    # "-ringen", which end "Copenhagen", "Australia", "Palmyra" and "Thüringen"
+    "berget": "NO", "bråten": "NO", "eggen": "NO", "engen": "NO", "gjerdet": "NO",
+    "grenda": "NO", "gropa": "NO", "haugen": "NO", "holtet": "NO", "høgda": "NO",
+    "jordet": "NO", "kollen": "NO", "kroken": "NO", "lunden": "NO", "løkka": "NO",
+    "marka": "NO", "skogen": "NO", "skrenten": "NO", "stranda": "NO", "svingen": "NO",
+    "tjernet": "NO", "toppen": "NO", "tunet": "NO", "vollen": "NO", "åsen": "NO",
+}  # fmt: skip
+# Norwegian street endings that also end place names and foreign words ("Copenhagen",
+# "Thüringen"): only in a full address, with its postcode and town; not "-lia", which ends
+# "Australia" and "Italia" ("Italia 90, 1990 World Cup")
+_GERMANIC_FULL = {
+    "hagen": "NO", "moen": "NO", "myra": "NO", "ringen": "NO", "vika": "NO",
+    "faret": "NO", "flata": "NO", "havna": "NO", "lyngen": "NO", "stubben": "NO",
+    "stykket": "NO", "spranget": "NO",
 }  # fmt: skip
 # street type first, number after (capitalised, so English "via" is not one)
 _ROMANCE = {
@@ -268,6 +287,17 @@ _NOT_STREETS = frozenset(_NOT_STREETS_TEXT.split())
 # Czech street names without diacritics mostly open with a preposition ("Nad Rokytkou")
 _CZ_OPENERS_TEXT = "Nad Pod Na U V K Za Mezi Před Při Ke Ve Ku"
 _CZ_OPENERS = frozenset(_CZ_OPENERS_TEXT.split())
+# a Czech street line with no postcode after it, in the two forms Czech streets are named
+# in: a preposition and its noun ("Na Šafránce 9", "Za Pivovarem 17"), or one adjective or
+# possessive agreeing with the unwritten "ulice" ("Hasičská 977", "Havlíčkova 403/12",
+# "Vstupní 26"); "977/12" is the Czech land-register and street number pair
+_CZ_ENDINGS = r"(?:ská|cká|ské|cké|ní|ná|ova|ovo|ina|ého)"
+_CZ_ENDING = re.compile(rf"{_CZ_ENDINGS}$")
+_CZ_LONE_LINE = re.compile(
+    rf"(?<![\w/#.,-])(?P<name>(?:{'|'.join(sorted(_CZ_OPENERS, key=len, reverse=True))})"
+    rf"[ \t]+{_WORD}(?:[ \t]+{_WORD})?|[{_UP}]\w*{_CZ_ENDINGS})"
+    rf"[ \t]+(?P<num>\d{{1,4}}[a-z]?(?P<orient>/\d{{1,4}}[a-z]?)?)(?![\w])"
+)
 _BARE_INTERIOR = re.compile(r"[ \t]+\d{1,4}[A-Za-z]?(?![\w])")  # Mexico: "Juárez 834 701"
 _HOME_UNIT = re.compile(r"(?:Apt|Apartment|Flat|Unit|Suite|Ste|Studio)\b")
 _UNIT_BREAK = re.compile(rf"[ \t]*,[ \t]*|{_LINE_BREAK}")  # the unit's own line or clause
@@ -323,11 +353,11 @@ _UK_PC = (
     r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d{1,2}|\d[A-HJKPSTUW]|[A-HK-Y]\d{1,2}|[A-HK-Y]\d[ABEHMNPRVWXY])"
     r" ?\d[ABD-HJLNP-UW-Z]{2})"
 )
-# lower-case words inside a city name ("Frankfurt am Main", "Alphen aan den Rijn"); not
+# lower-case words inside a city name ("Frankfurt am Main", "Jablonné v Podještědí"); not
 # "on", "of" or "in", which more often begin the sentence's next phrase ("... on Monday")
 _CPART = (
     r"(?:am|an|der|den|im|vorm|vor|bei|ob|upon|sur|sous|en|de|la|le|les|del|di|du|des|aan|op|bij|"
-    r"pod|nad|u|da|do|dos|das|los|las|el)"
+    r"pod|nad|u|v|da|do|dos|das|los|las|el)"
 )
 _CWORD = rf"(?:['’][st][ -]?)?[{_UP}][\w'’.]*(?:[-/][\w'’.]+)*"  # "'s-Gravenzande", "Biel/Bienne"
 _NL_LETTERS = r"[ \t]?[A-Z]{2}(?![\w])"  # "1234 AB": the letters belong to the postcode
@@ -440,16 +470,21 @@ def _en_line(text: str, m: re.Match[str]) -> _Line | None:
     return _Line(m.start(), end, "en", strong and (numbered or home), None, numbered, unit)
 
 
+# (table, a lone line counts, a lone line may count with a cue, lengths of its words)
 _GERMANIC_TABLES = tuple(
-    (table, strong, sorted({len(w) for w in table}, reverse=True))
-    for table, strong in ((_GERMANIC, True), (_GERMANIC_WEAK, False))
+    (table, strong, lone, sorted({len(w) for w in table}, reverse=True))
+    for table, strong, lone in (
+        (_GERMANIC, True, True),
+        (_GERMANIC_WEAK, False, True),
+        (_GERMANIC_FULL, False, False),
+    )
 )
 
 
 def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
     token = m.group("street")
     low = token.casefold()
-    for table, strong, lengths in _GERMANIC_TABLES:
+    for table, strong, lone, lengths in _GERMANIC_TABLES:
         for n in lengths:  # the longest street word the token ends with
             word = low[-n:]
             country = table.get(word) if len(low) >= n else None
@@ -465,7 +500,7 @@ def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
                 # a compound on a word of its own ("Kikihof", not "During" or "Keypad"):
                 # what a lone line with an everyday street word needs
                 stem = low[: -len(word)].rstrip("-")
-                numbered = strong or (len(stem) >= 3 and low not in common_words())
+                numbered = strong or (lone and len(stem) >= 3 and low not in common_words())
                 return _Line(start, m.end(), "germanic", strong, country, numbered)
     return None
 
@@ -513,9 +548,23 @@ def _candidates(text: str) -> list[_Line]:
     generic = _GENERIC_MARK.search(text) is not None
     for m in _GENERIC_LINE.finditer(text) if generic else ():
         words = m.group("name").split()
-        czech = words[0] in _CZ_OPENERS or not m.group("name").isascii()
+        czech = (
+            words[0] in _CZ_OPENERS
+            or not m.group("name").isascii()
+            or _CZ_ENDING.search(words[-1]) is not None  # "Trytova 266"
+        )
         if czech and not any(w.rstrip(".") in _NOT_STREETS for w in words):
             lines.append(_Line(m.start(), m.end(), "generic", False, None, numbered=False))
+    for m in _CZ_LONE_LINE.finditer(text):
+        words = m.group("name").split()
+        # one adjective: with a diacritic ("Ivanova 2" is a name); after a preposition: a
+        # one-letter one ("U", "V", "K") only with one ("V Twin 2" is not Czech)
+        ascii_only = (len(words) == 1 or len(words[0]) == 1) and m.group("name").isascii()
+        if ascii_only or any(w.rstrip(".") in _NOT_STREETS for w in words):
+            continue
+        # the number pair is Czech alone; one number needs an address cue
+        strong = m.group("orient") is not None
+        lines.append(_Line(m.start(), m.end(), "generic", strong, "CZ"))
     return lines
 
 
@@ -611,7 +660,7 @@ def _addresses(text: str) -> list[_Address]:
             if c:
                 end = c.end()
             pattern, composite = f"{line.family}+{how}", True
-        elif line.strong or (line.numbered and line.family != "generic"):
+        elif line.strong or line.numbered:
             # a lone line; one whose street word is also an everyday word counts only with a
             # unit ("Camino de Eliana Montero 35 Piso 5") or, in the recognizer, an address cue
             weak = not line.strong and not unit

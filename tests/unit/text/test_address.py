@@ -123,10 +123,18 @@ FULL = [
     ("Aleksanterinkatu 52\n00100 Helsinki", None, "germanic+eu_postcode"),
     ("Adolf Lindforsin tie 4\n00100 Helsinki", None, "germanic+eu_postcode"),
     ("Frankrijklei 5\n2000 Antwerpen", None, "germanic+eu_postcode"),
+    # Norway: a landscape noun in its definite form ends many street names; "-hagen" only
+    # with its postcode (it ends "Copenhagen")
+    ("Solåsen 4B, 0987 Oslo", None, "germanic+eu_postcode"),
+    ("Tåsenløkka 12\n0858 Oslo", None, "germanic+eu_postcode"),
+    ("Bjerkehagen 3, 1358 Jar", None, "germanic+eu_postcode"),
     # Poland (ul./al./pl., NN-NNN), Czechia (no street word; NNN NN and a district)
     ("ul. Marszałkowska 84/92\n00-514 Warszawa", None, "romance+eu_postcode"),
     ("Václavské náměstí 68\n110 00 Praha 1", None, "generic+eu_postcode"),
     ("Nad Rokytkou 709\n180 00 Praha 8", None, "generic+eu_postcode"),
+    ("Havlíčkova 403/12\n110 00 Praha 1", None, "generic+eu_postcode"),
+    ("Trytova 266\n534 51 Kopidlno", None, "generic+eu_postcode"),
+    ("Na Srážku 19\n463 43 Jablonné v Podještědí", None, "generic+eu_postcode"),
     # Portugal (NNNN-NNN), Brazil (neighbourhood line, CEP, state), Mexico (state + CP)
     ("Rua Augusta, 100\n1100-053 Lisboa", None, "romance+eu_postcode"),
     ("Rua Wilson Gomes, S/N\n5622-415 Peso da Régua", None, "romance+eu_postcode"),
@@ -171,6 +179,8 @@ STREET_ONLY = [
     ("Drottninggatan 53 är stängd", "Drottninggatan 53"),
     ("à la rue de Lausanne 12 demain", "rue de Lausanne 12"),
     ("na ul. Marszałkowska 84/92 jutro", "ul. Marszałkowska 84/92"),
+    # the Czech number pair (land register / street) needs no cue
+    ("Then Hasičská 977/12 was closed", "Hasičská 977/12"),
 ]
 
 NEGATIVES = [
@@ -205,6 +215,14 @@ NEGATIVES = [
     "Smith 12, Jones 14",
     "Results 12\n25-123 Total",
     "Results 12\n245 12 Total",
+    # a Norwegian street ending that ends place names too, without a postcode
+    "She moved to Copenhagen 2 years ago.",
+    "I moved to Thüringen 3 years ago",
+    "Italia 90, 1990 World Cup",
+    # number pairs in prose are not the Czech land-register pair
+    "See Page 12/3 and version 3/4.",
+    "Unit tests 3 passed",
+    "Dvořák wrote Symphony 9/2 there.",
 ]
 
 
@@ -247,6 +265,10 @@ WEAK_LINES = [
     ),
     ("Flat 4\nSummers Orchard", "Flat 4\nSummers Orchard", "en_street"),
     ("Studio 57r, Jones Drive", "Studio 57r, Jones Drive", "en_street"),
+    ("He lives at Solåsen 4.", "Solåsen 4", "germanic_street_cued"),
+    # Czech streets have no type word: an adjective or a preposition and its noun
+    ("Address: Havlíčkova 403", "Havlíčkova 403", "generic_street_cued"),
+    ("She moved to Za Pivovarem 17.", "Za Pivovarem 17", "generic_street_cued"),
 ]
 
 
@@ -271,6 +293,12 @@ WEAK_NEGATIVES = [
     "Pt lives at home. NPO after MN. 3 Mitchell Ronde",
     # a unit alone before a street, without its own line: "Floor 2 Nurse Station" stays out
     "Floor 2, Nurse Station called.",
+    "Then Solåsen 4 came.",
+    "Havlíčkova 403 was mentioned",
+    # a cue, but no Czech shape: an ASCII name, a one-letter preposition before English
+    "She moved to Ivanova 2 years ago.",
+    "Address: V Twin 2",
+    "Address: Bjerkehagen 3",
 ]
 
 
@@ -364,3 +392,18 @@ def test_an_address_cue_only_adds_lone_street_lines(locale: str, seed: int, cue:
     assert without <= with_cue
     start = len(cue) + 1
     assert with_cue - without <= {(start, e) for e in range(start, start + len(line) + 1)}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.from_regex(r"[A-Z][a-z]{1,12}", fullmatch=True),
+    st.from_regex(r"[1-9][0-9]{0,3}(?:/[1-9][0-9]{0,2})?", fullmatch=True),
+    st.sampled_from(["Address:", "She moved to", "I live at"]),
+)
+def test_an_ascii_word_alone_is_not_a_czech_street(word: str, number: str, cue: str) -> None:
+    """Without its postcode, a Czech street line needs a diacritic or a preposition: an
+    English-looking word and a number ("Page 12/3") is never read as one."""
+    text = f"{cue} {word} {number} today."
+    for f in StreetAddressRecognizer().analyze(text):
+        assert f.explanation is not None
+        assert not f.explanation.pattern_name.startswith("generic")
