@@ -76,7 +76,8 @@ __all__ = [
     "address_shape",
 ]
 
-_DIGIT = re.compile(r"\d")
+# every address has a digit but "Rua Cruz, s/n" (sem número, sin número: no house number)
+_GATE = re.compile(r"\d|[sS]/[nN]")
 _UP = UPPER_LATIN  # upper-case Latin letters ("Łódź", "Žinkovská")
 # a capitalised word: "Main", "O'Neil", "St.", "Saint-Denis", "Evelyne-Flantz-Weg"
 _WORD = rf"[{_UP}][\w'’.-]*"
@@ -192,7 +193,7 @@ _ROMANCE = {
     "Carretera": "ES", "Rambla": "ES", "Glorieta": "ES", "Travesía": "ES", "Callejón": "ES",
     "Urbanización": "ES", "Pasaje": "ES", "Pasadizo": "ES", "Cañada": "ES", "Alameda": "ES",
     "Rua": "PT", "Travessa": "PT", "Praça": "PT", "Estrada": "PT", "Rodovia": "BR",
-    "Ladeira": "PT", "Viela": "BR",
+    "Ladeira": "PT", "Viela": "BR", "Viaduto": "BR", "Vereda": "BR",
     "Calzada": "MX", "Cerrada": "MX", "Privada": "MX", "Prolongación": "MX",
     "Periférico": "MX", "Circuito": "MX", "Andador": "MX", "Retorno": "MX",
     "Circunvalación": "MX",
@@ -372,8 +373,10 @@ _REGION_TAIL = re.compile(
 _UK_TAIL = re.compile(rf"{_SEP}(?:{_CITY}{_SEP}(?:{_CITY}{_SEP})?)?{_UK_PC}(?![\w])")
 _BR_STATES = "AC|AL|AM|AP|BA|CE|DF|ES|GO|MA|MG|MS|MT|PA|PB|PE|PI|PR|RJ|RN|RO|RR|RS|SC|SE|SP|TO"
 # Brazil (Correios): street, number / neighbourhood / CEP city / state
+# a neighbourhood may be numbered by section: "Vila Santa Mônica 2ª Seção"
+_BAIRRO = rf"{_CITY}(?:[ \t]+\d{{1,2}}[ªº](?:[ \t]+{_CWORD})?)?"
 _BR_TAIL = re.compile(
-    rf"{_SEP}(?:{_CITY}(?:[ \t]*,[ \t]*|{_LINE_BREAK}))?(?:\d{{5}}-?\d{{3}})[ \t]+{_CITY}"
+    rf"{_SEP}(?:{_BAIRRO}(?:[ \t]*,[ \t]*|{_LINE_BREAK}))?(?:\d{{5}}-?\d{{3}})[ \t]+{_CITY}"
     rf"(?:[ \t]*[/-][ \t]*(?:{_BR_STATES})(?![\w]))?"
 )
 _DISTINCT_TAIL = re.compile(
@@ -719,7 +722,7 @@ class StreetAddressRecognizer(Recognizer):
 
     entities = ("STREET_ADDRESS",)
     tier = 1
-    needs_digit = True
+    needs_digit = False  # "Rua Cruz, S/N": see _GATE
     score = 0.75
     composite_score = 0.95
     # address cues: they raise a lone line's score, and a lone line whose street word is
@@ -734,7 +737,7 @@ class StreetAddressRecognizer(Recognizer):
         self._context = ContextMatcher(self.context)
 
     def analyze(self, text: str) -> list[Finding]:
-        if _DIGIT.search(text) is None:
+        if _GATE.search(text) is None:
             return []
         out = []
         for a in _addresses(text):

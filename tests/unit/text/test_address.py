@@ -143,6 +143,13 @@ FULL = [
         None,
         "romance+br_postcode",
     ),
+    # a neighbourhood numbered by section; Brazilian types "Viaduto", "Vereda"
+    (
+        "Rua de Rocha, 27\nVila Santa Mônica 2ª Seção\n30140-071 Belo Horizonte / MG",
+        None,
+        "romance+br_postcode",
+    ),
+    ("Viaduto do Chá, 15\nCentro\n01002-020 São Paulo - SP", None, "romance+br_postcode"),
     (
         "Calzada de Tlalpan 1234, Int. 5\nCiudad de México, CDMX 04000",
         None,
@@ -181,6 +188,8 @@ STREET_ONLY = [
     ("na ul. Marszałkowska 84/92 jutro", "ul. Marszałkowska 84/92"),
     # the Czech number pair (land register / street) needs no cue
     ("Then Hasičská 977/12 was closed", "Hasičská 977/12"),
+    # no house number ("sem número"), so no digit in the text at all
+    ("fica na Rua Cruz, S/N hoje", "Rua Cruz, S/N"),
 ]
 
 NEGATIVES = [
@@ -223,6 +232,9 @@ NEGATIVES = [
     "See Page 12/3 and version 3/4.",
     "Unit tests 3 passed",
     "Dvořák wrote Symphony 9/2 there.",
+    # "s/n" is also a serial number
+    "The S/N is on the Back Label.",
+    "Rua S/N",
 ]
 
 
