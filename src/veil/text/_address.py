@@ -38,8 +38,9 @@ after. Localities, each anchored by something a closed list or a grammar checks:
   street line; Brazil's neighbourhood line, CEP, city and state; US military ``APO AE
   09012``;
 * city + Mexican state code + código postal (``Monterrey, NL 64000``);
-* New Zealand town + 4-digit postcode on its own line (after ``RD 7``), and Irish town and
-  county lines ending in an Eircode (``D02 X285``), after an English street line.
+* New Zealand town + 4-digit postcode on its own line (after ``RD 7``, which a lone line
+  keeps too), and Irish town and county lines ending in an Eircode (``D02 X285``), after an
+  English street line.
 
 A lone street line is still a ``STREET_ADDRESS``; "Boston, MA 02139" without a street stays
 a ``LOCATION`` and a ``ZIP_CODE`` (a state may be kept under HIPAA Safe Harbor, a city and
@@ -128,7 +129,9 @@ _EN_EXTRA = (
     "Close Rise Parade Pde Esplanade Esp Promenade Prom Quay Wharf Wynd Chase Circuit Cct "
     "Approach Alleyway Laneway Pathway Walkway Fairway Driveway Footway Highroad Concourse "
     "Colonnade Courtyard Cul-de-sac Tce Embankment Broadway Byway Crossway Ridgeway Riverway "
-    "Roadway Centre Grange Glade Dell Copse Brae Vale Gate Gates Mall Crescent"
+    "Roadway Centre Grange Glade Dell Copse Brae Vale Gate Gates Mall Crescent "
+    # AS 4590 coinages, no everyday words
+    "Centreway Cruiseway Firetrail Rosebowl Trunkway"
 )
 # AS 4590 types that are also everyday words: only in a full address
 _EN_WEAK = (
@@ -141,7 +144,7 @@ _EN_WEAK = (
     "Thoroughfare Tollway Top Tor Towers Triangle Trunkway Turn Upper Villas Wade Corso"
 )
 _EN_STRONG = frozenset(_USPS.split()) | frozenset(_EN_EXTRA.split())
-_EN_WEAKS = frozenset(_EN_WEAK.split()) - _EN_STRONG
+_EN_WEAKS = frozenset(_EN_WEAK.split()) - _EN_STRONG  # "Centreway" and others are strong
 # weak types so frequent in prose and clinical notes ("PICC Line", "Heart Block") that even
 # after an address cue they do not make a lone line
 _EN_PROSE_TEXT = (
@@ -300,6 +303,8 @@ _CZ_LONE_LINE = re.compile(
     rf"[ \t]+(?P<num>\d{{1,4}}[a-z]?(?P<orient>/\d{{1,4}}[a-z]?)?)(?![\w])"
 )
 _BARE_INTERIOR = re.compile(r"[ \t]+\d{1,4}[A-Za-z]?(?![\w])")  # Mexico: "Juárez 834 701"
+# New Zealand Post: a rural delivery number on the line after the street ("RD 7")
+_RD_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})RD[ \t]+\d{{1,2}}(?![\w])")
 _HOME_UNIT = re.compile(r"(?:Apt|Apartment|Flat|Unit|Suite|Ste|Studio)\b")
 _UNIT_BREAK = re.compile(rf"[ \t]*,[ \t]*|{_LINE_BREAK}")  # the unit's own line or clause
 _UNIT_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?:{_UNIT})")
@@ -656,6 +661,8 @@ def _addresses(text: str) -> list[_Address]:
         if tail is None and line.family == "romance":  # an interior number, no unit word
             b = _BARE_INTERIOR.match(text, end)
             tail = _locality(text, line, b.end()) if b else None
+        if tail is None and line.family == "en" and (rd := _RD_AFTER.match(text, end)):
+            end = rd.end()  # a lone line with its rural delivery; with its town, _NZ_TAIL
         weak = False
         if tail is not None:
             end, how, country = tail

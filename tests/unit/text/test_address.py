@@ -190,6 +190,9 @@ STREET_ONLY = [
     ("Then Hasičská 977/12 was closed", "Hasičská 977/12"),
     # no house number ("sem número"), so no digit in the text at all
     ("fica na Rua Cruz, S/N hoje", "Rua Cruz, S/N"),
+    # New Zealand's rural delivery line belongs to the street line; AS 4590 coinages
+    ("Send to 8 Rohewhakanui Mews\nRD 3 soon", "8 Rohewhakanui Mews\nRD 3"),
+    ("then 2/7 Michelle Cruiseway, near", "2/7 Michelle Cruiseway"),
 ]
 
 NEGATIVES = [
@@ -235,6 +238,8 @@ NEGATIVES = [
     # "s/n" is also a serial number
     "The S/N is on the Back Label.",
     "Rua S/N",
+    # "RD" after a line that is no street
+    "Take 2 Tablets\nRD 3 today",
 ]
 
 
