@@ -18,6 +18,7 @@ address (presidio-research's ``ADDRESS``, i2b2's). Street lines, by family:
 * Nordic street words, joined (``Drottninggatan 53``, ``Vesterbrogade 12``,
   ``Aleksanterinkatu 52``) or apart after a name in the genitive (``Karl Johans gate 22``);
   Norwegian landscape nouns in their definite form (``Solåsen 4B``, ``Tåsenløkka 12``);
+  with an adjective written apart before them (``Gammel Kongevej 43``);
   Flemish ``-lei``;
 * type first in Portuguese, Brazilian, Mexican and Polish (``Rua Augusta, 100``, ``Calzada
   de Tlalpan 1234``, ``ul. Marszałkowska 84/92``);
@@ -165,12 +166,12 @@ _GERMANIC = {
     "stigen": "SE", "allén": "SE", "vej": "DK", "stræde": "DK", "vænge": "DK", "plads": "DK",
     "allé": "DK", "veien": "NO", "vegen": "NO", "gata": "NO", "plassen": "NO", "alléen": "NO",
     "katu": "FI", "kuja": "FI", "polku": "FI", "bulevardi": "FI", "väylä": "FI",
-    "raitti": "FI", "aukio": "FI",
+    "raitti": "FI", "aukio": "FI", "gade": "DK",
 }  # fmt: skip
 _GERMANIC_WEAK = {
     "ring": "DE", "ufer": "DE", "steig": "DE",
     "hof": "NL", "pad": "NL", "baan": "NL", "boulevard": "NL", "lei": "BE",
-    "gade": "DK", "torv": "DK", "gate": "NO", "vei": "NO", "veg": "NO", "bakken": "NO",
+    "torv": "DK", "gate": "NO", "vei": "NO", "veg": "NO", "bakken": "NO",
     "stien": "NO", "tie": "FI", "kaari": "FI", "rinne": "FI", "tori": "FI",
     # Norwegian names end as often in a landscape noun in its definite form as in "veien"
     # ("Solåsen", "Tåsenløkka", "Lindebergtoppen"); not "-hagen", "-lia", "-myra" or
@@ -310,6 +311,17 @@ _UNIT_BREAK = re.compile(rf"[ \t]*,[ \t]*|{_LINE_BREAK}")  # the unit's own line
 _UNIT_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?:{_UNIT})")
 _DIRECTION_AFTER = re.compile(r"[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?")
 _BEFORE_WORD = re.compile(rf"({_WORD})[ \t]+$")
+# the English words a Danish "-gade" ends ("Fire Brigade 2")
+_NOT_GERMANIC = frozenset(["brigade", "renegade"])
+# adjectives that open Nordic street names, written apart: "Store Kannikevej", "Lille
+# Farimagsgade", "Ny Adelgade", "Gammel Kongevej", "Nørre Allé", "Stora Nygatan"
+_NORDIC_ADJ_TEXT = (
+    "Store Lille Gammel Gamle Ny Nye Nørre Søndre Vester Vestre Øster Østre Nordre Øvre "
+    "Nedre Stora Lilla Gamla Norra Södra Östra Västra Sankt Skt."
+)
+_NORDIC_ADJ = re.compile(
+    rf"(?<![\w.])(?:{'|'.join(map(re.escape, _NORDIC_ADJ_TEXT.split()))})[ \t]+$"
+)
 
 # --- localities ---------------------------------------------------------------------------
 _US_STATES = (
@@ -492,6 +504,8 @@ _GERMANIC_TABLES = tuple(
 def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
     token = m.group("street")
     low = token.casefold()
+    if low in _NOT_GERMANIC:
+        return None
     for table, strong, lone, lengths in _GERMANIC_TABLES:
         for n in lengths:  # the longest street word the token ends with
             word = low[-n:]
@@ -505,6 +519,8 @@ def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
                     start = b.start(1)
                 elif not token[-len(word) - 1].isalpha() and token[-len(word) - 1] != "-":
                     return None
+                elif a := _NORDIC_ADJ.search(text, max(0, start - 10), start):
+                    start = a.start()
                 # a compound on a word of its own ("Kikihof", not "During" or "Keypad"):
                 # what a lone line with an everyday street word needs
                 stem = low[: -len(word)].rstrip("-")

@@ -128,6 +128,7 @@ FULL = [
     ("Solåsen 4B, 0987 Oslo", None, "germanic+eu_postcode"),
     ("Tåsenløkka 12\n0858 Oslo", None, "germanic+eu_postcode"),
     ("Bjerkehagen 3, 1358 Jar", None, "germanic+eu_postcode"),
+    ("Ny Adelgade 116\n1104 København K", None, "germanic+eu_postcode"),
     # Poland (ul./al./pl., NN-NNN), Czechia (no street word; NNN NN and a district)
     ("ul. Marszałkowska 84/92\n00-514 Warszawa", None, "romance+eu_postcode"),
     ("Václavské náměstí 68\n110 00 Praha 1", None, "generic+eu_postcode"),
@@ -193,6 +194,10 @@ STREET_ONLY = [
     # New Zealand's rural delivery line belongs to the street line; AS 4590 coinages
     ("Send to 8 Rohewhakanui Mews\nRD 3 soon", "8 Rohewhakanui Mews\nRD 3"),
     ("then 2/7 Michelle Cruiseway, near", "2/7 Michelle Cruiseway"),
+    # Denmark's commonest street word; an adjective written apart opens the name
+    ("Pakken er sendt til Rørmosegade 2 i dag", "Rørmosegade 2"),
+    ("Ship it to Gammel Kongevej 43 please.", "Gammel Kongevej 43"),
+    ("Lille Farimagsgade 26, 2. sal", "Lille Farimagsgade 26"),
 ]
 
 NEGATIVES = [
@@ -240,6 +245,9 @@ NEGATIVES = [
     "Rua S/N",
     # "RD" after a line that is no street
     "Take 2 Tablets\nRD 3 today",
+    # the English words "-gade" ends
+    "The Fire Brigade 2 came fast.",
+    "Renegade 3 was released.",
 ]
 
 
