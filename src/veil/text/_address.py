@@ -22,6 +22,8 @@ address (presidio-research's ``ADDRESS``, i2b2's). Street lines, by family:
   Flemish ``-lei``;
 * type first in Portuguese, Brazilian, Mexican and Polish (``Rua Augusta, 100``, ``Calzada
   de Tlalpan 1234``, ``ul. Marszałkowska 84/92``);
+* India Post's house number apart (``H.No. 12``, ``45/145``), then the street or locality
+  with its word (``MG Road``, ``Rout Nagar``), only before a city and PIN;
 * Czech and Slovak streets, which have no type word (``Nad Rokytkou 709``), with their
   ``NNN NN`` postcode when the name carries a diacritic, opens with a preposition or ends
   as a Czech adjective does; without it only in a Czech shape (``Hasičská 977/12``, with
@@ -39,6 +41,7 @@ after. Localities, each anchored by something a closed list or a grammar checks:
   street line; Brazil's neighbourhood line, CEP, city and state; US military ``APO AE
   09012``;
 * city + Mexican state code + código postal (``Monterrey, NL 64000``);
+* Indian city + PIN (``Pune 411001``, ``Agra-282001``);
 * New Zealand town + 4-digit postcode on its own line (after ``RD 7``, which a lone line
   keeps too), and Irish town and county lines ending in an Eircode (``D02 X285``), after an
   English street line.
@@ -306,6 +309,17 @@ _CZ_LONE_LINE = re.compile(
 _BARE_INTERIOR = re.compile(r"[ \t]+\d{1,4}[A-Za-z]?(?![\w])")  # Mexico: "Juárez 834 701"
 # New Zealand Post: a rural delivery number on the line after the street ("RD 7")
 _RD_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})RD[ \t]+\d{{1,2}}(?![\w])")
+# India Post: the house number ("H.No. 12", "45/145") stands apart, after it the street or
+# locality with its word; only before a PIN (_IN_TAIL): "12, Station Road" alone is prose
+_IN_TYPES_TEXT = (
+    "Road Rd Street St Lane Path Circle Cross Main Marg Nagar Chowk Ganj Gali Colony Layout "
+    "Bazaar Bazar Salai Enclave Vihar Bagh Peth"
+)
+_IN_LINE = re.compile(
+    r"(?<![\w/#.,-])(?:(?:H\.[ \t]?No\.|House[ \t]+No\.?|Flat[ \t]+No\.?)[ \t]*)?"
+    rf"\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}})?(?:[ \t]*,[ \t]*|{_LINE_BREAK})"
+    rf"(?:{_WORD}[ \t]+){{1,3}}(?:{'|'.join(_IN_TYPES_TEXT.split())})\.?(?![\w])"
+)
 _HOME_UNIT = re.compile(r"(?:Apt|Apartment|Flat|Unit|Suite|Ste|Studio)\b")
 _UNIT_BREAK = re.compile(rf"[ \t]*,[ \t]*|{_LINE_BREAK}")  # the unit's own line or clause
 _UNIT_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?:{_UNIT})")
@@ -417,6 +431,12 @@ _IE_TAIL = re.compile(
     rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})(?:{_CITY}(?:[ \t]+\d{{1,2}})?(?:[ \t]*,[ \t]*|{_LINE_BREAK})){{0,2}}"
     rf"{_EIRCODE}(?![\w])"
 )
+# India Post: city and 6-digit PIN (zones 1 to 8; 9 is the Army Postal Service), after a
+# hyphen or a space: "Pune 411001", "Agra-282001", "Agra - 282 001"
+_IN_TAIL = re.compile(
+    rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}){_CITY}(?:[ \t]*-[ \t]*|[ \t]+)[1-8]\d{{2}}[ \t]?\d{{3}}"
+    r"(?![\w-])"
+)
 _MILITARY_TAIL = re.compile(
     rf"{_SEP}(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{{5}}(?:-\d{{4}})?(?![\w-])"
 )
@@ -438,7 +458,7 @@ _PC_COUNTRY = (
 class _Line:
     start: int
     end: int
-    family: str  # "en", "germanic", "romance", "french", "military", "generic"
+    family: str  # "en", "germanic", "romance", "french", "military", "generic", "indian"
     strong: bool  # a lone line counts (no everyday-word street type, a house number)
     country: str | None
     numbered: bool = True  # it carries a house number
@@ -564,6 +584,11 @@ def _candidates(text: str) -> list[_Line]:
         end = m.end("name") if m.group("num") is not None else m.end()
         numbered = m.group("num") is not None or m.group("num2") is not None
         lines.append(_Line(m.start(), end, "french", strong, "FR", numbered))
+    for m in _IN_LINE.finditer(text) if _IN_MARK.search(text) else ():
+        # a number after a capitalised word counts something ("Table 3, Ring Road")
+        if m.group(0)[0].isdigit() and _BEFORE_WORD.search(text, max(0, m.start() - 40), m.start()):
+            continue
+        lines.append(_Line(m.start(), m.end(), "indian", False, "IN", numbered=False))
     # the two rarer families are searched only when their cheap marker is in the text
     nordic = _NORDIC_MARK.search(text) is not None
     for m in _NORDIC_APART_LINE.finditer(text) if nordic else ():
@@ -603,6 +628,7 @@ def _region_country(region: str, pc: str | None) -> str | None:
     return None
 
 
+_IN_MARK = re.compile(r"\d{3}[ \t]?\d{3}(?!\d)")  # a PIN, which the Indian family needs
 _CEP_NEAR = re.compile(r"\d{5}-?\d{3}(?!\d)")
 _EIRCODE_NEAR = re.compile(_EIRCODE)
 _NZ_NEAR = re.compile(r"\d{4}(?![\w-])")
@@ -623,6 +649,9 @@ def _pc_country(pc: str | None) -> str | None:
 
 def _locality(text: str, line: _Line, end: int) -> tuple[int, str, str | None] | None:
     """(end, pattern, country) of the locality after a street line, or ``None``."""
+    if line.family == "indian":
+        m = _IN_TAIL.match(text, end)
+        return (m.end(), "in_pin", "IN") if m else None
     if line.family == "military":
         m = _MILITARY_TAIL.match(text, end)
         return (m.end(), "military", "US") if m else None

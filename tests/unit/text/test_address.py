@@ -170,6 +170,10 @@ FULL = [
     ("268 Smith Place\nRD 7\nHamilton 3281", None, "en+nz_postcode"),
     ("12 Grafton Street\nDublin 2\nD02 X285", None, "en+eircode"),
     ("7 Main Street, Midleton, Co. Cork, P25 X2H7", None, "en+eircode"),
+    # India Post: the house number apart, the street or locality, city and PIN
+    ("H.No. 237, Andra Road, Sagar-470001", None, "indian+in_pin"),
+    ("45/145, Rout Nagar\nGuntur 522002", None, "indian+in_pin"),
+    ("lives at 12, MG Road, Bengaluru 560001.", "12, MG Road, Bengaluru 560001", "indian+in_pin"),
 ]
 # the whole text is the span where none is given
 FULL = [(t, t if span is None else span, p) for t, span, p in FULL]
@@ -248,6 +252,10 @@ NEGATIVES = [
     # the English words "-gade" ends
     "The Fire Brigade 2 came fast.",
     "Renegade 3 was released.",
+    # an Indian layout around numbers that count things, or without a valid PIN
+    "Results 12, Sample Path\nCohort 123456",
+    "Table 3, Ring Road\nDelhi 110001",
+    "12, Main Street\nBoston 021390",
 ]
 
 
