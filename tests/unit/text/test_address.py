@@ -198,6 +198,7 @@ STREET_ONLY = [
     # New Zealand's rural delivery line belongs to the street line; AS 4590 coinages
     ("Send to 8 Rohewhakanui Mews\nRD 3 soon", "8 Rohewhakanui Mews\nRD 3"),
     ("then 2/7 Michelle Cruiseway, near", "2/7 Michelle Cruiseway"),
+    ("entregar no Condomínio Isabela Leão, 50 amanhã", "Condomínio Isabela Leão, 50"),
     # Denmark's commonest street word; an adjective written apart opens the name
     ("Pakken er sendt til Rørmosegade 2 i dag", "Rørmosegade 2"),
     ("Ship it to Gammel Kongevej 43 please.", "Gammel Kongevej 43"),
@@ -317,6 +318,8 @@ WEAK_NEGATIVES = [
     # the same lines without a cue or a unit
     "Then 8 Mitchell Ronde appeared.",
     "Via Graziella, 176 copies sold",
+    # a Brazilian place-noun type ("Parque", "Lagoa") names parks and lakes too
+    "Parque Ibirapuera, 5 km away",
     "Kikihof 4",
     # a cue, but the everyday word does not end a street name, or is prose
     "She lives with 2 Big Little Lies fans.",
