@@ -7,7 +7,8 @@ address (presidio-research's ``ADDRESS``, i2b2's). Street lines, by family:
 
 * number first, English (USPS Publication 28; Royal Mail; Canada Post; Australia Post
   AS 4590): ``123 N Main St Apt 4B``, ``221B Baker Street``, ``5/12 Smith Street``,
-  ``Flat 3, 12 High Street``, ``PO Box 1234``, and the US military ``PSC 1234, Box 5678``;
+  ``Unit 5/12 Smith Street``, ``Flat 3, 12 High Street``, ``PO Box 1234``, and the US
+  military ``PSC 1234, Box 5678``;
 * street word in the name, number after (German, Dutch): ``Hauptstraße 12``,
   ``Goethestr. 5``, ``Berliner Straße 8/2``, ``Keizersgracht 123``;
 * street type first, number after (Italian, Spanish, Portuguese): ``Via Roma, 10``,
@@ -240,7 +241,8 @@ _RNAME = rf"(?:(?:{_PARTICLE}|{_ELIDED})[ \t]+){{0,5}}{_ELIDED}"
 
 _EN_LINE = re.compile(
     rf"(?<![\w/#.-])(?=\d|#|{_UNIT_WORDS})"
-    rf"(?:(?P<unit>{_UNIT}),?(?:{_LINE_BREAK}|[ \t]+))?"
+    # a unit, then a comma, a space, a line break or Australia's slash ("Unit 3/12 Smith St")
+    rf"(?:(?P<unit>{_UNIT})(?:,?(?:{_LINE_BREAK}|[ \t]+)|[ \t]*/[ \t]*(?=\d)))?"
     rf"(?:(?P<num>{_NUM})[ \t]+)?"
     rf"(?P<words>(?:{_NAMEWORD}[ \t]+){{0,5}}{_NAMEWORD})"
 )
@@ -480,6 +482,10 @@ class _Address:
 def _en_line(text: str, m: re.Match[str]) -> _Line | None:
     if not (m.group("unit") or m.group("num")):
         return None
+    unit_text = m.group("unit")
+    slash = unit_text is not None and "/" in text[m.end("unit") : m.start("words")]
+    if slash and _HOME_UNIT.match(unit_text) is None:
+        return None  # "Room 3/4": only a home's unit takes Australia's slash
     words = list(re.finditer(r"\S+", m.group("words")))
     best = None
     for i, w in enumerate(words):
@@ -500,13 +506,13 @@ def _en_line(text: str, m: re.Match[str]) -> _Line | None:
     numbered = m.group("num") is not None and (
         strong or (i == len(words) - 1 and words[i].group(0) not in _EN_PROSE)
     )
-    unit = m.group("unit") is not None
+    unit = unit_text is not None
     # a house number, and not only a unit in front ("Floor 2 Nurse Station"); or a home's
     # unit on a line of its own ("Flat 4, Summers Orchard": the Royal Mail layout)
     home = (
         unit
         and not numbered
-        and _HOME_UNIT.match(m.group("unit")) is not None
+        and _HOME_UNIT.match(unit_text) is not None
         and _UNIT_BREAK.match(text, m.end("unit")) is not None
     )
     return _Line(m.start(), end, "en", strong and (numbered or home), None, numbered, unit)

@@ -79,6 +79,7 @@ FULL = [
     ),
     # Australia (Australia Post: suburb, state, 4-digit postcode)
     ("5/12 Smith Street, Fitzroy VIC 3065", "5/12 Smith Street, Fitzroy VIC 3065", "en+region"),
+    ("Unit 5/12 Smith Street, Fitzroy VIC 3065", None, "en+region"),
     (
         "Unit 4 20 Kelly Parade\nBondi Beach, NSW, 2026",
         "Unit 4 20 Kelly Parade\nBondi Beach, NSW, 2026",
@@ -199,6 +200,8 @@ STREET_ONLY = [
     ("Send to 8 Rohewhakanui Mews\nRD 3 soon", "8 Rohewhakanui Mews\nRD 3"),
     ("then 2/7 Michelle Cruiseway, near", "2/7 Michelle Cruiseway"),
     ("entregar no Condomínio Isabela Leão, 50 amanhã", "Condomínio Isabela Leão, 50"),
+    # Australia's slash between a home's unit and the house number
+    ("Send to Unit 3 / 12 Smith St please", "Unit 3 / 12 Smith St"),
     # Denmark's commonest street word; an adjective written apart opens the name
     ("Pakken er sendt til Rørmosegade 2 i dag", "Rørmosegade 2"),
     ("Ship it to Gammel Kongevej 43 please.", "Gammel Kongevej 43"),
@@ -244,6 +247,7 @@ NEGATIVES = [
     # number pairs in prose are not the Czech land-register pair
     "See Page 12/3 and version 3/4.",
     "Unit tests 3 passed",
+    "Unit 3/4 tests passed",
     "Dvořák wrote Symphony 9/2 there.",
     # "s/n" is also a serial number
     "The S/N is on the Back Label.",
