@@ -7,7 +7,8 @@ address (presidio-research's ``ADDRESS``, i2b2's). Street lines, by family:
 
 * number first, English (USPS Publication 28; Royal Mail; Canada Post; Australia Post
   AS 4590): ``123 N Main St Apt 4B``, ``221B Baker Street``, ``5/12 Smith Street``,
-  ``Flat 3, 12 High Street``, ``PO Box 1234``, and the US military ``PSC 1234, Box 5678``;
+  ``Unit 5/12 Smith Street``, ``Flat 3, 12 High Street``, ``PO Box 1234``, and the US
+  military ``PSC 1234, Box 5678``;
 * street word in the name, number after (German, Dutch): ``Hauptstraße 12``,
   ``Goethestr. 5``, ``Berliner Straße 8/2``, ``Keizersgracht 123``;
 * street type first, number after (Italian, Spanish, Portuguese): ``Via Roma, 10``,
@@ -17,11 +18,17 @@ address (presidio-research's ``ADDRESS``, i2b2's). Street lines, by family:
   types too (``montée``, ``rang``, ``côte``);
 * Nordic street words, joined (``Drottninggatan 53``, ``Vesterbrogade 12``,
   ``Aleksanterinkatu 52``) or apart after a name in the genitive (``Karl Johans gate 22``);
+  Norwegian landscape nouns in their definite form (``Solåsen 4B``, ``Tåsenløkka 12``);
+  with an adjective written apart before them (``Gammel Kongevej 43``);
   Flemish ``-lei``;
 * type first in Portuguese, Brazilian, Mexican and Polish (``Rua Augusta, 100``, ``Calzada
   de Tlalpan 1234``, ``ul. Marszałkowska 84/92``);
-* Czech and Slovak streets, which have no type word (``Nad Rokytkou 709``), only with their
-  ``NNN NN`` postcode and only when the name carries a diacritic or opens with a preposition.
+* India Post's house number apart (``H.No. 12``, ``45/145``), then the street or locality
+  with its word (``MG Road``, ``Rout Nagar``), only before a city and PIN;
+* Czech and Slovak streets, which have no type word (``Nad Rokytkou 709``), with their
+  ``NNN NN`` postcode when the name carries a diacritic, opens with a preposition or ends
+  as a Czech adjective does; without it only in a Czech shape (``Hasičská 977/12``, with
+  the land-register and street number pair; ``Na Šafránce 9`` after an address cue).
 
 A unit ("Apt 4B", "Suite 210", "Flat 3", "Unit 5", "#12", "Piso 3") may come before or
 after. Localities, each anchored by something a closed list or a grammar checks:
@@ -35,8 +42,10 @@ after. Localities, each anchored by something a closed list or a grammar checks:
   street line; Brazil's neighbourhood line, CEP, city and state; US military ``APO AE
   09012``;
 * city + Mexican state code + código postal (``Monterrey, NL 64000``);
-* New Zealand town + 4-digit postcode on its own line (after ``RD 7``), and Irish town and
-  county lines ending in an Eircode (``D02 X285``), after an English street line.
+* Indian city + PIN (``Pune 411001``, ``Agra-282001``);
+* New Zealand town + 4-digit postcode on its own line (after ``RD 7``, which a lone line
+  keeps too), and Irish town and county lines ending in an Eircode (``D02 X285``), after an
+  English street line.
 
 A lone street line is still a ``STREET_ADDRESS``; "Boston, MA 02139" without a street stays
 a ``LOCATION`` and a ``ZIP_CODE`` (a state may be kept under HIPAA Safe Harbor, a city and
@@ -73,7 +82,8 @@ __all__ = [
     "address_shape",
 ]
 
-_DIGIT = re.compile(r"\d")
+# every address has a digit but "Rua Cruz, s/n" (sem número, sin número: no house number)
+_GATE = re.compile(r"\d|[sS]/[nN]")
 _UP = UPPER_LATIN  # upper-case Latin letters ("Łódź", "Žinkovská")
 # a capitalised word: "Main", "O'Neil", "St.", "Saint-Denis", "Evelyne-Flantz-Weg"
 _WORD = rf"[{_UP}][\w'’.-]*"
@@ -124,7 +134,9 @@ _EN_EXTRA = (
     "Close Rise Parade Pde Esplanade Esp Promenade Prom Quay Wharf Wynd Chase Circuit Cct "
     "Approach Alleyway Laneway Pathway Walkway Fairway Driveway Footway Highroad Concourse "
     "Colonnade Courtyard Cul-de-sac Tce Embankment Broadway Byway Crossway Ridgeway Riverway "
-    "Roadway Centre Grange Glade Dell Copse Brae Vale Gate Gates Mall Crescent"
+    "Roadway Centre Grange Glade Dell Copse Brae Vale Gate Gates Mall Crescent "
+    # AS 4590 coinages, no everyday words
+    "Centreway Cruiseway Firetrail Rosebowl Trunkway"
 )
 # AS 4590 types that are also everyday words: only in a full address
 _EN_WEAK = (
@@ -137,7 +149,7 @@ _EN_WEAK = (
     "Thoroughfare Tollway Top Tor Towers Triangle Trunkway Turn Upper Villas Wade Corso"
 )
 _EN_STRONG = frozenset(_USPS.split()) | frozenset(_EN_EXTRA.split())
-_EN_WEAKS = frozenset(_EN_WEAK.split()) - _EN_STRONG
+_EN_WEAKS = frozenset(_EN_WEAK.split()) - _EN_STRONG  # "Centreway" and others are strong
 # weak types so frequent in prose and clinical notes ("PICC Line", "Heart Block") that even
 # after an address cue they do not make a lone line
 _EN_PROSE_TEXT = (
@@ -158,13 +170,29 @@ _GERMANIC = {
     "stigen": "SE", "allén": "SE", "vej": "DK", "stræde": "DK", "vænge": "DK", "plads": "DK",
     "allé": "DK", "veien": "NO", "vegen": "NO", "gata": "NO", "plassen": "NO", "alléen": "NO",
     "katu": "FI", "kuja": "FI", "polku": "FI", "bulevardi": "FI", "väylä": "FI",
-    "raitti": "FI", "aukio": "FI",
+    "raitti": "FI", "aukio": "FI", "gade": "DK",
 }  # fmt: skip
 _GERMANIC_WEAK = {
     "ring": "DE", "ufer": "DE", "steig": "DE",
     "hof": "NL", "pad": "NL", "baan": "NL", "boulevard": "NL", "lei": "BE",
-    "gade": "DK", "torv": "DK", "gate": "NO", "vei": "NO", "veg": "NO", "bakken": "NO",
+    "torv": "DK", "gate": "NO", "vei": "NO", "veg": "NO", "bakken": "NO",
     "stien": "NO", "tie": "FI", "kaari": "FI", "rinne": "FI", "tori": "FI",
+    # Norwegian names end as often in a landscape noun in its definite form as in "veien"
+    # ("Solåsen", "Tåsenløkka", "Lindebergtoppen"); not "-hagen", "-lia", "-myra" or
+    # "-ringen", which end "Copenhagen", "Australia", "Palmyra" and "Thüringen"
+    "berget": "NO", "bråten": "NO", "eggen": "NO", "engen": "NO", "gjerdet": "NO",
+    "grenda": "NO", "gropa": "NO", "haugen": "NO", "holtet": "NO", "høgda": "NO",
+    "jordet": "NO", "kollen": "NO", "kroken": "NO", "lunden": "NO", "løkka": "NO",
+    "marka": "NO", "skogen": "NO", "skrenten": "NO", "stranda": "NO", "svingen": "NO",
+    "tjernet": "NO", "toppen": "NO", "tunet": "NO", "vollen": "NO", "åsen": "NO",
+}  # fmt: skip
+# Norwegian street endings that also end place names and foreign words ("Copenhagen",
+# "Thüringen"): only in a full address, with its postcode and town; not "-lia", which ends
+# "Australia" and "Italia" ("Italia 90, 1990 World Cup")
+_GERMANIC_FULL = {
+    "hagen": "NO", "moen": "NO", "myra": "NO", "ringen": "NO", "vika": "NO",
+    "faret": "NO", "flata": "NO", "havna": "NO", "lyngen": "NO", "stubben": "NO",
+    "stykket": "NO", "spranget": "NO",
 }  # fmt: skip
 # street type first, number after (capitalised, so English "via" is not one)
 _ROMANCE = {
@@ -173,7 +201,9 @@ _ROMANCE = {
     "Carretera": "ES", "Rambla": "ES", "Glorieta": "ES", "Travesía": "ES", "Callejón": "ES",
     "Urbanización": "ES", "Pasaje": "ES", "Pasadizo": "ES", "Cañada": "ES", "Alameda": "ES",
     "Rua": "PT", "Travessa": "PT", "Praça": "PT", "Estrada": "PT", "Rodovia": "BR",
-    "Ladeira": "PT", "Viela": "BR",
+    "Ladeira": "PT", "Viela": "BR", "Viaduto": "BR", "Vereda": "BR",
+    # Brazilian housing estates and footbridges: words that name addresses only
+    "Loteamento": "BR", "Condomínio": "BR", "Passarela": "BR",
     "Calzada": "MX", "Cerrada": "MX", "Privada": "MX", "Prolongación": "MX",
     "Periférico": "MX", "Circuito": "MX", "Andador": "MX", "Retorno": "MX",
     "Circunvalación": "MX",
@@ -187,9 +217,9 @@ _ROMANCE_WEAK = {
     "Av": "PT", "Av.": "PT", "R.": "PT", "Vila": "BR", "Quadra": "BR", "Jardim": "BR",
     "Parque": "BR", "Lagoa": "BR", "Lago": "BR", "Vale": "BR", "Setor": "BR",
     "Conjunto": "BR", "Residencial": "BR", "Chácara": "BR", "Fazenda": "BR", "Sítio": "BR",
-    "Recanto": "BR", "Trecho": "BR", "Trevo": "BR", "Morro": "BR", "Loteamento": "BR",
-    "Esplanada": "BR", "Estação": "BR", "Núcleo": "BR", "Passarela": "BR", "Pátio": "BR",
-    "Praia": "BR", "Área": "BR", "Campo": "BR", "Colônia": "BR", "Condomínio": "BR",
+    "Recanto": "BR", "Trecho": "BR", "Trevo": "BR", "Morro": "BR",
+    "Esplanada": "BR", "Estação": "BR", "Núcleo": "BR", "Pátio": "BR",
+    "Praia": "BR", "Área": "BR", "Campo": "BR", "Colônia": "BR",
     "Distrito": "BR", "Favela": "BR", "Feira": "BR", "Aeroporto": "BR",
     "Continuación": "MX", "Ampliación": "MX", "Corredor": "MX", "Diagonal": "MX",
     "Peatonal": "MX", "Viaducto": "MX", "Boulevard": "MX", "Eje vial": "MX",
@@ -211,7 +241,8 @@ _RNAME = rf"(?:(?:{_PARTICLE}|{_ELIDED})[ \t]+){{0,5}}{_ELIDED}"
 
 _EN_LINE = re.compile(
     rf"(?<![\w/#.-])(?=\d|#|{_UNIT_WORDS})"
-    rf"(?:(?P<unit>{_UNIT}),?(?:{_LINE_BREAK}|[ \t]+))?"
+    # a unit, then a comma, a space, a line break or Australia's slash ("Unit 3/12 Smith St")
+    rf"(?:(?P<unit>{_UNIT})(?:,?(?:{_LINE_BREAK}|[ \t]+)|[ \t]*/[ \t]*(?=\d)))?"
     rf"(?:(?P<num>{_NUM})[ \t]+)?"
     rf"(?P<words>(?:{_NAMEWORD}[ \t]+){{0,5}}{_NAMEWORD})"
 )
@@ -268,12 +299,47 @@ _NOT_STREETS = frozenset(_NOT_STREETS_TEXT.split())
 # Czech street names without diacritics mostly open with a preposition ("Nad Rokytkou")
 _CZ_OPENERS_TEXT = "Nad Pod Na U V K Za Mezi Před Při Ke Ve Ku"
 _CZ_OPENERS = frozenset(_CZ_OPENERS_TEXT.split())
+# a Czech street line with no postcode after it, in the two forms Czech streets are named
+# in: a preposition and its noun ("Na Šafránce 9", "Za Pivovarem 17"), or one adjective or
+# possessive agreeing with the unwritten "ulice" ("Hasičská 977", "Havlíčkova 403/12",
+# "Vstupní 26"); "977/12" is the Czech land-register and street number pair
+_CZ_ENDINGS = r"(?:ská|cká|ské|cké|ní|ná|ova|ovo|ina|ého)"
+_CZ_ENDING = re.compile(rf"{_CZ_ENDINGS}$")
+_CZ_LONE_LINE = re.compile(
+    rf"(?<![\w/#.,-])(?P<name>(?:{'|'.join(sorted(_CZ_OPENERS, key=len, reverse=True))})"
+    rf"[ \t]+{_WORD}(?:[ \t]+{_WORD})?|[{_UP}]\w*{_CZ_ENDINGS})"
+    rf"[ \t]+(?P<num>\d{{1,4}}[a-z]?(?P<orient>/\d{{1,4}}[a-z]?)?)(?![\w])"
+)
 _BARE_INTERIOR = re.compile(r"[ \t]+\d{1,4}[A-Za-z]?(?![\w])")  # Mexico: "Juárez 834 701"
+# New Zealand Post: a rural delivery number on the line after the street ("RD 7")
+_RD_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})RD[ \t]+\d{{1,2}}(?![\w])")
+# India Post: the house number ("H.No. 12", "45/145") stands apart, after it the street or
+# locality with its word; only before a PIN (_IN_TAIL): "12, Station Road" alone is prose
+_IN_TYPES_TEXT = (
+    "Road Rd Street St Lane Path Circle Cross Main Marg Nagar Chowk Ganj Gali Colony Layout "
+    "Bazaar Bazar Salai Enclave Vihar Bagh Peth"
+)
+_IN_LINE = re.compile(
+    r"(?<![\w/#.,-])(?:(?:H\.[ \t]?No\.|House[ \t]+No\.?|Flat[ \t]+No\.?)[ \t]*)?"
+    rf"\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}})?(?:[ \t]*,[ \t]*|{_LINE_BREAK})"
+    rf"(?:{_WORD}[ \t]+){{1,3}}(?:{'|'.join(_IN_TYPES_TEXT.split())})\.?(?![\w])"
+)
 _HOME_UNIT = re.compile(r"(?:Apt|Apartment|Flat|Unit|Suite|Ste|Studio)\b")
 _UNIT_BREAK = re.compile(rf"[ \t]*,[ \t]*|{_LINE_BREAK}")  # the unit's own line or clause
 _UNIT_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?:{_UNIT})")
 _DIRECTION_AFTER = re.compile(r"[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?")
 _BEFORE_WORD = re.compile(rf"({_WORD})[ \t]+$")
+# the English words a Danish "-gade" ends ("Fire Brigade 2")
+_NOT_GERMANIC = frozenset(["brigade", "renegade"])
+# adjectives that open Nordic street names, written apart: "Store Kannikevej", "Lille
+# Farimagsgade", "Ny Adelgade", "Gammel Kongevej", "Nørre Allé", "Stora Nygatan"
+_NORDIC_ADJ_TEXT = (
+    "Store Lille Gammel Gamle Ny Nye Nørre Søndre Vester Vestre Øster Østre Nordre Øvre "
+    "Nedre Stora Lilla Gamla Norra Södra Östra Västra Sankt Skt."
+)
+_NORDIC_ADJ = re.compile(
+    rf"(?<![\w.])(?:{'|'.join(map(re.escape, _NORDIC_ADJ_TEXT.split()))})[ \t]+$"
+)
 
 # --- localities ---------------------------------------------------------------------------
 _US_STATES = (
@@ -323,11 +389,11 @@ _UK_PC = (
     r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d{1,2}|\d[A-HJKPSTUW]|[A-HK-Y]\d{1,2}|[A-HK-Y]\d[ABEHMNPRVWXY])"
     r" ?\d[ABD-HJLNP-UW-Z]{2})"
 )
-# lower-case words inside a city name ("Frankfurt am Main", "Alphen aan den Rijn"); not
+# lower-case words inside a city name ("Frankfurt am Main", "Jablonné v Podještědí"); not
 # "on", "of" or "in", which more often begin the sentence's next phrase ("... on Monday")
 _CPART = (
     r"(?:am|an|der|den|im|vorm|vor|bei|ob|upon|sur|sous|en|de|la|le|les|del|di|du|des|aan|op|bij|"
-    r"pod|nad|u|da|do|dos|das|los|las|el)"
+    r"pod|nad|u|v|da|do|dos|das|los|las|el)"
 )
 _CWORD = rf"(?:['’][st][ -]?)?[{_UP}][\w'’.]*(?:[-/][\w'’.]+)*"  # "'s-Gravenzande", "Biel/Bienne"
 _NL_LETTERS = r"[ \t]?[A-Z]{2}(?![\w])"  # "1234 AB": the letters belong to the postcode
@@ -342,8 +408,10 @@ _REGION_TAIL = re.compile(
 _UK_TAIL = re.compile(rf"{_SEP}(?:{_CITY}{_SEP}(?:{_CITY}{_SEP})?)?{_UK_PC}(?![\w])")
 _BR_STATES = "AC|AL|AM|AP|BA|CE|DF|ES|GO|MA|MG|MS|MT|PA|PB|PE|PI|PR|RJ|RN|RO|RR|RS|SC|SE|SP|TO"
 # Brazil (Correios): street, number / neighbourhood / CEP city / state
+# a neighbourhood may be numbered by section: "Vila Santa Mônica 2ª Seção"
+_BAIRRO = rf"{_CITY}(?:[ \t]+\d{{1,2}}[ªº](?:[ \t]+{_CWORD})?)?"
 _BR_TAIL = re.compile(
-    rf"{_SEP}(?:{_CITY}(?:[ \t]*,[ \t]*|{_LINE_BREAK}))?(?:\d{{5}}-?\d{{3}})[ \t]+{_CITY}"
+    rf"{_SEP}(?:{_BAIRRO}(?:[ \t]*,[ \t]*|{_LINE_BREAK}))?(?:\d{{5}}-?\d{{3}})[ \t]+{_CITY}"
     rf"(?:[ \t]*[/-][ \t]*(?:{_BR_STATES})(?![\w]))?"
 )
 _DISTINCT_TAIL = re.compile(
@@ -367,6 +435,12 @@ _IE_TAIL = re.compile(
     rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})(?:{_CITY}(?:[ \t]+\d{{1,2}})?(?:[ \t]*,[ \t]*|{_LINE_BREAK})){{0,2}}"
     rf"{_EIRCODE}(?![\w])"
 )
+# India Post: city and 6-digit PIN (zones 1 to 8; 9 is the Army Postal Service), after a
+# hyphen or a space: "Pune 411001", "Agra-282001", "Agra - 282 001"
+_IN_TAIL = re.compile(
+    rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}){_CITY}(?:[ \t]*-[ \t]*|[ \t]+)[1-8]\d{{2}}[ \t]?\d{{3}}"
+    r"(?![\w-])"
+)
 _MILITARY_TAIL = re.compile(
     rf"{_SEP}(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{{5}}(?:-\d{{4}})?(?![\w-])"
 )
@@ -388,7 +462,7 @@ _PC_COUNTRY = (
 class _Line:
     start: int
     end: int
-    family: str  # "en", "germanic", "romance", "french", "military", "generic"
+    family: str  # "en", "germanic", "romance", "french", "military", "generic", "indian"
     strong: bool  # a lone line counts (no everyday-word street type, a house number)
     country: str | None
     numbered: bool = True  # it carries a house number
@@ -408,6 +482,10 @@ class _Address:
 def _en_line(text: str, m: re.Match[str]) -> _Line | None:
     if not (m.group("unit") or m.group("num")):
         return None
+    unit_text = m.group("unit")
+    slash = unit_text is not None and "/" in text[m.end("unit") : m.start("words")]
+    if slash and _HOME_UNIT.match(unit_text) is None:
+        return None  # "Room 3/4": only a home's unit takes Australia's slash
     words = list(re.finditer(r"\S+", m.group("words")))
     best = None
     for i, w in enumerate(words):
@@ -428,28 +506,35 @@ def _en_line(text: str, m: re.Match[str]) -> _Line | None:
     numbered = m.group("num") is not None and (
         strong or (i == len(words) - 1 and words[i].group(0) not in _EN_PROSE)
     )
-    unit = m.group("unit") is not None
+    unit = unit_text is not None
     # a house number, and not only a unit in front ("Floor 2 Nurse Station"); or a home's
     # unit on a line of its own ("Flat 4, Summers Orchard": the Royal Mail layout)
     home = (
         unit
         and not numbered
-        and _HOME_UNIT.match(m.group("unit")) is not None
+        and _HOME_UNIT.match(unit_text) is not None
         and _UNIT_BREAK.match(text, m.end("unit")) is not None
     )
     return _Line(m.start(), end, "en", strong and (numbered or home), None, numbered, unit)
 
 
+# (table, a lone line counts, a lone line may count with a cue, lengths of its words)
 _GERMANIC_TABLES = tuple(
-    (table, strong, sorted({len(w) for w in table}, reverse=True))
-    for table, strong in ((_GERMANIC, True), (_GERMANIC_WEAK, False))
+    (table, strong, lone, sorted({len(w) for w in table}, reverse=True))
+    for table, strong, lone in (
+        (_GERMANIC, True, True),
+        (_GERMANIC_WEAK, False, True),
+        (_GERMANIC_FULL, False, False),
+    )
 )
 
 
 def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
     token = m.group("street")
     low = token.casefold()
-    for table, strong, lengths in _GERMANIC_TABLES:
+    if low in _NOT_GERMANIC:
+        return None
+    for table, strong, lone, lengths in _GERMANIC_TABLES:
         for n in lengths:  # the longest street word the token ends with
             word = low[-n:]
             country = table.get(word) if len(low) >= n else None
@@ -462,10 +547,12 @@ def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
                     start = b.start(1)
                 elif not token[-len(word) - 1].isalpha() and token[-len(word) - 1] != "-":
                     return None
+                elif a := _NORDIC_ADJ.search(text, max(0, start - 10), start):
+                    start = a.start()
                 # a compound on a word of its own ("Kikihof", not "During" or "Keypad"):
                 # what a lone line with an everyday street word needs
                 stem = low[: -len(word)].rstrip("-")
-                numbered = strong or (len(stem) >= 3 and low not in common_words())
+                numbered = strong or (lone and len(stem) >= 3 and low not in common_words())
                 return _Line(start, m.end(), "germanic", strong, country, numbered)
     return None
 
@@ -505,6 +592,11 @@ def _candidates(text: str) -> list[_Line]:
         end = m.end("name") if m.group("num") is not None else m.end()
         numbered = m.group("num") is not None or m.group("num2") is not None
         lines.append(_Line(m.start(), end, "french", strong, "FR", numbered))
+    for m in _IN_LINE.finditer(text) if _IN_MARK.search(text) else ():
+        # a number after a capitalised word counts something ("Table 3, Ring Road")
+        if m.group(0)[0].isdigit() and _BEFORE_WORD.search(text, max(0, m.start() - 40), m.start()):
+            continue
+        lines.append(_Line(m.start(), m.end(), "indian", False, "IN", numbered=False))
     # the two rarer families are searched only when their cheap marker is in the text
     nordic = _NORDIC_MARK.search(text) is not None
     for m in _NORDIC_APART_LINE.finditer(text) if nordic else ():
@@ -513,9 +605,23 @@ def _candidates(text: str) -> list[_Line]:
     generic = _GENERIC_MARK.search(text) is not None
     for m in _GENERIC_LINE.finditer(text) if generic else ():
         words = m.group("name").split()
-        czech = words[0] in _CZ_OPENERS or not m.group("name").isascii()
+        czech = (
+            words[0] in _CZ_OPENERS
+            or not m.group("name").isascii()
+            or _CZ_ENDING.search(words[-1]) is not None  # "Trytova 266"
+        )
         if czech and not any(w.rstrip(".") in _NOT_STREETS for w in words):
             lines.append(_Line(m.start(), m.end(), "generic", False, None, numbered=False))
+    for m in _CZ_LONE_LINE.finditer(text):
+        words = m.group("name").split()
+        # one adjective: with a diacritic ("Ivanova 2" is a name); after a preposition: a
+        # one-letter one ("U", "V", "K") only with one ("V Twin 2" is not Czech)
+        ascii_only = (len(words) == 1 or len(words[0]) == 1) and m.group("name").isascii()
+        if ascii_only or any(w.rstrip(".") in _NOT_STREETS for w in words):
+            continue
+        # the number pair is Czech alone; one number needs an address cue
+        strong = m.group("orient") is not None
+        lines.append(_Line(m.start(), m.end(), "generic", strong, "CZ"))
     return lines
 
 
@@ -530,6 +636,7 @@ def _region_country(region: str, pc: str | None) -> str | None:
     return None
 
 
+_IN_MARK = re.compile(r"\d{3}[ \t]?\d{3}(?!\d)")  # a PIN, which the Indian family needs
 _CEP_NEAR = re.compile(r"\d{5}-?\d{3}(?!\d)")
 _EIRCODE_NEAR = re.compile(_EIRCODE)
 _NZ_NEAR = re.compile(r"\d{4}(?![\w-])")
@@ -550,6 +657,9 @@ def _pc_country(pc: str | None) -> str | None:
 
 def _locality(text: str, line: _Line, end: int) -> tuple[int, str, str | None] | None:
     """(end, pattern, country) of the locality after a street line, or ``None``."""
+    if line.family == "indian":
+        m = _IN_TAIL.match(text, end)
+        return (m.end(), "in_pin", "IN") if m else None
     if line.family == "military":
         m = _MILITARY_TAIL.match(text, end)
         return (m.end(), "military", "US") if m else None
@@ -604,6 +714,8 @@ def _addresses(text: str) -> list[_Address]:
         if tail is None and line.family == "romance":  # an interior number, no unit word
             b = _BARE_INTERIOR.match(text, end)
             tail = _locality(text, line, b.end()) if b else None
+        if tail is None and line.family == "en" and (rd := _RD_AFTER.match(text, end)):
+            end = rd.end()  # a lone line with its rural delivery; with its town, _NZ_TAIL
         weak = False
         if tail is not None:
             end, how, country = tail
@@ -611,7 +723,7 @@ def _addresses(text: str) -> list[_Address]:
             if c:
                 end = c.end()
             pattern, composite = f"{line.family}+{how}", True
-        elif line.strong or (line.numbered and line.family != "generic"):
+        elif line.strong or line.numbered:
             # a lone line; one whose street word is also an everyday word counts only with a
             # unit ("Camino de Eliana Montero 35 Piso 5") or, in the recognizer, an address cue
             weak = not line.strong and not unit
@@ -670,7 +782,7 @@ class StreetAddressRecognizer(Recognizer):
 
     entities = ("STREET_ADDRESS",)
     tier = 1
-    needs_digit = True
+    needs_digit = False  # "Rua Cruz, S/N": see _GATE
     score = 0.75
     composite_score = 0.95
     # address cues: they raise a lone line's score, and a lone line whose street word is
@@ -685,7 +797,7 @@ class StreetAddressRecognizer(Recognizer):
         self._context = ContextMatcher(self.context)
 
     def analyze(self, text: str) -> list[Finding]:
-        if _DIGIT.search(text) is None:
+        if _GATE.search(text) is None:
             return []
         out = []
         for a in _addresses(text):
