@@ -5,8 +5,10 @@ sentence frames and run through veil's regex stage; an address counts as **exact
 ``STREET_ADDRESS`` finding has its exact span and as **overlap** when a finding only overlaps
 it; then the same for the street line alone (``street_address()``). This is our own
 generated data, the ground truth of format coverage: Faker's locales follow each postal service's layout, with some quirks of their own (``en_IE`` puts the town
-after the Eircode, ``en_IN`` writes a house number alone on a line, ``no_NO`` draws street
-suffixes few Norwegian streets have), which are reported, not worked around. Presidio has no
+after the Eircode, ``en_IN`` writes "Zila" district lines and PINs of the army's zone 9,
+``fr_CA`` misspells street types and city names), which are reported, not worked around.
+Street lines alone whose street word is an everyday word count only after an address cue,
+which two of the four frames give. Presidio has no
 address recognizer, so no peer runs here; its figure is 0 by construction.
 
 Run::

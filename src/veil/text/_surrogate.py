@@ -62,6 +62,7 @@ _ADDRESS_LOCALES = {
     "CZ": "cs_CZ",
     "NZ": "en_NZ",
     "IE": "en_IE",
+    "IN": "en_IN",
 }
 _NRP = [
     "American",

@@ -1,6 +1,7 @@
 """Postal addresses: one span from street line to postcode, per format; look-alikes refused."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -398,6 +399,11 @@ def test_surrogate_is_a_coherent_address_in_the_original_layout() -> None:
         assert address_shape(out) == (True, country)
     street = f.make("STREET_ADDRESS", "123 Main St", 7)
     assert "\n" not in street and address_shape(street)[0] is False
+    # an Indian address gets an Indian one: city and six-digit PIN (Faker's en_IN draws
+    # PINs of every zone, so only the layout is checked)
+    for seed in range(5):
+        out = f.make("STREET_ADDRESS", "45/145, MG Road\nPune 411001", seed)
+        assert re.search(r"[ -]\d{6}$", out), seed
 
 
 def test_committed_corpus_is_what_the_generator_writes() -> None:
