@@ -97,9 +97,15 @@ _CONJ = r"(?:and|&|e|y|et|und|og|och|a|i|ja|en)"
 # the languages of the legal forms ("Tron, Pietrangeli e Castioni", "Jespersen & Søn")
 # ("Margraf Trüb GmbH & Co. OHG": lazy, so the name ends at the first legal form)
 _ORG_NAME = rf"{_W}(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*){_W}){{0,4}}?"
+# the same, starting where no word goes on before it; the look-behind follows the first
+# capital so that the regex engine skips to capitals instead of trying every position
+_ORG_NAME_START = (
+    rf"[{UPPER_LATIN}](?<![\w'’.&-].)[\w'’]*(?:-[\w'’]+)*"
+    rf"(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*){_W}){{0,4}}?"
+)
 _FORM = rf"(?:{_alternation(_LEGAL_FORMS)})(?:{_SP}&{_SP}Co\.)?"
 _SUFFIXED = re.compile(
-    rf"(?<![\w'’.&-])(?P<name>{_ORG_NAME})"
+    rf"(?P<name>{_ORG_NAME_START})"
     rf"(?:,?{_SP}(?P<form>{_FORM})(?:{_SP}(?:{_alternation(_LEGAL_FORMS)}))?(?=$|[\s,;:!?)\"'’]|\.(?!\w))"
     # an institution word or a family-firm ending, and the firm's legal form after it
     rf"|{_SP}(?P<word>{_alternation(_ORG_WORDS)}|{_FAMILY_FIRM})"
