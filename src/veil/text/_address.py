@@ -73,6 +73,7 @@ from veil.text._recognizer import (
     PatternRecognizer,
     Recognizer,
     recognizers,
+    scan,
 )
 
 __all__ = [
@@ -567,20 +568,20 @@ def _candidates(text: str) -> list[_Line]:
             continue
         lines.append(line)
         pos = line.end
-    lines += [_Line(m.start(), m.end(), "en", True, None) for m in _PO_BOX.finditer(text)]
+    lines += [_Line(m.start(), m.end(), "en", True, None) for m in scan(_PO_BOX, text)]
     lines += [
         _Line(m.start(), m.end(), "military", False, "US", numbered=False)
-        for m in _MILITARY.finditer(text)
+        for m in scan(_MILITARY, text)
     ]
-    for m in _GERMANIC_LINE.finditer(text):
+    for m in scan(_GERMANIC_LINE, text):
         if (g := _germanic_line(text, m)) is not None:
             lines.append(g)
-    for m in _ROMANCE_LINE.finditer(text):
+    for m in scan(_ROMANCE_LINE, text):
         t = m.group("type")
         country = _ROMANCE.get(t) or _ROMANCE_WEAK[t]
         numbered = m.group("num")[0].isdigit()  # not "s/n" (sin número)
         lines.append(_Line(m.start(), m.end(), "romance", t in _ROMANCE, country, numbered))
-    for m in _FRENCH_LINE.finditer(text):
+    for m in scan(_FRENCH_LINE, text):
         t = m.group("type")
         # "Boulevard X 12" may be English; "rue X 12", "Rue X 12" are not
         strong = t.islower() or (
@@ -592,7 +593,7 @@ def _candidates(text: str) -> list[_Line]:
         end = m.end("name") if m.group("num") is not None else m.end()
         numbered = m.group("num") is not None or m.group("num2") is not None
         lines.append(_Line(m.start(), end, "french", strong, "FR", numbered))
-    for m in _IN_LINE.finditer(text) if _IN_MARK.search(text) else ():
+    for m in scan(_IN_LINE, text) if _IN_MARK.search(text) else ():
         # a number after a capitalised word counts something ("Table 3, Ring Road")
         if m.group(0)[0].isdigit() and _BEFORE_WORD.search(text, max(0, m.start() - 40), m.start()):
             continue
@@ -612,7 +613,7 @@ def _candidates(text: str) -> list[_Line]:
         )
         if czech and not any(w.rstrip(".") in _NOT_STREETS for w in words):
             lines.append(_Line(m.start(), m.end(), "generic", False, None, numbered=False))
-    for m in _CZ_LONE_LINE.finditer(text):
+    for m in scan(_CZ_LONE_LINE, text):
         words = m.group("name").split()
         # one adjective: with a diacritic ("Ivanova 2" is a name); after a preposition: a
         # one-letter one ("U", "V", "K") only with one ("V Twin 2" is not Czech)

@@ -16,7 +16,7 @@ import functools
 import re
 import re._constants as _c  # type: ignore[import-not-found]
 import re._parser as _sre  # type: ignore[import-not-found]
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -132,6 +132,14 @@ _DIGIT_RUNS = re.compile(r"\d+")
 # string object in turn, so its features are computed once (one tuple, swapped whole, so
 # threads never see one text's features under another's name)
 _LAST: tuple[str, TextFeatures] = ("", TextFeatures("", 0, 0, True, ""))
+
+
+def scan(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """``rx.finditer(text)``, or nothing when the text lacks what every match contains
+    (:func:`needs`): for recognizers that run their own regexes."""
+    if not _needs_cached(rx.pattern, rx.flags).met_by(text_features(text)):
+        return iter(())
+    return rx.finditer(text)
 
 
 def text_features(text: str) -> TextFeatures:
@@ -298,6 +306,14 @@ def _local_ignorecase(items: Any) -> bool:
     return False
 
 
+# the only characters that match an ASCII letter under re.IGNORECASE (checked over all of
+# Unicode in tests/unit/text/test_prefilter.py)
+_FOLDS_TO_ASCII = frozenset("\u0130\u0131\u017f\u212a")  # İ ı ſ K (Kelvin)
+
+
+_MAX_ANYOF = 24  # alternatives in one set: "Jan|...|Dec" is tested, 80 street types are not
+
+
 @functools.lru_cache(maxsize=1024)
 def _needs_cached(regex: str, flags: int) -> Needs:
     return needs(regex, flags)
@@ -322,21 +338,30 @@ def needs(regex: str, flags: int = 0) -> Needs:
         # (a future Python's ``re._parser``): claim nothing rather than fail
         return Needs()
     # Letters under IGNORECASE (the whole regex or a ``(?i:...)`` group) are compared
-    # lower-cased on both sides, which is also sound for case-sensitive parts; a
-    # non-ASCII string is dropped there ("ſ" matches "s" but does not lower to it).
+    # lower-cased on both sides, which is also sound for case-sensitive parts. Only ASCII
+    # texts are compared so (Needs.met_by): there a non-ASCII letter of the regex can match
+    # nothing, except the four that fold to ASCII letters.
     ignorecase = bool(parsed.state.flags & re.IGNORECASE) or _local_ignorecase(parsed)
-    strings = {s.lower() if ignorecase else s for s in r.strings}
-    anyof = {frozenset(s.lower() if ignorecase else s for s in alts) for alts in r.anyof}
     if ignorecase:
-        strings = {s for s in strings if s.isascii()}
-        # dropping one alternative would make the test stricter than the regex: drop all
-        anyof = {alts for alts in anyof if all(s.isascii() for s in alts)}
+        # a string with a letter that matches an ASCII letter under IGNORECASE ("ſ" matches
+        # "s") cannot be compared lower-cased: left out; dropping one alternative would
+        # make the test stricter than the regex, so its whole set goes
+        strings = {s.lower() for s in r.strings if _FOLDS_TO_ASCII.isdisjoint(s)}
+        anyof = {
+            frozenset(s.lower() for s in alts)
+            for alts in r.anyof
+            if all(_FOLDS_TO_ASCII.isdisjoint(s) for s in alts)
+        }
+    else:
+        strings = set(r.strings)
+        anyof = set(r.anyof)
     return Needs(
         r.digits,
         r.run,
         tuple(sorted(strings, key=lambda s: (-len(s), s))),
         ignorecase,
-        tuple(sorted(tuple(sorted(alts)) for alts in anyof)),
+        # a long list costs more to test than the scan it would skip
+        tuple(sorted(tuple(sorted(alts)) for alts in anyof if len(alts) <= _MAX_ANYOF)),
     )
 
 

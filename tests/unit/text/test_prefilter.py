@@ -66,6 +66,27 @@ def test_case_folding_that_lower_does_not_know_is_not_claimed() -> None:
     assert _met("ſ", "s", re.IGNORECASE)
 
 
+def test_the_letters_that_fold_to_ascii_are_all_known() -> None:
+    import string
+
+    from veil.text._recognizer import _FOLDS_TO_ASCII
+
+    folding = {
+        chr(cp)
+        for cp in range(0x80, 0x3000)  # Latin, Greek, Cyrillic, symbols (the full scan agrees)
+        if any(re.fullmatch(re.escape(chr(cp)), a, re.IGNORECASE) for a in string.ascii_letters)
+    }
+    assert folding == set(_FOLDS_TO_ASCII)  # İ ı ſ and the Kelvin sign
+
+
+def test_an_accented_alternative_still_gates_ascii_text() -> None:
+    n = needs(r"\b(?i:rue|allée)\s+\w+")
+    assert n.anyof == (("allée", "rue"),)
+    assert not _met(r"\b(?i:rue|allée)\s+\w+", "12 Main Street")
+    assert _met(r"\b(?i:rue|allée)\s+\w+", "12 RUE de la Paix")
+    assert _met(r"\b(?i:rue|allée)\s+\w+", "12 ALLÉE des Pins")  # not ASCII: scanned
+
+
 def test_a_conditional_group_claims_nothing_of_its_own() -> None:
     regex = r"(?P<y>\d)?(?(y)\d|x)"  # "11" or "x": neither digit nor "x" is forced
     assert needs(regex) == Needs()
