@@ -1,4 +1,6 @@
-"""Dates and times in the common English formats, with calendar validation.
+"""Dates and times in the common English formats, day-month-year dates with the month
+written in German, French, Spanish, Italian, Dutch or Portuguese, and year-first numeric
+dates, with calendar validation.
 
 Numeric dates must name a real month and day ("91/42/7.36" and "120/80" are not dates),
 dotted dates need a four-digit year (so "2.10.1" is a version, not a date) and a bare year
@@ -20,7 +22,28 @@ MONTHS = (
 )
 _WEEKDAY = r"(?:(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
-_TIME = r"(?:,?\s+(?:at\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp]\.?[Mm]\.?)?)?"
+# "10:30 AM", "10:30 a.m."; the full stop after "AM" ends the sentence, not the time
+_TIME = r"(?:,?\s+(?:at\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp](?:\.[Mm]\.?|[Mm]\b))?)?"
+# month names of the languages whose day-month-year dates are read ("3. März 2021", "1er
+# janvier 2021", "3 de marzo de 2021"); with a day and a year only, since "mars", "mai" and
+# "mei" are words too
+_FOREIGN_MONTHS_TEXT = (
+    "januar februar märz maerz mai juni juli oktober dezember "  # de (others as in English)
+    "janvier février fevrier mars avril juin juillet août aout septembre octobre novembre "
+    "décembre decembre "  # fr
+    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre "
+    "noviembre diciembre "  # es
+    "gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre "  # it
+    "januari februari maart mei augustus "  # nl
+    "janeiro fevereiro março marco junho julho setembro outubro dezembro"  # pt
+)
+_FOREIGN_MONTHS = "|".join(
+    sorted(
+        set(_FOREIGN_MONTHS_TEXT.split()) | {"april", "august", "september", "november"},
+        key=len,
+        reverse=True,
+    )
+)
 _YEAR_OR_NOTHING = r"(?:,?\s+(?:19|20)\d{2}\b)?"
 # Words after which a bare month/day ("4/10") is a date; not "by", "from", "of", "to" or
 # "after", which as often introduce a fraction ("reduced by 1/2", "from 1/2 to 3/4 tab")
@@ -68,6 +91,28 @@ class DateRecognizer(PatternRecognizer):
             0.8,
         ),
         Pattern("month_year", rf"\b{MONTHS}\.?,?\s+(?:of\s+)?(?:19|20)\d{{2}}\b", 0.75),
+        Pattern(
+            # "12-Dec-1985", "03-MAR-21": day, month abbreviation and year between hyphens,
+            # as clinical and database systems print them
+            "day_mon_year",
+            r"(?<![\w/-])(?:0?[1-9]|[12]\d|3[01])-(?i:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|"
+            r"nov|dec)-(?:19|20)?\d{2}(?![\w/-])",
+            0.8,
+        ),
+        Pattern(
+            # year first: ISO 8601 with slashes or dots, as East Asian and Hungarian dates
+            # are written ("1985/12/12", "2021.03.04"); dots only with two-digit month and day
+            "year_first",
+            r"(?<![\w./-])(?:19|20)\d{2}(?:/(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
+            r"|\.(?:0[1-9]|1[0-2])\.(?:0[1-9]|[12]\d|3[01]))(?![\w/-]|\.\d)",
+            0.8,
+        ),
+        Pattern(
+            "day_month_year_foreign",
+            rf"\b(?:0?[1-9]|[12]\d|3[01])(?:\.|º|er)?\s+(?:de\s+)?(?i:{_FOREIGN_MONTHS})"
+            r"\s+(?:de\s+|del\s+)?(?:19|20)\d{2}\b",
+            0.8,
+        ),
         Pattern(
             "clock",
             r"(?<![\w:.])\d{1,2}(?::\d{2})?\s*(?:[AaPp]\.[Mm]\.|[AaPp][Mm]\b)",

@@ -47,6 +47,17 @@ POSITIVES = [
     ("DATE_TIME", "DOB: 7/4", "7/4"),
     ("DATE_TIME", "next appt 11/28 with PCP", "11/28"),
     ("DATE_TIME", "seen Tues 3/9 in clinic", "3/9"),
+    ("DATE_TIME", "seen 03/03/2021 at 10:30 AM.", "03/03/2021 at 10:30 AM"),
+    ("DATE_TIME", "seen 03/03/2021 at 10:30 a.m. today", "03/03/2021 at 10:30 a.m."),
+    ("DATE_TIME", "DOB is 12-Dec-1985.", "12-Dec-1985"),
+    ("DATE_TIME", "DOB 03-MAR-21 noted", "03-MAR-21"),
+    ("DATE_TIME", "DOB: 1985/12/12", "1985/12/12"),
+    ("DATE_TIME", "on 2021.03.04 we met", "2021.03.04"),
+    ("DATE_TIME", "geboren am 3. März 2021", "3. März 2021"),
+    ("DATE_TIME", "né le 1er janvier 1990", "1er janvier 1990"),
+    ("DATE_TIME", "el 3 de marzo de 2021", "3 de marzo de 2021"),
+    ("DATE_TIME", "em 3 de março de 2021", "3 de março de 2021"),
+    ("DATE_TIME", "op 3 maart 2021", "3 maart 2021"),
     ("STREET_ADDRESS", "lives at 123 Main Street Apt 4, Boston", "123 Main Street Apt 4"),
     ("STREET_ADDRESS", "ship to 9725 Barry Park Suite 464, Dallas", "9725 Barry Park Suite 464"),
     ("STREET_ADDRESS", "PO Box 1234", "PO Box 1234"),
@@ -94,6 +105,9 @@ NEGATIVES = [
     ("DATE_TIME", "BP 120/80 today"),
     ("DATE_TIME", "seen today and tomorrow, next week"),
     ("DATE_TIME", "version 2.10.1 released"),
+    ("DATE_TIME", "version 2021.3.4 released"),  # year-first dots: two-digit month and day
+    ("DATE_TIME", "the mars rover and the mai tai"),  # foreign months need a day and a year
+    ("DATE_TIME", "build 9-Mar-2x"),
     # fractions, doses and scores that are valid month/day pairs
     ("DATE_TIME", "give 1/2 tab qhs"),
     ("DATE_TIME", "started on 1/2 tab qhs"),
