@@ -11,6 +11,7 @@ from veil.text._lexicon import (
     NOTE_WORDS,
     RELATION_WORDS,
     UPPER_LATIN,
+    clinical_register,
     common_words,
     first_last_name,
     name_lexicon,
@@ -55,17 +56,21 @@ _LEGAL_FORMS = (
     "S.p.A.", "SpA", "S.r.l.", "Srl", "s.r.l.", "S.a.s.", "S.n.c.",
     # Benelux, Nordic countries
     "B.V.", "BV", "N.V.", "NV", "V.O.F.", "VOF", "C.V.", "A/S", "ApS", "I/S", "K/S", "P/S",
-    "AB", "AS", "ASA", "ANS", "Oy", "Oyj", "Ky", "Ay", "Osk", "ry", "Tmi",
+    "AB", "AS", "ANS", "Oy", "Oyj", "Ky", "Ay", "Osk", "ry", "Tmi",
     # Central and Eastern Europe, Turkey
     "a.s.", "s.r.o.", "v.o.s.", "k.s.", "Sp. z o.o.", "sp. z o.o.", "Sp.k.", "Sp.j.", "s.c.",
     "SRL", "S.R.L.", "PFA", "Kft.", "Zrt.", "Nyrt.", "Bt.", "d.o.o.", "d.d.", "A.Ş.", "Şti.",
 )  # fmt: skip
 # short capital forms that are also other things: state and province codes ("Reno NV",
-# "Calgary AB", "Adelaide SA"), blood groups ("Type AB"): not a company when the name is
-# a place or all everyday words
+# "Calgary AB", "Adelaide SA"), blood groups ("Type AB"), clinical abbreviations ("Plavix,
+# ASA", "Nitro SL", "severe AS", "AG 14"): never in a clinical note, and elsewhere not a
+# company when the name is a place, everyday words or drug and charting words
 _WEAK_FORMS = frozenset(
-    {"SA", "AB", "NV", "AS", "SL", "LP", "AG", "KG", "BV", "SAS", "SCA", "SCS", "SNC", "ANS"}
-)
+    {"SA", "AB", "NV", "AS", "SL", "LP", "AG", "KG", "BV", "SAS", "SCA", "SCS", "SNC", "ANS",
+     "PFA"}
+)  # fmt: skip
+# (Norway's "ASA" is left out: it is aspirin in every clinical note, and NER knows the few
+# public companies that carry it)
 # institution words and family-firm endings that close an organisation's name
 _ORG_WORDS = (
     "Group", "Groep", "Gruppe", "Holdings", "Holding", "Partners", "Associates", "Hospital",
@@ -112,6 +117,7 @@ _SUFFIXED = re.compile(
     rf"(?:{_SP}(?:{_alternation(_LEGAL_FORMS)})(?=$|[\s,;:!?)\"'’]|\.(?!\w)))?(?![\w'’-]))"
 )
 _OPENED = re.compile(rf"(?<![\w'’.&-])(?:{_alternation(_ORG_OPENERS)}){_SP}{_ORG_NAME}(?![\w'’-])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n][ \t]*)(?=\w$)")
 # "The", "Our" ... opening a sentence are not part of the name ("The Smith Group")
 _LEAD = re.compile(r"(?:The|A|An|Our|My|Your|Their|His|Her|This|That|At|By|For|From|With)\s+")
 
@@ -154,8 +160,8 @@ class OrganizationRecognizer(Recognizer):
             if lead:
                 start = lead.end()
             form = m.group("form")
-            if form in _WEAK_FORMS and self._not_a_firm(text[start : m.end("name")]):
-                continue  # "Reno NV": a place and its state; "Blood Type AB"
+            if form in _WEAK_FORMS and self._not_a_firm(text, start, m.end("name")):
+                continue  # "Reno NV": a place and its state; "Blood Type AB"; "Plavix, ASA"
             pattern = "legal_form" if form else "org_word"
             out.append(self._finding(start, end, pattern))
         for m in _OPENED.finditer(text):
@@ -166,16 +172,23 @@ class OrganizationRecognizer(Recognizer):
         return out
 
     @staticmethod
-    def _not_a_firm(name: str) -> bool:
+    def _not_a_firm(text: str, start: int, end: int) -> bool:
+        from veil.text._ner import NOT_NAMES
         from veil.text._places import gazetteer
 
-        words = name.split()
+        name = text[start:end]
+        words = [w.strip(",") for w in name.split()]
         if not any(w[1:] and not w.isupper() for w in words):
             return True  # "OR LOSS AS", "MO, TU, FR, SA": capitals, not a firm's name
+        if len(words) == 1 and _SENTENCE_START.search(text, max(0, start - 3), start + 1):
+            return True  # "Severe AS noted": the capital may only open the sentence
         common = common_words()
-        return name in gazetteer() or all(
-            w.casefold() in common or w.casefold() in NOTE_WORDS for w in words
-        )
+        if name in gazetteer() or any(
+            w.casefold() in common or w.casefold() in NOTE_WORDS or w.casefold() in NOT_NAMES
+            for w in words
+        ):
+            return True
+        return clinical_register(text)
 
     def _finding(self, start: int, end: int, pattern: str) -> Finding:
         return Finding(

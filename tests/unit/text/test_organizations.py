@@ -37,7 +37,7 @@ POSITIVES = [
     ),
     ("Riihimäki Aalto As Oy reported profits.", ["Riihimäki Aalto As Oy"]),
     ("The audit of Serna y Cueto S.L. ended.", ["Serna y Cueto S.L."]),
-    ("Equinor ASA and Volvo AB met.", ["Equinor ASA", "Volvo AB"]),
+    ("Shares of Volvo AB and Telenor AS rose.", ["Volvo AB", "Telenor AS"]),
     ("Mocanu SRL called about the invoice.", ["Mocanu SRL"]),
     ("The Smith Group met on Monday.", ["Smith Group"]),  # "The" is not the name
     ("She joined Ballard and Sons last year.", ["Ballard and Sons"]),
@@ -66,6 +66,13 @@ NEGATIVES = [
     "OR CONSEQUENTIAL DAMAGES OR LOSS AS",  # capitals, not a firm's name
     "MO, TU, WE, TH, FR, SA",
     "Swatch\nSwiss\nSystems",  # a list, one word per line
+    # clinical abbreviations that are also legal forms: aspirin, sublingual, aortic
+    # stenosis, anion gap
+    "Cont Plavix, ASA 81 daily.",
+    "Pt on Coumadin, ASA.",
+    "Nitro SL x1 given, CP resolved.",
+    "Severe AS noted on Echo.",  # one capitalised word that may only open the sentence
+    "Lytes ok. Gap AG 14",
 ]
 
 
