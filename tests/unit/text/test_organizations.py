@@ -1,9 +1,6 @@
 """Organisation names by their legal form, institution word or opening word."""
 
-import random
-
 import pytest
-from faker import Faker
 
 from veil.text import TextAnalyzer
 from veil.text._names import OrganizationRecognizer
@@ -88,35 +85,3 @@ def test_a_legal_form_is_not_a_domain() -> None:
     assert ("ORGANIZATION", "Vilalta & Asociados S.Coop.") in found
     assert ("URL", "vilalta.coop") in found
     assert all(t != "URL" or v == "vilalta.coop" for t, v in found)
-
-
-def test_company_names_of_many_locales_in_sentences() -> None:
-    """Faker company names of 16 locales in everyday sentences, with NER on. Names that
-    are a bare surname ("Schmidt", "Cardoso") carry no sign of a company and are left to
-    NER, which reads most of them as people; the rest carry a legal form or an
-    institution word and must be found whole."""
-    locales = "en_US en_GB de_DE fr_FR es_ES it_IT nl_NL pt_BR pl_PL sv_SE fi_FI da_DK cs_CZ"
-    locales += " en_AU en_CA ro_RO"
-    frames = [
-        "{p} called about the invoice.",
-        "I work at {p}.",
-        "The contract with {p} ends soon.",
-        "We bought the servers from {p}.",
-        "A spokesperson for {p} declined to comment.",
-        "Our supplier, {p}, is late again.",
-    ]
-    rng = random.Random(3)
-    docs = []
-    for i, locale in enumerate(locales.split() * 15):
-        fake = Faker(locale)
-        fake.seed_instance(i)
-        name = fake.company()
-        frame = rng.choice(frames)
-        start = frame.index("{p}")
-        docs.append((frame.format(p=name), start, start + len(name)))
-    found = TextAnalyzer.from_config().analyze_batch([d[0] for d in docs])
-    exact = sum(
-        any(f.entity_type == "ORGANIZATION" and (f.start, f.end) == (s, e) for f in fs)
-        for (_, s, e), fs in zip(docs, found, strict=True)
-    )
-    assert exact / len(docs) >= 0.6, exact  # 0.37 with English suffixes only

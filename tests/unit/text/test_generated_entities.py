@@ -1,0 +1,46 @@
+"""Names, companies and places of many countries in everyday sentences, with NER on: the
+benchmark's own cases and scoring (``benchmarks/text_generated_entities.py``) on a smaller
+sample, so the test and the published figure measure the same thing."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from veil.text import TextAnalyzer
+
+BENCH = Path(__file__).resolve().parents[3] / "benchmarks" / "text_generated_entities.py"
+
+
+def _bench() -> ModuleType:
+    name = "text_generated_entities"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, BENCH)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> TextAnalyzer:
+    return TextAnalyzer.from_config()
+
+
+# share of exact spans of the right type; at commit 7628607 (before Faker's full name
+# lists, particle names, legal forms and place names with "and") the same 320 cases gave
+# 0.966, 0.400 and 0.913: each floor fails there
+@pytest.mark.parametrize(
+    ("entity", "floor"), [("PERSON", 0.985), ("ORGANIZATION", 0.6), ("LOCATION", 0.95)]
+)
+def test_names_of_many_countries_are_found_whole(
+    analyzer: TextAnalyzer, entity: str, floor: float
+) -> None:
+    result = _bench().measure(analyzer, entity, n=320, seed=1)
+    assert result["exact_share"] >= floor, result["outcomes"]
