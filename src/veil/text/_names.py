@@ -101,13 +101,11 @@ _CONJ = r"(?:and|&|e|y|et|und|og|och|a|i|ja|en)"
 # a name of one to five capitalised words, joined by spaces, commas and conjunctions of
 # the languages of the legal forms ("Tron, Pietrangeli e Castioni", "Jespersen & Søn")
 # ("Margraf Trüb GmbH & Co. OHG": lazy, so the name ends at the first legal form)
-_ORG_NAME = rf"{_W}(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*){_W}){{0,4}}?"
+_ORG_MORE = rf"(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*){_W}){{0,4}}?"
+_ORG_NAME = _W + _ORG_MORE
 # the same, starting where no word goes on before it; the look-behind follows the first
 # capital so that the regex engine skips to capitals instead of trying every position
-_ORG_NAME_START = (
-    rf"[{UPPER_LATIN}](?<![\w'’.&-].)[\w'’]*(?:-[\w'’]+)*"
-    rf"(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*){_W}){{0,4}}?"
-)
+_ORG_NAME_START = rf"[{UPPER_LATIN}](?<![\w'’.&-].)[\w'’]*(?:-[\w'’]+)*" + _ORG_MORE
 _FORM = rf"(?:{_alternation(_LEGAL_FORMS)})(?:{_SP}&{_SP}Co\.)?"
 _SUFFIXED = re.compile(
     rf"(?P<name>{_ORG_NAME_START})"
@@ -129,9 +127,11 @@ class OrganizationRecognizer(Recognizer):
     Clinic", "Rose and Sons"), or an opening word ("Stichting Ketting", "Fundacja ..."), and
     partnership names after a preposition ("at Martin, Young and Jarvis").
 
-    A two-letter form that is also a state or province code ("NV", "AB", "SA") does not
-    make a place a company ("Reno NV", "Calgary AB"). Score 0.75, tier 1: NER's PERSON on
-    "Sampaio" loses to "Sampaio Ltda.".
+    A short capital form that is also a state code, a blood group or a clinical
+    abbreviation ("NV", "AB", "SL", "AS") counts only outside clinical notes and after a
+    name that is not a place, everyday, drug or charting words ("Reno NV", "Type AB",
+    "Nitro SL" are not companies). Score 0.75, tier 1: NER's PERSON on "Sampaio" loses to
+    "Sampaio Ltda.".
 
     Examples
     --------
