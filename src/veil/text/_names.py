@@ -17,7 +17,7 @@ from veil.text._lexicon import (
     name_lexicon,
     relation_pattern,
 )
-from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
+from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers, scan
 
 __all__ = ["LexiconNameRecognizer", "OrganizationRecognizer", "TitledNameRecognizer"]
 
@@ -114,6 +114,13 @@ _SUFFIXED = re.compile(
     rf"|{_SP}(?P<word>{_alternation(_ORG_WORDS)}|{_FAMILY_FIRM})"
     rf"(?:{_SP}(?:{_alternation(_LEGAL_FORMS)})(?=$|[\s,;:!?)\"'’]|\.(?!\w)))?(?![\w'’-]))"
 )
+# what every _SUFFIXED match holds, after a space, a tab or a comma: a legal form, an
+# institution word, or the word a family-firm ending closes on; texts without one (most)
+# skip the name regex, whose lazy expansions at every capital cost more than this scan
+_SUFFIX_GATE = re.compile(
+    rf"[ \t,](?:{_alternation(_LEGAL_FORMS)}|{_alternation(_ORG_WORDS)}"
+    r"|Sons|S[øö]n|Söhne|[Ff]igli|[Aa]sociados)"
+)
 _OPENED = re.compile(rf"(?<![\w'’.&-])(?:{_alternation(_ORG_OPENERS)}){_SP}{_ORG_NAME}(?![\w'’-])")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n][ \t]*)(?=\w$)")
 # "The", "Our" ... opening a sentence are not part of the name ("The Smith Group")
@@ -152,7 +159,7 @@ class OrganizationRecognizer(Recognizer):
 
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
-        for m in _SUFFIXED.finditer(text):
+        for m in _SUFFIXED.finditer(text) if _SUFFIX_GATE.search(text) else ():
             start, end = m.start(), m.end()
             lead = _LEAD.match(text, start)
             if lead and lead.end() > m.end("name"):
@@ -164,7 +171,7 @@ class OrganizationRecognizer(Recognizer):
                 continue  # "Reno NV": a place and its state; "Blood Type AB"; "Plavix, ASA"
             pattern = "legal_form" if form else "org_word"
             out.append(self._finding(start, end, pattern))
-        for m in _OPENED.finditer(text):
+        for m in scan(_OPENED, text):
             if not any(f.start < m.end() and m.start() < f.end for f in out):
                 out.append(self._finding(m.start(), m.end(), "org_opener"))
         for m in self._partnership.finditer(text):
