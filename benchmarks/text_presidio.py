@@ -48,7 +48,10 @@ from veil.text import (  # noqa: E402
     load_gold,
 )
 from veil.text._corpus import CLINICAL_FROM  # noqa: E402
-from veil.text._ner import best_english_model  # noqa: E402
+from veil.text._ner import _one_blas_thread, best_english_model  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _timing import cpu_and_blas  # noqa: E402
 
 PRESIDIO_LABELS = {"EMAIL": "EMAIL_ADDRESS"}
 
@@ -122,9 +125,22 @@ def _veil_docs(engine: TextAnalyzer, texts: list[str]) -> None:
 
 
 def _spacy_only(nlp: Any, texts: list[str]) -> None:
-    with nlp.memory_zone():
+    # one BLAS thread, as veil runs it: a one-process figure must not use the second core
+    with nlp.memory_zone(), _one_blas_thread():
         for _ in nlp.pipe(texts, batch_size=BATCH):
             pass
+
+
+def _stock_ner(model: str) -> Any:
+    """The model with every component but ``ner`` removed and thinc's default backend
+    (BLIS): what loading only NER gives without veil's choice of BLAS."""
+    import spacy
+
+    nlp = spacy.load(model)
+    for name in list(nlp.pipe_names):
+        if name != "ner":
+            nlp.remove_pipe(name)
+    return nlp
 
 
 def _presidio_batch(batch: Any, texts: list[str], n: int) -> None:
@@ -216,10 +232,14 @@ def speed(model: str, texts: list[str], processes: list[int]) -> dict[str, Any]:
                 )
                 res[f"veil_per_doc_{tag}_p1"] = _rate(_timed(_veil_docs, v_engine, texts), texts)
                 if ner:
-                    # the ceiling of veil's NER path: spaCy alone (tokenizer + ner), batched
+                    # the ceiling of veil's NER path: spaCy alone (tokenizer + ner), batched,
+                    # as veil loads it (numpy BLAS, one thread) and as spaCy ships (BLIS)
                     assert v_engine.ner is not None
                     res["spacy_ner_only_p1"] = _rate(
                         _timed(_spacy_only, v_engine.ner.nlp, texts), texts
+                    )
+                    res["spacy_ner_only_thinc_blis_p1"] = _rate(
+                        _timed(_spacy_only, _stock_ner(model), texts), texts
                     )
             else:
                 res[f"presidio_per_doc_{tag}_p{n}"] = _rate(
@@ -243,6 +263,11 @@ def speed(model: str, texts: list[str], processes: list[int]) -> dict[str, Any]:
         )
         ratios["veil_batch_ner_p1/spacy_ner_only_p1"] = round(
             res["veil_batch_ner_p1"]["docs_per_s"] / ceiling, 2
+        )
+        ratios["spacy_ner_only_thinc_blis_p1/presidio_per_doc_ner_p1"] = round(
+            res["spacy_ner_only_thinc_blis_p1"]["docs_per_s"]
+            / res["presidio_per_doc_ner_p1"]["docs_per_s"],
+            2,
         )
     for k, v in res.items():
         if k.startswith("veil_"):
@@ -343,10 +368,14 @@ def main() -> None:
         "benchmark": "text_presidio",
         "command": " ".join(["benchmarks/text_presidio.py", *sys.argv[1:]]),
         "spacy_model": model,
-        "versions": {p: md.version(p) for p in ("presidio-analyzer", "spacy", "phonenumbers")},
+        "versions": {
+            p: md.version(p)
+            for p in ("presidio-analyzer", "spacy", "thinc", "blis", "numpy", "phonenumbers")
+        },
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
+            **cpu_and_blas(),
             "load_avg_at_start": os.getloadavg(),
         },
         "corpus": {"path": os.path.relpath(args.gold, ROOT), "records": len(gold)},

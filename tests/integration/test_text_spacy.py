@@ -7,7 +7,7 @@ import pytest
 
 from veil.policy import Policy, TextConfig
 from veil.text import TextAnalyzer, evaluate_spans, load_gold
-from veil.text._ner import best_english_model
+from veil.text._ner import _one_blas_thread, best_english_model
 
 # spaCy imports typer, which imports a name click deprecates; not ours to fix
 pytestmark = pytest.mark.filterwarnings(
@@ -39,6 +39,52 @@ def test_unknown_model_is_an_input_error() -> None:
 
     with pytest.raises(InputError, match="not installed"):
         TextAnalyzer.from_config(TextConfig(model="xx_no_such_model"))
+
+
+def test_numpy_blas_gives_the_stock_models_entities(analyzer: TextAnalyzer) -> None:
+    """veil runs the model's matrix products on numpy's BLAS instead of thinc's BLIS (a
+    speed choice); the entities must be those of the model as spaCy ships it, on every
+    text of the committed corpus."""
+    import spacy
+    from thinc.api import NumpyOps
+
+    assert analyzer.ner is not None and analyzer.model_name is not None
+    ops = {type(n.ops) for n in analyzer.ner.nlp.get_pipe("ner").model.walk()}
+    assert ops == {NumpyOps}
+    assert not any(
+        getattr(n.ops, "use_blis", True) for n in analyzer.ner.nlp.get_pipe("ner").model.walk()
+    )
+    stock = spacy.load(analyzer.model_name)
+    assert any(getattr(n.ops, "use_blis", False) for n in stock.get_pipe("ner").model.walk()), (
+        "the stock model should run on BLIS, or this test compares nothing"
+    )
+    texts = [r["full_text"] for r in load_gold(GOLD)]
+
+    def ents(nlp: object) -> list[list[tuple[int, int, str]]]:
+        return [
+            [(e.start_char, e.end_char, e.label_) for e in doc.ents]
+            for doc in nlp.pipe(texts, batch_size=64)  # type: ignore[attr-defined]
+        ]
+
+    with _one_blas_thread():
+        ours = ents(analyzer.ner.nlp)
+    assert ours == ents(stock)
+    assert sum(map(len, ours)) > 500  # the corpus holds entities for the model to find
+
+
+def test_the_model_runs_on_one_blas_thread() -> None:
+    """A one-process run uses one core: numpy's BLAS is held to one thread while the
+    model runs, and given back its setting after."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> set[int]:
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() == {2}, "numpy should load a BLAS library"
+        with _one_blas_thread():
+            assert blas_threads() == {1}
+        assert blas_threads() == {2}
 
 
 def test_people_places_orgs(analyzer: TextAnalyzer) -> None:

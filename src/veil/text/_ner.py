@@ -3,7 +3,8 @@
 The English pipelines ship a tagger, parser, lemmatizer and attribute ruler that PII
 detection does not use; they are excluded at load time (``spacy.load(exclude=...)``), and
 ``tok2vec`` is kept only when the NER component listens to it. Texts are processed in
-batches with ``nlp.pipe``.
+batches with ``nlp.pipe``, and the model's dense matrix products run on numpy's BLAS, one
+thread per process, instead of thinc's bundled BLIS (:func:`_use_numpy_blas`).
 
 spaCy labels map to Presidio's entity names: ``PERSON`` -> PERSON, ``ORG`` -> ORGANIZATION,
 ``GPE``/``LOC``/``FAC`` -> LOCATION, ``NORP`` -> NRP, ``DATE``/``TIME`` -> DATE_TIME (only
@@ -173,8 +174,54 @@ def load_spacy(name: str | None = None, language: str = "en") -> tuple[Any, str]
     if "ner" not in nlp.pipe_names:
         raise InputError(f"spaCy model {resolved!r} has no 'ner' component")
     nlp.max_length = 2_000_000
-    log.info("spaCy model %s loaded with components %s", resolved, nlp.pipe_names)
+    backend = _use_numpy_blas(nlp)
+    log.info(
+        "spaCy model %s loaded with components %s (matrix products: %s)",
+        resolved,
+        nlp.pipe_names,
+        backend,
+    )
     return nlp, resolved
+
+
+def _use_numpy_blas(nlp: Any) -> str:
+    """Run the pipeline's dense matrix products on numpy's BLAS instead of thinc's BLIS.
+
+    thinc's CPU backend multiplies matrices with its bundled BLIS, whose portable kernels
+    ran about 4x slower than numpy's OpenBLAS on one thread for the NER model's shapes
+    (7,680 x 288 by 288 x 288) on the x86-64 machines veil is benchmarked on.
+    ``NumpyOps(use_blis=False)`` is thinc's own switch for numpy's ``dot``; the parser's
+    per-step products stay on BLIS. Entities were identical on the benchmark corpus
+    (``benchmarks/text_presidio.py``). Only plain CPU ops are replaced: a GPU or Apple
+    backend is left alone. Returns the backend in use, for the log.
+    """
+    from thinc.api import NumpyOps
+
+    fast = NumpyOps(use_blis=False)
+    replaced = False
+    for name in nlp.pipe_names:
+        model = getattr(nlp.get_pipe(name), "model", None)
+        if model is None:
+            continue
+        for node in model.walk():
+            if type(node.ops) is NumpyOps and getattr(node.ops, "use_blis", False):
+                node.ops = fast
+                replaced = True
+    return "numpy BLAS, one thread per process" if replaced else "thinc's backend"
+
+
+@functools.cache
+def _blas_controller() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    """numpy's BLAS limited to one thread while the model runs: veil's parallelism is its
+    worker processes (``n_process``), and a benchmark against a one-process peer must not
+    use a second core unannounced. About 10 us a call (the controller is made once)."""
+    return _blas_controller().limit(limits=1, user_api="blas")  # type: ignore[no-any-return]
 
 
 def _plausible(entity: str, span: str) -> bool:
@@ -444,7 +491,10 @@ class SpacyNerRecognizer(Recognizer):
             chars += len(texts[i])
         out: list[list[Finding]] = [[] for _ in texts]
         zone = getattr(self.nlp, "memory_zone", None)
-        with zone() if zone is not None else contextlib.nullcontext():  # spaCy < 3.8: none
+        with (
+            zone() if zone is not None else contextlib.nullcontext(),  # spaCy < 3.8: none
+            _one_blas_thread(),
+        ):
             for batch in batches:
                 docs = self.nlp.pipe([texts[i] for i in batch], batch_size=len(batch))
                 for i, doc in zip(batch, docs, strict=True):
