@@ -52,6 +52,15 @@ _IDD = re.compile(
     + r"(?![\w/-]|[.,]\d)",
     re.I,
 )
+# A hospital pager or beeper number: an internal number of 4 to 7 digits, identifying its
+# carrier as a phone number does, only after the word that says what it is ("pager 45123",
+# "beeper #4-5123", "pgr: 45123"). "page" alone is not enough ("see page 12").
+_PAGER = re.compile(
+    r"\b(?:pager|beeper|bleep|pgr)\b\.?\s*(?:#|no\.|number|num\.?)?\s*[:#]?\s*"
+    r"(?P<num>(?<![\w.,/-])\d(?:-?\d){3,9})(?![\w/-]|[.,]\d)",
+    re.I,
+)
+_PAGER_WORD = re.compile(r"\b(?:pager|beeper|bleep|pgr)\b", re.I)
 _BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
 # North American numbers written in one of the usual layouts; used when the number is well
 # formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
@@ -256,11 +265,24 @@ class PhoneRecognizer(Recognizer):
                 found.append(hit)
         return found
 
+    def _pagers(self, text: str, taken: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+        """Internal pager numbers after "pager", "beeper", "bleep" or "pgr" (:data:`_PAGER`)."""
+        out = []
+        for m in _PAGER.finditer(text):
+            s, e = m.span("num")
+            if not any(a < e and s < b for a, b, _ in taken):
+                out.append((s, e, "pager"))
+        return out
+
     def analyze(self, text: str) -> list[Finding]:
-        if not _PHONE_HINT.search(text):
+        pagers = _PAGER.search(text) is not None
+        if not pagers and not _PHONE_HINT.search(text):
             return []
+        candidates = self._candidates(text) if _PHONE_HINT.search(text) else []
+        if pagers:
+            candidates += self._pagers(text, candidates)
         out: list[Finding] = []
-        for start, end, how in sorted(self._candidates(text)):
+        for start, end, how in sorted(candidates):
             before = text[max(0, start - 1) : start]
             if before and (before.isalnum() or before in "/."):
                 continue
@@ -269,7 +291,11 @@ class PhoneRecognizer(Recognizer):
             raw = text[start:end]
             if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", raw) or re.fullmatch(r"\d+\.\d+", raw):
                 continue
-            hit = _PHONE_CONTEXT.search(text, max(0, start - 40), start)
+            hit = _PHONE_CONTEXT.search(
+                text, max(0, start - 40), start
+            ) or (  # the word of a pager number (never the number: explanations hold no data)
+                _PAGER_WORD.search(text, max(0, start - 40), start) if how == "pager" else None
+            )
             if (raw.isdigit() or how == "possible") and not hit:
                 # bare digit runs are account and order numbers more often than phones; a
                 # number no plan knows as assigned may be an amount ("+44 123 456 789")

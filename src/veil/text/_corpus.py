@@ -170,6 +170,8 @@ NOTE_LINES: tuple[str, ...] = (
     "Pt is a {AGE} y/o {_SEX} s/p CABG x3 on {DATE_TIME}, hx of HTN, DM, CKD.",
     "Seen by Neuro, recs per Dr. {PERSON:last}: Keppra 500mg IV BID, EEG in AM.",
     "Husband {PERSON} updated by phone, aware of plan for HD tomorrow.",
+    "Paged covering MD Dr. {PERSON:last} at pager {PHONE_NUMBER:pager}, will come to evaluate.",
+    "Resident aware of UOP <20cc/hr x2, beeper #{PHONE_NUMBER:pager}. NS 500cc bolus given.",
     "Nutrition consult by {PERSON}, RD: start TF Nepro at 10cc/hr, advance Q4H to goal.",
     "Followed for dialysis at {ORGANIZATION:hospital} in {LOCATION:city} MWF.",
     "Mr. {PERSON:last} states he wants to go home to {LOCATION:city}. Daughter {PERSON:first} aware.",
@@ -399,6 +401,9 @@ class _Filler:
             "MEDICAL_RECORD_NUMBER": lambda: str(r.randint(10**6, 10**8 - 1)),
             "ABA_ROUTING_NUMBER": lambda: f.aba(),
         }
+        if kind == "PHONE_NUMBER" and variant == "pager":  # a hospital's internal pager
+            digits = str(r.randint(10**4, 10**5 - 1))
+            return (digits if r.random() < 0.6 else f"{digits[0]}-{digits[1:]}"), kind, None
         if kind in simple:
             return simple[kind](), kind, None
         fillers = {

@@ -270,3 +270,57 @@ def test_faker_national_numbers_after_a_phone_word_are_found(
         lo, hi = text.index(number), text.index(number) + len(number)
         assert any(f.start <= lo and hi <= f.end for f in us.analyze(text)), (locale, checked)
     assert checked >= 30
+
+
+# Hospital pagers: internal numbers of 4 to 10 digits, a phone number only after the word
+# that says so
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("Dr. Roe aware, pager 45123, will come up.", "45123"),
+        ("paged HO at beeper #4-5123 re: low UOP", "4-5123"),
+        ("PGR: 45123", "45123"),
+        ("bleep 2231 for the on-call registrar", "2231"),
+        ("Pager no. 617-555-0199", "617-555-0199"),
+    ],
+)
+def test_pager_numbers_after_their_word(us: PhoneRecognizer, text: str, span: str) -> None:
+    found = us.analyze(text)
+    assert [text[f.start : f.end] for f in found] == [span]
+    assert found[0].explanation is not None
+    assert span not in "".join(found[0].explanation.context_words)  # no data in explanations
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see page 12345 of the chart",  # "page" is not "pager"
+        "page 45123 re: K 3.1",
+        "pager 123 battery low",  # too short for a number
+        "pager 45.123 and 2.5 mg",  # a decimal
+        "new pager issued, 45123 units given",  # a number further on is not the pager's
+        "45123 pager",  # the word comes first
+    ],
+)
+def test_pager_hard_negatives(us: PhoneRecognizer, text: str) -> None:
+    assert _spans(us, text) == []
+
+
+def test_generated_notes_pagers_are_found() -> None:
+    from veil.text import generate_clinical_notes
+
+    analyzer = TextAnalyzer.from_config(ner=False)
+    pagers = 0
+    for note in generate_clinical_notes(300, seed=5):
+        text = note["full_text"]
+        found = {
+            (f.start, f.end) for f in analyzer.analyze(text) if f.entity_type == "PHONE_NUMBER"
+        }
+        for s in note["spans"]:
+            if s["entity_type"] == "PHONE_NUMBER":
+                assert (s["start_position"], s["end_position"]) in found
+                pagers += (
+                    s["entity_value"].replace("-", "").isdigit()
+                    and len(s["entity_value"].replace("-", "")) == 5
+                )
+    assert pagers >= 10
