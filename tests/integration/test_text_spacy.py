@@ -86,6 +86,22 @@ def test_the_model_runs_on_one_blas_thread() -> None:
             assert blas_threads() == {1}
         assert blas_threads() == {2}
 
+        # the limit is process-wide: threads that overlap leave the setting they found
+        import threading
+        import time
+
+        def work() -> None:
+            for _ in range(30):
+                with _one_blas_thread():
+                    time.sleep(0.0005)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert blas_threads() == {2}
+
 
 def test_people_places_orgs(analyzer: TextAnalyzer) -> None:
     text = "John Smith met Maria Garcia at Google in Paris on March 3, 2021."

@@ -26,6 +26,7 @@ import contextlib
 import functools
 import logging
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -217,11 +218,33 @@ def _blas_controller() -> Any:
     return ThreadpoolController()
 
 
-def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
+_BLAS_LOCK = threading.Lock()
+_blas_users = 0
+_blas_limiter: Any = None
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
     """numpy's BLAS limited to one thread while the model runs: veil's parallelism is its
     worker processes (``n_process``), and a benchmark against a one-process peer must not
-    use a second core unannounced. About 10 us a call (the controller is made once)."""
-    return _blas_controller().limit(limits=1, user_api="blas")  # type: ignore[no-any-return]
+    use a second core unannounced. About 10 us a call (the controller is made once).
+
+    The limit is process-wide, so it is counted: with several threads inside at once,
+    the first sets it and the last restores the setting found, never one thread's view
+    of another's limit."""
+    global _blas_users, _blas_limiter
+    with _BLAS_LOCK:
+        if _blas_users == 0:
+            _blas_limiter = _blas_controller().limit(limits=1, user_api="blas")
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _blas_users -= 1
+            if _blas_users == 0:
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
 
 
 def _plausible(entity: str, span: str) -> bool:
