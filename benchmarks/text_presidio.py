@@ -48,7 +48,11 @@ from veil.text import (  # noqa: E402
     load_gold,
 )
 from veil.text._corpus import CLINICAL_FROM  # noqa: E402
-from veil.text._ner import _one_blas_thread, best_english_model  # noqa: E402
+from veil.text._ner import (  # noqa: E402
+    _one_blas_thread,
+    _use_numpy_blas,
+    best_english_model,
+)
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from _timing import cpu_and_blas  # noqa: E402
@@ -241,6 +245,13 @@ def speed(model: str, texts: list[str], processes: list[int]) -> dict[str, Any]:
                     res["spacy_ner_only_thinc_blis_p1"] = _rate(
                         _timed(_spacy_only, _stock_ner(model), texts), texts
                     )
+                    # Presidio given the same choice of BLAS: how much of the ratio is it?
+                    p_numpy = _presidio(model, ner=True)
+                    _use_numpy_blas(p_numpy.nlp_engine.nlp["en"])
+                    with _one_blas_thread():
+                        res["presidio_per_doc_ner_numpy_blas_p1"] = _rate(
+                            _timed(_presidio_docs, p_numpy, texts), texts
+                        )
             else:
                 res[f"presidio_per_doc_{tag}_p{n}"] = _rate(
                     _timed(_pool_run, _w_presidio, p_engine, texts, n), texts
@@ -263,6 +274,11 @@ def speed(model: str, texts: list[str], processes: list[int]) -> dict[str, Any]:
         )
         ratios["veil_batch_ner_p1/spacy_ner_only_p1"] = round(
             res["veil_batch_ner_p1"]["docs_per_s"] / ceiling, 2
+        )
+        ratios["veil_batch_ner_p1/presidio_per_doc_ner_numpy_blas_p1"] = round(
+            res["veil_batch_ner_p1"]["docs_per_s"]
+            / res["presidio_per_doc_ner_numpy_blas_p1"]["docs_per_s"],
+            2,
         )
         ratios["spacy_ner_only_thinc_blis_p1/presidio_per_doc_ner_p1"] = round(
             res["spacy_ner_only_thinc_blis_p1"]["docs_per_s"]
