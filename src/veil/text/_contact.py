@@ -332,8 +332,9 @@ class PhoneRecognizer(Recognizer):
 @recognizers.register("age")
 class AgeRecognizer(PatternRecognizer):
     """Ages written with their context: "aged 47", "age: 47", "47 years old", "47-year-old",
-    "47 y/o", "47yo", "47 years of age", "turned 47" (not before a unit: "turned 90 degrees").
-    The number alone is never an age."""
+    "47 y/o", "47yo", "47 years of age", "turned 47" (not before a unit: "turned 90 degrees"),
+    "I'm 47." and "she is 47 and ..." (the number then ends a clause or goes on with "and",
+    "but", "now", "years": not "I am 5 minutes away"). The number alone is never an age."""
 
     entity = "AGE"
     needs_digit = True
@@ -372,6 +373,16 @@ class AgeRecognizer(PatternRecognizer):
             r"\bturn(?:s|ed|ing)\s+(\d{1,3})(?![\w%°]|[/:.,]\d)(?!\s*-?(?:degrees?|deg|times?|"
             r"pages?|points?|laps?|percent|per\b|mph|km|kms|miles?|minutes?|mins?|hours?|hrs?|"
             r"days?|weeks?|months?|[a-z]*(?:meters?|metres?)|feet|ft|inches|in\b|°))",
+            0.6,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # a person saying their own age, or someone's: "I'm 47.", "I am 47 and retired",
+            # "she is 8 years"; not "I am 5 minutes away", "I'm 100% sure", "I'm 6 feet"
+            "age_is",
+            r"\b(?:I\s+am|I['’]m|(?:s?he|they)\s+(?:is|are))\s+(\d{1,3})"
+            r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and(?!\s+(?:a\s+)?half)|but|now|today|this|years?|yrs?)\b)",
             0.6,
             group=1,
             flags=re.IGNORECASE,
