@@ -52,7 +52,7 @@ _IDD = re.compile(
     + r"(?![\w/-]|[.,]\d)",
     re.I,
 )
-# A hospital pager or beeper number: an internal number of 4 to 7 digits, identifying its
+# A hospital pager or beeper number: an internal number of 4 to 10 digits, identifying its
 # carrier as a phone number does, only after the word that says what it is ("pager 45123",
 # "beeper #4-5123", "pgr: 45123"). "page" alone is not enough ("see page 12").
 _PAGER = re.compile(
@@ -276,9 +276,10 @@ class PhoneRecognizer(Recognizer):
 
     def analyze(self, text: str) -> list[Finding]:
         pagers = _PAGER.search(text) is not None
-        if not pagers and not _PHONE_HINT.search(text):
+        hint = _PHONE_HINT.search(text) is not None
+        if not pagers and not hint:
             return []
-        candidates = self._candidates(text) if _PHONE_HINT.search(text) else []
+        candidates = self._candidates(text) if hint else []
         if pagers:
             candidates += self._pagers(text, candidates)
         out: list[Finding] = []

@@ -188,13 +188,13 @@ def load_spacy(name: str | None = None, language: str = "en") -> tuple[Any, str]
 def _use_numpy_blas(nlp: Any) -> str:
     """Run the pipeline's dense matrix products on numpy's BLAS instead of thinc's BLIS.
 
-    thinc's CPU backend multiplies matrices with its bundled BLIS, whose portable kernels
-    ran about 4x slower than numpy's OpenBLAS on one thread for the NER model's shapes
-    (7,680 x 288 by 288 x 288) on the x86-64 machines veil is benchmarked on.
+    thinc's CPU backend multiplies matrices with its bundled BLIS, which ran the NER
+    model's products (7,680 x 288 by 288 x 288) 3 to 4x slower than numpy's OpenBLAS on
+    one thread on the AMD EPYC machine veil is benchmarked on (``benchmarks/text_blas.py``).
     ``NumpyOps(use_blis=False)`` is thinc's own switch for numpy's ``dot``; the parser's
-    per-step products stay on BLIS. Entities were identical on the benchmark corpus
-    (``benchmarks/text_presidio.py``). Only plain CPU ops are replaced: a GPU or Apple
-    backend is left alone. Returns the backend in use, for the log.
+    per-step products stay on BLIS. Entities are the stock model's (a test on the committed
+    corpus). Only plain CPU ops are replaced: a GPU or Apple backend is left alone.
+    Returns the backend in use, for the log.
     """
     from thinc.api import NumpyOps
 
