@@ -189,7 +189,7 @@ def _use_numpy_blas(nlp: Any) -> str:
     """Run the pipeline's dense matrix products on numpy's BLAS instead of thinc's BLIS.
 
     thinc's CPU backend multiplies matrices with its bundled BLIS, which ran the NER
-    model's products (7,680 x 288 by 288 x 288) 3 to 4x slower than numpy's OpenBLAS on
+    model's products (7,680 x 288 by 288 x 288) about 3x slower than numpy's OpenBLAS on
     one thread on the AMD EPYC machine veil is benchmarked on (``benchmarks/text_blas.py``).
     ``NumpyOps(use_blis=False)`` is thinc's own switch for numpy's ``dot``; the parser's
     per-step products stay on BLIS. Entities are the stock model's (a test on the committed
