@@ -103,6 +103,49 @@ def test_the_model_runs_on_one_blas_thread() -> None:
         assert blas_threads() == {2}
 
 
+def _child_blas_state(queue: object) -> None:
+    from threadpoolctl import threadpool_info
+
+    from veil.text import _ner
+
+    users_at_start = _ner._blas_users
+    with _ner._one_blas_thread():
+        inside = {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    queue.put((users_at_start, inside, _ner._blas_users))  # type: ignore[attr-defined]
+
+
+def test_a_forked_worker_starts_with_no_blas_user() -> None:
+    """A worker forked while another thread of the parent is inside the one-thread limit
+    does not inherit that thread's count (it would then never set the limit itself)."""
+    import multiprocessing
+    import threading
+
+    from veil.text import _ner
+
+    entered, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with _one_blas_thread():
+            entered.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert entered.wait(10) and _ner._blas_users == 1
+        ctx = multiprocessing.get_context("fork")
+        queue = ctx.Queue()
+        child = ctx.Process(target=_child_blas_state, args=(queue,))
+        child.start()
+        users_at_start, inside, users_after = queue.get(timeout=30)
+        child.join(30)
+    finally:
+        release.set()
+        holder.join()
+    assert (users_at_start, inside, users_after) == (0, {1}, 0)
+    assert _ner._blas_users == 0
+
+
 def test_people_places_orgs(analyzer: TextAnalyzer) -> None:
     text = "John Smith met Maria Garcia at Google in Paris on March 3, 2021."
     found = {(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)}

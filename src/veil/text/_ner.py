@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
 import re
 import threading
 from collections.abc import Iterable, Iterator
@@ -198,7 +199,10 @@ def _use_numpy_blas(nlp: Any) -> str:
     """
     from thinc.api import NumpyOps
 
-    fast = NumpyOps(use_blis=False)
+    try:
+        fast = NumpyOps(use_blis=False)
+    except TypeError:  # a thinc without the switch: keep its backend
+        return "thinc's backend"
     replaced = False
     for name in nlp.pipe_names:
         model = getattr(nlp.get_pipe(name), "model", None)
@@ -221,6 +225,18 @@ def _blas_controller() -> Any:
 _BLAS_LOCK = threading.Lock()
 _blas_users = 0
 _blas_limiter: Any = None
+
+
+def _reset_blas_state() -> None:
+    """In a forked child: no thread of the parent is inside :func:`_one_blas_thread` there,
+    whatever the parent's count said at the fork (and its lock may have been held)."""
+    global _BLAS_LOCK, _blas_users, _blas_limiter
+    _BLAS_LOCK = threading.Lock()
+    _blas_users = 0
+    _blas_limiter = None
+
+
+os.register_at_fork(after_in_child=_reset_blas_state)
 
 
 @contextlib.contextmanager
