@@ -108,10 +108,15 @@ class EmailRecognizer(PatternRecognizer):
 
 @recognizers.register("ip_address")
 class IpRecognizer(PatternRecognizer):
-    """IPv4 and IPv6 addresses, parsed by :mod:`ipaddress`; version strings are refused."""
+    """IPv4 and IPv6 addresses, parsed by :mod:`ipaddress`; version strings are refused.
+
+    An IPv6 address may hold no digit ("dead:beef::cafe"): such an address counts with a
+    context word ("ip", "host", "server" ...), since "a::b" is as often a path in code.
+    """
 
     entity = "IP_ADDRESS"
-    needs_digit = True
+    # no ``needs_digit``: an IPv6 address may be letters only; each pattern's prefilter
+    # still skips texts without four digits (IPv4) or a colon (IPv6)
     tier = 0
     patterns = (
         Pattern("ipv4", r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)", 0.6),
@@ -123,7 +128,8 @@ class IpRecognizer(PatternRecognizer):
         ),
     )
     context = ("ip", "ip address", "ipv4", "ipv6", "host", "server")
-    _version = re.compile(r"(?:\bv|version|release|build|ver\.?)\s*$", re.IGNORECASE)
+    # whole words: "ver" ends "server", "never", "over", which once dropped the address
+    _version = re.compile(r"\b(?:v|version|release|build|ver\.?)\s*$", re.IGNORECASE)
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         try:
@@ -132,6 +138,8 @@ class IpRecognizer(PatternRecognizer):
             return True
         if ":" in value and value.count(":") < 2:
             return True
+        if not any(c.isdigit() for c in value) and not self._context.find(text, start, end):
+            return True  # letters only ("a::b"): an address only where the text says so
         return bool(self._version.search(text, max(0, start - 12), start))
 
     def validate(self, value: str) -> str | None:

@@ -32,6 +32,11 @@ POSITIVES = [
     ("EMAIL_ADDRESS", "mail jane.roe+x@mail.example.co.uk.", "jane.roe+x@mail.example.co.uk"),
     ("IP_ADDRESS", "from 192.168.10.1 at", "192.168.10.1"),
     ("IP_ADDRESS", "v6 2001:db8::8a2e:370:7334 seen", "2001:db8::8a2e:370:7334"),
+    # "ver" inside "server" or "never" is no version word (it once dropped these)
+    ("IP_ADDRESS", "our server 192.168.1.20 failed", "192.168.1.20"),
+    ("IP_ADDRESS", "never 10.0.0.1 again", "10.0.0.1"),
+    # an IPv6 address may be letters only; with a context word it counts
+    ("IP_ADDRESS", "host dead:beef::cafe is down", "dead:beef::cafe"),
     ("MAC_ADDRESS", "mac 00:1A:2B:3C:4D:5E", "00:1A:2B:3C:4D:5E"),
     ("URL", "see https://example.org/a?b=1.", "https://example.org/a?b=1"),
     ("URL", "visit www.acme.io today", "www.acme.io"),
@@ -120,6 +125,8 @@ NEGATIVES = [
     ("DATE_TIME", "reduced by 1/2 and from 1/3 to 2/3"),
     ("DATE_TIME", "on 13/4 and on 4/32"),
     ("IP_ADDRESS", "version 1.2.3.4 released"),
+    ("IP_ADDRESS", "ver. 1.2.3.4 is out"),
+    ("IP_ADDRESS", "call a::b in the module"),  # letters only, no context: a path
     ("IP_ADDRESS", "address 999.1.1.1"),
     ("IP_ADDRESS", "at 10:30:00 sharp"),
     ("URL", "edema.pl noted"),
