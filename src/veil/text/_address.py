@@ -101,8 +101,6 @@ __all__ = [
     "address_shape",
 ]
 
-# every address has a digit but "Rua Cruz, s/n" (sem número, sin número: no house number)
-_GATE = re.compile(r"\d|[sS]/[nN]")
 _UP = UPPER_LATIN  # upper-case Latin letters ("Łódź", "Žinkovská")
 # a capitalised word: "Main", "O'Neil", "St.", "Saint-Denis", "Evelyne-Flantz-Weg"
 _WORD = rf"[{_UP}][\w'’.-]*"
@@ -170,7 +168,8 @@ _NORDIC_APART_LINE = re.compile(
     rf"(?P<type>{'|'.join(_NORDIC_APART)})[ \t]+(?P<num>{_NUM})(?![\w])"
 )
 _NORDIC_MARK = re.compile(rf"[ \t](?:{'|'.join(_NORDIC_APART)})[ \t]+\d")
-_GENERIC_MARK = re.compile(r"\d\d\d[ \t-]\d\d")  # a superset of _GENERIC_PC, one branch
+# a superset of _GENERIC_PC, one branch, and of the Brazilian tail's CEP without its hyphen
+_GENERIC_MARK = re.compile(r"\d\d\d[ \t-]\d\d|\d{8}")
 _GENERIC_LINE = re.compile(
     rf"(?<![\w/#.,-])(?P<name>{_WORD}(?:[ \t]+(?:{_PARTICLE}|pod|nad|na|u|v|náměstí|třída|"
     rf"nábřeží|ulice|{_WORD})){{0,3}})"
@@ -244,6 +243,14 @@ _AU_TOO = {
     "WA": ("US", "AU"), "SA": ("AU",), "NT": ("CA", "AU"), "BC": ("CA", "MX"), "NL": ("CA", "MX"),
 }  # fmt: skip
 _REGION_RE = "|".join(re.escape(r) for r in sorted(_REGIONS, key=len, reverse=True))
+# What every address holds, one of: a digit; "s/n" (sem número, sin número: "Rua Cruz,
+# S/N"); a unit with a letter ("Flat B, Summers Orchard"); or, for a street line without a
+# number before its town, a region after a comma ("Rue Royale, New Orleans, LA"). A text
+# with none of them is not scanned.
+_GATE = re.compile(
+    rf"\d|[sS]/[nN]|{_UNIT_WORDS}\.?[ \t]*#?[ \t]*[A-Za-z]-?(?![\w])"
+    rf"|,[ \t]*(?:{_REGION_RE})(?![\w])"
+)
 _CA_PC = r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ \t-]?\d[ABCEGHJ-NPRSTV-Z]\d"
 # Royal Mail: outward code A9, A99, A9A, AA9, AA99, AA9A (letters restricted by position),
 # a space, inward code 9AA (no C, I, K, M, O, V); GIR 0AA
@@ -504,10 +511,28 @@ _EIRCODE_NEAR = re.compile(_EIRCODE)
 _NZ_NEAR = re.compile(r"\d{4}(?![\w-])")
 
 
+# per tail regex: (the text, where the last search started, its match or None)
+_NEXT: dict[re.Pattern[str], tuple[str, int, re.Match[str] | None]] = {}
+
+
 def _near(rx: re.Pattern[str], text: str, end: int) -> bool:
-    """Whether ``rx`` occurs within a locality's reach after ``end``: a cheap test that
-    spares the rarer tails' full grammar on most street lines."""
-    return rx.search(text, end, end + 160) is not None
+    """Whether ``rx`` occurs anywhere after ``end``: a cheap necessary condition that
+    spares the rarer tails' full grammar on most street lines. (It once looked only 160
+    characters ahead, which a padded or columnar layout could outrun.)
+
+    Street lines come left to right, so the last search is kept per regex and reused while
+    its match still lies after ``end``: the text is scanned about once per regex, not once
+    per street line."""
+    last = _NEXT.get(rx)
+    if last is not None and last[0] is text and last[1] <= end:
+        m = last[2]
+        if m is None:
+            return False  # nothing after an earlier point, so nothing after this one
+        if m.start() >= end:
+            return True
+    m = rx.search(text, end)
+    _NEXT[rx] = (text, end, m)
+    return m is not None
 
 
 def _pc_country(pc: str | None) -> str | None:

@@ -60,6 +60,7 @@ _PAGER = re.compile(
     r"(?P<num>(?<![\w.,/-])\d(?:-?\d){3,9})(?![\w/-]|[.,]\d)",
     re.I,
 )
+_ANY_DIGIT = re.compile(r"\d")
 _PAGER_WORD = re.compile(r"\b(?:pager|beeper|bleep|pgr)\b", re.I)
 _BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
 # North American numbers written in one of the usual layouts; used when the number is well
@@ -141,6 +142,7 @@ class PhoneRecognizer(Recognizer):
                 key="phone_regions",
             )
         self.regions = cleaned
+        self._other_regions = any(r != "US" for r in cleaned)
         self.score = score
 
     # candidates ---------------------------------------------------------------------------
@@ -276,7 +278,12 @@ class PhoneRecognizer(Recognizer):
 
     def analyze(self, text: str) -> list[Finding]:
         pagers = _PAGER.search(text) is not None
-        hint = _PHONE_HINT.search(text) is not None
+        # the hint holds for every North American and international candidate; national
+        # numbers of other regions may be shorter ("22158" on St Helena) or written with
+        # other dashes ("020–7946–0958"), so with such regions any digit opens the scan
+        hint = _PHONE_HINT.search(text) is not None or (
+            self._other_regions and _ANY_DIGIT.search(text) is not None
+        )
         if not pagers and not hint:
             return []
         candidates = self._candidates(text) if hint else []
