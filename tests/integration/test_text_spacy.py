@@ -114,6 +114,8 @@ def _child_blas_state(queue: object) -> None:
     queue.put((users_at_start, inside, _ner._blas_users))  # type: ignore[attr-defined]
 
 
+# JAX, when an earlier test imported it, warns at every fork; the child here runs no JAX
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
 def test_a_forked_worker_starts_with_no_blas_user() -> None:
     """A worker forked while another thread of the parent is inside the one-thread limit
     does not inherit that thread's count (it would then never set the limit itself)."""
