@@ -22,6 +22,9 @@ value) and how to fix it. They never contain a data value: this is a privacy too
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 __all__ = [
     "InputError",
     "KeyMissingError",
@@ -34,6 +37,7 @@ __all__ = [
     "StageUnavailableError",
     "VeilError",
     "VerificationError",
+    "column_names",
 ]
 
 
@@ -142,3 +146,32 @@ class VerificationError(VeilError, AssertionError):
     """The independent re-check of a released table failed; nothing was written."""
 
     exit_code = 4
+
+
+_NAME_SHAPE = re.compile(r"[^\W\d][\w.\- ]{0,39}")
+
+
+def column_names(names: Iterable[object], limit: int = 30) -> str:
+    """The column names of a file, for a hint, when they all look like column names.
+
+    A file without a header row makes its first record the "column names"; listing them
+    would put data in an error. So the names are listed only if every one looks like a
+    name (a letter or ``_`` first, at most 40 characters of letters, digits, ``_``, ``.``,
+    ``-`` and spaces, at most four words); otherwise the hint says how many there are and
+    that the first line may be data.
+
+    Examples
+    --------
+    >>> column_names(["id", "notes", "visit date"])
+    'id, notes, visit date'
+    >>> column_names(["1", "Jane Roe wrote to jane@example.com"])
+    'the 2 columns of the data (not listed: the first line looks like data; is the header row missing?)'
+    """
+    listed = [str(n) for n in names]
+    if all(_NAME_SHAPE.fullmatch(n) and len(n.split()) <= 4 for n in listed):
+        more = f" (and {len(listed) - limit} more)" if len(listed) > limit else ""
+        return ", ".join(listed[:limit]) + more
+    return (
+        f"the {len(listed)} column{'s' if len(listed) != 1 else ''} of the data (not listed: "
+        "the first line looks like data; is the header row missing?)"
+    )

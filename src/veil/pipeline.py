@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from veil._errors import SchemaError, StageUnavailableError
+from veil._errors import SchemaError, StageUnavailableError, column_names
 from veil._progress import NullProgress, Progress
 
 if TYPE_CHECKING:
@@ -195,14 +195,14 @@ def _reconcile_columns(policy: Policy, df: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise SchemaError(
             f"the policy lists {len(missing)} column(s) not in the data: {', '.join(missing)}",
-            hint=f"the data has: {', '.join(present[:30])}",
+            hint=f"the data has: {column_names(present)}",
         )
     unlisted = [c for c in present if c not in listed]
     if unlisted:
         if policy.unlisted_columns == "error":
             raise SchemaError(
                 f"the data has {len(unlisted)} column(s) the policy does not list: "
-                f"{', '.join(unlisted[:20])}",
+                f"{column_names(unlisted, 20)}",
                 hint="list them under columns:, or set unlisted_columns: drop (or keep)",
             )
         if policy.unlisted_columns == "drop":

@@ -259,3 +259,120 @@ def test_sdc_refuses_l_diversity_before_reading(cli, tmp_path) -> None:
     result = cli("run", policy_file(tmp_path, tmp_path / "never-read.csv", text))
     assert_clean_failure(result, 2, tmp_path)
     assert "privacy.l_diversity" in result.err and "mondrian" in result.err
+
+
+# --- found by a black-box audit of the text commands (2026-11-25) ---------------------------
+
+
+def test_ragged_first_row_is_refused_not_shifted(cli, tmp_path, monkeypatch) -> None:
+    """A first row with more fields than the header made pandas take the extra field as
+    the index: every column shifted, and the real notes went out unredacted under 'id'."""
+    bad = tmp_path / "ragged.csv"
+    bad.write_text(
+        f'id,notes\n1,"{CANARY} wrote jo@example.com",536-22-1234\n2,"hi",x\n', encoding="utf-8"
+    )
+    out = tmp_path / "out" / "r.csv"
+    result = cli("redact", bad, "--column", "notes", "--no-ner", "--out", out)
+    assert_clean_failure(result, 2, tmp_path)
+    assert "more fields than the header" in result.err
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    table = tmp_path / "people.csv"
+    table.write_text(f"email,name,age,city\n{CANARY}@x.org,Ann,3,X,extra\n", encoding="utf-8")
+    result = cli("run", policy_file(tmp_path, table))
+    assert_clean_failure(result, 2, tmp_path)
+    assert "more fields than the header" in result.err
+
+
+def test_jsonl_field_that_no_record_has_is_an_error(cli, tmp_path) -> None:
+    """A misspelt --column on JSONL read every record's text as missing and wrote the
+    records back unredacted, exit 0."""
+    src = tmp_path / "in.jsonl"
+    src.write_text(f'{{"text": "{CANARY} at jo@example.com"}}\n', encoding="utf-8")
+    for command in (["redact"], ["text", "detect"]):
+        result = cli(
+            *command, src, "--column", "txet", "--no-ner", "--out", tmp_path / "out" / "r.jsonl"
+        )
+        assert_clean_failure(result, 2, tmp_path)
+        assert "no field 'txet'" in result.err and "text" in result.err
+
+
+def test_a_header_row_that_is_data_is_not_echoed(cli, tmp_path) -> None:
+    """Without a header row, the first record's values are the "column names": the hint
+    listing them put data in the error."""
+    src = tmp_path / "noheader.csv"
+    src.write_text(f'1,"{CANARY} emailed jo@example.com"\n2,hello\n', encoding="utf-8")
+    for command in (["redact"], ["text", "detect"]):
+        result = cli(
+            *command, src, "--column", "notes", "--no-ner", "--out", tmp_path / "out" / "r.csv"
+        )
+        assert_clean_failure(result, 2, tmp_path)
+        assert "header row missing" in result.err
+
+
+def test_detect_refuses_to_overwrite_its_input(cli, tmp_path) -> None:
+    src = tmp_path / "same.jsonl"
+    src.write_text('{"text": "mail jo@example.com"}\n', encoding="utf-8")
+    before = src.read_bytes()
+    result = cli("text", "detect", src, "--no-ner", "--out", tmp_path / "." / "same.jsonl")
+    assert result.code == 2 and "overwrite the input" in result.err
+    assert src.read_bytes() == before
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_termination_leaves_no_temporary_output(tmp_path, signame) -> None:
+    """SIGTERM and SIGHUP unwind like Ctrl-C: the temporary output is removed, and the exit
+    code says which signal (128 + its number). They once killed the process on the spot,
+    leaving a half-written temporary file beside the output."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    src = tmp_path / "big.csv"
+    row = '"Call Jo Roe on (617) 555-0199 or mail jo@example.com about the visit."\n'
+    src.write_text("notes\n" + row * 200_000, encoding="utf-8")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "veil",
+            "-q",
+            "redact",
+            str(src),
+            "--column",
+            "notes",
+            "--no-ner",
+            "--out",
+            str(out_dir / "r.csv"),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not any(out_dir.iterdir()):  # wait until the temporary output is being written
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    sig = getattr(signal, signame)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err
+    assert "terminated" in err.decode()
+    assert list(out_dir.iterdir()) == []
+
+
+def test_unreadable_parquet_is_named_not_an_internal_error(cli, tmp_path) -> None:
+    """Finishing the empty output re-read the failed input, and its pyarrow error masked
+    the clear one."""
+    src = tmp_path / "empty.parquet"
+    src.write_bytes(b"")
+    result = cli(
+        "redact", src, "--column", "notes", "--no-ner", "--out", tmp_path / "out" / "r.parquet"
+    )
+    assert_clean_failure(result, 2, tmp_path)
+    assert "not a readable Parquet file" in result.err

@@ -11,7 +11,7 @@ import importlib
 import logging
 import sys
 import traceback
-from typing import Annotated
+from typing import Annotated, Any
 
 import click
 import typer
@@ -121,9 +121,59 @@ def _fail(message: str, hint: str | None, code: int) -> int:
     return code
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, like Ctrl-C: every output being
+    written is a temporary file that the unwinding removes, so nothing half-written is
+    left (the default action kills the process on the spot, temporary file and all)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_signalled: list[int] = []  # the signal that stopped this run, if one did
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    _signalled.append(signum)
+    raise _Terminated(signum)
+
+
+def _on_termination() -> dict[int, Any]:
+    """Turn SIGTERM and SIGHUP into :class:`_Terminated`; return the handlers replaced."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}  # handlers can be set from the main thread only (an embedding program)
+    old: dict[int, Any] = {}
+    _signalled.clear()
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            old[sig] = signal.signal(sig, _raise_terminated)
+    return old
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``veil`` command. Returns the exit code."""
+    import signal
+
     args = sys.argv[1:] if argv is None else argv
+    handlers = _on_termination()
+    try:
+        code = _main(args)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    if _signalled and code != 128 + _signalled[0]:
+        # typer turns the exception into a silent exit 130, after the unwinding has
+        # removed every temporary output: say what happened, with the signal's code
+        return _fail("terminated", "no output was left half-written", 128 + _signalled[0])
+    return code
+
+
+def _main(args: list[str]) -> int:
     debug = "--debug" in args
     try:
         rv = _app_for(args)(args=args, prog_name="veil", standalone_mode=False)
@@ -140,8 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         from rich.markup import escape
 
         return _fail(escape(exc.message), escape(exc.hint) if exc.hint else None, exc.exit_code)
+    except _Terminated as exc:
+        return _fail("terminated", "no output was left half-written", 128 + exc.signum)
     except KeyboardInterrupt:
-        return _fail("interrupted", None, 130)
+        return _fail("interrupted", "no output was left half-written", 130)
     except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback, no data
         if debug:
             traceback.print_exc()

@@ -183,9 +183,12 @@ def detect(
     json_: _Json = False,
 ) -> None:
     """Write raw findings: {"index", "findings": [{start, end, entity_type, score, recognizer}]}."""
+    from veil._errors import InputError
     from veil.io import atomic_path
     from veil.text._files import iter_text_batches
 
+    if Path(input).resolve() == Path(out).resolve():
+        raise InputError("the output would overwrite the input", hint="choose another --out")
     analyzer = _analyzer(_entities(entities), model, no_ner, threshold, profile)
     counts: Counter[str] = Counter()
     n = 0
@@ -262,15 +265,36 @@ def evaluate(
             lines = predictions.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             raise InputError(f"cannot read predictions file {predictions}") from None
-        for line in lines:
-            if line.strip():
+        for lineno, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            where = f"{predictions.name}: line {lineno}"
+            try:
                 row = json.loads(line)
-                i = int(row["index"])
-                if not 0 <= i < len(records):
+            except json.JSONDecodeError:
+                raise InputError(f"{where} is not valid JSON") from None
+            # checked before use: a bad value must not reach int() or a KeyError, whose
+            # messages (and --debug tracebacks) would quote it
+            if not isinstance(row, dict) or not isinstance(row.get("findings"), list):
+                raise InputError(f"{where} has no 'findings' list")
+            i = row.get("index")
+            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(records):
+                raise InputError(
+                    f"{where}: 'index' must be a whole number below {len(records)} "
+                    "(the number of gold records)"
+                )
+            for f in row["findings"]:
+                if not (
+                    isinstance(f, dict)
+                    and isinstance(f.get("start"), int)
+                    and isinstance(f.get("end"), int)
+                    and isinstance(f.get("entity_type"), str)
+                ):
                     raise InputError(
-                        f"predictions index {i} is outside the {len(records)} gold records"
+                        f"{where}: a finding needs whole-number 'start' and 'end' and an "
+                        "'entity_type'"
                     )
-                preds[i] = row["findings"]
+            preds[i] = row["findings"]
         meta["predictions"] = str(predictions)
     else:
         analyzer = _analyzer(None, model, no_ner, threshold, profile)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from veil._deps import require
-from veil._errors import InputError, SchemaError
+from veil._errors import InputError, SchemaError, column_names
 
 if TYPE_CHECKING:
     import numpy as np
@@ -175,7 +175,7 @@ def _column(df: pd.DataFrame, name: str) -> pd.Series:
     if name not in df.columns:
         raise SchemaError(
             f"the query names column {name!r}, which the data does not have",
-            hint=f"the data has {len(df.columns)} column(s): {', '.join(map(str, df.columns[:20]))}",
+            hint=f"the data has {column_names(df.columns, 20)}",
         )
     return df[name]
 

@@ -162,6 +162,13 @@ def read_table(
                 keep_default_na=not raw,
                 usecols=None if columns is None else set(columns).__contains__,
             )
+            if not isinstance(df.index, pd.RangeIndex):
+                # the first row has more fields than the header: pandas takes the extra
+                # field as the index and shifts every column under the wrong name
+                raise InputError(
+                    f"{path.name}: the rows have more fields than the header",
+                    hint="check the separator and quoting; the header must name every field",
+                )
             for c in raw:
                 if c in df.columns:  # strip the distinct values, not every cell
                     trim = {v: v.strip() for v in df[c].dropna().unique() if v != v.strip()}
@@ -174,6 +181,8 @@ def read_table(
         if columns is not None:
             keep = set(columns)
             df = df[[c for c in df.columns if c in keep]]
+    except InputError:
+        raise  # already says what is wrong (an InputError is a ValueError, caught below)
     except UnicodeDecodeError as exc:
         raise InputError(
             f"{path}: not valid {encoding} text (at byte {exc.start})",

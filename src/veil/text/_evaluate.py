@@ -39,23 +39,54 @@ def load_gold(path: str | Path) -> list[dict[str, Any]]:
         raise InputError(f"{p}: not valid UTF-8 (at byte {exc.start})") from None
     stripped = raw.lstrip()
     records: list[Any]
-    try:
-        if stripped.startswith("["):
+    if stripped.startswith("["):
+        try:
             records = json.loads(raw)
-        else:
-            records = [json.loads(line) for line in raw.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{p}: not valid JSON/JSONL (line {exc.lineno})") from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{p}: not valid JSON (line {exc.lineno})") from None
+        if not isinstance(records, list):
+            raise InputError(f"{p}: a JSON gold file must hold a list of records")
+    else:
+        records = []
+        for lineno, line in enumerate(raw.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise InputError(f"{p}: line {lineno} is not valid JSON") from None
     for i, r in enumerate(records):
         if not isinstance(r, dict) or not isinstance(r.get("full_text"), str):
             raise InputError(f"{p}: record {i} has no string 'full_text'")
         spans = r.get("spans") or []
+        if not isinstance(spans, list):
+            raise InputError(f"{p}: record {i}: 'spans' must be a list")
+        n = len(r["full_text"])
         for s in spans:
-            if not {"entity_type", "start_position", "end_position"} <= set(s):
+            if not isinstance(s, dict) or not set(s) >= _SPAN_KEYS:
                 raise InputError(
                     f"{p}: record {i} has a span without entity_type/start_position/end_position"
                 )
+            start, end = s["start_position"], s["end_position"]
+            # checked here, so that no int() or slice of a value fails later with the value
+            # in its message
+            if not (
+                isinstance(start, int)
+                and isinstance(end, int)
+                and not isinstance(start, bool)
+                and not isinstance(end, bool)
+                and 0 <= start <= end <= n
+            ):
+                raise InputError(
+                    f"{p}: record {i} has a span whose positions are not whole numbers "
+                    f"0 <= start <= end <= {n} (the text's length)"
+                )
+            if not isinstance(s["entity_type"], str):
+                raise InputError(f"{p}: record {i} has a span whose entity_type is not text")
     return records
+
+
+_SPAN_KEYS = frozenset({"entity_type", "start_position", "end_position"})
 
 
 def load_label_map(path: str | Path | None) -> dict[str, str | None]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from veil._errors import InputError, SchemaError
+from veil._errors import InputError, SchemaError, column_names
 from veil._progress import NullProgress, Progress
 from veil.io import atomic_path
 
@@ -74,7 +74,7 @@ def _jsonl_column(rec: dict[str, Any], column: str | None) -> str:
             return c
     raise SchemaError(
         "the records have neither 'full_text' nor 'text'",
-        hint=f"name the text field with --column (fields: {', '.join(list(rec)[:20])})",
+        hint=f"name the text field with --column (fields: {column_names(rec, 20)})",
     )
 
 
@@ -91,6 +91,7 @@ def _read_jsonl(
     with path.open("rb") as fh:
         recs: list[Any] = []
         texts: list[str | None] = []
+        seen = False  # a record has been read
         for lineno, raw in enumerate(fh, start=1):
             on_bytes(len(raw))
             line = _decode(raw, lineno, path)
@@ -104,6 +105,14 @@ def _read_jsonl(
                 raise InputError(f"{path.name}: line {lineno} is not a JSON object")
             if col is None:
                 col = _jsonl_column(rec, None)
+            elif not recs and not seen and col not in rec:
+                # a named field that the first record lacks is a wrong name, not a missing
+                # value: passing every record through unredacted would leak them all
+                raise SchemaError(
+                    f"{path.name}: line {lineno} has no field {col!r}",
+                    hint=f"use --column with one of: {column_names(rec, 20)}",
+                )
+            seen = True
             texts.append(_check_text(rec.get(col), f"{path.name}: line {lineno}"))
             recs.append((rec, col))
             if len(recs) >= batch_size:
@@ -145,11 +154,19 @@ def _read_csv(path: Path, column: str | None, batch_size: int) -> Iterator[_Batc
             encoding="utf-8",
         ) as reader:
             for chunk in reader:
+                if not isinstance(chunk.index, pd.RangeIndex):
+                    # the first row has more fields than the header: pandas would take the
+                    # extra field as the index, shift every column, and the writer would drop
+                    # it, so the real text column went out unredacted
+                    raise InputError(
+                        f"{path.name}: the rows have more fields than the header",
+                        hint="check the separator and quoting; the header must name every field",
+                    )
                 if column is None or column not in chunk.columns:
                     raise SchemaError(
                         f"{path.name}: no text column "
                         + (f"named {column!r}" if column else "given"),
-                        hint=f"use --column with one of: {', '.join(map(str, chunk.columns[:30]))}",
+                        hint=f"use --column with one of: {column_names(chunk.columns)}",
                     )
                 yield _Batch(chunk[column].tolist(), chunk)
     except UnicodeDecodeError as exc:
@@ -173,7 +190,7 @@ def _read_parquet(path: Path, column: str | None, batch_size: int) -> Iterator[_
     if column is None or column not in names:
         raise SchemaError(
             f"{path.name}: no text column " + (f"named {column!r}" if column else "given"),
-            hint=f"use --column with one of: {', '.join(names[:30])}",
+            hint=f"use --column with one of: {column_names(names)}",
         )
     for batch in pf.iter_batches(batch_size=batch_size):
         arr = batch.column(names.index(column))
@@ -283,14 +300,19 @@ class _Writer:
             self.fh = self.tmp.open("w", encoding="utf-8", newline="")
         return self.fh
 
-    def close(self) -> None:
-        if self.kind == "json":
+    def close(self, complete: bool = True) -> None:
+        """Close the output; ``complete=False`` (the input failed) only releases the files,
+        which the caller then removes: finishing them would read the failed input again
+        and mask its error."""
+        if complete and self.kind == "json":
             self._text_fh().write("[]\n" if self.json_items == 0 else "\n]\n")
         if self.fh is not None:
             self.fh.close()
         if self.pq_writer is not None:
             self.pq_writer.close()
-        elif self.kind == "parquet" and self.src is not None:  # no rows: keep the schema
+        elif (
+            complete and self.kind == "parquet" and self.src is not None
+        ):  # no rows: keep the schema
             import pyarrow.parquet as pq
 
             pq.write_table(pq.read_schema(self.src).empty_table(), self.tmp)
@@ -324,6 +346,7 @@ def transform_file(
     n = 0
     with progress.task(description, total=total) as task, atomic_path(dst_p) as tmp:
         writer = _Writer(kind, tmp, column, src_p)
+        complete = False
         try:
             on_bytes = task.advance if total is not None else None
             for batch in iter_text_batches(
@@ -335,6 +358,7 @@ def transform_file(
                 n += len(batch.texts)
                 if total is None:
                     task.advance(len(batch.texts))
+            complete = True
         finally:
-            writer.close()
+            writer.close(complete)
     return n

@@ -1,6 +1,7 @@
 """Scoring: exact and overlapping spans, label maps, gold loading."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,30 @@ def test_load_gold_json_and_jsonl(tmp_path) -> None:  # type: ignore[no-untyped-
 def test_record_count_mismatch() -> None:
     with pytest.raises(InputError):
         evaluate_spans(GOLD, [[]])
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            '{"full_text": "Jo Roe", "spans": [{"entity_type": "PERSON", "start_position": "Jo Roe", "end_position": 6}]}',
+            "whole numbers",
+        ),
+        (
+            '{"full_text": "Jo Roe", "spans": [{"entity_type": "PERSON", "start_position": 0, "end_position": 60}]}',
+            "whole numbers",
+        ),
+        ('{"full_text": "Jo Roe", "spans": "Jo Roe"}', "must be a list"),
+        ('{"full_text": "Jo Roe"}\n{"full_text": "Jo Roe"', "line 2"),
+    ],
+)
+def test_bad_gold_spans_are_named_without_their_values(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    """A span's positions are checked on load: a text value there once reached int() in
+    the scorer, whose message (and a --debug traceback) quoted it."""
+    path = tmp_path / "gold.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=message) as err:
+        load_gold(path)
+    assert "Jo Roe" not in str(err.value)
