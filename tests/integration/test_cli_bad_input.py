@@ -376,3 +376,15 @@ def test_unreadable_parquet_is_named_not_an_internal_error(cli, tmp_path) -> Non
     )
     assert_clean_failure(result, 2, tmp_path)
     assert "not a readable Parquet file" in result.err
+
+
+def test_output_that_is_a_folder_or_under_a_file(cli, tmp_path) -> None:
+    """Both were internal errors (IsADirectoryError, FileExistsError)."""
+    src = tmp_path / "in.csv"
+    src.write_text("notes\nmail jo@example.com\n", encoding="utf-8")
+    (tmp_path / "dir.csv").mkdir()
+    result = cli("redact", src, "--column", "notes", "--no-ner", "--out", tmp_path / "dir.csv")
+    assert result.code == 2 and "is a folder" in result.err
+    result = cli("redact", src, "--column", "notes", "--no-ner", "--out", src / "x" / "r.csv")
+    assert result.code == 2 and "is a file" in result.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.csv", "in.csv"]

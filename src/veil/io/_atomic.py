@@ -9,6 +9,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from veil._errors import InputError
+
 __all__ = ["atomic_dir", "atomic_path", "write_bytes_atomic", "write_text_atomic"]
 
 
@@ -24,6 +26,14 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
     ...     df.to_csv(tmp)
     """
     target = Path(target)
+    if target.is_dir():
+        raise InputError(f"the output {target} is a folder", hint="name a file inside it")
+    blocking = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise InputError(
+            f"the output's folder cannot be made: {blocking} is a file",
+            hint="choose another output path",
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)

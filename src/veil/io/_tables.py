@@ -74,6 +74,39 @@ def infer_format(path: Path, given: str | None = None) -> Format:
     return fmt
 
 
+def first_bad_utf8(path: Path) -> str:
+    """Where the first byte that is not UTF-8 lies: "line L, byte B of the file". Reads the
+    file in 1 MB pieces; a character cut by a piece's end is carried to the next."""
+    carry = b""
+    offset, line = 0, 1  # of the first byte of ``data``
+    with path.open("rb") as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            data = carry + chunk
+            if not data:
+                break
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if chunk and exc.reason == "unexpected end of data" and exc.end == len(data):
+                    carry = data[exc.start :]  # a character cut by the piece's end
+                    line += data.count(b"\n", 0, exc.start)
+                    offset += exc.start
+                    continue
+                line += data.count(b"\n", 0, exc.start)
+                return f"line {line}, byte {offset + exc.start} of the file"
+            carry = b""
+            line += data.count(b"\n")
+            offset += len(data)
+            if not chunk:
+                break
+    return "position unknown"
+
+
+def _is_utf8(encoding: str) -> bool:
+    return encoding.lower().replace("-", "").replace("_", "") in ("utf8", "utf8sig")
+
+
 def read_table(
     source: str | Path | DataConfig,
     *,
@@ -184,8 +217,10 @@ def read_table(
     except InputError:
         raise  # already says what is wrong (an InputError is a ValueError, caught below)
     except UnicodeDecodeError as exc:
+        # pandas' offset is within its read buffer, not the file
+        where = first_bad_utf8(path) if fmt == "csv" and _is_utf8(encoding) else None
         raise InputError(
-            f"{path}: not valid {encoding} text (at byte {exc.start})",
+            f"{path}: not valid {encoding} text ({where or f'at byte {exc.start}'})",
             hint="set data.encoding in the policy, e.g. latin-1",
         ) from None
     except pd.errors.EmptyDataError:

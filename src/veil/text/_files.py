@@ -30,6 +30,7 @@ from typing import IO, Any, Literal
 from veil._errors import InputError, SchemaError, column_names
 from veil._progress import NullProgress, Progress
 from veil.io import atomic_path
+from veil.io._tables import first_bad_utf8
 
 __all__ = ["Kind", "file_kind", "iter_text_batches", "transform_file"]
 
@@ -169,8 +170,12 @@ def _read_csv(path: Path, column: str | None, batch_size: int) -> Iterator[_Batc
                         hint=f"use --column with one of: {column_names(chunk.columns)}",
                     )
                 yield _Batch(chunk[column].tolist(), chunk)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path.name}: not valid UTF-8 (at byte {exc.start})") from None
+    except UnicodeDecodeError:
+        # pandas' offset is within its read buffer, not the file: find the byte again
+        raise InputError(
+            f"{path.name}: not valid UTF-8 ({first_bad_utf8(path)})",
+            hint="convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+        ) from None
     except pd.errors.EmptyDataError:
         return
     except pd.errors.ParserError:

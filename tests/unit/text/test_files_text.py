@@ -1,6 +1,7 @@
 """Streaming file formats: round trips, nulls, invalid input, nothing half-written."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -89,3 +90,24 @@ def test_non_text_field_is_an_error(tmp_path) -> None:  # type: ignore[no-untype
     src.write_text('{"text": 12345}\n')
     with pytest.raises(InputError, match="int"):
         transform_file(src, tmp_path / "out.jsonl", _upper)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"id,notes\n1,ok\n2,caf\xe9\n",  # latin-1 in the third line
+        b"\xff\xfeid,notes\n",  # the first bytes
+        # a two-byte character cut by the 1 MB piece boundary, then the bad byte
+        b"a" * (2**20 - 1) + "é".encode() + b"\n\xc3(",
+    ],
+)
+def test_first_bad_utf8_gives_the_files_line_and_byte(tmp_path: Path, data: bytes) -> None:
+    """pandas reports the offset in its read buffer; the error must name the file's."""
+    from veil.io._tables import first_bad_utf8
+
+    path = tmp_path / "bad.csv"
+    path.write_bytes(data)
+    with pytest.raises(UnicodeDecodeError) as exc:
+        data.decode("utf-8")
+    line = data.count(b"\n", 0, exc.value.start) + 1
+    assert first_bad_utf8(path) == f"line {line}, byte {exc.value.start} of the file"
