@@ -388,3 +388,33 @@ def test_output_that_is_a_folder_or_under_a_file(cli, tmp_path) -> None:
     result = cli("redact", src, "--column", "notes", "--no-ner", "--out", src / "x" / "r.csv")
     assert result.code == 2 and "is a file" in result.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.csv", "in.csv"]
+
+
+def _termination_handler_is_default(queue) -> None:
+    import signal
+
+    queue.put(signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+
+
+# JAX, when an earlier test imported it, warns at every fork; the child here runs no JAX
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+def test_forked_workers_end_on_sigterm_as_workers_do() -> None:
+    """The CLI turns SIGTERM into an unwinding exception; a forked pool worker must not (a
+    pool's terminate() sends SIGTERM, and the parent owns the outputs)."""
+    import multiprocessing
+    import signal
+
+    from veil.cli import _app
+
+    old = _app._on_termination()
+    try:
+        assert signal.getsignal(signal.SIGTERM) is _app._raise_terminated
+        ctx = multiprocessing.get_context("fork")
+        queue = ctx.Queue()
+        child = ctx.Process(target=_termination_handler_is_default, args=(queue,))
+        child.start()
+        assert queue.get(timeout=30) is True
+        child.join(30)
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)

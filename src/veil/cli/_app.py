@@ -132,6 +132,7 @@ class _Terminated(KeyboardInterrupt):
 
 
 _signalled: list[int] = []  # the signal that stopped this run, if one did
+_fork_hook = False
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
@@ -139,13 +140,29 @@ def _raise_terminated(signum: int, frame: object) -> None:
     raise _Terminated(signum)
 
 
+def _default_termination_in_child() -> None:
+    """A forked worker (a pool's, or a benchmark's) ends on SIGTERM as workers do: its
+    pool's terminate() sends one, and the parent owns every output file."""
+    import signal
+
+    if signal.getsignal(signal.SIGTERM) is _raise_terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if getattr(signal, "SIGHUP", None) and signal.getsignal(signal.SIGHUP) is _raise_terminated:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _on_termination() -> dict[int, Any]:
     """Turn SIGTERM and SIGHUP into :class:`_Terminated`; return the handlers replaced."""
+    import os
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         return {}  # handlers can be set from the main thread only (an embedding program)
+    global _fork_hook
+    if not _fork_hook:
+        os.register_at_fork(after_in_child=_default_termination_in_child)
+        _fork_hook = True
     old: dict[int, Any] = {}
     _signalled.clear()
     for name in ("SIGTERM", "SIGHUP"):
