@@ -18,7 +18,8 @@ __all__ = ["atomic_dir", "atomic_path", "write_bytes_atomic", "write_text_atomic
 def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path]:
     """Yield a temporary path in the target's folder; rename it onto ``target`` on success.
 
-    On any exception the temporary file is removed and ``target`` is left untouched.
+    On any exception the temporary file is removed, so are the folders made for it (when
+    empty), and ``target`` is left untouched.
 
     Examples
     --------
@@ -34,6 +35,7 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
             f"the output's folder cannot be made: {blocking} is a file",
             hint="choose another output path",
         )
+    made = [p for p in (target.parent, *target.parent.parents) if not p.exists()]
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
@@ -46,6 +48,9 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+        for folder in made:  # innermost first; the folders this call made, if still empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise
 
 

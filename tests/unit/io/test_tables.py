@@ -95,6 +95,22 @@ def test_atomic_path_leaves_target_untouched_on_error(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
 
 
+def test_atomic_path_removes_the_folders_it_made_on_error(tmp_path: Path) -> None:
+    """A failed run left the output's new folders behind (found by a bad-input audit);
+    folders that existed before stay, and so does a made folder that is no longer empty."""
+    (tmp_path / "kept").mkdir()
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "kept" / "a" / "b" / "out.csv"):
+        raise RuntimeError("boom")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["kept"]
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "new" / "out.csv") as tmp:
+        (tmp.parent / "other.txt").write_text("x", encoding="utf-8")
+        raise RuntimeError("boom")
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["other.txt"]
+    with atomic_path(tmp_path / "ok" / "deep" / "out.csv") as tmp:
+        tmp.write_text("x", encoding="utf-8")
+    assert (tmp_path / "ok" / "deep" / "out.csv").read_text(encoding="utf-8") == "x"
+
+
 def test_atomic_dir_publishes_all_or_nothing(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with pytest.raises(RuntimeError), atomic_dir(out) as stage:
