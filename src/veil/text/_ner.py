@@ -243,7 +243,8 @@ os.register_at_fork(after_in_child=_reset_blas_state)
 def _one_blas_thread() -> Iterator[None]:
     """numpy's BLAS limited to one thread while the model runs: veil's parallelism is its
     worker processes (``n_process``), and a benchmark against a one-process peer must not
-    use a second core unannounced. About 10 us a call (the controller is made once).
+    use a second core unannounced. About 10 us a call, timed by hand (the controller is
+    made once).
 
     The limit is process-wide, so it is counted: with several threads inside at once,
     the first sets it and the last restores the setting found, never one thread's view
