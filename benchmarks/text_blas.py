@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import numpy as np  # noqa: E402
 
 from _timing import best_of, cpu_and_blas  # noqa: E402
+from text_presidio import _stock_ner  # noqa: E402
 from veil.text import load_gold  # noqa: E402
 from veil.text._ner import _one_blas_thread, _use_numpy_blas, best_english_model  # noqa: E402
 
@@ -68,12 +69,7 @@ def gemm(repeat: int) -> list[dict[str, Any]]:
 
 
 def _ner_only(model: str, numpy_blas: bool) -> Any:
-    import spacy
-
-    nlp = spacy.load(model)
-    for name in list(nlp.pipe_names):
-        if name != "ner":
-            nlp.remove_pipe(name)
+    nlp = _stock_ner(model)  # the model as spaCy ships it, only NER kept
     if numpy_blas:
         _use_numpy_blas(nlp)
     return nlp

@@ -103,6 +103,19 @@ def first_bad_utf8(path: Path) -> str:
     return "position unknown"
 
 
+def refuse_shifted_columns(frame: pd.DataFrame, path: Path) -> None:
+    """Raise when pandas read a CSV whose first row has more fields than its header: it
+    then takes the extra field as the index and shifts every column under the wrong name
+    (a text column written back from it would go out unredacted)."""
+    import pandas as pd
+
+    if not isinstance(frame.index, pd.RangeIndex):
+        raise InputError(
+            f"{path.name}: the rows have more fields than the header",
+            hint="check the separator and quoting; the header must name every field",
+        )
+
+
 def _is_utf8(encoding: str) -> bool:
     return encoding.lower().replace("-", "").replace("_", "") in ("utf8", "utf8sig")
 
@@ -195,13 +208,7 @@ def read_table(
                 keep_default_na=not raw,
                 usecols=None if columns is None else set(columns).__contains__,
             )
-            if not isinstance(df.index, pd.RangeIndex):
-                # the first row has more fields than the header: pandas takes the extra
-                # field as the index and shifts every column under the wrong name
-                raise InputError(
-                    f"{path.name}: the rows have more fields than the header",
-                    hint="check the separator and quoting; the header must name every field",
-                )
+            refuse_shifted_columns(df, path)
             for c in raw:
                 if c in df.columns:  # strip the distinct values, not every cell
                     trim = {v: v.strip() for v in df[c].dropna().unique() if v != v.strip()}

@@ -55,13 +55,14 @@ _IDD = re.compile(
 # A hospital pager or beeper number: an internal number of 4 to 10 digits, identifying its
 # carrier as a phone number does, only after the word that says what it is ("pager 45123",
 # "beeper #4-5123", "pgr: 45123"). "page" alone is not enough ("see page 12").
+_PAGER_WORDS = r"\b(?:pager|beeper|bleep|pgr)\b"
 _PAGER = re.compile(
-    r"\b(?:pager|beeper|bleep|pgr)\b\.?\s*(?:#|no\.|number|num\.?)?\s*[:#]?\s*"
+    _PAGER_WORDS + r"\.?\s*(?:#|no\.|number|num\.?)?\s*[:#]?\s*"
     r"(?P<num>(?<![\w.,/-])\d(?:-?\d){3,9})(?![\w/-]|[.,]\d)",
     re.I,
 )
 _ANY_DIGIT = re.compile(r"\d")
-_PAGER_WORD = re.compile(r"\b(?:pager|beeper|bleep|pgr)\b", re.I)
+_PAGER_WORD = re.compile(_PAGER_WORDS, re.I)
 _BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
 # North American numbers written in one of the usual layouts; used when the number is well
 # formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).

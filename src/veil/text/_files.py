@@ -30,7 +30,7 @@ from typing import IO, Any, Literal
 from veil._errors import InputError, SchemaError, column_names
 from veil._progress import NullProgress, Progress
 from veil.io import atomic_path
-from veil.io._tables import first_bad_utf8
+from veil.io._tables import first_bad_utf8, refuse_shifted_columns
 
 __all__ = ["Kind", "file_kind", "iter_text_batches", "transform_file"]
 
@@ -106,7 +106,7 @@ def _read_jsonl(
                 raise InputError(f"{path.name}: line {lineno} is not a JSON object")
             if col is None:
                 col = _jsonl_column(rec, None)
-            elif not recs and not seen and col not in rec:
+            elif not seen and col not in rec:
                 # a named field that the first record lacks is a wrong name, not a missing
                 # value: passing every record through unredacted would leak them all
                 raise SchemaError(
@@ -155,14 +155,7 @@ def _read_csv(path: Path, column: str | None, batch_size: int) -> Iterator[_Batc
             encoding="utf-8",
         ) as reader:
             for chunk in reader:
-                if not isinstance(chunk.index, pd.RangeIndex):
-                    # the first row has more fields than the header: pandas would take the
-                    # extra field as the index, shift every column, and the writer would drop
-                    # it, so the real text column went out unredacted
-                    raise InputError(
-                        f"{path.name}: the rows have more fields than the header",
-                        hint="check the separator and quoting; the header must name every field",
-                    )
+                refuse_shifted_columns(chunk, path)
                 if column is None or column not in chunk.columns:
                     raise SchemaError(
                         f"{path.name}: no text column "
@@ -315,9 +308,8 @@ class _Writer:
             self.fh.close()
         if self.pq_writer is not None:
             self.pq_writer.close()
-        elif (
-            complete and self.kind == "parquet" and self.src is not None
-        ):  # no rows: keep the schema
+        elif complete and self.kind == "parquet" and self.src is not None:
+            # no rows: an empty table with the input's schema
             import pyarrow.parquet as pq
 
             pq.write_table(pq.read_schema(self.src).empty_table(), self.tmp)
