@@ -3,7 +3,8 @@
 Both tools run in this process with the same spaCy model (Presidio through
 ``NlpEngineProvider`` with its default recognizers, as in ``text_presidio.py``) over every
 record of the corpus; the predictions are then scored under each label map given, exact and
-overlapping spans, micro and per entity type. Presidio is scored twice from the same run: at
+overlapping spans and tokens (IO scheme, as presidio-research's ``TokenEvaluator``), micro
+and per entity type. Presidio is scored twice from the same run: at
 its default score threshold (0) and at 0.4, the threshold presidio-research's own evaluation
 notebook uses; veil runs at its default (0.5).
 
@@ -209,7 +210,7 @@ def score_view(
                 continue
             rp = reports[peer]
             cmp: dict[str, Any] = {}
-            for kind in ("exact", "overlap"):
+            for kind in ("exact", "overlap", "token"):
                 gain = round(rv.micro[kind]["f1"] - rp.micro[kind]["f1"], 4)
                 below = {
                     t: {mine: rv.per_type[t][kind]["f1"], peer: rp.per_type[t][kind]["f1"]}

@@ -252,7 +252,7 @@ def evaluate(
     profile: _Profile = "default",
     json_: _Json = False,
 ) -> None:
-    """Precision, recall and F1 per entity type and micro, exact and overlapping spans."""
+    """Precision, recall and F1 per entity type and micro: exact spans, overlapping spans, tokens."""
     from veil._errors import InputError
     from veil.text import evaluate_spans, load_gold, load_label_map
 

@@ -1,4 +1,5 @@
-"""Precision, recall and F1 per entity type and micro-averaged, for exact and overlapping spans.
+"""Precision, recall and F1 per entity type and micro-averaged: exact spans, overlapping
+spans, and tokens.
 
 Gold files use the presidio-research format: a JSON list, or JSON Lines, of records
 ``{"full_text": ..., "spans": [{"entity_type", "start_position", "end_position"}]}``.
@@ -8,6 +9,13 @@ Scoring
 * **exact**: a prediction counts when its start, end and type equal a gold span's.
 * **overlap**: a prediction counts when it overlaps a gold span of the same type; each gold
   span and each prediction is matched at most once (greedy, in text order).
+* **token**: each token of the text (a run of letters and digits, or one other
+  non-space character) takes the type of the gold span it overlaps, and separately of the
+  prediction it overlaps, or none; a token counts when both give it the same type. This is
+  the IO-scheme token scoring of CoNLL-style NER benchmarks and of presidio-research's
+  ``TokenEvaluator``: it does not depend on how a corpus splits an entity into spans
+  ("12 High St" as one span or as "12" and "High St"), and a long entity weighs more than
+  a short one. Its ``support`` counts gold *tokens*, not spans.
 
 Only entity types present in the gold data (after the label map) are scored, unless
 ``entities`` names them; predictions of other types are counted as ``ignored``. A label
@@ -17,7 +25,9 @@ types alike, e.g. ``{"ADDRESS": "STREET_ADDRESS", "GPE": "LOCATION"}``.
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,6 +160,7 @@ class EvaluationReport:
             "P overlap",
             "R overlap",
             "F1 overlap",
+            "F1 token",
         ):
             t.add_column(col, justify="left" if col == "entity type" else "right")
         rows = [*sorted(self.per_type.items()), ("micro", self.micro)]
@@ -164,9 +175,41 @@ class EvaluationReport:
                 f"{o['precision']:.3f}",
                 f"{o['recall']:.3f}",
                 f"{o['f1']:.3f}",
+                f"{m['token']['f1']:.3f}",
                 style="bold" if name == "micro" else None,
             )
         return t
+
+
+_TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
+
+
+def _token_labels(
+    tokens: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int, str]]
+) -> list[str | None]:
+    """The type each token takes from the spans it overlaps. ``spans`` come in order of
+    precedence: where two overlap (a tool may return both readings of a number), the token
+    keeps the first's type, as an IO tagging must give each token one."""
+    out: list[str | None] = [None] * len(tokens)
+    starts = [a for a, _ in tokens]
+    for start, end, t in spans:
+        i = bisect.bisect_right(starts, start) - 1
+        if i < 0 or tokens[i][1] <= start:
+            i += 1
+        while i < len(tokens) and tokens[i][0] < end:
+            if out[i] is None:
+                out[i] = t
+            i += 1
+    return out
+
+
+def _longer(span: tuple[int, int, str]) -> tuple[int, int]:
+    return (span[0] - span[1], span[0])
+
+
+def _score(finding: Mapping[str, Any]) -> float:
+    score = finding.get("score")
+    return float(score) if isinstance(score, int | float) else 0.0
 
 
 def _spans(
@@ -198,21 +241,39 @@ def evaluate_spans(
     >>> gold = [{"full_text": "Jo Ng", "spans": [
     ...     {"entity_type": "PERSON", "start_position": 0, "end_position": 5}]}]
     >>> r = evaluate_spans(gold, [[{"start": 0, "end": 2, "entity_type": "PERSON"}]])
-    >>> r.micro["exact"]["f1"], r.micro["overlap"]["f1"]
-    (0.0, 1.0)
+    >>> r.micro["exact"]["f1"], r.micro["overlap"]["f1"], r.micro["token"]["recall"]
+    (0.0, 1.0, 0.5)
     """
     if len(gold) != len(predicted):
         raise InputError(f"{len(gold)} gold records but {len(predicted)} prediction records")
     lm = dict(label_map or {})
     golds = [_spans(r.get("spans") or [], lm, True) for r in gold]
     preds = [_spans(p, lm, False) for p in predicted]
+    raws = [[f for f in p if lm.get(str(f["entity_type"]), "") is not None] for p in predicted]
     types = set(entities) if entities is not None else {t for g in golds for _, _, t in g}
     counts: dict[str, dict[str, int]] = {
-        t: {"gold": 0, "pred": 0, "exact": 0, "overlap": 0} for t in types
+        t: dict.fromkeys(("gold", "pred", "exact", "overlap", "tok_gold", "tok_pred", "tok"), 0)
+        for t in types
     }
     ignored = 0
-    for g, p in zip(golds, preds, strict=True):
+    for rec, g, p, raw_p in zip(gold, golds, preds, raws, strict=True):
         ignored += sum(1 for s in p if s[2] not in types)
+        tokens = [m.span() for m in _TOKEN.finditer(str(rec["full_text"]))]
+        # precedence where spans overlap: gold, the longer; predictions, the higher score
+        # (presidio-research's tagging keeps it too), then the longer
+        tok_g = _token_labels(tokens, sorted((s for s in g if s[2] in types), key=_longer))
+        ranked = sorted(
+            ((s, _score(f)) for s, f in zip(p, raw_p, strict=True) if s[2] in types),
+            key=lambda x: (-x[1], *_longer(x[0])),
+        )
+        tok_p = _token_labels(tokens, [s for s, _ in ranked])
+        for lg, lp in zip(tok_g, tok_p, strict=True):
+            if lg is not None:
+                counts[lg]["tok_gold"] += 1
+            if lp is not None:
+                counts[lp]["tok_pred"] += 1
+                if lp == lg:
+                    counts[lp]["tok"] += 1
         for t in types:
             gs = sorted(s for s in g if s[2] == t)
             ps = sorted(s for s in p if s[2] == t)
@@ -231,12 +292,15 @@ def evaluate_spans(
         t: {
             "exact": _prf(c["exact"], c["pred"], c["gold"]),
             "overlap": _prf(c["overlap"], c["pred"], c["gold"]),
+            "token": _prf(c["tok"], c["tok_pred"], c["tok_gold"]),
         }
         for t, c in sorted(counts.items())
     }
-    tot = {k: sum(c[k] for c in counts.values()) for k in ("gold", "pred", "exact", "overlap")}
+    keys = ("gold", "pred", "exact", "overlap", "tok_gold", "tok_pred", "tok")
+    tot = {k: sum(c[k] for c in counts.values()) for k in keys}
     micro = {
         "exact": _prf(tot["exact"], tot["pred"], tot["gold"]),
         "overlap": _prf(tot["overlap"], tot["pred"], tot["gold"]),
+        "token": _prf(tot["tok"], tot["tok_pred"], tot["tok_gold"]),
     }
     return EvaluationReport(per_type, micro, len(gold), ignored)
