@@ -31,7 +31,8 @@ address (presidio-research's ``ADDRESS``, i2b2's). Street lines, by family:
   the land-register and street number pair; ``Na Šafránce 9`` after an address cue).
 
 A unit ("Apt 4B", "Suite 210", "Flat 3", "Unit 5", "#12", "Piso 3") may come before or
-after. Localities, each anchored by something a closed list or a grammar checks:
+after. Lines may open with the quote marks of an e-mail reply ("> ", ">> "): an address
+quoted in a reply is still one span. Localities, each anchored by something a closed list or a grammar checks:
 
 * city + US state, Canadian province or Australian state (code or name) + ZIP code
   (``02139``, ``02139-4307``), Canadian postal code (``K1A 0B1``: Canada Post's letters) or
@@ -115,7 +116,8 @@ _UNIT = (
     rf"(?:{_UNIT_WORDS}\.?[ \t]*#?[ \t]*(?:\d{{1,5}}(?:-\d{{1,5}})?[A-Za-z]?|[A-Za-z]-?\d{{0,4}})"
     r"|#[ \t]?\d{1,5}[A-Za-z]?)(?![\w])"
 )
-_LINE_BREAK = r"[ \t]*\r?\n[ \t]*"
+# a line break, and the quote marks of an e-mail reply that open the next line ("\n> > ")
+_LINE_BREAK = r"[ \t]*\r?\n(?:[ \t]*>)*+[ \t]*"
 _SEP = rf"(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?|{_LINE_BREAK}|[ \t]+)"  # ", " / newline / space
 
 _PARTICLE = (

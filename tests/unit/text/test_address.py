@@ -22,6 +22,18 @@ def analyzer() -> TextAnalyzer:
 
 # (text, the one STREET_ADDRESS span expected, the pattern that found it)
 FULL = [
+    # an address quoted in an e-mail reply: the quote marks that open each line
+    (
+        "On Monday Jane wrote:\n> Please send it to\n> 12 Main St\n> Apt 4\n"
+        "> Springfield, IL 62701\n> Thanks",
+        "12 Main St\n> Apt 4\n> Springfield, IL 62701",
+        "en+region",
+    ),
+    (
+        ">> 221B Baker Street\n>> London NW1 6XE\n",
+        "221B Baker Street\n>> London NW1 6XE",
+        "en+uk_postcode",
+    ),
     # US (USPS Publication 28): one line, or street and city lines
     (
         "Send it to 123 Main St, Boston, MA 02139 today.",
