@@ -26,7 +26,7 @@ _HEX = re.compile(r"^[0-9A-Fa-f]+$")
 _B64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 
 
-def _decode(text: str) -> bytes:
+def _decode(text: str, operator: str, source: str) -> bytes:
     text = text.strip()
     for prefix in ("hex:", "base64:", "raw:"):
         if text.startswith(prefix):
@@ -40,7 +40,13 @@ def _decode(text: str) -> bytes:
                     else base64.b64decode(body, validate=True)
                 )
             except (ValueError, binascii.Error):
-                raise KeyMissingError(f"the key after '{prefix}' is not valid") from None
+                kind = "hexadecimal" if prefix == "hex:" else "base64"
+                raise KeyMissingError(
+                    f"operator {operator!r}: the key in the {source} starts with '{prefix}' "
+                    f"but what follows is not valid {kind}",
+                    hint="generate one with: python -c 'import secrets; "
+                    'print("hex:" + secrets.token_hex(32))\'',
+                ) from None
     if _HEX.match(text) and len(text) % 2 == 0:
         return bytes.fromhex(text)
     if len(text) % 4 == 0 and _B64.match(text):
@@ -76,14 +82,14 @@ def load_key(
                 f"operator {operator!r}: cannot read the {source} ({exc.strerror or 'error'})"
             ) from None
         try:
-            material = _decode(raw.decode("ascii"))
+            material = _decode(raw.decode("ascii"), operator, source)
         except UnicodeDecodeError:
             material = raw
     elif key_env:
         source = f"environment variable {key_env}"
         value = os.environ.get(key_env)
         if value and value.strip():
-            material = _decode(value)
+            material = _decode(value, operator, source)
     if material is None:
         if not required:
             return None

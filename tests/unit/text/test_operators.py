@@ -1,6 +1,7 @@
 """Operators: output shapes, keys, reversibility, consistency, name variants, the vault."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -64,6 +65,22 @@ def test_short_key_refused_without_echoing_it(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(KeyMissingError) as err:
         make_operator("hash")
     assert "tiny-secret" not in str(err.value)
+
+
+@pytest.mark.parametrize("value", ["hex:zz0011KEYMATERIAL", "base64:@@KEYMATERIAL@@"])
+def test_undecodable_key_names_its_variable_not_its_value(
+    value: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("VEIL_HMAC_KEY", value)
+    with pytest.raises(KeyMissingError) as err:
+        make_operator("hash")
+    message = str(err.value) + str(err.value.hint)
+    assert "environment variable VEIL_HMAC_KEY" in message and "KEYMATERIAL" not in message
+    key_file = tmp_path / "k.key"
+    key_file.write_text(value)
+    with pytest.raises(KeyMissingError, match=r"key file .*k\.key") as err:
+        make_operator("hash", {"key_file": str(key_file)})
+    assert "KEYMATERIAL" not in str(err.value)
 
 
 def test_hash_is_keyed_and_normalised(keys: None, monkeypatch: pytest.MonkeyPatch) -> None:
