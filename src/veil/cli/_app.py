@@ -112,7 +112,11 @@ def _app_for(args: list[str]) -> typer.Typer:
     return app
 
 
+_reported: list[int] = []  # exit codes whose error was printed during this run
+
+
 def _fail(message: str, hint: str | None, code: int) -> int:
+    _reported.append(code)
     err_console.print(
         f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True
     )
@@ -140,6 +144,12 @@ def _raise_terminated(signum: int, frame: object) -> None:
     raise _Terminated(signum)
 
 
+def _raise_interrupted(signum: int, frame: object) -> None:
+    """Ctrl-C as Python's own handler does, noted so the exit can say what happened."""
+    _signalled.append(signum)
+    raise KeyboardInterrupt
+
+
 def _default_termination_in_child() -> None:
     """A forked worker (a pool's, or a benchmark's) ends on SIGTERM as workers do: its
     pool's terminate() sends one, and the parent owns every output file."""
@@ -149,6 +159,8 @@ def _default_termination_in_child() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if getattr(signal, "SIGHUP", None) and signal.getsignal(signal.SIGHUP) is _raise_terminated:
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    if signal.getsignal(signal.SIGINT) is _raise_interrupted:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _on_termination() -> dict[int, Any]:
@@ -165,10 +177,14 @@ def _on_termination() -> dict[int, Any]:
         _fork_hook = True
     old: dict[int, Any] = {}
     _signalled.clear()
+    _reported.clear()
     for name in ("SIGTERM", "SIGHUP"):
         sig = getattr(signal, name, None)
         if sig is not None:
             old[sig] = signal.signal(sig, _raise_terminated)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        # left alone where the caller ignores Ctrl-C or handles it itself
+        old[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupted)
     return old
 
 
@@ -183,10 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
-    if _signalled and code != 128 + _signalled[0]:
+    if _signalled and not _reported:
         # typer turns the exception into a silent exit 130, after the unwinding has
         # removed every temporary output: say what happened, with the signal's code
-        return _fail("terminated", "no output was left half-written", 128 + _signalled[0])
+        what = "interrupted" if _signalled[0] == signal.SIGINT else "terminated"
+        return _fail(what, "no output was left half-written", 128 + _signalled[0])
+    if _signalled and code != 128 + _signalled[0]:
+        return 128 + _signalled[0]
     return code
 
 
