@@ -68,12 +68,19 @@ class PassportRecognizer(PatternRecognizer):
 
 @recognizers.register("us_driver_license")
 class DriverLicenseRecognizer(PatternRecognizer):
-    """US driver-licence numbers in the common state formats, near a licence context word."""
+    """US driver-licence numbers in the common state formats, near a licence context word.
+
+    The shapes: one or two letters then 5 to 14 digits (New Jersey's is a letter and 14
+    digits, Wisconsin's a letter and 13, Florida's and Maryland's a letter and 12), New
+    Jersey's printed groups (``D1234 56789 01234``), Florida's dashed form, and 7 to 12
+    digits. None counts without a licence word before it.
+    """
 
     entity = "US_DRIVER_LICENSE"
     needs_digit = True
     patterns = (
-        Pattern("dl_letters_digits", r"(?<![\w-])[A-Z]{1,2}\d{5,13}(?![\w-])", 0.45),
+        Pattern("dl_letters_digits", r"(?<![\w-])[A-Z]{1,2}\d{5,14}(?![\w-])", 0.45),
+        Pattern("dl_nj_groups", r"(?<![\w-])[A-Z]\d{4} \d{5} \d{5}(?![\w-])", 0.45),
         Pattern("dl_digits", r"(?<![\w-])\d{7,12}(?![\w-])", 0.35),
         Pattern("dl_dashed", r"(?<![\w-])[A-Z]\d{3}-\d{3,4}-\d{2,4}(?:-\d{1,3})?(?![\w-])", 0.45),
     )
