@@ -190,10 +190,13 @@ texts = [r["full_text"] for r in load_gold(sys.argv[1])[:200]]
 analyzer = TextAnalyzer.from_config(None)
 batch = analyzer.analyze_batch(texts, batch_size=32)
 try:
+    # fewer texts than two batches: still split over the workers (it once ran on one)
+    few = analyzer.analyze_batch(texts[:100], batch_size=256, n_process=2)
+    assert analyzer._pool is not None, "100 texts on two processes ran on one"
     par = analyzer.analyze_batch(texts, batch_size=16, n_process=2)
 finally:
     analyzer.close()
-assert par == batch, "two processes disagree with one"
+assert few == batch[:100] and par == batch, "two processes disagree with one"
 print("ok", len(par))
 """
 
