@@ -40,6 +40,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
 )
 from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._lexicon import mostly_upper, truecase
+from veil.text._names import coordinated_names
 from veil.text._profiles import check_profile, profile_keeps
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 
@@ -362,7 +363,18 @@ class TextAnalyzer:
             if self.profile != "default" and not profile_keeps(self.profile, text, f):
                 continue
             kept.append(f)
-        return resolve_overlaps(kept)
+        found = resolve_overlaps(kept)
+        if "PERSON" in self.entities:
+            extra = [
+                f
+                for f in coordinated_names(text, found)
+                if f.score >= self.score_threshold
+                and not (self.allow and text[f.start : f.end].casefold() in self.allow)
+                and (self.profile == "default" or profile_keeps(self.profile, text, f))
+            ]
+            if extra:
+                found = sorted([*found, *extra], key=lambda f: (f.start, f.end))
+        return found
 
     def _pattern_findings(self, text: str, readable: str | None = None) -> list[Finding]:
         """Every recognizer's findings; ``readable`` is ``text`` in ordinary case (see
