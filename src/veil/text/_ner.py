@@ -390,11 +390,14 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     if entity in ("PERSON", "ORGANIZATION", "LOCATION"):
         while True:
             m = re.search(r"\s+(\S+)$", text[start:end])
-            if m and (
-                m.group(1) in ("&", "+", "/", "-")  # "John Smith &" before a second name
-                or (
-                    m.group(1)[:1].islower()
-                    and m.group(1) not in ("de", "van", "von", "der", "la", "du")
+            if (
+                m
+                and (
+                    m.group(1) in ("&", "+", "/", "-")  # "John Smith &" before a second name
+                    or (
+                        m.group(1)[:1].islower()
+                        and m.group(1) not in ("de", "van", "von", "der", "la", "du")
+                    )
                 )
             ):
                 end = start + m.start()
