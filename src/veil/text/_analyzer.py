@@ -353,25 +353,19 @@ class TextAnalyzer:
         return self.ner.model_name if self.ner is not None else None
 
     # analysis -----------------------------------------------------------------------------
+    def _keeps(self, text: str, f: Finding) -> bool:
+        """Whether a finding passes the threshold, the entity filter, the allow list and the
+        detection profile."""
+        if f.score < self.score_threshold or f.entity_type not in self.entities:
+            return False
+        if self.allow and text[f.start : f.end].strip().casefold() in self.allow:
+            return False
+        return self.profile == "default" or profile_keeps(self.profile, text, f)
+
     def _finish(self, text: str, raw: list[Finding]) -> list[Finding]:
-        kept = []
-        for f in raw:
-            if f.score < self.score_threshold or f.entity_type not in self.entities:
-                continue
-            if self.allow and text[f.start : f.end].strip().casefold() in self.allow:
-                continue
-            if self.profile != "default" and not profile_keeps(self.profile, text, f):
-                continue
-            kept.append(f)
-        found = resolve_overlaps(kept)
+        found = resolve_overlaps([f for f in raw if self._keeps(text, f)])
         if "PERSON" in self.entities:
-            extra = [
-                f
-                for f in coordinated_names(text, found)
-                if f.score >= self.score_threshold
-                and not (self.allow and text[f.start : f.end].casefold() in self.allow)
-                and (self.profile == "default" or profile_keeps(self.profile, text, f))
-            ]
+            extra = [f for f in coordinated_names(text, found) if self._keeps(text, f)]
             if extra:
                 found = sorted([*found, *extra], key=lambda f: (f.start, f.end))
         return found

@@ -308,15 +308,9 @@ COORDINATED_SCORE = 0.6
 
 
 def _given_name(word: str) -> bool:
-    first, _ = name_lexicon()
+    """A given name of the lexicon (which holds no everyday word) that is no charting word."""
     w = word.casefold()
-    return w in first and w not in NOTE_WORDS and w not in common_words()
-
-
-def _surname(word: str) -> bool:
-    _, last = name_lexicon()
-    w = word.casefold()
-    return w in last and w not in NOTE_WORDS and w not in common_words()
+    return w in name_lexicon()[0] and w not in NOTE_WORDS
 
 
 def _any_name(word: str) -> bool:
