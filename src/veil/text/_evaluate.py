@@ -214,7 +214,9 @@ def _score(finding: Mapping[str, Any]) -> float:
 
 def _spans(
     items: Iterable[Mapping[str, Any]], label_map: Mapping[str, str | None], gold: bool
-) -> list[tuple[int, int, str]]:
+) -> list[tuple[tuple[int, int, str], float]]:
+    """(start, end, type after the label map) and score of each span the map keeps; gold
+    spans have no score (0)."""
     out = []
     for s in items:
         if gold:
@@ -223,7 +225,7 @@ def _spans(
             start, end, t = int(s["start"]), int(s["end"]), str(s["entity_type"])
         t2 = label_map.get(t, t)
         if t2 is not None:
-            out.append((start, end, t2))
+            out.append(((start, end, t2), _score(s)))
     return out
 
 
@@ -247,23 +249,23 @@ def evaluate_spans(
     if len(gold) != len(predicted):
         raise InputError(f"{len(gold)} gold records but {len(predicted)} prediction records")
     lm = dict(label_map or {})
-    golds = [_spans(r.get("spans") or [], lm, True) for r in gold]
-    preds = [_spans(p, lm, False) for p in predicted]
-    raws = [[f for f in p if lm.get(str(f["entity_type"]), "") is not None] for p in predicted]
+    golds = [[sp for sp, _ in _spans(r.get("spans") or [], lm, True)] for r in gold]
+    scored = [_spans(p, lm, False) for p in predicted]
+    preds = [[sp for sp, _ in ps] for ps in scored]
     types = set(entities) if entities is not None else {t for g in golds for _, _, t in g}
     counts: dict[str, dict[str, int]] = {
         t: dict.fromkeys(("gold", "pred", "exact", "overlap", "tok_gold", "tok_pred", "tok"), 0)
         for t in types
     }
     ignored = 0
-    for rec, g, p, raw_p in zip(gold, golds, preds, raws, strict=True):
+    for rec, g, p, scored_p in zip(gold, golds, preds, scored, strict=True):
         ignored += sum(1 for s in p if s[2] not in types)
         tokens = [m.span() for m in _TOKEN.finditer(str(rec["full_text"]))]
         # precedence where spans overlap: gold, the longer; predictions, the higher score
         # (presidio-research's tagging keeps it too), then the longer
         tok_g = _token_labels(tokens, sorted((s for s in g if s[2] in types), key=_longer))
         ranked = sorted(
-            ((s, _score(f)) for s, f in zip(p, raw_p, strict=True) if s[2] in types),
+            ((s, score) for s, score in scored_p if s[2] in types),
             key=lambda x: (-x[1], *_longer(x[0])),
         )
         tok_p = _token_labels(tokens, [s for s, _ in ranked])
