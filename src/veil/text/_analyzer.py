@@ -207,7 +207,9 @@ def _readable(text: str) -> str:
 
 
 _WORKER: TextAnalyzer | None = None
-_MIN_PART = 32  # texts: below two such parts, worker processes cost more than they save
+# the smallest part a worker is sent, in texts: each part pays a fixed cost (its spaCy
+# memory zone), and a call of fewer than two parts runs in the calling process
+_MIN_PART = 32
 
 
 def _worker_run(task: tuple[list[str | None], int]) -> list[list[Finding]]:
