@@ -143,6 +143,7 @@ NOTE_LINES: tuple[str, ...] = (
     "Plan: cont to monitor hemodynamics, wean Levophed as tol, f/u AM labs and CXR.",
     "Plan: Keep NPO after MN for EGD, hold Lovenox, recheck Hct Q6H.",
     "Cont current POC. Will cont to monitor closely.",
+    "Neuro: GCS 11/15 off sedation, MMSE 24/30 at baseline per family. NIHSS 4.",
     "Received pt from OR at 1500, intubated, on Propofol and Fentanyl. Report given to oncoming RN.",
     "Pt transferred to floor, report called to RN, belongings sent with pt.",
     "Tolerating clears, advance diet as tol. Awaiting Speech and Swallow eval.",
@@ -165,6 +166,8 @@ NOTE_LINES: tuple[str, ...] = (
     "Pt transferred from {ORGANIZATION:hospital} on {DATE_TIME:month_day} for cath.",
     "Pt lives in {LOCATION:city} with wife, followed by PCP Dr. {PERSON:last}.",
     "Admitted {DATE_TIME:month_day} with PNA, intubated {DATE_TIME:month_day}, extubated today.",
+    # month/day with no date word before it, as labs and imaging are charted
+    "CXR {DATE_TIME:month_day} with new RLL opacity, repeat in AM. Vanco trough {DATE_TIME:month_day_padded} 18.2.",
     "Plan for d/c to {ORGANIZATION:hospital} rehab on {DATE_TIME}.",
     "Contact: {PERSON} (sister) {PHONE_NUMBER}. Please call with any changes.",
     "Pt is a {AGE} y/o {_SEX} s/p CABG x3 on {DATE_TIME}, hx of HTN, DM, CKD.",
@@ -360,6 +363,8 @@ class _Filler:
                 return str(d.year), "DATE_TIME", None
             if variant == "month_day":  # charting shorthand: month/day without the year
                 return f"{d.month}/{d.day}", "DATE_TIME", None
+            if variant == "month_day_padded":  # as an EHR prints it: "03/05"
+                return f"{d.month:02d}/{d.day:02d}", "DATE_TIME", None
             fmt = r.choice(
                 ["%m/%d/%Y", "%Y-%m-%d", "%B %d, %Y", "%d %B %Y", "%b %d, %Y", "%m/%d/%y", "%B %Y"]
             )

@@ -4,7 +4,9 @@ dates, with calendar validation.
 
 Numeric dates must name a real month and day ("91/42/7.36" and "120/80" are not dates),
 dotted dates need a four-digit year (so "2.10.1" is a version, not a date) and a bare year
-needs a preposition ("in 2019"). Relative expressions ("today", "last week", "3 days ago")
+needs a preposition ("in 2019"). A month/day without a year is a date after a date word
+("admitted on 4/10"), or alone when it cannot be a small fraction or a score ("10/23",
+"04/09"; not "pain 4/10", "GCS 3/15", "2/30"). Relative expressions ("today", "last week", "3 days ago")
 are not reported: they identify no one.
 """
 
@@ -58,6 +60,20 @@ _MD_UNITS = (
     r"puffs?|drops?|cups?|oz|inch(?:es)?|cm|mm|miles?|km|hours?|hrs?|h|min(?:ute)?s?|"
     r"days?|weeks?|wks?|months?|years?|yrs?|times|of|normal|ns|"
     r"scale|score|points?|pts"
+)
+
+
+_MONTH_DAY = re.compile(r"(\d{1,2})/(\d{1,2})")
+_DAYS_IN_MONTH = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+# Words after which "3/15" is a score or a position in a sequence, not a date: named
+# clinical scales rated out of more than 12 (Glasgow coma scale /15, MMSE and MoCA /30,
+# NIHSS /42, Braden /23), and "page", "item", "question", "step" and their kin
+_SCALE_BEFORE = re.compile(
+    r"\b(?:GCS|MMSE|MoCA|NIHSS|Braden|APACHE|SOFA|score[sd]?|scoring|rated|rating|grade[sd]?|"
+    r"pages?|pp?\.|slides?|steps?|items?|questions?|q|parts?|chapters?|ch\.|exercises?|sets?|"
+    r"reps?|rounds?|levels?|vol\.?|issue|no\.|nos?\.|number|#|titers?|titres?|ratio)"
+    r"[\s:=]*(?:(?:of|was|is|at|=)\s*)?$",
+    re.IGNORECASE,
 )
 
 
@@ -130,6 +146,17 @@ class DateRecognizer(PatternRecognizer):
             flags=re.IGNORECASE,
         ),
         Pattern(
+            # month/day with no date word before it, where it cannot be read as a small
+            # fraction or a score: the day is past 12 ("10/23": nothing is rated out of 23
+            # but a few named scales, see _SCALE_BEFORE), or a part has a leading zero
+            # ("04/09", "4/09": fractions and scores are never zero-padded)
+            "month_day_bare",
+            r"(?<![\w./:#+-])(?:(?:0?[1-9]|1[0-2])/(?:1[3-9]|2\d|3[01]|0[1-9])|0[1-9]/1[0-2])"
+            rf"(?![\w/-]|[.,:]\d|\s*(?:{_MD_UNITS}|dilution)\b|\s*%)",
+            0.55,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
             "year",
             r"\b(?:in|since|during|until|by|from|born|year|circa)\s+((?:19|20)\d{2})(?![\w/-]|\.\d)",
             0.6,
@@ -140,6 +167,13 @@ class DateRecognizer(PatternRecognizer):
     _dotted = re.compile(r"(\d{1,2})\.(\d{1,2})\.")
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        md = _MONTH_DAY.fullmatch(value)
+        if md:
+            month, day = int(md.group(1)), int(md.group(2))
+            if day > _DAYS_IN_MONTH[month]:
+                return True  # "2/30", "4/31"
+            # a score or an item number: "GCS 3/15", "MMSE 12/30", "page 3/14"
+            return _SCALE_BEFORE.search(text, max(0, start - 24), start) is not None
         m = self._numeric.match(value) or self._dotted.match(value)
         if m:
             a, b = int(m.group(1)), int(m.group(2))

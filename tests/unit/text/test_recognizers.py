@@ -52,6 +52,12 @@ POSITIVES = [
     ("DATE_TIME", "DOB: 7/4", "7/4"),
     ("DATE_TIME", "next appt 11/28 with PCP", "11/28"),
     ("DATE_TIME", "seen Tues 3/9 in clinic", "3/9"),
+    # ... and with no date word, where it cannot be a small fraction or a score: a day
+    # past 12, or a part with a leading zero
+    ("DATE_TIME", "CXR 10/23 showed no change", "10/23"),
+    ("DATE_TIME", "Vanco trough 04/09 18.2", "04/09"),
+    ("DATE_TIME", "labs (12/15) pending", "12/15"),
+    ("DATE_TIME", "BM 2/29, Colace given", "2/29"),
     ("DATE_TIME", "seen 03/03/2021 at 10:30 AM.", "03/03/2021 at 10:30 AM"),
     ("DATE_TIME", "seen 03/03/2021 at 10:30 a.m. today", "03/03/2021 at 10:30 a.m."),
     ("DATE_TIME", "DOB is 12-Dec-1985.", "12-Dec-1985"),
@@ -126,6 +132,13 @@ NEGATIVES = [
     ("DATE_TIME", "pain 7/10, rated 3/5 by PT"),
     ("DATE_TIME", "reduced by 1/2 and from 1/3 to 2/3"),
     ("DATE_TIME", "on 13/4 and on 4/32"),
+    # bare month/day look-alikes: impossible days, named scales, item numbers, units
+    ("DATE_TIME", "counted 2/30 and 4/31"),
+    ("DATE_TIME", "GCS 3/15 on arrival, MMSE: 12/30, MoCA score was 10/30"),
+    ("DATE_TIME", "see page 3/14, question 2/20, step #5/16"),
+    ("DATE_TIME", "a 1/20 dilution, 5/16 inch, 3/14 of cultures, 12/13%"),
+    ("DATE_TIME", "ratio 1/16; ANA 1/160; PS 10/5"),
+    ("DATE_TIME", "pain 4/10, strength 5/5, murmur 2/6"),
     ("IP_ADDRESS", "version 1.2.3.4 released"),
     ("IP_ADDRESS", "ver. 1.2.3.4 is out"),
     ("IP_ADDRESS", "call a::b in the module"),  # letters only, no context: a path

@@ -1,0 +1,71 @@
+"""Month/day dates written without a year: what makes one a date, what keeps a score out.
+
+A bare "m/d" is reported when it cannot be a small fraction or a score (the day is past 12,
+or a part has a leading zero) and is a day of the calendar; after a named scale or an item
+word it is a score, whatever the numbers.
+"""
+
+import calendar
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from veil.text import TextAnalyzer
+
+CHECK = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+S = st.sampled_from
+_LEAP = 2024  # February 29 is a date in a leap year; a note without the year may mean one
+_BEFORE = S(["CXR ", "Labs ", "Vanco trough ", "(", "f/u ", "Plan: rpt echo ", "BM ", ""])
+_AFTER = S([" showed no change", ".", ")", ", repeat in AM", " 18.2", ""])
+_SCALES = S(["GCS ", "GCS: ", "MMSE ", "MoCA score was ", "page ", "question ", "#", "score of "])
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> TextAnalyzer:
+    return TextAnalyzer.from_config(ner=False)
+
+
+def _dates(analyzer: TextAnalyzer, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "DATE_TIME"]
+
+
+@st.composite
+def _month_day(draw: st.DrawFn, padded: bool | None = None) -> tuple[int, int, str]:
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, calendar.monthrange(_LEAP, month)[1]))
+    pad = draw(st.booleans()) if padded is None else padded
+    return month, day, f"{month:02d}/{day:02d}" if pad else f"{month}/{day}"
+
+
+@CHECK
+@given(_BEFORE, _month_day(), _AFTER)
+def test_unambiguous_month_day_is_a_date(
+    analyzer: TextAnalyzer, before: str, md: tuple[int, int, str], after: str
+) -> None:
+    _, day, value = md
+    found = _dates(analyzer, before + value + after)
+    if day > 12 or value.startswith("0") or "/0" in value:
+        assert found == [value]
+    else:  # "4/10" alone is as often a score or a fraction: only after a date word
+        assert found == []
+
+
+@CHECK
+@given(_SCALES, _month_day(), _AFTER)
+def test_after_a_scale_word_it_is_a_score(
+    analyzer: TextAnalyzer, scale: str, md: tuple[int, int, str], after: str
+) -> None:
+    assert _dates(analyzer, scale + md[2] + after) == []
+
+
+@CHECK
+@given(_BEFORE, st.integers(1, 12), st.integers(29, 39), _AFTER)
+def test_a_day_the_month_lacks_is_no_date(
+    analyzer: TextAnalyzer, before: str, month: int, day: int, after: str
+) -> None:
+    value = f"{month}/{day}"
+    found = _dates(analyzer, before + value + after)
+    assert found == ([value] if day <= calendar.monthrange(_LEAP, month)[1] else [])
