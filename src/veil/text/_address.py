@@ -728,7 +728,13 @@ class StateRecognizer(PatternRecognizer):
 
 @recognizers.register("zip_code")
 class ZipCodeRecognizer(PatternRecognizer):
-    """US ZIP and ZIP+4 codes after a state (``MA 02139``) or near "zip"/"postal code"."""
+    """ZIP and postal codes: US ZIP and ZIP+4 after a state (``MA 02139``); near "zip",
+    "postcode" or "postal code", a US ZIP, a UK postcode (Royal Mail grammar), a Canadian
+    postal code (Canada Post's letters), an Eircode, a Dutch ``1234 AB``, the hyphenated
+    and spaced forms of Poland, Portugal, Brazil, Sweden and Czechia; right after the word,
+    four digits (Australia, Austria, Switzerland, the Nordic countries ...), Japan's
+    ``100-0001`` or a code with its country letter (``D-80331``). Inside a full address the
+    postcode belongs to the ``STREET_ADDRESS`` span."""
 
     entity = "ZIP_CODE"
     needs_digit = True
@@ -740,5 +746,26 @@ class ZipCodeRecognizer(PatternRecognizer):
             group=1,
         ),
         Pattern("zip", r"(?<![\w$.,/-])\d{5}(?:-\d{4})?(?![\w/-]|[.,]\d)", 0.2),
+        Pattern("postcode_uk", rf"(?<![\w-]){_UK_PC}(?![\w-])", 0.2),
+        Pattern("postcode_ca", rf"(?<![\w-]){_CA_PC}(?![\w-])", 0.2),
+        Pattern("postcode_nl", r"(?<![\w$.,/-])[1-9]\d{3}[ \t]?(?!S[ADS])[A-Z]{2}(?![\w-])", 0.2),
+        Pattern(
+            "postcode_grouped",  # 01310-100, 1100-053, 00-514, 111 21
+            rf"(?<![\w$.,/-])(?:{_EU_PC_DISTINCT})(?![\w/-]|[.,]\d)",
+            0.2,
+        ),
+        Pattern("eircode", rf"(?<![\w-]){_EIRCODE}(?![\w-])", 0.2),
+        Pattern(
+            # four digits are a postcode in many countries but also a year, a PIN or a
+            # count, and Japan's "100-0001" has a local phone number's shape: these only
+            # right after the word ("postcode 2000", "PLZ: 8001", "postal code 100-0001"),
+            # as is a country letter before the code ("D-80331", "CH-8001")
+            "postcode_after_word",
+            r"(?i:\b(?:post(?:al)?[ \t]?code|zip(?:[ \t]?code)?|plz)s?)\b[ \t]*"
+            r"(?:(?i:is|was|of|no\.?|number)[ \t]+|[:#][ \t]*)?"
+            r"(\d{4}|\d{3}-\d{4}|[A-Z]{1,2}-\d{4,5})(?![\w/-]|[.,]\d)",
+            0.2,
+            group=1,
+        ),
     )
-    context = ("zip", "zipcode", "zip code", "postal", "postcode", "postal code")
+    context = ("zip", "zipcode", "zip code", "postal", "postcode", "postal code", "plz", "eircode")
