@@ -39,6 +39,7 @@ _PHONE_CONTEXT = re.compile(
 # An extension after the number: "x123", "ext. 12", "extension 4567" (not "#", which is as
 # often a list or ticket number)
 _EXT = r"(?P<ext>\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?"
+_EXT_AFTER = re.compile(r"\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6}(?![\w])", re.I)
 # ITU-T E.123 international notation: "+" and the country code, also written "(+44)"
 _INTL = re.compile(
     r"(?<![\w+])(?P<num>(?:\(\+\d{1,3}\)|\+\d{1,3})[\d\s().-]{6,18}\d)" + _EXT + r"(?![\w])",
@@ -64,11 +65,11 @@ _PAGER = re.compile(
 _ANY_DIGIT = re.compile(r"\d")
 _PAGER_WORD = re.compile(_PAGER_WORDS, re.I)
 _BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
-# North American numbers written in one of the usual layouts (with "+1", or the trunk "1"
-# before a parenthesised area code: "1 (617) 555-0199"); used when the number is well
+# North American numbers written in one of the usual layouts (with "+1" or "001", or the
+# trunk "1" before a parenthesised area code: "1 (617) 555-0199"); used when the number is well
 # formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
 _NANP = re.compile(
-    r"(?<![\w+().-])(?:\+1[ .-]?|1[ .-]?(?=\())?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
+    r"(?<![\w+().-])(?:(?:\+|00[ .-]?)1[ .-]?|1[ .-]?(?=\())?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
     r"(?:\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?(?![\w-]|\.\d)",
     re.I,
 )
@@ -261,7 +262,8 @@ class PhoneRecognizer(Recognizer):
                     except pn.NumberParseException:
                         continue
                     if pn.is_valid_number(num):
-                        hit = (start, e, f"context_{region}")
+                        ext = _EXT_AFTER.match(text, e)  # "020 7946 0958 ext. 12"
+                        hit = (start, ext.end() if ext else e, f"context_{region}")
                         break
                 if hit:
                     break

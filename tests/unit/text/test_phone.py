@@ -55,6 +55,8 @@ INTERNATIONAL = [
     ("from abroad 00 49 30 901820", "00 49 30 901820"),
     ("from the US 011 44 20 7946 0958", "011 44 20 7946 0958"),
     ("from Europe 001-617-555-0199", "001-617-555-0199"),
+    # a well-formed North American number that phonenumbers does not know as assigned
+    ("from Europe 001-946-985-8501x20245", "001-946-985-8501x20245"),
     # extensions belong to the number
     ("+44 20 7946 0958 ext. 123 for billing", "+44 20 7946 0958 ext. 123"),
     ("+44 20 7946 0958x123", "+44 20 7946 0958x123"),
@@ -220,6 +222,7 @@ WITH_CONTEXT = [
     ("mobile: 07911 123456", "07911 123456"),  # GB mobile layout
     ("Tel. 06 12 34 56 78", "06 12 34 56 78"),  # FR mobile layout
     ("call me at 98765 43210", "98765 43210"),  # IN mobile layout
+    ("call 020 7946 0958 ext. 12 today", "020 7946 0958 ext. 12"),  # the extension too
 ]
 NO_CONTEXT_OR_NOT_A_PHONE = [
     "020 7946 0958 was the batch",  # no phone word
