@@ -1,4 +1,4 @@
-"""Dates and times in the common English formats, day-month-year dates with the month
+"""Dates and times (am/pm and 24-hour clock) in the common English formats, day-month-year dates with the month
 written in German, French, Spanish, Italian, Dutch or Portuguese, and year-first numeric
 dates, with calendar validation.
 
@@ -133,6 +133,13 @@ class DateRecognizer(PatternRecognizer):
             "clock",
             r"(?<![\w:.])\d{1,2}(?::\d{2})?\s*(?:[AaPp]\.[Mm]\.|[AaPp][Mm]\b)",
             0.6,
+        ),
+        Pattern(
+            # a 24-hour clock time, ISO 8601's "14:30" and "09:15:07": two-digit hours (a
+            # one-digit "1:10" or "3:16" is as often a ratio, a verse or a duration)
+            "clock_24h",
+            r"(?<![\w:.,/-])(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\w:/-]|[.,]\d)",
+            0.55,
         ),
         Pattern(
             # month/day without a year, as clinical notes chart it ("admitted on 4/10"): a

@@ -49,6 +49,7 @@ def _spans(analyzer: TextAnalyzer, text: str) -> list[tuple[str, str]]:
         (f"born in {YOUNG}", "DATE_TIME", str(YOUNG), False),
         ("seen at 3:30 pm", "DATE_TIME", "3:30 pm", False),  # a time of day is not listed
         ("seen at 1400 hrs", "DATE_TIME", "at 1400 hrs", False),
+        ("seen at 14:30", "DATE_TIME", "14:30", False),
         ("admitted on 4/10", "DATE_TIME", "4/10", True),  # month and day
         ("seen March 3", "DATE_TIME", "March 3", True),
         ("since March 2019", "DATE_TIME", "March 2019", True),  # a month is an element

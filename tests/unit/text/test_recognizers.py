@@ -58,6 +58,8 @@ POSITIVES = [
     ("DATE_TIME", "Vanco trough 04/09 18.2", "04/09"),
     ("DATE_TIME", "labs (12/15) pending", "12/15"),
     ("DATE_TIME", "BM 2/29, Colace given", "2/29"),
+    ("DATE_TIME", "logged in at 14:30 from home", "14:30"),
+    ("DATE_TIME", "timestamp 09:15:07, then", "09:15:07"),
     ("DATE_TIME", "seen 03/03/2021 at 10:30 AM.", "03/03/2021 at 10:30 AM"),
     ("DATE_TIME", "seen 03/03/2021 at 10:30 a.m. today", "03/03/2021 at 10:30 a.m."),
     ("DATE_TIME", "DOB is 12-Dec-1985.", "12-Dec-1985"),
@@ -151,6 +153,9 @@ NEGATIVES = [
     ("DATE_TIME", "a 1/20 dilution, 5/16 inch, 3/14 of cultures, 12/13%"),
     ("DATE_TIME", "ratio 1/16; ANA 1/160; PS 10/5"),
     ("DATE_TIME", "pain 4/10, strength 5/5, murmur 2/6"),
+    # clock look-alikes: one-digit hours (ratios, verses), impossible times, MAC pieces
+    ("DATE_TIME", "a 1:10 dilution, I:E 1:2, John 3:16, 10:1 ratio"),
+    ("DATE_TIME", "split 25:75 and 12:60 and 00:1A:2B"),
     ("IP_ADDRESS", "version 1.2.3.4 released"),
     ("IP_ADDRESS", "ver. 1.2.3.4 is out"),
     ("IP_ADDRESS", "call a::b in the module"),  # letters only, no context: a path
