@@ -1,6 +1,6 @@
-"""Dates and times (am/pm and 24-hour clock) in the common English formats, day-month-year dates with the month
-written in German, French, Spanish, Italian, Dutch or Portuguese, and year-first numeric
-dates, with calendar validation.
+"""Dates and times (am/pm and 24-hour clock) in the common English formats, day-month-year
+dates with the month written in German, French, Spanish, Italian, Dutch or Portuguese, and
+year-first numeric dates, with calendar validation.
 
 Numeric dates must name a real month and day ("91/42/7.36" and "120/80" are not dates),
 dotted dates need a four-digit year (so "2.10.1" is a version, not a date) and a bare year
