@@ -341,19 +341,28 @@ class PhoneRecognizer(Recognizer):
         return out
 
 
+# people whose age a sentence may give: "my grandmother is 95"
+_KIN = (
+    r"son|daughter|child|kid|baby|boy|girl|mother|father|mom|mum|dad|brother|sister|wife|"
+    r"husband|partner|spouse|grandmother|grandfather|grandma|grandpa|grandson|granddaughter|"
+    r"aunt|uncle|nephew|niece|cousin|friend|boyfriend|girlfriend|fiancée?|stepson|stepdaughter"
+)
+
+
 @recognizers.register("age")
 class AgeRecognizer(PatternRecognizer):
     """Ages written with their context: "aged 47", "age: 47", "47 years old", "47-year-old",
     "47 y/o", "47yo", "47 years of age", "turned 47" (not before a unit: "turned 90 degrees"),
-    "I'm 47." and "she is 47 and ..." (the number then ends a clause or goes on with "and",
-    "but", "now", "years": not "I am 5 minutes away"). The number alone is never an age."""
+    "I'm 47.", "she is 47 and ...", "my son, who is 26, ...", "my grandmother is 95" (the
+    number then ends a clause or goes on with "and", "but", "now", "years": not "I am 5
+    minutes away"), "his 30th birthday", "died at 67". The number alone is never an age."""
 
     entity = "AGE"
     needs_digit = True
     patterns = (
         Pattern(
             "age_prefix",
-            r"\b(?:aged?|age of|age:)\s*(\d{1,3})(?![\d%/]|\.\d)",
+            r"\b(?:aged?|age of|age:|age\s+(?:is|was))\s*(\d{1,3})(?![\d%/]|\.\d)",
             0.85,
             group=1,
             flags=re.IGNORECASE,
@@ -391,11 +400,31 @@ class AgeRecognizer(PatternRecognizer):
         ),
         Pattern(
             # a person saying their own age, or someone's: "I'm 47.", "I am 47 and retired",
-            # "she is 8 years"; not "I am 5 minutes away", "I'm 100% sure", "I'm 6 feet"
+            # "she is 8 years", "he's 33.", "my son, who is 26, ...", "my grandmother is 95
+            # and still drives"; not "I am 5 minutes away", "I'm 100% sure", "I'm 6 feet"
             "age_is",
-            r"\b(?:I\s+am|I['’]m|(?:s?he|they)\s+(?:is|are))\s+(\d{1,3})"
+            rf"\b(?:I\s+am|I['’]m|(?:s?he|they|who)\s+(?:is|are|was|were)|(?:s?he|who)['’]s|"
+            rf"(?:my|his|her|our|their|your)\s+(?:{_KIN})\s+(?:is|was))\s+(\d{{1,3}})"
             r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and(?!\s+(?:a\s+)?half)|but|now|today|this|years?|yrs?)\b)",
             0.6,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # "his 30th birthday", "her 100th birthday"
+            "age_birthday",
+            r"\b(\d{1,3})(?:st|nd|rd|th)\s+birthday\b",
+            0.85,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # the age at death: "died at 67.", "passed away at the age of 81 in May"; not
+            # "died at 3 pm" (the number must end the clause or go on with a word listed)
+            "age_at_death",
+            r"\b(?:died|passed\s+away|deceased)\s+at\s+(?:the\s+age\s+of\s+)?(\d{1,3})"
+            r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and|after|from|of|in|years?|yrs?)\b)",
+            0.7,
             group=1,
             flags=re.IGNORECASE,
         ),
