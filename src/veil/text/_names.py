@@ -51,23 +51,29 @@ _LEGAL_FORMS = (
     # German-speaking countries
     "GmbH", "gGmbH", "mbH", "AG", "KG", "KGaA", "OHG", "GbR", "e.V.", "eG",
     # French, Spanish, Portuguese, Italian
-    "S.A.", "SA", "S/A", "S.A.S.", "SAS", "SARL", "S.à r.l.", "SNC", "SCA", "SCS", "S.L.",
-    "SL", "S.L.U.", "S.Coop.", "S.A.T.", "S.C.", "Ltda.", "Ltda", "Lda.", "Cia.", "EIRELI",
-    "S.p.A.", "SpA", "S.r.l.", "Srl", "s.r.l.", "S.a.s.", "S.n.c.",
+    "S.A.", "SA", "S/A", "S.A.S.", "SAS", "SARL", "S.A.R.L.", "S.à r.l.", "SNC", "SCA", "SCS",
+    "S.L.", "SL", "S.L.U.", "S.L.L.", "S.L.N.E.", "S.A.U.", "S.A.D.", "S.C.P.", "S.Com.",
+    "S.Coop.", "S.A.T.", "S.C.", "Ltda.", "Ltda", "Lda.", "Cia.", "EIRELI",
+    "S.p.A.", "SpA", "SPA", "S.r.l.", "Srl", "s.r.l.", "S.a.s.", "S.n.c.",
     # Benelux, Nordic countries
-    "B.V.", "BV", "N.V.", "NV", "V.O.F.", "VOF", "C.V.", "A/S", "ApS", "I/S", "K/S", "P/S",
-    "AB", "AS", "ANS", "Oy", "Oyj", "Ky", "Ay", "Osk", "ry", "Tmi",
+    "B.V.", "BV", "N.V.", "NV", "V.O.F.", "VOF", "C.V.", "SPRL", "BVBA", "VZW", "ASBL",
+    "A/S", "ApS", "I/S", "K/S", "P/S", "AB", "HB", "KB", "AS", "ANS", "As Oy", "Oy", "Oyj",
+    "Ky", "Ay", "Osk", "ry", "Tmi",
     # Central and Eastern Europe, Turkey
-    "a.s.", "s.r.o.", "v.o.s.", "k.s.", "Sp. z o.o.", "sp. z o.o.", "Sp.k.", "Sp.j.", "s.c.",
+    "a.s.", "s.r.o.", "v.o.s.", "k.s.", "z.s.", "o.p.s.", "Sp. z o.o.", "sp. z o.o.", "Sp.k.",
+    "Sp.j.", "s.c.",
     "SRL", "S.R.L.", "PFA", "Kft.", "Zrt.", "Nyrt.", "Bt.", "d.o.o.", "d.d.", "A.Ş.", "Şti.",
 )  # fmt: skip
+# abbreviations of three or more letters, each with its dot ("S.L.N.E.", "S.A.R.L."), are
+# also written without the last one ("Logística Malo S.L.N.E and ...")
+_LEGAL_FORMS += tuple(f[:-1] for f in _LEGAL_FORMS if re.fullmatch(r"(?:[A-Z][a-z]*\.){3,}", f))
 # short capital forms that are also other things: state and province codes ("Reno NV",
 # "Calgary AB", "Adelaide SA"), blood groups ("Type AB"), clinical abbreviations ("Plavix,
 # ASA", "Nitro SL", "severe AS", "AG 14"): never in a clinical note, and elsewhere not a
 # company when the name is a place, everyday words or drug and charting words
 _WEAK_FORMS = frozenset(
     {"SA", "AB", "NV", "AS", "SL", "LP", "AG", "KG", "BV", "SAS", "SCA", "SCS", "SNC", "ANS",
-     "PFA"}
+     "PFA", "HB", "KB", "SPA"}
 )  # fmt: skip
 # (Norway's "ASA" is left out: it is aspirin in every clinical note, and NER knows the few
 # public companies that carry it)
@@ -79,7 +85,8 @@ _ORG_WORDS = (
     "Systems", "Technologies", "Solutions", "Services",
 )  # fmt: skip
 _FAMILY_FIRM = (
-    r"(?:and|&)[ \t]+Sons|&[ \t]+S[øö]n(?:ner)?|&[ \t]+Söhne|e[ \t]+[Ff]igli"
+    r"(?:and|&)[ \t]+Sons|&[ \t]+S[øö]n(?:ner)?|&[ \t]+Söhne|e[ \t]+[Ff]igli|e[ \t]+[Ff]ilhos"
+    r"|et[ \t]+[Ff]ils|i[ \t]+(?:[Ss]yn(?:owie)?|[Ww]spólnicy)"
     r"|[y&][ \t]+[Aa]sociados|(?:and|&)[ \t]+Co\."
 )
 # words that open an organisation's name: foundations, groups, banks; Polish trade prefixes
@@ -101,7 +108,17 @@ _CONJ = r"(?:and|&|e|y|et|und|og|och|a|i|ja|en)"
 # a name of one to five capitalised words, joined by spaces, commas and conjunctions of
 # the languages of the legal forms ("Tron, Pietrangeli e Castioni", "Jespersen & Søn")
 # ("Margraf Trüb GmbH & Co. OHG": lazy, so the name ends at the first legal form)
-_ORG_MORE = rf"(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*){_W}){{0,4}}?"
+# lower-case name particles inside a firm's name ("Janssen de Jong Groep", "Infraestructuras
+# del Norte S.Com."); not "do", "da", "la", "le", "el", "al": English words, or as often
+# the start of the sentence's next phrase
+_ORG_PARTICLE = r"(?:van|von|de|der|den|del|della|di|du|das|dos|ter|ten|zu|zum|zur)"
+_ORG_MORE = (
+    rf"(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*)(?:{_ORG_PARTICLE}{_SP}){{0,2}}{_W}){{0,4}}?"
+)
+# particles before the first capital: "van den Velde BV", "von Bergen GmbH"
+_LEADING_PARTICLES = re.compile(
+    rf"(?<![\w'’.&-])(?:van|von|de|ter|ten)(?:{_SP}(?:der|den|de|la))?{_SP}$"
+)
 _ORG_NAME = _W + _ORG_MORE
 # the same, starting where no word goes on before it; the look-behind follows the first
 # capital so that the regex engine skips to capitals instead of trying every position
@@ -119,7 +136,7 @@ _SUFFIXED = re.compile(
 # skip the name regex, whose lazy expansions at every capital cost more than this scan
 _SUFFIX_GATE = re.compile(
     rf"[ \t,](?:{_alternation(_LEGAL_FORMS)}|{_alternation(_ORG_WORDS)}"
-    r"|Sons|S[øö]n|Söhne|[Ff]igli|[Aa]sociados)"
+    r"|Sons|S[øö]n|Söhne|[Ff]igli|[Ff]ilhos|[Ff]ils|[Ss]yn|[Ss]ynowie|[Ww]spólnicy|[Aa]sociados)"
 )
 _OPENED = re.compile(rf"(?<![\w'’.&-])(?:{_alternation(_ORG_OPENERS)}){_SP}{_ORG_NAME}(?![\w'’-])")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n][ \t]*)(?=\w$)")
@@ -166,6 +183,10 @@ class OrganizationRecognizer(Recognizer):
                 continue  # "The Co. was sold": no name before the form
             if lead:
                 start = lead.end()
+            else:
+                particles = _LEADING_PARTICLES.search(text, max(0, start - 12), start)
+                if particles:
+                    start = particles.start()
             form = m.group("form")
             if form in _WEAK_FORMS and self._not_a_firm(text, start, m.end("name")):
                 continue  # "Reno NV": a place and its state; "Blood Type AB"; "Plavix, ASA"

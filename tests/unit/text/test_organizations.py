@@ -42,6 +42,20 @@ POSITIVES = [
     ("Our supplier, Stichting Ketting, is late.", ["Stichting Ketting"]),
     ("Referred to Baker Clinic by Dr. Lee.", ["Baker Clinic"]),
     ("met at Martin, Young and Jarvis", ["Martin, Young and Jarvis"]),
+    # more forms of ISO 20275's list, and the Spanish ones without their last dot
+    ("The audit of Logística Malo S.L.N.E found nothing.", ["Logística Malo S.L.N.E"]),
+    ("Payment to Torrent y asociados S.Com. is due.", ["Torrent y asociados S.Com."]),
+    ("A letter from Bäckman HB arrived.", ["Bäckman HB"]),
+    ("She left Dupont SPRL in May.", ["Dupont SPRL"]),
+    ("Nadace Nováková z.s. paid.", ["Nadace Nováková z.s."]),
+    # family-firm endings in Polish, Portuguese and French
+    ("He joined FPUH Ziegert i syn s.c. last year.", ["FPUH Ziegert i syn s.c."]),
+    ("A letter from Almeida e Filhos arrived.", ["Almeida e Filhos"]),
+    ("Invoices from Girard et Fils came.", ["Girard et Fils"]),
+    # name particles inside and before the name
+    ("Our supplier, Janssen de Jong Groep, is late.", ["Janssen de Jong Groep"]),
+    ("I work for van den Velde BV now.", ["van den Velde BV"]),
+    ("Shares of Infraestructuras del Norte S.Com. fell.", ["Infraestructuras del Norte S.Com."]),
 ]
 
 
@@ -70,6 +84,9 @@ NEGATIVES = [
     "Nitro SL x1 given, CP resolved.",
     "Severe AS noted on Echo.",  # one capitalised word that may only open the sentence
     "Lytes ok. Gap AG 14",
+    "Labs: HB 9.8, Plt 140.",  # haemoglobin, not a Swedish partnership
+    "The file is 512 KB and the Hotel SPA opens at 9.",
+    "Then I do Acme and Co",  # "do" is no name particle
 ]
 
 
