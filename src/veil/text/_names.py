@@ -43,7 +43,7 @@ class TitledNameRecognizer(PatternRecognizer):
 # abbreviations of ISO 20275's entity legal forms list in common use), matched as written:
 # "AS" (Norway) is a form, "as" is not; spaces inside a form match any run of spaces.
 _SP = r"[ \t]+"  # the words of a name are on one line: "Swatch\nSwiss\nSX" is a list
-_LEGAL_FORMS = (
+_LEGAL_FORMS: tuple[str, ...] = (
     # English-speaking countries, and Asia
     "Inc.", "Inc", "Incorporated", "Corp.", "Corp", "Corporation", "Co.", "Co", "Company",
     "Ltd.", "Ltd", "Limited", "LLC", "L.L.C.", "PLC", "plc", "LLP", "L.L.P.", "LP", "L.P.",
