@@ -69,7 +69,7 @@ _BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
 # trunk "1" before a parenthesised area code: "1 (617) 555-0199"); used when the number is well
 # formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
 _NANP = re.compile(
-    r"(?<![\w+().-])(?:(?:\+|00[ .-]?)1[ .-]?|1[ .-]?(?=\())?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
+    r"(?<![\w+().-])(?:(?:\+|00[ .-]?)1[ .-]?|(?<!:)1[ .-]?(?=\())?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
     r"(?:\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?(?![\w-]|\.\d)",
     re.I,
 )

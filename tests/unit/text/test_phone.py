@@ -73,6 +73,12 @@ def test_international_notation_with_default_region(
     assert _spans(us, text) == [span]
 
 
+def test_trunk_prefix_is_not_taken_from_an_ipv6_address(us: PhoneRecognizer) -> None:
+    # found by the redaction property test: the "1" ending "2001:db8::1" became the trunk
+    # prefix of the phone number after it, and the address was then lost in the overlap
+    assert _spans(us, "2001:db8::1 (617) 555-0199") == ["(617) 555-0199"]
+
+
 def test_international_number_is_not_cut_into_a_north_american_one(us: PhoneRecognizer) -> None:
     # "301 234-5678" has a North American layout, but here it is the tail of a German number
     text = "Frankfurt +49 301 234-5678"
