@@ -14,6 +14,7 @@ from veil.text._lexicon import (
     clinical_register,
     common_words,
     first_last_name,
+    mostly_upper,
     name_lexicon,
     relation_pattern,
 )
@@ -244,6 +245,29 @@ _PARTICLE_NAME = re.compile(
     rf"(?<![\w.'’-])({_CAP}(?: {_CAP})?) (?:{_NAME_PARTICLE})(?: (?:{_NAME_PARTICLE}))? ({_CAP})"
     rf"(?![\w'’-])((?: [{_UPC}])?)"  # and whether a capitalised word goes on ("... Airport")
 )
+# an initial and a surname, after a given name or alone: "Anamika M. Ficino", "F. Feliciano"
+# (not "U.S. Grant": the initial may not follow a dot or a letter)
+_INITIAL_NAME = re.compile(rf"(?<![\w.'’-])([{_UPC}])\. ?({_CAP})(?![\w'’-])((?: [{_UPC}])?)")
+_GIVEN_BEFORE = re.compile(rf"(?<![\w'’.-])({_CAP}) $")
+# two or three words in capitals inside a text that is not written in capitals (which is
+# read in ordinary case already): "Please call ELMO SOLIMENA tomorrow"
+_UPPER_WORD = rf"[{_UPC}]{{2,}}(?:['’-][{_UPC}]+)?"
+_UPPER_RUN = re.compile(
+    rf"(?<![\w.'’-])(?=({_UPPER_WORD}(?: {_UPPER_WORD}){{1,2}})(?![\w'’-])((?: [{_UPC}])?))"
+)
+_UPPER_GATE = re.compile(rf"[{_UPC}]{{2}} [{_UPC}]{{2}}")
+# a name introduced by its bearer or signed, in any case: "my name is marc collins", "Hi,
+# this is Alejandro from accounting", "Regards, jane roe". The cue is searched in the
+# lower-cased text (a case-insensitive alternation costs several times more), the name
+# after it in the text itself.
+_INTRO_CUE_TEXT = (
+    r"\b(?:my\s+name\s+is|my\s+name['’]s|name\s*:|this\s+is|i\s+am|i['’]m|call\s+me|"
+    r"regards\s*,|thanks\s*,|cheers\s*,|sincerely\s*,|signed\s*,|contact\s*:)[ \t\n]*"
+)
+_INTRO_CUE = re.compile(_INTRO_CUE_TEXT)
+_INTRO_CUE_ANY_CASE = re.compile(_INTRO_CUE_TEXT, re.IGNORECASE)
+_INTRO_WORD = rf"[{_UPC}{_LOWC}][{_LOWC}]+|[{_UPC}]+"
+_INTRO_NAME = re.compile(rf"({_INTRO_WORD})(?:[ \t]({_INTRO_WORD}))?(?![\w'’-])")
 # a relation or care-team word, in any case, then a capitalised word: "wife Mary", "RN Okafor"
 _RELATION_EXTRA = ("friend", "partner", "rn", "np", "pa")
 _RELATION = re.compile(rf"\b(?i:{relation_pattern(*_RELATION_EXTRA)})\s+({_CAP})(?![\w'’-])")
@@ -301,6 +325,53 @@ class LexiconNameRecognizer(Recognizer):
             w = m.group(1).casefold()
             if (w in first or w in last) and w not in NOTE_WORDS:
                 out.append(self._finding(m.start(1), m.end(1), "after_relation"))
+        out.extend(self._initials(text))
+        if _UPPER_GATE.search(text) and not mostly_upper(text):
+            for m in _UPPER_RUN.finditer(text):
+                if not m.group(2) and first_last_name([w.casefold() for w in m.group(1).split()]):
+                    out.append(self._finding(m.start(1), m.end(1), "first_last_upper"))
+        out.extend(self._introduced(text))
+        return out
+
+    def _initials(self, text: str) -> list[Finding]:
+        """ "Anamika M. Ficino" (a known first and last name around an initial) and "F.
+        Feliciano" (an initial and a known last name)."""
+        last = name_lexicon()[1]
+        out = []
+        for m in _INITIAL_NAME.finditer(text):
+            if m.group(3):
+                continue  # the run goes on: "J. Edgar Hoover Building"
+            surname = m.group(2).casefold()
+            if surname not in last or surname in NOTE_WORDS:
+                continue
+            given = _GIVEN_BEFORE.search(text, max(0, m.start() - 40), m.start())
+            if given is not None and first_last_name([given.group(1).casefold(), surname]):
+                out.append(self._finding(given.start(1), m.end(2), "first_initial_last"))
+            else:
+                out.append(self._finding(m.start(1), m.end(2), "initial_last"))
+        return out
+
+    def _introduced(self, text: str) -> list[Finding]:
+        """A name right after "my name is", "this is", "I'm", "call me" or a sign-off, in any
+        case: a known first and last name, or a known first name alone."""
+        out = []
+        lower = text.lower()
+        cues = (  # "İ" lower-cases to two characters: then the offsets would drift
+            _INTRO_CUE.finditer(lower)
+            if len(lower) == len(text)
+            else _INTRO_CUE_ANY_CASE.finditer(text)
+        )
+        for cue in cues:
+            m = _INTRO_NAME.match(text, cue.end())
+            if m is None:
+                continue
+            one, two = m.group(1).casefold(), m.group(2)
+            if two is not None and first_last_name([one, two.casefold()]):
+                out.append(self._finding(m.start(1), m.end(2), "introduced"))
+            elif _given_name(m.group(1)) and (
+                two is None or two.casefold() not in name_lexicon()[1]
+            ):
+                out.append(self._finding(m.start(1), m.end(1), "introduced"))
         return out
 
     def _finding(self, start: int, end: int, pattern: str) -> Finding:

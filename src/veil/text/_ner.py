@@ -406,11 +406,17 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     return start, end
 
 
+_INITIAL = re.compile(r"[A-Z]\.")
+
+
 def _only_names(span: str) -> bool:
     """Whether an NER organisation or place of one or two words holds only known first and
     last names, none an everyday word, and is no place in the gazetteer ("Ashley", "Kim
-    Nguyen" read as an ORG are people; "Jackson", "Lowell" are towns too and stay)."""
-    words = span.split()
+    Nguyen" read as an ORG are people; "Jackson", "Lowell" are towns too and stay). An
+    initial may go with them ("S. Borges")."""
+    words = [w for w in span.split() if not _INITIAL.fullmatch(w)]
+    if len(words) + 1 < len(span.split()):
+        return False  # two initials or more: "J. R. R." is no name of the lexicon
     if not 1 <= len(words) <= 2 or not all(w[:1].isupper() and w[1:].islower() for w in words):
         return False
     first, last = name_lexicon()

@@ -109,6 +109,9 @@ def test_first_last_name(words: list[str], expected: bool) -> None:
         ("Foley", False),  # charting vocabulary
         ("IBM", False),  # not a capitalised word
         ("Kim Nguyen Lee", False),  # up to two words
+        ("S. Borges", True),  # an initial goes with a known name
+        ("J. R. Borges", False),  # not two initials
+        ("S. Foley", False),
     ],
 )
 def test_only_names_relabels_ner_organisations_and_places(span: str, expected: bool) -> None:
@@ -129,6 +132,23 @@ def test_lexicon_names_pairs_and_relations() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "span", "pattern"),
+    [
+        ("Please call F. Feliciano tomorrow.", "F. Feliciano", "initial_last"),
+        ("Ask for Anamika M. Ficino, she knows.", "Anamika M. Ficino", "first_initial_last"),
+        ("Please call ELMO SOLIMENA tomorrow.", "ELMO SOLIMENA", "first_last_upper"),
+        ("hi, my name is marc collins", "marc collins", "introduced"),
+        ("My name is Alejandro.", "Alejandro", "introduced"),
+        ("Hi, this is maria from accounting", "maria", "introduced"),
+        ("Thanks,\njane roe", "jane roe", "introduced"),
+        ("Contact: Bernardo", "Bernardo", "introduced"),
+    ],
+)
+def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: str) -> None:
+    assert (span, pattern) in _found(text)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "We visited Rose Hill Cemetery on Sunday.",  # a longer capitalised run: a place
@@ -137,6 +157,11 @@ def test_lexicon_names_pairs_and_relations() -> None:
         "Wife in to visit, updated on POC.",  # a relation word without a name
         "jane smith wrote in lower case",  # the lexicon checks capitalised words only
         "She flew to Sierra Leone in May.",  # a country
+        "He studied at U.S. Grant High and in J. Edgar Hoover Building",  # dots, runs
+        "S. Foley in place",  # a charting word after an initial
+        "THE WHITE HOUSE AND ROSE HILL CEMETERY",  # capitals, not names
+        "this is great, i am happy; call me later. Thanks, see you",  # no name after
+        "my name is will",  # an everyday word
     ],
 )
 def test_lexicon_leaves_non_names(text: str) -> None:
