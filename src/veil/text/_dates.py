@@ -64,6 +64,7 @@ _MD_UNITS = (
 
 
 _MONTH_DAY = re.compile(r"(\d{1,2})/(\d{1,2})")
+_MONTH_YEAR = re.compile(r"\d{1,2}/\d{4}")
 _DAYS_IN_MONTH = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 # Words after which "3/15" is a score or a position in a sequence, not a date: named
 # clinical scales rated out of more than 12 (Glasgow coma scale /15, MMSE and MoCA /30,
@@ -97,6 +98,22 @@ class DateRecognizer(PatternRecognizer):
         ),
         Pattern("dotted", r"(?<![\w.])\d{1,2}\.\d{1,2}\.(?:19|20)\d{2}(?![\w]|\.\d)", 0.7),
         Pattern(
+            # day.month.yy, as German and Nordic forms print it ("12.03.85"), where a
+            # version number does not go: two-digit day and month, and a part with a
+            # leading zero or a day past 12 ("10.12.15" may be a version)
+            "dotted_short",
+            r"(?<![\w.])(?:(?:0[1-9]|[12]\d|3[01])\.0[1-9]|0[1-9]\.1[0-2]|(?:1[3-9]|2\d|3[01])\.1[0-2])"
+            r"\.\d{2}(?![\w]|\.\d)",
+            0.6,
+        ),
+        Pattern(
+            # month/year with a four-digit year: "03/1985", "12/2029" (an expiry date too)
+            "month_year_numeric",
+            r"(?<![\w./:#+-])(?:0?[1-9]|1[0-2])/(?:19|20)\d{2}"
+            rf"(?![\w/-]|[.,:]\d|\s*(?:{_MD_UNITS}|dilution)\b|\s*%)",
+            0.7,
+        ),
+        Pattern(
             "month_day",
             rf"\b{_WEEKDAY}{MONTHS}\.?\s+\d{{1,2}}{_ORD}(?![\d:]){_YEAR_OR_NOTHING}{_TIME}",
             0.8,
@@ -107,6 +124,13 @@ class DateRecognizer(PatternRecognizer):
             0.8,
         ),
         Pattern("month_year", rf"\b{MONTHS}\.?,?\s+(?:of\s+)?(?:19|20)\d{{2}}\b", 0.75),
+        Pattern(
+            # a weekday and an ordinal day: "Sunday the 5th", "Tue 21st"
+            "weekday_ordinal",
+            r"\b(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\.?,?\s+(?:the\s+)?"
+            r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b",
+            0.7,
+        ),
         Pattern(
             # "12-Dec-1985", "03-MAR-21": day, month abbreviation and year between hyphens,
             # as clinical and database systems print them
@@ -174,6 +198,8 @@ class DateRecognizer(PatternRecognizer):
     _dotted = re.compile(r"(\d{1,2})\.(\d{1,2})\.")
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        if _MONTH_YEAR.fullmatch(value):  # "titer 1/2000", "ratio 1/1980"
+            return _SCALE_BEFORE.search(text, max(0, start - 24), start) is not None
         md = _MONTH_DAY.fullmatch(value)
         if md:
             month, day = int(md.group(1)), int(md.group(2))

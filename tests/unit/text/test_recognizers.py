@@ -59,6 +59,9 @@ POSITIVES = [
     ("DATE_TIME", "labs (12/15) pending", "12/15"),
     ("DATE_TIME", "BM 2/29, Colace given", "2/29"),
     ("DATE_TIME", "logged in at 14:30 from home", "14:30"),
+    ("DATE_TIME", "card expires 03/2027, keep it", "03/2027"),
+    ("DATE_TIME", "geboren am 12.03.85 in Köln", "12.03.85"),
+    ("DATE_TIME", "see you Sunday the 5th", "Sunday the 5th"),
     ("DATE_TIME", "timestamp 09:15:07, then", "09:15:07"),
     ("DATE_TIME", "seen 03/03/2021 at 10:30 AM.", "03/03/2021 at 10:30 AM"),
     ("DATE_TIME", "seen 03/03/2021 at 10:30 a.m. today", "03/03/2021 at 10:30 a.m."),
@@ -159,6 +162,8 @@ NEGATIVES = [
     ("DATE_TIME", "see page 3/14, question 2/20, step #5/16"),
     ("DATE_TIME", "a 1/20 dilution, 5/16 inch, 3/14 of cultures, 12/13%"),
     ("DATE_TIME", "ratio 1/16; ANA 1/160; PS 10/5"),
+    ("DATE_TIME", "a 1/2000 dilution, titer 1/1980, 5/2000 mg"),
+    ("DATE_TIME", "version 10.12.15 and 1.05.20"),
     ("DATE_TIME", "pain 4/10, strength 5/5, murmur 2/6"),
     # clock look-alikes: one-digit hours (ratios, verses), impossible times, MAC pieces
     ("DATE_TIME", "a 1:10 dilution, I:E 1:2, John 3:16, 10:1 ratio"),
