@@ -746,15 +746,21 @@ class ZipCodeRecognizer(PatternRecognizer):
             group=1,
         ),
         Pattern("zip", r"(?<![\w$.,/-])\d{5}(?:-\d{4})?(?![\w/-]|[.,]\d)", 0.2),
-        Pattern("postcode_uk", rf"(?<![\w-]){_UK_PC}(?![\w-])", 0.2),
-        Pattern("postcode_ca", rf"(?<![\w-]){_CA_PC}(?![\w-])", 0.2),
-        Pattern("postcode_nl", r"(?<![\w$.,/-])[1-9]\d{3}[ \t]?(?!S[ADS])[A-Z]{2}(?![\w-])", 0.2),
+        Pattern("postcode_uk", rf"(?<![\w-]){_UK_PC}(?![\w-])", 0.2, context_required=True),
+        Pattern("postcode_ca", rf"(?<![\w-]){_CA_PC}(?![\w-])", 0.2, context_required=True),
+        Pattern(
+            "postcode_nl",
+            r"(?<![\w$.,/-])[1-9]\d{3}[ \t]?(?!S[ADS])[A-Z]{2}(?![\w-])",
+            0.2,
+            context_required=True,
+        ),
         Pattern(
             "postcode_grouped",  # 01310-100, 1100-053, 00-514, 111 21
             rf"(?<![\w$.,/-])(?:{_EU_PC_DISTINCT})(?![\w/-]|[.,]\d)",
             0.2,
+            context_required=True,
         ),
-        Pattern("eircode", rf"(?<![\w-]){_EIRCODE}(?![\w-])", 0.2),
+        Pattern("eircode", rf"(?<![\w-]){_EIRCODE}(?![\w-])", 0.2, context_required=True),
         Pattern(
             # four digits are a postcode in many countries but also a year, a PIN or a
             # count, and Japan's "100-0001" has a local phone number's shape: these only
@@ -766,6 +772,7 @@ class ZipCodeRecognizer(PatternRecognizer):
             r"(\d{4}|\d{3}-\d{4}|[A-Z]{1,2}-\d{4,5})(?![\w/-]|[.,]\d)",
             0.2,
             group=1,
+            context_required=True,
         ),
     )
     context = ("zip", "zipcode", "zip code", "postal", "postcode", "postal code", "plz", "eircode")

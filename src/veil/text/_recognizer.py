@@ -66,6 +66,8 @@ class Pattern:
 
     ``group`` selects the capture group that is the entity (0 = the whole match), so a
     pattern can include its own context ("aged 47" -> "47") without reporting it.
+    ``context_required`` reports its matches only with one of the recognizer's context
+    words near them, and skips the scan of a text that holds none.
     """
 
     name: str
@@ -73,6 +75,7 @@ class Pattern:
     score: float
     group: int = 0
     flags: int = 0
+    context_required: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,6 +393,10 @@ class ContextMatcher:
             else None
         )
 
+    def anywhere(self, text: str) -> bool:
+        """Whether a context word occurs anywhere in ``text``."""
+        return self._re is not None and self._re.search(text) is not None
+
     def find(self, text: str, start: int, end: int) -> tuple[str, ...]:
         if self._re is None:
             return ()
@@ -470,9 +477,15 @@ class PatternRecognizer(Recognizer):
             return out
         seen: set[tuple[int, int]] = set()
         feats = text_features(text)
+        has_context: bool | None = None
         for pattern, rx, need in self._compiled:
             if not need.met_by(feats):  # the text lacks what every match contains
                 continue
+            if pattern.context_required:
+                if has_context is None:
+                    has_context = self._context.anywhere(text)
+                if not has_context:
+                    continue
             for m in rx.finditer(text):
                 start, end = m.span(pattern.group)
                 if start < 0 or start == end or (start, end) in seen:
@@ -485,7 +498,7 @@ class PatternRecognizer(Recognizer):
                 if rule is not None:
                     score = 1.0
                 words = self._context.find(text, start, end)
-                if self.context_required and not words:
+                if (self.context_required or pattern.context_required) and not words:
                     continue
                 if words and rule is None:
                     score = min(1.0, score + self.context_boost)
