@@ -231,3 +231,22 @@ def test_card_without_issuer_prefix_scores_below_a_proven_card(analyzer: TextAna
     assert ex["card_no_issuer"]["explanation"]["validation"] == "luhn+context"
     assert ex["card_no_issuer"]["explanation"]["context_words"] == ["card"]
     assert ex["card"]["score"] == 1.0
+
+
+def test_a_pattern_may_require_context_of_its_own() -> None:
+    from veil.text._recognizer import Pattern, PatternRecognizer
+
+    r = PatternRecognizer(
+        entity="TICKET",
+        patterns=[
+            Pattern("plain", r"\bT-\d{4}\b", 0.6),
+            Pattern("needs_word", r"\bX\d{4}\b", 0.6, context_required=True),
+        ],
+        context=["ticket"],
+        name="ticket",
+    )
+    spans = lambda text: [text[f.start : f.end] for f in r.analyze(text)]  # noqa: E731
+    assert spans("T-1234 and X1234") == ["T-1234"]  # no context word anywhere: not scanned
+    assert spans("ticket X1234") == ["X1234"]
+    far = "ticket " + "word " * 20 + "X1234"  # the word is in the text, not near the match
+    assert spans(far) == []
