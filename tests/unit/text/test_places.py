@@ -41,6 +41,11 @@ POSITIVES = [
     ("Smith and Jones met in Bosnia and Herzegovina.", ["Bosnia and Herzegovina"]),
     # a text in capitals
     ("PT MOVED TO SPRINGFIELD LAST YEAR.", ["SPRINGFIELD"]),
+    # towns the gazetteer lacks, by the shape of English town names
+    ("Mendozaland is lovely in spring.", ["Mendozaland"]),  # a known name + an ending
+    ("The flight from Lake Edward was late.", ["Lake Edward"]),
+    ("We met in North Timothyhaven.", ["North Timothyhaven"]),
+    ("She moved to Zorbington last year.", ["Zorbington"]),  # any stem after a cue
 ]
 
 
@@ -69,6 +74,11 @@ NEGATIVES = [
     # a first and last name that are also a place; a place of everyday words
     "Benito Juárez arrived.",
     "The Valley was green; Union City fans cheered.",
+    # the shape of a town name, but a known surname, an everyday word, or an unknown stem
+    # without a locative word
+    "Goldberg and Hamilton called; the Overview is ready.",
+    "Zorbington called about the invoice.",
+    "New Balance shoes; North Face jackets.",
 ]
 
 
@@ -132,14 +142,15 @@ _WORDS = st.sampled_from(
 @given(st.lists(_WORDS, min_size=1, max_size=14), st.sampled_from([" ", "  ", ", ", "\n"]))
 def test_every_finding_is_a_gazetteer_name(words: list[str], sep: str) -> None:
     """Whatever the words around it, a finding is a whole gazetteer name (as written, or
-    capitalised in a text written in capitals), never a part of a word, and the same text
-    in lower case gives nothing."""
+    capitalised in a text written in capitals) or has the shape of a town name ("New
+    Jackson"), never a part of a word, and the same text in lower case gives nothing."""
     r = PlaceNameRecognizer()
     text = sep.join(words)
     names = gazetteer()
     for f in r.analyze(text):
         value = text[f.start : f.end]
-        assert value in names or value.title() in names or value.capitalize() in names
+        shaped = f.explanation is not None and f.explanation.pattern_name.startswith("town_")
+        assert shaped or value in names or value.title() in names or value.capitalize() in names
         assert f.start == 0 or not text[f.start - 1].isalnum()
         assert f.end == len(text) or not text[f.end].isalnum()
     assert r.analyze(text.lower()) == []
