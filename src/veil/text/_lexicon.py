@@ -354,6 +354,26 @@ def mostly_upper(text: str) -> bool:
     return upper >= 8 and upper > 2 * len(_LOWER.findall(head))
 
 
+_WORD_START = re.compile(r"(?<![^\W\d_])[^\W\d_]")
+
+
+def mostly_lower(text: str) -> bool:
+    """Whether ``text`` is written without capitals, as chat messages and quick notes often
+    are: at least 4 words, of which at most one in twenty starts with a capital (judged on
+    its first 600 characters). Names there are written in lower case too.
+
+    Examples
+    --------
+    >>> mostly_lower("hi, pls call alison ramos tmrw"), mostly_lower("Please call Alison Ramos.")
+    (True, False)
+    """
+    head = text[:600]
+    if not head.islower() and 20 * len(_UPPER.findall(head)) > head.count(" ") + 1:
+        return False  # more capitals than the words could hold: most texts stop here
+    starts = _WORD_START.findall(head)
+    return len(starts) >= 4 and 20 * sum(c.isupper() for c in starts) <= len(starts)
+
+
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _SENTENCE_END = frozenset(".!?:;\n")  # a word after one of these starts a sentence
 

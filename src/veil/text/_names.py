@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from veil.text._finding import Explanation, Finding
@@ -14,6 +15,7 @@ from veil.text._lexicon import (
     clinical_register,
     common_words,
     first_last_name,
+    mostly_lower,
     mostly_upper,
     name_lexicon,
     relation_pattern,
@@ -241,6 +243,13 @@ _NAME_RUN = re.compile(rf"(?<![\w.'’-])(?=({_CAP}(?: {_CAP}){{1,2}})(?![\w'’
 # das Neves", "Ursula von der Leyen" (one or two given names, one or two particles)
 _PARTICLES_TEXT = "van von de da das dos do di du del della der den ter ten le la al bin ibn el"
 _NAME_PARTICLE = "|".join(sorted(_PARTICLES_TEXT.split(), key=len, reverse=True))
+_PARTICLE_SET = frozenset(_PARTICLES_TEXT.split())
+# first words of place names, never of a person's name written in lower case
+_PLACE_OPENERS_TEXT = (
+    "san santa santo são sao los las new fort port saint sainte st lake north south east west "
+    "mount glen"
+)
+_PLACE_OPENERS = frozenset(_PLACE_OPENERS_TEXT.split())
 _PARTICLE_NAME = re.compile(
     rf"(?<![\w.'’-])({_CAP}(?: {_CAP})?) (?:{_NAME_PARTICLE})(?: (?:{_NAME_PARTICLE}))? ({_CAP})"
     rf"(?![\w'’-])((?: [{_UPC}])?)"  # and whether a capitalised word goes on ("... Airport")
@@ -256,6 +265,8 @@ _UPPER_RUN = re.compile(
     rf"(?<![\w.'’-])(?=({_UPPER_WORD}(?: {_UPPER_WORD}){{1,2}})(?![\w'’-])((?: [{_UPC}])?))"
 )
 _UPPER_GATE = re.compile(rf"[{_UPC}]{{2}} [{_UPC}]{{2}}")
+# lower-case words, in a text written without capitals: "pls call alison ramos"
+_LOWER_WORD = re.compile(rf"(?<![\w.'’-])[{_LOWC}]{{2,}}(?![\w'’-])")
 # a name introduced by its bearer or signed, in any case: "my name is marc collins", "Hi,
 # this is Alejandro from accounting", "Regards, jane roe". The cue is searched in the
 # lower-cased text (a case-insensitive alternation costs several times more), the name
@@ -330,7 +341,42 @@ class LexiconNameRecognizer(Recognizer):
             for m in _UPPER_RUN.finditer(text):
                 if not m.group(2) and first_last_name([w.casefold() for w in m.group(1).split()]):
                     out.append(self._finding(m.start(1), m.end(1), "first_last_upper"))
+        if mostly_lower(text) and not clinical_register(text):
+            out.extend(self._lower_case(text))
         out.extend(self._introduced(text))
+        return out
+
+    def _lower_case(self, text: str) -> list[Finding]:
+        """A known first + last name in a text written without capitals ("call alison
+        ramos"), with a known name between them if three words ("mary ann jones")."""
+        first, last = name_lexicon()
+        words = [(m.start(), m.end(), m.group()) for m in _LOWER_WORD.finditer(text)]
+        out = []
+        i = 0
+        while i < len(words) - 1:
+            if words[i][2] in _PLACE_OPENERS:  # "san marcos", "port arthur": a place
+                i += 2
+                continue
+            hit = None
+            for n in (3, 2):  # the longer name first
+                run = words[i : i + n]
+                if len(run) < n or any(
+                    text[a[1] : b[0]] != " " for a, b in itertools.pairwise(run)
+                ):
+                    continue
+                names = [w for _, _, w in run]
+                if any(w in _PARTICLE_SET for w in names):
+                    continue  # particles make lower-case runs ambiguous: "marcos de la"
+                if n == 3 and not (names[1] in first or names[1] in last):
+                    continue
+                if first_last_name(names):
+                    hit = n
+                    break
+            if hit is None:
+                i += 1
+                continue
+            out.append(self._finding(words[i][0], words[i + hit - 1][1], "first_last_lower"))
+            i += hit
         return out
 
     def _initials(self, text: str) -> list[Finding]:

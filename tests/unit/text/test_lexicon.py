@@ -142,6 +142,9 @@ def test_lexicon_names_pairs_and_relations() -> None:
         ("Hi, this is maria from accounting", "maria", "introduced"),
         ("Thanks,\njane roe", "jane roe", "introduced"),
         ("Contact: Bernardo", "Bernardo", "introduced"),
+        # a text written without capitals: its names are in lower case too
+        ("ok so pls call alison ramos tmrw", "alison ramos", "first_last_lower"),
+        ("mary ann jones and john smith are here", "mary ann jones", "first_last_lower"),
     ],
 )
 def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: str) -> None:
@@ -155,13 +158,16 @@ def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: s
         "Walk down Baker Street to the station.",
         "Will cont to monitor. Neuro: MAE.",
         "Wife in to visit, updated on POC.",  # a relation word without a name
-        "jane smith wrote in lower case",  # the lexicon checks capitalised words only
+        "Jane said: jane smith wrote in lower case",  # capitals elsewhere: not read
         "She flew to Sierra Leone in May.",  # a country
         "He studied at U.S. Grant High and in J. Edgar Hoover Building",  # dots, runs
         "S. Foley in place",  # a charting word after an initial
         "THE WHITE HOUSE AND ROSE HILL CEMETERY",  # capitals, not names
         "this is great, i am happy; call me later. Thanks, see you",  # no name after
         "my name is will",  # an everyday word
+        "Please call alison ramos tomorrow, said Mr. Brown.",  # capitals elsewhere: no
+        "the rose garden is nice and the mark is low",
+        "ok so san marcos de la montaña is far",  # a particle is no middle name
     ],
 )
 def test_lexicon_leaves_non_names(text: str) -> None:
@@ -224,3 +230,26 @@ def test_name_patterns_read_capitals() -> None:
 )
 def test_clinical_register_words(text: str, expected: bool) -> None:
     assert clinical_register(text) is expected
+
+
+def test_names_in_a_text_without_capitals() -> None:
+    """The committed corpus written in lower case, as chat often is (regex-only): PERSON
+    recall was 0.055 (18 of 326) before lower-case names were read, 0.74 (241) after, at
+    precision 0.96; with NER on the same, 241 found and 11 false."""
+    import copy
+    from pathlib import Path
+
+    from veil.text import evaluate_spans, load_gold
+
+    gold = load_gold(Path(__file__).resolve().parents[2] / "data" / "text_corpus.jsonl")
+    low = []
+    for record in gold:
+        if len(record["full_text"].lower()) == len(record["full_text"]):
+            lowered = copy.deepcopy(record)
+            lowered["full_text"] = record["full_text"].lower()
+            low.append(lowered)
+    analyzer = TextAnalyzer.from_config(ner=False)
+    found = analyzer.analyze_batch([r["full_text"] for r in low])
+    person = evaluate_spans(low, [[f.to_dict() for f in fs] for fs in found]).per_type["PERSON"]
+    assert person["exact"]["recall"] >= 0.65, person["exact"]
+    assert person["exact"]["precision"] >= 0.9, person["exact"]
