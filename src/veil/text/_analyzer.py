@@ -289,9 +289,14 @@ class TextAnalyzer:
             if deny:
                 wanted.add(DENY_LIST)
         self.entities = frozenset(wanted)
-        self.recognizers = [r for r in recs if r.wants(self.entities)]
         if self.ner is not None and not self.ner.wants(self.entities):
             self.ner = None
+        # a recognizer that stands in for NER (``replaces_ner``) runs only without it
+        self.recognizers = [
+            r
+            for r in recs
+            if r.wants(self.entities) and not (self.ner is not None and r.replaces_ner)
+        ]
         self.allow = frozenset(a.strip().casefold() for a in allow_list if a.strip())
         self._pool: Any = None
         self._pool_size = 0

@@ -10,6 +10,7 @@ from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
     LOWER_LATIN,
     NOTE_WORDS,
+    NRP_WORDS,
     RELATION_WORDS,
     UPPER_LATIN,
     clinical_register,
@@ -429,6 +430,74 @@ class LexiconNameRecognizer(Recognizer):
             self.name,
             self.tier,
             Explanation(self.name, pattern, self.score, self.score),
+        )
+
+
+# two-word nationalities and groups of the NRP word list ("South African", "Puerto Rican")
+_NRP_PAIRS = frozenset(
+    {"south african", "puerto rican", "sri lankan", "cape verdean", "native american",
+     "african american", "asian american", "jehovah's witness", "jehovah's witnesses"}
+)  # fmt: skip
+_CAP_WORD = re.compile(rf"(?<![\w'’.-])[{_UPC}][{_LOWC}]+(?:['’]s)?(?![\w'’-])")
+
+
+@recognizers.register("nrp_word")
+class NrpWordRecognizer(Recognizer):
+    """Nationalities, religions and political groups from a closed word list (the NRP
+    words NER's ``NORP`` is checked against): "a Nigerian engineer", "Muslim", "South
+    African", "Republicans"; in regex-only mode, where NER's ``NORP`` is missing. With NER
+    on it does not run: NER's reading of the sentence decides, checked against the same
+    list ("French" in "French fries" or "speaks French" is not a group of people, which the
+    list cannot tell). Capitalised words only; a word that is also a first name is not one
+    before a capitalised word ("Christian Peterson"). Score 0.6, tier 2.
+
+    Examples
+    --------
+    >>> text = "A Nigerian engineer and two South African Catholics met Christian Peterson."
+    >>> [text[f.start : f.end] for f in NrpWordRecognizer().analyze(text)]
+    ['Nigerian', 'South African', 'Catholics']
+    """
+
+    name = "nrp_word"
+    entities = ("NRP",)
+    tier = 2
+    score = 0.6
+    reads_case = True
+    replaces_ner = True
+
+    def analyze(self, text: str) -> list[Finding]:
+        first = name_lexicon()[0]
+        words = [(m.start(), m.end(), m.group().casefold()) for m in _CAP_WORD.finditer(text)]
+        out = []
+        i = 0
+        while i < len(words):
+            start, end, word = words[i]
+            if i + 1 < len(words) and text[end : words[i + 1][0]] == " ":
+                pair = f"{word} {words[i + 1][2]}"
+                if pair in _NRP_PAIRS:
+                    out.append(self._finding(start, words[i + 1][1]))
+                    i += 2
+                    continue
+            named = (  # "Christian Peterson", "French Stewart": a first name here
+                word in first
+                and i + 1 < len(words)
+                and text[end : words[i + 1][0]] == " "
+                and words[i + 1][2] not in NRP_WORDS
+            )
+            if word in NRP_WORDS and not named and word != "speaking":
+                out.append(self._finding(start, end))
+            i += 1
+        return out
+
+    def _finding(self, start: int, end: int) -> Finding:
+        return Finding(
+            start,
+            end,
+            "NRP",
+            self.score,
+            self.name,
+            self.tier,
+            Explanation(self.name, "nrp_word", self.score, self.score),
         )
 
 

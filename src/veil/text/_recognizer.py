@@ -48,6 +48,8 @@ class Recognizer:
     #: letter case carries the match (names): a text written in capitals is given to
     #: ``analyze`` in ordinary case, same length and offsets (``_lexicon.truecase``)
     reads_case: bool = False
+    #: stands in for NER where it is off (regex-only mode); not run beside it
+    replaces_ner: bool = False
 
     def analyze(self, text: str) -> list[Finding]:  # pragma: no cover - interface
         raise NotImplementedError

@@ -253,3 +253,17 @@ def test_names_in_a_text_without_capitals() -> None:
     person = evaluate_spans(low, [[f.to_dict() for f in fs] for fs in found]).per_type["PERSON"]
     assert person["exact"]["recall"] >= 0.65, person["exact"]
     assert person["exact"]["precision"] >= 0.9, person["exact"]
+
+
+def test_nationalities_and_groups_without_ner() -> None:
+    """Regex-only mode reads NRP from the closed word list (committed corpus: NRP 0 -> 20
+    of 20); with NER on, the list recognizer does not run and NER's NORP decides."""
+    regex_only = TextAnalyzer.from_config(ner=False)
+    text = "A Nigerian engineer, two South African Catholics and Christian Peterson met."
+    found = [(f.entity_type, text[f.start : f.end]) for f in regex_only.analyze(text)]
+    assert ("NRP", "Nigerian") in found
+    assert ("NRP", "South African") in found
+    assert ("NRP", "Catholics") in found
+    assert ("NRP", "Christian") not in found  # a first name before a surname
+    assert "nrp_word" in {r.name for r in regex_only.recognizers}
+    assert "nrp_word" not in {r.name for r in TextAnalyzer.from_config().recognizers}
