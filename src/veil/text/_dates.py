@@ -166,6 +166,16 @@ class DateRecognizer(PatternRecognizer):
             0.55,
         ),
         Pattern(
+            # a one-digit hour after a word that says a time follows: "at 9:30", "by 5:45",
+            # "until 7:00"; not "a 1:10 dilution", "John 3:16"
+            "clock_after_word",
+            r"\b(?:at|by|until|till|from|around|about|before|after|since)\s+"
+            r"([0-9]:[0-5]\d)(?![\w:/-]|[.,]\d|\s*(?:dilution|ratio)\b)",
+            0.6,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
             # month/day without a year, as clinical notes chart it ("admitted on 4/10"): a
             # date under HIPAA's Safe Harbor rule, but "1/2", "3/4" and "7/10" are as often
             # fractions and scores, so only right after a date word and not before a unit

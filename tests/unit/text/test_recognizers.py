@@ -59,6 +59,7 @@ POSITIVES = [
     ("DATE_TIME", "labs (12/15) pending", "12/15"),
     ("DATE_TIME", "BM 2/29, Colace given", "2/29"),
     ("DATE_TIME", "logged in at 14:30 from home", "14:30"),
+    ("DATE_TIME", "see you at 9:30 then", "9:30"),
     ("DATE_TIME", "card expires 03/2027, keep it", "03/2027"),
     ("DATE_TIME", "geboren am 12.03.85 in Köln", "12.03.85"),
     ("DATE_TIME", "see you Sunday the 5th", "Sunday the 5th"),
@@ -167,6 +168,7 @@ NEGATIVES = [
     ("DATE_TIME", "pain 4/10, strength 5/5, murmur 2/6"),
     # clock look-alikes: one-digit hours (ratios, verses), impossible times, MAC pieces
     ("DATE_TIME", "a 1:10 dilution, I:E 1:2, John 3:16, 10:1 ratio"),
+    ("DATE_TIME", "diluted at 1:10 dilution and mixed at 1:50 ratio"),
     ("DATE_TIME", "split 25:75 and 12:60 and 00:1A:2B"),
     ("IP_ADDRESS", "version 1.2.3.4 released"),
     ("IP_ADDRESS", "ver. 1.2.3.4 is out"),
