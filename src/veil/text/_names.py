@@ -307,6 +307,14 @@ class LexiconNameRecognizer(Recognizer):
     * A known first name, lower-case particles, a known last name ("Renske van der
       Spaendonck", "Emanuelly das Neves").
     * A known name right after a relation or care-team word ("wife Mary", "RN Okafor").
+    * An initial and a known surname ("F. Feliciano"), after a known given name too
+      ("Anamika M. Ficino").
+    * A known first + last name in capitals inside a text that is not written in capitals
+      ("call ELMO SOLIMENA"), and in lower case inside a text written without capitals
+      ("pls call alison ramos"; not after "san", "port" ..., not with particles, not in
+      clinical notes).
+    * A known name in any case right after "my name is", "this is", "I'm", "call me",
+      "Name:", "Contact:" or a sign-off ("hi, my name is marc collins", "Regards, Jane").
 
     No word may be charting vocabulary ("Will", "Neo", "Echo"). Score 0.6, below NER's, so
     an NER span of another type on the same words wins the overlap rule.

@@ -224,6 +224,8 @@ class PlaceNameRecognizer(Recognizer):
         """A town name by its shape at word ``i`` of a run: "Mendozaland", "Lake Edward",
         "North Timothyhaven"; the finding and the index of the next word to look at."""
         word = parts[i].removesuffix(".")
+        if word not in _COMPASS and _TOWN_SHAPE.fullmatch(word) is None:
+            return None  # most capitalised words: no town's shape
         start = offsets[i]
         cued = _LOCATIVE.search(text, max(0, start - 24), start) is not None
         end_index = None
