@@ -72,8 +72,9 @@ class DriverLicenseRecognizer(PatternRecognizer):
 
     The shapes: one or two letters then 5 to 14 digits (New Jersey's is a letter and 14
     digits, Wisconsin's a letter and 13, Florida's and Maryland's a letter and 12), New
-    Jersey's printed groups (``D1234 56789 01234``), Florida's dashed form, and 7 to 12
-    digits. None counts without a licence word before it.
+    Jersey's printed groups (``D1234 56789 01234``), the dashed forms printed in Wisconsin,
+    Florida and Maryland, the spaced groups of New York and Michigan, Washington's ``WDL``
+    numbers, and 7 to 12 digits. None counts without a licence word before it.
     """
 
     entity = "US_DRIVER_LICENSE"
@@ -82,7 +83,17 @@ class DriverLicenseRecognizer(PatternRecognizer):
         Pattern("dl_letters_digits", r"(?<![\w-])[A-Z]{1,2}\d{5,14}(?![\w-])", 0.45),
         Pattern("dl_nj_groups", r"(?<![\w-])[A-Z]\d{4} \d{5} \d{5}(?![\w-])", 0.45),
         Pattern("dl_digits", r"(?<![\w-])\d{7,12}(?![\w-])", 0.35),
-        Pattern("dl_dashed", r"(?<![\w-])[A-Z]\d{3}-\d{3,4}-\d{2,4}(?:-\d{1,3})?(?![\w-])", 0.45),
+        # printed with dashes: Wisconsin "A123-4567-8901-23", Florida "A123-456-78-901-0",
+        # Maryland "K-123-456-789-012"
+        Pattern(
+            "dl_dashed",
+            r"(?<![\w-])[A-Z]-?\d{3}-\d{3,4}-\d{2,4}(?:-\d{1,3}){0,2}(?![\w-])",
+            0.45,
+        ),
+        # printed in spaced groups: New York "123 456 789", Michigan "A 123 456 789 012"
+        Pattern("dl_spaced", r"(?<![\w-])(?:[A-Z] \d{3} )?\d{3} \d{3} \d{3}(?![\w-])", 0.35),
+        # Washington since 2018: "WDL" and nine letters or digits
+        Pattern("dl_wa", r"(?<![\w-])WDL[A-Z0-9]{9}(?![\w-])", 0.45),
     )
     context = (
         "driver",
