@@ -14,11 +14,32 @@ Examples
 (True, False)
 >>> ssn_kind("536-22-1234"), ssn_kind("666-22-1234"), ssn_kind("912-72-1234")
 ('ssn', None, 'itin')
+>>> nhs_ok("943 476 5919"), nhs_ok("943 476 5918")
+(True, False)
+>>> dea_ok("AB1234563"), dea_ok("AB1234564")
+(True, False)
+>>> bitcoin_ok("1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2"), bitcoin_ok("1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN3")
+(True, False)
+>>> bitcoin_ok("bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq")
+True
 """
 
 from __future__ import annotations
 
-__all__ = ["IBAN_LENGTHS", "aba_ok", "card_issuer", "digits", "iban_ok", "luhn_ok", "ssn_kind"]
+import hashlib
+
+__all__ = [
+    "IBAN_LENGTHS",
+    "aba_ok",
+    "bitcoin_ok",
+    "card_issuer",
+    "dea_ok",
+    "digits",
+    "iban_ok",
+    "luhn_ok",
+    "nhs_ok",
+    "ssn_kind",
+]
 
 
 def digits(value: str) -> str:
@@ -223,3 +244,88 @@ def ssn_kind(value: str) -> str | None:
     if area == 0 or area == 666 or group == 0:
         return None
     return "ssn"
+
+
+def nhs_ok(value: str) -> bool:
+    """NHS number (England, Wales, Isle of Man): ten digits, the last a modulus-11 check of
+    the first nine weighted 10 down to 2; a remainder giving 10 is never issued."""
+    ds = digits(value)
+    if len(ds) != 10 or len(set(ds)) == 1:
+        return False
+    total = sum(int(d) * w for d, w in zip(ds[:9], range(10, 1, -1), strict=True))
+    check = 11 - total % 11
+    if check == 11:
+        check = 0
+    return check != 10 and check == int(ds[9])
+
+
+DEA_REGISTRANTS = "ABCDEFGHJKLMPRSTUX"  # registrant types of the US DEA's numbering
+
+
+def dea_ok(value: str) -> bool:
+    """US DEA registration number: a registrant-type letter, a letter (the registrant's
+    surname initial, or 9), seven digits; the last is the ones digit of the first, third
+    and fifth plus twice the second, fourth and sixth."""
+    v = value.strip().upper()
+    if len(v) != 9 or v[0] not in DEA_REGISTRANTS or not (v[1].isalpha() or v[1] == "9"):
+        return False
+    if not v[2:].isdigit():
+        return False
+    d = [int(c) for c in v[2:]]
+    return (d[0] + d[2] + d[4] + 2 * (d[1] + d[3] + d[5])) % 10 == d[6]
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+
+
+def _base58check_ok(value: str) -> bool:
+    n = 0
+    for ch in value:
+        i = _B58.find(ch)
+        if i < 0:
+            return False
+        n = n * 58 + i
+    raw = n.to_bytes(25, "big") if n.bit_length() <= 200 else b""
+    if len(raw) != 25 or raw[0] not in (0x00, 0x05):  # P2PKH, P2SH
+        return False
+    if len(value) - len(value.lstrip("1")) != len(raw) - len(raw.lstrip(b"\0")):
+        return False  # leading "1"s stand for leading zero bytes, and only those
+    check = hashlib.sha256(hashlib.sha256(raw[:21]).digest()).digest()[:4]
+    return raw[21:] == check
+
+
+def _bech32_polymod(values: list[int]) -> int:
+    gen = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
+    chk = 1
+    for v in values:
+        top = chk >> 25
+        chk = (chk & 0x1FFFFFF) << 5 ^ v
+        for i in range(5):
+            chk ^= gen[i] if (top >> i) & 1 else 0
+    return chk
+
+
+def _segwit_ok(value: str) -> bool:
+    if value.lower() != value and value.upper() != value:
+        return False  # BIP 173: one case throughout
+    v = value.lower()
+    hrp, sep, data = v.rpartition("1")
+    if hrp != "bc" or not sep or not 6 <= len(data) <= 87:
+        return False
+    values = [_BECH32.find(c) for c in data]
+    if -1 in values:
+        return False
+    hrp_expanded = [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp]
+    const = _bech32_polymod(hrp_expanded + values)
+    witness_version = values[0]
+    # BIP 173 (bech32, version 0) and BIP 350 (bech32m, versions 1-16)
+    return const == (1 if witness_version == 0 else 0x2BC830A3) and witness_version <= 16
+
+
+def bitcoin_ok(value: str) -> bool:
+    """A Bitcoin address with a valid checksum: base58check (P2PKH "1...", P2SH "3...") or
+    bech32/bech32m (SegWit "bc1...")."""
+    if value[:3].lower() == "bc1":
+        return _segwit_ok(value)
+    return _base58check_ok(value)

@@ -1,12 +1,13 @@
 """Financial identifiers: payment cards (Luhn + issuer, or Luhn + a card word), IBAN (mod 97,
-any letter case), ABA routing numbers."""
+any letter case), ABA routing numbers, US bank account numbers (with an account word),
+Bitcoin addresses (base58check or bech32 checksum)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from veil.text._checksums import aba_ok, card_issuer, iban_ok, luhn_ok
+from veil.text._checksums import aba_ok, bitcoin_ok, card_issuer, iban_ok, luhn_ok
 from veil.text._finding import Explanation, Finding
 from veil.text._recognizer import (
     ContextMatcher,
@@ -16,7 +17,13 @@ from veil.text._recognizer import (
     text_features,
 )
 
-__all__ = ["AbaRoutingRecognizer", "CreditCardRecognizer", "IbanRecognizer"]
+__all__ = [
+    "AbaRoutingRecognizer",
+    "BankAccountRecognizer",
+    "CreditCardRecognizer",
+    "CryptoRecognizer",
+    "IbanRecognizer",
+]
 
 
 @recognizers.register("credit_card")
@@ -178,3 +185,43 @@ class AbaRoutingRecognizer(PatternRecognizer):
 
     def validate(self, value: str) -> str | None:
         return "aba-checksum"
+
+
+@recognizers.register("us_bank_number")
+class BankAccountRecognizer(PatternRecognizer):
+    """US bank account numbers: 8 to 17 digits (no check digit exists), only with an account
+    word near them ("account", "acct", "checking", "savings"). A payment card, a routing
+    number or a phone number on the same digits wins (they carry proof this lacks)."""
+
+    entity = "US_BANK_NUMBER"
+    needs_digit = True
+    tier = 2
+    patterns = (Pattern("bank_account", r"(?<![\w.,/-])\d{8,17}(?![\w/-]|[.,]\d)", 0.4),)
+    context = (
+        "account", "acct", "acct.", "a/c", "bank account", "checking", "savings",
+        "account number", "account no",
+    )  # fmt: skip
+    context_required = True
+
+
+@recognizers.register("crypto")
+class CryptoRecognizer(PatternRecognizer):
+    """Bitcoin addresses whose checksum holds: base58check ("1...", "3...": version byte and
+    double SHA-256) and bech32 / bech32m ("bc1...", BIP 173 and 350). A random string passes
+    one time in four billion, so no context is needed."""
+
+    entity = "CRYPTO"
+    patterns = (
+        Pattern("btc_base58", r"(?<![\w])[13][1-9A-HJ-NP-Za-km-z]{25,34}(?![\w])", 0.5),
+        Pattern(
+            "btc_bech32",
+            r"(?<![\w])(?:bc1[02-9ac-hj-np-z]{11,71}|BC1[02-9AC-HJ-NP-Z]{11,71})(?![\w])",
+            0.5,
+        ),
+    )
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return not bitcoin_ok(value)
+
+    def validate(self, value: str) -> str | None:
+        return "bech32" if value[:3].lower() == "bc1" else "base58check"

@@ -1,8 +1,10 @@
-"""Government and medical identifiers: US SSN / ITIN, passports, driver licences, MRNs.
+"""Government and medical identifiers: US SSN / ITIN, passports, driver licences, MRNs,
+UK NHS numbers, US DEA registration numbers.
 
 SSN and ITIN follow the SSA/IRS numbering rules (:func:`veil.text._checksums.ssn_kind`).
 Passport, driver-licence and medical-record numbers have no checksum; they are reported
-only with a context word nearby ("passport", "driver's license", "MRN").
+only with a context word nearby ("passport", "driver's license", "MRN"). NHS and DEA
+numbers have a check digit and a context word too.
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from veil.text._checksums import ssn_kind
+from veil.text._checksums import DEA_REGISTRANTS, dea_ok, nhs_ok, ssn_kind
 from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = [
     "DriverLicenseRecognizer",
     "ItinRecognizer",
+    "MedicalLicenseRecognizer",
     "MedicalRecordRecognizer",
+    "NhsRecognizer",
     "PassportRecognizer",
     "SsnRecognizer",
 ]
@@ -108,6 +112,47 @@ class DriverLicenseRecognizer(PatternRecognizer):
         "lic",
     )
     context_required = True
+
+
+@recognizers.register("uk_nhs")
+class NhsRecognizer(PatternRecognizer):
+    """NHS numbers (England, Wales, Isle of Man): ten digits, often printed 3-3-4, with a
+    modulus-11 check digit, near "NHS" or "health service" (ten digits are also a phone
+    number's length)."""
+
+    entity = "UK_NHS"
+    needs_digit = True
+    tier = 0  # a check digit and its word: wins over a phone number's layout on the same digits
+    patterns = (Pattern("nhs", r"(?<![\w-])\d{3}([ -]?)\d{3}\1\d{4}(?![\w-])", 0.4),)
+    context = ("nhs", "nhs no", "nhs number", "health service")
+    context_required = True
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return not nhs_ok(value)
+
+    def validate(self, value: str) -> str | None:
+        return "mod11"
+
+
+@recognizers.register("medical_license")
+class MedicalLicenseRecognizer(PatternRecognizer):
+    """US DEA registration numbers of prescribers: a registrant-type letter, a letter, seven
+    digits with their check digit (``dea_ok``), near "DEA", "registration" or
+    "prescriber"."""
+
+    entity = "MEDICAL_LICENSE"
+    needs_digit = True
+    patterns = (Pattern("dea", rf"(?<![\w-])[{DEA_REGISTRANTS}][A-Z9]\d{{7}}(?![\w-])", 0.4),)
+    # not "license" alone: a driver's licence of the same shape passes the check one time
+    # in ten
+    context = ("dea", "dea#", "dea no", "dea number", "registration", "prescriber")
+    context_required = True
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return not dea_ok(value)
+
+    def validate(self, value: str) -> str | None:
+        return "dea-checksum"
 
 
 @recognizers.register("medical_record")

@@ -180,6 +180,9 @@ class SurrogateFactory:
             "STREET_ADDRESS": self._address,
             "ZIP_CODE": lambda v, r: self.fake.zipcode_plus4() if "-" in v else self.fake.zipcode(),
             "AGE": self._age,
+            "UK_NHS": self._nhs,
+            "MEDICAL_LICENSE": self._dea,
+            "CRYPTO": self._crypto,
         }
 
     def make(self, entity_type: str, value: str, seed: int) -> str:
@@ -303,6 +306,36 @@ class SurrogateFactory:
         if value.lower().startswith("www."):
             return "www." + str(self.fake.domain_name())
         return str(self.fake.domain_name())
+
+    def _nhs(self, value: str, rng: random.Random) -> str:
+        """Another NHS number with a valid check digit, in the value's layout (3-3-4 when
+        the value is not ten digits)."""
+        layout = value if sum(c in _ASCII_DIGITS for c in value) == 10 else "000 000 0000"
+        while True:  # one body in eleven has no valid check digit: try again
+            body = [rng.randint(1, 9)] + [rng.randint(0, 9) for _ in range(8)]
+            total = sum(d * w for d, w in zip(body, range(10, 1, -1), strict=True))
+            check = (11 - total % 11) % 11
+            if check != 10:
+                return _with_layout(layout, "".join(map(str, [*body, check])))
+
+    def _dea(self, value: str, rng: random.Random) -> str:
+        """Another DEA number of the same registrant type, with a valid check digit."""
+        from veil.text._checksums import DEA_REGISTRANTS
+
+        kind = value[:1].upper() if value[:1].upper() in DEA_REGISTRANTS else "A"
+        d = [rng.randint(0, 9) for _ in range(6)]
+        check = (d[0] + d[2] + d[4] + 2 * (d[1] + d[3] + d[5])) % 10
+        return f"{kind}{chr(rng.randint(65, 90))}{''.join(map(str, d))}{check}"
+
+    def _crypto(self, value: str, rng: random.Random) -> str:
+        """A string of the address's shape and alphabet; its checksum does not hold, so it is
+        no one's address."""
+        if value[:3].lower() == "bc1":
+            chars = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+            tail = "".join(rng.choice(chars) for _ in value[3:])
+            return value[:3] + (tail.upper() if value.isupper() else tail)
+        alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+        return value[:1] + "".join(rng.choice(alphabet) for _ in value[1:])
 
     def _age(self, value: str, rng: random.Random) -> str:
         """An age near the real one, written as it was: "47" -> "44", "40s" -> "50s",

@@ -74,7 +74,8 @@ def test_age_surrogate_is_never_the_real_value(value: str) -> None:
 
 _TYPES = ["AGE", "DATE_TIME", "PERSON", "LOCATION", "ORGANIZATION", "NRP", "ZIP_CODE",
           "STREET_ADDRESS", "PHONE_NUMBER", "US_SSN", "CREDIT_CARD", "EMAIL_ADDRESS", "URL",
-          "MEDICAL_RECORD_NUMBER", "DENY_LIST", "CUSTOM_ID"]  # fmt: skip
+          "MEDICAL_RECORD_NUMBER", "DENY_LIST", "CUSTOM_ID", "UK_NHS", "MEDICAL_LICENSE",
+          "CRYPTO", "US_BANK_NUMBER"]  # fmt: skip
 
 
 @given(
