@@ -291,6 +291,8 @@ def _base58check_ok(value: str) -> bool:
         return False
     if len(value) - len(value.lstrip("1")) != len(raw) - len(raw.lstrip(b"\0")):
         return False  # leading "1"s stand for leading zero bytes, and only those
+    # Bitcoin's own check (double SHA-256 of the version and payload, BIP 13): it
+    # verifies the address; it does not pseudonymise anything, so no key belongs here
     check = hashlib.sha256(hashlib.sha256(raw[:21]).digest()).digest()[:4]
     return raw[21:] == check
 

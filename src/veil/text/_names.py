@@ -21,7 +21,14 @@ from veil.text._lexicon import (
     name_lexicon,
     relation_pattern,
 )
-from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers, scan
+from veil.text._recognizer import (
+    Pattern,
+    PatternRecognizer,
+    Recognizer,
+    recognizers,
+    scan,
+    text_features,
+)
 
 __all__ = ["LexiconNameRecognizer", "OrganizationRecognizer", "TitledNameRecognizer"]
 
@@ -291,9 +298,10 @@ def _may_hold_relation(text: str) -> bool:
     """Whether an ASCII text holds a relation word as a whole word (a cheap necessary
     condition for :data:`_RELATION`, whose case-insensitive alternation is slow to scan);
     other texts are always scanned."""
-    if not text.isascii():
-        return True
-    return not _RELATION_SET.isdisjoint(_ASCII_WORD.findall(text.lower()))
+    lower = text_features(text).lower  # lower-cased once per text, for every recognizer
+    if not lower:
+        return True  # not ASCII
+    return not _RELATION_SET.isdisjoint(_ASCII_WORD.findall(lower))
 
 
 @recognizers.register("lexicon_name")
@@ -410,12 +418,8 @@ class LexiconNameRecognizer(Recognizer):
         """A name right after "my name is", "this is", "I'm", "call me" or a sign-off, in any
         case: a known first and last name, or a known first name alone."""
         out = []
-        lower = text.lower()
-        cues = (  # "İ" lower-cases to two characters: then the offsets would drift
-            _INTRO_CUE.finditer(lower)
-            if len(lower) == len(text)
-            else _INTRO_CUE_ANY_CASE.finditer(text)
-        )
+        lower = text_features(text).lower  # an ASCII text, lower-cased once, same offsets
+        cues = _INTRO_CUE.finditer(lower) if lower else _INTRO_CUE_ANY_CASE.finditer(text)
         for cue in cues:
             m = _INTRO_NAME.match(text, cue.end())
             if m is None:

@@ -142,6 +142,8 @@ def test_lexicon_names_pairs_and_relations() -> None:
         ("Hi, this is maria from accounting", "maria", "introduced"),
         ("Thanks,\njane roe", "jane roe", "introduced"),
         ("Contact: Bernardo", "Bernardo", "introduced"),
+        # not ASCII ("İ" lower-cases to two characters): the cue is read in any case there
+        ("Café İstanbul — my name is marc collins", "marc collins", "introduced"),
         # a text written without capitals: its names are in lower case too
         ("ok so pls call alison ramos tmrw", "alison ramos", "first_last_lower"),
         ("mary ann jones and john smith are here", "mary ann jones", "first_last_lower"),
