@@ -69,3 +69,16 @@ def test_a_day_the_month_lacks_is_no_date(
     value = f"{month}/{day}"
     found = _dates(analyzer, before + value + after)
     assert found == ([value] if day <= calendar.monthrange(_LEAP, month)[1] else [])
+
+
+def test_generated_notes_dates_without_a_date_word(analyzer: TextAnalyzer) -> None:
+    """Our own generated nursing notes (600, seed 11), regex-only: exact DATE_TIME recall
+    was 0.684 (309 of 452) before bare month/day dates were read, 0.914 (413) after, with
+    no false date either way (with NER on: 322 -> 426)."""
+    from veil.text import evaluate_spans, generate_clinical_notes
+
+    notes = generate_clinical_notes(600, seed=11)
+    found = analyzer.analyze_batch([n["full_text"] for n in notes])
+    dates = evaluate_spans(notes, [[f.to_dict() for f in fs] for fs in found]).per_type
+    assert dates["DATE_TIME"]["exact"]["recall"] >= 0.88, dates["DATE_TIME"]["exact"]
+    assert dates["DATE_TIME"]["exact"]["fp"] == 0

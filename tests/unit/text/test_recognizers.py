@@ -259,3 +259,28 @@ def test_a_pattern_may_require_context_of_its_own() -> None:
     assert spans("ticket X1234") == ["X1234"]
     far = "ticket " + "word " * 20 + "X1234"  # the word is in the text, not near the match
     assert spans(far) == []
+
+
+@pytest.mark.parametrize("locale", ["en_GB", "en_CA", "en_AU", "nl_NL", "en_IE", "ja_JP", "hu_HU"])
+def test_faker_postcodes_near_a_postcode_word(analyzer: TextAnalyzer, locale: str) -> None:
+    """Faker's postcodes of seven countries in four sentence frames: each found whole as
+    ZIP_CODE (none was before the postcodes of other countries were read)."""
+    from faker import Faker
+
+    fake = Faker(locale)
+    fake.seed_instance(1)
+    frames = [
+        "My zip code is {}.",
+        "Postal code: {}",
+        "Please send it to zip {} by Monday.",
+        "The postcode is {}, thanks.",
+    ]
+    missed = []
+    for i in range(60):
+        code = fake.postcode()
+        text = frames[i % 4].format(code)
+        start = text.index(code)
+        spans = {(f.entity_type, f.start, f.end) for f in analyzer.analyze(text)}
+        if ("ZIP_CODE", start, start + len(code)) not in spans:
+            missed.append(code)
+    assert missed == []
