@@ -179,12 +179,7 @@ class AbaRoutingRecognizer(PatternRecognizer):
     )
     context = ("routing", "aba", "rtn", "transit", "routing number", "wire")
     context_required = True
-
-    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
-        return not aba_ok(value)
-
-    def validate(self, value: str) -> str | None:
-        return "aba-checksum"
+    checksum = ("aba-checksum", aba_ok)
 
 
 @recognizers.register("us_bank_number")

@@ -126,12 +126,7 @@ class NhsRecognizer(PatternRecognizer):
     patterns = (Pattern("nhs", r"(?<![\w-])\d{3}([ -]?)\d{3}\1\d{4}(?![\w-])", 0.4),)
     context = ("nhs", "nhs no", "nhs number", "health service")
     context_required = True
-
-    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
-        return not nhs_ok(value)
-
-    def validate(self, value: str) -> str | None:
-        return "mod11"
+    checksum = ("mod11", nhs_ok)
 
 
 @recognizers.register("medical_license")
@@ -147,12 +142,7 @@ class MedicalLicenseRecognizer(PatternRecognizer):
     # in ten
     context = ("dea", "dea#", "dea no", "dea number", "registration", "prescriber")
     context_required = True
-
-    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
-        return not dea_ok(value)
-
-    def validate(self, value: str) -> str | None:
-        return "dea-checksum"
+    checksum = ("dea-checksum", dea_ok)
 
 
 @recognizers.register("medical_record")
