@@ -178,12 +178,40 @@ def load_spacy(name: str | None = None, language: str = "en") -> tuple[Any, str]
     nlp.max_length = 2_000_000
     backend = _use_numpy_blas(nlp)
     log.info(
-        "spaCy model %s loaded with components %s (matrix products: %s)",
+        "spaCy %s model %s loaded with components %s (matrix products: %s)",
+        spacy.__version__,
         resolved,
         nlp.pipe_names,
         backend,
     )
+    if slow_ner_build(spacy.__version__):
+        log.info(
+            "spaCy %s's wheels take the GIL inside the NER's transition checks; NER ran "
+            "about 2x faster with spaCy 3.8.7 (docs/text.md, 'Which spaCy')",
+            spacy.__version__,
+        )
     return nlp, resolved
+
+
+def slow_ner_build(version: str) -> bool:
+    """Whether ``version`` is a spaCy release whose published wheels run the NER's greedy
+    decoding with a GIL round trip per validity check: 3.8.8 to 3.8.18 were seen so (built
+    with a Cython that adds an exception check after each call into the parser state; the
+    parser's sources did not change from 3.8.7), and a later 3.8 release is assumed to be
+    built the same way. Measured by ``benchmarks/text_spacy_build.py``.
+
+    Examples
+    --------
+    >>> slow_ner_build("3.8.7"), slow_ner_build("3.8.8"), slow_ner_build("3.7.5")
+    (False, True, False)
+    >>> slow_ner_build("3.8.18"), slow_ner_build("3.9.0")
+    (True, False)
+    """
+    parts = []
+    for piece in version.split(".")[:3]:
+        digits = re.match(r"\d+", piece)
+        parts.append(int(digits.group()) if digits else 0)
+    return (3, 8, 8) <= tuple(parts) < (3, 9, 0)
 
 
 def _use_numpy_blas(nlp: Any) -> str:
