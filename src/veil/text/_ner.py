@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from veil._errors import InputError
+from veil.text._address import street_named
 from veil.text._dates import MONTHS, looks_like_absolute_date
 from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
@@ -516,6 +517,8 @@ class SpacyNerRecognizer(Recognizer):
                 # "Crystal Bishop" read as a place: a first and a last name; "wife Aaliyah"
                 # read as an organisation: a relation word names a person
                 entity = "PERSON"
+            if entity in ("PERSON", "LOCATION") and street_named(text[start:end], entity):
+                entity = "STREET_ADDRESS"  # "Walker Crossing" read as a person
             spans.append((start, end, entity, ent.label_))
         # one document, one person: "Mr. Shaw ... Shaw will return" where the model called
         # the second "Shaw" an ORG, relabel mentions whose words all belong to a PERSON
