@@ -170,6 +170,16 @@ INSTITUTION_WORDS = word_set(
     "nursing home manor house institute university college hospice infirmary"
 )
 
+# Verbs and greetings that open a sentence before a name ("Contact Avery Inc for details",
+# "Email Brown LLC", "Thanks Foster Ltd"): at the start of a sentence they are not part of
+# the name that follows, though a capitalised-word run takes them in
+OPENING_WORDS = word_set(
+    "contact call ask email e-mail mail visit join thank thanks tell please meet dear hi "
+    "hello hey see try check write text message notify inform cc forward send welcome pay "
+    "phone ring invite hire fax reach congratulations congrats"
+)
+
+
 # Family relations that name a person when a name follows ("wife Mary", "son Tom")
 RELATION_WORDS = word_set(
     "wife husband daughter son mother father sister brother niece nephew aunt uncle grandson "

@@ -11,6 +11,7 @@ from veil.text._lexicon import (
     LOWER_LATIN,
     NOTE_WORDS,
     NRP_WORDS,
+    OPENING_WORDS,
     RELATION_WORDS,
     UPPER_LATIN,
     clinical_register,
@@ -153,6 +154,7 @@ _OPENED = re.compile(rf"(?<![\w'’.&-])(?:{_alternation(_ORG_OPENERS)}){_SP}{_O
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n][ \t]*)(?=\w$)")
 # "The", "Our" ... opening a sentence are not part of the name ("The Smith Group")
 _LEAD = re.compile(r"(?:The|A|An|Our|My|Your|Their|His|Her|This|That|At|By|For|From|With)\s+")
+_FIRST_WORD = re.compile(r"([\w-]+)[ \t]+")
 
 
 @recognizers.register("organization")
@@ -194,6 +196,14 @@ class OrganizationRecognizer(Recognizer):
                 continue  # "The Co. was sold": no name before the form
             if lead:
                 start = lead.end()
+            elif (
+                (opener := _FIRST_WORD.match(text, start))
+                and opener.group(1).casefold() in OPENING_WORDS
+                and _SENTENCE_START.search(text, max(0, start - 3), start + 1)
+            ):
+                if opener.end() > m.end("name"):
+                    continue  # "Contact Ltd": no name after the verb
+                start = opener.end()  # "Contact Avery Inc for details"
             else:
                 particles = _LEADING_PARTICLES.search(text, max(0, start - 12), start)
                 if particles:

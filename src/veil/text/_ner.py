@@ -40,6 +40,7 @@ from veil.text._lexicon import (
     INSTITUTION_WORDS,
     NOTE_WORDS,
     NRP_WORDS,
+    OPENING_WORDS,
     RELATION_WORDS,
     clinical_register,
     common_words,
@@ -398,6 +399,13 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
                 start += m.end()
             else:
                 break
+        m = re.match(r"(\S+)\s+", text[start:end])
+        if (
+            m
+            and m.group(1).casefold() in OPENING_WORDS
+            and re.search(r"(?:^|[.!?:;\n])\s*$", text[max(0, start - 3) : start])
+        ):
+            start += m.end()  # "Email Brown LLC now": the sentence's verb
     if entity == "PERSON":
         m = _TITLES.match(text, start, end)
         if m:

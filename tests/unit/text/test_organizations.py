@@ -59,6 +59,30 @@ POSITIVES = [
 ]
 
 
+# a verb or greeting that opens the sentence is not part of the name
+OPENERS = [
+    ("Contact Avery Inc for details.", ["Avery Inc"]),
+    ("Email Brown LLC now", ["Brown LLC"]),
+    ("Thanks again. Ask Foster Ltd about it", ["Foster Ltd"]),
+    ("Contact Ltd is the supplier.", []),  # no name after the verb
+    # not at the start of a sentence: the word may be the firm's own
+    ("We hired Welcome Break Ltd. last year", ["Welcome Break Ltd."]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), OPENERS)
+def test_an_opening_verb_is_not_the_name(
+    recognizer: OrganizationRecognizer, text: str, expected: list[str]
+) -> None:
+    assert spans(recognizer, text) == expected
+
+
+def test_ner_spans_lose_the_opening_verb_too() -> None:
+    text = "Email Brown Holdings about the invoice."
+    found = TextAnalyzer.from_config(ner=True).analyze(text)
+    assert all(not text[f.start : f.end].startswith("Email") for f in found)
+
+
 @pytest.mark.parametrize(("text", "expected"), POSITIVES)
 def test_organisations_found(
     recognizer: OrganizationRecognizer, text: str, expected: list[str]
