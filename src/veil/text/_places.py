@@ -64,7 +64,21 @@ _LOCATIVE = re.compile(
     r"through|throughout|within|into|between)[ \t]+(?:the[ \t]+)?)$",
     re.IGNORECASE,
 )
+_CALENDAR_TEXT = (
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday"
+)
+_CALENDAR_WORDS = frozenset(_CALENDAR_TEXT.split())  # "born in March", "moved to Friday"
 _UP = UPPER_LATIN
+# what says that a town follows, where the town is in no gazetteer and has no English
+# town's shape ("born in Hersbruck", "flew to Enemonzo", "lives in Sainte Georgesdan"); not
+# "moved to", "transferred to", which as often name a department ("moved to Marketing")
+_RESIDENCE = re.compile(
+    r"(?:\b(?:born|raised|grew[ \t]+up|lives?|lived|living|resides?|resided|residing|based|"
+    r"headquartered|emigrated|immigrated|flew|travell?ed)[ \t]+(?:in|to|from|near)"
+    r"|\bhometown[ \t]+(?:of|is)|\bnative[ \t]+of|\boffices?[ \t]+in)[ \t]+$",
+    re.IGNORECASE,
+)
 # a run of capitalised words, joined by spaces or hyphens, with the lower-case particles of
 # place names between them ("Stratford-upon-Avon", "Rio de Janeiro", "Trinidad and Tobago");
 # names of up to seven words are looked up inside it
@@ -254,6 +268,44 @@ class PlaceNameRecognizer(Recognizer):
         )  # fmt: skip
         return finding, end_index + 2
 
+    def _unknown_word(self, word: str) -> bool:
+        """A capitalised word that is no known name, everyday word, charting word or month:
+        what a town absent from the gazetteer looks like."""
+        folded = word.casefold()
+        return (
+            len(word) >= 3
+            and word[:1].isupper()
+            and word[1:].isalpha()
+            and word[1:].islower()
+            and folded not in self._names
+            and folded not in self._common
+            and folded not in NOTE_WORDS
+            and folded not in _CALENDAR_WORDS
+        )
+
+    def _residence_town(
+        self, text: str, parts: list[str], offsets: list[int], i: int
+    ) -> tuple[Finding, int] | None:
+        """An unknown one-word town, or a town opener and one ("Sainte Georgesdan"), right
+        after "born in", "lives in", "moved to" ... (:data:`_RESIDENCE`) and ending its
+        run of capitalised words."""
+        start = offsets[i]
+        if not _RESIDENCE.search(text, max(0, start - 28), start):
+            return None
+        word = parts[i].removesuffix(".")
+        end_index = i
+        if word.casefold() in _TOWN_OPENERS and i + 2 < len(parts) and parts[i + 1] == " ":
+            end_index = i + 2
+            word = parts[end_index].removesuffix(".")
+        if end_index != len(parts) - 1 or not self._unknown_word(word):
+            return None  # part of a longer name, or a word that is no town's
+        end = offsets[end_index] + len(word)
+        finding = Finding(
+            start, end, "LOCATION", self.cued_score, self.name, self.tier,
+            Explanation(self.name, "town_after_residence", self.cued_score, self.cued_score),
+        )  # fmt: skip
+        return finding, end_index + 2
+
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
         checked = False  # whether the text was found not to be a clinical note
@@ -290,7 +342,9 @@ class PlaceNameRecognizer(Recognizer):
                             found = (j, name, kind)
                             break
                 if found is None:
-                    shaped = self._town_shape(text, parts, offsets, i)
+                    shaped = self._town_shape(text, parts, offsets, i) or self._residence_town(
+                        text, parts, offsets, i
+                    )
                     if shaped is not None:
                         if not checked:
                             if clinical_register(text):

@@ -173,3 +173,28 @@ def test_gazetteer_gives_regex_only_mode_its_places() -> None:
     f0 = evaluate_spans(gold, without).per_type["LOCATION"]["exact"]
     assert f1["f1"] >= 0.65 and f1["f1"] - f0["f1"] >= 0.3
     assert f1["precision"] >= 0.95
+
+
+RESIDENCE = [
+    ("I was born in Hersbruck.", ["Hersbruck"]),
+    ("She lives in Sainte Georgesdan now", ["Sainte Georgesdan"]),
+    ("We flew from Enemonzo yesterday", ["Enemonzo"]),
+    ("Her hometown is Stadtroda.", ["Stadtroda"]),
+    # not a town: a department, a known name, a weekday, a longer name, a clinical note
+    ("He moved to Marketing last year", []),
+    ("She was born in Tuesday's storm", []),
+    ("He lives in Bob's house", []),
+    ("The firm is based in Stadtroda Holdings", []),
+    ("Pt lives in Hersbruck. BP 120/80, HR 72, NPO after MN.", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), RESIDENCE)
+def test_unknown_town_after_a_residence_word(
+    recognizer: PlaceNameRecognizer, text: str, expected: list[str]
+) -> None:
+    found = recognizer.analyze(text)
+    assert [text[f.start : f.end] for f in found] == expected
+    for f in found:
+        assert f.explanation is not None
+        assert f.explanation.pattern_name == "town_after_residence"
