@@ -400,6 +400,12 @@ _GERMANIC_TABLES = tuple(
 )
 
 
+# lower-case name particles before a street named after a person ("van der Dussenring")
+_STREET_PARTICLES = re.compile(
+    r"(?<![\w'’.-])(?:van|von|de|ter|ten)(?:[ \t]+(?:der|den|de))?[ \t]+$"
+)
+
+
 def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
     token = m.group("street")
     low = token.casefold()
@@ -420,6 +426,8 @@ def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
                     return None
                 elif a := _NORDIC_ADJ.search(text, max(0, start - 10), start):
                     start = a.start()
+                elif p := _STREET_PARTICLES.search(text, max(0, start - 12), start):
+                    start = p.start()  # "van der Dussenring 2-3": a surname's particles
                 # a compound on a word of its own ("Kikihof", not "During" or "Keypad"):
                 # what a lone line with an everyday street word needs
                 stem = low[: -len(word)].rstrip("-")
@@ -822,7 +830,8 @@ class StreetNameRecognizer(Recognizer):
     context = StreetAddressRecognizer.context
 
     def __init__(self) -> None:
-        self._context = ContextMatcher(self.context)
+        # the cue comes before the street: in "Sandra Hill lives nearby" it follows a person
+        self._context = ContextMatcher(self.context, after=0)
 
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
@@ -851,11 +860,18 @@ class StreetNameRecognizer(Recognizer):
                     clinical = clinical_register(text)
                 if clinical:
                     continue  # "Heart Lake", "Rehab Court": a note's wards and units
+                prep = _STREET_PREPOSITION.search(text, max(0, start - 16), start)
+                if (
+                    len(named) == 1
+                    and named[0].casefold() in name_lexicon()[0]
+                    and (prep is None or kind in _FEATURE_TYPES)
+                ):
+                    # "Sandra Hill", "Mary Lane": a given name and a surname that is also a
+                    # street's type, unless a street preposition says otherwise
+                    continue
                 cue = self._context.find(text, start, end)
-                if not cue and kind in _CUED_TYPES:
-                    prep = _STREET_PREPOSITION.search(text, max(0, start - 16), start)
-                    if prep is not None:
-                        cue = (prep.group().strip().lower(),)
+                if not cue and kind in _CUED_TYPES and prep is not None:
+                    cue = (prep.group().strip().lower(),)
                 if not cue:
                     continue
             score = min(1.0, self.score + 0.35) if cue else self.score

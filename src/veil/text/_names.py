@@ -285,14 +285,20 @@ _UPPER_RUN = re.compile(
 _UPPER_GATE = re.compile(rf"[{_UPC}]{{2}} [{_UPC}]{{2}}")
 # lower-case words, in a text written without capitals: "pls call alison ramos"
 _LOWER_WORD = re.compile(rf"(?<![\w.'’-])[{_LOWC}]{{2,}}(?![\w'’-])")
-# a name introduced by its bearer or signed, in any case: "my name is marc collins", "Hi,
-# this is Alejandro from accounting", "Regards, jane roe". The cue is searched in the
+# a name introduced by its bearer, signed or addressed, in any case: "my name is marc
+# collins", "Hi, this is Alejandro from accounting", "Regards, jane roe", "Thanks Carly". The cue is searched in the
 # lower-cased text (a case-insensitive alternation costs several times more), the name
 # after it in the text itself.
 _INTRO_CUE_TEXT = (
     r"\b(?:my\s+name\s+is|my\s+name['’]s|name\s*:|this\s+is|i\s+am|i['’]m|call\s+me|"
-    r"regards\s*,|thanks\s*,|cheers\s*,|sincerely\s*,|signed\s*,|contact\s*:)[ \t\n]*"
+    r"regards\s*,|thanks\s*,|cheers\s*,|sincerely\s*,|signed\s*,|contact\s*:|"
+    # a greeting or a verb that addresses someone: "Thanks Carly!", "Call Caroline today"
+    r"(?:thanks|thank\s+you|hi|hello|hey|dear|call|ask|email|e-mail|text|meet|tell)[ \t]+)[ \t\n]*"
 )
+# the greetings and verbs of the cue, after which a name must be capitalised: in lower case
+# they are everyday phrases ("hi there", "call home")
+_ADDRESSING_TEXT = "thanks thank hi hello hey dear call ask email e-mail text meet tell"
+_ADDRESSING = frozenset(_ADDRESSING_TEXT.split())
 _INTRO_CUE = re.compile(_INTRO_CUE_TEXT)
 _INTRO_CUE_ANY_CASE = re.compile(_INTRO_CUE_TEXT, re.IGNORECASE)
 _INTRO_WORD = rf"[{_UPC}{_LOWC}][{_LOWC}]+|[{_UPC}]+"
@@ -350,8 +356,11 @@ class LexiconNameRecognizer(Recognizer):
         for m in _NAME_RUN.finditer(text):
             if m.group(2):
                 continue  # the run goes on: part of a longer capitalised name
-            if first_last_name([w.casefold() for w in m.group(1).split()]):
-                out.append(self._finding(m.start(1), m.end(1), "first_last"))
+            name, end = m.group(1), m.end(1)
+            if name[-2:] in ("'s", "’s"):  # "Jodi Hardy's account"
+                name, end = name[:-2], end - 2
+            if first_last_name([w.casefold() for w in name.split()]):
+                out.append(self._finding(m.start(1), end, "first_last"))
         for m in _PARTICLE_NAME.finditer(text):
             if m.group(3):
                 continue  # the run goes on: "Charles de Gaulle Airport"
@@ -434,6 +443,14 @@ class LexiconNameRecognizer(Recognizer):
             m = _INTRO_NAME.match(text, cue.end())
             if m is None:
                 continue
+            said = cue.group()
+            if (
+                "," not in said  # "Thanks,\njane roe" is a sign-off: any case
+                and said.split()[0] in _ADDRESSING
+                and not m.group(1)[0].isupper()
+            ):
+                continue  # "please call alison ramos" in a text with capitals elsewhere
+
             one, two = m.group(1).casefold(), m.group(2)
             if two is not None and first_last_name([one, two.casefold()]):
                 out.append(self._finding(m.start(1), m.end(2), "introduced"))

@@ -444,6 +444,7 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
 
 
 _INITIAL = re.compile(r"[A-Z]\.")
+_POSSESSIVE = ("'s", "’s")
 
 
 def _only_names(span: str) -> bool:
@@ -517,10 +518,24 @@ class SpacyNerRecognizer(Recognizer):
                     continue
             elif clinical and not _clinical_ok(entity, text, start, end):
                 continue
-            if entity in ("ORGANIZATION", "LOCATION", "NRP") and (
-                first_last_name([w.casefold() for w in text[start:end].split()])
-                or _RELATION_BEFORE.search(text, max(0, start - 16), start)
-                or (entity != "NRP" and _only_names(text[start:end]))
+            if entity in ("ORGANIZATION", "LOCATION", "NRP") and text[end - 2 : end] in _POSSESSIVE:
+                bare = text[start : end - 2].split()
+                if first_last_name([w.casefold() for w in bare]):
+                    entity, end = "PERSON", end - 2  # "Amanda Diaz's account" read as an ORG
+            if (
+                entity in ("ORGANIZATION", "LOCATION", "NRP")
+                and (
+                    first_last_name([w.casefold() for w in text[start:end].split()])
+                    or _RELATION_BEFORE.search(text, max(0, start - 16), start)
+                    or (
+                        _only_names(text[start:end])
+                        # "Dennis" read as a group; "Christian", "Israeli" stay groups
+                        and (
+                            entity != "NRP"
+                            or not any(w.casefold() in NRP_WORDS for w in text[start:end].split())
+                        )
+                    )
+                )
             ):
                 # "Crystal Bishop" read as a place: a first and a last name; "wife Aaliyah"
                 # read as an organisation: a relation word names a person

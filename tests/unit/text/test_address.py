@@ -317,6 +317,8 @@ WEAK_LINES = [
     ("Flat 4\nSummers Orchard", "Flat 4\nSummers Orchard", "en_street"),
     ("Studio 57r, Jones Drive", "Studio 57r, Jones Drive", "en_street"),
     ("He lives at Solåsen 4.", "Solåsen 4", "germanic_street_cued"),
+    # a street named after a person keeps the surname's particles (hypothesis found it)
+    ("I live at van der Dussenring 2-3.", "van der Dussenring 2-3", "germanic_street_cued"),
     # Czech streets have no type word: an adjective or a preposition and its noun
     ("Address: Havlíčkova 403", "Havlíčkova 403", "generic_street_cued"),
     ("She moved to Za Pivovarem 17.", "Za Pivovarem 17", "generic_street_cued"),

@@ -142,6 +142,12 @@ def test_lexicon_names_pairs_and_relations() -> None:
         ("Hi, this is maria from accounting", "maria", "introduced"),
         ("Thanks,\njane roe", "jane roe", "introduced"),
         ("Contact: Bernardo", "Bernardo", "introduced"),
+        # a greeting or a verb that addresses someone, before a capitalised given name
+        ("Thanks Carly!", "Carly", "introduced"),
+        ("Call Caroline today.", "Caroline", "introduced"),
+        ("Dear Dennis, the parcel came.", "Dennis", "introduced"),
+        # a possessive after the name
+        ("Jodi Hardy's account was closed.", "Jodi Hardy", "first_last"),
         # not ASCII ("İ" lower-cases to two characters): the cue is read in any case there
         ("Café İstanbul — my name is marc collins", "marc collins", "introduced"),
         # a text written without capitals: its names are in lower case too
@@ -168,6 +174,8 @@ def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: s
         "this is great, i am happy; call me later. Thanks, see you",  # no name after
         "my name is will",  # an everyday word
         "Please call alison ramos tomorrow, said Mr. Brown.",  # capitals elsewhere: no
+        "Call Home Depot, then call home.",  # no given name after the verb
+        "Hi there, Thanks Team",
         "the rose garden is nice and the mark is low",
         "ok so san marcos de la montaña is far",  # a particle is no middle name
     ],
@@ -269,3 +277,15 @@ def test_nationalities_and_groups_without_ner() -> None:
     assert ("NRP", "Christian") not in found  # a first name before a surname
     assert "nrp_word" in {r.name for r in regex_only.recognizers}
     assert "nrp_word" not in {r.name for r in TextAnalyzer.from_config().recognizers}
+
+
+def test_ner_group_or_firm_that_is_a_name_becomes_a_person() -> None:
+    """The model calls a lone given name a group ("Regards, Dennis") and a possessive name a
+    firm ("Amanda Diaz's account"); a name of the lexicon makes them people."""
+    a = TextAnalyzer.from_config(ner=True)
+    for text, span in [
+        ("Regards, Dennis", "Dennis"),
+        ("Amanda Diaz's account was closed.", "Amanda Diaz"),
+    ]:
+        found = [(text[f.start : f.end], f.entity_type) for f in a.analyze(text)]
+        assert found == [(span, "PERSON")], text

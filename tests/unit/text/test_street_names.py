@@ -35,7 +35,7 @@ POSITIVE = [
     ("They walked along Maple Crossing", ["Maple Crossing"], "street_name_cued"),
     ("My address is Juniper Court", ["Juniper Court"], "street_name_cued"),
     # a type that also names nature needs an address cue
-    ("He lives on Silver Lake now", ["Silver Lake"], "street_name_cued"),
+    ("He lives on Walden Lake now", ["Walden Lake"], "street_name_cued"),
 ]
 
 
@@ -61,6 +61,9 @@ NEGATIVE = [
     "We sailed on Cayman Islands time",
     "on Silver Lake",
     "the N St exit",  # no name, only a direction
+    # a given name and a surname that is a street's type; the cue after is the person's
+    "My friend Sandra Hill lives nearby.",
+    "She lives with Sandra Hill.",
     "On Street parking",
     # a clinical note: wards and units, not streets
     "Pt lives at home. Transferred to Heart Lake unit. BP 120/80, HR 72, NPO after MN.",
