@@ -297,8 +297,8 @@ _INTRO_CUE_TEXT = (
 )
 # the greetings and verbs of the cue, after which a name must be capitalised: in lower case
 # they are everyday phrases ("hi there", "call home")
-_ADDRESSING_TEXT = "thanks thank hi hello hey dear call ask email e-mail text meet tell"
-_ADDRESSING = frozenset(_ADDRESSING_TEXT.split())
+_ADDRESSING_TEXT = "thanks hi hello hey dear call ask email e-mail text meet tell"
+_ADDRESSING = frozenset([*_ADDRESSING_TEXT.split(), "thank you"])
 _INTRO_CUE = re.compile(_INTRO_CUE_TEXT)
 _INTRO_CUE_ANY_CASE = re.compile(_INTRO_CUE_TEXT, re.IGNORECASE)
 _INTRO_WORD = rf"[{_UPC}{_LOWC}][{_LOWC}]+|[{_UPC}]+"
@@ -446,7 +446,7 @@ class LexiconNameRecognizer(Recognizer):
             said = cue.group()
             if (
                 "," not in said  # "Thanks,\njane roe" is a sign-off: any case
-                and said.split()[0] in _ADDRESSING
+                and " ".join(said.split()) in _ADDRESSING  # not "call me maryse"
                 and not m.group(1)[0].isupper()
             ):
                 continue  # "please call alison ramos" in a text with capitals elsewhere

@@ -144,6 +144,7 @@ def test_lexicon_names_pairs_and_relations() -> None:
         ("Contact: Bernardo", "Bernardo", "introduced"),
         # a greeting or a verb that addresses someone, before a capitalised given name
         ("Thanks Carly!", "Carly", "introduced"),
+        ("Call me maryse chauveau.", "maryse chauveau", "introduced"),  # any case after "me"
         ("Call Caroline today.", "Caroline", "introduced"),
         ("Dear Dennis, the parcel came.", "Dennis", "introduced"),
         # a possessive after the name
