@@ -102,7 +102,7 @@ CLINICAL_TEMPLATES: tuple[str, ...] = (
     "Neuro: grossly intact. Heme: Hct stable at 28.4. ID: afebrile on Vanc and Zosyn.",
     "Build 4.2.0 passed 1,024 tests in 3.5 minutes on 16 cores.",
     "Room 12, bed 3: Foley removed, voiding. CXR unchanged.",
-    "I walked 5 blocks down {LOCATION:street}, then 2 more to the park.",
+    "I walked 5 blocks down {STREET_ADDRESS:street}, then 2 more to the park.",
     "The 5 Main points of the talk: 12 Street Fighter fans came, 3 Way Merge failed.",
     "Ambulated 2 laps on Unit 4 East with PT; 3 Days of antibiotics left, 2 Park visits planned.",
     "Order 12 Spring Rolls and 4 Green Tea Lattes; shipped via UPS 2 days ago.",
@@ -340,11 +340,13 @@ class _Filler:
         if kind == "LOCATION":
             if variant == "state":
                 return r.choice(_STATES), "LOCATION", None
-            if variant == "street":  # a street without a number: a place, not an address
-                return r.choice(_STREETS), "LOCATION", None
             if variant == "country":
                 return r.choice(_COUNTRIES), "LOCATION", None
             return (r.choice(_REAL_CITIES) if r.random() < 0.5 else f.city()), "LOCATION", None
+        if kind == "STREET_ADDRESS" and variant == "street":
+            # a street named without a number: part of an address (a surrogate gives a street
+            # name), and no address of "5 blocks"
+            return r.choice(_STREETS), "STREET_ADDRESS", None
         if kind == "STREET_ADDRESS" and variant:
             return self.address(variant), "STREET_ADDRESS", None
         if kind == "ORGANIZATION":

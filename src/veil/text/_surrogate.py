@@ -96,6 +96,9 @@ _NRP = [
 ]
 
 
+_LONE_UNIT = re.compile(r"(?:Apt|Apartment|Suite|Ste|Flat)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?")
+
+
 def _digits_like(value: str, rng: random.Random, first_nonzero: bool = True) -> str:
     out = []
     first = True
@@ -228,6 +231,10 @@ class SurrogateFactory:
         return fake
 
     def _address(self, value: str, rng: random.Random) -> str:
+        if not any(c.isdigit() for c in value):  # a street named without a number
+            return str(self._faker(None, rng).street_name())
+        if _LONE_UNIT.fullmatch(value.strip()):  # "Apt. 4B", "Suite 210"
+            return str(self._faker(None, rng).secondary_address())
         composite, country = address_shape(value)
         fake = self._faker(country, rng)
         locale = _ADDRESS_LOCALES.get(country or "", self.locale)

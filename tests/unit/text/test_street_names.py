@@ -158,3 +158,21 @@ def test_faker_secondary_addresses() -> None:
 )
 def test_ner_spans_that_are_streets(span: str, entity: str, street: bool) -> None:
     assert street_named(span, entity) is street
+
+
+@pytest.mark.parametrize(
+    ("value", "shape"),
+    [
+        ("Elm Street", r"[A-Z][\w' -]+"),  # a street name: no number added
+        ("Apt. 960", r"(?:Apt\.|Suite) \d+"),  # a unit: a unit
+        ("12 Main St", r"\d+ [A-Z][\w' .-]+"),  # a street line: a street line
+    ],
+)
+def test_surrogate_keeps_the_kind_of_address_part(value: str, shape: str) -> None:
+    import re
+
+    from veil.text._surrogate import SurrogateFactory
+
+    fake = SurrogateFactory().make("STREET_ADDRESS", value, seed=3)
+    assert re.fullmatch(shape, fake), fake
+    assert (re.search(r"\d", fake) is None) == (re.search(r"\d", value) is None)
