@@ -37,6 +37,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _names,
     _network,
     _places,
+    _street_names,
 )
 from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._lexicon import mostly_upper, truecase

@@ -289,16 +289,17 @@ _LOWER_WORD = re.compile(rf"(?<![\w.'’-])[{_LOWC}]{{2,}}(?![\w'’-])")
 # collins", "Hi, this is Alejandro from accounting", "Regards, jane roe", "Thanks Carly". The cue is searched in the
 # lower-cased text (a case-insensitive alternation costs several times more), the name
 # after it in the text itself.
+# the greetings and verbs that address someone ("Thanks Carly!", "Call Caroline today"),
+# after which a name must be capitalised: in lower case they are everyday phrases ("hi
+# there", "call home")
+_ADDRESSING_TEXT = "thanks hi hello hey dear call ask email e-mail text meet tell"
+_ADDRESSING = frozenset([*_ADDRESSING_TEXT.split(), "thank you"])
 _INTRO_CUE_TEXT = (
     r"\b(?:my\s+name\s+is|my\s+name['’]s|name\s*:|this\s+is|i\s+am|i['’]m|call\s+me|"
     r"regards\s*,|thanks\s*,|cheers\s*,|sincerely\s*,|signed\s*,|contact\s*:|"
-    # a greeting or a verb that addresses someone: "Thanks Carly!", "Call Caroline today"
-    r"(?:thanks|thank\s+you|hi|hello|hey|dear|call|ask|email|e-mail|text|meet|tell)[ \t]+)[ \t\n]*"
+    rf"(?:thank\s+you|{'|'.join(sorted(_ADDRESSING_TEXT.split(), key=len, reverse=True))})"
+    r"[ \t]+)[ \t\n]*"
 )
-# the greetings and verbs of the cue, after which a name must be capitalised: in lower case
-# they are everyday phrases ("hi there", "call home")
-_ADDRESSING_TEXT = "thanks hi hello hey dear call ask email e-mail text meet tell"
-_ADDRESSING = frozenset([*_ADDRESSING_TEXT.split(), "thank you"])
 _INTRO_CUE = re.compile(_INTRO_CUE_TEXT)
 _INTRO_CUE_ANY_CASE = re.compile(_INTRO_CUE_TEXT, re.IGNORECASE)
 _INTRO_WORD = rf"[{_UPC}{_LOWC}][{_LOWC}]+|[{_UPC}]+"

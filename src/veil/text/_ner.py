@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from veil._errors import InputError
-from veil.text._address import street_named
 from veil.text._dates import MONTHS, looks_like_absolute_date
 from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
@@ -50,6 +49,7 @@ from veil.text._lexicon import (
     word_set,
 )
 from veil.text._recognizer import Recognizer
+from veil.text._street_names import street_named
 
 __all__ = ["NOT_NAMES", "SpacyNerRecognizer", "best_english_model", "load_spacy"]
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from veil.text._address import address_shape
 from veil.text._checksums import IBAN_LENGTHS
+from veil.text._street_names import LONE_UNIT
 
 __all__ = ["SurrogateFactory"]
 
@@ -94,9 +95,6 @@ _NRP = [
     "Democrat",
     "Republican",
 ]
-
-
-_LONE_UNIT = re.compile(r"(?:Apt|Apartment|Suite|Ste|Flat)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?")
 
 
 def _digits_like(value: str, rng: random.Random, first_nonzero: bool = True) -> str:
@@ -233,7 +231,7 @@ class SurrogateFactory:
     def _address(self, value: str, rng: random.Random) -> str:
         if not any(c.isdigit() for c in value):  # a street named without a number
             return str(self._faker(None, rng).street_name())
-        if _LONE_UNIT.fullmatch(value.strip()):  # "Apt. 4B", "Suite 210"
+        if LONE_UNIT.fullmatch(value.strip()):  # "Apt. 4B", "Suite 210"
             return str(self._faker(None, rng).secondary_address())
         composite, country = address_shape(value)
         fake = self._faker(country, rng)

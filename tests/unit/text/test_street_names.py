@@ -7,7 +7,7 @@ import pytest
 from faker import Faker
 
 from veil.text import TextAnalyzer
-from veil.text._address import (
+from veil.text._street_names import (
     _CUED_TYPES,
     _FEATURE_TYPES,
     _ROAD_TYPES,
