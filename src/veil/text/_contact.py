@@ -36,9 +36,33 @@ _PHONE_HINT = re.compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
 _PHONE_CONTEXT = re.compile(
     r"\b(?:phone|tel|telephone|mobile|cell|call|fax|contact|reach|text|sms|ph)\b", re.I
 )
+# a phone word right after the number: "0191 496 0377 is my cell", "020 7946 0958 (home)",
+# "617 555 0199, mobile"
+_PHONE_CONTEXT_AFTER = re.compile(
+    r"[ \t]*(?:[,;:–-][ \t]*)?(?:(?:is|was)[ \t]+)?(?:(?:my|his|her|their|our|your|the)[ \t]+)?"
+    r"(?:new[ \t]+)?(?P<word>phone|telephone|mobile|cell|cellphone|fax|landline)\b"
+    r"|[ \t]*\((?P<kind>home|work|office|mobile|cell|fax)\)",
+    re.I,
+)
+
+_PHONE_KIND = re.compile(r"\((?:home|work|office)\)", re.I)  # the words not in _PHONE_CONTEXT
+
+
+def _phone_word(text: str, start: int, end: int) -> str | None:
+    """The phone word before a number (within 40 characters) or right after it, lower-cased."""
+    before = _PHONE_CONTEXT.search(text, max(0, start - 40), start)
+    if before is not None:
+        return before.group(0).lower()
+    after = _PHONE_CONTEXT_AFTER.match(text, end)
+    if after is not None:
+        return (after.group("word") or after.group("kind")).lower()
+    return None
+
+
 # An extension after the number: "x123", "ext. 12", "extension 4567" (not "#", which is as
 # often a list or ticket number)
 _EXT = r"(?P<ext>\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?"
+_JOINED = re.compile(r"[-.]\d")  # a digit group goes on after a hyphen or a dot
 _EXT_AFTER = re.compile(r"\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6}(?![\w])", re.I)
 # ITU-T E.123 international notation: "+" and the country code, also written "(+44)"
 _INTL = re.compile(
@@ -226,7 +250,7 @@ class PhoneRecognizer(Recognizer):
             for m in pn.PhoneNumberMatcher(text, region, leniency=pn.Leniency.VALID):
                 if not any(s < m.end and m.start < e for s, e, _ in spans):
                     spans.append((m.start, m.end, f"phonenumbers_{region}"))
-        if _PHONE_CONTEXT.search(text):
+        if _PHONE_CONTEXT.search(text) or _PHONE_KIND.search(text):
             spans.extend(self._with_context(text, spans))
         return spans
 
@@ -246,14 +270,20 @@ class PhoneRecognizer(Recognizer):
                 not 7 <= digits <= 15
                 or _DATE_SHAPE.fullmatch(text, start, end)
                 or _INTL_PREFIX.search(text, max(0, start - 6), start)
-                or not _PHONE_CONTEXT.search(text, max(0, start - 40), start)
             ):
                 continue
-            ends = [  # after each digit group, once there are 7 digits; longest first
-                g.end()
-                for g in _DIGIT_RUN.finditer(text, start, end)
-                if sum(c.isdigit() for c in text[start : g.end()]) >= 7
-            ]
+            if _PHONE_CONTEXT.search(text, max(0, start - 40), start):
+                ends = [  # after each digit group, once there are 7 digits; longest first;
+                    # never inside a group joined by "-" or "." ("1-156-697|-0170")
+                    g.end()
+                    for g in _DIGIT_RUN.finditer(text, start, end)
+                    if sum(c.isdigit() for c in text[start : g.end()]) >= 7
+                    and _JOINED.match(text, g.end()) is None
+                ]
+            elif _PHONE_CONTEXT_AFTER.match(text, end):
+                ends = [end]  # the word after it speaks for the whole number
+            else:
+                continue
             hit = None
             for e in reversed(ends):
                 for region in regions:
@@ -303,11 +333,12 @@ class PhoneRecognizer(Recognizer):
             raw = text[start:end]
             if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", raw) or re.fullmatch(r"\d+\.\d+", raw):
                 continue
-            hit = _PHONE_CONTEXT.search(
-                text, max(0, start - 40), start
-            ) or (  # the word of a pager number (never the number: explanations hold no data)
-                _PAGER_WORD.search(text, max(0, start - 40), start) if how == "pager" else None
-            )
+            word = _phone_word(text, start, end)
+            if word is None and how == "pager":
+                # the word of a pager number (never the number: explanations hold no data)
+                pager = _PAGER_WORD.search(text, max(0, start - 40), start)
+                word = pager.group(0).lower() if pager else None
+            hit = word is not None
             if (raw.isdigit() or how == "possible") and not hit:
                 # bare digit runs are account and order numbers more often than phones; a
                 # number no plan knows as assigned may be an amount ("+44 123 456 789")
@@ -317,9 +348,9 @@ class PhoneRecognizer(Recognizer):
             )
             score = base
             words: tuple[str, ...] = ()
-            if hit:
+            if word is not None:
                 score = min(1.0, base + 0.2)
-                words = (hit.group(0).lower(),)
+                words = (word,)
             out.append(
                 Finding(
                     start,

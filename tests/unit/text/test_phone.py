@@ -335,3 +335,33 @@ def test_generated_notes_pagers_are_found() -> None:
                     and len(s["entity_value"].replace("-", "")) == 5
                 )
     assert pagers >= 10
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "word"),
+    [
+        ("(0191) 496 0377 is my cell", "(0191) 496 0377", "cell"),
+        ("0191 496 0377, mobile", "0191 496 0377", "mobile"),
+        ("0191 496 0377 (home)", "0191 496 0377", "home"),
+        ("6844381855 is my cell", "6844381855", "cell"),  # bare digits: the word after
+    ],
+)
+def test_a_phone_word_after_the_number(
+    us: PhoneRecognizer, text: str, span: str, word: str
+) -> None:
+    (f,) = us.analyze(text)
+    assert text[f.start : f.end] == span
+    assert f.explanation is not None and f.explanation.context_words == (word,)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0191 496 0377 items shipped",
+        "6844381855 is my order number",  # "number" alone says nothing
+        # an invalid North American number is not cut to a valid-looking part
+        "Phone 1-156-697-0170",
+    ],
+)
+def test_no_phone_without_its_word_or_cut_inside_a_group(us: PhoneRecognizer, text: str) -> None:
+    assert us.analyze(text) == []
