@@ -29,6 +29,25 @@ def test_model_is_the_best_installed_and_named(analyzer: TextAnalyzer) -> None:
     assert set(analyzer.ner.nlp.pipe_names) <= {"ner", "tok2vec", "transformer"}  # type: ignore[union-attr]
 
 
+def test_installed_spacy_is_not_a_slow_ner_build(caplog: pytest.LogCaptureFixture) -> None:
+    """pyproject keeps spaCy below 3.8.8 where a 3.8.7 wheel exists: the newer wheels take
+    the GIL inside the NER's transition checks (docs/text.md, "Which spaCy"). A resolver
+    that drifts to one fails here, not only in a benchmark."""
+    import sys
+
+    import spacy
+
+    from veil.text._ner import load_spacy, slow_ner_build
+
+    if sys.version_info >= (3, 14):
+        pytest.skip("spaCy 3.8.7 has no wheel for Python 3.14")
+    assert not slow_ner_build(spacy.__version__), spacy.__version__
+    load_spacy.cache_clear()
+    with caplog.at_level("INFO", logger="veil.text._ner"):
+        load_spacy()
+    assert any(f"spaCy {spacy.__version__} model" in r.getMessage() for r in caplog.records)
+
+
 def test_model_alias_resolves_to_repackaged_model() -> None:
     a = TextAnalyzer.from_config(TextConfig(model="en_core_web_sm"))
     assert a.model_name is not None and a.model_name.startswith("en_core_web_sm")
