@@ -285,15 +285,15 @@ _UPPER_RUN = re.compile(
 _UPPER_GATE = re.compile(rf"[{_UPC}]{{2}} [{_UPC}]{{2}}")
 # lower-case words, in a text written without capitals: "pls call alison ramos"
 _LOWER_WORD = re.compile(rf"(?<![\w.'’-])[{_LOWC}]{{2,}}(?![\w'’-])")
-# a name introduced by its bearer, signed or addressed, in any case: "my name is marc
-# collins", "Hi, this is Alejandro from accounting", "Regards, jane roe", "Thanks Carly". The cue is searched in the
-# lower-cased text (a case-insensitive alternation costs several times more), the name
-# after it in the text itself.
 # the greetings and verbs that address someone ("Thanks Carly!", "Call Caroline today"),
 # after which a name must be capitalised: in lower case they are everyday phrases ("hi
 # there", "call home")
 _ADDRESSING_TEXT = "thanks hi hello hey dear call ask email e-mail text meet tell"
 _ADDRESSING = frozenset([*_ADDRESSING_TEXT.split(), "thank you"])
+# a name introduced by its bearer, signed or addressed: "my name is marc collins", "Hi,
+# this is Alejandro from accounting", "Regards, jane roe" in any case, "Thanks Carly"
+# capitalised. The cue is searched in the lower-cased text (a case-insensitive alternation
+# costs several times more), the name after it in the text itself.
 _INTRO_CUE_TEXT = (
     r"\b(?:my\s+name\s+is|my\s+name['’]s|name\s*:|this\s+is|i\s+am|i['’]m|call\s+me|"
     r"regards\s*,|thanks\s*,|cheers\s*,|sincerely\s*,|signed\s*,|contact\s*:|"
@@ -451,7 +451,6 @@ class LexiconNameRecognizer(Recognizer):
                 and not m.group(1)[0].isupper()
             ):
                 continue  # "please call alison ramos" in a text with capitals elsewhere
-
             one, two = m.group(1).casefold(), m.group(2)
             if two is not None and first_last_name([one, two.casefold()]):
                 out.append(self._finding(m.start(1), m.end(2), "introduced"))

@@ -287,8 +287,8 @@ class PlaceNameRecognizer(Recognizer):
         self, text: str, parts: list[str], offsets: list[int], i: int
     ) -> tuple[Finding, int] | None:
         """An unknown one-word town, or a town opener and one ("Sainte Georgesdan"), right
-        after "born in", "lives in", "moved to" ... (:data:`_RESIDENCE`) and ending its
-        run of capitalised words."""
+        after "born in", "lives in", "flew to" ... (:data:`_RESIDENCE`) and ending its run
+        of capitalised words."""
         start = offsets[i]
         if not _RESIDENCE.search(text, max(0, start - 28), start):
             return None

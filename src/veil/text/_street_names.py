@@ -86,8 +86,9 @@ _ROADISH = _ROAD_TYPES | frozenset(_ROADISH_TEXT.split())
 def street_named(span: str, entity: str) -> bool:
     """Whether an NER ``PERSON`` or ``LOCATION`` span is a street's name: capitalised words
     ending in a street type, which for a person is no known first or last name ("Walker
-    Ridge", "Kevin Crossing" read as people; "Elm Street" read as a place), and for a place
-    a road's type ("Jackson Heights" stays a place).
+    Crossing", "Kevin Heights" read as people; not "Mary Lane" or "John Ridge", since Lane
+    and Ridge are surnames too), and for a place a road's type ("Elm Street" read as a
+    place; "Jackson Heights" stays one).
 
     Examples
     --------
@@ -111,7 +112,7 @@ def street_named(span: str, entity: str) -> bool:
 @recognizers.register("street_name")
 class StreetNameRecognizer(Recognizer):
     """Street names without a house number: "Elm Street", "Ocean Avenue"; after "on",
-    "off", "along" or an address cue, the other street types ("on Walker Ridge", "at
+    "off", "along", "onto", "down", "corner of" or an address cue, the other street types ("on Walker Ridge", "at
     Hickory Lane" after "lives"); with an address cue only, the types that also name
     nature ("lives on Silver Lake").
 
