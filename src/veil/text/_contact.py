@@ -383,7 +383,7 @@ _KIN = (
 @recognizers.register("age")
 class AgeRecognizer(PatternRecognizer):
     """Ages written with their context: "aged 47", "age: 47", "47 years old", "47-year-old",
-    "47 y/o", "47yo", "47 years of age", "turned 47" (not before a unit: "turned 90 degrees"),
+    an infant's "7 months old" or "3-week-old", "47 y/o", "47yo", "47 years of age", "turned 47" (not before a unit: "turned 90 degrees"),
     "I'm 47.", "she is 47 and ...", "my son, who is 26, ...", "my grandmother is 95" (the
     number then ends a clause or goes on with "and", "but", "now", "years": not "I am 5
     minutes away"), "his 30th birthday", "died at 67". The number alone is never an age."""
@@ -401,6 +401,14 @@ class AgeRecognizer(PatternRecognizer):
         Pattern(
             "age_suffix",
             r"\b(\d{1,3})(?:\s*|-)(?:years?|yrs?)(?:\s*|-)old\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # an infant's age: "7 months old", "a 3-week-old" (not days: "10 days old milk")
+            "age_suffix_infant",
+            r"\b(\d{1,2})(?:\s*|-)(?:months?|mos?|weeks?|wks?)(?:\s*|-)old\b",
             0.9,
             group=1,
             flags=re.IGNORECASE,

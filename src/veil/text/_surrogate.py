@@ -114,6 +114,11 @@ def _digits_like(value: str, rng: random.Random, first_nonzero: bool = True) -> 
 
 
 def _with_layout(template: str, digits: str) -> str:
+    """``digits`` written in ``template``'s layout ("123-45-6789"); a template with another
+    count of digits (an odd value, "0000000000" as an SSN) gets the digits bare, never a
+    mix of its own."""
+    if sum(ch in _ASCII_DIGITS for ch in template) != len(digits):
+        return digits
     it = iter(digits)
     return "".join(next(it) if ch in _ASCII_DIGITS else ch for ch in template)
 

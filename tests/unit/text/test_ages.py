@@ -90,3 +90,29 @@ def test_a_surrogate_is_never_the_value_itself(entity: str, value: str, seed: in
     """Whatever the type and however odd the value, the surrogate differs from it: a
     generator that cannot read a form must not pass the real value through."""
     assert SurrogateFactory().make(entity, value, seed) != value
+
+
+@pytest.mark.parametrize("entity", ["US_SSN", "US_ITIN", "ABA_ROUTING_NUMBER"])
+@pytest.mark.parametrize("value", ["0000000000", "12-34", "123-45-6789-0"])
+def test_a_number_of_another_length_still_gets_a_surrogate(entity: str, value: str) -> None:
+    """Hypothesis found "0000000000" as a US_SSN crashing the layout copy (ten digits for
+    nine): a value of another length gets the new digits bare."""
+    out = SurrogateFactory().make(entity, value, 0)
+    assert out != value and out.replace("-", "").isdigit()
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        ("my son is 7 months old", ["7"]),
+        ("a 3-month-old baby", ["3"]),
+        ("a 2 wk old infant", ["2"]),
+        ("10 days old milk", []),  # days old is how food and data age
+        ("7 months of work", []),
+    ],
+)
+def test_an_infants_age_in_months_or_weeks(
+    analyzer: TextAnalyzer, text: str, ages: list[str]
+) -> None:
+    found = [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "AGE"]
+    assert found == ages
