@@ -46,9 +46,8 @@ def _child(docs: int) -> dict[str, Any]:
     import spacy
 
     from _timing import best_of
-    from text_presidio import _presidio, _presidio_docs
+    from text_presidio import _presidio, _presidio_docs, _spacy_only
     from veil.text import TextAnalyzer, load_gold
-    from veil.text._ner import _one_blas_thread
 
     gold = load_gold(ROOT / "tests" / "data" / "text_corpus.jsonl")
     texts = [gold[i % len(gold)]["full_text"] for i in range(docs)]
@@ -57,14 +56,9 @@ def _child(docs: int) -> dict[str, Any]:
     assert veil.ner is not None
     nlp = veil.ner.nlp
 
-    def spacy_only() -> None:
-        with nlp.memory_zone(), _one_blas_thread():
-            for _ in nlp.pipe(texts, batch_size=256):
-                pass
-
     presidio = _presidio(veil.model_name or "", ner=True)
     presidio.analyze(text=texts[0], language="en")
-    t_spacy, _ = best_of(spacy_only, 5)
+    t_spacy, _ = best_of(lambda: _spacy_only(nlp, texts), 5)
     t_veil, found = best_of(lambda: veil.analyze_batch(texts), 5)
     t_presidio, _ = best_of(lambda: _presidio_docs(presidio, texts), 3)
     digest = hashlib.sha256(
