@@ -8,6 +8,7 @@ from faker import Faker
 
 from veil.text import TextAnalyzer
 from veil.text._street_names import (
+    _BUSY_TYPES,
     _CUED_TYPES,
     _FEATURE_TYPES,
     _ROAD_TYPES,
@@ -36,6 +37,19 @@ POSITIVE = [
     ("My address is Juniper Court", ["Juniper Court"], "street_name_cued"),
     # a type that also names nature needs an address cue
     ("He lives on Walden Lake now", ["Walden Lake"], "street_name_cued"),
+    ("I live on Robinson Points.", ["Robinson Points"], "street_name_cued"),
+    # the USPS types that name roads more than anything else after a street preposition
+    ("There was an accident on Baker Locks", ["Baker Locks"], "street_name_cued"),
+    ("The bakery off Reed Junction closed.", ["Reed Junction"], "street_name_cued"),
+    # a given name and a surname-like type: a street after a preposition that takes no
+    # person, or after "on" with an address cue
+    ("We walked along Susan Brook to the park.", ["Susan Brook"], "street_name_cued"),
+    ("She lives on Mary Field.", ["Mary Field"], "street_name_cued"),
+    # an everyday type: a street preposition and an address cue
+    ("They live on Ashley Run.", ["Ashley Run"], "street_name_cued"),
+    # road-only types, plural ones included, count alone
+    ("We visited Nicole Parkways yesterday.", ["Nicole Parkways"], "street_name"),
+    ("Boone Mews is quiet.", ["Boone Mews"], "street_name"),
 ]
 
 
@@ -65,6 +79,18 @@ NEGATIVE = [
     "My friend Sandra Hill lives nearby.",
     "She lives with Sandra Hill.",
     "On Street parking",
+    # after "on", a given name and a surname-like type is a person without an address cue
+    "We rely on Mary Field for payroll.",
+    "He was counting on Andrew Fields.",
+    # everyday types need a street preposition and an address cue
+    "He has been on Death Row since 1998.",
+    "The report focused on Union Station renovations.",
+    "She lives in Leeds, near the Medical Center.",
+    "She wrote on Arab Spring politics.",
+    # people live in places and on streets; "the" comes before places and nature
+    "Her parents still live in Cayman Islands.",
+    "She lives in South Georgia and the South Sandwich Islands.",
+    "He lives by the Hudson River.",
     # a clinical note: wards and units, not streets
     "Pt lives at home. Transferred to Heart Lake unit. BP 120/80, HR 72, NPO after MN.",
 ]
@@ -85,11 +111,12 @@ def test_the_type_lists_are_apart() -> None:
     assert not _ROAD_TYPES & _CUED_TYPES
     assert not _ROAD_TYPES & _FEATURE_TYPES
     assert not _CUED_TYPES & _FEATURE_TYPES
+    assert not (_ROAD_TYPES | _CUED_TYPES | _FEATURE_TYPES) & _BUSY_TYPES
 
 
 def test_faker_street_names_of_road_types() -> None:
     """Our own generated data: every Faker street name whose type is a road's counts in any
-    sentence; one of the other types counts after "on" (and not after "visited")."""
+    sentence; one of the other types counts after "off" (and not after "visited")."""
     fake = Faker("en_US")
     fake.seed_instance(3)
     r = StreetNameRecognizer()
@@ -103,7 +130,7 @@ def test_faker_street_names_of_road_types() -> None:
             assert [text[f.start : f.end] for f in found] == [name], name
             roads += 1
         elif kind in _CUED_TYPES and cued < 60:
-            text = f"The shop on {name} closed."
+            text = f"The shop off {name} closed."
             found = r.analyze(text)
             assert [text[f.start : f.end] for f in found] == [name], name
             assert r.analyze(f"We visited {name} yesterday.") == []
