@@ -16,6 +16,8 @@ Our own generated data, the ground truth of coverage beyond English:
   forms in turn: "F. Feliciano", "Anamika M. Ficino", "ELMO SOLIMENA" (in the person
   frames), and "marc collins" or "Alejandro" after an introduction ("My name is ...",
   "Regards,\n...");
+* ``person_initial``: Faker names of the same locales with a middle initial written
+  without its full stop ("Wulf G Wernecke"), in the person frames;
 * ``person_given``: a Faker given name alone (the same 20 locales), after a greeting or an
   addressing verb ("Thanks ...!", "Dear ...,", "Call ... today") and in other frames;
 * ``street_name``: Faker ``street_name()`` (en_US, no house number) after a street
@@ -124,6 +126,7 @@ FRAMES = {
         "Photos by {p} and {q}.",
     ],
 }
+FRAMES["PERSON_INITIAL"] = FRAMES["PERSON"]
 FRAMES["PERSON_GIVEN"] = [
     "Thanks {p}!",
     "Dear {p}, the parcel came.",
@@ -260,6 +263,9 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
                 if entity.startswith("PERSON")
                 else fake.company()
             )
+            if entity == "PERSON_INITIAL":
+                first, last = name.split(" ", 1)
+                name = f"{first} {fake.first_name()[0].upper()} {last}"
         if entity == "LOCATION_TOWN":
             name = fake.city()
             frame = rng.choice(FRAMES["LOCATION"])
@@ -357,6 +363,7 @@ def main() -> None:
                 "PERSON_WRITTEN",
                 "LOCATION_TOWN",
                 "PERSON_GIVEN",
+                "PERSON_INITIAL",
                 "STREET_NAME",
                 "STREET_UNIT",
                 "LOCATION_ABROAD",

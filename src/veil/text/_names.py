@@ -276,6 +276,10 @@ _PARTICLE_NAME = re.compile(
 # (not "U.S. Grant": the initial may not follow a dot or a letter)
 _INITIAL_NAME = re.compile(rf"(?<![\w.'’-])([{_UPC}])\. ?({_CAP})(?![\w'’-])((?: [{_UPC}])?)")
 _GIVEN_BEFORE = re.compile(rf"(?<![\w'’.-])({_CAP}) $")
+# a middle initial written without its full stop: "Wulf G Wernecke", "Romina G Telesio"
+_BARE_INITIAL_NAME = re.compile(
+    rf"(?<![\w.'’-])({_CAP}) ([{_UPC}]) ({_CAP})(?![\w'’-])((?: [{_UPC}])?)"
+)
 # two or three words in capitals inside a text that is not written in capitals (which is
 # read in ordinary case already): "Please call ELMO SOLIMENA tomorrow"
 _UPPER_WORD = rf"[{_UPC}]{{2,}}(?:['’-][{_UPC}]+)?"
@@ -333,7 +337,8 @@ class LexiconNameRecognizer(Recognizer):
       Spaendonck", "Emanuelly das Neves").
     * A known name right after a relation or care-team word ("wife Mary", "RN Okafor").
     * An initial and a known surname ("F. Feliciano"), after a known given name too
-      ("Anamika M. Ficino").
+      ("Anamika M. Ficino"), where a middle initial may lack its full stop ("Wulf G
+      Wernecke"; not "I").
     * A known first + last name in capitals inside a text that is not written in capitals
       ("call ELMO SOLIMENA"), and in lower case inside a text written without capitals
       ("pls call alison ramos"; not after "san", "port" ..., not with particles, not in
@@ -432,6 +437,14 @@ class LexiconNameRecognizer(Recognizer):
                 out.append(self._finding(given.start(1), m.end(2), "first_initial_last"))
             else:
                 out.append(self._finding(m.start(1), m.end(2), "initial_last"))
+        for m in _BARE_INITIAL_NAME.finditer(text):
+            if m.group(4) or m.group(2) == "I":
+                continue  # the run goes on; "I" is a word ("Tell Anna I Miss her")
+            surname, end = m.group(3), m.end(3)
+            if surname[-2:] in ("'s", "’s"):  # "Romina G Telesio's account"
+                surname, end = surname[:-2], end - 2
+            if first_last_name([m.group(1).casefold(), surname.casefold()]):
+                out.append(self._finding(m.start(1), end, "first_bare_initial_last"))
         return out
 
     def _introduced(self, text: str) -> list[Finding]:

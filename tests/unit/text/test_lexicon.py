@@ -136,6 +136,9 @@ def test_lexicon_names_pairs_and_relations() -> None:
     [
         ("Please call F. Feliciano tomorrow.", "F. Feliciano", "initial_last"),
         ("Ask for Anamika M. Ficino, she knows.", "Anamika M. Ficino", "first_initial_last"),
+        # a middle initial without its full stop, a possessive after the name
+        ("Please forward this to Wulf G Wernecke.", "Wulf G Wernecke", "first_bare_initial_last"),
+        ("Nicolas A Joly's card", "Nicolas A Joly", "first_bare_initial_last"),
         ("Please call ELMO SOLIMENA tomorrow.", "ELMO SOLIMENA", "first_last_upper"),
         ("hi, my name is marc collins", "marc collins", "introduced"),
         ("My name is Alejandro.", "Alejandro", "introduced"),
@@ -183,6 +186,18 @@ def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: s
 )
 def test_lexicon_leaves_non_names(text: str) -> None:
     assert _found(text) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tell Anna I Miss her.",  # "I" is no middle initial
+        "Vitamin D Levels were normal.",  # no first name before the letter
+        "Meet Jane A Smith Corp today",  # the run goes on
+    ],
+)
+def test_no_bare_initial_name(text: str) -> None:
+    assert not {p for _, p in _found(text)} & {"first_bare_initial_last"}
 
 
 def test_lexicon_recognizer_runs_without_ner() -> None:
