@@ -294,6 +294,8 @@ _LOWER_WORD = re.compile(rf"(?<![\w.'’-])[{_LOWC}]{{2,}}(?![\w'’-])")
 # there", "call home")
 _ADDRESSING_TEXT = "thanks hi hello hey dear call ask email e-mail text meet tell"
 _ADDRESSING = frozenset([*_ADDRESSING_TEXT.split(), "thank you"])
+_GREETINGS = frozenset(["thanks", "hi", "hello", "hey", "dear", "thank you"])
+_CLOSED = re.compile(r"[ \t]*(?:[,!?:;]|\.(?!\w)|$)", re.MULTILINE)
 # a name introduced by its bearer, signed or addressed: "my name is marc collins", "Hi,
 # this is Alejandro from accounting", "Regards, jane roe" in any case, "Thanks Carly"
 # capitalised. The cue is searched in the lower-cased text (a case-insensitive alternation
@@ -344,7 +346,9 @@ class LexiconNameRecognizer(Recognizer):
       ("pls call alison ramos"; not after "san", "port" ..., not with particles, not in
       clinical notes).
     * A known name in any case right after "my name is", "this is", "I'm", "call me",
-      "Name:", "Contact:" or a sign-off ("hi, my name is marc collins", "Regards, Jane").
+      "Name:", "Contact:" or a sign-off ("hi, my name is marc collins", "Regards, Jane");
+      after a greeting, capitalised, or in a text without capitals when punctuation
+      closes the given name ("hey mike, can you ...").
 
     No word may be charting vocabulary ("Will", "Neo", "Echo"). Score 0.6, below NER's, so
     an NER span of another type on the same words wins the overlap rule.
@@ -458,10 +462,19 @@ class LexiconNameRecognizer(Recognizer):
             if m is None:
                 continue
             said = cue.group()
+            addressed = " ".join(said.split())
             if (
                 "," not in said  # "Thanks,\njane roe" is a sign-off: any case
-                and " ".join(said.split()) in _ADDRESSING  # not "call me maryse"
+                and addressed in _ADDRESSING  # not "call me maryse"
                 and not m.group(1)[0].isupper()
+                and not (
+                    # "hey mike, can you ...", "thanks priya!" in a text without capitals:
+                    # a greeting, then a name that the sentence's punctuation closes
+                    addressed in _GREETINGS
+                    and m.group(2) is None
+                    and _CLOSED.match(text, m.end())
+                    and mostly_lower(text)
+                )
             ):
                 continue  # "please call alison ramos" in a text with capitals elsewhere
             one, two = m.group(1).casefold(), m.group(2)

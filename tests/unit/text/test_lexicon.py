@@ -150,6 +150,9 @@ def test_lexicon_names_pairs_and_relations() -> None:
         ("Call me maryse chauveau.", "maryse chauveau", "introduced"),  # any case after "me"
         ("Call Caroline today.", "Caroline", "introduced"),
         ("Dear Dennis, the parcel came.", "Dennis", "introduced"),
+        # in a text without capitals, a greeting and a name that punctuation closes
+        ("hey mike, can you send it today", "mike", "introduced"),
+        ("thanks priya! see you soon", "priya", "introduced"),
         # a possessive after the name
         ("Jodi Hardy's account was closed.", "Jodi Hardy", "first_last"),
         # not ASCII ("İ" lower-cases to two characters): the cue is read in any case there
@@ -180,6 +183,8 @@ def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: s
         "Please call alison ramos tomorrow, said Mr. Brown.",  # capitals elsewhere: no
         "Call Home Depot, then call home.",  # no given name after the verb
         "Hi there, Thanks Team",
+        "hey will, you coming? thanks again, bye",  # everyday words after greetings
+        "hi mark the box as sent please",  # no punctuation closes the word
         "the rose garden is nice and the mark is low",
         "ok so san marcos de la montaña is far",  # a particle is no middle name
     ],
