@@ -16,11 +16,14 @@ import re
 
 from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 
-__all__ = ["MONTHS", "DateRecognizer", "looks_like_absolute_date"]
+__all__ = ["MONTHS", "DateRecognizer", "MonthNameRecognizer", "looks_like_absolute_date"]
 
 MONTHS = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_MONTH_NAMES = (
+    "January|February|March|April|May|June|July|August|September|October|November|December"
 )
 _WEEKDAY = r"(?:(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
@@ -224,6 +227,35 @@ class DateRecognizer(PatternRecognizer):
             if not ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)):
                 return True
         return False
+
+
+@recognizers.register("month_name")
+class MonthNameRecognizer(PatternRecognizer):
+    """A month named alone after a word that makes it a time ("hired in March", "since
+    October", "late August", "the end of June"): an element of a date, which HIPAA's Safe
+    Harbor rule removes. Full names only ("Jan", "Mar" are names and words), and not before
+    a capitalised word ("In April Smith's flat") or a number (:class:`DateRecognizer`
+    reads "March 2019" and "June 5"). Weekdays are not reported: "on Monday" points at no
+    day without a date around it.
+
+    Examples
+    --------
+    >>> text = "Hired in March, he left by the end of June. In April Smith moved."
+    >>> [text[f.start : f.end] for f in MonthNameRecognizer().analyze(text)]
+    ['March', 'June']
+    """
+
+    entity = "DATE_TIME"
+    patterns = (
+        Pattern(
+            "month_alone",
+            r"(?i:\b(?:in|since|during|until|till|through|throughout|early|late|mid|last|next|"
+            r"this|every|each|(?:end|beginning|start|middle)\s+of))[\s-]+"
+            rf"({_MONTH_NAMES})(?![\w'’-]|\s+[A-Z0-9])",
+            0.6,
+            group=1,
+        ),
+    )
 
 
 _ABSOLUTE = re.compile(rf"\b{MONTHS}\b|(?<![\d./])(?:19|20)\d{{2}}(?![\d./])|\b(?:19|20)?\d0s\b")

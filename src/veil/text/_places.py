@@ -44,6 +44,7 @@ from veil.text._lexicon import (
     name_lexicon,
 )
 from veil.text._recognizer import Recognizer, recognizers
+from veil.text._street_words import _STATES
 
 __all__ = ["PlaceNameRecognizer", "gazetteer"]
 
@@ -63,6 +64,16 @@ _LOCATIVE = re.compile(
     r"(?:\b(?:in|from|to|near|outside|around|toward|towards|across|via|visiting|visited|"
     r"through|throughout|within|into|between)[ \t]+(?:the[ \t]+)?)$",
     re.IGNORECASE,
+)
+# USPS state codes after a locative word ("moved to CA", "from NY"), in capitals, not
+# before a capitalised word; not the codes that are English words or clinical and everyday
+# abbreviations ("in OR", "to ME", "in CT", "from MS", "in PA", "to MD")
+_STATE_CODE_WORDS_TEXT = "IN OR ME OK HI OH PA MD MA VA DE CT ID MS NE IA CO"
+_STATE_CODE_WORDS = frozenset(_STATE_CODE_WORDS_TEXT.split())
+_STATE_CODE = re.compile(
+    r"(?<![\w.&/-])("
+    + "|".join(c for c in _STATES if c not in _STATE_CODE_WORDS)
+    + r")(?![\w&/-]|\.\w|[ \t]+[A-Z][a-z])"
 )
 _CALENDAR_TEXT = (
     "january february march april may june july august september october november december "
@@ -381,4 +392,25 @@ class PlaceNameRecognizer(Recognizer):
                         Explanation(self.name, pattern, score, score),
                     )
                 )
+        for m in _STATE_CODE.finditer(text):
+            start = m.start()
+            if _LOCATIVE.search(text, max(0, start - 24), start) is None:
+                continue
+            if not checked:
+                if clinical_register(text):
+                    break
+                checked = True
+            out.append(
+                Finding(
+                    start,
+                    m.end(),
+                    "LOCATION",
+                    self.cued_score,
+                    self.name,
+                    self.tier,
+                    Explanation(
+                        self.name, "state_code_after_locative", self.score, self.cued_score
+                    ),
+                )
+            )
         return out

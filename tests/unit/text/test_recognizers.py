@@ -74,6 +74,10 @@ POSITIVES = [
     ("DATE_TIME", "né le 1er janvier 1990", "1er janvier 1990"),
     ("DATE_TIME", "el 3 de marzo de 2021", "3 de marzo de 2021"),
     ("DATE_TIME", "em 3 de março de 2021", "3 de março de 2021"),
+    # a month named alone after a word that makes it a time
+    ("DATE_TIME", "I was hired in March.", "March"),
+    ("DATE_TIME", "gone since October, back in late August", "August"),
+    ("DATE_TIME", "by the end of June we know", "June"),
     ("DATE_TIME", "op 3 maart 2021", "3 maart 2021"),
     ("STREET_ADDRESS", "lives at 123 Main Street Apt 4, Boston", "123 Main Street Apt 4"),
     ("STREET_ADDRESS", "ship to 9725 Barry Park Suite 464, Dallas", "9725 Barry Park Suite 464"),
@@ -154,6 +158,9 @@ NEGATIVES = [
     ("DATE_TIME", "version 2.10.1 released"),
     ("DATE_TIME", "version 2021.3.4 released"),  # year-first dots: two-digit month and day
     ("DATE_TIME", "the mars rover and the mai tai"),  # foreign months need a day and a year
+    # a month alone without a time word, a given name after one, and weekdays
+    ("DATE_TIME", "April Smith and June Lee may march in protest"),
+    ("DATE_TIME", "In April Smith moved out; see you on Monday"),
     ("DATE_TIME", "build 9-Mar-2x"),
     # fractions, doses and scores that are valid month/day pairs
     ("DATE_TIME", "give 1/2 tab qhs"),
