@@ -175,6 +175,17 @@ def test_people_places_orgs(analyzer: TextAnalyzer) -> None:
     assert ("DATE_TIME", "March 3, 2021") in found
 
 
+def test_ner_spans_lose_what_is_no_part_of_them(analyzer: TextAnalyzer) -> None:
+    """A preposition the model takes into a date, and a place after "of" that it takes
+    into a person read as an organisation, are cut off (the same-type merge would
+    otherwise widen the date recognizer's exact span to the model's)."""
+    text = "We received a complaint from Peter Salazar of New Douglaschester before Jan 09, 2007."
+    found = {(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)}
+    assert ("DATE_TIME", "Jan 09, 2007") in found
+    assert ("PERSON", "Peter Salazar") in found
+    assert ("LOCATION", "New Douglaschester") in found
+
+
 def test_clinical_hard_negatives(analyzer: TextAnalyzer) -> None:
     text = (
         "CV: RRR, no m/r/g. Neuro: A&Ox3, MAE. Foley in place. Labs 91/42/7.36 today. "

@@ -310,8 +310,9 @@ _INTRO_CUE = re.compile(_INTRO_CUE_TEXT)
 _INTRO_CUE_ANY_CASE = re.compile(_INTRO_CUE_TEXT, re.IGNORECASE)
 _INTRO_WORD = rf"[{_UPC}{_LOWC}][{_LOWC}]+|[{_UPC}]+"
 _INTRO_NAME = re.compile(rf"({_INTRO_WORD})(?:[ \t]({_INTRO_WORD}))?(?![\w'’-])")
-# a relation or care-team word, in any case, then a capitalised word: "wife Mary", "RN Okafor"
-_RELATION_EXTRA = ("friend", "partner", "rn", "np", "pa")
+# a relation, care-team or patient word, in any case, then a capitalised word: "wife Mary",
+# "RN Okafor", "Pt Wilson"
+_RELATION_EXTRA = ("friend", "partner", "rn", "np", "pa", "pt", "patient")
 _RELATION = re.compile(rf"\b(?i:{relation_pattern(*_RELATION_EXTRA)})\s+({_CAP})(?![\w'’-])")
 _RELATION_SET = frozenset({*RELATION_WORDS, *_RELATION_EXTRA})
 _ASCII_WORD = re.compile(r"[a-z]+")

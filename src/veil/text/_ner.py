@@ -390,6 +390,11 @@ def _clinical_ok(entity: str, text: str, start: int, end: int) -> bool:
     return True
 
 
+_DATE_LEAD = re.compile(
+    r"(?:before|after|since|until|till|by|on|around|about|from|during|as\s+of)\s+(?=\S)"
+)
+
+
 def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     """Drop titles, role words, possessives and trailing lower-case words from a span."""
     if entity in ("PERSON", "ORGANIZATION", "LOCATION"):
@@ -406,6 +411,14 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
             and re.search(r"(?:^|[.!?:;\n])\s*$", text[max(0, start - 3) : start])
         ):
             start += m.end()  # "Email Brown LLC now": the sentence's verb
+    if entity in ("ORGANIZATION", "LOCATION"):
+        m = re.search(r"\s+of\s+", text[start:end])
+        if m and first_last_name([w.casefold() for w in text[start : start + m.start()].split()]):
+            end = start + m.start()  # "Peter Salazar of New Douglaschester" read as an ORG
+    if entity == "DATE_TIME":
+        m = _DATE_LEAD.match(text, start, end)
+        if m and m.end() < end:  # "before Jan 09, 2007": the preposition is no part of it
+            start = m.end()
     if entity == "PERSON":
         m = _TITLES.match(text, start, end)
         if m:

@@ -129,6 +129,8 @@ def test_lexicon_names_pairs_and_relations() -> None:
     assert ("Jane Smith", "first_last") in _found("Call Jane Smith tomorrow.")
     assert ("Mary", "after_relation") in _found("Social: wife Mary in to visit.")
     assert ("Okafor", "after_relation") in _found("updated by RN Okafor at the bedside")
+    assert ("Wilson", "after_relation") in _found("Pt Wilson admitted on 7/25.")
+    assert _found("Pt Alert and oriented, Pt Denies pain.") == set()  # no names
 
 
 @pytest.mark.parametrize(
