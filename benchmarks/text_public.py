@@ -257,6 +257,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="also run veil under this detection profile (repeatable), scored as veil_<name>",
     )
     ap.add_argument("--out", default="")
+    ap.add_argument(
+        "--predictions-out",
+        default="",
+        help="also write the corpus and both tools' findings (offsets, types, scores) to this "
+        "JSON file outside the repository, for benchmarks/text_research_eval.py",
+    )
     args = ap.parse_args(argv)
 
     import importlib.metadata as md
@@ -308,6 +314,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         },
     }
     preds = predict(model, texts, args.veil_profile)
+    if args.predictions_out:
+        dump = Path(args.predictions_out).resolve()
+        if dump.is_relative_to(ROOT):
+            sys.exit("write the predictions outside the repository: they hold the corpus")
+        tools = {k: v for k, v in preds.items() if k != "seconds"}
+        dump.write_text(
+            json.dumps(
+                {
+                    "corpus": {"name": args.name, "sha256": _sha256(files)},
+                    "spacy_model": model,
+                    "presidio_labels": PRESIDIO_LABELS,
+                    "presidio_thresholds": result["presidio_thresholds"],
+                    "gold": gold,
+                    "predictions": tools,
+                }
+            ),
+            encoding="utf-8",
+        )
     result["seconds"] = preds["seconds"]
     result["views"] = {name: score_view(gold, preds, lm, args.margin) for name, lm in maps.items()}
     result["machine"]["load_avg_at_end"] = os.getloadavg()

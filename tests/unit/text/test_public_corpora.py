@@ -262,6 +262,19 @@ def test_main_writes_results_without_text(
     assert "gain +0.000" in printed and "wrote" in printed
     for word in ("Mercy", "Boston", "Moreno", "Ann"):
         assert word not in out.read_text(encoding="utf-8") and word not in printed
+    # the predictions file for presidio-research's evaluators: the corpus and each run's
+    # findings, written only outside the repository
+    dump = tmp_path / "preds.json"
+    more = ["--label-map", str(lm), "--veil-profile", "hipaa", "--out", str(out)]
+    public.main([*argv, *more, "--predictions-out", str(dump)])
+    d = json.loads(dump.read_text(encoding="utf-8"))
+    assert set(d["predictions"]) == {"veil", "veil_hipaa", "presidio"}
+    assert d["predictions"]["veil"][0][0]["entity_type"] == "LOCATION"
+    assert len(d["gold"]) == 2 and d["gold"][0]["spans"]
+    assert d["presidio_thresholds"] == {"presidio": 0.0, "presidio_t0.4": 0.4}
+    with pytest.raises(SystemExit, match="outside the repository"):
+        inside = str(BENCH / "results" / "preds.json")
+        public.main([*argv, *more, "--predictions-out", inside])
 
 
 def test_main_refuses_a_corpus_inside_the_repository() -> None:
