@@ -133,34 +133,34 @@ def _f(tp: int, n_pred: int, n_gold: int, beta: float) -> dict[str, float]:
     return {"precision": round(p, 4), "recall": round(r, 4), "f": round(f, 4)}
 
 
-def _score(evaluator: Any, df: Any, beta: float) -> dict[str, Any]:
-    res = evaluator.calculate_score_on_df(results_df=df, beta=beta)
+def _score(evaluator: Any, df: Any) -> dict[str, Any]:
+    """One evaluator pass: its per-type and PII counts, with F1 and F2 (the evaluators'
+    default beta) computed from them as the evaluators compute F-beta."""
+    res = evaluator.calculate_score_on_df(results_df=df, beta=1)
     per_type = {}
     tp = n_pred = n_gold = 0
     for entity, m in sorted(res.per_type.items()):
         if entity == "O":
             continue
+        counts = (int(m.true_positives), int(m.num_predicted), int(m.num_annotated))
+        # F1 from the evaluator itself (NaN where a tool predicts none of a type: its
+        # recall is 0, so is its F), checked against the counts
+        f1 = 0.0 if math.isnan(float(m.f_beta)) else float(m.f_beta)
+        assert abs(f1 - _f(*counts, 1)["f"]) < 1e-3, (entity, f1, counts)
         per_type[entity] = {
-            "true_positives": int(m.true_positives),
-            "predicted": int(m.num_predicted),
-            "annotated": int(m.num_annotated),
-            # undefined (NaN) where a tool predicts none of a type: its recall is 0, so is F
-            "f": 0.0 if math.isnan(float(m.f_beta)) else round(float(m.f_beta), 4),
+            "true_positives": counts[0],
+            "predicted": counts[1],
+            "annotated": counts[2],
+            "f1": round(f1, 4),
+            "f2": _f(*counts, 2)["f"],
         }
-        tp += int(m.true_positives)
-        n_pred += int(m.num_predicted)
-        n_gold += int(m.num_annotated)
+        tp, n_pred, n_gold = tp + counts[0], n_pred + counts[1], n_gold + counts[2]
+    pii = (int(res.pii_true_positives), int(res.pii_predicted), int(res.pii_annotated))
     return {
         "micro": {"true_positives": tp, "predicted": n_pred, "annotated": n_gold}
-        | _f(tp, n_pred, n_gold, beta),
-        "pii": {
-            k: 0.0 if v is None or math.isnan(float(v)) else round(float(v), 4)
-            for k, v in (
-                ("precision", res.pii_precision),
-                ("recall", res.pii_recall),
-                ("f", res.pii_f),
-            )
-        },
+        | {f"f{b}": _f(tp, n_pred, n_gold, b) for b in (1, 2)},
+        "pii": {"true_positives": pii[0], "predicted": pii[1], "annotated": pii[2]}
+        | {f"f{b}": _f(*pii, b) for b in (1, 2)},
         "per_type": per_type,
     }
 
@@ -208,38 +208,28 @@ def main(argv: Sequence[str] | None = None) -> None:
         scores: dict[str, Any] = {}
         for name, (tool, threshold) in runs.items():
             df = _frame(samples, preds[tool], keep, presidio_labels, lm, threshold)
-            scores[name] = {
-                kind: {
-                    f"f{beta}": _score(ev, df, beta)
-                    for beta in (1, 2)  # F1, and the evaluators' default F2
-                }
-                for kind, ev in evaluators.items()
-            }
+            scores[name] = {kind: _score(ev, df) for kind, ev in evaluators.items()}
         comparison = {}
         for peer in (n for n in runs if n.startswith("presidio")):
             for mine in (n for n in runs if n.startswith("veil")):
-                comparison[f"{mine}_vs_{peer}"] = {
-                    kind: {
-                        f"micro_f1_{mine}": scores[mine][kind]["f1"]["micro"]["f"],
-                        f"micro_f1_{peer}": scores[peer][kind]["f1"]["micro"]["f"],
-                        "micro_f1_gain": round(
-                            scores[mine][kind]["f1"]["micro"]["f"]
-                            - scores[peer][kind]["f1"]["micro"]["f"],
-                            4,
-                        ),
-                        "target_gain_met": scores[mine][kind]["f1"]["micro"]["f"]
-                        - scores[peer][kind]["f1"]["micro"]["f"]
-                        >= args.margin,
+                c = {}
+                for kind in ("span", "token"):
+                    a, b = scores[mine][kind], scores[peer][kind]
+                    gain = round(a["micro"]["f1"]["f"] - b["micro"]["f1"]["f"], 4)
+                    c[kind] = {
+                        f"micro_f1_{mine}": a["micro"]["f1"]["f"],
+                        f"micro_f1_{peer}": b["micro"]["f1"]["f"],
+                        "micro_f1_gain": gain,
+                        "target_gain_met": gain >= args.margin,
                         "types_below_peer": sorted(
                             t
-                            for t, m in scores[peer][kind]["f1"]["per_type"].items()
-                            if m["f"] > scores[mine][kind]["f1"]["per_type"].get(t, {}).get("f", 0)
+                            for t, m in b["per_type"].items()
+                            if m["f1"] > a["per_type"].get(t, {}).get("f1", 0.0)
                         ),
-                        f"pii_f1_{mine}": scores[mine][kind]["f1"]["pii"]["f"],
-                        f"pii_f1_{peer}": scores[peer][kind]["f1"]["pii"]["f"],
+                        f"pii_f1_{mine}": a["pii"]["f1"]["f"],
+                        f"pii_f1_{peer}": b["pii"]["f1"]["f"],
                     }
-                    for kind in ("span", "token")
-                }
+                comparison[f"{mine}_vs_{peer}"] = c
         result["views"][view] = {"scores": scores, "comparison": comparison}
     result["seconds"] = round(time.perf_counter() - t0, 1)
     name = dump["corpus"]["name"]
