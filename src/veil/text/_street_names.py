@@ -227,7 +227,7 @@ class StreetNameRecognizer(Recognizer):
                             and (
                                 kind not in _CUED_TYPES
                                 or (
-                                    prep.group().lower().startswith("on")
+                                    prep.group().split()[0].lower() == "on"
                                     and (
                                         kind in _SURNAME_TYPES
                                         or kind.casefold() in name_lexicon()[1]

@@ -45,6 +45,7 @@ POSITIVE = [
     # person, or after "on" with an address cue
     ("We walked along Susan Brook to the park.", ["Susan Brook"], "street_name_cued"),
     ("She lives on Mary Field.", ["Mary Field"], "street_name_cued"),
+    ("We turned onto Mary Field.", ["Mary Field"], "street_name_cued"),
     # an everyday type: a street preposition and an address cue
     ("They live on Ashley Run.", ["Ashley Run"], "street_name_cued"),
     # road-only types, plural ones included, count alone
