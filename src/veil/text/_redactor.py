@@ -151,7 +151,9 @@ class TextRedactor:
                         core = w.strip(".,")
                         i = index.get(core.casefold())
                         rep = parts[i] if i is not None else op.replace(core, "PERSON")
-                        if core.isupper() and len(core) > 1:
+                        if len(core) == 1 and core.isalpha():
+                            rep = rep[:1].upper()  # an initial stays one: "Wulf G Wernecke"
+                        elif core.isupper() and len(core) > 1:
                             rep = rep.upper()
                         out.append(w.replace(core, rep) if core else w)
                     replacements[f.start] = " ".join(out)

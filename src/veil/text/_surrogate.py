@@ -143,6 +143,14 @@ def _match_case(template: str, fake: str) -> str:
     return fake
 
 
+def _name_part(template: str, fake: str) -> str:
+    """One part of a fake name in the original's form: an initial stays an initial ("F."
+    and "G" give the fake part's first letter, with the full stop if there was one)."""
+    if re.fullmatch(r"[^\W\d_]\.?", template):
+        return fake[:1].upper() + template[1:]
+    return _match_case(template, fake)
+
+
 def faker_postal_address(fake: Any, locale: str) -> str:
     """A full Faker address in the layout of ``locale``'s postal service, one line per line.
 
@@ -180,7 +188,7 @@ class SurrogateFactory:
             "MAC_ADDRESS": self._mac,
             "URL": self._url,
             "DATE_TIME": self._date,
-            "LOCATION": lambda v, r: self.fake.city(),
+            "LOCATION": self._location,
             "ORGANIZATION": lambda v, r: self.fake.company(),
             "NRP": lambda v, r: r.choice(_NRP),
             "STREET_ADDRESS": self._address,
@@ -220,7 +228,25 @@ class SurrogateFactory:
     def _person(self, value: str, rng: random.Random) -> str:
         words = value.split() or [value]  # whitespace alone: one part
         parts = self.person_parts(len(words), rng.randint(0, 2**62))
-        return " ".join(_match_case(w, p) for w, p in zip(words, parts, strict=True))
+        return " ".join(_name_part(w, p) for w, p in zip(words, parts, strict=True))
+
+    def _location(self, value: str, rng: random.Random) -> str:
+        """A place of the same kind: a state's code for a code ("CA"), a state for a state,
+        a country for a country, else a town."""
+        from faker.providers.address.en_US import Provider
+
+        from veil.text._profiles import state_or_country
+        from veil.text._street_words import _STATE_NAMES, _STATES
+
+        bare = value.strip().rstrip(".,")
+        if bare in _STATES:
+            return rng.choice(_STATES)
+        if not state_or_country(bare):
+            return str(self.fake.city())
+        states = _STATE_NAMES.split("|")
+        if bare.casefold() in {n.casefold() for n in states}:
+            return _match_case(bare, rng.choice(states))
+        return _match_case(bare, rng.choice(Provider.countries))
 
     def _faker(self, country: str | None, rng: random.Random) -> Any:
         locale = _ADDRESS_LOCALES.get(country or "", self.locale)

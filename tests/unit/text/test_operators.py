@@ -158,6 +158,14 @@ def test_surrogates_keep_type_and_validity(keys: None, analyzer: TextAnalyzer) -
     assert "@" in email and email != "jo@example.com"
     date = op.replace("03/14/1985", "DATE_TIME")
     assert re.fullmatch(r"\d{2}/\d{2}/\d{4}", date)
+    # a place of the same kind: a state's code, a state, a country; an initial stays one
+    from veil.text._street_words import _STATE_NAMES, _STATES
+
+    assert op.replace("CA", "LOCATION") in _STATES
+    assert op.replace("Texas", "LOCATION") in _STATE_NAMES.split("|")
+    assert op.replace("FRANCE", "LOCATION").isupper()
+    assert re.fullmatch(r"[A-Z][a-z]+ [A-Z] [A-Z][\w'-]+", op.replace("Wulf G Wernecke", "PERSON"))
+    assert re.fullmatch(r"[A-Z]\. [A-Z][\w'-]+", op.replace("F. Feliciano", "PERSON"))
     # a surrogate is itself detected as the same type
     for value, entity in [
         (card, "CREDIT_CARD"),
@@ -189,6 +197,12 @@ def test_name_variants_share_a_replacement(keys: None) -> None:
     first, last = out.split(" arrived")[0].split()
     assert out == f"{first} {last} arrived. Mr. {last} said {first} would stay."
     assert (first, last) != ("John", "Smith")
+    # an initial stays an initial, linked or not
+    text2 = "Wulf G. Wernecke arrived. Mr. Wernecke left."
+    found2 = [Finding(0, 16, "PERSON", 0.9, "t", 2), Finding(30, 38, "PERSON", 0.9, "t", 2)]
+    out2 = red.apply(text2, found2)
+    m = re.fullmatch(r"(\w+) ([A-Z])\. (\w+) arrived\. Mr\. (\w+) left\.", out2)
+    assert m is not None and m.group(3) == m.group(4) != "Wernecke", out2
     num = TextRedactor(TextAnalyzer(), make_operator("placeholder", {"numbered": True}))
     assert (
         num.apply(text, findings)
