@@ -67,8 +67,11 @@ _LOCATIVE = re.compile(
 )
 # USPS state codes after a locative word ("moved to CA", "from NY"), in capitals, not
 # before a capitalised word; not the codes that are English words or clinical and everyday
-# abbreviations ("in OR", "to ME", "in CT", "from MS", "in PA", "to MD")
-_STATE_CODE_WORDS_TEXT = "IN OR ME OK HI OH PA MD MA VA DE CT ID MS NE IA CO"
+# abbreviations ("in OR", "to ME", "in CT", "from MS", "in PA", "to MD"), nor those of the
+# territories and military post ("works in PR", "in AA", "an AP class")
+_STATE_CODE_WORDS_TEXT = (
+    "IN OR ME OK HI OH PA MD MA VA DE CT ID MS NE IA CO PR GU VI AS MP AA AE AP"
+)
 _STATE_CODE_WORDS = frozenset(_STATE_CODE_WORDS_TEXT.split())
 _STATE_CODE = re.compile(
     r"(?<![\w.&/-])("

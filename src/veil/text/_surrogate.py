@@ -239,8 +239,8 @@ class SurrogateFactory:
         from veil.text._street_words import _STATE_NAMES, _STATES
 
         bare = value.strip().rstrip(".,")
-        if bare in _STATES:
-            return rng.choice(_STATES)
+        if bare in _STATES:  # a state's code: one of the 50 states' and DC's
+            return rng.choice(_STATES[: _STATES.index("WY") + 1])
         if not state_or_country(bare):
             return str(self.fake.city())
         states = _STATE_NAMES.split("|")

@@ -88,6 +88,7 @@ NEGATIVES = [
     # before a capitalised word, or in a clinical note
     "CA 19-9 was normal; call NY office.",
     "Pt went to OR; send to ME; results in CT and MS.",
+    "She works in PR; he is in AA; an A in AP Biology.",
     "Moved to CA Smith's office.",
     "Pt lives in CA. NPO after MN.",
 ]
