@@ -1,6 +1,10 @@
 """Golden tables per recognizer: what each must find, and what it must leave alone."""
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer
 
@@ -291,3 +295,32 @@ def test_faker_postcodes_near_a_postcode_word(analyzer: TextAnalyzer, locale: st
         if ("ZIP_CODE", start, start + len(code)) not in spans:
             missed.append(code)
     assert missed == []
+
+
+_MONTH_WORDS = st.sampled_from(
+    [
+        "in", "since", "late", "the", "end", "of", "March", "May", "April", "Smith", "June",
+        "5", "2019", "Monday", "we", "met", "early", "mid-", "called", "every", "IN",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_MONTH_WORDS, min_size=1, max_size=12), st.sampled_from([" ", ", ", "\n"]))
+def test_month_name_findings_are_months_after_a_time_word(words: list[str], sep: str) -> None:
+    """Whatever the words around it, a month-name finding is a whole month's name right
+    after one of the time words (in any case), never before a capitalised word or a number;
+    a text in lower case gives nothing."""
+    from veil.text._dates import _MONTH_NAMES, MonthNameRecognizer
+
+    r = MonthNameRecognizer()
+    text = sep.join(words)
+    cue = re.compile(
+        r"(?i:\b(?:in|since|during|until|till|through|throughout|early|late|mid|last|next|"
+        r"this|every|each|(?:end|beginning|start|middle)\s+of))[\s-]+$"
+    )
+    for f in r.analyze(text):
+        assert text[f.start : f.end] in _MONTH_NAMES.split("|")
+        assert cue.search(text[: f.start])
+        assert not re.match(r"\s+[A-Z0-9]", text[f.end :])
+    assert r.analyze(text.lower()) == []
