@@ -186,6 +186,19 @@ def test_ner_spans_lose_what_is_no_part_of_them(analyzer: TextAnalyzer) -> None:
     assert ("LOCATION", "New Douglaschester") in found
 
 
+def test_an_introduced_name_is_a_person_though_it_names_a_town(analyzer: TextAnalyzer) -> None:
+    """ "Paco", "Lucas" are towns too; after "my name is" or "I'm" they are people, while
+    "I'm Canadian" stays a nationality and "I am in Boston" a place."""
+    for text, span, entity in [
+        ("My name is Paco.", "Paco", "PERSON"),
+        ("I'm Lucas, the new intern.", "Lucas", "PERSON"),
+        ("I'm Canadian and I live in Paris.", "Canadian", "NRP"),
+        ("I am in Boston today.", "Boston", "LOCATION"),
+    ]:
+        found = {(text[f.start : f.end], f.entity_type) for f in analyzer.analyze(text)}
+        assert (span, entity) in found, (text, found)
+
+
 def test_clinical_hard_negatives(analyzer: TextAnalyzer) -> None:
     text = (
         "CV: RRR, no m/r/g. Neuro: A&Ox3, MAE. Foley in place. Labs 91/42/7.36 today. "

@@ -44,9 +44,10 @@ __all__ = [
 ]
 
 
-# Latin letters with case, as regex class bodies: ASCII, Latin-1 and Latin Extended-A
-# ("José", "Łukasz", "Müller", "Žinkovská")
-_EXT_A = [chr(c) for c in range(0x100, 0x180)]
+# Latin letters with case, as regex class bodies: ASCII, Latin-1, Latin Extended-A and -B
+# and Latin Extended Additional ("José", "Łukasz", "Müller", "Žinkovská", Romanian "Ioniță",
+# "Nemeș", Vietnamese "Đặng", "Nguyễn", "Dương")
+_EXT_A = [chr(c) for r in ((0x100, 0x250), (0x1E00, 0x1F00)) for c in range(*r)]
 UPPER_LATIN = "A-ZÀ-ÖØ-Þ" + "".join(c for c in _EXT_A if c.isupper())
 LOWER_LATIN = "a-zß-öø-ÿ" + "".join(c for c in _EXT_A if c.islower())
 

@@ -479,8 +479,20 @@ class LexiconNameRecognizer(Recognizer):
             ):
                 continue  # "please call alison ramos" in a text with capitals elsewhere
             one, two = m.group(1).casefold(), m.group(2)
-            if two is not None and first_last_name([one, two.casefold()]):
+            longer = _longer_introduced(text, m.start(1))
+            if longer is not None:  # "maria helena da cruz", "luiz felipe cirino"
+                out.append(self._finding(m.start(1), longer, "introduced"))
+            elif two is not None and first_last_name([one, two.casefold()]):
                 out.append(self._finding(m.start(1), m.end(2), "introduced"))
+            elif (
+                two is not None
+                and _given_name(m.group(1))
+                and _given_name(two)
+                and two[:1].isupper() == m.group(1)[:1].isupper()
+                and two.casefold() not in name_lexicon()[1]
+                and two.casefold() not in common_words()  # "Thanks, Anna Can you ..."
+            ):
+                out.append(self._finding(m.start(1), m.end(2), "introduced"))  # "María Belén"
             elif _given_name(m.group(1)) and (
                 two is None or two.casefold() not in name_lexicon()[1]
             ):
@@ -578,6 +590,32 @@ _WORD_BEFORE_JOIN = re.compile(rf"(?<![\w'’.-])({_CAP})({_JOIN})$")
 _WORD_BEFORE = re.compile(rf"(?<![\w'’.-])({_CAP})[ \t]+$")
 _CONJUNCTION = re.compile(r"\b(?:and|or)\b|&")
 COORDINATED_SCORE = 0.6
+
+
+# three or four words after an introduction: given names, particles, a surname
+_INTRO_RUN = re.compile(rf"(?:{_INTRO_WORD})(?:[ \t](?:{_INTRO_WORD})){{2,3}}")
+
+
+def _longer_introduced(text: str, start: int) -> int | None:
+    """The end of a name of three or four words at ``start`` after an introduction, a
+    known given name first and a known surname last, with given names, surnames or
+    particles between ("maria helena da cruz", "Luiz Felipe Cirino"); else ``None``."""
+    m = _INTRO_RUN.match(text, start)
+    if m is None:
+        return None
+    first, last = name_lexicon()
+    words = list(re.finditer(r"\S+", m.group()))
+    for n in range(len(words), 2, -1):
+        names = [w.group().casefold() for w in words[:n]]
+        if (
+            names[0] in first
+            and names[-1] in last
+            and names[-1] not in _PARTICLE_SET
+            and all(w in first or w in last or w in _PARTICLE_SET for w in names[1:-1])
+            and not set(names) & NOTE_WORDS
+        ):
+            return start + words[n - 1].end()
+    return None
 
 
 def _given_name(word: str) -> bool:

@@ -336,6 +336,11 @@ _PLACE_PREPOSITIONS = word_set(
     "in from to at near of outside lives living moved visiting returned home"
 )
 _RELATION_BEFORE = re.compile(rf"\b(?:{relation_pattern()})\s+$", re.IGNORECASE)
+# a name introduced by its bearer: "My name is Paco", "Call me Lucas", "I'm Loreto"
+# (towns too, so the gazetteer does not keep them places here)
+_INTRO_BEFORE = re.compile(
+    r"\b(?:my\s+name\s+is|call\s+me|name\s*:|i['’]m|i\s+am)\s*$", re.IGNORECASE
+)
 
 
 _CLOCK = re.compile(r"(?:\bat |@ ?)(?:[01]\d|2[0-3])[0-5]\d\b|\b(?:[01]\d|2[0-3])[0-5]\d\s*hrs?\b")
@@ -460,6 +465,19 @@ _INITIAL = re.compile(r"[A-Z]\.")
 _POSSESSIVE = ("'s", "’s")
 
 
+def _named(span: str) -> bool:
+    """Whether one or two capitalised words are all known first or last names and no
+    charting word."""
+    words = span.split()
+    first, last = name_lexicon()
+    return 1 <= len(words) <= 2 and all(
+        w[:1].isupper()
+        and (w.casefold() in first or w.casefold() in last)
+        and w.casefold() not in NOTE_WORDS
+        for w in words
+    )
+
+
 def _only_names(span: str) -> bool:
     """Whether an NER organisation or place of one or two words holds only known first and
     last names, none an everyday word, and is no place in the gazetteer ("Ashley", "Kim
@@ -540,6 +558,10 @@ class SpacyNerRecognizer(Recognizer):
                 and (
                     first_last_name([w.casefold() for w in text[start:end].split()])
                     or _RELATION_BEFORE.search(text, max(0, start - 16), start)
+                    or (
+                        _INTRO_BEFORE.search(text, max(0, start - 16), start)
+                        and _named(text[start:end])
+                    )
                     or (
                         _only_names(text[start:end])
                         # "Dennis" read as a group; "Christian", "Israeli" stay groups

@@ -138,6 +138,14 @@ def test_lexicon_names_pairs_and_relations() -> None:
     [
         ("Please call F. Feliciano tomorrow.", "F. Feliciano", "initial_last"),
         ("Ask for Anamika M. Ficino, she knows.", "Anamika M. Ficino", "first_initial_last"),
+        # three or four words after an introduction: given names, particles, a surname
+        ("My name is luiz felipe cirino.", "luiz felipe cirino", "introduced"),
+        ("Name: maria helena da cruz", "maria helena da cruz", "introduced"),
+        # two given names and no surname after an introduction: a compound given name
+        ("Thanks, María Belén", "María Belén", "introduced"),
+        # letters of Latin Extended-B and Extended Additional: Romanian, Vietnamese
+        ("Thanks, anișoara dochioiu", "anișoara dochioiu", "introduced"),
+        ("I spoke with JANE NGUYỄN yesterday.", "JANE NGUYỄN", "first_last_upper"),
         # a middle initial without its full stop, a possessive after the name
         ("Please forward this to Wulf G Wernecke.", "Wulf G Wernecke", "first_bare_initial_last"),
         ("Nicolas A Joly's card", "Nicolas A Joly", "first_bare_initial_last"),
