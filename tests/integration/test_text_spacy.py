@@ -187,11 +187,14 @@ def test_ner_spans_lose_what_is_no_part_of_them(analyzer: TextAnalyzer) -> None:
 
 
 def test_an_introduced_name_is_a_person_though_it_names_a_town(analyzer: TextAnalyzer) -> None:
-    """ "Paco", "Lucas" are towns too; after "my name is" or "I'm" they are people, while
+    """ "Paco", "Lucas", "Virginia" are places too; after "my name is", "I'm", a greeting
+    or a sign-off they are people, while
     "I'm Canadian" stays a nationality and "I am in Boston" a place."""
     for text, span, entity in [
         ("My name is Paco.", "Paco", "PERSON"),
         ("I'm Lucas, the new intern.", "Lucas", "PERSON"),
+        ("Dear Virginia, the parcel came.", "Virginia", "PERSON"),
+        ("Regards, Lucca", "Lucca", "PERSON"),
         ("I'm Canadian and I live in Paris.", "Canadian", "NRP"),
         ("I am in Boston today.", "Boston", "LOCATION"),
     ]:

@@ -26,6 +26,7 @@ import pkgutil
 import re
 
 __all__ = [
+    "CALENDAR_WORDS",
     "CLINICAL_MARKERS",
     "CLINICAL_TERMS",
     "INSTITUTION_WORDS",
@@ -55,6 +56,14 @@ LOWER_LATIN = "a-zß-öø-ÿ" + "".join(c for c in _EXT_A if c.islower())
 def word_set(text: str) -> frozenset[str]:
     """The whitespace-separated words of ``text``: word lists are written as text blocks."""
     return frozenset(text.split())
+
+
+# months and weekdays, which are given names too ("April", "June") and towns' last words
+# in no gazetteer ("born in March", "moved to Friday", "Could April work?")
+CALENDAR_WORDS = word_set(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday"
+)
 
 
 # Abbreviations and words that are clinical shorthand and (almost) never an English word or

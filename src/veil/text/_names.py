@@ -8,6 +8,7 @@ import re
 
 from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
+    CALENDAR_WORDS,
     LOWER_LATIN,
     NOTE_WORDS,
     NRP_WORDS,
@@ -391,6 +392,28 @@ class LexiconNameRecognizer(Recognizer):
         if mostly_lower(text) and not clinical_register(text):
             out.extend(self._lower_case(text))
         out.extend(self._introduced(text))
+        out.extend(self._asked_or_acting(text))
+        return out
+
+    def _asked_or_acting(self, text: str) -> list[Finding]:
+        """A capitalised known given name alone that a question asks about or that does
+        what people do ("Is Anne coming tonight?", "Ctibor called yesterday"): no everyday
+        or charting word ("Will", "Rose" ...), no month or weekday ("Could April work?") and no
+        place ("Georgia said" stays out)."""
+        out = []
+        for rx, pattern in ((_ASKED, "asked_about"), (_ACTOR, "acting")):
+            for m in rx.finditer(text):
+                word = m.group(1)
+                folded = word.casefold()
+                if (
+                    _given_name(word)
+                    and folded not in common_words()
+                    and folded not in CALENDAR_WORDS
+                ):
+                    from veil.text._places import gazetteer
+
+                    if word not in gazetteer():
+                        out.append(self._finding(m.start(1), m.end(1), pattern))
         return out
 
     def _lower_case(self, text: str) -> list[Finding]:
@@ -592,6 +615,16 @@ _CONJUNCTION = re.compile(r"\b(?:and|or)\b|&")
 COORDINATED_SCORE = 0.6
 
 
+# a given name alone asked about or acting: "Is Anne coming tonight?", "Ctibor called"
+_ASKED = re.compile(
+    rf"\b(?:Is|Was|Will|Did|Does|Has|Had|Can|Could|Should|Would|Where['’]s|Where\s+is)"
+    rf"[ \t]+({_CAP})[ \t]+[a-z]"
+)
+_ACTOR_VERBS = (
+    "called|calls|said|says|wrote|writes|asked|asks|emailed|phoned|texted|replied|told|tells|"
+    "mentioned|confirmed|agreed|explained|thinks|thought|wants|wanted|needs|needed"
+)
+_ACTOR = re.compile(rf"(?<![\w'’.-])({_CAP})[ \t]+(?:{_ACTOR_VERBS})\b")
 # three or four words after an introduction: given names, particles, a surname
 _INTRO_RUN = re.compile(rf"(?:{_INTRO_WORD})(?:[ \t](?:{_INTRO_WORD})){{2,3}}")
 

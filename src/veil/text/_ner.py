@@ -336,10 +336,13 @@ _PLACE_PREPOSITIONS = word_set(
     "in from to at near of outside lives living moved visiting returned home"
 )
 _RELATION_BEFORE = re.compile(rf"\b(?:{relation_pattern()})\s+$", re.IGNORECASE)
-# a name introduced by its bearer: "My name is Paco", "Call me Lucas", "I'm Loreto"
+# a name introduced by its bearer, greeted or signed: "My name is Paco", "I'm Loreto"
 # (towns too, so the gazetteer does not keep them places here)
 _INTRO_BEFORE = re.compile(
-    r"\b(?:my\s+name\s+is|call\s+me|name\s*:|i['’]m|i\s+am)\s*$", re.IGNORECASE
+    r"\b(?:my\s+name\s+is|call\s+me|name\s*:|i['’]m|i\s+am"
+    # and a greeting or a sign-off: "Dear Virginia,", "Thanks Martin!", "Regards, Lucca"
+    r"|dear|hi|hello|hey|thanks|thank\s+you|(?:regards|cheers|sincerely|best)\s*,)\s*$",
+    re.IGNORECASE,
 )
 
 

@@ -34,7 +34,9 @@ import unicodedata
 
 from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
+    CALENDAR_WORDS,
     COUNTRY_ALIASES,
+    INSTITUTION_WORDS,
     NOTE_WORDS,
     UPPER_LATIN,
     clinical_register,
@@ -43,6 +45,7 @@ from veil.text._lexicon import (
     mostly_upper,
     name_lexicon,
 )
+from veil.text._names import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 from veil.text._recognizer import Recognizer, recognizers
 from veil.text._street_words import _STATES
 
@@ -65,6 +68,10 @@ _LOCATIVE = re.compile(
     r"through|throughout|within|into|between)[ \t]+(?:the[ \t]+)?)$",
     re.IGNORECASE,
 )
+# the words of a company's or an institution's name: "Corp", "GmbH", "Holdings", "Banco"
+_COMPANY_FORMS = (frozenset(_LEGAL_FORMS) - _WEAK_FORMS) | frozenset(
+    w for words in (*_ORG_WORDS, *_ORG_OPENERS) for w in words.split()
+)
 # USPS state codes after a locative word ("moved to CA", "from NY"), in capitals, not
 # before a capitalised word; not the codes that are English words or clinical and everyday
 # abbreviations ("in OR", "to ME", "in CT", "from MS", "in PA", "to MD"), nor those of the
@@ -78,11 +85,6 @@ _STATE_CODE = re.compile(
     + "|".join(c for c in _STATES if c not in _STATE_CODE_WORDS)
     + r")(?![\w&/-]|\.\w|[ \t]+[A-Z][a-z])"
 )
-_CALENDAR_TEXT = (
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday"
-)
-_CALENDAR_WORDS = frozenset(_CALENDAR_TEXT.split())  # "born in March", "moved to Friday"
 _UP = UPPER_LATIN
 # what says that a town follows, where the town is in no gazetteer and has no English
 # town's shape ("born in Hersbruck", "flew to Enemonzo", "lives in Sainte Georgesdan"); not
@@ -294,7 +296,7 @@ class PlaceNameRecognizer(Recognizer):
             and folded not in self._names
             and folded not in self._common
             and folded not in NOTE_WORDS
-            and folded not in _CALENDAR_WORDS
+            and folded not in CALENDAR_WORDS
         )
 
     def _residence_town(
@@ -312,13 +314,45 @@ class PlaceNameRecognizer(Recognizer):
             end_index = i + 2
             word = parts[end_index].removesuffix(".")
         if end_index != len(parts) - 1 or not self._unknown_word(word):
-            return None  # part of a longer name, or a word that is no town's
+            return self._residence_run(text, parts, offsets, i)
         end = offsets[end_index] + len(word)
         finding = Finding(
             start, end, "LOCATION", self.cued_score, self.name, self.tier,
             Explanation(self.name, "town_after_residence", self.cued_score, self.cued_score),
         )  # fmt: skip
         return finding, end_index + 2
+
+    def _residence_run(
+        self, text: str, parts: list[str], offsets: list[int], i: int
+    ) -> tuple[Finding, int] | None:
+        """A town of several words in no gazetteer after a residence word, the whole run
+        of capitalised words and place particles from word ``i`` ("born in Büsingen am
+        Hochrhein", "lives in Jacquet-sur-Jacob", "office in Sabbioncello San Pietro"):
+        two to six words, none an everyday, charting or calendar word, and no person's
+        first and last name ("lives in John Smith's flat" names a person)."""
+        words = [w.removesuffix(".") for w in parts[i::2]]
+        caps = [w for w in words if w[:1].isupper()]
+        if not 2 <= len(words) <= 6 or len(caps) < 2:
+            return None
+        for w in caps:
+            folded = w.casefold()
+            if (
+                not w[1:].replace("'", "").replace("’", "").isalpha()
+                or folded in self._common
+                or folded in NOTE_WORDS
+                or folded in CALENDAR_WORDS
+            ):
+                return None
+        if first_last_name([w.casefold() for w in caps]) or words[-1][-2:] in ("'s", "’s"):
+            return None
+        if any(w in _COMPANY_FORMS or w.casefold() in INSTITUTION_WORDS for w in parts[i::2]):
+            return None  # "flew to Acme Corp", "based in Stadtroda Holdings": no town
+        end = offsets[len(parts) - 1] + len(words[-1])
+        finding = Finding(
+            offsets[i], end, "LOCATION", self.cued_score, self.name, self.tier,
+            Explanation(self.name, "town_after_residence", self.cued_score, self.cued_score),
+        )  # fmt: skip
+        return finding, len(parts) + 1
 
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []

@@ -141,6 +141,9 @@ def test_lexicon_names_pairs_and_relations() -> None:
         # three or four words after an introduction: given names, particles, a surname
         ("My name is luiz felipe cirino.", "luiz felipe cirino", "introduced"),
         ("Name: maria helena da cruz", "maria helena da cruz", "introduced"),
+        # a given name alone that a question asks about or that acts
+        ("Is Anne coming tonight?", "Anne", "asked_about"),
+        ("Jane said: jane smith wrote in lower case", "Jane", "acting"),
         # two given names and no surname after an introduction: a compound given name
         ("Thanks, María Belén", "María Belén", "introduced"),
         # letters of Latin Extended-B and Extended Additional: Romanian, Vietnamese
@@ -183,7 +186,7 @@ def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: s
         "Walk down Baker Street to the station.",
         "Will cont to monitor. Neuro: MAE.",
         "Wife in to visit, updated on POC.",  # a relation word without a name
-        "Jane said: jane smith wrote in lower case",  # capitals elsewhere: not read
+        "She said: jane smith wrote in lower case",  # capitals elsewhere: not read
         "She flew to Sierra Leone in May.",  # a country
         "He studied at U.S. Grant High and in J. Edgar Hoover Building",  # dots, runs
         "S. Foley in place",  # a charting word after an initial
@@ -213,6 +216,18 @@ def test_lexicon_leaves_non_names(text: str) -> None:
 )
 def test_no_bare_initial_name(text: str) -> None:
     assert not {p for _, p in _found(text)} & {"first_bare_initial_last"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Could April work for you? Is Sunday okay?",  # months and weekdays
+        "Is Paris nice? China said no. Has Summer started?",  # places, everyday words
+        "Did Apple release it? Is Jordan safe?",  # no given name; a place
+    ],
+)
+def test_no_given_name_asked_about_or_acting(text: str) -> None:
+    assert not {p for _, p in _found(text)} & {"asked_about", "acting"}
 
 
 def test_lexicon_recognizer_runs_without_ner() -> None:

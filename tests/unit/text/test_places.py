@@ -196,11 +196,18 @@ RESIDENCE = [
     ("She lives in Sainte Georgesdan now", ["Sainte Georgesdan"]),
     ("We flew from Enemonzo yesterday", ["Enemonzo"]),
     ("Her hometown is Stadtroda.", ["Stadtroda"]),
+    # a town of several words: the whole run of capitals and place particles
+    ("He was born in Büsingen am Hochrhein.", ["Büsingen am Hochrhein"]),
+    ("She lives in Jacquet-sur-Jacob now.", ["Jacquet-sur-Jacob"]),
+    ("Our office in Sabbioncello San Pietro closed.", ["Sabbioncello San Pietro"]),
     # not a town: a department, a known name, a weekday, a longer name, a clinical note
     ("He moved to Marketing last year", []),
     ("She was born in Tuesday's storm", []),
     ("He lives in Bob's house", []),
     ("The firm is based in Stadtroda Holdings", []),
+    ("He flew to Acme Corp headquarters.", []),  # a company
+    ("Our office in Human Resources closed.", []),  # everyday words
+    ("She lives in John Smith House now.", []),  # a person's name
     ("Pt lives in Hersbruck. BP 120/80, HR 72, NPO after MN.", []),
 ]
 
