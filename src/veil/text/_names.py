@@ -684,11 +684,22 @@ def coordinated_names(text: str, findings: list[Finding]) -> list[Finding]:
     people = [f for f in findings if f.entity_type == "PERSON"]
     if not people or clinical_register(text):
         return []
+    # the model's place or organisation on exactly the given name is overruled ("Ralph Hill
+    # and Brandon", "Brandon" read as a town): the coordinated name wins the overlap rule
+    overruled = {
+        (f.start, f.end)
+        for f in findings
+        if f.recognizer == "spacy_ner" and f.entity_type in ("LOCATION", "ORGANIZATION", "NRP")
+    }
     taken = [(f.start, f.end) for f in findings]
     out: list[Finding] = []
 
     def add(start: int, end: int, pattern: str) -> None:
-        if any(a < end and start < b for a, b in taken):
+        if any(a < end and start < b for a, b in taken if (a, b) != (start, end)):
+            return
+        if (start, end) in taken and (start, end) not in overruled:
+            return
+        if any((o.start, o.end) == (start, end) for o in out):
             return
         taken.append((start, end))
         f = Finding(

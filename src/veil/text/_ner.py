@@ -468,6 +468,29 @@ _INITIAL = re.compile(r"[A-Z]\.")
 _POSSESSIVE = ("'s", "’s")
 
 
+_JOINED_PAIR = re.compile(r"(\S.*?)\s+(?:&|and|or)\s+(\S.*)")
+
+
+def _two_people(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
+    """Two people in one NER span, a full name, "&", "and" or "or", then a full name or a given
+    name ("Steven Jennings & Olivia", "Gyula Kiss & Tamás Balogh"); not a firm of surnames
+    ("Smith & Jones", "Johnson & Johnson") or a brand ("Ben & Jerry")."""
+    m = _JOINED_PAIR.fullmatch(text, start, end)
+    if m is None:
+        return None
+    left, right = m.group(1), m.group(2)
+    if not first_last_name([w.casefold() for w in left.split()]):
+        return None
+    words = right.split()
+    if not (first_last_name([w.casefold() for w in words]) or (
+        len(words) == 1 and words[0][:1].isupper()
+        and words[0].casefold() in name_lexicon()[0]
+        and words[0].casefold() not in NOTE_WORDS
+    )):  # fmt: skip
+        return None
+    return [(m.start(1), m.end(1)), (m.start(2), m.end(2))]
+
+
 def _named(span: str) -> bool:
     """Whether one or two capitalised words are all known first or last names and no
     charting word."""
@@ -551,6 +574,10 @@ class SpacyNerRecognizer(Recognizer):
                 ):
                     continue
             elif clinical and not _clinical_ok(entity, text, start, end):
+                continue
+            pair = _two_people(text, start, end) if entity != "DATE_TIME" else None
+            if pair is not None:  # "Steven Jennings & Olivia" read as one organisation
+                spans.extend((a, b, "PERSON", ent.label_) for a, b in pair)
                 continue
             if entity in ("ORGANIZATION", "LOCATION", "NRP") and text[end - 2 : end] in _POSSESSIVE:
                 bare = text[start : end - 2].split()

@@ -90,3 +90,35 @@ def test_only_new_person_spans_on_capitalised_words(parts: list[tuple[str, str]]
         assert re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?", text[f.start : f.end])
         assert not any(a < f.end and f.start < b for a, b in spans)  # never overlapping
         spans.append((f.start, f.end))
+
+
+def test_the_models_place_on_a_coordinated_given_name_is_overruled() -> None:
+    """ "Brandon" read as a town by the model: the coordinated name is reported on exactly
+    its span (and wins the overlap rule as tier 1); a longer place is left alone."""
+    text = "Ralph Hill and Brandon will attend."
+    ralph = Finding(0, 10, "PERSON", 0.85, "spacy_ner", 2)
+    town = Finding(15, 22, "LOCATION", 0.85, "spacy_ner", 2)
+    found = coordinated_names(text, [ralph, town])
+    assert [(text[f.start : f.end], f.entity_type, f.tier) for f in found] == [
+        ("Brandon", "PERSON", 1)
+    ]
+    longer = Finding(15, 28, "LOCATION", 0.85, "spacy_ner", 2)  # "Brandon will"
+    assert coordinated_names(text, [ralph, longer]) == []
+
+
+@pytest.mark.parametrize(
+    ("span", "expected"),
+    [
+        ("Steven Jennings & Olivia", ["Steven Jennings", "Olivia"]),
+        ("Gyula Kiss and Tamás Balogh", ["Gyula Kiss", "Tamás Balogh"]),
+        ("Ekansh Barad or Darika Prashad", ["Ekansh Barad", "Darika Prashad"]),
+        ("Smith & Jones", None),  # a firm of surnames
+        ("Johnson & Johnson", None),
+        ("Ben & Jerry", None),  # no full name first
+    ],
+)
+def test_two_people_in_one_model_span(span: str, expected: list[str] | None) -> None:
+    from veil.text._ner import _two_people
+
+    pair = _two_people(span, 0, len(span))
+    assert (None if pair is None else [span[a:b] for a, b in pair]) == expected
