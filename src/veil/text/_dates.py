@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 
-from veil.text._finding import Finding
 from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = ["MONTHS", "DateRecognizer", "MonthNameRecognizer", "looks_like_absolute_date"]
@@ -247,8 +246,6 @@ class MonthNameRecognizer(PatternRecognizer):
     """
 
     entity = "DATE_TIME"
-    # most texts name no month and are passed over with a few substring tests
-    _stems = tuple(_MONTH_NAMES.split("|"))
     patterns = (
         Pattern(
             "month_alone",
@@ -259,11 +256,6 @@ class MonthNameRecognizer(PatternRecognizer):
             group=1,
         ),
     )
-
-    def analyze(self, text: str) -> list[Finding]:
-        if not any(stem in text for stem in self._stems):
-            return []
-        return super().analyze(text)
 
 
 _ABSOLUTE = re.compile(rf"\b{MONTHS}\b|(?<![\d./])(?:19|20)\d{{2}}(?![\d./])|\b(?:19|20)?\d0s\b")

@@ -400,20 +400,21 @@ class LexiconNameRecognizer(Recognizer):
         what people do ("Is Anne coming tonight?", "Ctibor called yesterday"): no everyday
         or charting word ("Will", "Rose" ...), no month or weekday ("Could April work?") and no
         place ("Georgia said" stays out)."""
-        out = []
+        out: list[Finding] = []
+        from veil.text._places import gazetteer  # imported late: places imports names
+
+        common, places = common_words(), gazetteer()
         for rx, pattern in ((_ASKED, "asked_about"), (_ACTOR, "acting")):
             for m in rx.finditer(text):
                 word = m.group(1)
                 folded = word.casefold()
                 if (
                     _given_name(word)
-                    and folded not in common_words()
+                    and folded not in common
                     and folded not in CALENDAR_WORDS
+                    and word not in places
                 ):
-                    from veil.text._places import gazetteer
-
-                    if word not in gazetteer():
-                        out.append(self._finding(m.start(1), m.end(1), pattern))
+                    out.append(self._finding(m.start(1), m.end(1), pattern))
         return out
 
     def _lower_case(self, text: str) -> list[Finding]:

@@ -47,7 +47,7 @@ from veil.text._lexicon import (
 )
 from veil.text._names import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 from veil.text._recognizer import Recognizer, recognizers
-from veil.text._street_words import _STATES
+from veil.text._street_words import _STATE_CODES
 
 __all__ = ["PlaceNameRecognizer", "gazetteer"]
 
@@ -75,14 +75,12 @@ _COMPANY_FORMS = (frozenset(_LEGAL_FORMS) - _WEAK_FORMS) | frozenset(
 # USPS state codes after a locative word ("moved to CA", "from NY"), in capitals, not
 # before a capitalised word; not the codes that are English words or clinical and everyday
 # abbreviations ("in OR", "to ME", "in CT", "from MS", "in PA", "to MD"), nor those of the
-# territories and military post ("works in PR", "in AA", "an AP class")
-_STATE_CODE_WORDS_TEXT = (
-    "IN OR ME OK HI OH PA MD MA VA DE CT ID MS NE IA CO PR GU VI AS MP AA AE AP"
-)
+# territories and military post ("works in PR", "in AA", "an AP class": not in the list)
+_STATE_CODE_WORDS_TEXT = "IN OR ME OK HI OH PA MD MA VA DE CT ID MS NE IA CO"
 _STATE_CODE_WORDS = frozenset(_STATE_CODE_WORDS_TEXT.split())
 _STATE_CODE = re.compile(
     r"(?<![\w.&/-])("
-    + "|".join(c for c in _STATES if c not in _STATE_CODE_WORDS)
+    + "|".join(c for c in _STATE_CODES if c not in _STATE_CODE_WORDS)
     + r")(?![\w&/-]|\.\w|[ \t]+[A-Z][a-z])"
 )
 _UP = UPPER_LATIN

@@ -139,9 +139,11 @@ _FRENCH_LOWER = ("avenue", "av.", "place", "route", "cours", "square", "passage"
 # --- regions ------------------------------------------------------------------------------
 _US_STATES = (
     "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH "
-    "NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR GU VI AS MP AA AE AP"
+    "NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY"
 )
-_STATES = _US_STATES.split()
+_US_TERRITORIES = "PR GU VI AS MP AA AE AP"  # and the military post's "states"
+_STATE_CODES = _US_STATES.split()  # the 50 states' and DC's
+_STATES = _STATE_CODES + _US_TERRITORIES.split()
 _STATE_NAMES = (
     "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|"
     "Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|"

@@ -12,6 +12,7 @@ street, city and postcode agree; a lone street line by a street line.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import Any
 from veil.text._address import address_shape
 from veil.text._checksums import IBAN_LENGTHS
 from veil.text._street_names import LONE_UNIT
+from veil.text._street_words import _STATE_CODES, _STATE_NAMES, _STATES
 
 __all__ = ["SurrogateFactory"]
 
@@ -143,6 +145,16 @@ def _match_case(template: str, fake: str) -> str:
     return fake
 
 
+@functools.cache
+def _place_kinds() -> tuple[list[str], list[str], frozenset[str], tuple[str, ...]]:
+    """Built once: the 50 states' and DC's codes, the states' names (and case-folded), and
+    Faker's English country names."""
+    from faker.providers.address.en_US import Provider
+
+    names = _STATE_NAMES.split("|")
+    return list(_STATE_CODES), names, frozenset(n.casefold() for n in names), Provider.countries
+
+
 def _name_part(template: str, fake: str) -> str:
     """One part of a fake name in the original's form: an initial stays an initial ("F."
     and "G" give the fake part's first letter, with the full stop if there was one)."""
@@ -233,20 +245,17 @@ class SurrogateFactory:
     def _location(self, value: str, rng: random.Random) -> str:
         """A place of the same kind: a state's code for a code ("CA"), a state for a state,
         a country for a country, else a town."""
-        from faker.providers.address.en_US import Provider
-
         from veil.text._profiles import state_or_country
-        from veil.text._street_words import _STATE_NAMES, _STATES
 
+        codes, states, folded_states, countries = _place_kinds()
         bare = value.strip().rstrip(".,")
-        if bare in _STATES:  # a state's code: one of the 50 states' and DC's
-            return rng.choice(_STATES[: _STATES.index("WY") + 1])
+        if bare in _STATES:
+            return rng.choice(codes)
         if not state_or_country(bare):
             return str(self.fake.city())
-        states = _STATE_NAMES.split("|")
-        if bare.casefold() in {n.casefold() for n in states}:
+        if bare.casefold() in folded_states:
             return _match_case(bare, rng.choice(states))
-        return _match_case(bare, rng.choice(Provider.countries))
+        return _match_case(bare, rng.choice(countries))
 
     def _faker(self, country: str | None, rng: random.Random) -> Any:
         locale = _ADDRESS_LOCALES.get(country or "", self.locale)
