@@ -272,10 +272,15 @@ _CITY = (
     rf"{_CWORD}(?:[ \t]+(?:{_CPART}[ \t]+){{0,2}}{_CWORD}){{0,4}}"
     rf"(?:[ \t]*\([{_UP}][\w'’. -]{{0,30}}\)){{0,2}}"  # "Halle (Saale)", "Comina (La) (PN)"
 )
+# city, region and postcode on one line ("Dayton, OH 45402") or on lines of their own, as
+# an envelope's block may set them ("DAYTON\nOH 45402", "Springfield\nIllinois\n62704")
 _REGION_TAIL = re.compile(
-    rf"{_SEP}(?P<city>{_CITY})(?P<rsep>[ \t]*,[ \t]*|[ \t]+)(?P<region>{_REGION_RE})(?![\w])"
-    rf"(?:(?:[ \t]*,[ \t]*|[ \t]+)(?P<pc>\d{{5}}(?:-\d{{4}})?|\d{{4}}|{_CA_PC}))?(?![\w-])"
+    rf"{_SEP}(?P<city>{_CITY})(?P<rsep>[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)"
+    rf"(?P<region>{_REGION_RE})(?![\w])"
+    rf"(?:(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?P<pc>\d{{5}}(?:-\d{{4}})?|\d{{4}}|{_CA_PC}))?"
+    r"(?![\w-])"
 )
+_LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
 _UK_TAIL = re.compile(rf"{_SEP}(?:{_CITY}{_SEP}(?:{_CITY}{_SEP})?)?{_UK_PC}(?![\w])")
 _BR_STATES = "AC|AL|AM|AP|BA|CE|DF|ES|GO|MA|MG|MS|MT|PA|PB|PE|PI|PR|RJ|RN|RO|RR|RS|SC|SE|SP|TO"
 # Brazil (Correios): street, number / neighbourhood / CEP city / state
@@ -581,7 +586,15 @@ def _locality(text: str, line: _Line, end: int) -> tuple[int, str, str | None] |
     if m:
         pc = m.group("pc")
         country = _region_country(m.group("region"), pc)
-        if country is not None and (pc is not None or "," in m.group("rsep")):
+        rsep = m.group("rsep")
+        # a region without a postcode needs a comma before it or, spelt out, a line of its
+        # own ("Springfield\nIllinois"; a code alone may be a sign-off's initials)
+        alone = (
+            "\n" in rsep
+            and len(m.group("region")) > 3
+            and _LINE_END.match(text, m.end()) is not None
+        )
+        if country is not None and (pc is not None or "," in rsep or alone):
             return m.end(), "region", country
     m = _UK_TAIL.match(text, end)
     if m:

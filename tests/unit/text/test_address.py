@@ -55,6 +55,28 @@ FULL = [
         "Suite 200, 55 West Road, Austin, TX 78701",
         "en+region",
     ),
+    # an envelope's block: city, state and ZIP code each on a line of their own, or the
+    # city in capitals above "ST ZIP" (the city leaked before)
+    (
+        "Jane Doe\n123 Main St\nSpringfield\nIllinois\n62704\n\nDear Jane,",
+        "123 Main St\nSpringfield\nIllinois\n62704",
+        "en+region",
+    ),
+    (
+        "455 Oak Avenue Apt. 5\nDAYTON\nOH 45402",
+        "455 Oak Avenue Apt. 5\nDAYTON\nOH 45402",
+        "en+region",
+    ),
+    (
+        "Address:\n  455 Oak Avenue\n  Suite 5\n  Dayton, Ohio\n  45402\nThanks",
+        "455 Oak Avenue\n  Suite 5\n  Dayton, Ohio\n  45402",
+        "en+region",
+    ),
+    (
+        "12 Main Street\nSpringfield\nIN 46001\n",
+        "12 Main Street\nSpringfield\nIN 46001",
+        "en+region",
+    ),
     ("PO Box 1234, Denver, CO 80201", "PO Box 1234, Denver, CO 80201", "en+region"),
     ("PSC 1234, Box 5678\nAPO AE 09012", "PSC 1234, Box 5678\nAPO AE 09012", "military+military"),
     (
@@ -219,6 +241,10 @@ STREET_ONLY = [
     ("Pakken er sendt til Rørmosegade 2 i dag", "Rørmosegade 2"),
     ("Ship it to Gammel Kongevej 43 please.", "Gammel Kongevej 43"),
     ("Lille Farimagsgade 26, 2. sal", "Lille Farimagsgade 26"),
+    # a state code on the next line without a postcode: a sign-off's initials, or a word
+    ("I live at 12 Main Street\nThanks\nIN the meantime", "12 Main Street"),
+    ("Meet at 12 Main Street\nThanks\nME", "12 Main Street"),
+    ("Meet at 12 Main Street\nCheers\nAL\n", "12 Main Street"),
 ]
 
 NEGATIVES = [
