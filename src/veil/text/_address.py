@@ -131,7 +131,9 @@ _EN_LINE = re.compile(
     rf"(?<![\w/#.-])(?=\d|#|{_UNIT_WORDS})"
     # a unit, then a comma, a space, a line break or Australia's slash ("Unit 3/12 Smith St")
     rf"(?:(?P<unit>{_UNIT})(?:,?(?:{_LINE_BREAK}|[ \t]+)|[ \t]*/[ \t]*(?=\d)))?"
-    rf"(?:(?P<num>{_NUM})[ \t]+)?"
+    # the house number, with a comma after it as some write it ("12, High Street"): such a
+    # line counts only with its locality ("In 2019, Main Street was closed" has none)
+    rf"(?:(?P<num>{_NUM})(?P<comma>[ \t]*,)?[ \t]+)?"
     rf"(?P<words>(?:{_NAMEWORD}[ \t]+){{0,5}}{_NAMEWORD})"
 )
 _PO_BOX = re.compile(r"(?<![\w])P\.?[ \t]?O\.?[ \t]+Box[ \t]+\d{1,6}(?![\w])", re.IGNORECASE)
@@ -343,6 +345,7 @@ class _Line:
     country: str | None
     numbered: bool = True  # it carries a house number
     unit: bool = False  # a unit ("Flat 3", "Apt 4B") comes before it
+    needs_locality: bool = False  # counts only with a locality after it
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,7 +394,10 @@ def _en_line(text: str, m: re.Match[str]) -> _Line | None:
         and _HOME_UNIT.match(unit_text) is not None
         and _UNIT_BREAK.match(text, m.end("unit")) is not None
     )
-    return _Line(m.start(), end, "en", strong and (numbered or home), None, numbered, unit)
+    comma = m.group("comma") is not None
+    if comma and re.fullmatch(r"1[89]\d\d|20\d\d", m.group("num")):
+        return None  # "In 2019, Main Street, Boston, MA 02139 was sold": a year
+    return _Line(m.start(), end, "en", strong and (numbered or home), None, numbered, unit, comma)
 
 
 # (table, a lone line counts, a lone line may count with a cue, lengths of its words)
@@ -626,6 +632,8 @@ def _addresses(text: str) -> list[_Address]:
             tail = _locality(text, line, b.end()) if b else None
         if tail is None and line.family == "en" and (rd := _RD_AFTER.match(text, end)):
             end = rd.end()  # a lone line with its rural delivery; with its town, _NZ_TAIL
+        if tail is None and line.needs_locality:
+            continue
         weak = False
         if tail is not None:
             end, how, country = tail

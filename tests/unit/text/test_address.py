@@ -77,6 +77,18 @@ FULL = [
         "12 Main Street\nSpringfield\nIN 46001",
         "en+region",
     ),
+    # a comma after the house number, as many write it: the line then needs its locality
+    (
+        "Send it to 12, High Street, Oxford OX1 2JD.",
+        "12, High Street, Oxford OX1 2JD",
+        "en+uk_postcode",
+    ),
+    (
+        "Flat 2, 14, Park Lane, London W1K 1AA",
+        "Flat 2, 14, Park Lane, London W1K 1AA",
+        "en+uk_postcode",
+    ),
+    ("Mail: 12, Oak Avenue, Dayton, OH 45402", "12, Oak Avenue, Dayton, OH 45402", "en+region"),
     ("PO Box 1234, Denver, CO 80201", "PO Box 1234, Denver, CO 80201", "en+region"),
     ("PSC 1234, Box 5678\nAPO AE 09012", "PSC 1234, Box 5678\nAPO AE 09012", "military+military"),
     (
@@ -267,6 +279,10 @@ NEGATIVES = [
     # words that are street types in Australia or Italy only count with a locality
     "Go to 12 Smith Line now",
     "Via Roma 10 was closed",
+    # a number and a comma before a street without its locality, or a year before one
+    "In 2019, Main Street was closed.",
+    "At 12, Main Street closed for the night.",
+    "In 2019, Main Street, Boston, MA 02139 was sold",
     # a city, a state and a ZIP code without a street are not an address (see below)
     "Boston, MA 02139",
     # numbered things and citations next to numbers that look like postcodes
