@@ -361,6 +361,12 @@ WEAK_LINES = [
     ("He lives at Solåsen 4.", "Solåsen 4", "germanic_street_cued"),
     # a street named after a person keeps the surname's particles (hypothesis found it)
     ("I live at van der Dussenring 2-3.", "van der Dussenring 2-3", "germanic_street_cued"),
+    # and the given name hyphenated to them (hypothesis again, de_DE seed 6753)
+    (
+        "I live at Nermin-van der Dussen-Ring 3-9 came up.",
+        "Nermin-van der Dussen-Ring 3-9",
+        "germanic_street_cued",
+    ),
     # Czech streets have no type word: an adjective or a preposition and its noun
     ("Address: Havlíčkova 403", "Havlíčkova 403", "generic_street_cued"),
     ("She moved to Za Pivovarem 17.", "Za Pivovarem 17", "generic_street_cued"),
@@ -509,3 +515,76 @@ def test_an_ascii_word_alone_is_not_a_czech_street(word: str, number: str, cue: 
     for f in StreetAddressRecognizer().analyze(text):
         assert f.explanation is not None
         assert not f.explanation.pattern_name.startswith("generic")
+
+
+# an address in lower case, as chat writes it: read after an address cue only
+LOWER_CASE = [
+    ("i live at 12 main st, boston ma 02139", "12 main st, boston ma 02139", "en+region"),
+    ("my address is 221 baker street", "221 baker street", "en_street"),
+    (
+        "send it to 12 high street, oxford ox1 2jd pls",
+        "12 high street, oxford ox1 2jd",
+        "en+uk_postcode",
+    ),
+    (
+        "ship to 455 oak avenue apt 4, dayton, ohio 45402 thx",
+        "455 oak avenue apt 4, dayton, ohio 45402",
+        "en+region",
+    ),
+    ("hey i live at studio 64a\nallen place lol", "studio 64a\nallen place", "en_street"),
+    ("shes living at 10 downing street now", "10 downing street", "en_street"),
+    (
+        "mail it to po box 18, rd 6, tipurangi 2121",
+        "po box 18, rd 6, tipurangi 2121",
+        "en+nz_postcode",
+    ),
+    (
+        "deliver to psc 9044, box 7473, apo ae 35341",
+        "psc 9044, box 7473, apo ae 35341",
+        "military+military",
+    ),
+]
+LOWER_CASE_NEGATIVES = [
+    "we moved to 3 big houses",
+    "i live at 5 more minutes away",
+    "ship to 2 people in boston",
+    # no address cue: a lower-case number and street word is not read
+    "the 12 main st thing was weird",
+    "waited 10 downing street style",
+]
+
+
+@pytest.mark.parametrize(("text", "span", "pattern"), LOWER_CASE)
+def test_lower_case_address_after_a_cue(
+    analyzer: TextAnalyzer, text: str, span: str, pattern: str
+) -> None:
+    (found,) = [f for f in analyzer.analyze(text) if f.entity_type == "STREET_ADDRESS"]
+    assert text[found.start : found.end] == span
+    assert found.explanation is not None
+    assert found.explanation.pattern_name == f"{pattern}+lower_case"
+    # the surrogate reads the lower-case address as the full address it is
+    assert address_shape(span)[0] == ("+" in pattern)
+
+
+@pytest.mark.parametrize("text", LOWER_CASE_NEGATIVES)
+def test_lower_case_without_a_street_or_a_cue_is_no_address(text: str) -> None:
+    assert StreetAddressRecognizer().analyze(text) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["en_US", "en_GB", "en_CA", "en_NZ"]), st.integers(0, 10_000), st.booleans())
+def test_a_lower_case_address_reads_as_its_capitalised_form(
+    locale: str, seed: int, full: bool
+) -> None:
+    """After a cue, a Faker address in lower case is found exactly where the same address
+    as Faker writes it is (the capitals are all the lower-case pass puts back). Not
+    en_AU: its "Right Of Way" keeps "of" capitalised, which the pass leaves in lower case."""
+    from faker import Faker
+
+    fake = Faker(locale)
+    fake.seed_instance(seed)
+    value = fake.address().replace("\n", ", ") if full else fake.street_address()
+    r = StreetAddressRecognizer()
+    written = {(f.start, f.end) for f in r.analyze(f"hey i live at {value} lol")}
+    lower = {(f.start, f.end) for f in r.analyze(f"hey i live at {value.lower()} lol")}
+    assert lower == written
