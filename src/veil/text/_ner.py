@@ -464,6 +464,21 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     return start, end
 
 
+def _line_pieces(ents: Iterable[Any], text: str) -> Iterator[tuple[Any, int, int]]:
+    """(entity, start, end) of each NER span, cut at its first line break: an envelope's
+    "Kristen Whitaker\nBrown LLC" read as one person ended the name at the company's first
+    word, and the company's finding then outranked the whole of it. A line is its own field
+    in a letter's header, a form or a note, and what the model runs on into is the next
+    field ("Anthony Hatfield\nDOB", "Zachary Phelps\nScientist", "Todd Ramos\nAllen" of
+    a company's name: 150 spans in 400 generated blocks)."""
+    for ent in ents:
+        start, end = ent.start_char, ent.end_char
+        cut = text.find("\n", start, end)
+        if cut >= 0:
+            end = len(text[start:cut].rstrip()) + start
+        yield ent, start, end
+
+
 _INITIAL = re.compile(r"[A-Z]\.")
 _POSSESSIVE = ("'s", "’s")
 
@@ -557,11 +572,11 @@ class SpacyNerRecognizer(Recognizer):
             text = doc.text
         spans: list[tuple[int, int, str, str]] = []
         clinical: bool | None = None  # decided at the first NER span: most texts have none
-        for ent in doc.ents:
+        for ent, start, end in _line_pieces(doc.ents, text):
             entity = LABELS.get(ent.label_)
             if entity is None:
                 continue
-            start, end = _trim(text, ent.start_char, ent.end_char, entity)
+            start, end = _trim(text, start, end, entity)
             if not (start < end and _plausible(entity, text[start:end])):
                 continue
             if clinical is None:

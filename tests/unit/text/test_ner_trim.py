@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from veil.text._ner import _trim
+from veil.text._ner import _line_pieces, _trim
 
 
 @pytest.mark.parametrize(
@@ -26,3 +26,38 @@ from veil.text._ner import _trim
 def test_trim(text: str, entity: str, expected: str) -> None:
     start, end = _trim(text, 0, len(text), entity)
     assert text[start:end] == expected
+
+
+class _Ent:
+    def __init__(self, start: int, end: int) -> None:
+        self.start_char, self.end_char = start, end
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Kristen Whitaker\nBrown LLC", "Kristen Whitaker"),
+        ("Anthony Hatfield\nDOB", "Anthony Hatfield"),
+        ("Anthony Hatfield  \r\nDOB", "Anthony Hatfield"),
+        ("Jane Roe", "Jane Roe"),  # one line: as the model read it
+    ],
+)
+def test_a_span_ends_at_its_line(text: str, expected: str) -> None:
+    """A model's span that runs over a line break keeps its first line only (the next
+    line is the next field of a header or a form)."""
+    ent = _Ent(0, len(text))
+    ((got, start, end),) = list(_line_pieces([ent], text))
+    assert got is ent
+    assert text[start:end] == expected
+
+
+def test_an_envelope_header_keeps_the_addressee() -> None:
+    """End to end with the model: the addressee above a company and an address."""
+    from veil.text import TextAnalyzer
+
+    text = "Kristen Whitaker\nBrown LLC\n12 Main St\nSpringfield, IL 62704"
+    found = {
+        (text[f.start : f.end], f.entity_type) for f in TextAnalyzer.from_config().analyze(text)
+    }
+    assert ("Kristen Whitaker", "PERSON") in found
+    assert ("Brown LLC", "ORGANIZATION") in found
