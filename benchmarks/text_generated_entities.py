@@ -28,6 +28,13 @@ Our own generated data, the ground truth of coverage beyond English:
 * ``location_abroad``: Faker ``city()`` of six continental locales (real towns, many below
   the gazetteer's 15,000 people, and invented ones) after "born in", "lives in", "grew up
   in", "flew from" and the like;
+* ``person_header``: Faker names of the person locales on a line of their own, as a
+  letter's or an envelope's header or a form sets them, above the same locale's company,
+  address, job or a date ("Kristen Whitaker\nBrown LLC\n12 Main St ...", "Patient:
+  ...\nDOB: ...");
+* ``address_lower``: Faker ``street_address()`` or ``address()`` on one line of four
+  English-speaking locales in lower case after an address cue ("i live at 12 main st,
+  boston, ma 02139 lol"), ``STREET_ADDRESS``;
 * ``phone_number``: Faker ``phone_number()`` of ten locales in seven frames, a phone word
   before the number or after it ("... is my cell"); Faker's numbers of some locales are
   invented digit strings that no numbering plan assigns (Canadian area codes "101",
@@ -169,6 +176,25 @@ FRAMES["PHONE_NUMBER"] = [
     "Tel. {p}",
     "{p} (home)",
 ]
+# PERSON_HEADER: a name on a line of its own, in a letter's or an envelope's header or a
+# form, with the fields that follow it there (all from the same locale's Faker)
+HEADER_FRAMES = [
+    "{p}\n{company}\n{address}",
+    "{p}\n{address}\n\nDear {first},",
+    "To:\n{p}\n{company}",
+    "Patient: {p}\nDOB: {date}",
+    "{p}\n{job}\n{company}",
+    "> {p}\n> {company}\n> {address}",
+]
+# ADDRESS_LOWER: a Faker address written in lower case, as chat does, after an address cue;
+# a street line alone or the full address on one line
+LOWER_FRAMES = [
+    "i live at {p} lol",
+    "ship it to {p} pls",
+    "my address is {p}",
+    "we moved to {p} last week",
+]
+LOWER_LOCALES = ["en_US", "en_GB", "en_CA", "en_AU"]
 PHONE_LOCALES = ["en_US", "en_GB", "en_CA", "en_AU", "de_DE", "fr_FR", "es_ES", "it_IT"]
 PHONE_LOCALES += ["nl_NL", "en_IN"]
 # the Faker provider of the cases that set one value in their own frames, in turn
@@ -184,6 +210,7 @@ EXPECTED = {
     "STREET_NAME": "STREET_ADDRESS",
     "STREET_UNIT": "STREET_ADDRESS",
     "PHONE_NUMBER": "PHONE_NUMBER",
+    "ADDRESS_LOWER": "STREET_ADDRESS",
 }
 # PERSON_WRITTEN, a person's name as people also write it (the case's group is the form):
 # an initial and the surname, a middle initial, in capitals in ordinary text (in the PERSON
@@ -245,6 +272,8 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         if entity.startswith("STREET")
         else PHONE_LOCALES
         if entity == "PHONE_NUMBER"
+        else LOWER_LOCALES
+        if entity == "ADDRESS_LOWER"
         else ORG_LOCALES
     )
     fakers: dict[str, Any] = {}
@@ -269,6 +298,22 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         if entity == "LOCATION_TOWN":
             name = fake.city()
             frame = rng.choice(FRAMES["LOCATION"])
+        elif entity == "PERSON_HEADER":
+            frame = HEADER_FRAMES[i % len(HEADER_FRAMES)]
+            fields = {
+                "company": fake.company(),
+                "address": fake.address().replace("\n", "\n> " if frame[0] == ">" else "\n"),
+                "first": name.split(" ")[0],
+                "date": fake.date(),
+                "job": fake.job(),
+            }
+            text = frame.format(p=name, **fields)
+            start = frame.index("{p}")
+            out.append((text, start, start + len(name), group))
+            continue
+        elif entity == "ADDRESS_LOWER":
+            name = (fake.address().replace("\n", ", ") if i % 2 else fake.street_address()).lower()
+            frame = LOWER_FRAMES[i % len(LOWER_FRAMES)]
         elif entity in _PROVIDERS:
             provider = _PROVIDERS[entity]
             name = getattr(fake, provider)()
@@ -368,6 +413,8 @@ def main() -> None:
                 "STREET_UNIT",
                 "LOCATION_ABROAD",
                 "PHONE_NUMBER",
+                "PERSON_HEADER",
+                "ADDRESS_LOWER",
             )
         },
         "seconds": round(time.time() - t0, 1),
