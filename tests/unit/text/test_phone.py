@@ -230,6 +230,14 @@ WITH_CONTEXT = [
     ("Tel. 06 12 34 56 78", "06 12 34 56 78"),  # FR mobile layout
     ("call me at 98765 43210", "98765 43210"),  # IN mobile layout
     ("call 020 7946 0958 ext. 12 today", "020 7946 0958 ext. 12"),  # the extension too
+    # the verbs of calling in their forms, and someone's number
+    ("She is not answering at 020 7946 0958 today.", "020 7946 0958"),
+    ("Leave a voicemail at 06 12 34 56 78.", "06 12 34 56 78"),
+    ("WhatsApp me on 07911 123456.", "07911 123456"),
+    ("Ring me on 020 7946 0958 after six.", "020 7946 0958"),
+    ("I was calling 98765 43210 all day", "98765 43210"),
+    ("Send messages to 07911 123456 please.", "07911 123456"),
+    ("My number is 020 7946 0958.", "020 7946 0958"),
 ]
 NO_CONTEXT_OR_NOT_A_PHONE = [
     "020 7946 0958 was the batch",  # no phone word
@@ -238,6 +246,11 @@ NO_CONTEXT_OR_NOT_A_PHONE = [
     "call back 02.01.2020",
     "call at 10.30 tomorrow",
     "call 3 times a day",
+    # a number that is an order's or an account's, not someone's; a ring size; a list
+    "Order number 4521 889 212 shipped.",
+    "Your account number is 0201 7946 0958.",
+    "ring size 7, 2 rings",
+    "The messages: 1234 5678 9012",
 ]
 
 
@@ -269,7 +282,15 @@ def test_faker_national_numbers_after_a_phone_word_are_found(
     fake = Faker(locale)
     fake.seed_instance(11)
     checked = 0
-    for _ in range(300):
+    frames = (
+        "Please call {} before noon.",
+        "She is not answering at {} today.",
+        "Leave a voicemail at {}.",
+        "WhatsApp me on {}.",
+        "Ring me on {} after six.",
+        "My number is {}.",
+    )
+    for i in range(300):
         number = fake.phone_number()
         try:
             valid = pn.is_valid_number(pn.parse(number, region))
@@ -278,7 +299,7 @@ def test_faker_national_numbers_after_a_phone_word_are_found(
         if not valid:
             continue  # Faker's numbers need not be assigned ones; only valid ones must be found
         checked += 1
-        text = f"Please call {number} before noon."
+        text = frames[i % len(frames)].format(number)
         lo, hi = text.index(number), text.index(number) + len(number)
         assert any(f.start <= lo and hi <= f.end for f in us.analyze(text)), (locale, checked)
     assert checked >= 30
