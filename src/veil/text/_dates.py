@@ -202,7 +202,10 @@ class DateRecognizer(PatternRecognizer):
         ),
         Pattern(
             "year",
-            r"\b(?:in|since|during|until|by|from|born|year|circa)\s+((?:19|20)\d{2})(?![\w/-]|\.\d)",
+            r"\b(?:in|since|during|until|by|from|born|year|circa|as\s+of"
+            # a period or a cohort of a year: "the summer of 1969", "Class of 1999"
+            r"|(?i:class|summer|spring|autumn|fall|winter|end|start|beginning|middle|half"
+            r"|quarter|cohort|vintage)\s+of)\s+((?:19|20)\d{2})(?![\w/-]|\.\d)",
             0.6,
             group=1,
         ),

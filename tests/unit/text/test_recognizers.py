@@ -50,6 +50,10 @@ POSITIVES = [
     ("DATE_TIME", "on March 3rd, 2021 we", "March 3rd, 2021"),
     ("DATE_TIME", "seen 4 July 2019.", "4 July 2019"),
     ("DATE_TIME", "moved in 2012.", "2012"),
+    # a year as a period's or a cohort's
+    ("DATE_TIME", "Class of 1999 reunion", "1999"),
+    ("DATE_TIME", "in the summer of 1969 we", "1969"),
+    ("DATE_TIME", "as of 2020 the rule", "2020"),
     # month/day without a year, right after a date word (charting shorthand)
     ("DATE_TIME", "admitted on 4/10, afebrile", "4/10"),
     ("DATE_TIME", "extubated since 12/3.", "12/3"),
@@ -139,6 +143,8 @@ def test_positive(analyzer: TextAnalyzer, entity: str, text: str, span: str) -> 
 
 
 NEGATIVES = [
+    ("DATE_TIME", "a total of 1998 patients"),  # a count after "of", no period word
+    ("DATE_TIME", "out of 2000 cases"),
     ("CREDIT_CARD", "order 4111 1111 1111 1112 failed"),  # Luhn fails
     ("IBAN_CODE", "ref GB82 WEST 1234 5698 7654 33"),  # mod 97 fails
     ("IBAN_CODE", "ref gb82 west 1234 5698 7654 33"),  # mod 97 fails, lower case
