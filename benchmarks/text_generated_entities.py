@@ -32,6 +32,9 @@ Our own generated data, the ground truth of coverage beyond English:
   letter's or an envelope's header or a form sets them, above the same locale's company,
   address, job or a date ("Kristen Whitaker\nBrown LLC\n12 Main St ...", "Patient:
   ...\nDOB: ...");
+* ``person_speaking``: a Faker given name alone (the person locales) that speaks ("said
+  ..."), labels a transcript's line ("...: I am fine"), acts ("... began writing") or
+  follows a family word ("my cousin ...");
 * ``address_lower``: Faker ``street_address()`` or ``address()`` on one line of four
   English-speaking locales in lower case after an address cue ("i live at 12 main st,
   boston, ma 02139 lol"), ``STREET_ADDRESS``;
@@ -144,6 +147,19 @@ FRAMES["PERSON_GIVEN"] = [
     "{p} called yesterday.",
     "Is {p} coming tonight?",
 ]
+# a given name alone that speaks, labels a transcript's line, acts, or follows a family word
+FRAMES["PERSON_SPEAKING"] = [
+    'Anna: Hi, how are you?\n{p}: "I am fine, thanks."',
+    "{p}: Can you send me the file?",
+    "Are you coming? said {p}.",
+    '"Stop!" shouted {p} at the dog.',
+    "{p} began writing the report.",
+    "{p} lives near the station.",
+    "I would like to remove my kid {p} from the account.",
+    "My cousin {p} is visiting.",
+    "Everyone calls me {p}.",
+    "{p} arrived late today.",
+]
 FRAMES["STREET_NAME"] = [
     "I live on {p}.",
     "There was an accident on {p} this morning.",
@@ -200,6 +216,7 @@ PHONE_LOCALES += ["nl_NL", "en_IN"]
 # the Faker provider of the cases that set one value in their own frames, in turn
 _PROVIDERS = {
     "PERSON_GIVEN": "first_name",
+    "PERSON_SPEAKING": "first_name",
     "STREET_NAME": "street_name",
     "STREET_UNIT": "secondary_address",
     "LOCATION_ABROAD": "city",
@@ -415,6 +432,7 @@ def main() -> None:
                 "PHONE_NUMBER",
                 "PERSON_HEADER",
                 "ADDRESS_LOWER",
+                "PERSON_SPEAKING",
             )
         },
         "seconds": round(time.time() - t0, 1),

@@ -302,18 +302,23 @@ _CLOSED = re.compile(r"[ \t]*(?:[,!?:;]|\.(?!\w)|$)", re.MULTILINE)
 # capitalised. The cue is searched in the lower-cased text (a case-insensitive alternation
 # costs several times more), the name after it in the text itself.
 _INTRO_CUE_TEXT = (
-    r"\b(?:my\s+name\s+is|my\s+name['’]s|name\s*:|this\s+is|i\s+am|i['’]m|call\s+me|"
+    r"\b(?:(?:my|his|her|their|your|first|last|maiden|middle|full|nick)\s*name\s+is|"
+    r"my\s+name['’]s|name\s*:|this\s+is|i\s+am|i['’]m|calls?\s+me|"
     r"regards\s*,|thanks\s*,|cheers\s*,|sincerely\s*,|signed\s*,|contact\s*:|"
     rf"(?:thank\s+you|{'|'.join(sorted(_ADDRESSING_TEXT.split(), key=len, reverse=True))})"
     r"[ \t]+)[ \t\n]*"
 )
 _INTRO_CUE = re.compile(_INTRO_CUE_TEXT)
+_SURNAME_CUE = re.compile(r"(?i:maiden|last)\s*name")  # what names a surname alone
 _INTRO_CUE_ANY_CASE = re.compile(_INTRO_CUE_TEXT, re.IGNORECASE)
 _INTRO_WORD = rf"[{_UPC}{_LOWC}][{_LOWC}]+|[{_UPC}]+"
 _INTRO_NAME = re.compile(rf"({_INTRO_WORD})(?:[ \t]({_INTRO_WORD}))?(?![\w'’-])")
 # a relation, care-team or patient word, in any case, then a capitalised word: "wife Mary",
 # "RN Okafor", "Pt Wilson"
-_RELATION_EXTRA = ("friend", "partner", "rn", "np", "pa", "pt", "patient")
+_RELATION_EXTRA = (
+    "friend", "partner", "rn", "np", "pa", "pt", "patient", "cousin", "kid", "child", "baby",
+    "stepson", "stepdaughter", "mom", "mum", "dad", "grandma", "grandpa",
+)  # fmt: skip
 _RELATION = re.compile(rf"\b(?i:{relation_pattern(*_RELATION_EXTRA)})\s+({_CAP})(?![\w'’-])")
 _RELATION_SET = frozenset({*RELATION_WORDS, *_RELATION_EXTRA})
 _ASCII_WORD = re.compile(r"[a-z]+")
@@ -396,15 +401,22 @@ class LexiconNameRecognizer(Recognizer):
         return out
 
     def _asked_or_acting(self, text: str) -> list[Finding]:
-        """A capitalised known given name alone that a question asks about or that does
-        what people do ("Is Anne coming tonight?", "Ctibor called yesterday"): no everyday
-        or charting word ("Will", "Rose" ...), no month or weekday ("Could April work?") and no
-        place ("Georgia said" stays out)."""
+        """A capitalised known given name alone that a question asks about, that does what
+        people do, that speaks or that labels a line of a transcript ("Is Anne coming
+        tonight?", "Ctibor called yesterday", '"Stop!" shouted Anne', "Anne: I'm fine"): no
+        everyday or charting word ("Will", "Rose" ...), no month or weekday ("Could April
+        work?"), no place ("Georgia said" stays out) and no saint's title ("Santa
+        arrived")."""
         out: list[Finding] = []
         from veil.text._places import gazetteer  # imported late: places imports names
 
         common, places = common_words(), gazetteer()
-        for rx, pattern in ((_ASKED, "asked_about"), (_ACTOR, "acting")):
+        for rx, pattern in (
+            (_ASKED, "asked_about"),
+            (_ACTOR, "acting"),
+            (_SPEAKER_AFTER, "speaking"),
+            (_SPEAKER_LABEL, "speaker_label"),
+        ):
             for m in rx.finditer(text):
                 word = m.group(1)
                 folded = word.casefold()
@@ -413,6 +425,7 @@ class LexiconNameRecognizer(Recognizer):
                     and folded not in common
                     and folded not in CALENDAR_WORDS
                     and word not in places
+                    and folded not in _SAINTS
                 ):
                     out.append(self._finding(m.start(1), m.end(1), pattern))
         return out
@@ -503,6 +516,11 @@ class LexiconNameRecognizer(Recognizer):
             ):
                 continue  # "please call alison ramos" in a text with capitals elsewhere
             one, two = m.group(1).casefold(), m.group(2)
+            if _SURNAME_CUE.search(said) and two is None:
+                # "her maiden name is Novak": a known surname, no everyday word
+                if one in name_lexicon()[1] and one not in common_words() | NOTE_WORDS:
+                    out.append(self._finding(m.start(1), m.end(1), "introduced"))
+                continue
             longer = _longer_introduced(text, m.start(1))
             if longer is not None:  # "maria helena da cruz", "luiz felipe cirino"
                 out.append(self._finding(m.start(1), longer, "introduced"))
@@ -623,9 +641,20 @@ _ASKED = re.compile(
 )
 _ACTOR_VERBS = (
     "called|calls|said|says|wrote|writes|asked|asks|emailed|phoned|texted|replied|told|tells|"
-    "mentioned|confirmed|agreed|explained|thinks|thought|wants|wanted|needs|needed"
+    "mentioned|confirmed|agreed|explained|thinks|thought|wants|wanted|needs|needed|"
+    "began|begins|started|starts|lives|lived|shouted|shouts|whispered|smiled|laughed|cried|"
+    "answered|arrived|arrives|works|worked|joined|visited|bought|paid"
 )
 _ACTOR = re.compile(rf"(?<![\w'’.-])({_CAP})[ \t]+(?:{_ACTOR_VERBS})\b")
+# given names that alone are more often a saint's title ("Santa arrived")
+_SAINTS = frozenset(["santa", "santo", "saint"])
+# a speech verb before the speaker: '"Stop!" shouted Anne', "said Ctibor"
+_SPEAKER_AFTER = re.compile(
+    rf"\b(?:said|says|asked|asks|replied|shouted|whispered|answered|cried|added)[ \t]+"
+    rf"({_CAP})(?![\w'’-])"
+)
+# a speaker's label opening a line of a transcript or a chat: "Anne: I am fine"
+_SPEAKER_LABEL = re.compile(rf"^[ \t>]*({_CAP})[ \t]*:(?=[ \t]*\S)", re.MULTILINE)
 # three or four words after an introduction: given names, particles, a surname
 _INTRO_RUN = re.compile(rf"(?:{_INTRO_WORD})(?:[ \t](?:{_INTRO_WORD})){{2,3}}")
 
