@@ -35,6 +35,8 @@ Our own generated data, the ground truth of coverage beyond English:
 * ``person_speaking``: a Faker given name alone (the person locales) that speaks ("said
   ..."), labels a transcript's line ("...: I am fine"), acts ("... began writing") or
   follows a family word ("my cousin ...");
+* ``person_lower``: a Faker given name in lower case in a chat written without capitals,
+  listed with other names, after a title ("mr. ...") or labelling a line;
 * ``address_lower``: Faker ``street_address()`` or ``address()`` on one line of four
   English-speaking locales in lower case after an address cue ("i live at 12 main st,
   boston, ma 02139 lol"), ``STREET_ADDRESS``;
@@ -160,6 +162,14 @@ FRAMES["PERSON_SPEAKING"] = [
     "Everyone calls me {p}.",
     "{p} arrived late today.",
 ]
+# a given name in lower case in a chat written without capitals: listed with others,
+# after a title, labelling a line
+FRAMES["PERSON_LOWER"] = [
+    "so we invited ana, {p} and marta to the party lol",
+    "ok so mr. {p} said no again",
+    "{p}: hey are you there?\nana: yeah whats up",
+    "pls tell ana and {p} the meeting moved",
+]
 FRAMES["STREET_NAME"] = [
     "I live on {p}.",
     "There was an accident on {p} this morning.",
@@ -217,6 +227,7 @@ PHONE_LOCALES += ["nl_NL", "en_IN"]
 _PROVIDERS = {
     "PERSON_GIVEN": "first_name",
     "PERSON_SPEAKING": "first_name",
+    "PERSON_LOWER": "first_name",
     "STREET_NAME": "street_name",
     "STREET_UNIT": "secondary_address",
     "LOCATION_ABROAD": "city",
@@ -334,6 +345,8 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         elif entity in _PROVIDERS:
             provider = _PROVIDERS[entity]
             name = getattr(fake, provider)()
+            if entity == "PERSON_LOWER":
+                name = name.lower()
             frame = FRAMES[entity][i % len(FRAMES[entity])]
             if entity == "STREET_NAME":  # with a street preposition or not
                 group = "preposition" if FRAMES[entity].index(frame) < 4 else "no_preposition"
@@ -433,6 +446,7 @@ def main() -> None:
                 "PERSON_HEADER",
                 "ADDRESS_LOWER",
                 "PERSON_SPEAKING",
+                "PERSON_LOWER",
             )
         },
         "seconds": round(time.time() - t0, 1),

@@ -290,6 +290,16 @@ _UPPER_RUN = re.compile(
 _UPPER_GATE = re.compile(rf"[{_UPC}]{{2}} [{_UPC}]{{2}}")
 # lower-case words, in a text written without capitals: "pls call alison ramos"
 _LOWER_WORD = re.compile(rf"(?<![\w.'’-])[{_LOWC}]{{2,}}(?![\w'’-])")
+# in a text without capitals: two or more words joined as a list is ("ana, luis and
+# marta", "ana & luis"), a title and a word ("mr. kowalski"), a word labelling a line
+_LW = rf"[{_LOWC}]{{2,}}"
+_LOWER_LIST = re.compile(
+    rf"(?<![\w.'’-]){_LW}(?:(?:[ \t]*,[ \t]*(?:(?:and|or|&)[ \t]+)?|[ \t]+(?:and|or|&)[ \t]+){_LW})+"
+    r"(?![\w'’-])"
+)
+_LISTED_SCORE = 0.9  # above NER's 0.85
+_LOWER_TITLED = re.compile(rf"\b(?:mr|mrs|ms|mx|dr|miss|prof)\.?[ \t]+({_LW})(?![\w'’-])")
+_LOWER_LABEL = re.compile(rf"^[ \t>]*({_LW})[ \t]*:(?=[ \t]*\S)", re.MULTILINE)
 # the greetings and verbs that address someone ("Thanks Carly!", "Call Caroline today"),
 # after which a name must be capitalised: in lower case they are everyday phrases ("hi
 # there", "call home")
@@ -396,6 +406,7 @@ class LexiconNameRecognizer(Recognizer):
                     out.append(self._finding(m.start(1), m.end(1), "first_last_upper"))
         if mostly_lower(text) and not clinical_register(text):
             out.extend(self._lower_case(text))
+            out.extend(self._lower_case_alone(text))
         out.extend(self._introduced(text))
         out.extend(self._asked_or_acting(text))
         return out
@@ -430,6 +441,44 @@ class LexiconNameRecognizer(Recognizer):
                     out.append(self._finding(m.start(1), m.end(1), pattern))
         return out
 
+    def _lower_case_alone(self, text: str) -> list[Finding]:
+        """A name alone in a text written without capitals, where the text says it is
+        one: known given names listed together ("invited ana, luis and marta"), a surname
+        or a given name after a title ("mr. kowalski"), a given name labelling a line of a
+        chat ("tracy: you there?"). No everyday, charting, calendar or place word."""
+        first, last = name_lexicon()
+        from veil.text._places import gazetteer  # imported late: places imports names
+
+        common, places = common_words(), gazetteer()
+
+        def plain(word: str) -> bool:
+            return (
+                word not in common
+                and word not in NOTE_WORDS
+                and word not in CALENDAR_WORDS
+                and word.title() not in places
+                and word not in _SAINTS
+            )
+
+        out = []
+        for m in _LOWER_LIST.finditer(text):
+            words = [w for w in _LOWER_WORD.finditer(m.group()) if w.group() not in ("and", "or")]
+            if all(w.group() in first and plain(w.group()) for w in words):
+                for w in words:
+                    # a list of known given names outweighs the model's place or firm on
+                    # one of them ("ana, calebe and marta" read as two places)
+                    a, b = m.start() + w.start(), m.start() + w.end()
+                    out.append(self._finding(a, b, "listed_lower", score=_LISTED_SCORE))
+        for m in _LOWER_TITLED.finditer(text):
+            w = m.group(1)
+            if (w in last or w in first) and plain(w):
+                out.append(self._finding(m.start(1), m.end(1), "titled_lower"))
+        for m in _LOWER_LABEL.finditer(text):
+            w = m.group(1)
+            if w in first and plain(w):
+                out.append(self._finding(m.start(1), m.end(1), "speaker_label_lower"))
+        return out
+
     def _lower_case(self, text: str) -> list[Finding]:
         """A known first + last name in a text written without capitals ("call alison
         ramos"), with a known name between them if three words ("mary ann jones")."""
@@ -453,6 +502,8 @@ class LexiconNameRecognizer(Recognizer):
                     continue  # particles make lower-case runs ambiguous: "marcos de la"
                 if n == 3 and not (names[1] in first or names[1] in last):
                     continue
+                if names[-1] in _VERBS:
+                    continue  # "maurice said": a name and its verb ("Said" is a surname)
                 if first_last_name(names):
                     hit = n
                     break
@@ -541,15 +592,16 @@ class LexiconNameRecognizer(Recognizer):
                 out.append(self._finding(m.start(1), m.end(1), "introduced"))
         return out
 
-    def _finding(self, start: int, end: int, pattern: str) -> Finding:
+    def _finding(self, start: int, end: int, pattern: str, score: float | None = None) -> Finding:
+        score = self.score if score is None else score
         return Finding(
             start,
             end,
             "PERSON",
-            self.score,
+            score,
             self.name,
             self.tier,
-            Explanation(self.name, pattern, self.score, self.score),
+            Explanation(self.name, pattern, score, score),
         )
 
 
@@ -646,6 +698,10 @@ _ACTOR_VERBS = (
     "answered|arrived|arrives|works|worked|joined|visited|bought|paid"
 )
 _ACTOR = re.compile(rf"(?<![\w'’.-])({_CAP})[ \t]+(?:{_ACTOR_VERBS})\b")
+# verbs that follow a name, some of which are surnames too ("Said", "Told", "Wants")
+_VERBS = frozenset(_ACTOR_VERBS.split("|")) | frozenset(
+    ["went", "came", "got", "made", "saw", "knew", "took", "gave", "sent", "left", "goes"]
+)
 # given names that alone are more often a saint's title ("Santa arrived")
 _SAINTS = frozenset(["santa", "santo", "saint"])
 # a speech verb before the speaker: '"Stop!" shouted Anne', "said Ctibor"

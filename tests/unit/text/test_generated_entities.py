@@ -55,7 +55,8 @@ def analyzer() -> TextAnalyzer:
 # (before a model's span ended at its line and lower-case addresses were read after a cue)
 # names on a header's line 0.575, lower-case addresses 0.0; after, 0.994 and 1.0; and
 # (before speakers, transcript labels, more verbs and family words) a given name that
-# speaks or acts 0.725, after 0.969
+# speaks or acts 0.725, after 0.969; a given name in lower-case chat 0.003 (before lists,
+# titles and line labels in lower case), after 0.919
 @pytest.mark.parametrize(
     ("entity", "floor"),
     [
@@ -74,6 +75,7 @@ def analyzer() -> TextAnalyzer:
         ("PERSON_HEADER", 0.95),
         ("ADDRESS_LOWER", 0.95),
         ("PERSON_SPEAKING", 0.93),
+        ("PERSON_LOWER", 0.88),
     ],
 )
 def test_names_of_many_countries_are_found_whole(

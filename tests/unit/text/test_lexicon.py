@@ -185,6 +185,11 @@ def test_lexicon_names_pairs_and_relations() -> None:
         # a text written without capitals: its names are in lower case too
         ("ok so pls call alison ramos tmrw", "alison ramos", "first_last_lower"),
         ("mary ann jones and john smith are here", "mary ann jones", "first_last_lower"),
+        # alone in a text without capitals, where the text says it is a name
+        ("so we invited ana, calebe and marta to the party lol", "calebe", "listed_lower"),
+        ("pls tell ana and luis the meeting moved", "luis", "listed_lower"),
+        ("ok so mr. kowalski said no again", "kowalski", "titled_lower"),
+        ("priya: hey are you there?\nana: yeah whats up", "priya", "speaker_label_lower"),
     ],
 )
 def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: str) -> None:
@@ -212,6 +217,13 @@ def test_initials_capitals_and_introduced_names(text: str, span: str, pattern: s
         "hi mark the box as sent please",  # no punctuation closes the word
         "the rose garden is nice and the mark is low",
         "ok so san marcos de la montaña is far",  # a particle is no middle name
+        # lists, titles and labels of everyday, calendar or place words in lower case
+        "so we need eggs, milk and bread for the party lol",
+        "we flew to paris, london and rome last year lol",
+        "ok see you mon, tue and wed then",
+        "ok so mr. right said no again",
+        "note: call back later\nsubject: the invoice, ok",
+        "ok so maurice said no again",  # a given name and its verb, no surname
     ],
 )
 def test_lexicon_leaves_non_names(text: str) -> None:
