@@ -37,10 +37,12 @@ from veil.text._dates import MONTHS, looks_like_absolute_date
 from veil.text._finding import Explanation, Finding
 from veil.text._lexicon import (
     INSTITUTION_WORDS,
+    LOWER_LATIN,
     NOTE_WORDS,
     NRP_WORDS,
     OPENING_WORDS,
     RELATION_WORDS,
+    UPPER_LATIN,
     clinical_register,
     common_words,
     first_last_name,
@@ -519,6 +521,29 @@ def _named(span: str) -> bool:
     )
 
 
+# one or two given names, a middle initial with or without its full stop, a surname that
+# particles may open: "Wulf G Wernecke", "Ana L Clara Pinto", "Dylano S van Doorn",
+# "Þórunn R. Aðalsteinsdóttir"; the shape of a person's name whether or not the lexicon
+# knows its words
+_NAME_WORD = rf"[{UPPER_LATIN}][{LOWER_LATIN}]+(?:-[{UPPER_LATIN}][{LOWER_LATIN}]+)?"
+_MIDDLE_INITIAL = re.compile(
+    rf"{_NAME_WORD}(?: {_NAME_WORD})? [{UPPER_LATIN}]\.?"
+    rf"(?: {_NAME_WORD})?(?: (?:van|von|de|der|den|da|das|dos|do|di|du|del|la|le))* {_NAME_WORD}"
+)
+
+
+def _middle_initial(span: str) -> bool:
+    """Whether an NER organisation or place has the shape of a person's name with a middle
+    initial (:data:`_MIDDLE_INITIAL`) and no charting or institution word; the surname no
+    everyday word either (a given name may be one: "Per M Henriksson", "Else S Andersen")."""
+    if _MIDDLE_INITIAL.fullmatch(span) is None:
+        return False
+    words = [w.casefold() for w in span.split()]
+    if any(w in NOTE_WORDS or w in INSTITUTION_WORDS for w in words):
+        return False
+    return words[-1] not in common_words()
+
+
 def _only_names(span: str) -> bool:
     """Whether an NER organisation or place of one or two words holds only known first and
     last names, none an everyday word, and is no place in the gazetteer ("Ashley", "Kim
@@ -607,6 +632,7 @@ class SpacyNerRecognizer(Recognizer):
                         _INTRO_BEFORE.search(text, max(0, start - 16), start)
                         and _named(text[start:end])
                     )
+                    or _middle_initial(text[start:end])
                     or (
                         _only_names(text[start:end])
                         # "Dennis" read as a group; "Christian", "Israeli" stay groups

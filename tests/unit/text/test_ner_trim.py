@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from veil.text._ner import _line_pieces, _trim
+from veil.text._ner import _line_pieces, _middle_initial, _trim
 
 
 @pytest.mark.parametrize(
@@ -61,3 +61,24 @@ def test_an_envelope_header_keeps_the_addressee() -> None:
     }
     assert ("Kristen Whitaker", "PERSON") in found
     assert ("Brown LLC", "ORGANIZATION") in found
+
+
+@pytest.mark.parametrize(
+    ("span", "person"),
+    [
+        ("Wulf G Wernecke", True),
+        ("Dylano S van Doorn", True),  # particles open the surname
+        ("Ana L Clara Pinto", True),  # a second given name after the initial
+        ("Þórunn R. Aðalsteinsdóttir", True),  # names the lexicon need not know
+        ("Procter & Gamble", False),
+        ("General M Hospital", False),  # an institution word
+        ("Smith J Will", False),  # an everyday word as the surname
+        ("Wells Fargo", False),  # no initial
+    ],
+)
+def test_a_model_organisation_shaped_as_a_name_with_a_middle_initial(
+    span: str, person: bool
+) -> None:
+    """The model's organisation or place of a given name, a middle initial and a surname
+    is relabelled a person, whether or not the lexicon knows the words."""
+    assert _middle_initial(span) is person
