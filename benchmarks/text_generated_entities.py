@@ -40,6 +40,8 @@ Our own generated data, the ground truth of coverage beyond English:
 * ``address_lower``: Faker ``street_address()`` or ``address()`` on one line of four
   English-speaking locales in lower case after an address cue ("i live at 12 main st,
   boston, ma 02139 lol"), ``STREET_ADDRESS``;
+* ``location_travel``: the same towns after travel words ("landed in", "drove to", "our
+  trip to");
 * ``phone_number``: Faker ``phone_number()`` of ten locales in seven frames, a phone word
   before the number or after it ("... is my cell"); Faker's numbers of some locales are
   invented digit strings that no numbering plan assigns (Canadian area codes "101",
@@ -193,6 +195,17 @@ FRAMES["LOCATION_ABROAD"] = [
     "My family still lives in {p}.",
 ]
 ABROAD_LOCALES = ["de_DE", "fr_FR", "es_ES", "it_IT", "pl_PL", "nl_NL"]
+# LOCATION_TRAVEL: the same towns after travel words
+FRAMES["LOCATION_TRAVEL"] = [
+    "We arrived in {p} on Monday.",
+    "She landed in {p} late at night.",
+    "I am flying to {p} tomorrow.",
+    "We drove to {p} for the weekend.",
+    "Our trip to {p} was great.",
+    "I will travel to {p} next month.",
+    "We spent our holiday in {p}.",
+    "She stayed in {p} for a year.",
+]
 FRAMES["PHONE_NUMBER"] = [
     "Call me at {p}.",
     "My phone number is {p}",
@@ -231,6 +244,7 @@ _PROVIDERS = {
     "STREET_NAME": "street_name",
     "STREET_UNIT": "secondary_address",
     "LOCATION_ABROAD": "city",
+    "LOCATION_TRAVEL": "city",
     "PHONE_NUMBER": "phone_number",
 }
 # the type a case expects, where its name is not the type's
@@ -295,7 +309,7 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         else TOWN_LOCALES
         if entity == "LOCATION_TOWN"
         else ABROAD_LOCALES
-        if entity == "LOCATION_ABROAD"
+        if entity in ("LOCATION_ABROAD", "LOCATION_TRAVEL")
         else ["en_US"]
         if entity.startswith("STREET")
         else PHONE_LOCALES
@@ -447,6 +461,7 @@ def main() -> None:
                 "ADDRESS_LOWER",
                 "PERSON_SPEAKING",
                 "PERSON_LOWER",
+                "LOCATION_TRAVEL",
             )
         },
         "seconds": round(time.time() - t0, 1),

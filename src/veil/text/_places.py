@@ -89,7 +89,12 @@ _UP = UPPER_LATIN
 # "moved to", "transferred to", which as often name a department ("moved to Marketing")
 _RESIDENCE = re.compile(
     r"(?:\b(?:born|raised|grew[ \t]+up|lives?|lived|living|resides?|resided|residing|based|"
-    r"headquartered|emigrated|immigrated|flew|travell?ed)[ \t]+(?:in|to|from|near)"
+    r"headquartered|emigrated|immigrated|flew|travell?ed|"
+    # travel: "landed in", "drove to", "a trip to", "travelling from", "stayed in" (not "stay
+    # in", whose idioms are no places: "stay in Touch")
+    r"fl(?:y|ies|ying)|travel(?:s|l?ing)?|arriv(?:e|es|ed|ing)|land(?:s|ed|ing)|"
+    r"dr(?:ive|ives|ove|iving)|stay(?:ed|ing)|trips?|journey|holidays?|vacation(?:s|ed|ing)?"
+    r")[ \t]+(?:in|to|from|near)"
     r"|\bhometown[ \t]+(?:of|is)|\bnative[ \t]+of|\boffices?[ \t]+in)[ \t]+$",
     re.IGNORECASE,
 )

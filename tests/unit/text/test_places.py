@@ -200,6 +200,12 @@ RESIDENCE = [
     ("He was born in Büsingen am Hochrhein.", ["Büsingen am Hochrhein"]),
     ("She lives in Jacquet-sur-Jacob now.", ["Jacquet-sur-Jacob"]),
     ("Our office in Sabbioncello San Pietro closed.", ["Sabbioncello San Pietro"]),
+    # travel words
+    ("She landed in Enemonzo late at night.", ["Enemonzo"]),
+    ("We drove to Stadtroda for the weekend.", ["Stadtroda"]),
+    ("Our trip to Hersbruck was great.", ["Hersbruck"]),
+    ("I will travel to Stadtroda next month.", ["Stadtroda"]),
+    ("She stayed in Jacquet-sur-Jacob for a year.", ["Jacquet-sur-Jacob"]),
     # not a town: a department, a known name, a weekday, a longer name, a clinical note
     ("He moved to Marketing last year", []),
     ("She was born in Tuesday's storm", []),
@@ -209,6 +215,8 @@ RESIDENCE = [
     ("Our office in Human Resources closed.", []),  # everyday words
     ("She lives in John Smith House now.", []),  # a person's name
     ("Pt lives in Hersbruck. BP 120/80, HR 72, NPO after MN.", []),
+    ("Please stay in Touch with us.", []),  # an idiom: "stay in" is no travel word
+    ("We drove to Acme Corp for parts.", []),  # a company
 ]
 
 
