@@ -471,12 +471,12 @@ class LexiconNameRecognizer(Recognizer):
                     a, b = m.start() + w.start(), m.start() + w.end()
                     out.append(self._finding(a, b, "listed_lower", score=_LISTED_SCORE))
         for m in _LOWER_TITLED.finditer(text):
-            w = m.group(1)
-            if (w in last or w in first) and plain(w):
+            name = m.group(1)
+            if (name in last or name in first) and plain(name):
                 out.append(self._finding(m.start(1), m.end(1), "titled_lower"))
         for m in _LOWER_LABEL.finditer(text) if ":" in text else ():
-            w = m.group(1)
-            if w in first and plain(w):
+            name = m.group(1)
+            if name in first and plain(name):
                 out.append(self._finding(m.start(1), m.end(1), "speaker_label_lower"))
         return out
 
