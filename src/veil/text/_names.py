@@ -365,7 +365,12 @@ class LexiconNameRecognizer(Recognizer):
     * A known name in any case right after "my name is", "this is", "I'm", "call me",
       "Name:", "Contact:" or a sign-off ("hi, my name is marc collins", "Regards, Jane");
       after a greeting, capitalised, or in a text without capitals when punctuation
-      closes the given name ("hey mike, can you ...").
+      closes the given name ("hey mike, can you ..."); a known surname alone after
+      "maiden name is" or "last name is".
+    * A capitalised known given name alone that a question asks about, that acts, that
+      speaks or that labels a transcript's line ("Is Anne coming?", "Anne began",
+      "said Anne", "Anne: I'm fine"); in a text without capitals, known given names
+      listed together, a name after a title, a given name labelling a line.
 
     No word may be charting vocabulary ("Will", "Neo", "Echo"). Score 0.6, below NER's, so
     an NER span of another type on the same words wins the overlap rule.
@@ -446,7 +451,7 @@ class LexiconNameRecognizer(Recognizer):
         """A name alone in a text written without capitals, where the text says it is
         one: known given names listed together ("invited ana, luis and marta"), a surname
         or a given name after a title ("mr. kowalski"), a given name labelling a line of a
-        chat ("tracy: you there?"). No everyday, charting, calendar or place word."""
+        chat ("priya: you there?"). No everyday, charting, calendar or place word."""
         first, last = name_lexicon()
         from veil.text._places import gazetteer  # imported late: places imports names
 
@@ -570,7 +575,7 @@ class LexiconNameRecognizer(Recognizer):
             one, two = m.group(1).casefold(), m.group(2)
             if _SURNAME_CUE.search(said) and two is None:
                 # "her maiden name is Novak": a known surname, no everyday word
-                if one in name_lexicon()[1] and one not in common_words() | NOTE_WORDS:
+                if one in name_lexicon()[1] and one not in common_words() and one not in NOTE_WORDS:
                     out.append(self._finding(m.start(1), m.end(1), "introduced"))
                 continue
             longer = _longer_introduced(text, m.start(1))
