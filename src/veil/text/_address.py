@@ -99,7 +99,6 @@ __all__ = [
     "StateRecognizer",
     "StreetAddressRecognizer",
     "ZipCodeRecognizer",
-    "address_shape",
 ]
 
 _UP = UPPER_LATIN  # upper-case Latin letters ("Łódź", "Žinkovská")
@@ -666,143 +665,6 @@ def _addresses(text: str) -> list[_Address]:
     return sorted(out, key=lambda a: a.start)
 
 
-# An address written in lower case, as chat often is ("i live at 12 main st, boston ma
-# 02139"): read only right after an address cue and before a house number, in a copy of the
-# next words with capitals put back, so that the grammar above reads it unchanged.
-_LOWER_CUE = re.compile(
-    r"(?<![\w])(?:"
-    r"(?:live|lives|lived|living|reside|resides|resided|residing|stay|stays|staying|located)"
-    r"[ \t]+(?:at|on)"
-    r"|address(?:[ \t]+is|[ \t]*:)"
-    r"|(?:ship|send|deliver|mail|post)(?:[ \t]+(?:it|them|this|that|everything))?[ \t]+to"
-    r"|moved[ \t]+to"
-    rf")[ \t]+(?=\d|(?:{_UNIT_WORDS}|p\.?[ \t]?o\.?[ \t]+box|psc|cmr|usns|usnv|uss|uscgc)\b)",
-    re.IGNORECASE,
-)
-_LOWER_STEMS = (
-    "liv",
-    "resid",
-    "stay",
-    "locat",
-    "address",
-    "ship",
-    "send",
-    "deliver",
-    "mail",
-    "post",
-    "moved",
-)
-_LOWER_WINDOW = re.compile(r"[^!?;()]{1,120}")
-_LOWER_TOKEN = re.compile(r"[^\W_][\w'’-]*")
-# "MA", "NSW", and the armed forces' "states" (Americas, Europe, Pacific)
-_REGION_CODES = frozenset(r for r in _REGIONS if len(r) <= 3 and r.isupper()) | {"AA", "AE", "AP"}
-# left in lower case: what joins prose, not a street's name ("2 people in Boston")
-_LOWER_PARTICLES = frozenset(
-    ["a", "an", "the", "of", "and", "or", "in", "on", "at", "to", "by", "for", "from", "with"]
-)
-_MILITARY_WORDS = frozenset(["PSC", "CMR", "USNS", "USNV", "USS", "USCGC", "APO", "FPO", "DPO"])
-_RD_NUMBER = re.compile(r"[ \t]+\d{1,2}(?![\w])")
-_BEFORE_PC = re.compile(rf"[ \t]*,?[ \t]*(?:\d{{4,5}}|{_CA_PC})(?![\w-])", re.IGNORECASE)
-
-
-def _capitalised(window: str) -> str:
-    """``window`` with capitals where an address has them, same length and offsets: each
-    word's first letter but a particle's ("of", "the"); a state or province code before
-    a postcode, a military address's word ("psc", "apo") and a word of letters and digits (a
-    postcode's half, "221b") in full."""
-    out = list(window)
-    for m in _LOWER_TOKEN.finditer(window):
-        word = m.group()
-        if not word.islower() and not word[0].isdigit():
-            continue
-        up = word.upper()
-        if len(up) != len(word):
-            continue  # "ß" and others whose capital is longer: left as written
-        if (
-            up in _MILITARY_WORDS
-            or (up in _REGION_CODES and _BEFORE_PC.match(window, m.end()))
-            or (up == "RD" and _RD_NUMBER.match(window, m.end()))  # NZ rural delivery
-        ):
-            out[m.start() : m.end()] = up
-        elif any(c.isdigit() for c in word):
-            out[m.start() : m.end()] = up
-        elif word not in _LOWER_PARTICLES:
-            out[m.start()] = up[0]
-    return "".join(out)
-
-
-def _with_lower_case(text: str, found: list[_Address]) -> list[_Address]:
-    """``found`` and the addresses in lower case after an address cue (``_LOWER_CUE``); of
-    two that overlap, the longer ("po box 18" is read in any case, its town only here)."""
-    out = list(found)
-    for a in _lower_case_addresses(text):
-        rivals = [b for b in out if a.start < b.end and b.start < a.end]
-        if all(b.end - b.start < a.end - a.start for b in rivals):
-            out = [b for b in out if b not in rivals] + [a]
-    return sorted(out, key=lambda a: a.start)
-
-
-def _cues(text: str) -> list[re.Match[str]]:
-    """``_LOWER_CUE``'s matches, tried only where a word opens with a cue's stem (a
-    substring scan per stem costs a tenth of the regex's scan of the whole text)."""
-    folded = text.lower()
-    if len(folded) != len(text):  # a letter whose lower case is longer ("İ")
-        return list(_LOWER_CUE.finditer(text))
-    starts = set()
-    for stem in _LOWER_STEMS:
-        i = folded.find(stem)
-        while i >= 0:
-            if i == 0 or not folded[i - 1].isalnum():
-                starts.add(i)
-            i = folded.find(stem, i + 1)
-    return [m for i in sorted(starts) if (m := _LOWER_CUE.match(text, i)) is not None]
-
-
-def _lower_case_addresses(text: str) -> list[_Address]:
-    """Addresses in lower case after an address cue (see ``_LOWER_CUE``)."""
-    out = []
-    for cue in _cues(text):
-        start = cue.end()
-        if not text[start : start + 40].islower():
-            continue  # written with capitals: the grammar has read it already
-        w = _LOWER_WINDOW.match(text, start)
-        if w is None:
-            continue
-        window = _capitalised(w.group())
-        # where the address ends is not known: capitals put back on the chat after it
-        # ("... Henderson Ramble Lol") would lengthen the street's name, so each end of a
-        # word is tried as the window's end, and the longest address from its start is kept
-        best = None
-        for end in [m.end() for m in _LOWER_TOKEN.finditer(window)][:16]:
-            a = next(iter(_addresses(window[:end])), None)
-            if a is not None and a.start == 0 and (best is None or a.end > best.end):
-                best = a
-        if best is not None:
-            pattern = best.pattern + "+lower_case"
-            out.append(
-                _Address(start, start + best.end, pattern, best.composite, best.country, best.weak)
-            )
-    return out
-
-
-def address_shape(value: str) -> tuple[bool, str | None]:
-    """(is a full postal address, country of its format) for a ``STREET_ADDRESS`` value.
-
-    Examples
-    --------
-    >>> address_shape("10 Downing Street, London SW1A 2AA")
-    (True, 'GB')
-    >>> address_shape("123 Main St")
-    (False, None)
-    """
-    if value.islower():
-        value = _capitalised(value)  # "12 high street, oxford ox1 2jd"
-    found = [a for a in _addresses(value) if a.start == 0]
-    if not found:
-        return False, None
-    return found[0].composite, found[0].country
-
-
 @recognizers.register("street_address")
 class StreetAddressRecognizer(Recognizer):
     """Postal addresses: a street line, with its locality when one follows (module docstring).
@@ -840,7 +702,9 @@ class StreetAddressRecognizer(Recognizer):
         if _GATE.search(text) is None:
             return []
         out = []
-        for a in _with_lower_case(text, _addresses(text)):
+        from veil.text._address_lower import with_lower_case  # it imports this module
+
+        for a in with_lower_case(text, _addresses(text)):
             base = self.composite_score if a.composite else self.score
             words = () if a.composite else self._context.find(text, a.start, a.end)
             if a.weak and (not words or clinical_register(text)):

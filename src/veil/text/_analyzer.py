@@ -39,9 +39,9 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _places,
     _street_names,
 )
+from veil.text._coordination import coordinated_names
 from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._lexicon import mostly_upper, truecase
-from veil.text._names import coordinated_names
 from veil.text._profiles import check_profile, profile_keeps
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 

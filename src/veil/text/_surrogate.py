@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from veil.text._address import address_shape
+from veil.text._address_lower import address_shape
 from veil.text._checksums import IBAN_LENGTHS
 from veil.text._street_names import LONE_UNIT
 from veil.text._street_words import _STATE_CODES, _STATE_NAMES, _STATES

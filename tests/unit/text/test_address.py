@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.text import Finding, TextAnalyzer, generate_corpus, resolve_overlaps
-from veil.text._address import StreetAddressRecognizer, address_shape
+from veil.text._address import StreetAddressRecognizer
+from veil.text._address_lower import address_shape
 from veil.text._surrogate import SurrogateFactory
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "text_corpus.jsonl"

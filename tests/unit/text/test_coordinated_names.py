@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer
+from veil.text._coordination import coordinated_names
 from veil.text._finding import Finding
-from veil.text._names import coordinated_names
 
 
 def _person(text: str, name: str) -> Finding:
