@@ -28,6 +28,8 @@ Our own generated data, the ground truth of coverage beyond English:
 * ``location_abroad``: Faker ``city()`` of six continental locales (real towns, many below
   the gazetteer's 15,000 people, and invented ones) after "born in", "lives in", "grew up
   in", "flew from" and the like;
+* ``phone_calling``: the same numbers after the verbs of calling ("not answering at",
+  "ring me on", "WhatsApp me on") and someone's number ("my number is");
 * ``person_header``: Faker names of the person locales on a line of their own, as a
   letter's or an envelope's header or a form sets them, above the same locale's company,
   address, job or a date ("Kristen Whitaker\nBrown LLC\n12 Main St ...", "Patient:
@@ -234,6 +236,17 @@ LOWER_FRAMES = [
     "we moved to {p} last week",
 ]
 LOWER_LOCALES = ["en_US", "en_GB", "en_CA", "en_AU"]
+# PHONE_CALLING: the same numbers after the verbs of calling and someone's number
+FRAMES["PHONE_CALLING"] = [
+    "She is not answering at {p} today.",
+    "Leave a voicemail at {p}.",
+    "WhatsApp me on {p}.",
+    "Dial {p} for the front desk.",
+    "Ring me on {p} after six.",
+    "Send messages to {p} please.",
+    "Her landline: {p}",
+    "My number is {p}.",
+]
 PHONE_LOCALES = ["en_US", "en_GB", "en_CA", "en_AU", "de_DE", "fr_FR", "es_ES", "it_IT"]
 PHONE_LOCALES += ["nl_NL", "en_IN"]
 # the Faker provider of the cases that set one value in their own frames, in turn
@@ -246,6 +259,7 @@ _PROVIDERS = {
     "LOCATION_ABROAD": "city",
     "LOCATION_TRAVEL": "city",
     "PHONE_NUMBER": "phone_number",
+    "PHONE_CALLING": "phone_number",
 }
 # the type a case expects, where its name is not the type's
 EXPECTED = {
@@ -253,6 +267,7 @@ EXPECTED = {
     "STREET_UNIT": "STREET_ADDRESS",
     "PHONE_NUMBER": "PHONE_NUMBER",
     "ADDRESS_LOWER": "STREET_ADDRESS",
+    "PHONE_CALLING": "PHONE_NUMBER",
 }
 # PERSON_WRITTEN, a person's name as people also write it (the case's group is the form):
 # an initial and the surname, a middle initial, in capitals in ordinary text (in the PERSON
@@ -313,7 +328,7 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         else ["en_US"]
         if entity.startswith("STREET")
         else PHONE_LOCALES
-        if entity == "PHONE_NUMBER"
+        if entity in ("PHONE_NUMBER", "PHONE_CALLING")
         else LOWER_LOCALES
         if entity == "ADDRESS_LOWER"
         else ORG_LOCALES
@@ -462,6 +477,7 @@ def main() -> None:
                 "PERSON_SPEAKING",
                 "PERSON_LOWER",
                 "LOCATION_TRAVEL",
+                "PHONE_CALLING",
             )
         },
         "seconds": round(time.time() - t0, 1),

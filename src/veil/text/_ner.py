@@ -472,7 +472,8 @@ def _line_pieces(ents: Iterable[Any], text: str) -> Iterator[tuple[Any, int, int
     word, and the company's finding then outranked the whole of it. A line is its own field
     in a letter's header, a form or a note, and what the model runs on into is the next
     field ("Anthony Hatfield\nDOB", "Zachary Phelps\nScientist", "Todd Ramos\nAllen" of
-    a company's name: 150 spans in 400 generated blocks)."""
+    a company's name: 150 spans in 400 generated blocks, an ad hoc count; the benchmark's
+    ``PERSON_HEADER`` case measures the effect)."""
     for ent in ents:
         start, end = ent.start_char, ent.end_char
         cut = text.find("\n", start, end)
