@@ -589,3 +589,24 @@ def test_a_lower_case_address_reads_as_its_capitalised_form(
     written = {(f.start, f.end) for f in r.analyze(f"hey i live at {value} lol")}
     lower = {(f.start, f.end) for f in r.analyze(f"hey i live at {value.lower()} lol")}
     assert lower == written
+
+
+def test_the_lower_case_pass_reads_each_cue_at_most_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long document of lower-case addresses costs two grammar reads a cue, each of a
+    window that ends at the next cue (it once tried every word end of a 120-character
+    window, and merged with a scan of all addresses per address: 39 s for a megabyte)."""
+    import veil.text._address_lower as lower
+
+    reads: list[int] = []
+    parse = lower._addresses
+
+    def counted(window: str) -> list:  # type: ignore[type-arg]
+        reads.append(len(window))
+        return parse(window)
+
+    monkeypatch.setattr(lower, "_addresses", counted)
+    text = "i live at 286 emily ramble lol\n" * 200
+    found = StreetAddressRecognizer().analyze(text)
+    assert len(found) == 200
+    assert len(reads) <= 2 * 200
+    assert max(reads) <= len("286 emily ramble lol\ni live at ")
