@@ -280,7 +280,7 @@ class SurrogateFactory:
             out = str(fake.street_address())
         elif locale == "en_US":
             # Faker's en_US address() also writes military (APO/FPO) addresses
-            out = f"{fake.street_address()}\n{fake.city()}, {fake.state_abbr()} {fake.postcode()}"
+            return _us_envelope(value, fake)
         else:
             out = faker_postal_address(fake, locale)
         lines = [line.strip() for line in out.split("\n") if line.strip()]
@@ -437,3 +437,32 @@ class SurrogateFactory:
             return f"{v:0{len(tok)}d}"
 
         return re.sub(r"\d+", number, out)
+
+
+_LINE_SPLIT = re.compile(r"[ \t]*\r?\n[ \t]*")
+
+
+def _us_envelope(value: str, fake: Any) -> str:
+    """A fake US address in the original's layout: on one line, on two ("street\ncity, ST
+    ZIP"), or an envelope's block of a line per part ("street\ncity\nstate\nZIP"), with
+    the state spelt out or as a code and the city in capitals as the original has them."""
+    lines = [line for line in _LINE_SPLIT.split(value.strip()) if line]
+    # the locality: what follows the street line (its own line, or after its comma)
+    rest = " ".join(lines[1:]) if len(lines) > 1 else value.partition(",")[2]
+    words = re.findall(r"[^\W\d_]+", rest.casefold())
+    spelt = any(
+        " ".join(words[i : i + n]) in _place_kinds()[2]
+        for n in (1, 2, 3)
+        for i in range(len(words))
+    )
+    state = str(fake.state()) if spelt else str(fake.state_abbr())
+    city = str(fake.city())
+    if len(lines) > 1 and lines[1].isupper():
+        city = city.upper()
+    street, postcode = str(fake.street_address()), str(fake.postcode())
+    if len(lines) >= 4:
+        return "\n".join([street, city, state, postcode])
+    if len(lines) == 3:
+        return f"{street}\n{city}\n{state} {postcode}"
+    sep = "\n" if len(lines) == 2 else ", "
+    return f"{street}{sep}{city}, {state} {postcode}"

@@ -469,6 +469,29 @@ def test_surrogate_is_a_coherent_address_in_the_original_layout() -> None:
         assert re.search(r"[ -]\d{6}$", out), seed
 
 
+@pytest.mark.parametrize(
+    ("value", "lines", "spelt", "upper"),
+    [
+        ("123 Main St\nSpringfield\nIllinois\n62704", 4, True, False),
+        ("455 Oak Avenue Apt. 5\nDAYTON\nOH 45402", 3, False, True),
+        ("9791 Regina Mountains\nAndreaborough, VT 62139", 2, False, False),
+        ("12 Main St, Albany, New York 12207", 1, True, False),
+    ],
+)
+def test_a_us_surrogate_keeps_the_envelope_layout(
+    value: str, lines: int, spelt: bool, upper: bool
+) -> None:
+    """A line per part stays a line per part; a state spelt out stays spelt out; a city in
+    capitals stays in capitals (the envelope's block came back as two lines with a code)."""
+    for seed in range(5):
+        out = SurrogateFactory().make("STREET_ADDRESS", value, seed)
+        assert address_shape(out) == (True, "US")
+        assert len(out.split("\n")) == lines
+        assert (re.search(r"\b[A-Z]{2} \d{5}", out) is None) == spelt
+        if upper:
+            assert out.split("\n")[1].isupper()
+
+
 def test_committed_corpus_is_what_the_generator_writes() -> None:
     # regenerate with: veil text corpus --n 600 --seed 2024 --out tests/data/text_corpus.jsonl
     written = DATA.read_text(encoding="utf-8")
