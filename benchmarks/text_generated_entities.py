@@ -28,6 +28,8 @@ Our own generated data, the ground truth of coverage beyond English:
 * ``location_abroad``: Faker ``city()`` of six continental locales (real towns, many below
   the gazetteer's 15,000 people, and invented ones) after "born in", "lives in", "grew up
   in", "flew from" and the like;
+* ``person_wrapped``: Faker names of the person locales broken by a line wrap, given name
+  on one line and surname on the next (the whole name is the span);
 * ``phone_calling``: the same numbers after the verbs of calling ("not answering at",
   "ring me on", "WhatsApp me on") and someone's number ("my number is");
 * ``person_header``: Faker names of the person locales on a line of their own, as a
@@ -236,6 +238,14 @@ LOWER_FRAMES = [
     "we moved to {p} last week",
 ]
 LOWER_LOCALES = ["en_US", "en_GB", "en_CA", "en_AU"]
+# PERSON_WRAPPED: a Faker name that a line wrap breaks, given name on one line and surname
+# on the next ("Spoke with Maria\nGonzalez about ...")
+FRAMES["PERSON_WRAPPED"] = [
+    "Spoke with {p} about the invoice.",
+    "Patient name: {p}, admitted today.",
+    "Thanks to {p} for the help.",
+    "Please call {p} tomorrow.",
+]
 # PHONE_CALLING: the same numbers after the verbs of calling and someone's number
 FRAMES["PHONE_CALLING"] = [
     "She is not answering at {p} today.",
@@ -352,6 +362,8 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
             if entity == "PERSON_INITIAL":
                 first, last = name.split(" ", 1)
                 name = f"{first} {fake.first_name()[0].upper()} {last}"
+            if entity == "PERSON_WRAPPED":
+                name = name.replace(" ", "\n", 1)
         if entity == "LOCATION_TOWN":
             name = fake.city()
             frame = rng.choice(FRAMES["LOCATION"])
@@ -478,6 +490,7 @@ def main() -> None:
                 "PERSON_LOWER",
                 "LOCATION_TRAVEL",
                 "PHONE_CALLING",
+                "PERSON_WRAPPED",
             )
         },
         "seconds": round(time.time() - t0, 1),

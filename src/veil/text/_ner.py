@@ -466,6 +466,9 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     return start, end
 
 
+_WRAPPED_NAME_WORD = re.compile(rf"[{UPPER_LATIN}][{LOWER_LATIN}'’-]+")
+
+
 def _line_pieces(ents: Iterable[Any], text: str) -> Iterator[tuple[Any, int, int]]:
     """(entity, start, end) of each NER span, cut at its first line break: an envelope's
     "Kristen Whitaker\nBrown LLC" read as one person ended the name at the company's first
@@ -473,13 +476,44 @@ def _line_pieces(ents: Iterable[Any], text: str) -> Iterator[tuple[Any, int, int
     in a letter's header, a form or a note, and what the model runs on into is the next
     field ("Anthony Hatfield\nDOB", "Zachary Phelps\nScientist", "Todd Ramos\nAllen" of
     a company's name: 150 spans in 400 generated blocks, an ad hoc count; the benchmark's
-    ``PERSON_HEADER`` case measures the effect)."""
+    ``PERSON_HEADER`` case measures the effect).
+
+    A person's name that a line wrap breaks is kept whole: when the first line holds one
+    word of it, or ends in an initial ("Maria\nGonzalez", "John A.\nSmith"), the next
+    line's words in the span that are written as names and are no everyday or charting
+    word stay in it (cutting them left the surname unredacted)."""
     for ent in ents:
         start, end = ent.start_char, ent.end_char
         cut = text.find("\n", start, end)
-        if cut >= 0:
-            end = len(text[start:cut].rstrip()) + start
-        yield ent, start, end
+        if cut < 0:
+            yield ent, start, end
+            continue
+        # the name's words on the first line: the span's, and the capitalised words just
+        # before it on that line (the model may start at the surname: "Iva Dvořák\nObchodník")
+        line = text[text.rfind("\n", 0, start) + 1 : cut].split()
+        head = []
+        for w in reversed(line):
+            if not w[:1].isupper():
+                break
+            head.append(w)
+        incomplete = bool(head) and (len(head) == 1 or _INITIAL.fullmatch(head[0]) is not None)
+        # a person's name, whatever the model called it ("Maria\nGonzalez" read as an ORG
+        # is a person by the rules below): a first line of one known given name counts too
+        named = ent.label_ == "PERSON" or (
+            len(head) == 1 and head[0].casefold() in name_lexicon()[0]
+        )
+        if incomplete and named:
+            tail = [w for w in text[cut:end].split() if w.strip(">")]  # a reply's quote marks
+            common = common_words()
+            if tail and all(
+                _WRAPPED_NAME_WORD.fullmatch(w)
+                and w.casefold() not in common
+                and w.casefold() not in NOTE_WORDS
+                for w in tail
+            ):
+                yield ent, start, end
+                continue
+        yield ent, start, len(text[start:cut].rstrip()) + start
 
 
 _INITIAL = re.compile(r"[A-Z]\.")

@@ -29,8 +29,8 @@ def test_trim(text: str, entity: str, expected: str) -> None:
 
 
 class _Ent:
-    def __init__(self, start: int, end: int) -> None:
-        self.start_char, self.end_char = start, end
+    def __init__(self, start: int, end: int, label: str = "PERSON") -> None:
+        self.start_char, self.end_char, self.label_ = start, end, label
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,12 @@ class _Ent:
         ("Anthony Hatfield\nDOB", "Anthony Hatfield"),
         ("Anthony Hatfield  \r\nDOB", "Anthony Hatfield"),
         ("Jane Roe", "Jane Roe"),  # one line: as the model read it
+        # a name that a line wrap breaks stays whole: one word or an initial on the first
+        # line, name-like words on the next
+        ("Maria\nGonzalez", "Maria\nGonzalez"),
+        ("John A.\nSmith", "John A.\nSmith"),
+        ("Anthony\nDOB", "Anthony"),  # a field's label in capitals
+        ("Maria\nLater", "Maria"),  # an everyday word
     ],
 )
 def test_a_span_ends_at_its_line(text: str, expected: str) -> None:
@@ -49,6 +55,13 @@ def test_a_span_ends_at_its_line(text: str, expected: str) -> None:
     ((got, start, end),) = list(_line_pieces([ent], text))
     assert got is ent
     assert text[start:end] == expected
+
+
+def test_a_wrapped_organisation_is_cut_at_its_line() -> None:
+    """Only a person's name is kept over a wrap; another label ends at the line."""
+    text = "Acme\nGonzalez"
+    ((_, start, end),) = list(_line_pieces([_Ent(0, len(text), "ORG")], text))
+    assert text[start:end] == "Acme"
 
 
 def test_an_envelope_header_keeps_the_addressee() -> None:
