@@ -12,6 +12,7 @@ import bisect
 import re
 
 from veil.text._address import _CA_PC, _REGIONS, _UNIT_WORDS, _Address, _addresses
+from veil.text._recognizer import text_features
 from veil.text._street_words import _EN_STRONG, _EN_WEAKS
 
 __all__ = ["address_shape", "with_lower_case"]
@@ -45,8 +46,8 @@ _LOWER_STEMS = (
 _LOWER_WINDOW = re.compile(r"[^!?;()]{1,120}")
 _TYPE_WORDS = frozenset(w.casefold() for w in _EN_STRONG | _EN_WEAKS)
 _LOWER_TOKEN = re.compile(r"[^\W_][\w'’-]*")
-# "MA", "NSW", and the armed forces' "states" (Americas, Europe, Pacific)
-_REGION_CODES = frozenset(r for r in _REGIONS if len(r) <= 3 and r.isupper()) | {"AA", "AE", "AP"}
+# "MA", "NSW", and the armed forces' "states" (AA, AE, AP: in ``_REGIONS`` with the US's)
+_REGION_CODES = frozenset(r for r in _REGIONS if len(r) <= 3 and r.isupper())
 # left in lower case: what joins prose, not a street's name ("2 people in Boston")
 _LOWER_PARTICLES = frozenset(
     ["a", "an", "the", "of", "and", "or", "in", "on", "at", "to", "by", "for", "from", "with"]
@@ -110,9 +111,10 @@ def _is_type(word: str) -> bool:
 
 def _cues(text: str) -> list[re.Match[str]]:
     """``_LOWER_CUE``'s matches, tried only where a word opens with a cue's stem (a
-    substring scan per stem costs a tenth of the regex's scan of the whole text)."""
-    folded = text.lower()
-    if len(folded) != len(text):  # a letter whose lower case is longer ("İ")
+    substring scan per stem costs a tenth of the regex's scan of the whole text), in the
+    lower-cased copy that the recognizers share, made once per text."""
+    folded = text_features(text).lower
+    if not folded:  # not ASCII: searched whole
         return list(_LOWER_CUE.finditer(text))
     starts = set()
     for stem in _LOWER_STEMS:

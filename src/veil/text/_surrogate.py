@@ -447,14 +447,11 @@ def _us_envelope(value: str, fake: Any) -> str:
     ZIP"), or an envelope's block of a line per part ("street\ncity\nstate\nZIP"), with
     the state spelt out or as a code and the city in capitals as the original has them."""
     lines = [line for line in _LINE_SPLIT.split(value.strip()) if line]
-    # the locality: what follows the street line (its own line, or after its comma)
+    # the region: the locality's last words before the postcode ("... Illinois 62704",
+    # "Albany, New York 12207"); a city named as a state ("Washington, DC") is no region
     rest = " ".join(lines[1:]) if len(lines) > 1 else value.partition(",")[2]
     words = re.findall(r"[^\W\d_]+", rest.casefold())
-    spelt = any(
-        " ".join(words[i : i + n]) in _place_kinds()[2]
-        for n in (1, 2, 3)
-        for i in range(len(words))
-    )
+    spelt = any(" ".join(words[-n:]) in _place_kinds()[2] for n in (1, 2, 3) if len(words) >= n)
     state = str(fake.state()) if spelt else str(fake.state_abbr())
     city = str(fake.city())
     if len(lines) > 1 and lines[1].isupper():

@@ -476,6 +476,7 @@ def test_surrogate_is_a_coherent_address_in_the_original_layout() -> None:
         ("455 Oak Avenue Apt. 5\nDAYTON\nOH 45402", 3, False, True),
         ("9791 Regina Mountains\nAndreaborough, VT 62139", 2, False, False),
         ("12 Main St, Albany, New York 12207", 1, True, False),
+        ("12 Main St, Washington, DC 20001", 1, False, False),  # a city named as a state
     ],
 )
 def test_a_us_surrogate_keeps_the_envelope_layout(
@@ -633,3 +634,42 @@ def test_the_lower_case_pass_reads_each_cue_at_most_twice(monkeypatch: pytest.Mo
     assert len(found) == 200
     assert len(reads) <= 2 * 200
     assert max(reads) <= len("286 emily ramble lol\ni live at ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "i live at 12 main st",
+                "Lives on 4 elm rd",
+                "my address is 9 oak ave",
+                "ship it to 5 high st",
+                "Send to apt 4",
+                "mail them to po box 18",
+                "moved to 3 park lane",
+                "relationship",
+                "email",
+                "posted",
+                "liver",
+                "stay",
+                "staying at 7 elm ct",
+                "located at psc 9044",
+                "the",
+                "12",
+                ",",
+                "\n",
+                "İstanbul",
+                "résidence",
+            ]
+        ),
+        max_size=8,
+    )
+)
+def test_the_cue_gate_finds_what_the_cue_regex_finds(parts: list[str]) -> None:
+    """The stem scan that gates the lower-case pass is a sound shortcut: it yields exactly
+    the cue regex's matches over the whole text, ASCII or not."""
+    from veil.text._address_lower import _LOWER_CUE, _cues
+
+    text = " ".join(parts)
+    assert [m.span() for m in _cues(text)] == [m.span() for m in _LOWER_CUE.finditer(text)]
