@@ -86,6 +86,13 @@ _MARKERS_TEXT = """
     aggrastat integrilin eptifibatide ceftaz tobra tobramycin oob
     """
 CLINICAL_MARKERS = frozenset(_MARKERS_TEXT.split())
+# markers that are also names or words count only where a note's form cannot be the other
+# one: a name's ("Asa", "Gerd", "John Doe") not as a capitalised word, an English or French
+# word's ("Rue de la Paix", a golf tee, a bun) only in capitals; "INR" in capitals is a
+# currency's code too ("INR 5,000"), and "well versed" is English
+_NAME_MARKERS = word_set("asa doe gerd aline nicu lue kub")
+_WORD_MARKERS = word_set("rue tee bun")
+_WELL = re.compile(r"well[ \t]+$", re.IGNORECASE)
 
 # The wider vocabulary: everything above, plus words that are clinical in a note but may
 # also be English ("Plan", "Code", "Lines") or short ("CV", "GI", "PT").
@@ -208,6 +215,20 @@ _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9&+]*")
 _INTERVAL = re.compile(r"q\d{1,2}h(?:rs?)?")
 
 
+def _other_sense(text: str, start: int, word: str, w: str) -> bool:
+    """Whether a marker ``word`` (``w`` lower-cased) at ``start`` is written as the name or
+    the word it also is (see :data:`_NAME_MARKERS`)."""
+    if w in _NAME_MARKERS:
+        return word[0].isupper() and not word.isupper()
+    if w in _WORD_MARKERS:
+        return not word.isupper()
+    if w == "inr":
+        return word.isupper()
+    if w == "versed":
+        return _WELL.search(text, max(0, start - 8), start) is not None
+    return False
+
+
 def clinical_register(text: str, *, needed: int = 1) -> bool:
     """Whether ``text`` reads as a clinical note: ``needed`` distinct unambiguous clinical
     abbreviations, drug names (:data:`CLINICAL_MARKERS`) or dosing intervals ("Q4H") occur
@@ -221,10 +242,15 @@ def clinical_register(text: str, *, needed: int = 1) -> bool:
     True
     >>> clinical_register("Send the invoice to Acme Ltd in Boston by Friday.")
     False
+    >>> clinical_register("Ask John Doe at 14 Rue de la Paix"), clinical_register("DOE, RUE edema")
+    (False, True)
     """
     seen: set[str] = set()
     for m in _WORD.finditer(text):
-        w = m.group().lower()
+        word = m.group()
+        w = word.lower()
+        if _other_sense(text, m.start(), word, w):
+            continue
         if w in CLINICAL_MARKERS or _INTERVAL.fullmatch(w):
             seen.add(w)
             if len(seen) >= needed:

@@ -314,6 +314,17 @@ def test_name_patterns_read_capitals() -> None:
         ("Nitro Paste 1 inch Q6H.", True),  # a dosing interval
         ("Give 20mg now.", False),  # "mg" inside "20mg" is no word of its own
         ("Sequoia 4h trail", False),
+        # markers that are names or words count only in capitals, as a note writes them
+        ("Ask John Doe to call Asa and Gerd.", False),
+        ("Her address is 14 Rue de la Paix, Marseille.", False),
+        ("Grab a bun at the first tee; the price is INR 500.", False),
+        ("He is well versed in tax law.", False),
+        ("c/o DOE on exertion", True),
+        ("RUE edema noted", True),
+        ("Versed 2mg given", True),
+        ("pt given versed for agitation", True),  # a note writes it in lower case too
+        ("gerd, on protonix", True),
+        ("inr 1.2 this am", True),
     ],
 )
 def test_clinical_register_words(text: str, expected: bool) -> None:
