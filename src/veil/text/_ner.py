@@ -514,6 +514,44 @@ def _line_pieces(ents: Iterable[Any], text: str) -> Iterator[tuple[Any, int, int
                 yield ent, start, end
                 continue
         yield ent, start, len(text[start:cut].rstrip()) + start
+        for a, b, place in _later_lines(ent.label_, text, cut, end):
+            yield (_PlacePiece if place else ent), a, b
+
+
+class _PlacePiece:
+    """The label of a later line kept as a place whatever the model called its span."""
+
+    label_ = "GPE"
+
+
+_PLACE_LABELS = frozenset(("GPE", "LOC", "FAC"))
+_LINE_PIECE = re.compile(r"[^\n>]+")
+
+
+def _later_lines(label: str, text: str, cut: int, end: int) -> Iterator[tuple[int, int, bool]]:
+    """(start, end, a place of the gazetteer) of the lines after the first of a span cut at
+    its line break that name a place on their own: "Paix\nMarseille\nFrance" read as one
+    place lost the town and the country with the cut. A line is kept when its words are
+    all capitalised, none an everyday or charting word, and the model called the span a
+    place or the line is a place of the gazetteer (then a place, whatever the span's
+    label); a name's next field ("Scientist", "DOB", "Brown LLC") stays out."""
+    from veil.text._places import gazetteer
+
+    common = common_words()
+    for m in _LINE_PIECE.finditer(text, cut, end):
+        piece = m.group().strip()
+        words = piece.split()
+        if not words or not all(
+            _WRAPPED_NAME_WORD.fullmatch(w)
+            and w.casefold() not in common
+            and w.casefold() not in NOTE_WORDS
+            for w in words
+        ):
+            continue
+        known = piece in gazetteer()
+        if label in _PLACE_LABELS or known:
+            a = m.start() + m.group().index(piece)
+            yield a, a + len(piece), known
 
 
 _INITIAL = re.compile(r"[A-Z]\.")

@@ -64,6 +64,35 @@ def test_a_wrapped_organisation_is_cut_at_its_line() -> None:
     assert text[start:end] == "Acme"
 
 
+@pytest.mark.parametrize(
+    ("text", "label", "expected"),
+    [
+        # a place's span over an address block: each line that names a place stays
+        (
+            "Paix\nMarseille\nFrance",
+            "GPE",
+            [("Paix", "GPE"), ("Marseille", "GPE"), ("France", "GPE")],
+        ),
+        ("Lyon\n> Rhône", "LOC", [("Lyon", "LOC"), ("Rhône", "LOC")]),  # a reply's quote mark
+        # another label: a later line stays only as a place of the gazetteer
+        ("Zachary Phelps\nBoston", "PERSON", [("Zachary Phelps", "PERSON"), ("Boston", "GPE")]),
+        ("Zachary Phelps\nScientist", "PERSON", [("Zachary Phelps", "PERSON")]),
+        ("Kristen Whitaker\nBrown LLC", "PERSON", [("Kristen Whitaker", "PERSON")]),
+        # everyday, charting or lower-case words are no place, whatever the label
+        ("Paix\nThe end", "GPE", [("Paix", "GPE")]),
+        ("Paix\nNPO", "GPE", [("Paix", "GPE")]),
+        ("Paix\nmarseille", "GPE", [("Paix", "GPE")]),
+    ],
+)
+def test_later_lines_that_name_a_place_are_kept(
+    text: str, label: str, expected: list[tuple[str, str]]
+) -> None:
+    """The lines after a cut are not dropped when they name a place on their own: a town
+    and a country below a street read as one span leaked with the cut."""
+    got = [(text[s:e], ent.label_) for ent, s, e in _line_pieces([_Ent(0, len(text), label)], text)]
+    assert got == expected
+
+
 def test_an_envelope_header_keeps_the_addressee() -> None:
     """End to end with the model: the addressee above a company and an address."""
     from veil.text import TextAnalyzer
