@@ -44,6 +44,11 @@ Our own generated data, the ground truth of coverage beyond English:
 * ``address_lower``: Faker ``street_address()`` or ``address()`` on one line of four
   English-speaking locales in lower case after an address cue ("i live at 12 main st,
   boston, ma 02139 lol"), ``STREET_ADDRESS``;
+* ``address_town_country``: Faker ``street_address()`` of eight locales, the same locale's
+  ``city()`` on the next line and the country's English name on the line after, as an
+  envelope sets them without a postcode ("Rua Augusta 100\nLisboa\nPortugal"),
+  ``STREET_ADDRESS`` (the block is the span); some locales' street lines are no street
+  veil reads, so the ceiling is below 1;
 * ``location_travel``: the same towns after travel words ("landed in", "drove to", "our
   trip to");
 * ``phone_number``: Faker ``phone_number()`` of ten locales in seven frames, a phone word
@@ -238,6 +243,24 @@ LOWER_FRAMES = [
     "we moved to {p} last week",
 ]
 LOWER_LOCALES = ["en_US", "en_GB", "en_CA", "en_AU"]
+# ADDRESS_TOWN_COUNTRY: an envelope's block of a Faker street line, the same locale's town on
+# a line of its own and the country's English name below it (no postcode on the town's line)
+TOWN_COUNTRY_FRAMES = [
+    "Please send the parcel to:\n{p}\nThanks.",
+    "Address:\n{p}",
+    "Jane Doe\n{p}",
+    "Ship to\n{p}\n\nBest,\nSam",
+]
+TOWN_COUNTRY_LOCALES = {
+    "fr_FR": "France",
+    "pt_PT": "Portugal",
+    "it_IT": "Italy",
+    "es_ES": "Spain",
+    "nl_NL": "Netherlands",
+    "de_DE": "Germany",
+    "en_CA": "Canada",
+    "en_GB": "United Kingdom",
+}
 # PERSON_WRAPPED: a Faker name that a line wrap breaks, given name on one line and surname
 # on the next ("Spoke with Maria\nGonzalez about ...")
 FRAMES["PERSON_WRAPPED"] = [
@@ -278,6 +301,7 @@ EXPECTED = {
     "PHONE_NUMBER": "PHONE_NUMBER",
     "ADDRESS_LOWER": "STREET_ADDRESS",
     "PHONE_CALLING": "PHONE_NUMBER",
+    "ADDRESS_TOWN_COUNTRY": "STREET_ADDRESS",
 }
 # PERSON_WRITTEN, a person's name as people also write it (the case's group is the form):
 # an initial and the surname, a middle initial, in capitals in ordinary text (in the PERSON
@@ -341,6 +365,8 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         if entity in ("PHONE_NUMBER", "PHONE_CALLING")
         else LOWER_LOCALES
         if entity == "ADDRESS_LOWER"
+        else list(TOWN_COUNTRY_LOCALES)
+        if entity == "ADDRESS_TOWN_COUNTRY"
         else ORG_LOCALES
     )
     fakers: dict[str, Any] = {}
@@ -383,6 +409,9 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         elif entity == "ADDRESS_LOWER":
             name = (fake.address().replace("\n", ", ") if i % 2 else fake.street_address()).lower()
             frame = LOWER_FRAMES[i % len(LOWER_FRAMES)]
+        elif entity == "ADDRESS_TOWN_COUNTRY":
+            name = f"{fake.street_address()}\n{fake.city()}\n{TOWN_COUNTRY_LOCALES[group]}"
+            frame = TOWN_COUNTRY_FRAMES[i % len(TOWN_COUNTRY_FRAMES)]
         elif entity in _PROVIDERS:
             provider = _PROVIDERS[entity]
             name = getattr(fake, provider)()
@@ -491,6 +520,7 @@ def main() -> None:
                 "LOCATION_TRAVEL",
                 "PHONE_CALLING",
                 "PERSON_WRAPPED",
+                "ADDRESS_TOWN_COUNTRY",
             )
         },
         "seconds": round(time.time() - t0, 1),

@@ -67,7 +67,7 @@ import re
 from dataclasses import dataclass
 
 from veil.text._finding import Explanation, Finding
-from veil.text._lexicon import UPPER_LATIN, clinical_register, common_words
+from veil.text._lexicon import UPPER_LATIN, clinical_register, common_words, word_set
 from veil.text._recognizer import (
     ContextMatcher,
     Pattern,
@@ -326,6 +326,12 @@ _COUNTRY_TAIL = re.compile(
     r"England|Scotland|Wales|Northern Ireland|Australia|Germany|Deutschland|France|Italy|Italia|"
     r"Spain|España|Netherlands|The Netherlands|Nederland|Austria|Österreich|Switzerland|"
     r"Schweiz|Suisse|Belgium|Belgique|Portugal|Ireland)(?![\w])"
+)
+# an envelope's town on a line of its own, then the country's line: "Rua Augusta 100\nLisboa\n
+# Portugal"; a city-state's postcode may follow its name ("Singapore 238859")
+_TOWN_COUNTRY_TAIL = re.compile(
+    rf"{_LINE_BREAK}(?P<town>{_CITY}){_LINE_BREAK}(?P<country>{_CITY})"
+    r"(?:[ \t]+\d{4,6})?(?=[ \t]*(?:\r?\n|$))"
 )
 _PC_COUNTRY = (
     (re.compile(r"\d{5}(?:-\d{4})?"), "US"),
@@ -613,7 +619,29 @@ def _locality(text: str, line: _Line, end: int) -> tuple[int, str, str | None] |
         # not a region and a postcode that disagree ("Boston MA 2000")
         if m and not any(w in _REGIONS for w in m.group(0).replace(",", " ").split()):
             return m.end(), "nz_postcode", "NZ"
-    return None
+    return _town_country(text, end)
+
+
+def _town_country(text: str, end: int) -> tuple[int, str, str | None] | None:
+    """(end, pattern, country) of a town line and a country's line after a street line
+    (:data:`_TOWN_COUNTRY_TAIL`): the country a name of the gazetteer's regions, the town
+    no region and not all everyday words ("Thanks\nFrance" is no town)."""
+    m = _TOWN_COUNTRY_TAIL.match(text, end)
+    if m is None:
+        return None
+    from veil.text._places import REGION, country_code, gazetteer
+
+    places = gazetteer()
+    town = m.group("town")
+    if places.get(m.group("country")) != REGION or places.get(town) == REGION:
+        return None
+    common = common_words()
+    if all(w.casefold() in common or w.casefold() in _SIGN_OFFS for w in town.split()):
+        return None
+    return m.end(), "town_country", country_code(m.group("country"))
+
+
+_SIGN_OFFS = word_set("thanks thank you regards cheers sincerely best yours love")
 
 
 def _addresses(text: str) -> list[_Address]:

@@ -15,7 +15,7 @@ from veil.text._address import _CA_PC, _REGIONS, _UNIT_WORDS, _Address, _address
 from veil.text._recognizer import text_features
 from veil.text._street_words import _EN_STRONG, _EN_WEAKS
 
-__all__ = ["address_shape", "with_lower_case"]
+__all__ = ["address_layout", "address_shape", "with_lower_case"]
 
 # An address written in lower case, as chat often is ("i live at 12 main st, boston ma
 # 02139"): read only right after an address cue and before a house number, in a copy of the
@@ -178,3 +178,18 @@ def address_shape(value: str) -> tuple[bool, str | None]:
     if not found:
         return False, None
     return found[0].composite, found[0].country
+
+
+def address_layout(value: str) -> str | None:
+    """The pattern that reads ``value`` as an address from its start ("en+region",
+    "romance+town_country", ...), or ``None``.
+
+    Examples
+    --------
+    >>> address_layout("Rua Augusta 100\\nLisboa\\nPortugal")
+    'romance+town_country'
+    """
+    if value.islower():
+        value = _capitalised(value)
+    found = [a for a in _addresses(value) if a.start == 0]
+    return found[0].pattern if found else None

