@@ -14,12 +14,14 @@ import functools
 import ipaddress
 import re
 
+from veil.text._lexicon import word_set
 from veil.text._recognizer import ContextMatcher, Pattern, PatternRecognizer, recognizers
 
 __all__ = [
     "EmailRecognizer",
     "IpRecognizer",
     "MacRecognizer",
+    "ObfuscatedEmailRecognizer",
     "UrlRecognizer",
     "top_level_domains",
 ]
@@ -104,6 +106,73 @@ class EmailRecognizer(PatternRecognizer):
 
     def validate(self, value: str) -> str | None:
         return "tld"
+
+
+# e-mail addresses written to escape harvesters: "jo.ng [at] example [dot] com", "jo(at)
+# example.org", "maria dot lopez at outlook dot com"
+_OPEN, _CLOSE = r"[\[\(\{<]", r"[\]\)\}>]"
+_B_AT = rf"[ \t]*{_OPEN}[ \t]*(?:at|AT|At)[ \t]*{_CLOSE}[ \t]*"
+_B_DOT = rf"(?:\.|[ \t]*{_OPEN}[ \t]*(?:dot|DOT|Dot)[ \t]*{_CLOSE}[ \t]*)"
+_S_DOT = r"(?:\.|[ \t]+(?:dot|DOT)[ \t]+)"
+_LOCAL_WORD = r"[A-Za-z0-9](?:[A-Za-z0-9_%+-]{0,62}[A-Za-z0-9_])?"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+# the mail services whose name makes "jsmith at gmail dot com" an address with no other sign
+_MAIL_HOSTS = word_set(
+    "gmail googlemail outlook hotmail live msn yahoo ymail icloud me mac aol proton protonmail "
+    "pm gmx web mail zoho yandex fastmail tutanota hey comcast verizon att"
+)
+
+
+@recognizers.register("email_obfuscated")
+class ObfuscatedEmailRecognizer(PatternRecognizer):
+    """E-mail addresses with "at" and "dot" written out: in brackets ("jo [at] example [dot]
+    com", "jo(at)example.org"), or as words when the address cannot be a sentence: a
+    dotted local part ("maria dot lopez at outlook dot com", "john.smith at gmail.com") or a
+    mail service's name ("jsmith at gmail dot com"); "work at google dot com" stays out.
+    The domain must end in a real top-level domain."""
+
+    entity = "EMAIL_ADDRESS"
+    tier = 0
+    patterns = (
+        Pattern(
+            "email_bracketed",
+            rf"(?<![\w.+-]){_LOCAL_WORD}(?:{_B_DOT}{_LOCAL_WORD})*{_B_AT}"
+            rf"{_LABEL}(?:{_B_DOT}{_LABEL})*{_B_DOT}[A-Za-z]{{2,24}}(?![\w-])",
+            0.85,
+        ),
+        Pattern(
+            "email_words",
+            rf"(?<![\w.+@-]){_LOCAL_WORD}(?:{_S_DOT}{_LOCAL_WORD})*[ \t]+(?:at|AT)[ \t]+"
+            rf"{_LABEL}(?:{_S_DOT}{_LABEL})*{_S_DOT}[A-Za-z]{{2,24}}(?![\w-])",
+            0.6,
+        ),
+    )
+    context = ("email", "e-mail", "mail", "contact", "write", "reach")
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        local, domain = _split_obfuscated(value)
+        if not _tld_ok(domain) or domain.rsplit(".", 1)[-1].lower() in _FILEISH:
+            return True
+        if _BRACKETED.search(value):
+            return False
+        # written with words: a dotted local part, or a mail service's name
+        return "." not in local and domain.split(".")[0].lower() not in _MAIL_HOSTS
+
+    def validate(self, value: str) -> str | None:
+        return "tld" if _BRACKETED.search(value) else None  # words alone prove less
+
+
+_BRACKETED = re.compile(_B_AT)
+_AT_SPLIT = re.compile(rf"{_B_AT}|[ \t]+(?:at|AT)[ \t]+")
+_DOT_WORD = re.compile(
+    rf"[ \t]*{_OPEN}[ \t]*(?:dot|DOT|Dot)[ \t]*{_CLOSE}[ \t]*|[ \t]+(?:dot|DOT)[ \t]+"
+)
+
+
+def _split_obfuscated(value: str) -> tuple[str, str]:
+    """(local part, domain) of an obfuscated address, with its dots put back."""
+    local, domain = _AT_SPLIT.split(value, 1)
+    return _DOT_WORD.sub(".", local), _DOT_WORD.sub(".", domain)
 
 
 @recognizers.register("ip_address")

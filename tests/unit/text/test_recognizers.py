@@ -34,6 +34,19 @@ POSITIVES = [
     ("PHONE_NUMBER", "tel: +44 20 7946 0958", "+44 20 7946 0958"),
     ("PHONE_NUMBER", "phone 6175550199", "6175550199"),
     ("EMAIL_ADDRESS", "mail jane.roe+x@mail.example.co.uk.", "jane.roe+x@mail.example.co.uk"),
+    # written to escape harvesters: "at" and "dot" in brackets, or as words when the address
+    # cannot be a sentence (a dotted local part, a mail service's name)
+    ("EMAIL_ADDRESS", "email john.smith [at] gmail [dot] com", "john.smith [at] gmail [dot] com"),
+    ("EMAIL_ADDRESS", "my email is jane(at)example.org.", "jane(at)example.org"),
+    ("EMAIL_ADDRESS", "info {AT} my-firm {DOT} co {DOT} uk", "info {AT} my-firm {DOT} co {DOT} uk"),
+    (
+        "EMAIL_ADDRESS",
+        "reach maria dot lopez at outlook dot com",
+        "maria dot lopez at outlook dot com",
+    ),
+    ("EMAIL_ADDRESS", "write jsmith88 at gmail dot com", "jsmith88 at gmail dot com"),
+    ("EMAIL_ADDRESS", "JANE.DOE AT YAHOO DOT COM", "JANE.DOE AT YAHOO DOT COM"),
+    ("EMAIL_ADDRESS", "john.smith at gmail.com please", "john.smith at gmail.com"),
     ("IP_ADDRESS", "from 192.168.10.1 at", "192.168.10.1"),
     ("IP_ADDRESS", "v6 2001:db8::8a2e:370:7334 seen", "2001:db8::8a2e:370:7334"),
     # "ver" inside "server" or "never" is no version word (it once dropped these)
@@ -202,6 +215,11 @@ NEGATIVES = [
     ("URL", "run script.py again"),
     ("URL", "file notes.zip attached"),
     ("EMAIL_ADDRESS", "user@localhost"),
+    # "at" and "dot" in a sentence, a file's extension, no real top-level domain
+    ("EMAIL_ADDRESS", "I work at google dot com and we met at example.com"),
+    ("EMAIL_ADDRESS", "see you at Acme dot com, the file is at notes.txt"),
+    ("EMAIL_ADDRESS", "jo [at] home [dot] zip and jo [at] example [dot] notatld"),
+    ("EMAIL_ADDRESS", "meet [at] the office"),
     ("AGE", "she managed 47 staff"),
     ("AGE", "dose 47 mg"),
     ("AGE", "the car turned 90 degrees"),
@@ -330,3 +348,25 @@ def test_month_name_findings_are_months_after_a_time_word(words: list[str], sep:
         assert cue.search(text[: f.start])
         assert not re.match(r"\s+[A-Z0-9]", text[f.end :])
     assert r.analyze(text.lower()) == []
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.integers(0, 10_000),
+    st.sampled_from([" [at] ", "(at)", " {AT} ", " <at> "]),
+    st.sampled_from([".", " [dot] ", "(dot)"]),
+)
+def test_an_obfuscated_faker_address_is_found_whole(
+    analyzer: TextAnalyzer, seed: int, at: str, dot: str
+) -> None:
+    """Any address Faker writes, with its "@" and dots written out in brackets, is one
+    e-mail finding over the whole written form."""
+    from faker import Faker
+
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    local, domain = fake.email().split("@")
+    written = f"{local.replace('.', dot)}{at}{domain.replace('.', dot)}"
+    text = f"Please write to {written} today."
+    found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
+    assert ("EMAIL_ADDRESS", written) in found, found
