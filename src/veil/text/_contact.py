@@ -120,8 +120,10 @@ _BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
 # North American numbers written in one of the usual layouts (with "+1" or "001", or the
 # trunk "1" before the area code: "1 (617) 555-0199", "1 617 555 0199"); used when the number is well
 # formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
+# A parenthesis may open before the whole number ("(617-253-1000)"), and a dash that joins
+# no word to it ("---617 555 0199"; not "1-156-697-0170").
 _NANP = re.compile(
-    r"(?<![\w+().-])(?:(?:\+|00[ .-]?)1[ .-]?|(?<!:)1[ .-]?(?=\(|[2-9]\d{2}[-. ]))?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
+    r"(?<![\w+).])(?<![\w.]-)(?:(?:\+|00[ .-]?)1[ .-]?|(?<!:)1[ .-]?(?=\(|[2-9]\d{2}[-. ]))?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
     r"(?:\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?(?![\w-]|\.\d)",
     re.I,
 )

@@ -56,6 +56,9 @@ INTERNATIONAL = [
     ("from abroad 00 49 30 901820", "00 49 30 901820"),
     ("from the US 011 44 20 7946 0958", "011 44 20 7946 0958"),
     ("from Europe 001-617-555-0199", "001-617-555-0199"),
+    # a North American number in parentheses whole, or after a dash run (a note's rule line)
+    ("FAMILY (617-555-0199) CALLED", "617-555-0199"),
+    ("Dr. Ames---617 555-0199 & RN", "617 555-0199"),
     # a well-formed North American number that phonenumbers does not know as assigned
     ("from Europe 001-946-985-8501x20245", "001-946-985-8501x20245"),
     # extensions belong to the number
@@ -251,6 +254,9 @@ NO_CONTEXT_OR_NOT_A_PHONE = [
     "Your account number is 0201 7946 0958.",
     "ring size 7, 2 rings",
     "The messages: 1234 5678 9012",
+    # a dash that joins a word or a digit to the groups: an identifier, not a phone
+    "id A-617-555-0199",
+    "ref 12-617-555-0199",
 ]
 
 
