@@ -49,6 +49,10 @@ Our own generated data, the ground truth of coverage beyond English:
   envelope sets them without a postcode ("Rua Augusta 100\nLisboa\nPortugal"),
   ``STREET_ADDRESS`` (the block is the span); some locales' street lines are no street
   veil reads, so the ceiling is below 1;
+* ``person_titled``: a Faker surname of the person locales after a title ("dr.", "mr",
+  "mrs", "prof"), in lower case or in capitals as notes and chat write it ("seen by dr.
+  kowalski", "DR. OKAFOR IN TO SEE PT"); surnames that are English verbs or adjectives
+  ("Brown", "Young") are left out by design, so the ceiling is below 1;
 * ``location_travel``: the same towns after travel words ("landed in", "drove to", "our
   trip to");
 * ``phone_number``: Faker ``phone_number()`` of ten locales in seven frames, a phone word
@@ -261,6 +265,18 @@ TOWN_COUNTRY_LOCALES = {
     "en_CA": "Canada",
     "en_GB": "United Kingdom",
 }
+# PERSON_TITLED: a Faker surname after a title, written in lower case or in capitals as notes
+# and chat write it (the frame says which)
+TITLED_FRAMES = [
+    ("seen by dr. {p} this am", str.lower),
+    ("per dr {p}, plan unchanged", str.lower),
+    ("DR. {p} IN TO SEE PT", str.upper),
+    ("FAMILY MET WITH DR {p} TODAY", str.upper),
+    ("ok so mr. {p} said no again", str.lower),
+    ("spoke w/ mrs {p} re: discharge", str.lower),
+    ("Consult: Dr. {p}", str.upper),
+    ("pt seen by prof {p} on rounds", str.lower),
+]
 # PERSON_WRAPPED: a Faker name that a line wrap breaks, given name on one line and surname
 # on the next ("Spoke with Maria\nGonzalez about ...")
 FRAMES["PERSON_WRAPPED"] = [
@@ -409,6 +425,9 @@ def _cases(entity: str, n: int, seed: int) -> list[tuple[str, int, int, str]]:
         elif entity == "ADDRESS_LOWER":
             name = (fake.address().replace("\n", ", ") if i % 2 else fake.street_address()).lower()
             frame = LOWER_FRAMES[i % len(LOWER_FRAMES)]
+        elif entity == "PERSON_TITLED":
+            frame, case = TITLED_FRAMES[i % len(TITLED_FRAMES)]
+            name = case(fake.last_name())
         elif entity == "ADDRESS_TOWN_COUNTRY":
             name = f"{fake.street_address()}\n{fake.city()}\n{TOWN_COUNTRY_LOCALES[group]}"
             frame = TOWN_COUNTRY_FRAMES[i % len(TOWN_COUNTRY_FRAMES)]
@@ -521,6 +540,7 @@ def main() -> None:
                 "PHONE_CALLING",
                 "PERSON_WRAPPED",
                 "ADDRESS_TOWN_COUNTRY",
+                "PERSON_TITLED",
             )
         },
         "seconds": round(time.time() - t0, 1),

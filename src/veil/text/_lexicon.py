@@ -37,10 +37,12 @@ __all__ = [
     "UPPER_LATIN",
     "clinical_register",
     "first_last_name",
+    "has_dictionary",
     "mostly_upper",
     "name_lexicon",
     "relation_pattern",
     "truecase",
+    "word_classes",
     "word_set",
 ]
 
@@ -301,6 +303,72 @@ def common_words() -> frozenset[str]:
     from faker.providers.lorem.en_US import Provider as Lorem
 
     return _FUNCTION_WORDS | frozenset(w.casefold() for w in Lorem.word_list)
+
+
+_WORD_CLASSES = ("noun", "verb", "adj", "adv")
+
+
+@functools.cache
+def _word_index() -> tuple[dict[str, frozenset[str]], dict[str, dict[str, str]], dict[str, list]]:
+    """(lemmas, irregular forms -> lemma, suffix rules) per word class, from the lemmatizer
+    tables (WordNet's English lemmas) that the best installed English spaCy pipeline ships;
+    empty where none is installed."""
+    try:
+        import spacy.util
+        from spacy.lookups import Lookups
+        from spacy.strings import get_string_id
+
+        from veil.text._ner import best_english_model
+
+        name = best_english_model()
+        if name is None:
+            return {}, {}, {}
+        found = next(spacy.util.get_package_path(name).glob("**/lemmatizer/lookups"), None)
+        if found is None:
+            return {}, {}, {}
+        tables = Lookups().from_disk(found)
+        index, exc, rules = (
+            tables.get_table(t) for t in ("lemma_index", "lemma_exc", "lemma_rules")
+        )
+    except (ImportError, OSError, KeyError, ValueError):  # no spaCy, no model, other tables
+        return {}, {}, {}
+    lemmas, forms, suffixes = {}, {}, {}
+    for c in _WORD_CLASSES:
+        key = get_string_id(c)
+        lemmas[c] = frozenset(index.get(key, ()))
+        forms[c] = {f: ls[0] for f, ls in exc.get(key, {}).items() if ls}
+        suffixes[c] = [tuple(r) for r in rules.get(key, ())]
+    return lemmas, forms, suffixes
+
+
+def has_dictionary() -> bool:
+    """Whether :func:`word_classes` has a dictionary to read (an English spaCy pipeline)."""
+    return bool(_word_index()[0])
+
+
+def word_classes(word: str) -> frozenset[str]:
+    """The classes ("noun", "verb", "adj", "adv") an English dictionary gives ``word`` or
+    its inflections (WordNet's lemmas, as spaCy's English lemmatizer ships them; empty
+    without an installed English pipeline). WordNet holds some proper nouns too ("john",
+    "boston"), so "noun" alone says little of a name.
+
+    Examples
+    --------
+    >>> sorted(word_classes("notified")), sorted(word_classes("Garcia"))
+    (['verb'], [])
+    """
+    lemmas, forms, suffixes = _word_index()
+    w = word.casefold()
+    out = set()
+    for c, known in lemmas.items():
+        if w in known or w in forms[c]:
+            out.add(c)
+            continue
+        for old, new in suffixes[c]:
+            if w.endswith(old) and len(w) > len(old) and w[: len(w) - len(old)] + new in known:
+                out.add(c)
+                break
+    return frozenset(out)
 
 
 @functools.cache

@@ -18,10 +18,13 @@ from veil.text._lexicon import (
     clinical_register,
     common_words,
     first_last_name,
+    has_dictionary,
     mostly_lower,
     mostly_upper,
     name_lexicon,
     relation_pattern,
+    word_classes,
+    word_set,
 )
 from veil.text._recognizer import (
     Pattern,
@@ -32,7 +35,12 @@ from veil.text._recognizer import (
     text_features,
 )
 
-__all__ = ["LexiconNameRecognizer", "OrganizationRecognizer", "TitledNameRecognizer"]
+__all__ = [
+    "CasedTitledNameRecognizer",
+    "LexiconNameRecognizer",
+    "OrganizationRecognizer",
+    "TitledNameRecognizer",
+]
 
 
 @recognizers.register("titled_name")
@@ -50,6 +58,80 @@ class TitledNameRecognizer(PatternRecognizer):
             group=1,
         ),
     )
+
+
+_CASED_WORD = rf"(?:[{LOWER_LATIN}][{LOWER_LATIN}'’-]+|[{UPPER_LATIN}][{UPPER_LATIN}'’-]+)"
+_CASED_PARTICLES = "van|von|de|der|den|del|della|di|du|da|dos|das|le|la|ter|ten"
+_CASED_TITLED = re.compile(
+    rf"(?<![\w.])(?:[Dd]r|DR|[Mm]rs?|MRS?|[Pp]rof|PROF)\.?[ \t]+"
+    rf"((?:(?i:{_CASED_PARTICLES})[ \t]+){{0,2}})({_CASED_WORD})"
+    rf"(?:[ \t]+({_CASED_WORD}))?(?![\w'’-])"
+)
+# "12 Oak dr", "12 OAK DR": a street's type, not a title
+_STREET_BEFORE = re.compile(r"\d+[A-Za-z]?(?:[ \t]+\S+){1,4}[ \t]*$")
+_NOT_NAME_CLASSES = frozenset(("verb", "adj", "adv"))
+# what chat and notes abbreviate after "dr" and "mr" besides names ("dr appt tmrw")
+_SHORTHAND = word_set("appt appts apt ofc tmrw tmr asap pls plz thx fyi eta msg re ok okay")
+
+
+def _surname_like(word: str) -> bool:
+    """Whether a word after a title, in lower case or capitals, reads as a name: no
+    everyday, charting or calendar word, no verb, adjective or adverb of the dictionary
+    ("dr aware", "DR NOTIFIED", "md made aware"), and a noun of it only when it is a known
+    name ("dr smith" stays, "dr office" goes); a word the dictionary lacks is a name.
+    Without a dictionary (no English spaCy pipeline installed) only a known name counts."""
+    w = word.casefold().strip("'’-")
+    if len(w) < 2 or w in common_words() or w in NOTE_WORDS or w in CALENDAR_WORDS:
+        return False
+    if w in _SHORTHAND or w in _PARTICLE_SET:  # "mr de": a particle is no surname alone
+        return False
+    first, last = name_lexicon()
+    if not has_dictionary():  # no English pipeline installed: known names only
+        return w in first or w in last
+    classes = word_classes(w)
+    if classes & _NOT_NAME_CLASSES:
+        return False
+    return "noun" not in classes or w in first or w in last
+
+
+@recognizers.register("titled_name_cased")
+class CasedTitledNameRecognizer(Recognizer):
+    """Surnames after a title written in lower case or in capitals, as notes and chat write
+    them ("seen by dr. kowalski", "DR. OKAFOR IN TO SEE PT", "Dr. NGUYEN"): the word is no
+    everyday word, verb, adjective or adverb (see :func:`_surname_like`), and a known given
+    name takes the next word with it ("dr maria kowalski"). Title-case names are
+    :class:`TitledNameRecognizer`'s; "12 Oak dr" is a street."""
+
+    name = "titled_name_cased"
+    entities = ("PERSON",)
+    score = 0.75
+
+    def analyze(self, text: str) -> list[Finding]:
+        out: list[Finding] = []
+        for m in _CASED_TITLED.finditer(text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if _STREET_BEFORE.search(text, line_start, m.start()):
+                continue
+            # the particles that open a surname ("dr van dijk") go with it
+            particles, word, second = m.group(1), m.group(2), m.group(3)
+            if not _surname_like(word):
+                continue
+            end = m.end(2)
+            given = not particles and word.casefold() in name_lexicon()[0]
+            if second and given and _surname_like(second):
+                end = m.end(3)
+            out.append(
+                Finding(
+                    m.start(1),
+                    end,
+                    "PERSON",
+                    self.score,
+                    self.name,
+                    self.tier,
+                    Explanation(self.name, "titled_cased", self.score, self.score),
+                )
+            )
+        return out
 
 
 # Legal forms of companies as they are written after the name, by country (the
@@ -298,7 +380,6 @@ _LOWER_LIST = re.compile(
     r"(?![\w'’-])"
 )
 _LISTED_SCORE = 0.9  # above NER's 0.85
-_LOWER_TITLED = re.compile(rf"\b(?:mr|mrs|ms|mx|dr|miss|prof)\.?[ \t]+({_LW})(?![\w'’-])")
 _LOWER_LABEL = re.compile(rf"^[ \t>]*({_LW})[ \t]*:(?=[ \t]*\S)", re.MULTILINE)
 # the greetings and verbs that address someone ("Thanks Carly!", "Call Caroline today"),
 # after which a name must be capitalised: in lower case they are everyday phrases ("hi
@@ -449,10 +530,11 @@ class LexiconNameRecognizer(Recognizer):
 
     def _lower_case_alone(self, text: str) -> list[Finding]:
         """A name alone in a text written without capitals, where the text says it is
-        one: known given names listed together ("invited ana, luis and marta"), a surname
-        or a given name after a title ("mr. kowalski"), a given name labelling a line of a
-        chat ("priya: you there?"). No everyday, charting, calendar or place word."""
-        first, last = name_lexicon()
+        one: known given names listed together ("invited ana, luis and marta"), a given
+        name labelling a line of a chat ("priya: you there?"). No everyday, charting,
+        calendar or place word. (A surname after a title, "mr. kowalski", in any text:
+        :class:`CasedTitledNameRecognizer`.)"""
+        first = name_lexicon()[0]
         from veil.text._places import gazetteer  # imported late: places imports names
 
         common, places = common_words(), gazetteer()
@@ -475,10 +557,6 @@ class LexiconNameRecognizer(Recognizer):
                     # one of them ("ana, calebe and marta" read as two places)
                     a, b = m.start() + w.start(), m.start() + w.end()
                     out.append(self._finding(a, b, "listed_lower", score=_LISTED_SCORE))
-        for m in _LOWER_TITLED.finditer(text):
-            name = m.group(1)
-            if (name in last or name in first) and plain(name):
-                out.append(self._finding(m.start(1), m.end(1), "titled_lower"))
         for m in _LOWER_LABEL.finditer(text) if ":" in text else ():
             name = m.group(1)
             if name in first and plain(name):

@@ -10,8 +10,9 @@ from veil.text._lexicon import (
     clinical_register,
     first_last_name,
     name_lexicon,
+    word_classes,
 )
-from veil.text._names import LexiconNameRecognizer
+from veil.text._names import CasedTitledNameRecognizer, LexiconNameRecognizer
 from veil.text._ner import _only_names
 
 
@@ -188,7 +189,6 @@ def test_lexicon_names_pairs_and_relations() -> None:
         # alone in a text without capitals, where the text says it is a name
         ("so we invited ana, calebe and marta to the party lol", "calebe", "listed_lower"),
         ("pls tell ana and luis the meeting moved", "luis", "listed_lower"),
-        ("ok so mr. kowalski said no again", "kowalski", "titled_lower"),
         ("priya: hey are you there?\nana: yeah whats up", "priya", "speaker_label_lower"),
     ],
 )
@@ -378,3 +378,56 @@ def test_ner_group_or_firm_that_is_a_name_becomes_a_person() -> None:
     ]:
         found = [(text[f.start : f.end], f.entity_type) for f in a.analyze(text)]
         assert found == [(span, "PERSON")], text
+
+
+@pytest.mark.parametrize(
+    ("word", "classes"),
+    [
+        ("notified", {"verb"}),  # an inflection: the lemma is "notify"
+        ("aware", {"adj"}),
+        ("said", {"adj", "verb"}),  # an irregular form
+        ("office", {"noun"}),
+        ("Kowalski", set()),  # no dictionary word
+    ],
+)
+def test_word_classes_read_the_installed_dictionary(word: str, classes: set[str]) -> None:
+    assert word_classes(word) == classes
+
+
+def _titled(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in CasedTitledNameRecognizer().analyze(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("seen by dr. kowalski today", ["kowalski"]),
+        ("DR. OKAFOR IN TO SEE PT", ["OKAFOR"]),
+        ("Dr. NGUYEN called back", ["NGUYEN"]),
+        ("per dr smith and mr jones", ["smith", "jones"]),  # a noun that is a known name
+        ("dr maria gonzalez is covering", ["maria gonzalez"]),  # a given name takes the next
+        ("ok so mr. kowalski said no again", ["kowalski"]),
+        ("d/w prof ndiaye", ["ndiaye"]),
+        ("per dr van der berg", ["van der berg"]),  # the particles open the surname
+        ("dr. nguyễn and DR KOVÁCS", ["nguyễn", "KOVÁCS"]),  # letters beyond ASCII
+    ],
+)
+def test_a_surname_after_a_title_in_any_case(text: str, names: list[str]) -> None:
+    assert _titled(text) == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dr aware of plan, md notified",  # an adjective; "md" is no title here
+        "DR PAGED. DR NOTIFIED. DR TO CALL BACK",  # verbs, a function word
+        "dr office closed, dr appt tomorrow",  # a dictionary noun, shorthand
+        "the dr said ok, mr. right said no",
+        "lives at 12 oak dr boston ma",  # a street's type
+        "12 ELM DR SPRINGFIELD",
+        "Dr. Foley saw her",  # title case: TitledNameRecognizer's
+        "ask mr de about it",  # a particle alone
+    ],
+)
+def test_no_surname_after_a_title(text: str) -> None:
+    assert _titled(text) == []
