@@ -67,7 +67,13 @@ import re
 from dataclasses import dataclass
 
 from veil.text._finding import Explanation, Finding
-from veil.text._lexicon import UPPER_LATIN, clinical_register, common_words, word_set
+from veil.text._lexicon import (
+    UPPER_LATIN,
+    clinical_register,
+    common_words,
+    name_lexicon,
+    word_set,
+)
 from veil.text._recognizer import (
     ContextMatcher,
     Pattern,
@@ -423,6 +429,19 @@ _STREET_PARTICLES = re.compile(
 )
 
 
+_GIVEN_APART = re.compile(rf"(?<![\w'’.-])((?:[{_UP}][a-zß-ÿ]+[ \t]){{1,2}})$")
+
+
+def _given_before(text: str, start: int) -> int | None:
+    """Where the given names written apart before a street named after a person start
+    ("Karl Heinz-Zirme-Ring": each a known given name), or ``None``."""
+    g = _GIVEN_APART.search(text, max(0, start - 30), start)
+    if g is None:
+        return None
+    first = name_lexicon()[0]
+    return g.start(1) if all(w.casefold() in first for w in g.group(1).split()) else None
+
+
 def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
     token = m.group("street")
     low = token.casefold()
@@ -445,6 +464,8 @@ def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:
                     start = a.start()
                 elif p := _STREET_PARTICLES.search(text, max(0, start - 40), start):
                     start = p.start()  # "van der Dussenring 2-3": a surname's particles
+                elif "-" in token[: -len(word)] and (g := _given_before(text, start)):
+                    start = g  # "Karl Heinz-Zirme-Ring 70": the person's given names apart
                 # a compound on a word of its own ("Kikihof", not "During" or "Keypad"):
                 # what a lone line with an everyday street word needs
                 stem = low[: -len(word)].rstrip("-")
