@@ -179,6 +179,18 @@ _NRP_TEXT = """
     jews muslim muslims islamic hindu hindus buddhist buddhists sikh sikhs atheist
     agnostic democrat democrats republican republicans democratic communist socialist
     speaking
+    omani emirati qatari kuwaiti bahraini kazakh kazakhstani uzbek kyrgyz tajik turkmen
+    maltese cypriot slovenian slovene macedonian montenegrin moldovan kosovar
+    luxembourgish monegasque andorran liechtensteiner fijian samoan tongan papuan
+    rwandan burundian malawian zambian mozambican namibian botswanan motswana basotho
+    swazi malagasy mauritian seychellois comorian djiboutian chadian nigerien malian
+    burkinabe ivorian guinean liberian gambian togolese beninese gabonese mauritanian
+    bruneian timorese bhutanese maldivian paraguayan uruguayan bolivian panamanian
+    belizean guyanese surinamese trinidadian barbadian bahamian grenadian bermudian
+    kurd kurdish yazidi druze pashtun tamil punjabi gujarati bengali sinhalese hmong
+    uyghur berber bedouin maori aboriginal inuit navajo cherokee sioux romani
+    shia shiite sunni zoroastrian bahai baha'i quaker quakers amish mennonite
+    anglican adventist rastafarian taoist shinto wiccan pagan
     """
 NRP_WORDS = frozenset(_NRP_TEXT.split())
 

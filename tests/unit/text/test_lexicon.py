@@ -12,7 +12,11 @@ from veil.text._lexicon import (
     name_lexicon,
     word_classes,
 )
-from veil.text._names import CasedTitledNameRecognizer, LexiconNameRecognizer
+from veil.text._names import (
+    CasedTitledNameRecognizer,
+    LexiconNameRecognizer,
+    NrpFieldRecognizer,
+)
 from veil.text._ner import _only_names
 
 
@@ -366,6 +370,31 @@ def test_nationalities_and_groups_without_ner() -> None:
     assert ("NRP", "Christian") not in found  # a first name before a surname
     assert "nrp_word" in {r.name for r in regex_only.recognizers}
     assert "nrp_word" not in {r.name for r in TextAnalyzer.from_config().recognizers}
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Candidate: Al-Farsi, nationality: Omani, religion: Muslim", ["Omani", "Muslim"]),
+        ("Religion - Sunni Muslim\nCitizenship: New Zealander", ["Sunni Muslim", "New Zealander"]),
+        ("her nationality is kenyan.", ["kenyan"]),  # a form's value in lower case
+        ("Ethnic origin: Maori (self-described)", ["Maori"]),
+        # what a field holds besides a group of people
+        ("Race: N/A\nEthnicity: prefer not to say\nReligion: none", []),
+        ("The race is on. Faith: Hope", []),
+    ],
+)
+def test_a_group_given_in_a_form_field_with_ner_on_or_off(text: str, values: list[str]) -> None:
+    """A field's label says what its value is: found with NER on too, where the model
+    misses the rarer nationalities ("Omani")."""
+    for ner in (False, True):
+        found = [
+            text[f.start : f.end]
+            for f in TextAnalyzer.from_config(ner=ner).analyze(text)
+            if f.entity_type == "NRP"
+        ]
+        assert [v for v in values if v in found] == values, (ner, found)
+    assert [text[f.start : f.end] for f in NrpFieldRecognizer().analyze(text)] == values
 
 
 def test_ner_group_or_firm_that_is_a_name_becomes_a_person() -> None:
