@@ -44,6 +44,7 @@ from veil.text._lexicon import (
     first_last_name,
     mostly_upper,
     name_lexicon,
+    word_classes,
 )
 from veil.text._names import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 from veil.text._recognizer import Recognizer, recognizers
@@ -326,8 +327,9 @@ class PlaceNameRecognizer(Recognizer):
         return finding, end_index + 2
 
     def _unknown_word(self, word: str) -> bool:
-        """A capitalised word that is no known name, everyday word, charting word or month:
-        what a town absent from the gazetteer looks like."""
+        """A capitalised word that is no known name, everyday word, charting word, month or
+        word of the English dictionary (:func:`~veil.text._lexicon.word_classes`: "trip to
+        Marketing", "stay in Touch"): what a town absent from the gazetteer looks like."""
         folded = word.casefold()
         return (
             len(word) >= 3
@@ -338,6 +340,7 @@ class PlaceNameRecognizer(Recognizer):
             and folded not in self._common
             and folded not in NOTE_WORDS
             and folded not in CALENDAR_WORDS
+            and not word_classes(folded)
         )
 
     def _residence_town(

@@ -217,6 +217,9 @@ RESIDENCE = [
     ("Pt lives in Hersbruck. BP 120/80, HR 72, NPO after MN.", []),
     ("Please stay in Touch with us.", []),  # an idiom: "stay in" is no travel word
     ("We drove to Acme Corp for parts.", []),  # a company
+    # a word of the English dictionary, which Faker's word list lacks
+    ("Our trip to Marketing went well.", []),
+    ("We flew to Procurement on Monday.", []),
 ]
 
 
