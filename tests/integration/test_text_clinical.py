@@ -76,6 +76,25 @@ def test_names_in_notes(analyzer: TextAnalyzer, text: str, expected: set[str]) -
     assert not [f for f in analyzer.analyze(text) if f.entity_type == "DATE_TIME"]  # "80s"
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a given name that is also an English adjective or verb, alone in a note: a word
+        ("NPO. FRANK BLOODY SECRETIONS SUCTIONED. WILL CONTINUE TO MONITOR.", set()),
+        ("Lasix given. Frank blood in foley. Will cont to monitor.", set()),
+        ("Neuro: MAE. Grant application sent by SW. Pt sandy-haired, calm.", set()),
+        # the same names after a relation or care-team word are people
+        ("Neuro: MAE. Son Frank called, updated. Wife Rose at bedside.", {"Frank", "Rose"}),
+        ("Lasix given. Seen by Dr. Will, plan unchanged.", {"Will"}),
+    ],
+)
+def test_a_name_that_is_a_word_needs_an_introducer_in_notes(
+    analyzer: TextAnalyzer, text: str, expected: set[str]
+) -> None:
+    people = {text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON"}
+    assert people == expected
+
+
 def test_outside_notes_unknown_single_names_still_reported(analyzer: TextAnalyzer) -> None:
     # the lexicon is not required outside clinical text: spaCy's PERSON stands
     text = "Zorblatt Quenchworth signed the lease yesterday."

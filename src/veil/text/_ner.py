@@ -48,6 +48,7 @@ from veil.text._lexicon import (
     first_last_name,
     name_lexicon,
     relation_pattern,
+    word_classes,
     word_set,
 )
 from veil.text._recognizer import Recognizer
@@ -356,6 +357,9 @@ _CLINICAL_DATE = re.compile(
 )
 
 
+_DESCRIPTIVE = frozenset(("adj", "verb"))
+
+
 def _clinical_ok(entity: str, text: str, start: int, end: int) -> bool:
     """Stricter acceptance of an NER span inside a clinical note (see the module doc).
 
@@ -382,6 +386,11 @@ def _clinical_ok(entity: str, text: str, start: int, end: int) -> bool:
     if entity == "PERSON":
         if any(w in NOTE_WORDS and w not in first and w not in last for w in folded):
             return False  # "Cath Lab"
+        if len(words) == 1 and word_classes(folded[0]) & _DESCRIPTIVE:
+            # a name that is also an English adjective or verb, alone: a note's word ("FRANK
+            # BLOOD", "WILL CONTINUE", read in ordinary case) unless a title or relation
+            # word names it ("son Frank", "Dr. Will")
+            return prev in _INTRODUCERS
         if any((w in first or w in last) and w not in NOTE_WORDS for w in folded):
             return True
         return prev in _INTRODUCERS
