@@ -263,12 +263,14 @@ def clinical_register(text: str, *, needed: int = 1) -> bool:
     for m in _WORD.finditer(text):
         word = m.group()
         w = word.lower()
-        if _other_sense(text, m.start(), word, w):
+        if w in CLINICAL_MARKERS:
+            if _other_sense(text, m.start(), word, w):
+                continue
+        elif not _INTERVAL.fullmatch(w):
             continue
-        if w in CLINICAL_MARKERS or _INTERVAL.fullmatch(w):
-            seen.add(w)
-            if len(seen) >= needed:
-                return True
+        seen.add(w)
+        if len(seen) >= needed:
+            return True
     return False
 
 
