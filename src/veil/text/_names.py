@@ -215,6 +215,8 @@ _ORG_MORE = (
 _LEADING_PARTICLES = re.compile(
     rf"(?<![\w'’.&-])(?:van|von|de|ter|ten)(?:{_SP}(?:der|den|de|la))?{_SP}$"
 )
+# a saint's abbreviation before a name, which the name's words (no full stop) leave out
+_SAINT_BEFORE = re.compile(r"(?<![\w'’.&-])(?:St|Ste|Sta|Sto|Snt)\.[ \t]+$")
 _ORG_NAME = _W + _ORG_MORE
 # the same, starting where no word goes on before it; the look-behind follows the first
 # capital so that the regex engine skips to capitals instead of trying every position
@@ -292,6 +294,8 @@ class OrganizationRecognizer(Recognizer):
                 particles = _LEADING_PARTICLES.search(text, max(0, start - 12), start)
                 if particles:
                     start = particles.start()
+                elif saint := _SAINT_BEFORE.search(text, max(0, start - 8), start):
+                    start = saint.start()  # "St. Mary's Hospital": the saint's abbreviation
             form = m.group("form")
             if form in _WEAK_FORMS and self._not_a_firm(text, start, m.end("name")):
                 continue  # "Reno NV": a place and its state; "Blood Type AB"; "Plavix, ASA"

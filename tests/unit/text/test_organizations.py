@@ -37,6 +37,9 @@ POSITIVES = [
     ("Shares of Volvo AB and Telenor AS rose.", ["Volvo AB", "Telenor AS"]),
     ("Mocanu SRL called about the invoice.", ["Mocanu SRL"]),
     ("The Smith Group met on Monday.", ["Smith Group"]),  # "The" is not the name
+    # a saint's abbreviation opens the name ("Mary's Hospital" left "St." out)
+    ("She was admitted to St. Mary's Hospital.", ["St. Mary's Hospital"]),
+    ("Call Ste. Justine Hospital today.", ["Ste. Justine Hospital"]),
     ("She joined Ballard and Sons last year.", ["Ballard and Sons"]),
     ("Smith and Co. won the tender.", ["Smith and Co."]),
     ("Our supplier, Stichting Ketting, is late.", ["Stichting Ketting"]),
