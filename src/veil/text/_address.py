@@ -789,6 +789,11 @@ class StateRecognizer(PatternRecognizer):
         ),
     )
 
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        from veil.text._places import degree_after_name
+
+        return degree_after_name(text, start, end)  # "Anjali Mehta, MD": a degree
+
 
 @recognizers.register("zip_code")
 class ZipCodeRecognizer(PatternRecognizer):

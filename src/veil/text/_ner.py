@@ -357,6 +357,24 @@ _CLINICAL_DATE = re.compile(
 )
 
 
+def _credential(text: str, start: int, end: int, spans: list[tuple[int, int, str, str]]) -> bool:
+    """Whether a place the model read is a degree after a person's name ("Jane Roe, MD"):
+    a person the model found just before the comma, or :func:`degree_after_name`."""
+    from veil.text._places import degree_after_name
+
+    comma = text.rfind(",", max(0, start - 3), start)
+    if (
+        comma >= 0
+        and text[start:end].isupper()
+        and any(t == "PERSON" and e == comma for _, e, t, _ in spans)
+    ):
+        return text[start:end] in _CREDENTIALS_ANY
+    return degree_after_name(text, start, end)
+
+
+_CREDENTIALS_ANY = frozenset(("MD", "DO", "PA", "DC", "DE", "ME", "MS", "MA", "RN", "NP", "OD"))
+
+
 _DESCRIPTIVE = frozenset(("adj", "verb"))
 
 
@@ -728,6 +746,8 @@ class SpacyNerRecognizer(Recognizer):
                 # "Crystal Bishop" read as a place: a first and a last name; "wife Aaliyah"
                 # read as an organisation: a relation word names a person
                 entity = "PERSON"
+            if entity in ("LOCATION", "ORGANIZATION") and _credential(text, start, end, spans):
+                continue  # "Anjali Mehta, MD": a degree, not Maryland
             if entity in ("PERSON", "LOCATION") and street_named(text[start:end], entity):
                 entity = "STREET_ADDRESS"  # "Walker Crossing" read as a person
             spans.append((start, end, entity, ent.label_))

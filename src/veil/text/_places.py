@@ -50,7 +50,7 @@ from veil.text._names import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 from veil.text._recognizer import Recognizer, recognizers
 from veil.text._street_words import _STATE_CODES
 
-__all__ = ["PlaceNameRecognizer", "country_code", "gazetteer"]
+__all__ = ["PlaceNameRecognizer", "country_code", "degree_after_name", "gazetteer"]
 
 _TOWN_OPENERS_TEXT = (
     "san santa santo são sao los las new fort port saint sainte st. ste. sankt ciudad puerto porto"
@@ -223,6 +223,44 @@ def country_code(name: str) -> str | None:
     for article in ("The ", "the "):
         name = name.removeprefix(article)
     return _country_codes().get(name)
+
+
+# degrees and licences written after a name that are also US state codes ("MD", "DO",
+# "PA", "MS", "MA", "DC"); "RN" and "NP" are no states
+_DEGREE_CODES = frozenset(("MD", "DO", "PA", "DC", "DE", "ME", "MS", "MA", "RN", "NP", "OD"))
+_NAME_BEFORE_COMMA = re.compile(
+    rf"(?:(?<![\w'’.-])([{UPPER_LATIN}][\w'’-]+)[ \t]+)?([{UPPER_LATIN}][\w'’-]+),[ \t]*$"
+)
+_TITLE_ON_LINE = re.compile(r"\b(?:Dr|Prof|Mr|Mrs|Ms)\.?[ \t]+[^\n]*$")
+
+
+def degree_after_name(text: str, start: int, end: int) -> bool:
+    """Whether the code at ``start:end`` is a degree after a person's name, not a state
+    after a town: "Anjali Mehta, MD", "Dr. Okafor, DO", "Jane Roe, PA"; the word before the
+    comma and a known given name before it (no town of two words: "Santa Rosa, CA"), or the
+    word no place of the gazetteer and a known name alone or a title on the line
+    ("Baltimore, MD", "Scranton, PA" stay states).
+
+    Examples
+    --------
+    >>> t = "Anjali Mehta, MD and Baltimore, MD"
+    >>> degree_after_name(t, 14, 16), degree_after_name(t, 32, 34)
+    (True, False)
+    """
+    if text[start:end] not in _DEGREE_CODES:
+        return False
+    m = _NAME_BEFORE_COMMA.search(text, max(0, start - 60), start)
+    if m is None:
+        return False
+    first, last = name_lexicon()
+    given, surname = m.group(1), m.group(2)
+    if given is not None and given.casefold() in first and f"{given} {surname}" not in gazetteer():
+        return True  # "Maria Lopez, PA" (a town is called López too)
+    if surname in gazetteer():
+        return False
+    if _TITLE_ON_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.start(2)):
+        return True
+    return given is None and (surname.casefold() in first or surname.casefold() in last)
 
 
 @functools.cache

@@ -232,3 +232,25 @@ def test_unknown_town_after_a_residence_word(
     for f in found:
         assert f.explanation is not None
         assert f.explanation.pattern_name == "town_after_residence"
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        # a degree after a person's name is no state ("MD" leaked as Maryland)
+        ("Best regards,\nDr. Anjali Mehta, MD\nCardiology", []),
+        ("Signed, Maria Lopez, PA", []),
+        ("Seen by Okafor, DO.", []),
+        # after a town it is the state
+        ("Office in Baltimore, MD 21201", ["MD"]),
+        ("Lives in Easton, MD.", ["MD"]),
+        ("Trip to Santa Rosa, MD.", ["MD"]),
+    ],
+)
+def test_a_degree_after_a_name_is_no_state(text: str, states: list[str]) -> None:
+    found = TextAnalyzer.from_config().analyze(text)
+    assert [
+        text[f.start : f.end]
+        for f in found
+        if f.entity_type == "LOCATION" and len(text[f.start : f.end]) == 2
+    ] == states
