@@ -44,6 +44,7 @@ from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._lexicon import mostly_upper, truecase
 from veil.text._profiles import check_profile, profile_keeps
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
+from veil.text._wrapped import join_wrapped_names
 
 if TYPE_CHECKING:
     from veil.policy import TextConfig
@@ -376,6 +377,7 @@ class TextAnalyzer:
             extra = [f for f in coordinated_names(text, found) if self._keeps(text, f)]
             if extra:
                 found = sorted([*found, *extra], key=lambda f: (f.start, f.end))
+            found = join_wrapped_names(text, found)
         return found
 
     def _pattern_findings(self, text: str, readable: str | None = None) -> list[Finding]:
