@@ -439,7 +439,15 @@ def _given_before(text: str, start: int) -> int | None:
     if g is None:
         return None
     first = name_lexicon()[0]
-    return g.start(1) if all(w.casefold() in first for w in g.group(1).split()) else None
+    words = g.group(1).split()
+    begin = None  # the longest run of known given names that ends at the street's name
+    for k in range(len(words) - 1, -1, -1):
+        if words[k].casefold() not in first:
+            break
+        begin = k
+    if begin is None:
+        return None
+    return start - len(" ".join(words[begin:])) - 1
 
 
 def _germanic_line(text: str, m: re.Match[str]) -> _Line | None:

@@ -256,6 +256,7 @@ STREET_ONLY = [
     ("Hauptstraße 5 ist gesperrt", "Hauptstraße 5"),
     # a street named after a person, the given names written apart (Faker de_DE does)
     ("Treffen bei Anna Müller-Weg 3", "Anna Müller-Weg 3"),
+    ("Then Hans Jürgen-Binner-Platz 92-87 came up.", "Hans Jürgen-Binner-Platz 92-87"),
     ("bei Goethestr. 7.", "Goethestr. 7"),
     ("au 12 rue de la Paix ce matin", "12 rue de la Paix"),
     ("en la Calle Mayor 5 hoy", "Calle Mayor 5"),
@@ -551,6 +552,7 @@ _LOCALES = ["en_GB", "en_AU", "es_ES", "it_IT", "nl_NL", "de_DE", "fr_FR", "pt_B
     st.sampled_from(["I live at", "Address:", "She moved to", "delivered to"]),
 )
 @example("de_DE", 830, "I live at")  # "Karl Heinz-Zirme-Ring 70-23" began at "Heinz"
+@example("de_DE", 1495, "I live at")  # "Then Hans Jürgen-...": "Then" is no given name
 def test_an_address_cue_only_adds_lone_street_lines(locale: str, seed: int, cue: str) -> None:
     """The cue rule is monotone: a sentence with an address cue before a street line keeps
     every address the same sentence without the cue has, and the cue adds at most the
