@@ -35,6 +35,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _financial,
     _government,
     _names,
+    _national_ids,
     _network,
     _places,
     _street_names,

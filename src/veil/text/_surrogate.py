@@ -209,7 +209,25 @@ class SurrogateFactory:
             "UK_NHS": self._nhs,
             "MEDICAL_LICENSE": self._dea,
             "CRYPTO": self._crypto,
+            # national numbers: a valid one of the same country, from its Faker locale
+            "ES_NIF": lambda v, r: self._faker("ES", r).nif(),
+            "ES_NIE": lambda v, r: self._faker("ES", r).nie(),
+            "IT_FISCAL_CODE": lambda v, r: self._faker("IT", r).ssn(),
+            "PL_PESEL": lambda v, r: self._faker("PL", r).pesel(),
+            "FI_PERSONAL_IDENTITY_CODE": lambda v, r: self._faker("FI", r).ssn(),
+            "IN_AADHAAR": self._aadhaar,
         }
+
+    def _aadhaar(self, value: str, rng: random.Random) -> str:
+        """A valid Aadhaar number (first digit 2 to 9, Verhoeff check) in the value's layout."""
+        from veil.text._national_ids import aadhaar_ok
+
+        while True:
+            digits = str(rng.randint(2, 9)) + "".join(str(rng.randrange(10)) for _ in range(11))
+            if aadhaar_ok(digits):
+                break
+        it = iter(digits)
+        return "".join(next(it) if c.isdigit() else c for c in value)
 
     def make(self, entity_type: str, value: str, seed: int) -> str:
         rng = random.Random(seed)

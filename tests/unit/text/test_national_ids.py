@@ -1,0 +1,141 @@
+"""National identity numbers outside the US: each rule checked against the numbers Faker's
+locales write (an implementation of their own) and against corrupted ones."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from veil.text import TextAnalyzer
+from veil.text._national_ids import (
+    aadhaar_ok,
+    fiscal_code_ok,
+    hetu_ok,
+    nie_ok,
+    nif_ok,
+    pesel_ok,
+)
+from veil.text._surrogate import SurrogateFactory
+
+# (entity, Faker locale and method, the rule, a sentence frame that carries its word)
+CASES = [
+    ("ES_NIF", "es_ES", "nif", nif_ok, "Mi DNI es {p}."),
+    ("ES_NIE", "es_ES", "nie", nie_ok, "Número NIE: {p}"),
+    ("IT_FISCAL_CODE", "it_IT", "ssn", fiscal_code_ok, "Codice fiscale {p} allegato."),
+    ("PL_PESEL", "pl_PL", "pesel", pesel_ok, "Numer PESEL: {p}"),
+    ("FI_PERSONAL_IDENTITY_CODE", "fi_FI", "ssn", hetu_ok, "Henkilötunnus {p} ok."),
+]
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> TextAnalyzer:
+    return TextAnalyzer.from_config(ner=False)
+
+
+def _faker(locale: str, seed: int):  # type: ignore[no-untyped-def]
+    from faker import Faker
+
+    fake = Faker(locale)
+    fake.seed_instance(seed)
+    return fake
+
+
+@pytest.mark.parametrize(("entity", "locale", "method", "rule", "frame"), CASES)
+def test_every_faker_number_passes_and_is_found(
+    analyzer: TextAnalyzer,
+    entity: str,
+    locale: str,
+    method: str,
+    rule,
+    frame: str,  # type: ignore[no-untyped-def]
+) -> None:
+    fake = _faker(locale, 7)
+    for _ in range(200):
+        number = getattr(fake, method)()
+        assert rule(number), entity
+        text = frame.format(p=number)
+        found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
+        assert (entity, number) in found, (entity, found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(CASES), st.integers(0, 10**6), st.data())
+def test_one_changed_character_fails_the_rule(case, seed: int, data) -> None:  # type: ignore[no-untyped-def]
+    """A mistyped character is caught: every rule here detects any single substitution of
+    its check character, and of a digit where the rule weighs each digit."""
+    entity, locale, method, rule, _ = case
+    number = getattr(_faker(locale, seed), method)()
+    i = len(number) - 1  # the check character
+    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    other = data.draw(st.sampled_from([c for c in alphabet if c != number[i].upper()]))
+    assert not rule(number[:i] + other), (entity, number)
+
+
+def test_aadhaar_verhoeff_catches_single_digit_errors() -> None:
+    rng = __import__("random").Random(3)
+    valid = 0
+    while valid < 200:
+        digits = str(rng.randint(2, 9)) + "".join(str(rng.randrange(10)) for _ in range(11))
+        if not aadhaar_ok(digits):
+            continue
+        valid += 1
+        for i in range(12):
+            for d in "0123456789":
+                if d != digits[i] and not (i == 0 and d in "01"):
+                    assert not aadhaar_ok(digits[:i] + d + digits[i + 1 :])
+
+
+@pytest.mark.parametrize(
+    ("text", "entity", "span"),
+    [
+        ("Aadhaar: 2341 2341 2346", "IN_AADHAAR", "2341 2341 2346"),
+        ("Mi DNI es 12345678-Z", "ES_NIF", "12345678-Z"),
+        ("PESEL 44051401359", "PL_PESEL", "44051401359"),
+    ],
+)
+def test_known_examples(analyzer: TextAnalyzer, text: str, entity: str, span: str) -> None:
+    assert (entity, span) in [
+        (f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Order 12345678A shipped",  # a failed control letter
+        "call 44051401359 now",  # eleven digits, no PESEL word
+        "account 2341 2341 2346",  # twelve digits, no Aadhaar word
+        "Aadhaar: 1341 2341 2346",  # an Aadhaar never starts with 0 or 1
+        "ref RSSMRA85T10A562T",  # a codice fiscale's wrong check letter
+        "id 310252-308T",  # 31 February
+    ],
+)
+def test_numbers_that_fail_their_rule_or_word(analyzer: TextAnalyzer, text: str) -> None:
+    national = {
+        "ES_NIF",
+        "ES_NIE",
+        "IT_FISCAL_CODE",
+        "PL_PESEL",
+        "FI_PERSONAL_IDENTITY_CODE",
+        "IN_AADHAAR",
+    }
+    assert not [f for f in analyzer.analyze(text) if f.entity_type in national]
+
+
+@pytest.mark.parametrize(("entity", "locale", "method", "rule", "frame"), CASES)
+def test_surrogates_are_valid_numbers_of_the_same_country(
+    entity: str,
+    locale: str,
+    method: str,
+    rule,
+    frame: str,  # type: ignore[no-untyped-def]
+) -> None:
+    value = getattr(_faker(locale, 11), method)()
+    out = SurrogateFactory().make(entity, value, 5)
+    assert out != value and rule(out)
+
+
+def test_an_aadhaar_surrogate_keeps_the_layout() -> None:
+    out = SurrogateFactory().make("IN_AADHAAR", "2341 2341 2346", 5)
+    assert out != "2341 2341 2346" and aadhaar_ok(out) and out[4] == " " and out[9] == " "
