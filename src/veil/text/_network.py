@@ -14,6 +14,7 @@ import functools
 import ipaddress
 import re
 
+from veil.text._finding import Finding
 from veil.text._lexicon import word_set
 from veil.text._recognizer import ContextMatcher, Pattern, PatternRecognizer, recognizers
 
@@ -149,6 +150,13 @@ class ObfuscatedEmailRecognizer(PatternRecognizer):
     )
     context = ("email", "e-mail", "mail", "contact", "write", "reach")
 
+    def analyze(self, text: str) -> list[Finding]:
+        # what every match holds: a bracketed "at", or " at " before a dotted or "dot" domain;
+        # most texts have neither, and the patterns would try every word of them
+        if _OBFUSCATED_GATE.search(text) is None:
+            return []
+        return super().analyze(text)
+
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         local, domain = _split_obfuscated(value)
         if not _tld_ok(domain) or domain.rsplit(".", 1)[-1].lower() in _FILEISH:
@@ -163,6 +171,9 @@ class ObfuscatedEmailRecognizer(PatternRecognizer):
 
 
 _BRACKETED = re.compile(_B_AT)
+_OBFUSCATED_GATE = re.compile(
+    rf"{_OPEN}[ \t]*(?i:at)[ \t]*{_CLOSE}|[ \t](?i:at)[ \t]+[\w-]+(?:\.\w|[ \t]+(?i:dot)[ \t])"
+)
 _AT_SPLIT = re.compile(rf"{_B_AT}|[ \t]+(?:at|AT)[ \t]+")
 _DOT_WORD = re.compile(
     rf"[ \t]*{_OPEN}[ \t]*(?:dot|DOT|Dot)[ \t]*{_CLOSE}[ \t]*|[ \t]+(?:dot|DOT)[ \t]+"

@@ -370,3 +370,45 @@ def test_an_obfuscated_faker_address_is_found_whole(
     text = f"Please write to {written} today."
     found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
     assert ("EMAIL_ADDRESS", written) in found, found
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "jo",
+                "x.y",
+                "at",
+                "AT",
+                "At",
+                " ",
+                "\t",
+                "dot",
+                "DOT",
+                ".",
+                "com",
+                "1and1",
+                "-",
+                "[",
+                "]",
+                "(",
+                ")",
+                "{",
+                "}",
+                "<",
+                ">",
+                "_",
+                "gmail",
+            ]
+        ),
+        max_size=14,
+    )
+)
+def test_the_obfuscated_email_gate_holds_every_match(parts: list[str]) -> None:
+    """The cheap scan that skips most texts never skips one a pattern would match."""
+    from veil.text._network import _OBFUSCATED_GATE, ObfuscatedEmailRecognizer
+
+    text = "".join(parts)
+    if any(re.search(p.regex, text) for p in ObfuscatedEmailRecognizer.patterns):
+        assert _OBFUSCATED_GATE.search(text), text
