@@ -37,6 +37,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _names,
     _national_ids,
     _network,
+    _nrp,
     _places,
     _street_names,
 )

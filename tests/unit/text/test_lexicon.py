@@ -12,12 +12,9 @@ from veil.text._lexicon import (
     name_lexicon,
     word_classes,
 )
-from veil.text._names import (
-    CasedTitledNameRecognizer,
-    LexiconNameRecognizer,
-    NrpFieldRecognizer,
-)
+from veil.text._names import CasedTitledNameRecognizer, LexiconNameRecognizer
 from veil.text._ner import _only_names
+from veil.text._nrp import NrpFieldRecognizer
 
 
 @pytest.mark.parametrize(
