@@ -361,19 +361,12 @@ _CLINICAL_DATE = re.compile(
 def _credential(text: str, start: int, end: int, spans: list[tuple[int, int, str, str]]) -> bool:
     """Whether a place the model read is a degree after a person's name ("Jane Roe, MD"):
     a person the model found just before the comma, or :func:`degree_after_name`."""
-    from veil.text._places import degree_after_name
+    from veil.text._places import DEGREE_CODES, degree_after_name
 
     comma = text.rfind(",", max(0, start - 3), start)
-    if (
-        comma >= 0
-        and text[start:end].isupper()
-        and any(t == "PERSON" and e == comma for _, e, t, _ in spans)
-    ):
-        return text[start:end] in _CREDENTIALS_ANY
+    if comma >= 0 and any(t == "PERSON" and e == comma for _, e, t, _ in spans):
+        return text[start:end] in DEGREE_CODES
     return degree_after_name(text, start, end)
-
-
-_CREDENTIALS_ANY = frozenset(("MD", "DO", "PA", "DC", "DE", "ME", "MS", "MA", "RN", "NP", "OD"))
 
 
 _DESCRIPTIVE = frozenset(("adj", "verb"))

@@ -50,7 +50,13 @@ from veil.text._names import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 from veil.text._recognizer import Recognizer, recognizers
 from veil.text._street_words import _STATE_CODES
 
-__all__ = ["PlaceNameRecognizer", "country_code", "degree_after_name", "gazetteer"]
+__all__ = [
+    "DEGREE_CODES",
+    "PlaceNameRecognizer",
+    "country_code",
+    "degree_after_name",
+    "gazetteer",
+]
 
 _TOWN_OPENERS_TEXT = (
     "san santa santo são sao los las new fort port saint sainte st. ste. sankt ciudad puerto porto"
@@ -227,7 +233,7 @@ def country_code(name: str) -> str | None:
 
 # degrees and licences written after a name that are also US state codes ("MD", "DO",
 # "PA", "MS", "MA", "DC"); "RN" and "NP" are no states
-_DEGREE_CODES = frozenset(("MD", "DO", "PA", "DC", "DE", "ME", "MS", "MA", "RN", "NP", "OD"))
+DEGREE_CODES = frozenset(("MD", "DO", "PA", "DC", "DE", "ME", "MS", "MA", "RN", "NP", "OD"))
 _NAME_BEFORE_COMMA = re.compile(
     rf"(?:(?<![\w'’.-])([{UPPER_LATIN}][\w'’-]+)[ \t]+)?([{UPPER_LATIN}][\w'’-]+),[ \t]*$"
 )
@@ -247,7 +253,7 @@ def degree_after_name(text: str, start: int, end: int) -> bool:
     >>> degree_after_name(t, 14, 16), degree_after_name(t, 32, 34)
     (True, False)
     """
-    if text[start:end] not in _DEGREE_CODES:
+    if text[start:end] not in DEGREE_CODES:
         return False
     m = _NAME_BEFORE_COMMA.search(text, max(0, start - 60), start)
     if m is None:
