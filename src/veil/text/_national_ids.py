@@ -14,6 +14,18 @@
   "0123456789ABCDEFHJKLMNPRSTUVWXY".
 * ``IN_AADHAAR``: twelve digits, the first 2 to 9, with a Verhoeff check digit; near
   "Aadhaar" or "UID" (twelve digits are an account's length too).
+* ``UK_NINO`` (National Insurance number, HMRC's format): two prefix letters (not D, F, I,
+  Q, U, V; the second not O; not BG, GB, KN, NK, NT, TN, ZZ), six digits, a suffix A to D;
+  no check digit, so only near "national insurance", "NI number" or "NINO".
+* ``AU_ABN`` (Australian Business Number): eleven digits, the first less one, weighted
+  10-1-3-5-...-19, divisible by 89 (ATO); near "ABN".
+* ``AU_TFN`` (Tax File Number): nine digits weighted 1-4-3-7-5-8-6-9-10, divisible by 11
+  (ATO); near "TFN" or "tax file number".
+* ``AU_MEDICARE``: ten digits (an eleventh, the card's issue number, may follow), the first
+  2 to 6, the ninth a check digit of weights 1-3-7-9; near "Medicare".
+* ``SG_NRIC_FIN``: S, T, F or G, seven digits and the check letter of weights
+  2-7-6-5-4-3-2 and the series' letter table (the M series of 2022 is not read: its table
+  is not verified here).
 
 Entity names follow Presidio's. A number that fails its rule is dropped; one that passes
 scores 1.0.
@@ -28,17 +40,27 @@ from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = [
     "AadhaarRecognizer",
+    "AbnRecognizer",
     "FiscalCodeRecognizer",
     "HetuRecognizer",
+    "MedicareRecognizer",
     "NieRecognizer",
     "NifRecognizer",
+    "NinoRecognizer",
+    "NricRecognizer",
     "PeselRecognizer",
+    "TfnRecognizer",
     "aadhaar_ok",
+    "abn_ok",
     "fiscal_code_ok",
     "hetu_ok",
+    "medicare_ok",
     "nie_ok",
     "nif_ok",
+    "nino_ok",
+    "nric_ok",
     "pesel_ok",
+    "tfn_ok",
 ]
 
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
@@ -197,6 +219,93 @@ def aadhaar_ok(value: str) -> bool:
     return c == 0
 
 
+_NINO_FIRST = "ABCEGHJKLMNOPRSTWXYZ"
+_NINO_SECOND = "ABCEGHJKLMNPRSTWXYZ"
+_NINO_BANNED = frozenset(("BG", "GB", "KN", "NK", "NT", "TN", "ZZ"))
+
+
+def nino_ok(value: str) -> bool:
+    """A UK National Insurance number's format (HMRC): prefix letters, six digits, suffix.
+
+    Examples
+    --------
+    >>> nino_ok("AB 12 34 56 C"), nino_ok("QQ 12 34 56 C"), nino_ok("GB123456A")
+    (True, False, False)
+    """
+    v = re.sub(r"\s", "", value).upper()
+    if not re.fullmatch(r"[A-Z]{2}\d{6}[A-D]", v):
+        return False
+    return v[0] in _NINO_FIRST and v[1] in _NINO_SECOND and v[:2] not in _NINO_BANNED
+
+
+def abn_ok(value: str) -> bool:
+    """An Australian Business Number's check (ATO): weights, modulo 89.
+
+    Examples
+    --------
+    >>> abn_ok("51 824 753 556"), abn_ok("51 824 753 557")
+    (True, False)
+    """
+    v = re.sub(r"\s", "", value)
+    if not re.fullmatch(r"\d{11}", v) or v[0] == "0":
+        return False
+    d = [int(c) for c in v]
+    d[0] -= 1
+    weights = (10, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19)
+    return sum(w * x for w, x in zip(weights, d, strict=True)) % 89 == 0
+
+
+def tfn_ok(value: str) -> bool:
+    """An Australian Tax File Number's check (ATO): weights, modulo 11.
+
+    Examples
+    --------
+    >>> tfn_ok("123 456 782"), tfn_ok("123 456 789")
+    (True, False)
+    """
+    v = re.sub(r"\s", "", value)
+    if not re.fullmatch(r"\d{9}", v):
+        return False
+    weights = (1, 4, 3, 7, 5, 8, 6, 9, 10)
+    return sum(w * int(x) for w, x in zip(weights, v, strict=True)) % 11 == 0
+
+
+def medicare_ok(value: str) -> bool:
+    """An Australian Medicare card number's check digit (the ninth digit).
+
+    Examples
+    --------
+    >>> medicare_ok("2123 45670 1"), medicare_ok("2123 45671 1")
+    (True, False)
+    """
+    v = re.sub(r"\s", "", value)
+    if not re.fullmatch(r"[2-6]\d{9,10}", v):
+        return False
+    weights = (1, 3, 7, 9, 1, 3, 7, 9)
+    return sum(w * int(x) for w, x in zip(weights, v[:8], strict=True)) % 10 == int(v[8])
+
+
+_NRIC_LETTERS = {"ST": "JZIHGFEDCBA", "FG": "XWUTRQPNMLK"}
+_NRIC_OFFSET = {"S": 0, "T": 4, "F": 0, "G": 4}
+
+
+def nric_ok(value: str) -> bool:
+    """Singapore's NRIC or FIN check letter.
+
+    Examples
+    --------
+    >>> nric_ok("S1234567D"), nric_ok("S1234567A")
+    (True, False)
+    """
+    v = value.upper()
+    if not re.fullmatch(r"[STFG]\d{7}[A-Z]", v):  # M (FINs from 2022): table unverified
+        return False
+    weights = (2, 7, 6, 5, 4, 3, 2)
+    total = sum(w * int(x) for w, x in zip(weights, v[1:8], strict=True)) + _NRIC_OFFSET[v[0]]
+    table = next(t for k, t in _NRIC_LETTERS.items() if v[0] in k)
+    return table[total % 11] == v[8]
+
+
 @recognizers.register("es_nif")
 class NifRecognizer(PatternRecognizer):
     """Spain's DNI number with its control letter (:func:`nif_ok`)."""
@@ -276,3 +385,75 @@ class AadhaarRecognizer(PatternRecognizer):
     context = ("aadhaar", "aadhar", "uid", "uidai")
     context_required = True
     checksum = ("verhoeff", aadhaar_ok)
+
+
+@recognizers.register("uk_nino")
+class NinoRecognizer(PatternRecognizer):
+    """UK National Insurance numbers (:func:`nino_ok`), near their words."""
+
+    entity = "UK_NINO"
+    needs_digit = True
+    tier = 0
+    patterns = (
+        Pattern(
+            "nino",
+            r"(?<![\w-])[A-Za-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-Da-d](?![\w-])",
+            0.4,
+        ),
+    )
+    context = ("national insurance", "ni number", "ni no", "nino", "nin")
+    context_required = True
+    checksum = ("hmrc_format", nino_ok)
+
+
+@recognizers.register("au_abn")
+class AbnRecognizer(PatternRecognizer):
+    """Australian Business Numbers (:func:`abn_ok`), near "ABN"."""
+
+    entity = "AU_ABN"
+    needs_digit = True
+    tier = 0
+    patterns = (Pattern("abn", r"(?<![\w-])\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4),)
+    context = ("abn", "australian business number")
+    context_required = True
+    checksum = ("mod89", abn_ok)
+
+
+@recognizers.register("au_tfn")
+class TfnRecognizer(PatternRecognizer):
+    """Australian Tax File Numbers (:func:`tfn_ok`), near "TFN"."""
+
+    entity = "AU_TFN"
+    needs_digit = True
+    tier = 0
+    patterns = (Pattern("tfn", r"(?<![\w-])\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4),)
+    context = ("tfn", "tax file number", "tax file no")
+    context_required = True
+    checksum = ("mod11", tfn_ok)
+
+
+@recognizers.register("au_medicare")
+class MedicareRecognizer(PatternRecognizer):
+    """Australian Medicare card numbers (:func:`medicare_ok`), near "Medicare"."""
+
+    entity = "AU_MEDICARE"
+    needs_digit = True
+    tier = 0
+    patterns = (
+        Pattern("medicare", r"(?<![\w-])[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ ]?\d)?(?![\w-])", 0.4),
+    )
+    context = ("medicare",)
+    context_required = True
+    checksum = ("weights_1379", medicare_ok)
+
+
+@recognizers.register("sg_nric_fin")
+class NricRecognizer(PatternRecognizer):
+    """Singapore NRIC and FIN numbers (:func:`nric_ok`)."""
+
+    entity = "SG_NRIC_FIN"
+    needs_digit = True
+    tier = 0
+    patterns = (Pattern("nric", r"(?<![\w-])[STFGstfg]\d{7}[A-Za-z](?![\w-])", 0.5),)
+    context = ("nric", "fin", "ic number", "identity card")
+    checksum = ("check_letter", nric_ok)

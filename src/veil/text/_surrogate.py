@@ -216,6 +216,11 @@ class SurrogateFactory:
             "PL_PESEL": lambda v, r: self._faker("PL", r).pesel(),
             "FI_PERSONAL_IDENTITY_CODE": lambda v, r: self._faker("FI", r).ssn(),
             "IN_AADHAAR": self._aadhaar,
+            "AU_ABN": lambda v, r: _valid_digits(v, r, "abn_ok"),
+            "AU_TFN": lambda v, r: _valid_digits(v, r, "tfn_ok"),
+            "AU_MEDICARE": lambda v, r: _valid_digits(v, r, "medicare_ok"),
+            "SG_NRIC_FIN": _nric,
+            "UK_NINO": _nino,
         }
 
     def _aadhaar(self, value: str, rng: random.Random) -> str:
@@ -460,6 +465,44 @@ class SurrogateFactory:
 
 
 _LINE_SPLIT = re.compile(r"[ \t]*\r?\n[ \t]*")
+
+
+def _valid_digits(value: str, rng: random.Random, rule: str) -> str:
+    """Other digits in ``value``'s layout that pass its national rule (``rule``, a check
+    of :mod:`veil.text._national_ids`); the first digit kept, as it may carry a range."""
+    from veil.text import _national_ids
+
+    ok = getattr(_national_ids, rule)
+    for _ in range(10_000):
+        out = "".join(
+            c if not c.isdigit() or i == 0 else str(rng.randrange(10)) for i, c in enumerate(value)
+        )
+        if out != value and ok(out):
+            return out
+    return value  # the caller then falls back to the shape with other characters
+
+
+def _nric(value: str, rng: random.Random) -> str:
+    """Another NRIC or FIN of the same series, with its check letter."""
+    from veil.text._national_ids import nric_ok
+
+    digits = "".join(str(rng.randrange(10)) for _ in range(7))
+    letter = next(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if nric_ok(value[0] + digits + c))
+    out = value[0] + digits + letter
+    return out if value[-1].isupper() else out[:-1] + letter.lower()
+
+
+def _nino(value: str, rng: random.Random) -> str:
+    """Another well-formed National Insurance number in ``value``'s layout."""
+    from veil.text._national_ids import nino_ok
+
+    while True:
+        chars = rng.choice("ABCEGHJKLMNOPRSTWXYZ") + rng.choice("ABCEGHJKLMNPRSTWXYZ")
+        chars += "".join(str(rng.randrange(10)) for _ in range(6)) + rng.choice("ABCD")
+        if nino_ok(chars):
+            break
+    it = iter(chars)
+    return "".join(next(it) if c.isalnum() else c for c in value)
 
 
 def _town_country(value: str, fake: Any, rng: random.Random) -> str:

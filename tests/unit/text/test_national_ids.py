@@ -10,11 +10,16 @@ from hypothesis import strategies as st
 from veil.text import TextAnalyzer
 from veil.text._national_ids import (
     aadhaar_ok,
+    abn_ok,
     fiscal_code_ok,
     hetu_ok,
+    medicare_ok,
     nie_ok,
     nif_ok,
+    nino_ok,
+    nric_ok,
     pesel_ok,
+    tfn_ok,
 )
 from veil.text._surrogate import SurrogateFactory
 
@@ -139,3 +144,76 @@ def test_surrogates_are_valid_numbers_of_the_same_country(
 def test_an_aadhaar_surrogate_keeps_the_layout() -> None:
     out = SurrogateFactory().make("IN_AADHAAR", "2341 2341 2346", 5)
     assert out != "2341 2341 2346" and aadhaar_ok(out) and out[4] == " " and out[9] == " "
+
+
+@pytest.mark.parametrize(
+    ("text", "entity", "span"),
+    [
+        # the examples the issuing agencies publish with their rules
+        ("ABN 51 824 753 556", "AU_ABN", "51 824 753 556"),  # the ATO's ABN example
+        ("My TFN is 123 456 782", "AU_TFN", "123 456 782"),
+        ("Medicare card 2123 45670 1", "AU_MEDICARE", "2123 45670 1"),
+        ("NRIC S1234567D on file", "SG_NRIC_FIN", "S1234567D"),
+        ("National Insurance number: AB 12 34 56 C", "UK_NINO", "AB 12 34 56 C"),
+        ("NI number AB123456C", "UK_NINO", "AB123456C"),
+    ],
+)
+def test_numbers_of_the_published_examples(
+    analyzer: TextAnalyzer, text: str, entity: str, span: str
+) -> None:
+    found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
+    assert (entity, span) in found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ABN 51 824 753 557",  # a failed check
+        "call 51 824 753 556 now",  # no ABN word
+        "My TFN is 123 456 789",
+        "Medicare card 2123 45671 1",  # the ninth digit is no check digit of the first eight
+        "Medicare card 7123 45670 1",  # no card starts with 7
+        "NRIC S1234567A",
+        "National Insurance number: QQ 12 34 56 C",  # Q is no prefix letter
+        "National Insurance number: GB 12 34 56 A",  # a prefix HMRC never issues
+        "National Insurance number: AB 12 34 56 E",  # suffixes run A to D
+        "order AB123456C shipped",  # no NI word
+    ],
+)
+def test_other_numbers_that_fail_their_rule_or_word(analyzer: TextAnalyzer, text: str) -> None:
+    kinds = {"AU_ABN", "AU_TFN", "AU_MEDICARE", "SG_NRIC_FIN", "UK_NINO"}
+    assert not [f for f in analyzer.analyze(text) if f.entity_type in kinds]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            ("AU_ABN", "51 824 753 556", abn_ok),
+            ("AU_TFN", "123 456 782", tfn_ok),
+            ("AU_MEDICARE", "2123 45670 1", medicare_ok),
+            ("SG_NRIC_FIN", "S1234567D", nric_ok),
+            ("UK_NINO", "AB 12 34 56 C", nino_ok),
+        ]
+    ),
+    st.integers(0, 10**6),
+)
+def test_surrogates_pass_the_rule_in_the_same_layout(case, seed: int) -> None:  # type: ignore[no-untyped-def]
+    entity, value, rule = case
+    out = SurrogateFactory().make(entity, value, seed)
+    assert out != value and rule(out)
+    assert [c.isdigit() for c in out] == [c.isdigit() for c in value]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 8), st.integers(1, 9))
+def test_a_changed_digit_fails_the_tfn_and_abn_rules(seed: int, i: int, delta: int) -> None:
+    """Any one digit changed fails the TFN's mod 11 (its weights are all below 11) and the
+    ABN's mod 89."""
+    for entity, value, rule in (
+        ("AU_TFN", "123 456 782", tfn_ok),
+        ("AU_ABN", "51 824 753 556", abn_ok),
+    ):
+        number = SurrogateFactory().make(entity, value, seed).replace(" ", "")
+        changed = number[:i] + str((int(number[i]) + delta) % 10) + number[i + 1 :]
+        assert not rule(changed), (entity, number, changed)
