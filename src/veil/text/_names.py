@@ -39,6 +39,7 @@ __all__ = [
     "LexiconNameRecognizer",
     "OrganizationRecognizer",
     "TitledNameRecognizer",
+    "surname_like",
 ]
 
 
@@ -73,12 +74,15 @@ _NOT_NAME_CLASSES = frozenset(("verb", "adj", "adv"))
 _SHORTHAND = word_set("appt appts apt ofc tmrw tmr asap pls plz thx fyi eta msg re ok okay")
 
 
-def _surname_like(word: str) -> bool:
-    """Whether a word after a title, in lower case or capitals, reads as a name: no
-    everyday, charting or calendar word, no verb, adjective or adverb of the dictionary
-    ("dr aware", "DR NOTIFIED", "md made aware"), and a noun of it only when it is a known
-    name ("dr smith" stays, "dr office" goes); a word the dictionary lacks is a name.
-    Without a dictionary (no English spaCy pipeline installed) only a known name counts."""
+def surname_like(word: str, *, known_surnames: bool = False) -> bool:
+    """Whether a word where case cannot tell (after a title in lower case or capitals, at
+    the start of a wrapped line) reads as a name: no everyday, charting or calendar word,
+    no verb, adjective or adverb of the dictionary ("dr aware", "DR NOTIFIED", "md made
+    aware"), and a noun of it only when it is a known name ("dr smith" stays, "dr office"
+    goes); a word the dictionary lacks is a name. ``known_surnames`` lets a verb or an
+    adjective that is a known surname count ("Maria\nBrown" on a wrapped line, where the
+    capital already says "name"). Without a dictionary (no English spaCy pipeline
+    installed) only a known name counts."""
     w = word.casefold().strip("'’-")
     if len(w) < 2 or w in common_words() or w in NOTE_WORDS or w in CALENDAR_WORDS:
         return False
@@ -89,7 +93,7 @@ def _surname_like(word: str) -> bool:
         return w in first or w in last
     classes = word_classes(w)
     if classes & _NOT_NAME_CLASSES:
-        return False
+        return known_surnames and w in last
     return "noun" not in classes or w in first or w in last
 
 
@@ -97,7 +101,7 @@ def _surname_like(word: str) -> bool:
 class CasedTitledNameRecognizer(Recognizer):
     """Surnames after a title written in lower case or in capitals, as notes and chat write
     them ("seen by dr. kowalski", "DR. OKAFOR IN TO SEE PT", "Dr. NGUYEN"): the word is no
-    everyday word, verb, adjective or adverb (see :func:`_surname_like`), and a known given
+    everyday word, verb, adjective or adverb (see :func:`surname_like`), and a known given
     name takes the next word with it ("dr maria kowalski"). Title-case names are
     :class:`TitledNameRecognizer`'s; "12 Oak dr" is a street."""
 
@@ -113,11 +117,11 @@ class CasedTitledNameRecognizer(Recognizer):
                 continue
             # the particles that open a surname ("dr van dijk") go with it
             particles, word, second = m.group(1), m.group(2), m.group(3)
-            if not _surname_like(word):
+            if not surname_like(word):
                 continue
             end = m.end(2)
             given = not particles and word.casefold() in name_lexicon()[0]
-            if second and given and _surname_like(second):
+            if second and given and surname_like(second):
                 end = m.end(3)
             out.append(
                 Finding(

@@ -17,16 +17,8 @@ from __future__ import annotations
 import re
 
 from veil.text._finding import Explanation, Finding
-from veil.text._lexicon import (
-    CALENDAR_WORDS,
-    LOWER_LATIN,
-    NOTE_WORDS,
-    UPPER_LATIN,
-    common_words,
-    first_last_name,
-    name_lexicon,
-    word_classes,
-)
+from veil.text._lexicon import LOWER_LATIN, UPPER_LATIN, first_last_name
+from veil.text._names import _given_name, surname_like
 
 __all__ = ["join_wrapped_names"]
 
@@ -37,27 +29,13 @@ _NEXT = re.compile(
     rf"{_BREAK}({_WORD})(?:[ \t]+({_WORD}))?(?=[ \t]*(?:[^\w \t]|$)|[ \t]+[{LOWER_LATIN}\d])"
 )
 _BEFORE = re.compile(rf"(?<![\w'’.-])({_WORD}){_BREAK}$")
-_NOT_NAME = frozenset(("verb", "adj", "adv"))
 SCORE = 0.85
 
 
-def _given(word: str) -> bool:
-    w = word.casefold()
-    return w in name_lexicon()[0] and w not in NOTE_WORDS
-
-
-def _name_word(word: str) -> bool:
-    """A word that can be a surname: no everyday, charting or calendar word, no verb,
-    adjective or adverb of the dictionary, and a dictionary noun only if a known name
-    ("Gonzalez", "Smith"; not "Thanks", "Scientist", "Regards")."""
-    w = word.casefold()
-    if w in common_words() or w in NOTE_WORDS or w in CALENDAR_WORDS:
-        return False
-    first, last = name_lexicon()
-    classes = word_classes(w)
-    if classes & _NOT_NAME:
-        return w in last
-    return "noun" not in classes or w in first or w in last
+def _wrapped_word(word: str) -> bool:
+    """A word that opens the next line of a name: :func:`~veil.text._names.surname_like`,
+    a known surname that is also an English word included ("Maria\\nBrown")."""
+    return surname_like(word, known_surnames=True)
 
 
 def join_wrapped_names(text: str, findings: list[Finding]) -> list[Finding]:
@@ -101,7 +79,7 @@ def _lexicon_pairs(text: str, findings: list[Finding]) -> list[Finding]:
         a, b = m.span()
         if any(f.start < b and a < f.end for f in findings):
             continue
-        if first_last_name([m.group(1).casefold(), m.group(2).casefold()]) and _name_word(
+        if first_last_name([m.group(1).casefold(), m.group(2).casefold()]) and _wrapped_word(
             m.group(2)
         ):
             out.append(
@@ -120,13 +98,13 @@ def _lexicon_pairs(text: str, findings: list[Finding]) -> list[Finding]:
 
 def _forward(text: str, f: Finding, out: list[Finding], i: int) -> tuple[int, int, set[int]] | None:
     """A given name that ends its line, and the surname words that open the next."""
-    if not _given(text[f.start : f.end]):
+    if not _given_name(text[f.start : f.end]):
         return None
     m = _NEXT.match(text, f.end)
     if m is None:
         return None
     words = [w for w in m.groups() if w]
-    if not all(_name_word(w) for w in words) or _given(words[0]):
+    if not all(_wrapped_word(w) for w in words) or _given_name(words[0]):
         return None  # a given name opening the next line: a list of people ("Maria\nJohn")
     end = m.end(2) if m.group(2) else m.end(1)
     drop = {i}
@@ -148,7 +126,7 @@ def _backward(
     if text[line_start : f.start].strip(" \t>"):
         return None  # not the line's first word
     m = _BEFORE.search(text, max(0, f.start - 60), f.start)
-    if m is None or not _given(m.group(1)) or not _name_word(text[f.start : f.end]):
+    if m is None or not _given_name(m.group(1)) or not _wrapped_word(text[f.start : f.end]):
         return None
     if any(j != i and g.start < f.start and m.start(1) < g.end for j, g in enumerate(out)):
         return None  # the given name is another finding's
