@@ -20,6 +20,7 @@ from typing import Any
 
 from veil.text._address_lower import address_layout, address_shape
 from veil.text._checksums import IBAN_LENGTHS
+from veil.text._national_ids import aadhaar_ok, abn_ok, medicare_ok, nino_ok, nric_ok, tfn_ok
 from veil.text._street_names import LONE_UNIT
 from veil.text._street_words import _STATE_CODES, _STATE_NAMES, _STATES
 
@@ -215,24 +216,13 @@ class SurrogateFactory:
             "IT_FISCAL_CODE": lambda v, r: self._faker("IT", r).ssn(),
             "PL_PESEL": lambda v, r: self._faker("PL", r).pesel(),
             "FI_PERSONAL_IDENTITY_CODE": lambda v, r: self._faker("FI", r).ssn(),
-            "IN_AADHAAR": self._aadhaar,
-            "AU_ABN": lambda v, r: _valid_digits(v, r, "abn_ok"),
-            "AU_TFN": lambda v, r: _valid_digits(v, r, "tfn_ok"),
-            "AU_MEDICARE": lambda v, r: _valid_digits(v, r, "medicare_ok"),
+            "IN_AADHAAR": lambda v, r: _valid_digits(v, r, aadhaar_ok),
+            "AU_ABN": lambda v, r: _valid_digits(v, r, abn_ok),
+            "AU_TFN": lambda v, r: _valid_digits(v, r, tfn_ok),
+            "AU_MEDICARE": lambda v, r: _valid_digits(v, r, medicare_ok),
             "SG_NRIC_FIN": _nric,
             "UK_NINO": _nino,
         }
-
-    def _aadhaar(self, value: str, rng: random.Random) -> str:
-        """A valid Aadhaar number (first digit 2 to 9, Verhoeff check) in the value's layout."""
-        from veil.text._national_ids import aadhaar_ok
-
-        while True:
-            digits = str(rng.randint(2, 9)) + "".join(str(rng.randrange(10)) for _ in range(11))
-            if aadhaar_ok(digits):
-                break
-        it = iter(digits)
-        return "".join(next(it) if c.isdigit() else c for c in value)
 
     def make(self, entity_type: str, value: str, seed: int) -> str:
         rng = random.Random(seed)
@@ -467,12 +457,9 @@ class SurrogateFactory:
 _LINE_SPLIT = re.compile(r"[ \t]*\r?\n[ \t]*")
 
 
-def _valid_digits(value: str, rng: random.Random, rule: str) -> str:
-    """Other digits in ``value``'s layout that pass its national rule (``rule``, a check
-    of :mod:`veil.text._national_ids`); the first digit kept, as it may carry a range."""
-    from veil.text import _national_ids
-
-    ok = getattr(_national_ids, rule)
+def _valid_digits(value: str, rng: random.Random, ok: Callable[[str], bool]) -> str:
+    """Other digits in ``value``'s layout that pass its national rule ``ok``; the first
+    digit kept, as it may carry a range (an Aadhaar's 2 to 9, a Medicare card's 2 to 6)."""
     for _ in range(10_000):
         out = "".join(
             c if not c.isdigit() or i == 0 else str(rng.randrange(10)) for i, c in enumerate(value)
@@ -484,8 +471,6 @@ def _valid_digits(value: str, rng: random.Random, rule: str) -> str:
 
 def _nric(value: str, rng: random.Random) -> str:
     """Another NRIC or FIN of the same series, with its check letter."""
-    from veil.text._national_ids import nric_ok
-
     digits = "".join(str(rng.randrange(10)) for _ in range(7))
     letter = next(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if nric_ok(value[0] + digits + c))
     out = value[0] + digits + letter
@@ -494,8 +479,6 @@ def _nric(value: str, rng: random.Random) -> str:
 
 def _nino(value: str, rng: random.Random) -> str:
     """Another well-formed National Insurance number in ``value``'s layout."""
-    from veil.text._national_ids import nino_ok
-
     while True:
         chars = rng.choice("ABCEGHJKLMNOPRSTWXYZ") + rng.choice("ABCEGHJKLMNPRSTWXYZ")
         chars += "".join(str(rng.randrange(10)) for _ in range(6)) + rng.choice("ABCD")
