@@ -35,21 +35,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = [
-    "AadhaarRecognizer",
-    "AbnRecognizer",
-    "FiscalCodeRecognizer",
-    "HetuRecognizer",
-    "MedicareRecognizer",
-    "NieRecognizer",
-    "NifRecognizer",
-    "NinoRecognizer",
-    "NricRecognizer",
-    "PeselRecognizer",
-    "TfnRecognizer",
+    "RULES",
     "aadhaar_ok",
     "abn_ok",
     "fiscal_code_ok",
@@ -92,7 +84,7 @@ def nie_ok(value: str) -> bool:
     v = _SEPARATORS.sub("", value).upper()
     if not re.fullmatch(r"[XYZ]\d{7}[A-Z]", v):
         return False
-    return nif_ok("XYZ".index(v[0]).__str__() + v[1:])
+    return nif_ok(str("XYZ".index(v[0])) + v[1:])
 
 
 # the odd positions' values of the digits, then of the letters A to Z (DM 23/12/1976)
@@ -306,154 +298,75 @@ def nric_ok(value: str) -> bool:
     return table[total % 11] == v[8]
 
 
-@recognizers.register("es_nif")
-class NifRecognizer(PatternRecognizer):
-    """Spain's DNI number with its control letter (:func:`nif_ok`)."""
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """One national number: its recognizer's registry name, entity, regex, base score,
+    context words (required or only a boost) and the rule that proves it."""
 
-    entity = "ES_NIF"
-    needs_digit = True
-    tier = 0
-    patterns = (Pattern("nif", r"(?<![\w-])\d{8}[ -]?[A-Za-z](?![\w-])", 0.5),)
-    context = ("dni", "nif", "documento", "identidad", "id")
-    checksum = ("mod23", nif_ok)
-
-
-@recognizers.register("es_nie")
-class NieRecognizer(PatternRecognizer):
-    """Spain's NIE with its control letter (:func:`nie_ok`)."""
-
-    entity = "ES_NIE"
-    needs_digit = True
-    tier = 0
-    patterns = (Pattern("nie", r"(?<![\w-])[XYZxyz][ -]?\d{7}[ -]?[A-Za-z](?![\w-])", 0.5),)
-    context = ("nie", "extranjero", "residencia")
-    checksum = ("mod23", nie_ok)
+    name: str
+    entity: str
+    regex: str
+    score: float
+    context: tuple[str, ...]
+    required: bool
+    check: tuple[str, Callable[[str], bool]]
 
 
-@recognizers.register("it_fiscal_code")
-class FiscalCodeRecognizer(PatternRecognizer):
-    """Italy's codice fiscale with its check letter (:func:`fiscal_code_ok`)."""
+_OMO = r"[\dLMNPQRSTUV]"  # a codice fiscale's digit, or the letter that may replace it
+RULES: tuple[_Rule, ...] = (
+    _Rule("es_nif", "ES_NIF", r"(?<![\w-])\d{8}[ -]?[A-Za-z](?![\w-])", 0.5,
+          ("dni", "nif", "documento", "identidad", "id"), False, ("mod23", nif_ok)),
+    _Rule("es_nie", "ES_NIE", r"(?<![\w-])[XYZxyz][ -]?\d{7}[ -]?[A-Za-z](?![\w-])", 0.5,
+          ("nie", "extranjero", "residencia"), False, ("mod23", nie_ok)),
+    _Rule("it_fiscal_code", "IT_FISCAL_CODE",
+          rf"(?<![\w-])[A-Za-z]{{6}}{_OMO}{{2}}[A-Za-z]{_OMO}{{2}}[A-Za-z]{_OMO}{{3}}[A-Za-z](?![\w-])",
+          0.5, ("codice fiscale", "cf", "fiscal code", "tax code"), False,
+          ("check_letter", fiscal_code_ok)),
+    _Rule("pl_pesel", "PL_PESEL", r"(?<![\w-])\d{11}(?![\w-])", 0.4, ("pesel",), True,
+          ("weights_1379", pesel_ok)),
+    _Rule("fi_personal_identity_code", "FI_PERSONAL_IDENTITY_CODE",
+          r"(?<![\w+-])\d{6}[-+A-FU-Ya-fu-y]\d{3}[0-9A-Ya-y](?![\w-])", 0.5,
+          ("henkilötunnus", "hetu", "sotu", "personal identity code"), False, ("mod31", hetu_ok)),
+    _Rule("in_aadhaar", "IN_AADHAAR", r"(?<![\w-])[2-9]\d{3}([ -]?)\d{4}\1\d{4}(?![\w-])", 0.4,
+          ("aadhaar", "aadhar", "uid", "uidai"), True, ("verhoeff", aadhaar_ok)),
+    _Rule("uk_nino", "UK_NINO",
+          r"(?<![\w-])[A-Za-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-Da-d](?![\w-])", 0.4,
+          ("national insurance", "ni number", "ni no", "nino", "nin"), True,
+          ("hmrc_format", nino_ok)),
+    _Rule("au_abn", "AU_ABN", r"(?<![\w-])\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4,
+          ("abn", "australian business number"), True, ("mod89", abn_ok)),
+    _Rule("au_tfn", "AU_TFN", r"(?<![\w-])\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4,
+          ("tfn", "tax file number", "tax file no"), True, ("mod11", tfn_ok)),
+    _Rule("au_medicare", "AU_MEDICARE",
+          r"(?<![\w-])[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ ]?\d)?(?![\w-])", 0.4, ("medicare",), True,
+          ("weights_1379", medicare_ok)),
+    _Rule("sg_nric_fin", "SG_NRIC_FIN", r"(?<![\w-])[STFGstfg]\d{7}[A-Za-z](?![\w-])", 0.5,
+          ("nric", "fin", "ic number", "identity card"), False, ("check_letter", nric_ok)),
+)  # fmt: skip
 
-    entity = "IT_FISCAL_CODE"
-    needs_digit = True
-    tier = 0
-    patterns = (
-        Pattern(
-            "fiscal_code",
-            r"(?<![\w-])[A-Za-z]{6}[\dLMNPQRSTUV]{2}[A-Za-z][\dLMNPQRSTUV]{2}[A-Za-z]"
-            r"[\dLMNPQRSTUV]{3}[A-Za-z](?![\w-])",
-            0.5,
-        ),
+
+def _recognizer(rule: _Rule) -> type[PatternRecognizer]:
+    """The pattern recognizer of one rule, registered under its name: its number's regex,
+    the context words, and the rule as the checksum (a failed check drops a candidate, a
+    passed one scores 1.0)."""
+    cls = type(
+        "".join(w.title() for w in rule.entity.split("_")) + "Recognizer",
+        (PatternRecognizer,),
+        {
+            "__doc__": f"{rule.entity}: {(rule.check[1].__doc__ or '').splitlines()[0]}",
+            "__module__": __name__,
+            "entity": rule.entity,
+            "needs_digit": True,
+            "tier": 0,  # a checked number wins over a phone or date layout on its digits
+            "patterns": (Pattern(rule.name, rule.regex, rule.score),),
+            "context": rule.context,
+            "context_required": rule.required,
+            "checksum": rule.check,
+        },
     )
-    context = ("codice fiscale", "cf", "fiscal code", "tax code")
-    checksum = ("check_letter", fiscal_code_ok)
+    recognizers.register(rule.name)(cls)
+    return cls
 
 
-@recognizers.register("pl_pesel")
-class PeselRecognizer(PatternRecognizer):
-    """Poland's PESEL (:func:`pesel_ok`), near "PESEL"."""
-
-    entity = "PL_PESEL"
-    needs_digit = True
-    tier = 0
-    patterns = (Pattern("pesel", r"(?<![\w-])\d{11}(?![\w-])", 0.4),)
-    context = ("pesel",)
-    context_required = True
-    checksum = ("weights_1379", pesel_ok)
-
-
-@recognizers.register("fi_personal_identity_code")
-class HetuRecognizer(PatternRecognizer):
-    """Finland's henkilötunnus (:func:`hetu_ok`)."""
-
-    entity = "FI_PERSONAL_IDENTITY_CODE"
-    needs_digit = True
-    tier = 0
-    patterns = (Pattern("hetu", r"(?<![\w+-])\d{6}[-+A-FU-Ya-fu-y]\d{3}[0-9A-Ya-y](?![\w-])", 0.5),)
-    context = ("henkilötunnus", "hetu", "sotu", "personal identity code")
-    checksum = ("mod31", hetu_ok)
-
-
-@recognizers.register("in_aadhaar")
-class AadhaarRecognizer(PatternRecognizer):
-    """India's Aadhaar number (:func:`aadhaar_ok`), near "Aadhaar" or "UID"."""
-
-    entity = "IN_AADHAAR"
-    needs_digit = True
-    tier = 0
-    patterns = (Pattern("aadhaar", r"(?<![\w-])[2-9]\d{3}([ -]?)\d{4}\1\d{4}(?![\w-])", 0.4),)
-    context = ("aadhaar", "aadhar", "uid", "uidai")
-    context_required = True
-    checksum = ("verhoeff", aadhaar_ok)
-
-
-@recognizers.register("uk_nino")
-class NinoRecognizer(PatternRecognizer):
-    """UK National Insurance numbers (:func:`nino_ok`), near their words."""
-
-    entity = "UK_NINO"
-    needs_digit = True
-    tier = 0
-    patterns = (
-        Pattern(
-            "nino",
-            r"(?<![\w-])[A-Za-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-Da-d](?![\w-])",
-            0.4,
-        ),
-    )
-    context = ("national insurance", "ni number", "ni no", "nino", "nin")
-    context_required = True
-    checksum = ("hmrc_format", nino_ok)
-
-
-@recognizers.register("au_abn")
-class AbnRecognizer(PatternRecognizer):
-    """Australian Business Numbers (:func:`abn_ok`), near "ABN"."""
-
-    entity = "AU_ABN"
-    needs_digit = True
-    tier = 0
-    patterns = (Pattern("abn", r"(?<![\w-])\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4),)
-    context = ("abn", "australian business number")
-    context_required = True
-    checksum = ("mod89", abn_ok)
-
-
-@recognizers.register("au_tfn")
-class TfnRecognizer(PatternRecognizer):
-    """Australian Tax File Numbers (:func:`tfn_ok`), near "TFN"."""
-
-    entity = "AU_TFN"
-    needs_digit = True
-    tier = 0
-    patterns = (Pattern("tfn", r"(?<![\w-])\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4),)
-    context = ("tfn", "tax file number", "tax file no")
-    context_required = True
-    checksum = ("mod11", tfn_ok)
-
-
-@recognizers.register("au_medicare")
-class MedicareRecognizer(PatternRecognizer):
-    """Australian Medicare card numbers (:func:`medicare_ok`), near "Medicare"."""
-
-    entity = "AU_MEDICARE"
-    needs_digit = True
-    tier = 0
-    patterns = (
-        Pattern("medicare", r"(?<![\w-])[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ ]?\d)?(?![\w-])", 0.4),
-    )
-    context = ("medicare",)
-    context_required = True
-    checksum = ("weights_1379", medicare_ok)
-
-
-@recognizers.register("sg_nric_fin")
-class NricRecognizer(PatternRecognizer):
-    """Singapore NRIC and FIN numbers (:func:`nric_ok`)."""
-
-    entity = "SG_NRIC_FIN"
-    needs_digit = True
-    tier = 0
-    patterns = (Pattern("nric", r"(?<![\w-])[STFGstfg]\d{7}[A-Za-z](?![\w-])", 0.5),)
-    context = ("nric", "fin", "ic number", "identity card")
-    checksum = ("check_letter", nric_ok)
+for _rule in RULES:
+    _recognizer(_rule)
