@@ -39,6 +39,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _network,
     _nrp,
     _places,
+    _postcodes,
     _street_names,
 )
 from veil.text._coordination import coordinated_names
