@@ -48,16 +48,16 @@ _WATCHED = tuple(
 _SA_RESETHAND = 0x80000000
 
 
-def _reset_on_delivery(signums: tuple[int, ...]) -> bool:
-    """Add ``SA_RESETHAND`` to the current handlers of ``signums`` (Linux glibc/musl layout).
+def _reset_on_delivery(signums: tuple[int, ...], on: bool = True) -> bool:
+    """Add (or, ``on=False``, remove) ``SA_RESETHAND`` on the current handlers of ``signums``
+    (Linux glibc/musl layout of ``struct sigaction``).
 
-    Returns whether every handler now carries the flag; anything unexpected leaves the
+    Returns whether every handler now has the flag as asked; anything unexpected leaves the
     handlers as they were (the helper then ends the process with SIGKILL instead).
     """
     if not sys.platform.startswith("linux"):
         return False
     import ctypes
-    import ctypes.util
 
     class _Action(ctypes.Structure):
         _fields_ = [
@@ -68,7 +68,7 @@ def _reset_on_delivery(signums: tuple[int, ...]) -> bool:
         ]
 
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols: libc's sigaction
         ok = True
         for sig in signums:
             cur = _Action()
@@ -78,7 +78,8 @@ def _reset_on_delivery(signums: tuple[int, ...]) -> bool:
                 continue
             new = _Action()
             ctypes.memmove(ctypes.byref(new), ctypes.byref(cur), ctypes.sizeof(_Action))
-            new.flags = ctypes.c_int(cur.flags | _SA_RESETHAND).value
+            flags = cur.flags | _SA_RESETHAND if on else cur.flags & ~_SA_RESETHAND
+            new.flags = ctypes.c_int(ctypes.c_uint(flags).value).value
             if libc.sigaction(sig, ctypes.byref(new), None) != 0:
                 return False
             back = _Action()
@@ -86,7 +87,7 @@ def _reset_on_delivery(signums: tuple[int, ...]) -> bool:
             if back.handler != cur.handler:  # a layout we misread: put it back
                 libc.sigaction(sig, ctypes.byref(cur), None)
                 return False
-            ok = ok and bool(back.flags & _SA_RESETHAND)
+            ok = ok and bool(back.flags & _SA_RESETHAND) == on
         return ok
     except (OSError, AttributeError, TypeError):
         return False
@@ -177,10 +178,13 @@ class Watchdog:
         sig_r, sig_w, _, ctl_w = self._fds
         with contextlib.suppress(ValueError):
             signal.set_wakeup_fd(self._old_fd)
+        _reset_on_delivery(_WATCHED, on=False)  # the handlers as they were
         os.close(ctl_w)  # the helper reads end of file and leaves
         if self.pid is not None:
+            # reap it if it is already gone; the command does not wait for it (it leaves on
+            # its own, and a process that exits has its children reparented and reaped)
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+                os.waitpid(self.pid, os.WNOHANG)
         os.close(sig_r)
         os.close(sig_w)
         self._fds = None

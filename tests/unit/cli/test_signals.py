@@ -118,6 +118,48 @@ def test_watchdog_starts_and_stops_its_helper() -> None:
         pid = dog.pid
         dog.stop()
     assert dog.pid is None
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)  # reaped
+    deadline = time.monotonic() + 10
+    while True:  # the helper leaves on its own once stopped
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            break  # already reaped by stop()
+        if done == pid:
+            break
+        assert time.monotonic() < deadline, "the helper did not leave"
+        time.sleep(0.02)
     assert signal.set_wakeup_fd(before) == before
+
+
+def test_stop_puts_the_handlers_flags_back() -> None:
+    """The watchdog marks the handlers SA_RESETHAND while it runs, and only then."""
+    import ctypes
+
+    from veil.cli import _signals
+
+    class Action(ctypes.Structure):
+        _fields_ = [
+            ("handler", ctypes.c_void_p),
+            ("mask", ctypes.c_ulong * (128 // ctypes.sizeof(ctypes.c_ulong))),
+            ("flags", ctypes.c_int),
+            ("restorer", ctypes.c_void_p),
+        ]
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the flag is set on Linux only")
+    libc = ctypes.CDLL(None)
+
+    def flags() -> int:
+        act = Action()
+        libc.sigaction(signal.SIGINT, None, ctypes.byref(act))
+        return act.flags & 0x80000000
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert flags() == 0
+    dog = _signals.Watchdog()
+    dog.start()
+    try:
+        assert flags() != 0
+    finally:
+        dog.stop()
+    assert flags() == 0
