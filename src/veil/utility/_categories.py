@@ -26,7 +26,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MAX_CATEGORIES", "NUMERIC_SHARE", "bounded_codes", "numeric_like"]
+__all__ = ["MAX_CATEGORIES", "NUMERIC_SHARE", "bounded_codes", "numeric_like", "reduce_column"]
 
 MAX_CATEGORIES = 50
 """Most frequent values kept per column before the rest become one ``other`` category."""
@@ -98,6 +98,26 @@ def _capped(codes: np.ndarray, max_categories: int) -> np.ndarray:
     return remap[codes]
 
 
+def reduce_column(
+    s: pd.Series, *, bins: int = 10, max_categories: int = MAX_CATEGORIES
+) -> tuple[np.ndarray, str]:
+    """:func:`bounded_codes` and how the column was reduced: ``as_is``, ``quantile_bins``
+    (numbers), ``numeric_text_bins`` (numeric-like text) or ``top_values`` (the most frequent
+    values and one ``other``)."""
+    from veil.risk._classes import encode_column
+
+    if is_numeric(s) and s.nunique() > bins:
+        return _capped(_quantile_codes(s, bins), max_categories), "quantile_bins"
+    codes, m = encode_column(s, str(s.name))
+    if m > max_categories and not is_numeric(s):
+        parsed = numeric_like(s)
+        if parsed is not None and parsed.nunique() > bins:
+            return _capped(_quantile_codes(parsed, bins), max_categories), "numeric_text_bins"
+    if m > max_categories:
+        return _capped(codes, max_categories), "top_values"
+    return codes, "as_is"
+
+
 def bounded_codes(
     s: pd.Series, *, bins: int = 10, max_categories: int = MAX_CATEGORIES
 ) -> np.ndarray:
@@ -115,13 +135,4 @@ def bounded_codes(
     >>> int(bounded_codes(s, max_categories=5).max()) + 1
     6
     """
-    from veil.risk._classes import encode_column
-
-    if is_numeric(s) and s.nunique() > bins:
-        return _capped(_quantile_codes(s, bins), max_categories)
-    codes, m = encode_column(s, str(s.name))
-    if m > max_categories and not is_numeric(s):
-        parsed = numeric_like(s)
-        if parsed is not None and parsed.nunique() > bins:
-            return _capped(_quantile_codes(parsed, bins), max_categories)
-    return _capped(codes, max_categories)
+    return reduce_column(s, bins=bins, max_categories=max_categories)[0]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from veil.utility._categories import MAX_CATEGORIES, bounded_codes, is_numeric, numeric_like
+from veil.utility._categories import MAX_CATEGORIES, is_numeric, numeric_like, reduce_column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -208,8 +208,17 @@ def association_preservation(
             "mean_abs_change": None,
             "max_abs_change": None,
         }
-    oc = {c: bounded_codes(original[c], bins=bins, max_categories=max_categories) for c in cols}
-    rc = {c: bounded_codes(released[c], bins=bins, max_categories=max_categories) for c in cols}
+    oc: dict[Any, np.ndarray] = {}
+    rc: dict[Any, np.ndarray] = {}
+    reduced: dict[str, str] = {}
+    for c in cols:
+        oc[c], how = reduce_column(original[c], bins=bins, max_categories=max_categories)
+        rc[c], how_r = reduce_column(released[c], bins=bins, max_categories=max_categories)
+        if how in ("numeric_text_bins", "top_values") or how_r in (
+            "numeric_text_bins",
+            "top_values",
+        ):
+            reduced[str(c)] = how if how != "as_is" else how_r
     pairs: list[dict[str, Any]] = []
     for i, a in enumerate(cols):
         for b in cols[i + 1 :]:
@@ -222,4 +231,7 @@ def association_preservation(
         "pairs": pairs,
         "mean_abs_change": float(diffs.mean()),
         "max_abs_change": float(diffs.max()),
+        "max_categories": max_categories,
+        # columns with more than max_categories values, and how they were reduced
+        "reduced": reduced,
     }

@@ -95,3 +95,24 @@ def test_column_distance_of_numeric_like_text_is_measured_as_numbers():
     assert d["ks"] is not None and d["ks"] > 0.3
     same = column_distances(o, o)[0]
     assert same["ks"] == pytest.approx(0.0) and same["total_variation"] == pytest.approx(0.0)
+
+
+def test_the_result_and_the_report_say_which_columns_were_reduced():
+    from veil.report import render_html
+
+    rng = np.random.default_rng(1)
+    n = 1000
+    df = pd.DataFrame(
+        {
+            "charge": _charges(rng, n),
+            "code": [f"id-{i}" for i in range(n)],
+            "sex": rng.choice(["F", "M"], size=n),
+            "age": rng.integers(0, 90, size=n),
+        }
+    )
+    out = association_preservation(df, df)
+    # age is a number in quantile bins as it always was; sex has two values
+    assert out["reduced"] == {"charge": "numeric_text_bins", "code": "top_values"}
+    assert out["max_categories"] == MAX_CATEGORIES
+    page = render_html({"utility": {"associations": out}})
+    assert "2 column(s) with more than 50 values were reduced first" in page
