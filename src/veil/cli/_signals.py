@@ -96,6 +96,11 @@ def _reset_on_delivery(signums: tuple[int, ...], on: bool = True) -> bool:
 def _helper(parent: int, sig_r: int, ctl_r: int, grace: float) -> None:  # pragma: no cover
     """The helper process's whole life (runs in the forked child; never returns)."""
     try:
+        # hold no pipe a caller waits on but stderr (for the message)
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.close(null)
         for sig in _WATCHED:
             signal.signal(sig, signal.SIG_IGN)
         with contextlib.suppress(ValueError):
