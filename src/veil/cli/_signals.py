@@ -17,7 +17,7 @@ returns: no thread of the process can run Python meanwhile.
    "interrupted" or "terminated" and returns 130 or 143) and ends its wait as soon as the
    command stops the watchdog;
 3. if the command is still inside its call after the grace, the helper prints the same
-   message and sends the signal again, whose default action now ends the process: the exit
+   first line ("interrupted" or "terminated") and sends the signal again, whose default action now ends the process: the exit
    status is the signal's, which a shell reports as ``128 + signal`` (130 for Ctrl-C, 143 for
    SIGTERM, 129 for SIGHUP). Temporary files such a forced stop leaves behind are the next
    run's to remove.
@@ -123,8 +123,8 @@ def _helper(parent: int, sig_r: int, ctl_r: int, grace: float) -> None:  # pragm
             with contextlib.suppress(OSError):
                 os.write(
                     2,
-                    f"error: {what}\nhint: stopped inside a long computation; "
-                    "no output was committed\n".encode(),
+                    f"error: {what}\nhint: stopped inside a long computation, before its "
+                    "cleanup could run: this run's outputs may be missing or incomplete\n".encode(),
                 )
             os.kill(parent, hits[0])
             deadline = time.monotonic() + 2.0
