@@ -192,11 +192,19 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``veil`` command. Returns the exit code."""
     import signal
 
+    from veil.cli._signals import Watchdog
+
     args = sys.argv[1:] if argv is None else argv
     handlers = _on_termination()
+    # the veil process itself: a signal whose exception cannot be raised within a second
+    # (the main thread inside a long C call) is delivered again with its default action
+    watchdog = Watchdog()
+    if handlers and argv is None:
+        watchdog.start()
     try:
         code = _main(args)
     finally:
+        watchdog.stop()
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
     if _signalled and not _reported:

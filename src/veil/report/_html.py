@@ -435,6 +435,12 @@ def _utility(report: dict[str, Any]) -> str:
             f"<h3>Associations between columns</h3><p>Cramér's V over {len(assoc['pairs'])} column pairs: "
             f"mean absolute change {assoc['mean_abs_change']:.4g}, largest {assoc['max_abs_change']:.4g}.</p>"
         )
+        if assoc.get("reduced"):  # columns with many values, binned or capped first
+            parts.append(
+                f"<p>{len(assoc['reduced'])} column(s) with more than {assoc.get('max_categories')} "
+                "values were reduced first: numbers written as text to 10 quantile bins, other "
+                "text to its most frequent values plus one 'other'.</p>"
+            )
     loss = u.get("information_loss")
     if loss:
         flat = {k: v for k, v in loss.items() if not isinstance(v, dict)}

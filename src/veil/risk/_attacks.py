@@ -69,11 +69,43 @@ def learn_recoding(
         r_codes, r_uniq = pd.factorize(released[col].to_numpy()[keep])
         ok = (o_codes >= 0) & (r_codes >= 0)  # missing values are not recoded
         m_r = max(len(r_uniq), 1)
-        table = np.bincount(o_codes[ok] * m_r + r_codes[ok], minlength=len(o_uniq) * m_r)
-        table = table.reshape(len(o_uniq), m_r)
-        best = table.argmax(axis=1)  # the most frequent released value of each original one
-        out[col] = {o_uniq[i]: r_uniq[best[i]] for i in range(len(o_uniq)) if table[i, best[i]]}
+        # the most frequent released value of each original one (sparse: a near-unique
+        # column made a distinct x distinct table, 20 GB for 50,000 values)
+        keys, counts = _pair_counts(o_codes[ok], r_codes[ok], m_r)
+        o_best, r_best, _ = _top_per_row(keys, counts, m_r)
+        out[col] = {o_uniq[i]: r_uniq[j] for i, j in zip(o_best, r_best, strict=True)}
     return out
+
+
+def _pair_counts(rows: np.ndarray, cols: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """A sparse contingency table: the distinct ``row * n_cols + col`` keys (sorted) and their
+    counts. Memory is linear in the number of pairs, whatever the two cardinalities."""
+    keys, counts = np.unique(
+        rows.astype(np.int64) * np.int64(n_cols) + cols.astype(np.int64), return_counts=True
+    )
+    return keys, counts
+
+
+def _top_per_row(
+    keys: np.ndarray, counts: np.ndarray, n_cols: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row present in a sparse table: its most frequent column (the lowest on ties, as a
+    dense ``argmax`` gives), and that count; rows in ascending order."""
+    rows, cols = keys // n_cols, keys % n_cols
+    order = np.lexsort((cols, -counts, rows))
+    r_sorted = rows[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = r_sorted[1:] != r_sorted[:-1]
+    sel = order[first]
+    return rows[sel], cols[sel], counts[sel]
+
+
+def _count_of(keys: np.ndarray, counts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Counts of the ``wanted`` keys in a sparse table (0 where absent)."""
+    if not len(keys):
+        return np.zeros(len(wanted), dtype=np.int64)
+    idx = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.where(keys[idx] == wanted, counts[idx], 0)
 
 
 def _joint_codes(frames: list[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
@@ -192,12 +224,15 @@ def linkage_attack(
         s_rel, s_ext = s_codes_both
         n_vals = int(max(s_rel.max(initial=-1), s_ext.max(initial=-1))) + 1
         valid = r_key >= 0
-        pair = r_key[valid] * n_vals + s_rel[valid]
-        table = np.bincount(pair, minlength=n_keys * n_vals).reshape(n_keys, n_vals)
-        guess = table.argmax(axis=1)
+        # sparse key x value table (a dense one is n_keys x n_vals cells)
+        keys, counts = _pair_counts(r_key[valid], s_rel[valid], n_vals)
+        k_best, v_best, _ = _top_per_row(keys, counts, n_vals)
+        guess = np.full(n_keys, -1, dtype=np.int64)
+        guess[k_best] = v_best
         hit_key = np.maximum(e_key, 0)
         right = matched & (guess[hit_key] == s_ext)
-        share_true = np.where(matched, table[hit_key, s_ext] / np.maximum(cand[hit_key], 1), 0.0)
+        hits = _count_of(keys, counts, hit_key.astype(np.int64) * n_vals + s_ext)
+        share_true = np.where(matched, hits / np.maximum(cand[hit_key], 1), 0.0)
         result["sensitive"] = sensitive
         result["inferred"] = float(right.mean())
         result["expected_inferred"] = float(share_true.mean())

@@ -15,12 +15,16 @@ uniques from the class-size histogram of the sample and the population size:
 
 As in ARX, an estimate that cannot be computed (the solver does not converge, or gives a
 count outside ``[0, population]``) is reported as ``None``; with no sample uniques every
-estimate is 0. The formulas follow the published models as ARX implements them; the solvers
-are scipy's, so the last digits can differ from ARX's own Newton-Raphson.
+estimate is 0. The formulas follow the published models as ARX implements them. Pitman is
+solved with ARX's own bounded Newton-Raphson (:mod:`veil.risk._newton`: ARX's initial guess,
+then its 16 prepared start values, 1,000 steps each, theta >= 0), so it is unavailable where
+ARX's is; SNB uses scipy's ``root`` (at most 600 evaluations per start) over the same 4x4
+grid of start values, so its last digits can differ from ARX's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from veil._errors import InputError
+from veil.risk._newton import ACCURACY, Master, solve
 
 __all__ = ["PopulationUniqueness", "population_uniqueness"]
 
@@ -97,11 +102,119 @@ def zayatz(sizes: np.ndarray, population: float) -> float | None:
     return _valid(c1 * uniqueness / (n / population), population)
 
 
-def pitman(sizes: np.ndarray, population: float) -> float | None:
-    """Pitman's estimate of the number of population uniques (maximum likelihood fit)."""
-    from scipy.optimize import root
-    from scipy.special import digamma, gammaln, polygamma
+def _trigamma(z: float) -> float:
+    """Trigamma; for negative arguments by reflection (scipy's series takes seconds there)."""
+    from scipy.special import polygamma
 
+    if z > 0:
+        return float(polygamma(1, z))
+    if not math.isfinite(z) or z == math.floor(z):
+        return math.nan  # a pole
+    return (math.pi / math.sin(math.pi * z)) ** 2 - float(polygamma(1, 1.0 - z))
+
+
+def _pitman_closed(keys: np.ndarray, counts: np.ndarray, u: float, n: float) -> Master:
+    """Pitman's score equations and their Jacobian in closed form (ARX's master function)."""
+    from scipy.special import digamma
+
+    big = keys > 1
+    k_big, c_big = keys[big], counts[big]
+
+    def master(
+        t_: float, a_: float
+    ) -> tuple[tuple[float, float], tuple[float, float, float, float]]:
+        t, a = np.float64(t_), np.float64(a_)  # IEEE division: inf and nan, as in ARX
+        v0 = u - 1.0
+        v1 = float(digamma(v0 + t / a + 1))
+        v2 = _trigamma((a + t + a * v0) / a)
+        v3 = _trigamma(t / a + 1)
+        v4 = float(digamma(t / a + 1))
+        a2 = a * a
+        d1 = (v3 - v2) / a2
+        d5 = (a * v1 + t * v2 - a * v4 - t * v3) / (a2 * a)
+        d3 = (a2 * v0 - t * t * v2 + t * t * v3 - 2 * a * t * v1 + 2 * a * t * v4) / (a2 * a2)
+        o1 = (v1 - v4) / a
+        o3 = (-t * v1 + a * v0 + t * v4) / a2
+        o2 = float(digamma(n + t) - digamma(t + 1))
+        d2 = _trigamma(t + 1) - _trigamma(n + t)
+        tg = np.array([_trigamma(k - a) for k in k_big])
+        d4 = float((c_big * (_trigamma(1 - a) - tg)).sum())
+        o4 = float((c_big * (digamma(k_big - a) - digamma(1 - a))).sum())
+        return (float(o1 - o2), float(o3 - o4)), (
+            float(d2 - d1),
+            float(-d5),
+            float(-d5),
+            float(-d3 - d4),
+        )
+
+    return master
+
+
+def _pitman_sums(keys: np.ndarray, counts: np.ndarray, u: float, n: float) -> Master:
+    """The same equations as finite sums (ARX's iterative master function), vectorized."""
+    i_u = np.arange(1, max(int(u), 1), dtype=float)  # 1 .. u-1
+    i_n = np.arange(1, max(int(n), 1), dtype=float)  # 1 .. n-1
+    big = keys > 1
+    k_big = keys[big].astype(np.int64)
+    c_big = counts[big]
+    j = np.arange(1, int(k_big.max()) if len(k_big) else 1, dtype=float)  # 1 .. max key - 1
+
+    def master(
+        t_: float, a_: float
+    ) -> tuple[tuple[float, float], tuple[float, float, float, float]]:
+        t, a = np.float64(t_), np.float64(a_)
+        v = t + i_u * a
+        o1 = float((1 / v).sum())
+        o3 = float((i_u / v).sum())
+        d1 = float((1 / v**2).sum())
+        d5 = float((i_u / v**2).sum())
+        d3 = float((i_u * i_u / v**2).sum())
+        w = t + i_n
+        o2 = float((1 / w).sum())
+        d2 = float((1 / w**2).sum())
+        if len(k_big):
+            # sum_{j < key} 1/(j - a) and 1/(j - a)^2 for every key at once
+            cum1 = np.concatenate([[0.0], np.cumsum(1 / (j - a))])
+            cum2 = np.concatenate([[0.0], np.cumsum(1 / (j - a) ** 2)])
+            o4 = float((c_big * cum1[k_big - 1]).sum())
+            d4 = float((c_big * cum2[k_big - 1]).sum())
+        else:
+            o4 = d4 = 0.0
+        return (float(o1 - o2), float(o3 - o4)), (
+            float(d2 - d1),
+            float(-d5),
+            float(-d5),
+            float(-d3 - d4),
+        )
+
+    return master
+
+
+def _pitman_count(t: float, a: float, population: float) -> float | None:
+    """Population uniques from the fitted (theta, alpha), as ARX's ``getResult``."""
+    from scipy.special import gammaln
+
+    if math.isnan(t) or math.isnan(a) or a == 0:
+        return None
+    found = []
+    with np.errstate(all="ignore"):
+        if t + 1 > 0 and t + a > 0:
+            found.append(math.exp(min(700.0, gammaln(t + 1) - gammaln(t + a))) * population**a)
+        with contextlib.suppress(OverflowError, ValueError, ZeroDivisionError):
+            found.append(math.gamma(t + 1) / math.gamma(t + a) * population**a)
+    ok = [v for v in found if math.isfinite(v) and 0 <= v <= population]
+    return _valid(max(ok), population) if ok else None
+
+
+def pitman(sizes: np.ndarray, population: float) -> float | None:
+    """Pitman's estimate of the number of population uniques (maximum likelihood fit).
+
+    Solved as ARX solves it (:mod:`veil.risk._newton`): Newton-Raphson on the closed-form
+    score equations from ARX's initial guess, then from its 16 prepared start values, at
+    most 1,000 steps each and theta kept at or above 0; a closed-form root that the finite
+    sums do not confirm within 1e-6, or no closed-form root, is solved again on the finite
+    sums. No root, or a count outside ``(0, population]``, is ``None`` (ARX: "not available").
+    """
     keys, counts = _hist(sizes)
     n = float(sizes.sum())
     u = float(len(sizes))
@@ -110,58 +223,26 @@ def pitman(sizes: np.ndarray, population: float) -> float | None:
         return 0.0
     c2 = counts[keys == 2].sum() or 1.0  # overestimate when there is no class of size 2
     c = c1 * (c1 - 1) / c2
-    denom = 2 * c1 * u + c1 * c - n * c
-    t0 = (n * u * c - c1 * (n - 1) * (2 * u + c)) / denom if denom else 1.0
-    a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
-    big = keys > 1
+    with np.errstate(all="ignore"):
+        t0 = float(
+            np.float64(n * u * c - c1 * (n - 1) * (2 * u + c)) / (2 * c1 * u + c1 * c - n * c)
+        )
+        a0 = float(np.float64(t0 * (c1 - n) + (n - 1) * c1) / (n * u))
+    if math.isnan(t0) or math.isnan(a0):
+        return None
 
-    def score(x: np.ndarray) -> np.ndarray:
-        t, a = np.float64(x[0]), np.float64(x[1])
-        v0 = u - 1.0
-        o1 = (digamma(v0 + t / a + 1) - digamma(t / a + 1)) / a
-        o2 = digamma(n + t) - digamma(t + 1)
-        o3 = (-t * digamma(v0 + t / a + 1) + a * v0 + t * digamma(t / a + 1)) / (a * a)
-        o4 = float((counts[big] * (digamma(keys[big] - a) - digamma(1 - a))).sum())
-        return np.array([o1 - o2, o3 - o4])
+    def theta_ok(t: float, a: float) -> bool:
+        return t >= 0
 
-    def jac(x: np.ndarray) -> np.ndarray:
-        t, a = np.float64(x[0]), np.float64(x[1])
-        v0 = u - 1.0
-        tg = lambda z: float(polygamma(1, z))  # noqa: E731
-        v1 = float(digamma(v0 + t / a + 1))
-        v2 = tg((a + t + a * v0) / a)
-        v3 = tg(t / a + 1)
-        v4 = float(digamma(t / a + 1))
-        a2 = a * a
-        d1 = (v3 - v2) / a2
-        d5 = (a * v1 + t * v2 - a * v4 - t * v3) / (a2 * a)
-        d3 = (a2 * v0 - t * t * v2 + t * t * v3 - 2 * a * t * v1 + 2 * a * t * v4) / (a2 * a2)
-        d2 = tg(t + 1) - tg(n + t)
-        d4 = float((counts[big] * (tg(1 - a) - polygamma(1, keys[big] - a))).sum())
-        # derivatives of the score (o1 - o2, o3 - o4) by (t, a)
-        return np.array([[d2 - d1, -d5], [-d5, -d3 - d4]])
-
-    for start in ((t0, a0), (1.0, 0.5), (10.0, 0.5), (100.0, 0.8)):
-        if not (
-            np.isfinite(start[0]) and np.isfinite(start[1]) and start[0] >= 0 and 0 < start[1] < 1
-        ):
-            continue
-        try:
-            with np.errstate(all="ignore"):
-                sol = root(score, np.array(start, dtype=float), jac=jac, method="hybr")
-        except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError):
-            continue
-        t, a = (float(v) for v in sol.x)
-        if not sol.success or t < 0 or not 0 < a < 1:
-            continue
-        try:
-            val = math.exp(gammaln(t + 1) - gammaln(t + a) + a * math.log(population))
-        except OverflowError:
-            continue
-        res = _valid(val, population)
-        if res is not None:
-            return res
-    return None
+    sums = _pitman_sums(keys, counts, u, n)
+    found = solve(_pitman_closed(keys, counts, u, n), (t0, a0), constraint=theta_ok)
+    if found is not None:
+        (f1, f2), _ = sums(*found)
+        if not (abs(f1) <= ACCURACY and abs(f2) <= ACCURACY):
+            found = None
+    if found is None:
+        found = solve(sums, (t0, a0), constraint=theta_ok)
+    return None if found is None else _pitman_count(found[0], found[1], population)
 
 
 def snb(sizes: np.ndarray, population: float) -> float | None:

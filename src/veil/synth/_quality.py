@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp, pearsonr
-from scipy.stats.contingency import association
 
 from veil._errors import SchemaError
 
@@ -97,14 +96,34 @@ def _discretize(s: pd.Series) -> pd.Series:
     return pd.Series(np.digitize(x.to_numpy(), bins=edges), index=s.index)
 
 
+def _cramers_v_sparse(counts: pd.Series) -> float:
+    """Cramer's V (no continuity correction, as ``scipy.stats.contingency.association``) from
+    the non-zero cells of a two-way table: a dense table of two near-unique columns has
+    distinct x distinct cells (gigabytes), this needs memory linear in the rows.
+    ``nan`` when the table is empty or has a single row or column."""
+    n = float(counts.sum())
+    rows = counts.groupby(level=0, dropna=False).transform("sum").to_numpy(dtype=float)
+    cols = counts.groupby(level=1, dropna=False).transform("sum").to_numpy(dtype=float)
+    k = min(
+        counts.index.get_level_values(0).nunique(dropna=False),
+        counts.index.get_level_values(1).nunique(dropna=False),
+    )
+    if n == 0 or k < 2:
+        return math.nan
+    obs = counts.to_numpy(dtype=float)
+    # chi2 = sum (O - E)^2 / E over every cell; the empty cells add sum E = n - sum E(non-empty)
+    expected = rows * cols / n
+    chi2 = float(((obs - expected) ** 2 / expected).sum() + (n - expected.sum()))
+    return math.sqrt(max(chi2, 0.0) / (n * (k - 1)))
+
+
 def contingency_similarity(real: pd.DataFrame, synthetic: pd.DataFrame) -> tuple[float, float]:
     """(score, Cramer's V of the real table) for a two-column frame."""
     cols = list(real.columns[:2])
     real_counts = real.groupby(cols, dropna=False).size()
-    table = real_counts.unstack(fill_value=0)
-    if table.to_numpy().sum() == 0 or min(table.shape) < 2:
+    v = _cramers_v_sparse(real_counts)
+    if math.isnan(v):
         return math.nan, math.nan
-    v = float(association(table.to_numpy(), method="cramer"))
     if v <= ASSOCIATION_THRESHOLD:
         return math.nan, v
     pr = real_counts / len(real)

@@ -12,7 +12,11 @@ of granularity itself is what the information-loss metrics measure.
 
 **Pairwise.** Association between every pair of columns, as Cramér's V on the (binned)
 values, in the original and in the release; the mean and largest absolute change say how
-well relationships between columns survived.
+well relationships between columns survived. Each column is first reduced to at most
+``max_categories + 1`` codes (:mod:`veil.utility._categories`: numbers and numeric-like text
+in quantile bins, the most frequent values of other columns plus one ``other``), so a
+contingency table never has more than ``(max_categories + 1)**2`` cells whatever the
+cardinality. Numeric-like text (``"$55,076.06"``) is compared as numbers per column too.
 """
 
 from __future__ import annotations
@@ -22,18 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from veil.risk._classes import encode_column
+from veil.utility._categories import MAX_CATEGORIES, is_numeric, numeric_like, reduce_column
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["association_preservation", "column_distances"]
-
-
-def _is_numeric(s: pd.Series) -> bool:
-    import pandas as pd
-
-    return bool(pd.api.types.is_numeric_dtype(s)) and not pd.api.types.is_bool_dtype(s)
 
 
 def _binned(orig: pd.Series, rel: pd.Series, bins: int) -> tuple[pd.Series, pd.Series]:
@@ -144,7 +142,12 @@ def column_distances(
         if generalized:
             assert recode is not None
             o = o.map(dict(recode[col]))
-        if _is_numeric(o) and _is_numeric(r):
+        if not generalized and not is_numeric(o) and o.nunique() > MAX_CATEGORIES:
+            # numeric-like text ("$55,076.06") is compared as the numbers it writes
+            po, pr = numeric_like(o), numeric_like(r)
+            if po is not None and pr is not None:
+                o, r = po, pr
+        if is_numeric(o) and is_numeric(r):
             entry["ks"] = _ks(o, r)
             if o.nunique() > bins:
                 o, r = _binned(o, r, bins)
@@ -157,13 +160,10 @@ def column_distances(
     return out
 
 
-def _codes(s: pd.Series, bins: int) -> np.ndarray:
-    import pandas as pd
-
-    if _is_numeric(s) and s.nunique() > bins:
-        s = pd.qcut(s.astype(float), bins, labels=False, duplicates="drop")
-    codes, _ = encode_column(s, str(s.name))
-    return codes
+def contingency(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The dense ``ka x kb`` count table of two code arrays (bounded codes keep it small)."""
+    ka, kb = int(a.max()) + 1, int(b.max()) + 1
+    return np.bincount(a * kb + b, minlength=ka * kb).reshape(ka, kb).astype(float)
 
 
 def _cramers_v(a: np.ndarray, b: np.ndarray) -> float:
@@ -171,7 +171,7 @@ def _cramers_v(a: np.ndarray, b: np.ndarray) -> float:
     if ka < 2 or kb < 2:
         return 0.0
     n = len(a)
-    table = np.bincount(a * kb + b, minlength=ka * kb).reshape(ka, kb).astype(float)
+    table = contingency(a, b)
     expected = table.sum(1, keepdims=True) * table.sum(0, keepdims=True) / n
     with np.errstate(divide="ignore", invalid="ignore"):
         chi2 = np.nansum(np.where(expected > 0, (table - expected) ** 2 / expected, 0.0))
@@ -184,8 +184,12 @@ def association_preservation(
     columns: Sequence[str] | None = None,
     *,
     bins: int = 10,
+    max_categories: int = MAX_CATEGORIES,
 ) -> dict[str, Any]:
     """Cramér's V for every column pair, original vs release (see the module docstring).
+
+    Each column is reduced to at most ``max(bins, max_categories) + 1`` codes first, so
+    memory stays linear in the rows whatever the columns' cardinality.
 
     Tables of different lengths are fine (each is measured on its own).
 
@@ -204,8 +208,17 @@ def association_preservation(
             "mean_abs_change": None,
             "max_abs_change": None,
         }
-    oc = {c: _codes(original[c], bins) for c in cols}
-    rc = {c: _codes(released[c], bins) for c in cols}
+    oc: dict[Any, np.ndarray] = {}
+    rc: dict[Any, np.ndarray] = {}
+    reduced: dict[str, str] = {}
+    for c in cols:
+        oc[c], how = reduce_column(original[c], bins=bins, max_categories=max_categories)
+        rc[c], how_r = reduce_column(released[c], bins=bins, max_categories=max_categories)
+        if how in ("numeric_text_bins", "top_values") or how_r in (
+            "numeric_text_bins",
+            "top_values",
+        ):
+            reduced[str(c)] = how if how != "as_is" else how_r
     pairs: list[dict[str, Any]] = []
     for i, a in enumerate(cols):
         for b in cols[i + 1 :]:
@@ -218,4 +231,7 @@ def association_preservation(
         "pairs": pairs,
         "mean_abs_change": float(diffs.mean()),
         "max_abs_change": float(diffs.max()),
+        "max_categories": max_categories,
+        # columns with more than max_categories values, and how they were reduced
+        "reduced": reduced,
     }

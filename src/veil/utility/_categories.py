@@ -1,0 +1,138 @@
+"""Bounded categories for the utility measures: a column of any cardinality becomes at most
+``max_categories + 1`` codes before a pairwise measure sees it.
+
+Real tables carry near-unique columns (charges written as text, free-text notes, ids); a
+contingency table of two such columns has ``distinct_a x distinct_b`` cells (46,880 x 13,202
+float64 is 4.6 GiB, and the counts as many again), and its Cramér's V says nothing anyway
+(almost every cell holds one row). So, per column and on its own values:
+
+- a **numeric** column with more than ``bins`` distinct values goes into ``bins`` quantile bins;
+- a **numeric-like text** column with more than ``max_categories`` distinct values (at least :data:`NUMERIC_SHARE` of its non-missing values read
+  as numbers once currency signs, thousands separators, spaces and ``%`` are removed, e.g.
+  ``"$55,076.06"``) is parsed and binned the same way;
+- any **other** column with more than ``max_categories`` distinct values keeps its
+  ``max_categories`` most frequent values (ties: first seen) and puts the rest in one
+  ``other`` code; missing values are one value like any other.
+
+Every step is linear in the number of rows; no value is ever named.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["MAX_CATEGORIES", "NUMERIC_SHARE", "bounded_codes", "numeric_like", "reduce_column"]
+
+MAX_CATEGORIES = 50
+"""Most frequent values kept per column before the rest become one ``other`` category."""
+
+NUMERIC_SHARE = 0.95
+"""Share of non-missing text values that must read as numbers for a column to be binned."""
+
+# currency signs, thousands separators (comma, space, apostrophe, thin spaces) and percent
+_STRIP = r"[\s$€£¥₹,'%\u00a0\u2009\u202f]"
+
+
+def is_numeric(s: pd.Series) -> bool:
+    """Numbers, not booleans."""
+    import pandas as pd
+
+    return bool(pd.api.types.is_numeric_dtype(s)) and not pd.api.types.is_bool_dtype(s)
+
+
+def numeric_like(s: pd.Series) -> pd.Series | None:
+    """The column as floats when it is text that reads as numbers, else ``None``.
+
+    Missing values stay missing; values that do not parse (under ``1 - NUMERIC_SHARE`` of the
+    non-missing ones) become missing too.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> numeric_like(pd.Series(["$1,200.50", "$3.00", None])).tolist()[:2]
+    [1200.5, 3.0]
+    >>> numeric_like(pd.Series(["a", "b"])) is None
+    True
+    """
+    import pandas as pd
+
+    if is_numeric(s) or pd.api.types.is_bool_dtype(s):
+        return None
+    present = s.dropna()
+    if not len(present):
+        return None
+    text = present.astype(str)
+    if not text.str.contains(r"\d", regex=True).all():
+        return None
+    parsed = pd.to_numeric(text.str.replace(_STRIP, "", regex=True), errors="coerce")
+    if parsed.notna().mean() < NUMERIC_SHARE:
+        return None
+    out = pd.Series(np.nan, index=s.index, dtype=float)
+    out.loc[parsed.index] = parsed.to_numpy(dtype=float)
+    return out
+
+
+def _quantile_codes(x: pd.Series, bins: int) -> np.ndarray:
+    """Quantile-bin codes ``0..b-1``; missing values get ``b`` (at most ``bins + 1`` codes)."""
+    import pandas as pd
+
+    binned = pd.qcut(x.astype(float), bins, labels=False, duplicates="drop")
+    arr = binned.to_numpy(dtype=float)
+    top = int(np.nanmax(arr)) + 1 if np.isfinite(arr).any() else 0
+    return np.where(np.isnan(arr), top, arr).astype(np.int64)
+
+
+def _capped(codes: np.ndarray, max_categories: int) -> np.ndarray:
+    """Keep the ``max_categories`` most frequent codes (renumbered), the rest become one."""
+    counts = np.bincount(codes)
+    if len(counts) <= max_categories:
+        return codes
+    keep = np.argsort(-counts, kind="stable")[:max_categories]
+    remap = np.full(len(counts), max_categories, dtype=np.int64)
+    remap[keep] = np.arange(len(keep), dtype=np.int64)
+    return remap[codes]
+
+
+def reduce_column(
+    s: pd.Series, *, bins: int = 10, max_categories: int = MAX_CATEGORIES
+) -> tuple[np.ndarray, str]:
+    """:func:`bounded_codes` and how the column was reduced: ``as_is``, ``quantile_bins``
+    (numbers), ``numeric_text_bins`` (numeric-like text) or ``top_values`` (the most frequent
+    values and one ``other``)."""
+    from veil.risk._classes import encode_column
+
+    if is_numeric(s) and s.nunique() > bins:
+        return _capped(_quantile_codes(s, bins), max_categories), "quantile_bins"
+    codes, m = encode_column(s, str(s.name))
+    if m > max_categories and not is_numeric(s):
+        parsed = numeric_like(s)
+        if parsed is not None and parsed.nunique() > bins:
+            return _capped(_quantile_codes(parsed, bins), max_categories), "numeric_text_bins"
+    if m > max_categories:
+        return _capped(codes, max_categories), "top_values"
+    return codes, "as_is"
+
+
+def bounded_codes(
+    s: pd.Series, *, bins: int = 10, max_categories: int = MAX_CATEGORIES
+) -> np.ndarray:
+    """Integer codes ``0..m-1`` of a column with ``m <= max(bins, max_categories) + 1``.
+
+    See the module docstring for the rules.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.Series([f"${i}.99" for i in range(1000)])
+    >>> int(bounded_codes(s, bins=10).max()) + 1
+    10
+    >>> s = pd.Series([f"id{i}" for i in range(1000)])
+    >>> int(bounded_codes(s, max_categories=5).max()) + 1
+    6
+    """
+    return reduce_column(s, bins=bins, max_categories=max_categories)[0]
