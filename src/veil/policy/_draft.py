@@ -119,7 +119,7 @@ def guess_column(name: str, s: pd.Series) -> dict[str, Any]:
 
 
 def draft_policy(
-    df: pd.DataFrame, *, data_path: Path, separator: str = ","
+    df: pd.DataFrame, *, data_path: Path, separator: str = ",", header: bool | None = None
 ) -> tuple[str, dict[str, Any]]:
     """Return a draft policy as YAML text and the per-column guesses."""
     guesses = {str(c): guess_column(str(c), df[c]) for c in df.columns}
@@ -132,6 +132,8 @@ def draft_policy(
     ]
     if separator != ",":
         lines.append(f"  separator: {separator!r}")
+    if header is not None:
+        lines.append(f"  header: {str(header).lower()}")
     lines.append("columns:")
     for name, g in guesses.items():
         role = g["role"]
