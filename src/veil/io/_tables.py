@@ -210,10 +210,10 @@ def read_table(
             raw: list[str] = []
             na: Any = list(na_values) or None
             if raw_columns:
-                header = [str(c) for c in csv_part(nrows=0).columns]
-                raw = [c for c in raw_columns if c in header]
+                head = [str(c) for c in csv_part(nrows=0).columns]
+                raw = [c for c in raw_columns if c in head]
                 # per column: pandas' spellings of missing everywhere but in the raw columns
-                na = {c: [*na_values] if c in raw else [*PANDAS_NA, *na_values] for c in header}
+                na = {c: [*na_values] if c in raw else [*PANDAS_NA, *na_values] for c in head}
             df = csv_part(
                 dtype=dict.fromkeys(text_columns or (), str) | dict.fromkeys(raw, str),
                 na_values=na,

@@ -59,6 +59,7 @@ COMMANDS = {
         "LEDGER",
     ],
     "synth evaluate": ["synth", "evaluate", "DATA", "DATA"],
+    "train": ["train", "DATA", "--target", "age", "--no-ledger", "--epsilon", "1"],
 }
 
 
