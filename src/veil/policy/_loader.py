@@ -11,6 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from veil._errors import PolicyError
+from veil.policy._locate import remember_location
 from veil.policy._models import LocatedError, Policy
 
 __all__ = ["MAX_NODES", "load_policy", "load_yaml_located", "parse_policy", "policy_schema"]
@@ -264,7 +265,9 @@ def load_policy(path: str | Path) -> Policy:
     data, lines = load_yaml_located(text, str(path))
     if data is None:
         raise PolicyError("policy file is empty", file=str(path), hint="see 'veil policy schema'")
-    return parse_policy(data, source=str(path), lines=lines, base_dir=path.resolve().parent)
+    policy = parse_policy(data, source=str(path), lines=lines, base_dir=path.resolve().parent)
+    remember_location(policy, str(path), lines)
+    return policy
 
 
 def load_yaml_located(text: str, source: str) -> tuple[Any, dict[_Loc, int]]:
