@@ -214,6 +214,8 @@ def detect(
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="FINDINGS.jsonl: one line per record.")],
     column: _Column = None,
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
     entities: _Entities = None,
     model: _Model = None,
     no_ner: _NoNer = False,
@@ -228,6 +230,7 @@ def detect(
 ) -> None:
     """Write raw findings: {"index", "findings": [{start, end, entity_type, score, recognizer}]}."""
     from veil._errors import InputError
+    from veil.cli._input import separator_value
     from veil.io import atomic_path
     from veil.text._files import iter_text_batches
 
@@ -245,7 +248,12 @@ def detect(
             tmp.open("w", encoding="utf-8") as fh,
         ):
             for batch in iter_text_batches(
-                input, column=column, batch_size=batch_size, first_only=True
+                input,
+                column=column,
+                batch_size=batch_size,
+                first_only=True,
+                separator=separator_value(separator),
+                header=header,
             ):
                 found = analyzer.analyze_batch(
                     batch.texts, batch_size=min(batch_size, 256), n_process=processes

@@ -199,3 +199,34 @@ def test_library_refusal_names_the_file(tmp_path: Path) -> None:
         read_table(data)
     assert "people.csv" in str(info.value)
     _no_value(str(info.value))
+
+
+def _run_policy(tmp_path: Path, header: str = "") -> Path:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "version: 1\n"
+        f"data: {{path: people.csv{header}}}\n"
+        "columns:\n"
+        "  col_1: {role: identifier, action: drop}\n"
+        "  col_2: {role: insensitive}\n"
+        "  col_3: {role: identifier, action: drop}\n"
+        "  col_4: {role: insensitive}\n"
+        "  col_5: {role: insensitive}\n"
+        "output: {format: csv, report: [json]}\n"
+    )
+    return policy
+
+
+def test_veil_run_refuses_a_headerless_input_and_reads_it_with_header_false(
+    cli, tmp_path: Path
+) -> None:
+    _csv(tmp_path / "people.csv", ROWS)
+    r = cli("run", _run_policy(tmp_path), "--out", tmp_path / "out")
+    assert r.code == 2 and "first line looks like data" in r.err and "data.header" in r.err
+    _no_value(r.out + r.err + r.logs)
+    assert not (tmp_path / "out").exists()
+    r = cli("run", _run_policy(tmp_path, ", header: false"), "--out", tmp_path / "out")
+    assert r.code == 0, r.err
+    released = (tmp_path / "out" / "released.csv").read_text()
+    assert released.splitlines()[0] == "col_2,col_4,col_5"
+    assert len(released.splitlines()) == len(ROWS) + 1
