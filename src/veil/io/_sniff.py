@@ -30,6 +30,7 @@ __all__ = [
     "first_line_looks_like_data",
     "generated_names",
     "head_rows",
+    "headerless_reason",
     "sniff_separator",
 ]
 
@@ -96,7 +97,7 @@ def sniff_separator(
     if default is None:
         default = "\t" if ".tsv" in [x.lower() for x in path.suffixes] else ","
     text, whole = _head_text(path, encoding)
-    best: tuple[float, int, int] | None = None
+    best: tuple[bool, float, int, int] | None = None
     choice = default
     for rank, sep in enumerate(SEPARATORS):
         rows = _split(text, whole, sep, quotechar)
@@ -104,7 +105,10 @@ def sniff_separator(
             continue
         width = len(rows[0])
         share = sum(len(r) == width for r in rows[1:]) / max(len(rows) - 1, 1)
-        score = (share, width, -rank)
+        # a field quoted for holding another separator (or a line break) leaves its quote
+        # characters inside a field when split at the wrong one
+        clean = not any(quotechar in v for r in rows for v in r)
+        score = (clean, share, width, -rank)
         if best is None or score > best:
             best, choice = score, sep
     return choice
@@ -116,6 +120,27 @@ def head_rows(
     """The first line's fields and up to 200 records below it, split by ``separator``."""
     text, whole = _head_text(Path(path), encoding)
     return _split(text, whole, separator, quotechar)
+
+
+def headerless_reason(
+    path: str | Path, *, separator: str, encoding: str = "utf-8", quotechar: str = '"'
+) -> str | None:
+    """Why the file's first line looks like data (:func:`first_line_looks_like_data`), or None.
+
+    The line is judged split at ``separator`` and at each other separator that splits it
+    in two or more: a sniffed separator can be wrong on a file without a header (every
+    record of a text column may hold the same number of commas), and the first record
+    must be refused however it is split.
+    """
+    text, whole = _head_text(Path(path), encoding)
+    for sep in (separator, *(s for s in SEPARATORS if s != separator)):
+        rows = _split(text, whole, sep, quotechar)
+        if sep != separator and (not rows or len(rows[0]) < 2):
+            continue
+        reason = first_line_looks_like_data(rows)
+        if reason is not None:
+            return reason
+    return None
 
 
 def _data_shaped(value: str) -> str | None:

@@ -276,16 +276,16 @@ def _csv_layout(
 ) -> tuple[str, list[str] | None]:
     """The separator to read with (sniffed when not given), and the column names to give
     pandas when the file has no header line (None: the first line is the header)."""
-    from veil.io._sniff import first_line_looks_like_data, generated_names, head_rows
+    from veil.io._sniff import generated_names, head_rows, headerless_reason
     from veil.io._sniff import sniff_separator as sniff
 
     sep = separator or sniff(path, encoding=encoding, quotechar=quotechar)
     if header is True:
         return sep, None
-    rows = head_rows(path, separator=sep, encoding=encoding, quotechar=quotechar)
     if header is False:
+        rows = head_rows(path, separator=sep, encoding=encoding, quotechar=quotechar)
         return sep, generated_names(max((len(r) for r in rows), default=1))
-    reason = first_line_looks_like_data(rows)
+    reason = headerless_reason(path, separator=sep, encoding=encoding, quotechar=quotechar)
     if reason is not None:
         raise InputError(
             f"{path}: the first line looks like data, not column names ({reason})",
