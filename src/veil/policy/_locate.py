@@ -25,6 +25,7 @@ __all__ = ["located_errors", "remember_location"]
 _Loc = tuple[str | int, ...]
 _WHERE: dict[int, tuple[str, dict[_Loc, int]]] = {}
 _COLUMN = re.compile(r"column '((?:[^'\\]|\\.)*)'")
+_OPERATOR = re.compile(r"operator '([\w-]+)'")
 _HIERARCHY = re.compile(r"hierarch|taxonomy", re.I)
 
 
@@ -35,12 +36,27 @@ def remember_location(policy: Policy, source: str, lines: dict[_Loc, int]) -> No
     weakref.finalize(policy, _WHERE.pop, key, None)
 
 
+def _text_column(policy: Policy, message: str) -> str | None:
+    """The first text column whose operator a text key error names (it names no column)."""
+    match = _OPERATOR.search(message)
+    if match is None:
+        return None
+    for name, col in policy.columns.items():
+        text = getattr(col, "text", None)
+        if text is not None and text.operator == match.group(1):
+            return name
+    return None
+
+
 def _line(lines: dict[_Loc, int], column: str, part: str) -> int | None:
     leaves = ("key_file", "key_env") if part == "transform" else ("path",)
     for loc in (
         *(("columns", column, part, leaf) for leaf in leaves),
         *(("columns", column, leaf) for leaf in leaves),  # the shorthand forms
         ("columns", column, part),
+        ("columns", column, "text", "operator_options"),
+        ("columns", column, "text", "operator"),
+        ("columns", column, "operator"),
         ("columns", column),
     ):
         if loc in lines:
@@ -61,10 +77,13 @@ def located_errors(policy: Policy) -> Iterator[None]:
         if not is_key and not _HIERARCHY.search(exc.message):
             raise
         match = _COLUMN.search(exc.message)
-        if match is None or match.group(1) not in policy.columns:
+        column = match.group(1) if match is not None else None
+        if column is None and is_key:
+            column = _text_column(policy, exc.message)
+        if column is None or column not in policy.columns:
             raise
         source, lines = where
-        line = _line(lines, match.group(1), "transform" if is_key else "hierarchy")
+        line = _line(lines, column, "transform" if is_key else "hierarchy")
         if isinstance(exc, PolicyError):
             raise PolicyError(exc.message, hint=exc.hint, file=source, line=line) from None
         prefix = f"{source}:{line}: " if line is not None else f"{source}: "

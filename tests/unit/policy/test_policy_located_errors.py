@@ -85,3 +85,26 @@ def test_a_policy_built_in_python_keeps_the_plain_message(tmp_path: Path) -> Non
     with pytest.raises(KeyMissingError) as info:
         plan(policy)
     assert str(info.value).startswith("column 'ssn'")
+
+
+def test_a_text_operator_key_error_names_the_policy_line(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the text operators' key errors name the operator, not the column
+    monkeypatch.delenv("VEIL_TEST_UNSET_TEXT_KEY", raising=False)
+    (tmp_path / "t.csv").write_text("id,notes\n1,call Jane at 555-123-4567\n")
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "version: 1\n"
+        "data: {path: t.csv}\n"
+        "columns:\n"
+        "  id: {role: identifier, action: drop}\n"
+        "  notes:\n"
+        "    role: text\n"
+        "    text:\n"
+        "      operator: hash\n"
+        "      operator_options: {key_env: VEIL_TEST_UNSET_TEXT_KEY}\n"
+    )
+    r = cli("run", path, "--out", tmp_path / "out")
+    assert r.code == 2 and f"{path}:9: operator 'hash'" in r.err
+    assert "555-123-4567" not in r.out + r.err + r.logs
