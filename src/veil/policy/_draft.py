@@ -6,6 +6,7 @@ column names and aggregate statistics are used; no value is copied into the draf
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -131,7 +132,7 @@ def draft_policy(
         f"  path: {data_path.as_posix()}",
     ]
     if separator != ",":
-        lines.append(f"  separator: {separator!r}")
+        lines.append(f"  separator: {json.dumps(separator)}")  # YAML reads "\t" as a tab
     if header is not None:
         lines.append(f"  header: {str(header).lower()}")
     lines.append("columns:")

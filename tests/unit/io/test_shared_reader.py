@@ -105,7 +105,7 @@ def test_policy_init_no_header_drafts_generated_names_and_records_it(cli, tmp_pa
     assert r.code == 0, r.err
     draft = (tmp_path / "p.yaml").read_text()
     assert "col_1:" in draft and "col_5:" in draft and "header: false" in draft
-    assert "separator: ';'" in draft
+    assert 'separator: ";"' in draft
     _no_value(draft + r.out + r.err)
     # the draft reads back as the same table
     from veil import load_policy
@@ -113,6 +113,16 @@ def test_policy_init_no_header_drafts_generated_names_and_records_it(cli, tmp_pa
     policy = load_policy(tmp_path / "p.yaml")
     df = read_table(policy.data, base_dir=policy.base_dir)
     assert list(df.columns) == [f"col_{i}" for i in range(1, 6)] and len(df) == len(ROWS)
+
+
+def test_policy_init_drafts_a_tab_file_that_loads(cli, tmp_path: Path) -> None:
+    # the draft's separator once read back as a backslash and a 't' (two characters)
+    data = _csv(tmp_path / "people.tsv", [HEADER, *ROWS], sep="\t")
+    r = cli("policy", "init", data, "--out", tmp_path / "p.yaml")
+    assert r.code == 0, r.err
+    from veil import load_policy
+
+    assert load_policy(tmp_path / "p.yaml").data.separator == "\t"
 
 
 def test_policy_init_sniffs_a_semicolon_file(cli, tmp_path: Path) -> None:
