@@ -5,11 +5,12 @@ Both are read from the head of the file (64 KiB), before pandas reads the whole 
 A file without a header row makes its first record the column names: every command would
 then copy values into hints, notes and drafted policies. :func:`first_line_looks_like_data`
 says so when the first line holds a value shaped like data (a number over a numeric
-column, a date, an e-mail address, a long text) or a value that recurs below it in its
-column. It returns a reason in words, never the value.
+column, a date, an e-mail address, a long text over long texts) or a value that recurs
+below it in its column. It returns a reason in words, never the value.
 
 The separator is the one of ``,``, ``;``, tab and ``|`` that splits the header and the
-sampled records into the same number of fields, more than one (the most fields wins; a
+sampled records into the same number of fields, more than one (a split that leaves no
+quote character inside a field first, then the most consistent, then the most fields; a
 tie goes to the earlier of that list). A ``;`` file with decimal commas is read as ``;``:
 the commas split the records but not the header.
 """
@@ -153,8 +154,6 @@ def _data_shaped(value: str) -> str | None:
         return "a date or time"
     if _MONEY.fullmatch(v):
         return "an amount of money"
-    if len(v) > _LONG_TEXT:
-        return f"a text longer than {_LONG_TEXT} characters"
     if _DIGITS_WITH_PUNCT.fullmatch(v) and sum(c.isdigit() for c in v) >= 7:
         return "a number such as a phone, ID or card number"
     return None
@@ -198,6 +197,12 @@ def first_line_looks_like_data(rows: list[list[str]]) -> str | None:
         shape = _data_shaped(name)
         if shape is not None:
             return f"field {i + 1} is {shape}"
+        # a long text over long texts is a record of a text column; a long survey question
+        # over short answers is a header
+        if len(name) > _LONG_TEXT and (
+            not values or sorted(map(len, values))[len(values) // 2] > _LONG_TEXT // 2
+        ):
+            return f"field {i + 1} is a text longer than {_LONG_TEXT} characters, over texts"
         if name in values:
             return f"field {i + 1} recurs as a value in its column"
     return None

@@ -193,6 +193,19 @@ def test_headerless_reasons_never_quote_the_value(first: list[str], why: str) ->
 def test_ordinary_headers_are_accepted() -> None:
     rows = [["id", "e-mail address", "Amount ($)", "% change", "2019 total"], ["1", "a@b.c"]]
     assert first_line_looks_like_data(rows) is None
+    # a survey export: long questions over short answers
+    question = "How satisfied were you with the support you received on a scale from 1 to 10?"
+    assert first_line_looks_like_data([["id", question], ["1", "7"], ["2", "9"]]) is None
+
+
+def test_a_headerless_text_file_is_refused() -> None:
+    notes = [
+        "Patient reports chest pain since Tuesday, referred by Dr. Haldane for a stress test.",
+        "Follow-up call scheduled with the family; discharge summary sent to the GP in Leeds.",
+        "Allergic to penicillin; the rash resolved after two days, no further action required.",
+    ]
+    reason = first_line_looks_like_data([[n] for n in notes])
+    assert reason is not None and "longer than" in reason and "Haldane" not in reason
 
 
 def test_no_header_on_parquet_is_ignored(tmp_path: Path) -> None:
