@@ -154,3 +154,20 @@ def test_taxonomy_file_gets_the_same_guards(tmp_path: Path) -> None:
     with pytest.raises(PolicyError) as info:
         build_hierarchy("c", config, ["A", "B"])
     assert info.value.file == str(tax) and info.value.line == 3
+
+
+@pytest.mark.filterwarnings(
+    "ignore:'click\\..*' is deprecated and will be removed in Click 9.0:DeprecationWarning"
+)
+@pytest.mark.parametrize("command", ["policy check", "run", "anonymize"])
+def test_duplicate_column_exits_2_from_every_policy_command(
+    cli, tmp_path: Path, command: str
+) -> None:
+    (tmp_path / "people.csv").write_text("ssn,age\n536-22-1234,34\n078-05-1120,51\n")
+    path = write(tmp_path, DUPLICATE_COLUMN)
+    extra = [] if command == "policy check" else ["--out", str(tmp_path / "out")]
+    r = cli(*command.split(), path, *extra)
+    assert r.code == 2
+    assert f"{path}:6: columns.ssn: duplicate key (first given on line 4)" in r.err
+    assert "536-22-1234" not in r.out + r.err + r.logs
+    assert not (tmp_path / "out").exists()
