@@ -253,3 +253,20 @@ def test_veil_run_refuses_a_headerless_input_and_reads_it_with_header_false(
     released = (tmp_path / "out" / "released.csv").read_text()
     assert released.splitlines()[0] == "col_2,col_4,col_5"
     assert len(released.splitlines()) == len(ROWS) + 1
+
+
+def test_public_csv_files_bundled_with_scikit_learn(tmp_path: Path) -> None:
+    """Files nobody here wrote: sklearn's iris and wine files start with a line of counts and
+    class names (not column names) and are refused; linnerud's headers are accepted."""
+    from importlib import resources
+
+    data = resources.files("sklearn.datasets") / "data"
+    for name in ("iris.csv", "wine_data.csv", "breast_cancer.csv"):
+        path = Path(str(data / name))
+        with pytest.raises(InputError, match="first line looks like data"):
+            read_table(path)
+        assert len(read_table(path, header=False)) >= 150
+    # whitespace-separated, one of no supported separator: read as one column, with a warning
+    exercise = Path(str(data / "linnerud_exercise.csv"))
+    assert first_line_looks_like_data([["Chins Situps Jumps"], ["5 162 60"]]) is None
+    assert list(read_table(exercise).columns) == ["Chins Situps Jumps"]
