@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from veil._errors import SchemaError, StageUnavailableError, column_names
 from veil._progress import NullProgress, Progress
+from veil.policy._locate import located_errors
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -150,8 +151,9 @@ def plan(
         if stage.wanted(policy):
             stages.append(stage)
     # Check only once every stage is known to exist: a missing stage is the first thing to say.
-    for stage in stages:
-        stage.check(policy)
+    with located_errors(policy):  # a key or hierarchy error at the policy's file and line
+        for stage in stages:
+            stage.check(policy)
     return stages
 
 
@@ -261,7 +263,8 @@ def run_policy(
     for stage in stages:
         t0 = time.perf_counter()
         log.info("stage %s", stage.name)
-        stage.run(ctx)
+        with located_errors(policy):
+            stage.run(ctx)
         timings[stage.name] = round(time.perf_counter() - t0, 4)
 
     from veil.report import build_report

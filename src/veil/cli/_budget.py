@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from veil.cli._input import HeaderOpt, SeparatorOpt
 from veil.cli._ui import console, print_json
 
 __all__ = ["register"]
@@ -56,16 +57,17 @@ def init(
         Path | None,
         typer.Option("--data", help="Compute the fingerprint from this table (csv, parquet)."),
     ] = None,
-    separator: Annotated[str, typer.Option("--sep", help="CSV separator of --data.")] = ",",
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
     ledger: LedgerOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Give DATASET a total privacy budget. Budgets are never reset."""
     if data is not None:
+        from veil.cli._input import read_input
         from veil.dp import fingerprint_frame
-        from veil.io import read_table
 
-        fingerprint = fingerprint_frame(read_table(data, separator=separator))
+        fingerprint = fingerprint_frame(read_input(data, separator, header))
     with _ledger(ledger) as led:
         led.init(
             dataset, epsilon=epsilon, delta=delta, composition=composition, fingerprint=fingerprint

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from veil.cli._input import HeaderOpt, SeparatorOpt
 from veil.cli._ui import console, print_json
 
 __all__ = ["register"]
@@ -53,7 +54,8 @@ def query(
         float | None,
         typer.Option("--epsilon", help="Epsilon for queries that do not give one."),
     ] = None,
-    separator: Annotated[str, typer.Option("--sep", help="CSV separator.")] = ",",
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
     no_fingerprint: Annotated[
         bool,
         typer.Option("--no-fingerprint", help="Do not check the data's content hash."),
@@ -65,11 +67,11 @@ def query(
     json_: Annotated[bool, typer.Option("--json", help="Print JSON only.")] = False,
 ) -> None:
     """Answer DP queries on DATA. Exit code 3 when the budget would be exceeded."""
+    from veil.cli._input import read_input
     from veil.dp import BudgetLedger, dp_query_many, fingerprint_frame, parse_query
-    from veil.io import read_table
 
     specs = [parse_query(q, epsilon=epsilon) for q in queries]  # fail before reading data
-    df = read_table(data, separator=separator)
+    df = read_input(data, separator, header)
     name = dataset or data.stem
     fp = None if no_fingerprint else fingerprint_frame(df)
     with BudgetLedger(ledger) as led:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from veil.cli._input import HeaderOpt, SeparatorOpt
 from veil.cli._ui import console, print_json
 
 __all__ = ["register"]
@@ -54,15 +55,21 @@ def schema() -> None:
 def init(
     data: Annotated[Path, typer.Argument(help="A CSV, Parquet or JSONL table.")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the draft here.")] = None,
-    separator: Annotated[str, typer.Option("--separator", help="CSV separator.")] = ",",
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the guesses as JSON.")] = False,
 ) -> None:
     """Draft a policy from a table: column types and a guess at roles, to review."""
-    from veil.io import read_table, write_text_atomic
+    from veil.cli._input import separator_value
+    from veil.io import infer_format, read_table, write_text_atomic
+    from veil.io._sniff import sniff_separator
     from veil.policy._draft import draft_policy
 
-    df = read_table(data, separator=separator)
-    text, guesses = draft_policy(df, data_path=data, separator=separator)
+    sep = separator_value(separator)
+    if sep is None and data.is_file() and infer_format(data) == "csv":
+        sep = sniff_separator(data)  # the draft records it, so 'veil run' reads it the same
+    df = read_table(data, separator=sep, header=header)
+    text, guesses = draft_policy(df, data_path=data, separator=sep or ",", header=header)
     if out is not None:
         if out.exists():
             from veil._errors import InputError

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from veil.cli._input import HeaderOpt, SeparatorOpt
 from veil.cli._ui import console, print_json
 
 __all__ = ["register"]
@@ -30,7 +31,8 @@ def risk(
             "of the classes (ARX writes '*').",
         ),
     ] = None,
-    separator: Annotated[str, typer.Option("--separator", help="CSV separator.")] = ",",
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
     threshold: Annotated[
         float, typer.Option("--threshold", help="Risk above which a record is at risk.")
     ] = 0.2,
@@ -64,11 +66,11 @@ def risk(
 
     Prints no data value: only counts, shares and column names.
     """
-    from veil.io import read_table
+    from veil.cli._input import read_input
     from veil.risk import assess
 
-    df = read_table(data, separator=separator)
-    pop = read_table(population, separator=separator) if population is not None else None
+    df = read_input(data, separator, header)
+    pop = read_input(population, separator, header) if population is not None else None
     result = assess(
         df,
         _names(qi),
@@ -84,7 +86,7 @@ def risk(
     if external is not None:
         from veil.risk import linkage_attack
 
-        ext = read_table(external, separator=separator)
+        ext = read_input(external, separator, header)
         on = [q for q in _names(qi) if q in ext.columns]
         sens = next((s for s in _names(sensitive) if s in ext.columns), None)
         if not on:

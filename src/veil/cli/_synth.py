@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from veil.cli._input import HeaderOpt, SeparatorOpt
 from veil.cli._ui import RichProgressAdapter, console, err_console, print_json, state
 
 __all__ = ["register"]
@@ -29,17 +30,10 @@ def _peak_mb() -> float:
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 
 
-def _read(path: Path, sep: str | None) -> Any:
-    from veil.io import read_table
+def _read(path: Path, sep: str | None, header: bool | None = None) -> Any:
+    from veil.cli._input import read_input
 
-    if sep is None:
-        sep = ","
-        if path.suffix.lower() in (".csv", ".txt", ".tsv") and path.is_file():
-            with path.open(encoding="utf-8", errors="replace") as fh:
-                head = fh.readline()
-            counts = {c: head.count(c) for c in (",", ";", "\t")}
-            sep = max(counts, key=lambda c: counts[c]) if any(counts.values()) else ","
-    return read_table(path, separator=sep)
+    return read_input(path, sep, header)
 
 
 def _constraints(texts: list[str], files: list[Path]) -> list[Any]:
@@ -98,9 +92,8 @@ def fit(
     seed: Annotated[
         int | None, typer.Option("--seed", help="Seed of the ordinary randomness.")
     ] = None,
-    sep: Annotated[
-        str | None, typer.Option("--sep", help="CSV separator (default: sniffed).")
-    ] = None,
+    sep: SeparatorOpt = None,
+    header: HeaderOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the fit summary as JSON.")] = False,
 ) -> None:
     """Fit a synthesizer and save it; prints the CPU seconds and peak memory used."""
@@ -108,7 +101,7 @@ def fit(
     from veil.synth import synthesizers
 
     cls = synthesizers.get(method)
-    df = _read(data, sep)
+    df = _read(data, sep, header)
     if drop:
         unknown = [c for c in drop if c not in df.columns]
         if unknown:
@@ -213,9 +206,8 @@ def evaluate(
     max_rows: Annotated[
         int, typer.Option("--max-rows", help="Rows per side in distance measures.")
     ] = 2000,
-    sep: Annotated[
-        str | None, typer.Option("--sep", help="CSV separator (default: sniffed).")
-    ] = None,
+    sep: SeparatorOpt = None,
+    header: HeaderOpt = None,
     json_: Annotated[
         bool, typer.Option("--json", help="Print the full evaluation as JSON.")
     ] = False,
@@ -223,9 +215,9 @@ def evaluate(
     """Quality, ML efficacy (train on synthetic, test on holdout) and privacy measures."""
     from veil.synth._evaluate import evaluate as run_evaluation
 
-    r = _read(real, sep)
-    s = _read(synth, sep)
-    h = _read(holdout, sep) if holdout is not None else None
+    r = _read(real, sep, header)
+    s = _read(synth, sep, header)
+    h = _read(holdout, sep, header) if holdout is not None else None
     with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
         result = run_evaluation(r, s, h, target=target, max_rows=max_rows, progress=progress)
     if json_:

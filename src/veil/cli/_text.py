@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from veil.cli._ui import RichProgressAdapter, console, print_json, state
+from veil.cli._input import HeaderOpt, SeparatorOpt
+from veil.cli._ui import RichProgressAdapter, console, err_console, print_json, state
 
 __all__ = ["register"]
 
@@ -31,6 +32,19 @@ _Model = Annotated[
 _NoNer = Annotated[bool, typer.Option("--no-ner", help="Regex and validated recognizers only.")]
 _Threshold = Annotated[float, typer.Option("--threshold", min=0, max=1, help="Minimum score.")]
 _Column = Annotated[str | None, typer.Option("--column", "-c", help="Text column / field.")]
+_Columns = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--column",
+        "-c",
+        help="Text column / field to redact (repeatable). JSON records must each have it; "
+        "without it, their 'full_text' and 'text' fields.",
+    ),
+]
+_AllFields = Annotated[
+    bool,
+    typer.Option("--all-fields", help="Redact every text field (column) instead of --column."),
+]
 _Batch = Annotated[
     int,
     typer.Option(
@@ -98,7 +112,10 @@ def redact(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output file (same format as the input).")
     ],
-    column: _Column = None,
+    column: _Columns = None,
+    all_fields: _AllFields = False,
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
     entities: _Entities = None,
     operator: Annotated[
         str,
@@ -120,10 +137,17 @@ def redact(
     processes: _Procs = 1,
     json_: _Json = False,
 ) -> None:
-    """Replace personal data in a text column (or a text file), streaming in batches."""
-    from veil.text import TextRedactor, make_operator
-    from veil.text._files import transform_file
+    """Replace personal data in text columns or fields (or a text file), streaming in batches.
 
+    Says at the end which fields it left untouched (names only). A JSON record without the
+    field to redact is an error naming its line, and nothing is written.
+    """
+    from veil.cli._input import separator_value
+    from veil.text import TextRedactor, make_operator
+    from veil.text._files import FieldUse, transform_file
+
+    fields = FieldUse()
+    sep = separator_value(separator)
     op = make_operator(operator, _options(option))  # keys are checked before any reading
     analyzer = _analyzer(_entities(entities), model, no_ner, threshold, profile)
     redactor = TextRedactor(analyzer, op)
@@ -140,12 +164,24 @@ def redact(
     try:
         with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
             n = transform_file(
-                input, out, fn, column=column, batch_size=batch_size, progress=progress
+                input,
+                out,
+                fn,
+                column=column,
+                batch_size=batch_size,
+                progress=progress,
+                all_fields=all_fields,
+                separator=sep,
+                header=header,
+                fields=fields,
             )
     finally:
         analyzer.close()
+    untouched = fields.untouched()
     summary = {
         "records": n,
+        "redacted_fields": list(fields.used),
+        "untouched_fields": untouched,
         "replaced": dict(sorted(redactor.counts.items())),
         "operator": operator,
         "model": analyzer.model_name,
@@ -162,6 +198,14 @@ def redact(
         )
         for k, v in summary["replaced"].items():
             console.print(f"  {k:<24} {v}")
+    if untouched:
+        # on stderr in either mode: the fields that went out as they came in
+        err_console.print(
+            f"left untouched (not redacted): {', '.join(untouched)}; pass --column for each "
+            "field to redact, or --all-fields",
+            highlight=False,
+            markup=False,
+        )
 
 
 def detect(
@@ -170,6 +214,8 @@ def detect(
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="FINDINGS.jsonl: one line per record.")],
     column: _Column = None,
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
     entities: _Entities = None,
     model: _Model = None,
     no_ner: _NoNer = False,
@@ -184,6 +230,7 @@ def detect(
 ) -> None:
     """Write raw findings: {"index", "findings": [{start, end, entity_type, score, recognizer}]}."""
     from veil._errors import InputError
+    from veil.cli._input import separator_value
     from veil.io import atomic_path
     from veil.text._files import iter_text_batches
 
@@ -200,7 +247,14 @@ def detect(
             atomic_path(out) as tmp,
             tmp.open("w", encoding="utf-8") as fh,
         ):
-            for batch in iter_text_batches(input, column=column, batch_size=batch_size):
+            for batch in iter_text_batches(
+                input,
+                column=column,
+                batch_size=batch_size,
+                first_only=True,
+                separator=separator_value(separator),
+                header=header,
+            ):
                 found = analyzer.analyze_batch(
                     batch.texts, batch_size=min(batch_size, 256), n_process=processes
                 )

@@ -7,24 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
+from veil.cli._input import HeaderOpt, SeparatorOpt
 from veil.cli._ui import RichProgressAdapter, console, err_console, print_json, state
 
 __all__ = ["register"]
-
-
-def _sniff_separator(path: Path) -> str:
-    """Pick the CSV separator from the header line (',', ';', tab or '|')."""
-    import gzip
-
-    opener: Any = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            header = fh.readline()
-    except OSError:
-        return ","
-    counts = {sep: header.count(sep) for sep in (",", ";", "\t", "|")}
-    best = max(counts, key=lambda s: counts[s])
-    return best if counts[best] > 0 else ","
 
 
 def _print_human(summary: dict[str, Any], out: Path | None) -> None:
@@ -103,9 +89,8 @@ def train(
     test_fraction: Annotated[
         float, typer.Option("--test-fraction", help="Share of rows held out for accuracy.")
     ] = 0.2,
-    separator: Annotated[
-        str | None, typer.Option("--separator", help="CSV separator (default: sniffed).")
-    ] = None,
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Split and initialization (never the noise).")
     ] = 0,
@@ -151,16 +136,10 @@ def train(
     if out is not None and out.is_dir():
         raise InputError(f"--out is a folder: {out}", hint="give a file name, e.g. model.pt")
 
-    from veil.io import read_table
+    from veil.cli._input import read_input
     from veil.train import DPTrainConfig, check_budget, train_tabular
 
-    if separator is not None:
-        sep = separator
-    elif data.suffix.lower() in (".csv", ".gz", ".tsv", ".txt"):
-        sep = _sniff_separator(data)
-    else:
-        sep = ","
-    frame = read_table(data, separator=sep)
+    frame = read_input(data, separator, header)
     pol = None
     if policy is not None:
         from veil.policy import load_policy

@@ -124,7 +124,7 @@ def read_table(
     source: str | Path | DataConfig,
     *,
     format: str | None = None,
-    separator: str = ",",
+    separator: str | None = None,
     encoding: str = "utf-8",
     quotechar: str = '"',
     quoting: str = "minimal",
@@ -133,6 +133,7 @@ def read_table(
     raw_columns: Sequence[str] | None = None,
     na_values: Sequence[str] = (),
     columns: Sequence[str] | None = None,
+    header: bool | None = None,
 ) -> pd.DataFrame:
     """Read a table from a file (CSV, Parquet, JSONL) or from a :class:`DataConfig`.
 
@@ -143,6 +144,13 @@ def read_table(
     three different values), unless it is one of ``na_values``. ``na_values`` are further
     spellings of a missing value in every CSV column (``data.na_values`` of a policy).
     ``columns`` keeps only those of the columns (names the file lacks are ignored).
+
+    For CSV, ``separator=None`` sniffs it (``,``, ``;``, tab or ``|``; see
+    :mod:`veil.io._sniff`) and a read that yields one column logs a warning.
+    ``header=None`` refuses a file whose first line looks like data rather than column
+    names (an :class:`InputError` saying why, never quoting it); ``True`` takes the first
+    line as the header whatever it holds; ``False`` reads every line as data, with the
+    columns named ``col_1`` to ``col_n``.
 
     Examples
     --------
@@ -170,6 +178,7 @@ def read_table(
             raw_columns=raw_columns,
             na_values=na_values or cfg.na_values,
             columns=columns,
+            header=cfg.header if header is None else header,
         )
     path = Path(source)
     if not path.exists():
@@ -179,6 +188,7 @@ def read_table(
     fmt = infer_format(path, format)
     try:
         if fmt == "csv":
+            separator, names = _csv_layout(path, separator, header, encoding, quotechar)
 
             def csv_part(**extra: Any) -> pd.DataFrame:
                 return pd.read_csv(  # type: ignore[call-overload,no-any-return]
@@ -192,16 +202,18 @@ def read_table(
                     # one type per column: in chunks, a column of numbers with a text value
                     # past the first chunk mixes int 1 and str '1'
                     low_memory=False,
+                    header=None if names else "infer",
+                    names=names,
                     **extra,
                 )
 
             raw: list[str] = []
             na: Any = list(na_values) or None
             if raw_columns:
-                header = [str(c) for c in csv_part(nrows=0).columns]
-                raw = [c for c in raw_columns if c in header]
+                head = [str(c) for c in csv_part(nrows=0).columns]
+                raw = [c for c in raw_columns if c in head]
                 # per column: pandas' spellings of missing everywhere but in the raw columns
-                na = {c: [*na_values] if c in raw else [*PANDAS_NA, *na_values] for c in header}
+                na = {c: [*na_values] if c in raw else [*PANDAS_NA, *na_values] for c in head}
             df = csv_part(
                 dtype=dict.fromkeys(text_columns or (), str) | dict.fromkeys(raw, str),
                 na_values=na,
@@ -209,6 +221,13 @@ def read_table(
                 usecols=None if columns is None else set(columns).__contains__,
             )
             refuse_shifted_columns(df, path)
+            if len(df.columns) == 1 and columns is None:
+                log.warning(
+                    "%s: read one column with the separator %r; if the file has more, "
+                    "give its separator (--separator, or data.separator in a policy)",
+                    path.name,
+                    separator,
+                )
             for c in raw:
                 if c in df.columns:  # strip the distinct values, not every cell
                     trim = {v: v.strip() for v in df[c].dropna().unique() if v != v.strip()}
@@ -250,6 +269,31 @@ def read_table(
         raise InputError(f"{path}: the table is empty (no rows)", hint="check the export")
     _check_column_names(df, str(path))
     return df
+
+
+def _csv_layout(
+    path: Path, separator: str | None, header: bool | None, encoding: str, quotechar: str
+) -> tuple[str, list[str] | None]:
+    """The separator to read with (sniffed when not given), and the column names to give
+    pandas when the file has no header line (None: the first line is the header)."""
+    from veil.io._sniff import generated_names, head_rows, headerless_reason
+    from veil.io._sniff import sniff_separator as sniff
+
+    sep = separator or sniff(path, encoding=encoding, quotechar=quotechar)
+    if header is True:
+        return sep, None
+    if header is False:
+        rows = head_rows(path, separator=sep, encoding=encoding, quotechar=quotechar)
+        return sep, generated_names(max((len(r) for r in rows), default=1))
+    reason = headerless_reason(path, separator=sep, encoding=encoding, quotechar=quotechar)
+    if reason is not None:
+        raise InputError(
+            f"{path}: the first line looks like data, not column names ({reason})",
+            hint="add a header line, or pass --no-header to name the columns col_1 to col_N "
+            "(data.header: false in a policy); if that line is the header, pass --header "
+            "(data.header: true)",
+        )
+    return sep, None
 
 
 def _safe_parser_message(msg: str) -> str:

@@ -6,6 +6,7 @@ column names and aggregate statistics are used; no value is copied into the draf
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,7 +120,7 @@ def guess_column(name: str, s: pd.Series) -> dict[str, Any]:
 
 
 def draft_policy(
-    df: pd.DataFrame, *, data_path: Path, separator: str = ","
+    df: pd.DataFrame, *, data_path: Path, separator: str = ",", header: bool | None = None
 ) -> tuple[str, dict[str, Any]]:
     """Return a draft policy as YAML text and the per-column guesses."""
     guesses = {str(c): guess_column(str(c), df[c]) for c in df.columns}
@@ -131,7 +132,9 @@ def draft_policy(
         f"  path: {data_path.as_posix()}",
     ]
     if separator != ",":
-        lines.append(f"  separator: {separator!r}")
+        lines.append(f"  separator: {json.dumps(separator)}")  # YAML reads "\t" as a tab
+    if header is not None:
+        lines.append(f"  header: {str(header).lower()}")
     lines.append("columns:")
     for name, g in guesses.items():
         role = g["role"]

@@ -11,28 +11,100 @@ import yaml
 from pydantic import ValidationError
 
 from veil._errors import PolicyError
+from veil.policy._locate import remember_location
 from veil.policy._models import LocatedError, Policy
 
-__all__ = ["load_policy", "parse_policy", "policy_schema"]
+__all__ = ["MAX_NODES", "load_policy", "load_yaml_located", "parse_policy", "policy_schema"]
 
 _Loc = tuple[str | int, ...]
+
+
+# A policy of a few hundred columns has a few thousand nodes; aliases may repeat a block, but
+# a document that expands to more than this is refused before anything walks it (an 11-line
+# "billion laughs" alias bomb expands to 10**9 nodes while composing to a hundred).
+MAX_NODES = 100_000
 
 
 class _LineLoader(yaml.SafeLoader):
     """A safe loader that remembers the line of every key and sequence item."""
 
 
-def _compose_lines(node: yaml.Node, path: _Loc, lines: dict[_Loc, int]) -> None:
+def expanded_size(node: yaml.Node, source: str, limit: int = MAX_NODES) -> int:
+    """The number of nodes ``node`` stands for once every alias is expanded.
+
+    Computed per distinct node (aliases share their anchor's node), so the cost is linear in
+    the text however far the aliases would expand.
+
+    Raises
+    ------
+    PolicyError
+        The expansion passes ``limit`` nodes, or an alias refers to a node that contains it.
+    """
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(n: yaml.Node) -> int:
+        key = id(n)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise PolicyError(
+                "a YAML alias refers to a node that contains it (a recursive structure)",
+                file=source,
+                line=n.start_mark.line + 1,
+                hint="write the repeated part out, without '*' aliases",
+            )
+        active.add(key)
+        total = 1
+        if isinstance(n, yaml.MappingNode):
+            children = [c for pair in n.value for c in pair]
+        elif isinstance(n, yaml.SequenceNode):
+            children = list(n.value)
+        else:
+            children = []
+        for child in children:
+            total += size(child)
+            if total > limit:
+                raise PolicyError(
+                    f"the YAML aliases ('*name') expand to more than {limit:,} nodes",
+                    file=source,
+                    line=n.start_mark.line + 1,
+                    hint="a policy needs far fewer; write the repeated parts out, or use "
+                    "fewer aliases",
+                )
+        active.discard(key)
+        sizes[key] = total
+        return total
+
+    return size(node)
+
+
+def _compose_lines(
+    node: yaml.Node, path: _Loc, lines: dict[_Loc, int], source: str = "<policy>"
+) -> None:
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
             key = key_node.value
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    dotted = ".".join(str(p) for p in (*path, key))
+                    raise PolicyError(
+                        f"duplicate key (first given on line {seen[key]})",
+                        file=source,
+                        line=line,
+                        key=dotted,
+                        hint="give each key once; YAML would keep only the last, silently",
+                    )
+                seen[key] = line
             lines[(*path, key)] = key_node.start_mark.line + 1
-            _compose_lines(value_node, (*path, key), lines)
+            _compose_lines(value_node, (*path, key), lines, source)
             lines[(*path, key)] = key_node.start_mark.line + 1
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _compose_lines(item, (*path, i), lines)
+            _compose_lines(item, (*path, i), lines, source)
 
 
 def _line_for(loc: _Loc, lines: dict[_Loc, int]) -> int | None:
@@ -190,23 +262,42 @@ def load_policy(path: str | Path) -> Policy:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise PolicyError("policy file is not valid UTF-8", file=str(path)) from None
+    data, lines = load_yaml_located(text, str(path))
+    if data is None:
+        raise PolicyError("policy file is empty", file=str(path), hint="see 'veil policy schema'")
+    policy = parse_policy(data, source=str(path), lines=lines, base_dir=path.resolve().parent)
+    remember_location(policy, str(path), lines)
+    return policy
+
+
+def load_yaml_located(text: str, source: str) -> tuple[Any, dict[_Loc, int]]:
+    """Parse one YAML document safely: the data and the line of every key.
+
+    The document is composed once; its alias expansion is bounded (:data:`MAX_NODES`) and a
+    duplicated key is refused (naming both lines) before it is walked or built.
+    """
+    loader = _LineLoader(text)
     try:
-        node = yaml.compose(text, Loader=_LineLoader)
-        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+        node = loader.get_single_node()
+        lines: dict[_Loc, int] = {}
+        if node is None:
+            return None, lines
+        expanded_size(node, source)
+        _compose_lines(node, (), lines, source)
+        data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         raise PolicyError(
             f"not valid YAML: {exc.problem}",
-            file=str(path),
+            file=source,
             line=mark.line + 1 if mark else None,
             hint="check indentation and that ':' is followed by a space",
         ) from None
-    lines: dict[_Loc, int] = {}
-    if node is not None:
-        _compose_lines(node, (), lines)
-    if data is None:
-        raise PolicyError("policy file is empty", file=str(path), hint="see 'veil policy schema'")
-    return parse_policy(data, source=str(path), lines=lines, base_dir=path.resolve().parent)
+    except yaml.YAMLError as exc:  # e.g. a control character: its message quotes the text
+        raise PolicyError(f"not valid YAML ({type(exc).__name__})", file=source) from None
+    finally:
+        loader.dispose()
+    return data, lines
 
 
 def policy_schema() -> str:

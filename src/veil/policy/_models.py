@@ -87,6 +87,11 @@ class DataConfig(_Model):
     quotechar: str = Field('"', min_length=1, max_length=1)
     quoting: Literal["minimal", "all", "none", "nonnumeric"] = "minimal"
     na_values: tuple[str, ...] = ()
+    header: bool | None = Field(
+        None,
+        description="true: the first line names the columns; false: it is data (columns "
+        "col_1 to col_N); unset: refuse a first line that looks like data",
+    )
     url: str | None = Field(None, description="SQLAlchemy URL, e.g. postgresql+psycopg://u@h/db")
     table: str | None = None
     query: str | None = None

@@ -554,12 +554,13 @@ def build_hierarchy(
         tree = config.tree
         if tree is None:
             assert config.path is not None
-            import yaml
+            from veil.policy._loader import load_yaml_located
 
             path = resolve(config.path)
             if not path.is_file():
                 raise PolicyError(f"taxonomy file for column {name!r} not found: {path}")
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+            # bounded aliases and no duplicated key: the same guards as the policy itself
+            loaded, _ = load_yaml_located(path.read_text(encoding="utf-8"), str(path))
             if not isinstance(loaded, dict):
                 raise PolicyError(f"taxonomy file for column {name!r} must hold a mapping")
             tree = {str(k): tuple(v if isinstance(v, list) else [v]) for k, v in loaded.items()}

@@ -16,12 +16,20 @@ def _upper(texts: list[str | None]) -> list[str | None]:
 
 def test_jsonl_round_trip_keeps_other_fields_and_nulls(tmp_path) -> None:  # type: ignore[no-untyped-def]
     src = tmp_path / "in.jsonl"
-    rows = [{"id": 1, "full_text": "abc", "x": [1]}, {"id": 2, "full_text": None}, {"id": 3}]
+    rows = [
+        {"id": 1, "full_text": "abc", "x": [1]},
+        {"id": 2, "full_text": None},
+        {"id": 3, "text": "d"},
+    ]
     src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     dst = tmp_path / "out.jsonl"
     assert transform_file(src, dst, _upper, batch_size=2) == 3
     out = [json.loads(line) for line in dst.read_text().splitlines()]
-    assert out == [{"id": 1, "full_text": "ABC", "x": [1]}, {"id": 2, "full_text": None}, {"id": 3}]
+    assert out == [
+        {"id": 1, "full_text": "ABC", "x": [1]},
+        {"id": 2, "full_text": None},
+        {"id": 3, "text": "D"},
+    ]
 
 
 def test_csv_and_parquet_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
