@@ -78,7 +78,12 @@ def _version(value: bool) -> None:
 
 def _root(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress bars, and no warnings from other libraries."
+        ),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -91,6 +96,10 @@ def _root(
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if quiet and not debug:
+        from veil.cli._quiet import silence_third_party
+
+        silence_third_party()
 
 
 def build_app(modules: list[str] | None = None) -> typer.Typer:
@@ -192,10 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``veil`` command. Returns the exit code."""
     import signal
 
+    from veil.cli._quiet import restoring_warnings
+
     args = sys.argv[1:] if argv is None else argv
     handlers = _on_termination()
     try:
-        code = _main(args)
+        with restoring_warnings():  # -q's silence ends with the command (tests call main)
+            code = _main(args)
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
