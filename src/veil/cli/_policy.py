@@ -56,13 +56,30 @@ def init(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the draft here.")] = None,
     separator: Annotated[str, typer.Option("--separator", help="CSV separator.")] = ",",
     json_: Annotated[bool, typer.Option("--json", help="Print the guesses as JSON.")] = False,
+    hierarchies: Annotated[
+        Path | None,
+        typer.Option(
+            "--hierarchies",
+            help="A folder of ARX hierarchy files (*_hierarchy_<COLUMN>.csv) to attach.",
+        ),
+    ] = None,
 ) -> None:
     """Draft a policy from a table: column types and a guess at roles, to review."""
     from veil.io import read_table, write_text_atomic
-    from veil.policy._draft import draft_policy
+    from veil.policy._draft import draft_policy, hierarchy_paths, policy_relative
 
     df = read_table(data, separator=separator)
-    text, guesses = draft_policy(df, data_path=data, separator=separator)
+    files = (
+        hierarchy_paths(hierarchies, [str(c) for c in df.columns], data=data, out=out)
+        if hierarchies is not None
+        else None
+    )
+    text, guesses = draft_policy(
+        df,
+        data_path=Path(policy_relative(data, out)),  # as the policy loader resolves it
+        separator=separator,
+        hierarchies=files,
+    )
     if out is not None:
         if out.exists():
             from veil._errors import InputError

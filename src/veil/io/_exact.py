@@ -105,8 +105,9 @@ def restore_exact_text(
         rest = ~unchanged.to_numpy() & pd.notna(now)
         if rest.any():  # one type per column: what a stage wrote, as text
             column[rest] = [str(v) for v in now[rest]]
-        column = column.where(pd.notna(column), None)
-        out[c] = column.to_numpy()
+        values = column.to_numpy()
+        values[pd.isna(values)] = None
+        out[c] = values
     return out
 
 
@@ -159,6 +160,7 @@ def text_forms_for_synthesis(
 
 def format_like_input(table: pd.DataFrame, formats: dict[str, tuple[str, int]]) -> pd.DataFrame:
     """Write the numeric columns named in ``formats`` as the input wrote them."""
+    import numpy as np
     import pandas as pd
 
     if not formats:
@@ -167,10 +169,12 @@ def format_like_input(table: pd.DataFrame, formats: dict[str, tuple[str, int]]) 
     for c, (kind, size) in formats.items():
         if c not in out.columns:
             continue
-        s = pd.to_numeric(out[c], errors="coerce")
-        if kind == "decimals":
-            shown = s.map(lambda v, d=size: None if pd.isna(v) else f"{v:.{d}f}")
-        else:
-            shown = s.map(lambda v, w=size: None if pd.isna(v) else str(round(v)).zfill(w))
-        out[c] = shown.to_numpy()
+        numbers = pd.to_numeric(out[c], errors="coerce").to_numpy(dtype=float)
+        shown: list[str | None] = [
+            None
+            if np.isnan(v)
+            else (f"{v:.{size}f}" if kind == "decimals" else str(round(v)).zfill(size))
+            for v in numbers
+        ]
+        out[c] = shown
     return out
