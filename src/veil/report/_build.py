@@ -65,6 +65,10 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
         for name, col in ctx.policy.columns.items()
         if col.transform is not None
     }
+    from veil.report._warnings import _generalized_qis, generalization_labels
+
+    changed = set(_generalized_qis(ctx))
+    shown = generalization_labels(ctx, changed)
     for name, col in ctx.policy.columns.items():
         entry: dict[str, Any] = {
             "name": name,
@@ -78,6 +82,9 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
             entry["transformed_with"] = partners[name][0]
         if col.hierarchy is not None:
             entry["hierarchy"] = col.hierarchy.type
+        if name in shown:
+            entry["generalized"] = name in changed
+            entry["generalization"] = shown[name]
         if col.text is not None:
             entry["operator"] = col.text.operator
         out.append(entry)
@@ -112,6 +119,9 @@ def build_report(
         "columns": _column_section(ctx),
     }
     report.update(ctx.report)
+    from veil.report._warnings import release_warnings
+
+    report["warnings"] = [*report.get("warnings", []), *release_warnings(ctx)]
     from veil.report._compliance import compliance_section
 
     report["compliance"] = compliance_section(report)
