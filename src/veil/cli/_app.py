@@ -201,12 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``veil`` command. Returns the exit code."""
     import signal
 
-    from veil.cli._quiet import restoring_warnings
+    from veil.cli._quiet import quiet_requested, restoring_warnings, silence_third_party
 
     args = sys.argv[1:] if argv is None else argv
     handlers = _on_termination()
     try:
         with restoring_warnings():  # -q's silence ends with the command (tests call main)
+            if quiet_requested(args):
+                silence_third_party()  # before the command's module and libraries import
             code = _main(args)
     finally:
         for sig, handler in handlers.items():

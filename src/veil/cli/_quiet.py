@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["restoring_warnings", "silence_third_party"]
+__all__ = ["quiet_requested", "restoring_warnings", "silence_third_party"]
 
 
 def _ours(name: str) -> bool:
@@ -74,6 +74,16 @@ def _undo() -> None:
             logger.removeFilter(_FILTER)
             for handler in logger.handlers:
                 handler.removeFilter(_FILTER)
+
+
+def quiet_requested(args: list[str]) -> bool:
+    """Whether ``-q``/``--quiet`` is among the options before the command name."""
+    for arg in args:
+        if not arg.startswith("-"):
+            return False
+        if arg in ("-q", "--quiet"):
+            return "--debug" not in args
+    return False
 
 
 @contextmanager

@@ -97,7 +97,10 @@ def restore_exact_text(
         now = released[c].to_numpy()
         before = original[c].reindex(rows).to_numpy()
         written = text[c].reindex(rows).to_numpy()
-        unchanged = pd.Series(now == before) | (pd.isna(now) & pd.isna(before))
+        # element by element as Python objects: numpy may answer a whole-array False when
+        # it compares strings (a generalized column) with numbers
+        same = pd.Series(now, dtype=object).eq(pd.Series(before, dtype=object))
+        unchanged = same | pd.Series(pd.isna(now) & pd.isna(before))
         if not unchanged.any():
             continue  # the stages rewrote the whole column (generalized, transformed)
         column = pd.Series(now, dtype=object)

@@ -82,3 +82,25 @@ def test_quiet_ends_with_the_command(tmp_path, monkeypatch, capsys, caplog) -> N
     assert "library own-handler warning" in logs and "library root warning" in logs
     assert "library deprecation" in shown
     assert logging.getLoggerClass() is logging.Logger
+
+
+def test_quiet_is_on_before_the_command_module_imports(monkeypatch) -> None:
+    from veil.cli import _app
+    from veil.cli._quiet import quiet_requested
+
+    assert quiet_requested(["-q", "run", "p.yaml"]) and quiet_requested(["--quiet", "demo"])
+    assert not quiet_requested(["run", "-q"])  # a command's own -q (dp query) is not ours
+    assert not quiet_requested(["--debug", "-q", "run"])  # --debug shows everything
+    seen: list[list[str]] = []
+
+    def build(modules: list[str] | None = None):
+        warnings.warn("warned while a command module imports", DeprecationWarning, stacklevel=1)
+        seen.append(list(modules or []))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(_app, "build_app", build)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(SystemExit):
+            _app.main(["-q", "policy", "check", "p.yaml"])
+    assert seen and [str(w.message) for w in caught] == []
