@@ -134,7 +134,11 @@ def _text_format(text: pd.Series) -> tuple[str, int] | None:
 
 
 def text_forms_for_synthesis(
-    table: pd.DataFrame, text: pd.DataFrame | None, *, max_categories: int = 1000
+    table: pd.DataFrame,
+    text: pd.DataFrame | None,
+    *,
+    max_categories: int = 1000,
+    as_categories: bool = True,
 ) -> tuple[pd.DataFrame, dict[str, tuple[str, int]]]:
     """The training table of a synthesizer with the input's text where it matters.
 
@@ -142,6 +146,10 @@ def text_forms_for_synthesis(
     the categories written (``01``, ``3.50``), so the synthetic table holds them exactly.
     One with many is learnt as numbers; the returned formats (decimals, zero-padded width)
     say how to write its synthetic values like the input's (:func:`format_like_input`).
+
+    ``as_categories=False`` (the DP synthesizers) keeps every column numeric and returns only
+    formats: a category list is read from the data, and a rare exact value listed there could
+    appear in the output outside the DP guarantee, where numeric bounds reveal no value.
     """
     if text is None:
         return table, {}
@@ -153,7 +161,7 @@ def text_forms_for_synthesis(
             continue
         written = text[c].reindex(table.index) if len(text) != n else text[c]
         distinct = int(written.nunique(dropna=True))
-        if distinct <= min(max_categories, max(50, n // 2)):
+        if as_categories and distinct <= min(max_categories, max(50, n // 2)):
             out[c] = written.to_numpy()
         else:
             fmt = _text_format(written)

@@ -113,7 +113,9 @@ class SynthStage:
         from veil.io._exact import format_like_input, text_forms_for_synthesis
 
         exact = getattr(ctx, "exact_text", None)
-        source, formats = text_forms_for_synthesis(ctx.original[cols], exact)
+        source, formats = text_forms_for_synthesis(
+            ctx.original[cols], exact, as_categories=not self._is_dp(policy)
+        )
         table = source.reset_index(drop=True)
         rng = np.random.default_rng(cfg.seed)
         n_hold = min(int(0.2 * len(table)), 5000) if len(table) >= 50 else 0

@@ -155,3 +155,19 @@ output: {path: out, format: csv, report: [json]}
     assert set(synthetic["score"]) <= {"1e5", "2E3", "1.0", "0.10"}
     # many distinct prices, each with two decimals: learnt as numbers, written with two
     assert synthetic["price"].str.fullmatch(r"-?\d+\.\d\d").all()
+
+
+def test_dp_synthesis_learns_numbers_and_only_formats_them() -> None:
+    from veil.io._exact import format_like_input, text_forms_for_synthesis
+
+    table = pd.DataFrame({"code": [1, 2, 7, 10] * 25, "price": [3.5, 2.0, 4.25, 10.0] * 25})
+    text = pd.DataFrame(
+        {"code": ["01", "02", "07", "10"] * 25, "price": ["3.50", "2.00", "4.25", "10.00"] * 25}
+    )
+    source, formats = text_forms_for_synthesis(table, text, as_categories=False)
+    assert source["code"].tolist() == table["code"].tolist()  # still numbers
+    assert formats == {"code": ("width", 2), "price": ("decimals", 2)}
+    shown = format_like_input(pd.DataFrame({"code": [3.2, 12.0], "price": [1.0, 7.123]}), formats)
+    assert shown["code"].tolist() == ["03", "12"] and shown["price"].tolist() == ["1.00", "7.12"]
+    source, formats = text_forms_for_synthesis(table, text)  # not DP: the texts themselves
+    assert source["code"].tolist() == text["code"].tolist() and formats == {}
