@@ -17,11 +17,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas as pd
 
     from veil.policy import Policy
 
-__all__ = ["read_exact_text", "restore_exact_text", "rewritten_columns"]
+__all__ = [
+    "format_like_input",
+    "read_exact_text",
+    "read_exact_text_file",
+    "restore_exact_text",
+    "rewritten_columns",
+    "text_forms_for_synthesis",
+]
 
 
 def rewritten_columns(typed: pd.DataFrame, text: pd.DataFrame) -> list[str]:
@@ -46,34 +55,69 @@ def rewritten_columns(typed: pd.DataFrame, text: pd.DataFrame) -> list[str]:
     return out
 
 
-def read_exact_text(policy: Policy, typed: pd.DataFrame) -> pd.DataFrame | None:
-    """The columns of a CSV input whose numeric parse rewrites their text, as text.
-
-    Returns None when the input is not a CSV file or no column is rewritten.
-    """
+def _candidates(typed: pd.DataFrame) -> list[str]:
     import pandas as pd
 
-    from veil.io import infer_format, read_table
-
-    path = policy.data.path
-    if path is None or infer_format(policy.resolve(path), policy.data.format) != "csv":
-        return None
-    candidates = [
+    return [
         str(c)
         for c in typed.columns
         if not (pd.api.types.is_object_dtype(typed[c]) or pd.api.types.is_string_dtype(typed[c]))
         and not pd.api.types.is_datetime64_any_dtype(typed[c])
     ]
-    if not candidates:
-        return None
-    text = read_table(
-        policy.data, base_dir=policy.base_dir, text_columns=candidates, columns=candidates
-    )
+
+
+def _keep_rewritten(typed: pd.DataFrame, text: pd.DataFrame) -> pd.DataFrame | None:
     if len(text) != len(typed):
         return None
     text.index = typed.index
     keep = rewritten_columns(typed, text)
     return text[keep] if keep else None
+
+
+def read_exact_text(policy: Policy, typed: pd.DataFrame) -> pd.DataFrame | None:
+    """The columns of a CSV input whose numeric parse rewrites their text, as text.
+
+    Returns None when the input is not a CSV file or no column is rewritten.
+    """
+    from veil.io import infer_format, read_table
+
+    path = policy.data.path
+    if path is None or infer_format(policy.resolve(path), policy.data.format) != "csv":
+        return None
+    candidates = _candidates(typed)
+    if not candidates:
+        return None
+    text = read_table(
+        policy.data, base_dir=policy.base_dir, text_columns=candidates, columns=candidates
+    )
+    return _keep_rewritten(typed, text)
+
+
+def read_exact_text_file(
+    path: Path, typed: pd.DataFrame, *, separator: str | None = None
+) -> pd.DataFrame | None:
+    """:func:`read_exact_text` for a CSV file that ``typed`` was read from. Without
+    ``separator``, the one of ``,`` ``;`` tab ``|`` whose header has ``typed``'s columns
+    (``typed`` may lack some: columns dropped after reading)."""
+    import pandas as pd
+
+    from veil.io import infer_format, read_table
+
+    if infer_format(path) != "csv":
+        return None
+    candidates = _candidates(typed)
+    if not candidates:
+        return None
+    names = [str(c) for c in typed.columns]
+    for sep in [separator] if separator else [",", ";", "\t", "|"]:
+        try:
+            header = pd.read_csv(path, sep=sep, nrows=0)
+        except (ValueError, OSError, UnicodeDecodeError):
+            continue
+        if len(header.columns) > 1 and set(names) <= {str(c) for c in header.columns}:
+            text = read_table(path, separator=sep, text_columns=candidates, columns=candidates)
+            return _keep_rewritten(typed, text)
+    return None
 
 
 def restore_exact_text(
