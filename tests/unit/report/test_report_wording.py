@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from veil import load_policy, run_policy
@@ -85,3 +86,33 @@ def test_render_html_shows_warnings_section() -> None:
         }
     )
     assert '<section id="warnings">' in page and "m &lt;b&gt;" in page
+
+
+@pytest.mark.filterwarnings(
+    "ignore:'click\\..*' is deprecated and will be removed in Click 9.0:DeprecationWarning"
+)
+def test_anonymize_and_run_name_each_figure_once_and_print_warnings(tmp_path: Path, capsys) -> None:
+    from veil.cli import main
+
+    table = _table()
+    table["invoice"] = range(10_000, 10_000 + len(table))  # a distinct number per row
+    table.to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "p.yaml").write_text(
+        "data: {path: t.csv}\n"
+        "columns:\n"
+        "  age: {role: quasi_identifier, hierarchy: {type: interval, width: 5}}\n"
+        "  sex: {role: quasi_identifier, hierarchy: {type: auto}}\n"
+        "  income: {role: sensitive}\n"
+        "  invoice: {role: insensitive}\n"
+        "privacy: {k_anonymity: {k: 5}}\n"
+        "output: {path: out, format: csv, report: [json]}\n"
+    )
+    capsys.readouterr()
+    assert main(["-q", "anonymize", str(tmp_path / "p.yaml"), "--out", str(tmp_path / "a")]) == 0
+    out, err = capsys.readouterr()
+    assert "loss: loss" not in out and "information loss (ARX loss)" in out
+    assert "warning: column 'invoice' is released as it is" in err
+    assert main(["-q", "run", str(tmp_path / "p.yaml"), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "information_loss_loss" not in out and '"search_metric": "loss"' in out
+    assert "warning: column 'invoice'" in err and "10000" not in err
