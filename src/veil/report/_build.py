@@ -67,7 +67,8 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
     }
     from veil.report._warnings import _generalized_qis, generalization_labels
 
-    changed = set(_generalized_qis(ctx))
+    compared = _generalized_qis(ctx)
+    changed = set(compared) if compared is not None else None
     shown = generalization_labels(ctx, changed)
     for name, col in ctx.policy.columns.items():
         entry: dict[str, Any] = {
@@ -83,8 +84,8 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
         if col.hierarchy is not None:
             entry["hierarchy"] = col.hierarchy.type
         if name in shown:
-            entry["generalized"] = name in changed
             entry["generalization"] = shown[name]
+            entry["generalized"] = not shown[name].startswith("not generalized")
         if col.text is not None:
             entry["operator"] = col.text.operator
         out.append(entry)

@@ -170,12 +170,13 @@ def _best_relation(
     return best
 
 
-def _generalized_qis(ctx: RunContext) -> list[str]:
+def _generalized_qis(ctx: RunContext) -> list[str] | None:
     """Quasi-identifiers the release generalized (some released value differs from the
-    input's, compared as text on the rows not suppressed)."""
+    input's, compared as text on the rows not suppressed); None when the release's rows
+    are not the input's (nothing to compare row by row)."""
     released, original = ctx.data, ctx.original
     if len(released) != len(original):
-        return []
+        return None
     keep = np.ones(len(released), dtype=bool)
     if ctx.suppressed is not None and np.shape(ctx.suppressed) == (len(released),):
         keep = ~np.asarray(ctx.suppressed, dtype=bool)
@@ -190,7 +191,7 @@ def _generalized_qis(ctx: RunContext) -> list[str]:
     return out
 
 
-def generalization_labels(ctx: RunContext, changed: set[str]) -> dict[str, str]:
+def generalization_labels(ctx: RunContext, changed: set[str] | None) -> dict[str, str]:
     """Per quasi-identifier of the release: what its released values are, in words.
 
     Says "not generalized" where the release kept the input's values (level 0), and what
@@ -211,11 +212,11 @@ def generalization_labels(ctx: RunContext, changed: set[str]) -> dict[str, str]:
             continue
         col = ctx.policy.columns[q]
         kind = col.hierarchy.type if col.hierarchy is not None else None
-        if q not in changed:
+        level = levels.get(q) if isinstance(levels, dict) else None
+        level = level.get("level") if isinstance(level, dict) else level
+        if (changed is not None and q not in changed) or (algorithm == "optimal" and level == 0):
             out[q] = "not generalized (original values)"
         elif algorithm == "optimal":
-            level = levels.get(q) if isinstance(levels, dict) else None
-            level = level.get("level") if isinstance(level, dict) else level
             out[q] = f"level {level} of the {kind or 'auto'} hierarchy"
         elif algorithm == "mondrian":
             numeric = col.dtype == "numeric" or (
@@ -248,7 +249,7 @@ def release_warnings(ctx: RunContext) -> list[dict[str, Any]]:
         if col.role.value in ("insensitive", "sensitive") and col.transform is None
     ]
     warnings = near_unique_columns(released, as_is)
-    qis = _generalized_qis(ctx)
+    qis = _generalized_qis(ctx) or []
     if qis:
         numeric = [
             str(c)
