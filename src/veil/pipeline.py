@@ -65,6 +65,9 @@ class RunContext:
     # columns some stage asked to see exactly as written in the CSV (Stage.raw_columns), in
     # the rows of ``original``; None when the input was not read from a CSV file
     raw: pd.DataFrame | None = None
+    # the text of CSV columns whose numeric parse rewrites it ("01", "3.50"), in the rows of
+    # ``original``; cells the stages leave unchanged are released as this text (veil.io._exact)
+    exact_text: pd.DataFrame | None = None
 
 
 class Stage(Protocol):
@@ -248,17 +251,21 @@ def run_policy(
     started = time.perf_counter()
     progress = progress or NullProgress()
     stages = plan(policy, only=only, stages_given=stages_given)  # fail early, before reading
-    raw = None
+    raw = exact = None
     if data is None:
+        from veil.io._exact import read_exact_text
+
         with progress.task("reading input"):
             data = read_table(
                 policy.data, base_dir=policy.base_dir, text_columns=text_columns(policy)
             )
             raw = _read_raw(policy, stages, data)
+            exact = read_exact_text(policy, data)
     data = _reconcile_columns(policy, data)
     ctx = RunContext(
         policy=policy, original=data, data=data.copy(deep=False), progress=progress, raw=raw
     )
+    ctx.exact_text = exact
     timings: dict[str, float] = {}
     for stage in stages:
         t0 = time.perf_counter()
@@ -270,6 +277,9 @@ def run_policy(
     from veil.report import build_report
 
     report = build_report(ctx, timings=timings, stages=[s.name for s in stages])
+    from veil.io._exact import restore_exact_text
+
+    ctx.data = restore_exact_text(ctx.data, ctx.original, ctx.exact_text)
     outputs: dict[str, Path] = {}
     if write:
         outputs = _write_outputs(ctx, report, out_dir)

@@ -12,6 +12,19 @@ from veil.cli._ui import RichProgressAdapter, console, print_json, state
 __all__ = ["register"]
 
 
+# the search's scores under ARX's definitions (veil.tabular._metrics); "loss: loss" read as
+# a stutter and did not say whose definition
+_METRIC_NAMES = {
+    "loss": "information loss (ARX loss)",
+    "entropy": "non-uniform entropy (ARX, bits)",
+    "dm": "discernibility (ARX DM*)",
+    "aecs": "average class size (ARX AECS)",
+    "height": "height (sum of levels)",
+    "precision": "precision (ARX)",
+    "ncp": "certainty penalty (NCP)",
+}
+
+
 def _table(section: dict[str, Any], outputs: dict[str, str]) -> None:
     from rich.table import Table
 
@@ -22,7 +35,7 @@ def _table(section: dict[str, Any], outputs: dict[str, str]) -> None:
         levels = ", ".join(f"{k}={v}" for k, v in section["transformation"].items())
         table.add_row("transformation", levels)
     for name, value in section["information_loss"].items():
-        table.add_row(f"loss: {name}", f"{value:.6g}")
+        table.add_row(_METRIC_NAMES.get(name, name), f"{value:.6g}")
     for key in ("suppressed_records", "equivalence_classes", "min_class_size"):
         table.add_row(key.replace("_", " "), str(section[key]))
     table.add_row("satisfied", ", ".join(f"{k}={v}" for k, v in section["satisfied"].items()))
@@ -67,6 +80,9 @@ def anonymize(
         print_json({**section, "outputs": outputs, "seconds": round(seconds, 3)})
     else:
         _table(section, outputs)
+    from veil.cli._run import _print_warnings
+
+    _print_warnings(report)
 
 
 def register(app: typer.Typer) -> None:

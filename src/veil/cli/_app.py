@@ -78,7 +78,12 @@ def _version(value: bool) -> None:
 
 def _root(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress bars, and no warnings from other libraries."
+        ),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -91,6 +96,10 @@ def _root(
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if quiet and not debug:
+        from veil.cli._quiet import silence_third_party
+
+        silence_third_party()
 
 
 def build_app(modules: list[str] | None = None) -> typer.Typer:
@@ -192,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``veil`` command. Returns the exit code."""
     import signal
 
+    from veil.cli._quiet import quiet_requested, restoring_warnings, silence_third_party
     from veil.cli._signals import Watchdog
 
     args = sys.argv[1:] if argv is None else argv
@@ -202,7 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     if handlers and argv is None:
         watchdog.start()
     try:
-        code = _main(args)
+        with restoring_warnings():  # -q's silence ends with the command (tests call main)
+            if quiet_requested(args):
+                silence_third_party()  # before the command's module and libraries import
+            code = _main(args)
     finally:
         watchdog.stop()
         for sig, handler in handlers.items():

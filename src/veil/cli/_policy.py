@@ -58,18 +58,36 @@ def init(
     separator: SeparatorOpt = None,
     header: HeaderOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the guesses as JSON.")] = False,
+    hierarchies: Annotated[
+        Path | None,
+        typer.Option(
+            "--hierarchies",
+            help="A folder of ARX hierarchy files (*_hierarchy_<COLUMN>.csv) to attach.",
+        ),
+    ] = None,
 ) -> None:
     """Draft a policy from a table: column types and a guess at roles, to review."""
     from veil.cli._input import separator_value
     from veil.io import infer_format, read_table, write_text_atomic
     from veil.io._sniff import sniff_separator
-    from veil.policy._draft import draft_policy
+    from veil.policy._draft import draft_policy, hierarchy_paths, policy_relative
 
     sep = separator_value(separator)
     if sep is None and data.is_file() and infer_format(data) == "csv":
         sep = sniff_separator(data)  # the draft records it, so 'veil run' reads it the same
     df = read_table(data, separator=sep, header=header)
-    text, guesses = draft_policy(df, data_path=data, separator=sep or ",", header=header)
+    files = (
+        hierarchy_paths(hierarchies, [str(c) for c in df.columns], data=data, out=out)
+        if hierarchies is not None
+        else None
+    )
+    text, guesses = draft_policy(
+        df,
+        data_path=Path(policy_relative(data, out)),  # as the policy loader resolves it
+        separator=sep or ",",
+        header=header,
+        hierarchies=files,
+    )
     if out is not None:
         if out.exists():
             from veil._errors import InputError

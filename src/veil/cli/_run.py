@@ -27,6 +27,21 @@ def _summary_table(report: dict[str, Any], outputs: dict[str, Path]) -> None:
         console.print(f"  {name:<12} {path}")
 
 
+def _print_warnings(report: dict[str, Any]) -> None:
+    """The report's warnings, one line each on stderr (also with --json and -q: they are
+    about what was released)."""
+    from rich.markup import escape
+
+    from veil.cli._ui import err_console
+
+    for w in report.get("warnings") or []:
+        err_console.print(
+            f"[bold yellow]warning:[/] {escape(str(w.get('message', w.get('code'))))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 def run(
     policy: Annotated[Path, typer.Argument(help="The policy YAML file.")],
     out: Annotated[
@@ -53,6 +68,7 @@ def run(
         )
     else:
         _summary_table(result.report, result.outputs)
+    _print_warnings(result.report)
 
 
 def demo(
@@ -80,6 +96,7 @@ def demo(
         )
     else:
         _summary_table(result.report, result.outputs)
+    _print_warnings(result.report)
 
 
 def register(app: typer.Typer) -> None:

@@ -134,11 +134,19 @@ def fit(
         if method != "tvae":
             raise InputError("--epochs applies to the tvae method only")
         kw["epochs"] = epochs
+    # columns whose numeric parse rewrites their text ("01", "3.50") are learnt as written
+    from veil.io._exact import read_exact_text_file, text_forms_for_synthesis
+
+    df, formats = text_forms_for_synthesis(
+        df, read_exact_text_file(data, df, separator=sep), as_categories="epsilon" not in kw
+    )
     cpu0, wall0 = time.process_time(), time.perf_counter()
     with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
         syn = cls(**kw).fit(
             df, declared={c: "categorical" for c in categorical or []}, progress=progress
         )
+        if formats:  # saved with the model: `veil synth sample` writes values as the input did
+            syn.fit_info_["text_formats"] = {c: list(f) for c, f in formats.items()}
         syn.save(out)
     summary = {
         "method": method,
@@ -179,7 +187,12 @@ def sample(
 
     cpu0 = time.process_time()
     syn = load_synthesizer(model)
-    df = syn.sample(n, seed=seed)
+    from veil.io._exact import format_like_input
+
+    formats = syn.fit_info_.get("text_formats") or {}
+    df = format_like_input(
+        syn.sample(n, seed=seed), {c: (f[0], int(f[1])) for c, f in formats.items()}
+    )
     write_table(df, out)
     summary = {
         "model": str(model),

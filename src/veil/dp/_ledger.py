@@ -90,6 +90,36 @@ def _preload_accountants() -> None:
     _opacus("opacus.accountants")
 
 
+def budget_refusal(
+    dataset: str,
+    composition: str,
+    *,
+    asked: tuple[float, float],
+    remaining: tuple[float, float],
+    total: tuple[float, float],
+    ran_out: tuple[bool, bool],
+) -> PrivacyBudgetExceeded:
+    """The error of a refused spend: which limit ran out (epsilon, delta or both), with the
+    amounts requested and left of each. ``exc.ran_out`` holds the names of the limits."""
+    names = [n for n, out in zip(("epsilon", "delta"), ran_out, strict=True) if out]
+    which = " and ".join(names) if names else "epsilon"
+    parts = []
+    for i, (name, fmt) in enumerate((("epsilon", ".6g"), ("delta", ".3g"))):
+        state = "RAN OUT" if ran_out[i] else "enough left"
+        parts.append(
+            f"{name}: requested {asked[i]:{fmt}}, remaining {remaining[i]:{fmt}} of "
+            f"{total[i]:g} ({state})"
+        )
+    exc = PrivacyBudgetExceeded(
+        f"refused: the {which} budget of {dataset!r} would be exceeded; "
+        f"{'; '.join(parts)}; under {composition} composition; "
+        "nothing was computed or recorded",
+        hint=(f"ask for less {which}, or release from a new dataset with its own budget"),
+    )
+    exc.ran_out = tuple(names)  # type: ignore[attr-defined]
+    return exc
+
+
 class BudgetLedger:
     """A persistent, concurrency-safe privacy-budget ledger (SQLite or PostgreSQL).
 
@@ -493,15 +523,16 @@ class BudgetLedger:
             eps_ok = eps_after <= row.epsilon_total * (1 + _REL_TOL)
             delta_ok = delta_after <= row.delta_total * (1 + _REL_TOL)
             if not (eps_ok and delta_ok):
-                eps_ask = math.fsum(r.epsilon for r in reqs)
-                delta_ask = math.fsum(r.delta for r in reqs)
-                raise PrivacyBudgetExceeded(
-                    f"spending epsilon={eps_ask:g}, delta={delta_ask:g} on {dataset!r} would "
-                    f"exceed its budget (epsilon={row.epsilon_total:g}, "
-                    f"delta={row.delta_total:g}; left under {row.composition} composition: "
-                    f"epsilon={before[0]:.6g}, delta={before[1]:.3g}); "
-                    "nothing was computed or recorded",
-                    hint="ask for less, or release from a new dataset with its own budget",
+                raise budget_refusal(
+                    dataset,
+                    row.composition,
+                    asked=(
+                        math.fsum(r.epsilon for r in reqs),
+                        math.fsum(r.delta for r in reqs),
+                    ),
+                    remaining=before,
+                    total=(row.epsilon_total, row.delta_total),
+                    ran_out=(not eps_ok, not delta_ok),
                 )
             seq0 = (last or 0) + 1
             now = utcnow()

@@ -65,6 +65,11 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
         for name, col in ctx.policy.columns.items()
         if col.transform is not None
     }
+    from veil.report._warnings import _generalized_qis, generalization_labels
+
+    compared = _generalized_qis(ctx)
+    changed = set(compared) if compared is not None else None
+    shown = generalization_labels(ctx, changed)
     for name, col in ctx.policy.columns.items():
         entry: dict[str, Any] = {
             "name": name,
@@ -78,6 +83,9 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
             entry["transformed_with"] = partners[name][0]
         if col.hierarchy is not None:
             entry["hierarchy"] = col.hierarchy.type
+        if name in shown:
+            entry["generalization"] = shown[name]
+            entry["generalized"] = not shown[name].startswith("not generalized")
         if col.text is not None:
             entry["operator"] = col.text.operator
         out.append(entry)
@@ -112,6 +120,9 @@ def build_report(
         "columns": _column_section(ctx),
     }
     report.update(ctx.report)
+    from veil.report._warnings import release_warnings
+
+    report["warnings"] = [*report.get("warnings", []), *release_warnings(ctx)]
     from veil.report._compliance import compliance_section
 
     report["compliance"] = compliance_section(report)

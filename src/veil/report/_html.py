@@ -364,6 +364,14 @@ def _generalization(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+_LOSS_LABELS = {
+    "discernibility": "discernibility (DM, suppressed records cost n each)",
+    "discernibility_normalized": "discernibility / n²",
+    "average_class_size": "average class size (kept records / kept classes)",
+    "average_class_size_normalized": "average class size / k",
+}
+
+
 def _sweep_series(points: list[dict[str, Any]], metric: str | None) -> dict[str, Sequence[float]]:
     series: dict[str, Sequence[float]] = {
         "highest risk": [p["highest_risk"] for p in points],
@@ -443,13 +451,24 @@ def _utility(report: dict[str, Any]) -> str:
             )
     loss = u.get("information_loss")
     if loss:
-        flat = {k: v for k, v in loss.items() if not isinstance(v, dict)}
+        flat = {_LOSS_LABELS.get(k, k): v for k, v in loss.items() if not isinstance(v, dict)}
         nue = loss.get("non_uniform_entropy") or {}
         if nue:
             flat["non_uniform_entropy (normalized)"] = nue.get("normalized")
-        parts.append("<h3>Information loss</h3>" + _kv_table(flat, "information-loss-table"))
+        parts.append(
+            "<h3>Information loss, measured on the release</h3>"
+            '<p class="muted">veil\'s definitions: discernibility (DM) charges each suppressed '
+            "record the table's size; the average class size counts kept records and classes "
+            "only.</p>" + _kv_table(flat, "information-loss-table")
+        )
     if u.get("engine_metrics"):
-        parts.append("<h3>Anonymization engine metrics</h3>" + _generic(u["engine_metrics"]))
+        parts.append(
+            "<h3>Scores of the anonymization search</h3>"
+            '<p class="muted">ARX\'s definitions, as the search ranked the candidates: dm is '
+            "ARX's DM* (suppression not penalized), aecs is ARX's AECS (n / (kept classes x s "
+            "+ g)); with suppressed records they differ from the figures above.</p>"
+            + _generic(u["engine_metrics"])
+        )
     ml = u.get("ml")
     if ml:
         rows = []
@@ -612,9 +631,46 @@ _SKIP = {
     "columns",
     "outputs",
     "compliance",
+    "warnings",
     "examples",
     "$schema",
 }
+
+
+def _warnings(report: dict[str, Any]) -> str:
+    items = report.get("warnings") or []
+    if not items:
+        return ""
+    rows = "".join(
+        f'<li><span class="bad">{_e(w.get("code", "warning"))}</span>: {_e(w.get("message", ""))}</li>'
+        for w in items
+        if isinstance(w, dict)
+    )
+    return f'<section id="warnings"><h2>Warnings</h2><ul>{rows}</ul></section>'
+
+
+def _compact(value: Any) -> Any:
+    """The policy without its empty and unset keys, for reading (report.json keeps all)."""
+    if isinstance(value, dict):
+        kept = {k: _compact(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in (None, {}, [], ())}
+    if isinstance(value, list):
+        return [_compact(v) for v in value]
+    return value
+
+
+def _policy(policy: dict[str, Any]) -> str:
+    import yaml
+
+    text = yaml.safe_dump(
+        _compact(policy), default_flow_style=None, sort_keys=False, width=100, allow_unicode=True
+    )
+    n = len(policy.get("columns") or {})
+    return (
+        '<section id="policy"><h2>Policy</h2><details><summary>The policy that ran '
+        f"({n} columns; unset keys left out; report.json has it whole)</summary>"
+        f"<pre>{_e(text)}</pre></details></section>"
+    )
 
 
 def _columns_table(columns: list[dict[str, Any]]) -> str:
@@ -623,7 +679,9 @@ def _columns_table(columns: list[dict[str, Any]]) -> str:
         treat = c.get("transform") or c.get("operator") or "kept"
         if c.get("transformed_with"):
             treat = f"{treat} (with {c['transformed_with']})"
-        if c.get("hierarchy"):
+        if c.get("generalization"):
+            treat = c["generalization"]
+        elif c.get("hierarchy"):
             treat = f"generalized ({c['hierarchy']} hierarchy)"
         rows.append([c["name"], c["role"], treat, c["released"]])
     return _table(["column", "role", "treatment", "released"], rows, "columns")
@@ -651,6 +709,7 @@ def render_html(report: dict[str, Any]) -> str:
         _kv_table(report.get("summary", {}), "summary-table"),
         "</section>",
     ]
+    parts.append(_warnings(report))
     if "risk" in report:
         parts.append(_requirements(report))
     parts += [
@@ -672,8 +731,7 @@ def render_html(report: dict[str, Any]) -> str:
         )
     parts.append(_compliance(report))
     parts += [
-        '<section id="policy"><h2>Policy</h2>',
-        f"<pre>{_e(json.dumps(report.get('policy', {}), indent=2))}</pre></section>",
+        _policy(report.get("policy") or {}),
         '<section id="timings"><h2>Timings (s)</h2>',
         _kv_table(report.get("timings", {}), "timings-table"),
         "</section></body></html>",

@@ -83,7 +83,7 @@ class RiskStage:
             risk["requirements"] = _requirements(policy, risk) + _population_requirements(
                 policy, ctx.report.get("anonymize")
             )
-            risk["summary"] = _risk_summary(risk)
+            risk["summary"] = _risk_summary(risk, policy)
             ctx.report["risk"] = risk
             task.advance()
             columns = [
@@ -235,7 +235,7 @@ def _population_requirements(policy: Policy, anonymize: Any) -> list[dict[str, A
     return out
 
 
-def _risk_summary(risk: dict[str, Any]) -> dict[str, Any]:
+def _risk_summary(risk: dict[str, Any], policy: Policy | None = None) -> dict[str, Any]:
     if "k" not in risk:
         return {}
     out: dict[str, Any] = {
@@ -247,7 +247,11 @@ def _risk_summary(risk: dict[str, Any]) -> dict[str, Any]:
     }
     if risk.get("sensitive"):
         out["l_distinct"] = risk["l"]["distinct"]
-        out["t_equal"] = risk["t"]["equal"]
+        # t under the distance the policy asked for (equal when it asked for none)
+        tc = policy.privacy.t_closeness if policy is not None else None
+        distance = getattr(tc, "distance", None) or "equal"
+        if distance in risk["t"]:  # never a t under another distance than the one asked
+            out[f"t_{distance}"] = risk["t"][distance]
     return out
 
 

@@ -109,7 +109,14 @@ class SynthStage:
         cfg = policy.synth
         assert cfg is not None
         cols = self._columns(policy, ctx.original)
-        table = ctx.original[cols].reset_index(drop=True)
+        # learnt from the text as written where a numeric parse would rewrite it ("01")
+        from veil.io._exact import format_like_input, text_forms_for_synthesis
+
+        exact = getattr(ctx, "exact_text", None)
+        source, formats = text_forms_for_synthesis(
+            ctx.original[cols], exact, as_categories=not self._is_dp(policy)
+        )
+        table = source.reset_index(drop=True)
         rng = np.random.default_rng(cfg.seed)
         n_hold = min(int(0.2 * len(table)), 5000) if len(table) >= 50 else 0
         perm = rng.permutation(len(table))
@@ -131,7 +138,7 @@ class SynthStage:
             if ledger is not None:
                 ledger.close()
         rows = cfg.rows or len(table)
-        synthetic = syn.sample(rows, seed=cfg.seed)
+        synthetic = format_like_input(syn.sample(rows, seed=cfg.seed), formats)
 
         target = next(
             (

@@ -84,7 +84,10 @@ def summary_of(section: dict[str, Any]) -> dict[str, Any]:
     }
     metric = section.get("metric")
     if metric is not None and section["information_loss"].get(metric) is not None:
-        out[f"information_loss_{metric}"] = section["information_loss"][metric]
+        # the search's own score ("information_loss_loss" read as a stutter, and an entropy
+        # metric's bits clashed with the utility's normalized information_loss_entropy)
+        out["search_metric"] = metric
+        out["search_score"] = section["information_loss"][metric]
     details = section.get("details") or {}
     if "cells_suppressed" in details:
         out["cells_suppressed"] = details["cells_suppressed"]

@@ -71,11 +71,19 @@ def measure_utility(
     aligned = len(original) == len(released)
     recode = None
     if aligned:
+        # a column is generalized when a kept row's released value differs from its input
+        # value, compared as text: a quasi-identifier at level 0 released as strings is not
+        keep = (
+            np.ones(len(released), dtype=bool)
+            if suppressed is None
+            else ~np.asarray(suppressed, dtype=bool)
+        )
         generalized = [
             c
             for c in cols
-            if not released[c].isin(original[c].unique()).all()
-            or original[c].dtype != released[c].dtype
+            if (
+                released[c].astype(str).to_numpy()[keep] != original[c].astype(str).to_numpy()[keep]
+            ).any()
         ]
         recode = (
             learn_recoding(original, released, generalized, suppressed=suppressed)
