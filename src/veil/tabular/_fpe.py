@@ -132,6 +132,15 @@ class TokenizeTransformer(FieldTransformer):
         )
         return built
 
+    def key_checks(self) -> dict[str, str]:
+        """The key's check value and, for a tweak given apart, one binding the tweak."""
+        checks = super().key_checks()
+        if checks and self.tweak is not None:
+            key = self.key if isinstance(self.key, Secret) else Secret(bytes(self.key or b""))
+            tweak = self.tweak.reveal() if isinstance(self.tweak, Secret) else bytes(self.tweak)
+            checks["tweak_check"] = key.check_value(b"tweak\x00" + tweak)
+        return checks
+
     def __init__(
         self,
         key: Secret | bytes | None = None,

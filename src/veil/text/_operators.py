@@ -253,7 +253,7 @@ class FpeOperator(Operator):
         self._siv_key = derive(key, "fpe-siv", 64)  # values FF3-1 cannot take (see replace)
         self._tweak_seed: bytes = key
         if tweak_env:
-            tw = load_key(operator="fpe", key_env=tweak_env, min_bytes=7)
+            tw = load_key(operator="fpe", key_env=tweak_env, min_bytes=7, secret=False)
             assert tw is not None
             self._tweak_seed = tw
         self._ciphers: dict[tuple[str, int], Any] = {}

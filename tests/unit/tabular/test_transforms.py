@@ -100,8 +100,12 @@ def test_factory_copies_the_policy_parameters(config, cls) -> None:
             assert built.get_params()[field] == getattr(config, field)
 
 
+H_HEX = "1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5"
+F_HEX = "f32819e4cf4dfa7a8d918d230eeb1972"
+
+
 def test_factory_resolves_keys_and_maps_columns() -> None:
-    env = {"H": "11" * 32, "F": "22" * 16, "T": "33" * 7}
+    env = {"H": H_HEX, "F": F_HEX, "T": "33" * 7}
     shift = build_transformer(
         models.DateShiftTransform(entity_column="pid", key_env="H", max_days=9),
         column="visit",
@@ -109,7 +113,7 @@ def test_factory_resolves_keys_and_maps_columns() -> None:
     )
     assert isinstance(shift, DateShiftTransformer)
     assert (shift.column, shift.entity_column, shift.max_days) == ("visit", "pid", 9)
-    assert shift.key == Secret(bytes.fromhex("11" * 32))
+    assert shift.key == Secret(bytes.fromhex(H_HEX))
     token = build_transformer(
         models.TokenizeTransform(key_env="F", tweak_env="T", alphabet="alnum"),
         column="id",
