@@ -64,7 +64,9 @@ def _from_document(doc: Any) -> dict[str, dict[str, str]] | None:
     }
 
 
-def find_key_checks(release: Path, given: Path | None = None) -> tuple[dict[str, dict[str, str]], Path] | None:
+def find_key_checks(
+    release: Path, given: Path | None = None
+) -> tuple[dict[str, dict[str, str]], Path] | None:
     """The key check values recorded for a release, and the file they came from.
 
     ``given`` (a ``key_check.json`` or a ``report.json``) wins; else ``key_check.json``,
@@ -101,7 +103,9 @@ def find_key_checks(release: Path, given: Path | None = None) -> tuple[dict[str,
     return None
 
 
-def check_key(column: str, actual: Mapping[str, str], recorded: Mapping[str, str], source: Path) -> None:
+def check_key(
+    column: str, actual: Mapping[str, str], recorded: Mapping[str, str], source: Path
+) -> None:
     """Raise :class:`~veil.KeyMismatchError` unless ``actual`` matches ``recorded``."""
     for field in _FIELDS:
         if (field in recorded or field in actual) and actual.get(field) != recorded.get(field):

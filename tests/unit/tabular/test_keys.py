@@ -13,7 +13,9 @@ import pytest
 from veil import KeyMissingError
 from veil.tabular import Secret, decode_key_text, derive_subkey, resolve_key, resolve_tweak
 
-RAW = bytes.fromhex("1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5")  # 32 random bytes
+RAW = bytes.fromhex(
+    "1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5"
+)  # 32 random bytes
 HEX = RAW.hex()
 
 
