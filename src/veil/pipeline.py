@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from veil._errors import SchemaError, StageUnavailableError, column_names
+from veil._errors import PolicyError, SchemaError, StageUnavailableError, column_names
 from veil._progress import NullProgress, Progress
 
 if TYPE_CHECKING:
@@ -232,7 +232,8 @@ def run_policy(
         Where to write; ``policy.output.path`` (relative to the policy file) when not given.
     write
         Write the release and report. Nothing is written unless every stage and the
-        verification succeed; files appear atomically.
+        verification succeed; the files are replaced as a set (all new or, on any
+        error, all old; see :func:`veil.io.atomic_dir`).
 
     Examples
     --------
@@ -294,6 +295,12 @@ def _write_outputs(
     if "html" in policy.output.report:
         outputs["report_html"] = out / "report.html"
     for name in ctx.artifacts:
+        if name in {table_name, "report.json", "report.html"}:
+            raise PolicyError(
+                f"the release and another output would both be written as {name}",
+                key="output.name",
+                hint="choose another output.name",
+            )
         outputs[f"artifact:{name}"] = out / name
     report["outputs"] = {k: str(v) for k, v in outputs.items()}
     if policy.output.url is not None:
@@ -307,17 +314,23 @@ def _write_outputs(
     with atomic_dir(out) as stage:
         write_table(ctx.data, stage / table_name, format=fmt)
         if "json" in policy.output.report:
-            (stage / "report.json").write_text(
-                json.dumps(report, indent=2, sort_keys=False, default=str) + "\n",
-                encoding="utf-8",
-            )
+            _put(stage / "report.json", json.dumps(report, indent=2, default=str) + "\n")
         if "html" in policy.output.report:
-            (stage / "report.html").write_text(render_html(report), encoding="utf-8")
+            _put(stage / "report.html", render_html(report))
         for name, content in ctx.artifacts.items():
-            target = stage / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                target.write_bytes(content)
-            else:
-                target.write_text(str(content), encoding="utf-8")
+            _put(stage / name, content if isinstance(content, bytes) else str(content))
     return outputs
+
+
+def _put(target: Path, content: str | bytes) -> None:
+    """Write one staged file; an OS error that names no file names this one."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
