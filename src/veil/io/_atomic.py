@@ -189,9 +189,13 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
         for folder in made:  # innermost first; the folders this call made, if still empty
             with contextlib.suppress(OSError):
                 folder.rmdir()
-        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
-            if _is_write_error(exc, {str(tmp), str(target)}):
-                raise _output_error(exc, target) from None
+        own = {str(tmp), str(target)}
+        if (
+            isinstance(exc, OSError)
+            and not isinstance(exc, OutputError)
+            and (_is_write_error(exc, own))
+        ):
+            raise _output_error(exc, target) from None
         raise
 
 
