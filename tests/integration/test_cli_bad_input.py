@@ -58,7 +58,8 @@ def test_success_writes_release_and_report_without_the_canary(
     result = cli("run", policy_file(tmp_path, table), "--json")
     assert result.code == 0, result.err
     out = tmp_path / "out"
-    assert sorted(p.name for p in out.iterdir()) == ["released.csv", "report.html", "report.json"]
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["key_check.json", "released.csv", "report.html", "report.json"]
     released = pd.read_csv(out / "released.csv")
     assert "email" not in released.columns
     assert list(released["age"]) == [31, 42, 57]

@@ -103,3 +103,28 @@ def test_the_text_stage_records_its_operators_key_check(tmp_path, monkeypatch) -
     expected = hmac.new(bytes.fromhex(key), b"veil-kcv-v1", hashlib.sha256).hexdigest()[:16]
     assert ctx.report["text"]["columns"]["notes"]["key_check"] == expected
     assert key not in str(ctx.report)
+
+
+@pytest.mark.parametrize("transform", ["hash", "tokenize", "date_shift"])
+def test_keys_given_in_python_are_checked_too(transform: str) -> None:
+    import pandas as pd
+
+    from veil.tabular import (
+        DateShiftTransformer,
+        KeyedHashTransformer,
+        Secret,
+        TokenizeTransformer,
+    )
+
+    def run(key: Secret) -> None:
+        if transform == "hash":
+            KeyedHashTransformer(key=key).fit(frame["pid"])
+        elif transform == "tokenize":
+            TokenizeTransformer(key=key).fit(pd.Series(["123456789"]))
+        else:
+            DateShiftTransformer(key, column="visit", entity_column="pid").fit(frame)
+
+    frame = pd.DataFrame({"visit": ["2024-01-01"], "pid": ["7"]})
+    run(Secret(secrets.token_bytes(32)))
+    with pytest.raises(WeakKeyError, match="one byte value repeated"):
+        run(Secret(bytes(32)))

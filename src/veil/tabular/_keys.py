@@ -48,6 +48,7 @@ __all__ = [
     "Secret",
     "decode_key_text",
     "derive_subkey",
+    "require_strong",
     "resolve_key",
     "resolve_tweak",
 ]
@@ -114,6 +115,20 @@ class Secret:
 
     def __hash__(self) -> int:  # usable as a cache key without exposing the material
         return hash(hashlib.sha256(b"veil\x00secret-id\x00" + self._material).digest())
+
+
+def require_strong(secret: Secret, *, column: str, transform: str) -> None:
+    """Raise :class:`~veil.WeakKeyError` for a guessable key given to a transform directly.
+
+    Keys read by :func:`resolve_key` are checked there; this covers keys passed in Python.
+    """
+    weak = weak_key_reason(secret.reveal())
+    if weak is not None:
+        raise WeakKeyError(
+            f"column {column!r}: the {transform!r} key ({secret.source}) {weak}; it could be "
+            "guessed, and with it every value it protects",
+            hint=f"{_KEYGEN_HINT} (32 random bytes, hex), or secrets.token_bytes(32)",
+        )
 
 
 def derive_subkey(secret: Secret, label: str) -> Secret:

@@ -38,7 +38,8 @@ class TokenVault:
 
     Examples
     --------
-    >>> vault = TokenVault("sqlite://", b"k" * 32)
+    >>> import secrets
+    >>> vault = TokenVault("sqlite://", secrets.token_bytes(32))
     >>> token = vault.tokenize("Jane Roe", "PERSON"); vault.flush()
     >>> vault.lookup(token, actor="dpo", purpose="subject access request")
     'Jane Roe'

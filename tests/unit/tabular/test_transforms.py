@@ -44,8 +44,10 @@ def sphere_distance_m(lat1, lon1, lat2, lon2) -> np.ndarray:
     return 6_371_008.8 * np.arctan2(num, den)
 
 
-KEY32 = Secret(bytes(range(32)), source="test")
-KEY16 = Secret(bytes(range(100, 116)), source="test")
+KEY32 = Secret(
+    bytes.fromhex("d329e93a4a538cdf31438819f731646e330676d742578350b4099d191a79df59"), source="test"
+)
+KEY16 = Secret(bytes.fromhex("fefb03525e22c49de2be63f18cc3e9ee"), source="test")
 
 
 def assert_no_canary(exc: BaseException, *secrets: str) -> None:
@@ -204,7 +206,7 @@ def test_mask_rejects_a_multi_character_mask() -> None:
 
 
 def test_hash_matches_an_independent_hmac_sha256() -> None:
-    key = bytes(range(32))
+    key = KEY32.reveal()
     out = KeyedHashTransformer(key=Secret(key), length=20).fit_transform(
         pd.Series(["alice", 123, 123.0, None])
     )
