@@ -256,3 +256,32 @@ def test_output_names_cannot_collide(tmp_path: Path, capsys, output, extra, clas
     line = 1 + next(i for i, t in enumerate(text.splitlines()) if '"name"' in t)
     assert code == 2 and f"{policy}:{line}:" in said and clash in said
     assert "output.name" in said
+
+
+def test_redaction_sweeps_stale_partial_copies_and_leaves_none_on_error(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"notes": "SSN 536-22-1234, mail jo@example.com"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    stale = tmp_path / f".veil-tmp-{dead_pid()}-q1.out.jsonl.tmp"
+    stale.write_text(json.dumps({"notes": "SSN 536-22-1234"}) + "\n")  # a killed redaction's
+    args = ["redact", src, "--column", "notes", "--no-ner", "--out", out]
+    code, text = veil_cli(capsys, *args)
+    assert code == 0, text
+    assert not stale.exists()
+    assert "536-22-1234" not in out.read_text()
+    before = out.read_text()
+
+    from veil.text import _files
+
+    def full(self: object, batch: object, new: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(_files._Writer, "write", full)
+    code, text = veil_cli(capsys, *args)
+    assert code == 1, text
+    assert "No space left on device" in text and str(out) in text
+    assert "internal error" not in text
+    assert out.read_text() == before  # the old output, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "out.jsonl"]
