@@ -247,6 +247,10 @@ def run_policy(
     started = time.perf_counter()
     progress = progress or NullProgress()
     stages = plan(policy, only=only, stages_given=stages_given)  # fail early, before reading
+    if write:  # what a killed earlier run left there (partial copies of identifiers) goes first
+        from veil.io._atomic import sweep_stale
+
+        sweep_stale(_out_dir(policy, out_dir))
     raw = None
     if data is None:
         with progress.task("reading input"):
@@ -277,6 +281,10 @@ def run_policy(
     )
 
 
+def _out_dir(policy: Policy, out_dir: str | Path | None) -> Path:
+    return Path(out_dir) if out_dir is not None else policy.resolve(policy.output.path)
+
+
 def _write_outputs(
     ctx: RunContext, report: dict[str, Any], out_dir: str | Path | None
 ) -> dict[str, Path]:
@@ -286,7 +294,7 @@ def _write_outputs(
     from veil.report import render_html
 
     policy = ctx.policy
-    out = Path(out_dir) if out_dir is not None else policy.resolve(policy.output.path)
+    out = _out_dir(policy, out_dir)
     fmt = policy.output.format
     table_name = f"{policy.output.name}.{fmt}"
     outputs: dict[str, Path] = {"table": out / table_name}

@@ -285,3 +285,61 @@ def test_redaction_sweeps_stale_partial_copies_and_leaves_none_on_error(
     assert "internal error" not in text
     assert out.read_text() == before  # the old output, whole
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "out.jsonl"]
+
+
+KILLED_WHILE_STAGING = """
+import os, sys
+from pathlib import Path
+from veil.io import atomic_dir
+with atomic_dir(Path(sys.argv[1])) as stage:
+    (stage / "released.csv").write_text("ssn\\n078-05-1120\\n")
+    os.kill(os.getpid(), 9)
+"""
+
+KILLED_WHILE_SWAPPING = """
+import os, sys
+from pathlib import Path
+from veil.io import _atomic
+real, moved = os.replace, []
+def replace(src, dst):
+    real(src, dst)
+    if ".veil-staging-" in str(src):
+        moved.append(dst)
+        if len(moved) == 2:
+            os.kill(os.getpid(), 9)
+_atomic.os.replace = replace
+with _atomic.atomic_dir(Path(sys.argv[1])) as stage:
+    for name in ("released.csv", "report.json", "report.html"):
+        (stage / name).write_text("NEW " + name)
+"""
+
+
+@pytest.mark.parametrize("script", [KILLED_WHILE_STAGING, KILLED_WHILE_SWAPPING])
+def test_after_a_sigkill_the_next_run_finds_the_old_set_and_no_temporary(
+    tmp_path: Path, script: str
+) -> None:
+    out = tmp_path / "out"
+    old = old_release(out)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-c", script, str(out)], env=env, check=False)
+    assert proc.returncode == -9
+    assert any(p.name.startswith(".veil-") for p in out.iterdir())  # what the kill left
+    if script is KILLED_WHILE_SWAPPING:  # a mixed set: two new files, the third still out
+        assert (out / "released.csv").read_text() == "NEW released.csv"
+        assert not (out / "report.json").exists()
+    sweep_stale(out)  # what every veil write does first
+    assert contents(out) == old
+
+
+def test_a_run_sweeps_at_start_up_even_when_it_fails_later(tmp_path: Path) -> None:
+    from veil import SchemaError
+
+    out = tmp_path / "out"
+    out.mkdir()
+    stale = out / f".veil-staging-{dead_pid()}-s0"
+    stale.mkdir()
+    (stale / "released.csv").write_text("ssn\n078-05-1120\n")
+    policy = load(tmp_path)
+    with pytest.raises(SchemaError):  # the data lacks a listed column: fails before writing
+        run_policy(policy, data=pd.DataFrame({"age": [1]}))
+    assert list(out.iterdir()) == []
