@@ -10,14 +10,17 @@
 
 Every temporary name carries veil's mark and the writing process's id::
 
-    .veil-tmp-<pid>-<random>.<target name>.tmp    a file being written (atomic_path)
-    .veil-staging-<pid>-<random>/                 a run's files being written (atomic_dir)
-    .veil-backup-<pid>-<random>/                  the old files during a swap
+    .veil-tmp-<pid>-<host>-<random>.<name>.tmp    a file being written (atomic_path)
+    .veil-staging-<pid>-<host>-<random>/          a run's files being written (atomic_dir)
+    .veil-backup-<pid>-<host>-<random>/           the old files during a swap
+
+(``<host>``: 6 hex digits of a digest of the host name.)
 
 A process killed outright (SIGKILL, power loss) cannot clean up, and its temporary files
 may hold identifiers in clear (a partial copy of the input). So every write first sweeps
-its folder: names with veil's mark whose process is gone are removed, and a swap that was
-cut short is rolled back to the old files (the backup folder holds a manifest until the
+its folder: names with veil's mark whose process is gone (on this host; a name another
+host or container wrote is left alone for a day, as its process cannot be seen) are
+removed, and a swap that was cut short is rolled back to the old files (the backup folder holds a manifest until the
 swap completes). Nothing without the mark is ever touched.
 
 Write errors (a read-only folder, a full disk) are :class:`~veil.OutputError` naming the
@@ -28,12 +31,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
+import hashlib
 import json
 import logging
 import os
 import re
 import shutil
+import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,7 +60,31 @@ _TMP = ".veil-tmp-"
 _STAGING = ".veil-staging-"
 _BACKUP = ".veil-backup-"
 _MANIFEST = ".veil-manifest.json"
-_MARKED = re.compile(r"^\.veil-(tmp|staging|backup)-(\d+)-")
+_MARKED = re.compile(r"^\.veil-(tmp|staging|backup)-(\d+)-([0-9a-f]{6})-")
+#: a name another machine (or container: its own process ids) left is swept only this old
+_FOREIGN_AGE_S = 24 * 3600
+
+
+@functools.cache
+def _host() -> str:
+    """A short digest of the host name (a container has its own): see :func:`_stale`."""
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:6]
+
+
+def _owner() -> str:
+    """``<pid>-<host>``, the mark of this process's temporary names."""
+    return f"{os.getpid()}-{_host()}"
+
+
+def _stale(pid: int, host: str, entry: Path) -> bool:
+    if host != _host():  # another machine's or container's: its process cannot be seen
+        try:
+            return time.time() - entry.lstat().st_mtime > _FOREIGN_AGE_S
+        except OSError:
+            return False
+    return not _alive(pid)
+
+
 # errors that mean "this write cannot happen here" even when the OS names no file
 _WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 
@@ -121,7 +152,7 @@ def sweep_stale(folder: str | Path) -> list[str]:
     removed: list[str] = []
     for entry in entries:
         m = _MARKED.match(entry.name)
-        if m is None or _alive(int(m.group(2))) or not entry.exists():
+        if m is None or not _stale(int(m.group(2)), m.group(3), entry):
             continue
         with contextlib.suppress(OSError):
             if m.group(1) == "backup":
@@ -169,7 +200,7 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
         target.parent.mkdir(parents=True, exist_ok=True)
         sweep_stale(target.parent)
         fd, name = tempfile.mkstemp(
-            prefix=f"{_TMP}{os.getpid()}-", suffix=f".{target.name}.tmp", dir=target.parent
+            prefix=f"{_TMP}{_owner()}-", suffix=f".{target.name}.tmp", dir=target.parent
         )
         os.close(fd)
         tmp = Path(name)
@@ -253,7 +284,7 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
     try:
         target.mkdir(parents=True, exist_ok=True)
         sweep_stale(target)
-        stage = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{os.getpid()}-", dir=target))
+        stage = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{_owner()}-", dir=target))
     except OSError as exc:
         raise _output_error(exc, target / "(staging folder)") from None
     token = stage.name[len(_STAGING) :]

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -34,11 +35,11 @@ def veil_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int
     return code, captured.out + captured.err
 
 
-def dead_pid() -> int:
-    """The id of a process that has exited (what a killed veil run leaves behind)."""
+def dead_pid() -> str:
+    """The mark of a process of this host that has exited (what a killed veil run leaves)."""
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
-    return proc.pid
+    return f"{proc.pid}-{_atomic._host()}"
 
 
 def write_policy(tmp_path: Path, **output: object) -> Path:
@@ -125,10 +126,10 @@ def test_the_next_run_sweeps_what_a_killed_run_left(tmp_path: Path) -> None:
     staging = out / f".veil-staging-{pid}-x1y2"
     staging.mkdir()
     (staging / "released.csv").write_text("ssn\n078-05-1120\n")
-    mine = [out / ".veil-notes", out / ".released.csv.abc.tmp", out / f".veil-tmp-{pid}"]
+    mine = [out / ".veil-notes", out / ".released.csv.abc.tmp", out / f".veil-tmp-{pid}x"]
     for path in mine:  # not veil's marked names: never touched
         path.write_text("user's")
-    live = out / f".veil-tmp-{os.getppid()}-zz.released.csv.tmp"  # a running process's
+    live = out / f".veil-tmp-{os.getppid()}-{_atomic._host()}-zz.released.csv.tmp"  # running
     live.write_text("in use")
     run_policy(load(tmp_path))
     assert not partial.exists() and not staging.exists()
@@ -343,3 +344,17 @@ def test_a_run_sweeps_at_start_up_even_when_it_fails_later(tmp_path: Path) -> No
     with pytest.raises(SchemaError):  # the data lacks a listed column: fails before writing
         run_policy(policy, data=pd.DataFrame({"age": [1]}))
     assert list(out.iterdir()) == []
+
+
+def test_names_from_another_host_are_left_a_day(tmp_path: Path) -> None:
+    # another container's process ids are not ours to test: only age tells it is stale
+    fresh = tmp_path / ".veil-tmp-1-0f0f0f-a.x.csv.tmp"
+    old = tmp_path / ".veil-tmp-1-0f0f0f-b.x.csv.tmp"
+    for path in (fresh, old):
+        path.write_text("ssn\n078-05-1120\n")
+    if _atomic._host() == "0f0f0f":  # pragma: no cover - one host in 16 million
+        pytest.skip("this host's digest is the one the test uses for another host")
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(old, (two_days_ago, two_days_ago))
+    assert sweep_stale(tmp_path) == [old.name]
+    assert fresh.exists()
