@@ -154,12 +154,19 @@ def sweep_stale(folder: str | Path) -> list[str]:
         m = _MARKED.match(entry.name)
         if m is None or not _stale(int(m.group(2)), m.group(3), entry):
             continue
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError, TypeError):  # a sweep never fails a run
             if m.group(1) == "backup":
                 manifest = entry / _MANIFEST
                 token = entry.name[len(_BACKUP) :]
                 if manifest.is_file():  # the swap did not finish: back to the old files
-                    names = json.loads(manifest.read_text(encoding="utf-8"))
+                    listed = json.loads(manifest.read_text(encoding="utf-8"))
+                    names = [
+                        n
+                        for n in listed
+                        if isinstance(n, str)
+                        and not Path(n).is_absolute()
+                        and ".." not in Path(n).parts
+                    ]
                     _rollback(folder, entry, folder / f"{_STAGING}{token}", names)
                     log.warning("rolled back an unfinished release in %s", folder)
             if entry.is_dir():
