@@ -128,3 +128,28 @@ def test_keys_given_in_python_are_checked_too(transform: str) -> None:
     run(Secret(secrets.token_bytes(32)))
     with pytest.raises(WeakKeyError, match="one byte value repeated"):
         run(Secret(bytes(32)))
+
+
+@pytest.mark.filterwarnings(
+    "ignore:'click\\..*' is deprecated and will be removed in Click 9.0:DeprecationWarning"
+)
+def test_veil_run_with_a_weak_key_exits_2_before_reading_and_writes_nothing(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    from veil.cli import main
+
+    (tmp_path / "policy.yaml").write_text(
+        "data: {path: missing.csv}\n"
+        "columns:\n"
+        "  ssn: {role: identifier, transform: {type: tokenize, key_env: VEIL_TEST_FPE_KEY}}\n"
+        "output: {path: out, format: csv}\n"
+    )
+    for weak in ("00" * 16, "raw:changemechangeme", "raw:Password1234567!"):  # 16 bytes each
+        monkeypatch.setenv("VEIL_TEST_FPE_KEY", weak)
+        code = main(["run", str(tmp_path / "policy.yaml")])
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert "could be guessed" in err and "veil keygen" in err
+        assert "not found" not in err  # refused before the (missing) data is read
+        assert weak.removeprefix("raw:") not in err
+        assert not (tmp_path / "out").exists()
