@@ -249,6 +249,25 @@ def write_bytes_atomic(target: str | Path, data: bytes, *, mode: int | None = No
     return Path(target)
 
 
+class _RollbackFailed(OutputError):
+    """The swap failed and the old files could not all be put back: the backup and the
+    staging folder are kept, so the next veil write in the folder completes the rollback."""
+
+
+def _undo(target: Path, backup: Path, stage: Path, names: list[str]) -> None:
+    try:
+        _rollback(target, backup, stage, names)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise _RollbackFailed(
+            f"writing the outputs in {target} failed, and putting the old files back failed "
+            f"too ({reason}): the old files are in {backup}",
+            hint="fix the folder (space, permissions); the next veil run there puts the old "
+            "files back before it writes",
+        ) from None
+    shutil.rmtree(backup, ignore_errors=True)
+
+
 def _swap_in(stage: Path, target: Path, token: str) -> None:
     """Move the staged files into ``target`` as a set (see the module docstring)."""
     names = sorted(
@@ -268,12 +287,10 @@ def _swap_in(stage: Path, target: Path, token: str) -> None:
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             os.replace(stage / name, target / name)
     except OSError as exc:  # name the file the user knows, not its hidden copy
-        _rollback(target, backup, stage, names)
-        shutil.rmtree(backup, ignore_errors=True)
+        _undo(target, backup, stage, names)
         raise OSError(exc.errno, exc.strerror, str(target / name)) from None
     except BaseException:
-        _rollback(target, backup, stage, names)
-        shutil.rmtree(backup, ignore_errors=True)
+        _undo(target, backup, stage, names)
         raise
     (backup / _MANIFEST).unlink()  # the commit point: from here on, the new set stands
     shutil.rmtree(backup, ignore_errors=True)
@@ -295,6 +312,7 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
     except OSError as exc:
         raise _output_error(exc, target / "(staging folder)") from None
     token = stage.name[len(_STAGING) :]
+    keep = False
     try:
         try:
             yield stage
@@ -308,7 +326,11 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
             raise _output_error(exc, path) from None
         try:
             _swap_in(stage, target, token)
+        except _RollbackFailed:
+            keep = True  # the next sweep needs the staging folder to finish the rollback
+            raise
         except OSError as exc:
             raise _output_error(exc, Path(str(exc.filename or target))) from None
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(stage, ignore_errors=True)

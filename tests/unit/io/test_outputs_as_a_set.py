@@ -358,3 +358,25 @@ def test_names_from_another_host_are_left_a_day(tmp_path: Path) -> None:
     os.utime(old, (two_days_ago, two_days_ago))
     assert sweep_stale(tmp_path) == [old.name]
     assert fresh.exists()
+
+
+def test_when_putting_the_old_files_back_fails_too_the_message_says_so(
+    tmp_path: Path, monkeypatch
+) -> None:
+    out = tmp_path / "out"
+    old = old_release(out)
+
+    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if Path(dst) == out / "report.json" or Path(src).parent.name.startswith(".veil-backup"):
+            raise OSError(errno.EIO, os.strerror(errno.EIO), str(dst))
+        REAL_REPLACE(src, dst)
+
+    monkeypatch.setattr(_atomic.os, "replace", replace)
+    with pytest.raises(OutputError, match="putting the old files back failed too") as info:
+        run_policy(load(tmp_path))
+    monkeypatch.undo()
+    assert ".veil-backup-" in str(info.value)  # where the old files are: said, not hidden
+    # once the folder works again, the next run's sweep (here: this process has "exited")
+    monkeypatch.setattr(_atomic, "_alive", lambda pid: False)
+    sweep_stale(out)
+    assert contents(out) == old
