@@ -12,8 +12,10 @@ Examples
 
 from veil._errors import (
     InputError,
+    KeyMismatchError,
     KeyMissingError,
     MissingDependencyError,
+    OutputError,
     PolicyError,
     PrivacyBudgetExceeded,
     PrivacyRequirementNotMet,
@@ -21,6 +23,7 @@ from veil._errors import (
     StageUnavailableError,
     VeilError,
     VerificationError,
+    WeakKeyError,
 )
 from veil._version import __version__
 from veil.io import read_table, write_table
@@ -29,8 +32,10 @@ from veil.policy import Policy, load_policy
 
 __all__ = [
     "InputError",
+    "KeyMismatchError",
     "KeyMissingError",
     "MissingDependencyError",
+    "OutputError",
     "Policy",
     "PolicyError",
     "PrivacyBudgetExceeded",
@@ -40,6 +45,7 @@ __all__ = [
     "StageUnavailableError",
     "VeilError",
     "VerificationError",
+    "WeakKeyError",
     "__version__",
     "load_policy",
     "read_table",

@@ -9,7 +9,10 @@ exit code the CLI returns for it::
     ├── InputError (ValueError)                 exit 2   the data or an argument is wrong
     │   └── SchemaError (KeyError)              exit 2   a column is missing or mistyped
     ├── KeyMissingError (PermissionError)       exit 2   a transform needs a secret it lacks
+    │   ├── WeakKeyError                        exit 2   the key is guessable (too little entropy)
+    │   └── KeyMismatchError                    exit 2   not the key the release was made with
     ├── MissingDependencyError (ImportError)    exit 1   an optional extra is not installed
+    ├── OutputError (OSError)                   exit 1   an output cannot be written (path, OS reason)
     ├── StageUnavailableError (NotImplementedError)  exit 2   a policy asks for a stage not built
     ├── LedgerUnavailableError (ConnectionError) exit 1  the budget ledger cannot be reached or is locked
     ├── PrivacyBudgetExceeded (RuntimeError)    exit 3   a spend would overspend the budget
@@ -27,9 +30,11 @@ from collections.abc import Iterable
 
 __all__ = [
     "InputError",
+    "KeyMismatchError",
     "KeyMissingError",
     "LedgerUnavailableError",
     "MissingDependencyError",
+    "OutputError",
     "PolicyError",
     "PrivacyBudgetExceeded",
     "PrivacyRequirementNotMet",
@@ -37,6 +42,7 @@ __all__ = [
     "StageUnavailableError",
     "VeilError",
     "VerificationError",
+    "WeakKeyError",
     "column_names",
 ]
 
@@ -107,6 +113,24 @@ class KeyMissingError(VeilError, PermissionError):
     """A keyed transform was asked for but no key was supplied. veil never uses a default key."""
 
     exit_code = 2
+
+
+class WeakKeyError(KeyMissingError):
+    """A key has too little entropy to protect what it keys: one repeated byte, a few
+    distinct bytes, a short repeated pattern, a simple sequence, or a word or passphrase.
+    The message says which, never the key; the hint points to ``veil keygen``."""
+
+
+class KeyMismatchError(KeyMissingError):
+    """The key given is not the one the release was made with: its key check value differs
+    from the one recorded in the release. Nothing was written."""
+
+
+class OutputError(VeilError, OSError):
+    """An output cannot be written: the message names the path and the operating system's
+    reason (permission denied, no space left, read-only file system, ...)."""
+
+    exit_code = 1
 
 
 class MissingDependencyError(VeilError, ImportError):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from veil._errors import SchemaError, StageUnavailableError, column_names
+from veil._errors import PolicyError, SchemaError, StageUnavailableError, column_names
 from veil._progress import NullProgress, Progress
 from veil.policy._locate import located_errors
 
@@ -237,7 +237,8 @@ def run_policy(
         Where to write; ``policy.output.path`` (relative to the policy file) when not given.
     write
         Write the release and report. Nothing is written unless every stage and the
-        verification succeed; files appear atomically.
+        verification succeed; the files are replaced as a set (all new or, on any
+        error, all old; see :func:`veil.io.atomic_dir`).
 
     Examples
     --------
@@ -251,6 +252,10 @@ def run_policy(
     started = time.perf_counter()
     progress = progress or NullProgress()
     stages = plan(policy, only=only, stages_given=stages_given)  # fail early, before reading
+    if write:  # what a killed earlier run left there (partial copies of identifiers) goes first
+        from veil.io._atomic import sweep_stale
+
+        sweep_stale(_out_dir(policy, out_dir))
     raw = exact = None
     if data is None:
         from veil.io._exact import read_exact_text
@@ -289,6 +294,10 @@ def run_policy(
     )
 
 
+def _out_dir(policy: Policy, out_dir: str | Path | None) -> Path:
+    return Path(out_dir) if out_dir is not None else policy.resolve(policy.output.path)
+
+
 def _write_outputs(
     ctx: RunContext, report: dict[str, Any], out_dir: str | Path | None
 ) -> dict[str, Path]:
@@ -298,7 +307,7 @@ def _write_outputs(
     from veil.report import render_html
 
     policy = ctx.policy
-    out = Path(out_dir) if out_dir is not None else policy.resolve(policy.output.path)
+    out = _out_dir(policy, out_dir)
     fmt = policy.output.format
     table_name = f"{policy.output.name}.{fmt}"
     outputs: dict[str, Path] = {"table": out / table_name}
@@ -307,6 +316,12 @@ def _write_outputs(
     if "html" in policy.output.report:
         outputs["report_html"] = out / "report.html"
     for name in ctx.artifacts:
+        if name in {table_name, "report.json", "report.html"}:
+            raise PolicyError(
+                f"the release and another output would both be written as {name}",
+                key="output.name",
+                hint="choose another output.name",
+            )
         outputs[f"artifact:{name}"] = out / name
     report["outputs"] = {k: str(v) for k, v in outputs.items()}
     if policy.output.url is not None:
@@ -320,17 +335,23 @@ def _write_outputs(
     with atomic_dir(out) as stage:
         write_table(ctx.data, stage / table_name, format=fmt)
         if "json" in policy.output.report:
-            (stage / "report.json").write_text(
-                json.dumps(report, indent=2, sort_keys=False, default=str) + "\n",
-                encoding="utf-8",
-            )
+            _put(stage / "report.json", json.dumps(report, indent=2, default=str) + "\n")
         if "html" in policy.output.report:
-            (stage / "report.html").write_text(render_html(report), encoding="utf-8")
+            _put(stage / "report.html", render_html(report))
         for name, content in ctx.artifacts.items():
-            target = stage / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                target.write_bytes(content)
-            else:
-                target.write_text(str(content), encoding="utf-8")
+            _put(stage / name, content if isinstance(content, bytes) else str(content))
     return outputs
+
+
+def _put(target: Path, content: str | bytes) -> None:
+    """Write one staged file; an OS error that names no file names this one."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(target)) from None

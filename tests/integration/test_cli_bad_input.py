@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 CANARY = "CANARY-5d1f0a"
+HMAC_HEX = "1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5"  # a random key: weak ones are refused
 
 POLICY = """\
 data: {{path: {data}}}
@@ -53,11 +54,12 @@ def assert_clean_failure(result, code: int, tmp_path: Path) -> None:
 def test_success_writes_release_and_report_without_the_canary(
     cli, tmp_path, table, monkeypatch
 ) -> None:
-    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", HMAC_HEX)
     result = cli("run", policy_file(tmp_path, table), "--json")
     assert result.code == 0, result.err
     out = tmp_path / "out"
-    assert sorted(p.name for p in out.iterdir()) == ["released.csv", "report.html", "report.json"]
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["key_check.json", "released.csv", "report.html", "report.json"]
     released = pd.read_csv(out / "released.csv")
     assert "email" not in released.columns
     assert list(released["age"]) == [31, 42, 57]
@@ -68,14 +70,14 @@ def test_success_writes_release_and_report_without_the_canary(
 
 
 def test_missing_data_file(cli, tmp_path, table, monkeypatch) -> None:
-    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", HMAC_HEX)
     result = cli("run", policy_file(tmp_path, tmp_path / "missing.csv"))
     assert_clean_failure(result, 2, tmp_path)
     assert "not found" in result.err
 
 
 def test_malformed_csv(cli, tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", HMAC_HEX)
     bad = tmp_path / "bad.csv"
     bad.write_text(
         f"email,name,age,city\na@x.org,Ann,3,X\n{CANARY},Bo,4,Y,extra,more\n", encoding="utf-8"
@@ -95,7 +97,7 @@ def test_unknown_key_in_policy_names_the_line(cli, tmp_path, table) -> None:
 
 
 def test_unknown_column_in_policy(cli, tmp_path, table, monkeypatch) -> None:
-    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", HMAC_HEX)
     text = POLICY.replace("city:  {{role: insensitive}}", "town:  {{role: insensitive}}")
     result = cli("run", policy_file(tmp_path, table, text))
     assert_clean_failure(result, 2, tmp_path)
@@ -110,7 +112,7 @@ def test_wrong_type_in_policy(cli, tmp_path, table) -> None:
 
 
 def test_empty_table(cli, tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", HMAC_HEX)
     empty = tmp_path / "empty.csv"
     empty.write_text("email,name,age,city\n", encoding="utf-8")
     result = cli("run", policy_file(tmp_path, empty))
@@ -275,7 +277,7 @@ def test_ragged_first_row_is_refused_not_shifted(cli, tmp_path, monkeypatch) -> 
     result = cli("redact", bad, "--column", "notes", "--no-ner", "--out", out)
     assert_clean_failure(result, 2, tmp_path)
     assert "more fields than the header" in result.err
-    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", "ab" * 32)
+    monkeypatch.setenv("VEIL_TEST_HMAC_KEY", HMAC_HEX)
     table = tmp_path / "people.csv"
     table.write_text(f"email,name,age,city\n{CANARY}@x.org,Ann,3,X,extra\n", encoding="utf-8")
     result = cli("run", policy_file(tmp_path, table))

@@ -251,12 +251,20 @@ def _main(args: list[str]) -> int:
         return _fail("terminated", "no output was left half-written", 128 + exc.signum)
     except KeyboardInterrupt:
         return _fail("interrupted", "no output was left half-written", 130)
+    except OSError as exc:  # the system refused: say where and why (a path, never data)
+        if debug:
+            traceback.print_exc()
+        from rich.markup import escape
+
+        where = f" on {exc.filename}" if exc.filename else ""
+        reason = exc.strerror or type(exc).__name__
+        return _fail(escape(f"{reason}{where}"), "no output was left half-written", 1)
     except Exception as exc:  # noqa: BLE001 - last line of defence: no traceback, no data
         if debug:
             traceback.print_exc()
         return _fail(
             f"internal error ({type(exc).__name__})",
-            "rerun with --debug for the traceback and report it; no output was written",
+            "rerun with --debug for the traceback and report it; no output was left half-written",
             1,
         )
     return rv if isinstance(rv, int) else 0

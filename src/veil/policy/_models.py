@@ -651,6 +651,39 @@ class Policy(_Model):
                 raise ValueError("a column name is empty")
         return columns
 
+    def output_files(self) -> dict[str, str]:
+        """The files a run writes in ``output.path`` besides the release: name -> what."""
+        files: dict[str, str] = {}
+        for kind in self.output.report:
+            files[f"report.{kind}"] = f"the {kind.upper()} report (output.report)"
+        if self.dp is not None:
+            files["dp_statistics.json"] = "the DP statistics (dp:)"
+        if self.synth is not None:
+            files[f"synthetic.{self.output.format}"] = "the synthetic table (synth:)"
+        if any(isinstance(c.transform, _KeyedMixin) for c in self.columns.values()):
+            files["key_check.json"] = "the key check values of the keyed transforms"
+        return files
+
+    @model_validator(mode="after")
+    def _output_names_apart(self) -> Policy:
+        """The release cannot share a name with another output: one would overwrite the other."""
+        name = f"{self.output.name}.{self.output.format}"
+        other = self.output_files().get(name)
+        if other is not None:
+            raise LocatedError(
+                f"the release would be written as {name}, the name of {other}, and one would "
+                "overwrite the other; choose another output.name",
+                "output",
+                "name",
+            )
+        if self.output.name.startswith(".veil-"):
+            raise LocatedError(
+                "output.name cannot start with '.veil-': veil marks its temporary files so",
+                "output",
+                "name",
+            )
+        return self
+
     @model_validator(mode="after")
     def _cross_checks(self) -> Policy:
         qis = self.quasi_identifiers

@@ -23,7 +23,7 @@ import pandas as pd
 
 from veil._errors import InputError, SchemaError, VeilError
 from veil._registry import Registry
-from veil.tabular._keys import Purpose, resolve_key
+from veil.tabular._keys import Purpose, Secret, resolve_key
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -156,6 +156,15 @@ class FieldTransformer:
                 environ=environ,
             )
         return cls(**kwargs)
+
+    def key_checks(self) -> dict[str, str]:
+        """Check values of the secrets this transform uses (``{"key_check": ...}``; empty
+        when unkeyed), recorded with the release so a wrong key can be told later."""
+        key = getattr(self, "key", None) if self.key_purpose is not None else None
+        if key is None:
+            return {}
+        secret = key if isinstance(key, Secret) else Secret(bytes(key))
+        return {"key_check": secret.check_value()}
 
     # -- columns -----------------------------------------------------------------------
 

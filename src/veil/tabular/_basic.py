@@ -10,7 +10,7 @@ import pandas as pd
 
 from veil._errors import KeyMissingError, PolicyError
 from veil.tabular._base import TRANSFORMS, FieldTransformer, canonical_text, column_label
-from veil.tabular._keys import HMAC_MIN_BYTES, Secret
+from veil.tabular._keys import HMAC_MIN_BYTES, Secret, require_strong
 
 __all__ = ["DropTransformer", "KeepTransformer", "KeyedHashTransformer", "MaskTransformer"]
 
@@ -151,7 +151,8 @@ class KeyedHashTransformer(FieldTransformer):
     Examples
     --------
     >>> from veil.tabular import Secret
-    >>> h = KeyedHashTransformer(key=Secret(bytes(range(32))), length=12)
+    >>> import secrets
+    >>> h = KeyedHashTransformer(key=Secret(secrets.token_bytes(32)), length=12)
     >>> out = h.fit_transform(pd.Series(["alice", None, "alice"], name="name"))
     >>> out[0] == out[2], out[1] is None, len(out[0])
     (True, True, 12)
@@ -174,6 +175,7 @@ class KeyedHashTransformer(FieldTransformer):
                 f"an HMAC key needs at least {HMAC_MIN_BYTES}",
                 hint="make one with 'veil keygen --out FILE'",
             )
+        require_strong(self.key_, column=column_label(series), transform=self.name)
         if not 8 <= self.length <= 64:
             raise PolicyError("hash: length must be between 8 and 64 hex characters")
         return super().fit(X, y)

@@ -12,7 +12,7 @@ import pandas as pd
 from veil._errors import InputError, KeyMissingError, PolicyError
 from veil.tabular._base import TRANSFORMS, FieldTransformer, canonical_text, column_label
 from veil.tabular._basic import _as_secret
-from veil.tabular._keys import HMAC_MIN_BYTES, Secret, derive_subkey
+from veil.tabular._keys import HMAC_MIN_BYTES, Secret, derive_subkey, require_strong
 
 __all__ = ["DateGeneralizeTransformer", "DateShiftTransformer", "to_dates"]
 
@@ -122,9 +122,11 @@ class DateShiftTransformer(FieldTransformer):
 
     Examples
     --------
+    >>> import secrets
     >>> from veil.tabular import Secret
     >>> df = pd.DataFrame({"visit": ["2024-01-01", "2024-01-11"], "pid": [7, 7]})
-    >>> t = DateShiftTransformer(Secret(bytes(range(32))), column="visit", entity_column="pid")
+    >>> key = Secret(secrets.token_bytes(32))
+    >>> t = DateShiftTransformer(key, column="visit", entity_column="pid")
     >>> out = t.fit_transform(df)
     >>> int((out["visit"][1] - out["visit"][0]).days)
     10
@@ -164,6 +166,7 @@ class DateShiftTransformer(FieldTransformer):
                 f"key needs at least {HMAC_MIN_BYTES}",
                 hint="make one with 'veil keygen --out FILE'",
             )
+        require_strong(key, column=self.column, transform=self.name)
         if self.column == self.entity_column:
             raise PolicyError(
                 f"date_shift on {self.column!r}: entity_column must be another column"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,7 @@ import pandas as pd
 from veil._errors import InputError, PolicyError, SchemaError
 from veil._progress import NullProgress, Progress
 from veil.tabular._fpe import TokenizeTransformer
+from veil.tabular._keycheck import check_key
 from veil.tabular._transforms import build_transformer
 
 if TYPE_CHECKING:
@@ -49,11 +51,17 @@ def detokenize_table(
     *,
     progress: Progress | None = None,
     environ: dict[str, str] | None = None,
+    key_checks: tuple[Mapping[str, Mapping[str, str]], Path] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, dict[str, Any]]]:
     """Restore tokenize columns of a released table; return it and per-column counts.
 
     Each column must have a ``tokenize`` transform in ``policy``; its key (and tweak) come
     from that transform's ``key_env``/``key_file``/``tweak_env``, exactly as when tokenizing.
+
+    ``key_checks`` (as :func:`veil.tabular._keycheck.find_key_checks` returns them) are the
+    check values recorded with the release: a key or tweak that does not match them, or a
+    column they do not cover, is refused before any value is deciphered. FF3-1 deciphers
+    with any key, so without them a wrong key gives plausible wrong values.
 
     Raises
     ------
@@ -63,6 +71,8 @@ def detokenize_table(
         A column missing from the table.
     KeyMissingError
         The key is unavailable.
+    KeyMismatchError
+        The key or tweak is not the one recorded in ``key_checks``.
     InputError
         A column read as numbers (leading zeros of tokens may be lost), or a token that
         FF3-1 cannot take.
@@ -101,6 +111,15 @@ def detokenize_table(
             cfg.transform, column=col, base_dir=policy.base_dir, environ=environ
         )
         assert isinstance(built, TokenizeTransformer)
+        if key_checks is not None:
+            recorded, source = key_checks
+            if col not in recorded:
+                raise InputError(
+                    f"column {col!r}: {source} records no key check value for it",
+                    hint="give the key check file of this release (--key-check), or "
+                    "--no-key-check to restore without one (a wrong key then gives wrong values)",
+                )
+            check_key(col, built.key_checks(), recorded[col], source)
         transformers[col] = built
     out = table.copy(deep=False)
     counts: dict[str, dict[str, Any]] = {}

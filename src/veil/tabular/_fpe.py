@@ -38,7 +38,13 @@ import pandas as pd
 from veil._errors import InputError, KeyMissingError, PolicyError
 from veil.tabular._base import TRANSFORMS, FieldTransformer, canonical_text, column_label
 from veil.tabular._basic import _as_secret
-from veil.tabular._keys import AES_KEY_BYTES, Secret, derive_subkey, resolve_tweak
+from veil.tabular._keys import (
+    AES_KEY_BYTES,
+    Secret,
+    derive_subkey,
+    require_strong,
+    resolve_tweak,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -99,7 +105,8 @@ class TokenizeTransformer(FieldTransformer):
     Examples
     --------
     >>> from veil.tabular import Secret
-    >>> t = TokenizeTransformer(key=Secret(bytes(range(32))))
+    >>> import secrets
+    >>> t = TokenizeTransformer(key=Secret(secrets.token_bytes(32)))
     >>> s = pd.Series(["123-45-6789", None], name="ssn")
     >>> token = t.fit_transform(s)
     >>> token[0][3] == "-" and token[0][6] == "-" and token[0] != s[0]
@@ -132,6 +139,15 @@ class TokenizeTransformer(FieldTransformer):
         )
         return built
 
+    def key_checks(self) -> dict[str, str]:
+        """The key's check value and, for a tweak given apart, one binding the tweak."""
+        checks = super().key_checks()
+        if checks and self.tweak is not None:
+            key = self.key if isinstance(self.key, Secret) else Secret(bytes(self.key or b""))
+            tweak = self.tweak.reveal() if isinstance(self.tweak, Secret) else bytes(self.tweak)
+            checks["tweak_check"] = key.check_value(b"tweak\x00" + tweak)
+        return checks
+
     def __init__(
         self,
         key: Secret | bytes | None = None,
@@ -161,6 +177,7 @@ class TokenizeTransformer(FieldTransformer):
                 "exactly 16, 24 or 32",
                 hint="make one with 'veil keygen --out FILE'",
             )
+        require_strong(key, column=col, transform=self.name)
         if self.tweak is None:
             tweak = derive_subkey(key, "ff3-1 tweak").reveal()[:FPE_TWEAK_BYTES]
         else:

@@ -20,6 +20,11 @@ A key file that is not printable ASCII is used as raw bytes, whole. Trailing whi
 
 Lengths: HMAC keys (``hash``, ``date_shift``) need at least 16 bytes (128 bits); FF3-1 keys
 (``tokenize``) are AES keys of exactly 16, 24 or 32 bytes.
+
+Strength: a key of the right length can still be guessable (``bytes(32)``, ``"ab" * 16``,
+``raw:secretkey1234567``); such keys are refused with a :class:`~veil.WeakKeyError` (see
+:func:`veil._keystrength.weak_key_reason`). Every keyed release records the key's check
+value (:meth:`Secret.check_value`) so a later ``veil detokenize`` can tell a wrong key.
 """
 
 from __future__ import annotations
@@ -35,13 +40,15 @@ import stat
 from pathlib import Path
 from typing import Literal
 
-from veil._errors import KeyMissingError
+from veil._errors import KeyMissingError, WeakKeyError
+from veil._keystrength import key_check_value, weak_key_reason
 
 __all__ = [
     "HMAC_MIN_BYTES",
     "Secret",
     "decode_key_text",
     "derive_subkey",
+    "require_strong",
     "resolve_key",
     "resolve_tweak",
 ]
@@ -92,6 +99,10 @@ class Secret:
     def nbytes(self) -> int:
         return len(self._material)
 
+    def check_value(self, context: bytes = b"") -> str:
+        """The key check value recorded with a release (a keyed digest, not the key)."""
+        return key_check_value(self._material, context)
+
     def __repr__(self) -> str:
         return f"Secret({self.nbytes} bytes from {self.source})"
 
@@ -104,6 +115,20 @@ class Secret:
 
     def __hash__(self) -> int:  # usable as a cache key without exposing the material
         return hash(hashlib.sha256(b"veil\x00secret-id\x00" + self._material).digest())
+
+
+def require_strong(secret: Secret, *, column: str, transform: str) -> None:
+    """Raise :class:`~veil.WeakKeyError` for a guessable key given to a transform directly.
+
+    Keys read by :func:`resolve_key` are checked there; this covers keys passed in Python.
+    """
+    weak = weak_key_reason(secret.reveal())
+    if weak is not None:
+        raise WeakKeyError(
+            f"column {column!r}: the {transform!r} key ({secret.source}) {weak}; it could be "
+            "guessed, and with it every value it protects",
+            hint=f"{_KEYGEN_HINT} (32 random bytes, hex), or secrets.token_bytes(32)",
+        )
 
 
 def derive_subkey(secret: Secret, label: str) -> Secret:
@@ -192,11 +217,13 @@ def resolve_key(
         No key configured (an unkeyed hash is refused), the variable is unset or empty,
         the file is missing or unreadable, or the key has the wrong length. The message
         names the column, the transform and the fix, never any key material.
+    WeakKeyError
+        The key is guessable (a subclass of KeyMissingError; see the module docstring).
 
     Examples
     --------
     >>> key = resolve_key(key_env="K", key_file=None, column="ssn", transform="hash",
-    ...                   purpose="hmac", environ={"K": "ab" * 16})
+    ...                   purpose="hmac", environ={"K": "5c0f9e2a7b31d84466e1a90f3c7d52b8"})
     >>> key
     Secret(16 bytes from environment variable K)
     """
@@ -249,6 +276,13 @@ def resolve_key(
             f"{where}: the key from {source} (read as {encoding}) {problem}",
             hint=f"{_KEYGEN_HINT} (32 random bytes, hex); prefix text with 'hex:', "
             "'base64:' or 'raw:' to choose how it is read",
+        )
+    weak = weak_key_reason(material)
+    if weak is not None:
+        raise WeakKeyError(
+            f"{where}: the key from {source} (read as {encoding}) {weak}; "
+            "it could be guessed, and with it every value it protects",
+            hint=f"{_KEYGEN_HINT} (32 random bytes, hex)",
         )
     return Secret(material, source=source)
 

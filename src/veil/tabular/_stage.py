@@ -10,6 +10,11 @@ writes ``ctx.report["transforms"]``::
                  "email": {"transform": "drop", "rows": 100, "missing": 0}, ...},
      "summary": {"transformed_columns": 5, "dropped_columns": 1, "untransformed_columns": 9}}
 
+A keyed transform's entry also holds ``key_check`` (and ``tweak_check`` for a tokenize
+tweak given apart): the key check value of :func:`veil._keystrength.key_check_value`, which
+tells a wrong key at ``veil detokenize`` without revealing the key. The same values go to
+the release's ``key_check.json`` (see :mod:`veil.tabular._keycheck`).
+
 The section holds counts only, never a value.
 """
 
@@ -21,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from veil._errors import PolicyError, SchemaError
 from veil.tabular._base import FieldTransformer
 from veil.tabular._basic import KeepTransformer
+from veil.tabular._keycheck import KEY_CHECK_FILE, release_key_checks
 from veil.tabular._transforms import build_transformer
 
 if TYPE_CHECKING:
@@ -118,7 +124,7 @@ class TransformStage:
                     else:
                         out[column] = after
                     stats = t.summarize(before, after)
-                columns[column] = {"transform": t.name, **stats}
+                columns[column] = {"transform": t.name, **stats, **t.key_checks()}
                 task.advance()
         if dropped:
             out = out.drop(columns=dropped)
@@ -127,6 +133,9 @@ class TransformStage:
         for column, t in built.items():
             if not t.drops_column and not isinstance(t, KeepTransformer):
                 written.update(t.columns_out if t.multi_column else [column])
+        checks = release_key_checks(columns)
+        if checks is not None:
+            ctx.artifacts[KEY_CHECK_FILE] = checks
         ctx.report[self.name] = {
             "columns": columns,
             "summary": {

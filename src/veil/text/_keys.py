@@ -18,7 +18,8 @@ import os
 import re
 from pathlib import Path
 
-from veil._errors import KeyMissingError
+from veil._errors import KeyMissingError, WeakKeyError
+from veil._keystrength import weak_key_reason
 
 __all__ = ["derive", "load_key"]
 
@@ -64,11 +65,14 @@ def load_key(
     key_file: str | Path | None = None,
     min_bytes: int = 16,
     required: bool = True,
+    secret: bool = True,
 ) -> bytes | None:
     """The key for ``operator``: ``key_file`` if given, else ``$key_env``.
 
     Raises :class:`~veil.KeyMissingError` when ``required`` and neither gives a key of at
-    least ``min_bytes`` bytes.
+    least ``min_bytes`` bytes, and :class:`~veil.WeakKeyError` when the key is guessable
+    (see :func:`veil._keystrength.weak_key_reason`; ``secret=False`` skips this for
+    material that is not a key, such as an FF3-1 tweak).
     """
     material: bytes | None = None
     source = ""
@@ -103,6 +107,13 @@ def load_key(
             f"operator {operator!r}: the key in the {source} is {len(material)} bytes; "
             f"at least {min_bytes} are needed",
             hint="generate one with: python -c 'import secrets; print(secrets.token_hex(32))'",
+        )
+    weak = weak_key_reason(material) if secret else None
+    if weak is not None:
+        raise WeakKeyError(
+            f"operator {operator!r}: the key in the {source} {weak}; it could be guessed, "
+            "and with it every value it protects",
+            hint="make one with 'veil keygen --out FILE' (32 random bytes, hex)",
         )
     return material
 

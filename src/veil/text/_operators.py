@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from veil._errors import KeyMissingError, PolicyError
+from veil._keystrength import key_check_value
 from veil._registry import Registry
 from veil.text._keys import derive, load_key
 
@@ -52,6 +53,9 @@ class Operator:
     options: ClassVar[frozenset[str]] = frozenset()
     #: name variants of one person share the replacement of the full name
     links_names: ClassVar[bool] = False
+    #: check value of the operator's key (see :func:`veil._keystrength.key_check_value`),
+    #: recorded in the report; ``None`` for an unkeyed operator
+    key_check: str | None = None
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - self.options)
@@ -202,6 +206,7 @@ class HashOperator(Operator):
         super().__init__(**options)
         opts = dict(options)
         key = _key("hash", opts, "VEIL_HMAC_KEY")
+        self.key_check = None if key is None else key_check_value(key)
         assert key is not None
         self._key = derive(key, "hash")
         self.length = int(opts.get("length", 16))
@@ -246,6 +251,7 @@ class FpeOperator(Operator):
         opts = dict(options)
         tweak_env = opts.pop("tweak_env", None)
         key = _key("fpe", opts, "VEIL_FPE_KEY")
+        self.key_check = None if key is None else key_check_value(key)
         assert key is not None
         if len(key) not in (16, 24, 32):
             key = derive(key, "fpe-aes", 32)
@@ -253,7 +259,7 @@ class FpeOperator(Operator):
         self._siv_key = derive(key, "fpe-siv", 64)  # values FF3-1 cannot take (see replace)
         self._tweak_seed: bytes = key
         if tweak_env:
-            tw = load_key(operator="fpe", key_env=tweak_env, min_bytes=7)
+            tw = load_key(operator="fpe", key_env=tweak_env, min_bytes=7, secret=False)
             assert tw is not None
             self._tweak_seed = tw
         self._ciphers: dict[tuple[str, int], Any] = {}
@@ -329,6 +335,7 @@ class EncryptOperator(Operator):
         super().__init__(**options)
         opts = dict(options)
         key = _key("encrypt", opts, "VEIL_ENC_KEY")
+        self.key_check = None if key is None else key_check_value(key)
         assert key is not None
         self.deterministic = bool(opts.get("deterministic", True))
         self._siv_key = derive(key, "aes-siv", 64)
@@ -414,6 +421,7 @@ class SurrogateOperator(Operator):
 
         opts = dict(options)
         key = _key("surrogate", opts, "VEIL_HMAC_KEY", required=False)
+        self.key_check = None if key is None else key_check_value(key)
         seed = opts.get("seed")
         if key is not None:
             self._key = derive(key, "surrogate")
@@ -464,6 +472,7 @@ class VaultOperator(Operator):
         super().__init__(**options)
         opts = dict(options)
         key = _key("vault", opts, "VEIL_VAULT_KEY")
+        self.key_check = None if key is None else key_check_value(key)
         assert key is not None
         self._vault_key = key
         self.url = str(opts.get("url", "sqlite:///veil-vault.db"))

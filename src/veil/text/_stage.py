@@ -92,6 +92,8 @@ class TextStage:
                 "model": redactor.analyzer.model_name,
                 "ner": redactor.analyzer.ner is not None,
             }
+            if redactor.operator.key_check is not None:
+                section["columns"][col]["key_check"] = redactor.operator.key_check
         section["summary"] = {
             "text_columns": len(ctx.policy.text_columns),
             "text_spans_replaced": total,

@@ -18,7 +18,7 @@ import hmac
 import secrets
 from typing import Any
 
-from veil._errors import InputError, KeyMissingError
+from veil._errors import InputError, KeyMismatchError, KeyMissingError
 from veil.text._keys import derive
 
 __all__ = ["TokenVault"]
@@ -38,7 +38,8 @@ class TokenVault:
 
     Examples
     --------
-    >>> vault = TokenVault("sqlite://", b"k" * 32)
+    >>> import secrets
+    >>> vault = TokenVault("sqlite://", secrets.token_bytes(32))
     >>> token = vault.tokenize("Jane Roe", "PERSON"); vault.flush()
     >>> vault.lookup(token, actor="dpo", purpose="subject access request")
     'Jane Roe'
@@ -90,8 +91,9 @@ class TokenVault:
             if row is None:
                 conn.execute(self.meta.insert().values(name="key_check", value=self._check))
             elif row[0] != self._check:
-                raise KeyMissingError(
-                    "the vault was created with a different key",
+                raise KeyMismatchError(
+                    "the vault was created with a different key (its key check value differs); "
+                    "nothing was looked up",
                     hint="use the vault's own key (VEIL_VAULT_KEY), or a new vault URL",
                 )
         self._pending: dict[str, tuple[str, bytes]] = {}

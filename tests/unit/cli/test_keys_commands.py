@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 
 CANARY = "CANARY-0c55e2"
+HMAC_HEX = "1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5"
+FPE_HEX = "f32819e4cf4dfa7a8d918d230eeb1972"
 
 # typer re-exports click helpers that click 8.3+ deprecates (typer's issue, not ours; the
 # project's pyproject filters it too). veil.cli is imported inside the tests so the filter
@@ -85,7 +87,7 @@ def released(tmp_path: Path, capsys, request) -> tuple[Path, pd.DataFrame]:
     people.to_csv(tmp_path / "people.csv", index=False)
     (tmp_path / "policy.yaml").write_text(POLICY.format(fmt=fmt))
     # fixed keys keep the tokens (and so the leading-zero check below) deterministic
-    for name, key in (("hmac.key", "1f" * 32), ("fpe.key", "2e" * 16)):
+    for name, key in (("hmac.key", HMAC_HEX), ("fpe.key", FPE_HEX)):
         (tmp_path / name).write_text(key + "\n")
         (tmp_path / name).chmod(0o600)
     code, _, err = veil_cli(capsys, "run", tmp_path / "policy.yaml", "--json")
@@ -138,3 +140,61 @@ def test_detokenize_without_the_key_fails_cleanly(tmp_path, capsys, released) ->
     assert code == 2 and "fpe.key" in err and "Traceback" not in err
     assert not (tmp_path / "r.csv").exists()
     assert CANARY not in out + err
+
+
+def _detokenize(capsys, tmp_path: Path, release: Path, *extra: str | Path) -> tuple[int, str]:
+    code, out, err = veil_cli(
+        capsys, "detokenize", release, "-c", "ssn", "-c", "card", "--policy",
+        tmp_path / "policy.yaml", "--out", tmp_path / "r.csv", *extra,
+    )  # fmt: skip
+    return code, out + err
+
+
+def test_detokenize_with_a_wrong_key_refuses_and_writes_nothing(tmp_path, capsys, released) -> None:
+    release, original = released
+    other = "4c1e0f9d2b7a86e35d10c4f7a9b2e861"  # a strong key, but not the release's
+    (tmp_path / "fpe.key").write_text(other + "\n")
+    code, text = _detokenize(capsys, tmp_path, release)
+    assert code == 2, text
+    assert "not the one the release was made with" in text and "key_check.json" in text
+    assert not (tmp_path / "r.csv").exists()
+    assert other not in text and FPE_HEX not in text and CANARY not in text
+    # the same key check is read from report.json when key_check.json is not there
+    (release.parent / "key_check.json").unlink()
+    code, text = _detokenize(capsys, tmp_path, release)
+    assert code == 2 and "report.json" in text and not (tmp_path / "r.csv").exists()
+    # the right key again: the original values come back
+    (tmp_path / "fpe.key").write_text(FPE_HEX + "\n")
+    code, text = _detokenize(capsys, tmp_path, release)
+    assert code == 0, text
+    restored = pd.read_csv(tmp_path / "r.csv", dtype=str)
+    assert restored["ssn"].fillna("").tolist() == original["ssn"].fillna("").tolist()
+    assert restored["card"].tolist() == original["card"].tolist()
+
+
+def test_detokenize_without_a_recorded_key_check_refuses_unless_told(
+    tmp_path, capsys, released
+) -> None:
+    release, original = released
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    alone = moved / release.name
+    release.rename(alone)
+    code, text = _detokenize(capsys, tmp_path, alone)
+    assert code == 2 and "--no-key-check" in text and not (tmp_path / "r.csv").exists()
+    code, text = _detokenize(capsys, tmp_path, alone, "--key-check", release.parent / "report.json")
+    assert code == 0, text
+    (tmp_path / "r.csv").unlink()
+    code, text = _detokenize(capsys, tmp_path, alone, "--no-key-check")
+    assert code == 0, text
+    assert pd.read_csv(tmp_path / "r.csv", dtype=str)["card"].tolist() == original["card"].tolist()
+
+
+def test_a_weak_key_file_is_refused_with_a_hint_to_keygen(tmp_path, capsys, released) -> None:
+    release, _ = released
+    for weak in ("00" * 16, "2e" * 16, "00112233445566778899aabbccddeeff", "raw:passwordpassword"):
+        (tmp_path / "fpe.key").write_text(weak + "\n")
+        code, text = _detokenize(capsys, tmp_path, release)
+        assert code == 2, text
+        assert "veil keygen" in text and weak not in text and weak.removeprefix("raw:") not in text
+        assert not (tmp_path / "r.csv").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import logging
 import os
 from pathlib import Path
@@ -12,7 +13,9 @@ import pytest
 from veil import KeyMissingError
 from veil.tabular import Secret, decode_key_text, derive_subkey, resolve_key, resolve_tweak
 
-RAW = bytes(range(7, 39))  # 32 bytes
+RAW = bytes.fromhex(
+    "1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5"
+)  # 32 random bytes
 HEX = RAW.hex()
 
 
@@ -51,7 +54,7 @@ def test_bad_explicit_encoding_is_an_error_without_the_text() -> None:
 
 
 def test_key_from_env_in_every_encoding() -> None:
-    for text in (HEX, base64.b64encode(RAW).decode(), "raw:" + "x" * 20):
+    for text in (HEX, base64.b64encode(RAW).decode(), "raw:" + "Zq8-vN3w_Lp5@Xc7!rT2"):
         key = resolve(environ={"K": text})
         assert key.nbytes >= 16
     assert resolve(environ={"K": HEX}).reveal() == RAW
@@ -87,7 +90,7 @@ def test_unkeyed_is_refused() -> None:
     ],
 )
 def test_key_lengths(purpose, nbytes, ok) -> None:
-    material = bytes((i * 37 + 11) % 256 for i in range(nbytes))
+    material = hashlib.shake_256(b"veil test key").digest(nbytes)
     env = {"K": material.hex()}
     if ok:
         assert resolve(purpose=purpose, environ=env).nbytes == nbytes
@@ -102,7 +105,7 @@ def test_key_file_text_binary_relative_and_missing(tmp_path: Path) -> None:
     (tmp_path / "k.hex").write_text(HEX + "\n")
     os.chmod(tmp_path / "k.hex", 0o600)
     assert resolve(key_file=Path("k.hex"), base_dir=tmp_path, environ={}).reveal() == RAW
-    binary = bytes([0, 255, 3, 200] * 8)
+    binary = bytes([0, 255, 3, 200]) + hashlib.shake_256(b"binary key").digest(28)
     (tmp_path / "k.bin").write_bytes(binary)
     os.chmod(tmp_path / "k.bin", 0o600)
     assert resolve(key_file=tmp_path / "k.bin", environ={}).reveal() == binary

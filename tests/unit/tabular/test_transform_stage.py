@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 from pathlib import Path
@@ -15,8 +17,13 @@ from veil.policy import parse_policy
 from veil.tabular._stage import TransformStage
 
 CANARY = "CANARY-41b7d2"
-HMAC_HEX = "5a" * 32
-FPE_HEX = "c3" * 16
+HMAC_HEX = "1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5"
+FPE_HEX = "f32819e4cf4dfa7a8d918d230eeb1972"
+
+
+def kcv(key_hex: str) -> str:
+    """The key check value, computed here from its definition (HMAC-SHA256, 8 bytes)."""
+    return hmac.new(bytes.fromhex(key_hex), b"veil-kcv-v1", hashlib.sha256).hexdigest()[:16]
 
 
 def frame() -> pd.DataFrame:
@@ -102,7 +109,14 @@ def test_run_applies_each_transform_and_reports_counts_only(tmp_path: Path, keys
         "rows": 4,
         "missing": 1,
         "changed": 3,
+        "key_check": kcv(FPE_HEX),
     }
+    assert section["columns"]["pid"]["key_check"] == kcv(HMAC_HEX)
+    assert section["columns"]["visit"]["key_check"] == kcv(HMAC_HEX)
+    assert "key_check" not in section["columns"]["income"]  # unkeyed: none
+    sidecar = json.loads((tmp_path / "out" / "key_check.json").read_text(encoding="utf-8"))
+    assert sidecar["columns"]["ssn"] == {"transform": "tokenize", "key_check": kcv(FPE_HEX)}
+    assert set(sidecar["columns"]) == {"pid", "ssn", "visit"}
     assert section["columns"]["lat"]["also_transforms"] == "lon"
     assert result.report["summary"]["transformed_columns"] == 6
 

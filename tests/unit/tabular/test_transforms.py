@@ -44,8 +44,10 @@ def sphere_distance_m(lat1, lon1, lat2, lon2) -> np.ndarray:
     return 6_371_008.8 * np.arctan2(num, den)
 
 
-KEY32 = Secret(bytes(range(32)), source="test")
-KEY16 = Secret(bytes(range(100, 116)), source="test")
+KEY32 = Secret(
+    bytes.fromhex("d329e93a4a538cdf31438819f731646e330676d742578350b4099d191a79df59"), source="test"
+)
+KEY16 = Secret(bytes.fromhex("fefb03525e22c49de2be63f18cc3e9ee"), source="test")
 
 
 def assert_no_canary(exc: BaseException, *secrets: str) -> None:
@@ -100,8 +102,12 @@ def test_factory_copies_the_policy_parameters(config, cls) -> None:
             assert built.get_params()[field] == getattr(config, field)
 
 
+H_HEX = "1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5"
+F_HEX = "f32819e4cf4dfa7a8d918d230eeb1972"
+
+
 def test_factory_resolves_keys_and_maps_columns() -> None:
-    env = {"H": "11" * 32, "F": "22" * 16, "T": "33" * 7}
+    env = {"H": H_HEX, "F": F_HEX, "T": "33" * 7}
     shift = build_transformer(
         models.DateShiftTransform(entity_column="pid", key_env="H", max_days=9),
         column="visit",
@@ -109,7 +115,7 @@ def test_factory_resolves_keys_and_maps_columns() -> None:
     )
     assert isinstance(shift, DateShiftTransformer)
     assert (shift.column, shift.entity_column, shift.max_days) == ("visit", "pid", 9)
-    assert shift.key == Secret(bytes.fromhex("11" * 32))
+    assert shift.key == Secret(bytes.fromhex(H_HEX))
     token = build_transformer(
         models.TokenizeTransform(key_env="F", tweak_env="T", alphabet="alnum"),
         column="id",
@@ -200,7 +206,7 @@ def test_mask_rejects_a_multi_character_mask() -> None:
 
 
 def test_hash_matches_an_independent_hmac_sha256() -> None:
-    key = bytes(range(32))
+    key = KEY32.reveal()
     out = KeyedHashTransformer(key=Secret(key), length=20).fit_transform(
         pd.Series(["alice", 123, 123.0, None])
     )

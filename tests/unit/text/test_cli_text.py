@@ -140,3 +140,30 @@ def test_corpus_command_notes(tmp_path, capsys) -> None:  # type: ignore[no-unty
     assert main([*args[:3], "--kind", "poems", "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "poems" in capsys.readouterr().err
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_reveal_with_a_wrong_vault_key_refuses_and_prints_nothing(
+    tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("sqlalchemy")
+    pytest.importorskip("cryptography")
+    from veil.text import TokenVault
+
+    right, wrong = "6d1f3b0a9c2e4857b1d07e3a5f9c2b64", "e0b94c71a3d25f86c9a1074be3d58f2a"
+    url = f"sqlite:///{tmp_path / 'vault.db'}"
+    vault = TokenVault(url, bytes.fromhex(right))
+    token = vault.tokenize("Jane Roe", "PERSON")
+    vault.close()
+    args = ["text", "reveal", token, "--vault", url, "--purpose", "DSAR 7"]
+    monkeypatch.setenv("VEIL_VAULT_KEY", wrong)
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "different key" in captured.err
+    assert "Jane" not in captured.err and wrong not in captured.err
+    monkeypatch.setenv("VEIL_VAULT_KEY", "00" * 16)  # weak: refused before the vault opens
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "veil keygen" in captured.err
+    monkeypatch.setenv("VEIL_VAULT_KEY", right)
+    assert main(args) == 0
+    assert capsys.readouterr().out.strip() == "Jane Roe"
