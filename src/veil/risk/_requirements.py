@@ -189,13 +189,13 @@ def check_release(
     default_col = sensitive[0] if sensitive else None
 
     def counts_of(col: str) -> tuple[np.ndarray, np.ndarray, pd.Index]:
-        """Class-by-value counts (dense) over the domain of the release and the reference,
-        and the reference distribution over that domain, values sorted by text."""
+        """Class-by-value counts (dense) over the values of the release and the reference,
+        the reference distribution over them, and the values (as spelled)."""
         rel_txt = _spell(values[col])[keep]
         ref_txt = _spell(reference[col])
         domain = pd.Index(pd.unique(np.concatenate([ref_txt, rel_txt]).astype(str)))
-        ref_codes = domain.get_indexer(ref_txt.astype(str))
-        rel_codes = domain.get_indexer(rel_txt.astype(str))
+        ref_codes = domain.get_indexer(pd.Index(ref_txt.astype(str)))
+        rel_codes = domain.get_indexer(pd.Index(rel_txt.astype(str)))
         p = np.bincount(ref_codes, minlength=len(domain)).astype(np.float64)
         p /= max(p.sum(), 1.0)
         counts = np.zeros((len(sizes), len(domain)), dtype=np.int64)
