@@ -104,6 +104,7 @@ def test_recursive_cl_is_judged_at_the_policys_l(cli, tmp_path, monkeypatch):
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     (req,) = [r for r in report["risk"]["requirements"] if "recursive" in r["model"]]
     assert req["met"] is True and req["measured"] == pytest.approx(1.0)
+    assert req["required"] == 2 and req["l"] == 2
     assert report["anonymize"]["satisfied"]["l_diversity"] is True
 
 

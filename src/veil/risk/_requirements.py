@@ -70,7 +70,7 @@ class Requirement:
     """One privacy model of the policy, measured on a release.
 
     ``key`` is the model's key in ``anonymize.satisfied``; ``required`` and ``measured`` are
-    numbers (never data values); ``measured`` is ``None`` where no value can be given (no
+    numbers (never data values; recursive (c,l): ``c``, with ``l`` beside them); ``measured`` is ``None`` where no value can be given (no
     class, or a recursive (c,l) class with fewer than ``l`` values).
     """
 
@@ -82,12 +82,15 @@ class Requirement:
     column: str | None = None
     condition: str = ""
     note: str | None = None
+    l: int | None = None  # noqa: E741 - recursive (c,l): the l at which c is measured
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"model": self.model}
         if self.column is not None:
             out["column"] = self.column
         out.update(required=self.required, measured=self.measured, met=bool(self.met))
+        if self.l is not None:
+            out["l"] = self.l
         if self.condition:
             out["condition"] = self.condition
         if self.note:
@@ -297,12 +300,14 @@ def _l_requirement(
     return Requirement(
         "recursive (c,l)-diversity",
         "l_diversity",
-        {"c": c, "l": li},
+        c,
         measured,
         bool(ok.all()),
         column=col,
         condition=f"every class r1 < {c:g} * (r{li} + ... + rm)",
-        note=f"measured: the largest r1 / (r{li} + ... + rm), at the policy's l = {li}",
+        note=f"required and measured are c: the largest r1 / (r{li} + ... + rm), at the "
+        f"policy's l = {li}",
+        l=li,
     )
 
 
