@@ -106,7 +106,7 @@ def test_t_matches_the_anonymizers_distance(release, distance):
     ),
 )
 def test_k_and_l_verdicts_match_the_anonymizers_models(release, model_spec):
-    m, classes, suppressed, groups, rooted = release
+    _m, classes, suppressed, groups, rooted = release
     variant, level, c = model_spec
     rel, mask = _frame(classes, suppressed)
     _, sizes, hist = _engine_inputs(classes, suppressed, groups, rooted)
