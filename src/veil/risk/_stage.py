@@ -189,7 +189,7 @@ def _agree(ctx: RunContext, requirements: list[Any]) -> None:
     """When the anonymize stage ran: make ``anonymize.satisfied`` say what the re-check
     found, and refuse the release (exit 4) when a model is not met, naming it on the
     terminal."""
-    from veil._errors import PrivacyRequirementNotMet
+    from veil._errors import VerificationError
     from veil.risk._requirements import failure_lines
 
     anonymize = ctx.report.get("anonymize")
@@ -201,11 +201,11 @@ def _agree(ctx: RunContext, requirements: list[Any]) -> None:
     anonymize["satisfied"] = satisfied
     failed = failure_lines(requirements)
     if failed:
-        raise PrivacyRequirementNotMet(
+        raise VerificationError(
             "the release does not meet the policy's privacy models; nothing was written:\n  "
             + "\n  ".join(failed),
-            hint="report this with the policy (not the data): the anonymizer released "
-            "classes its own re-check rejects",
+            hint="the release changed after the anonymize stage, or the anonymizer has a bug: "
+            "report it with the policy (not the data)",
         )
 
 

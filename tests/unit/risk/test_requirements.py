@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from veil._errors import PrivacyRequirementNotMet, VerificationError
+from veil._errors import VerificationError
 from veil.pipeline import RunContext
 from veil.policy import Policy, PrivacyConfig, SearchConfig
 from veil.risk._requirements import check_release
@@ -248,7 +248,7 @@ def test_the_reports_recheck_agrees_or_refuses(name, privacy, classes, sup, meas
     ctx.report["anonymize"] = {"satisfied": {key: True}}
     stage = RiskStage(ml=False)
     if not met:
-        with pytest.raises(PrivacyRequirementNotMet) as info:
+        with pytest.raises(VerificationError) as info:
             stage.run(ctx)
         assert info.value.exit_code == 4
         assert "NOT met" in info.value.message
