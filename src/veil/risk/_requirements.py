@@ -191,8 +191,8 @@ def check_release(
         )
     default_col = sensitive[0] if sensitive else None
 
-    def counts_of(col: str) -> tuple[np.ndarray, np.ndarray, pd.Index]:
-        """Class-by-value counts (dense) over the values of the release and the reference,
+    def counts_of(col: str) -> tuple[_Cells, np.ndarray, pd.Index]:
+        """Class-by-value counts (sparse) over the values of the release and the reference,
         the reference distribution over them, and the values (as spelled)."""
         rel_txt = _spell(values[col])[keep]
         ref_txt = _spell(reference[col])
@@ -201,9 +201,7 @@ def check_release(
         rel_codes = domain.get_indexer(pd.Index(rel_txt.astype(str)))
         p = np.bincount(ref_codes, minlength=len(domain)).astype(np.float64)
         p /= max(p.sum(), 1.0)
-        counts = np.zeros((len(sizes), len(domain)), dtype=np.int64)
-        np.add.at(counts, (ids, rel_codes), 1)
-        return counts, p, domain
+        return _Cells.of(ids, rel_codes, len(sizes), len(domain)), p, domain
 
     ld = privacy.l_diversity
     if ld is not None:
@@ -251,10 +249,35 @@ def check_release(
     return out
 
 
+@dataclass(frozen=True)
+class _Cells:
+    """Nonzero class-by-value counts, sorted by class then value (memory: one entry per
+    pair present, never classes x values)."""
+
+    cls: np.ndarray
+    val: np.ndarray
+    cnt: np.ndarray
+    n_cls: int
+    m: int
+
+    @classmethod
+    def of(cls, ids: np.ndarray, codes: np.ndarray, n_cls: int, m: int) -> _Cells:
+        pair, cnt = np.unique(ids.astype(np.int64) * max(m, 1) + codes, return_counts=True)
+        return cls(pair // max(m, 1), pair % max(m, 1), cnt.astype(np.int64), n_cls, m)
+
+    def dense(self, lo: int, hi: int) -> np.ndarray:
+        """Counts of classes ``lo..hi-1`` as a dense block."""
+        a, b = np.searchsorted(self.cls, [lo, hi])
+        out = np.zeros((hi - lo, self.m), dtype=np.float64)
+        out[self.cls[a:b] - lo, self.val[a:b]] = self.cnt[a:b]
+        return out
+
+
 def _l_requirement(
-    counts: np.ndarray, variant: str, l_value: float, c: float | None, col: str
+    cells: _Cells, variant: str, l_value: float, c: float | None, col: str
 ) -> Requirement:
-    distinct = (counts > 0).sum(axis=1)
+    n_cls = cells.n_cls
+    distinct = np.bincount(cells.cls, minlength=n_cls)
     need = math.ceil(l_value)
     if variant == "distinct":
         fewest = int(distinct.min()) if len(distinct) else None
@@ -268,13 +291,11 @@ def _l_requirement(
             condition=f"every class at least {need} distinct values",
         )
     if variant == "entropy":
-        if not len(counts):
+        if not n_cls:
             return Requirement("entropy l-diversity", "l_diversity", l_value, None, True, col)
-        freq = counts.astype(np.float64)
-        n = freq.sum(axis=1, keepdims=True)
-        share = np.divide(freq, n, out=np.zeros_like(freq), where=freq > 0)
-        logs = np.log(share, out=np.zeros_like(share), where=share > 0)
-        entropy = -(share * logs).sum(axis=1)
+        size = np.bincount(cells.cls, weights=cells.cnt, minlength=n_cls)
+        share = cells.cnt / size[cells.cls]
+        entropy = -np.bincount(cells.cls, weights=share * np.log(share), minlength=n_cls)
         low = float(entropy.min())
         target = math.log(l_value)
         ok = (distinct >= need) & (entropy >= target - 1e-9 * max(1.0, target))
@@ -289,13 +310,16 @@ def _l_requirement(
         )
     assert c is not None
     li = int(l_value)
-    ordered = -np.sort(-counts, axis=1)  # each class's counts, largest first
-    r1 = ordered[:, 0].astype(np.float64) if ordered.shape[1] else np.zeros(len(counts))
-    tail = ordered[:, li - 1 :].sum(axis=1).astype(np.float64)
+    by_count = np.lexsort((-cells.cnt, cells.cls))  # each class's counts, largest first
+    cls, cnt = cells.cls[by_count], cells.cnt[by_count].astype(np.float64)
+    starts = np.searchsorted(cls, np.arange(n_cls))
+    rank = np.arange(len(cls)) - starts[cls]
+    r1 = cnt[starts] if n_cls else np.zeros(0)
+    tail = np.bincount(cls, weights=np.where(rank >= li - 1, cnt, 0.0), minlength=n_cls)
     enough = distinct >= li
     ok = enough & (r1 < c * tail)
     measured: float | None = None
-    if len(counts) and enough.all():
+    if n_cls and enough.all():
         measured = float((r1 / tail).max())
     return Requirement(
         "recursive (c,l)-diversity",
@@ -312,9 +336,9 @@ def _l_requirement(
 
 
 def _t_distances(
-    counts: np.ndarray, p: np.ndarray, domain: list[str], distance: str, hier: Any, col: str
+    cells: _Cells, p: np.ndarray, domain: list[str], distance: str, hier: Any, col: str
 ) -> np.ndarray:
-    n_cls, m = counts.shape
+    n_cls, m = cells.n_cls, cells.m
     if distance == "ordered":
         try:
             keys: Any = np.array([float(v) for v in domain])
@@ -327,7 +351,7 @@ def _t_distances(
     out = np.zeros(n_cls)
     block = max(1, _BLOCK_CELLS // max(m, 1))
     for lo in range(0, n_cls, block):
-        c = counts[lo : lo + block].astype(np.float64)
+        c = cells.dense(lo, min(lo + block, n_cls))
         q = c / c.sum(axis=1, keepdims=True)
         if distance == "equal":
             d = 0.5 * np.abs(q - p[None, :]).sum(axis=1)
