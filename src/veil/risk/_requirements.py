@@ -208,29 +208,36 @@ def check_release(
         col = ld.column or default_col
         if col is None:
             raise InputError("l-diversity needs a sensitive column")
-        counts, _, _ = counts_of(col)
-        out.append(_l_requirement(counts, ld.variant, ld.l, ld.c, col))
+        if col not in values.columns:
+            out.append(_not_released(f"{ld.variant} l-diversity", "l_diversity", ld.l, col))
+        else:
+            counts, _, _ = counts_of(col)
+            out.append(_l_requirement(counts, ld.variant, ld.l, ld.c, col))
     tc = privacy.t_closeness
     if tc is not None:
         col = tc.column or default_col
         if col is None:
             raise InputError("t-closeness needs a sensitive column")
-        counts, p, domain = counts_of(col)
-        hier = (hierarchies or {}).get(col)
-        dist = _t_distances(counts, p, list(domain), tc.distance, hier, col)
-        worst = float(dist.max()) if len(dist) else None
-        out.append(
-            Requirement(
-                f"t-closeness ({tc.distance} distance)",
-                "t_closeness",
-                tc.t,
-                worst,
-                worst is None or worst <= tc.t + TOLERANCE,
-                column=col,
-                condition=f"t <= {tc.t:g}",
-                note="against the sensitive column over the whole input (as ARX)",
+        model = f"t-closeness ({tc.distance} distance)"
+        if col not in values.columns:
+            out.append(_not_released(model, "t_closeness", tc.t, col))
+        else:
+            counts, p, domain = counts_of(col)
+            hier = (hierarchies or {}).get(col)
+            dist = _t_distances(counts, p, list(domain), tc.distance, hier, col)
+            worst = float(dist.max()) if len(dist) else None
+            out.append(
+                Requirement(
+                    model,
+                    "t_closeness",
+                    tc.t,
+                    worst,
+                    worst is None or worst <= tc.t + TOLERANCE,
+                    column=col,
+                    condition=f"t <= {tc.t:g}",
+                    note="against the sensitive column over the whole input (as ARX)",
+                )
             )
-        )
     km = privacy.k_map
     if km is not None and km.sampling_fraction is not None:
         f = km.sampling_fraction
@@ -247,6 +254,12 @@ def check_release(
             )
         )
     return out
+
+
+def _not_released(model: str, key: str, required: Any, col: str) -> Requirement:
+    return Requirement(
+        model, key, required, None, True, column=col, note="the release drops this column"
+    )
 
 
 @dataclass(frozen=True)

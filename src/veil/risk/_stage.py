@@ -155,7 +155,7 @@ def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]
 
     policy, released, original = ctx.policy, ctx.data, ctx.original
     p = policy.privacy
-    sensitive = [s for s in policy.sensitive if s in released.columns]
+    sensitive = list(policy.sensitive)  # a model naming no column reads the first one
     # the t-closeness reference: the sensitive column over the whole input (ARX); a release
     # of a marked sample (delta-presence) is the subset itself, every released row
     reference = original if len(original) == len(released) else released

@@ -278,3 +278,14 @@ def test_ordered_distance_orders_numbers_by_value():
     cfg = PrivacyConfig.model_validate({"t_closeness": {"t": 0.5, "distance": "ordered"}})
     (req,) = check_release(rel, ["g"], cfg, ["s"], reference=ref)
     assert req.measured == pytest.approx(1 / 3)
+
+
+def test_a_dropped_sensitive_column_has_nothing_to_infer():
+    rel, _ = _release(T_EQ)
+    cfg = PrivacyConfig.model_validate({"l_diversity": {"l": 5}, "t_closeness": {"t": 0.01}})
+    reqs = check_release(rel.drop(columns="s"), ["g"], cfg, ["s"])
+    assert [(r.key, r.measured, r.met) for r in reqs] == [
+        ("l_diversity", None, True),
+        ("t_closeness", None, True),
+    ]
+    assert all(r.note == "the release drops this column" for r in reqs)
