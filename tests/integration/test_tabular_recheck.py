@@ -165,3 +165,33 @@ def test_adult_equal_t_agrees_with_release(cli, tmp_path, monkeypatch):
         worst = max(worst, d)
     assert worst <= 0.15 + 1e-9
     assert t_req["measured"] == pytest.approx(worst, abs=1e-9)
+
+
+SPELLED = """\
+data: {path: codes.csv}
+columns:
+  zip: {role: quasi_identifier, hierarchy: {type: mask, from: right}}
+  code: {role: sensitive}
+privacy:
+  k_anonymity: {k: 2}
+  t_closeness: {t: 1.0}
+output: {path: out, format: csv, report: [json]}
+"""
+
+
+def test_t_is_measured_on_the_values_as_written(cli, tmp_path, monkeypatch):
+    # the search reads `01` and `1` as two values (as ARX): p = 1/4, 1/4, 1/2 and the class of
+    # `1`s is at (3/4 + 1/4 + 1/2) / 2 = 3/4; read as numbers they are one value (1/2, 1/2)
+    # and every class would be at 1/2
+    codes = ["1", "1", "01", "01", "2", "2", "2", "2"] * 3
+    zips = [z for z in ("13053", "14800", "15900", "16100") for _ in range(2)] * 3
+    (tmp_path / "codes.csv").write_text(
+        "zip,code\n" + "".join(f"{z},{c}\n" for z, c in zip(zips, codes, strict=True))
+    )
+    (tmp_path / "policy.yaml").write_text(SPELLED)
+    monkeypatch.chdir(tmp_path)
+    res = cli("-q", "run", "policy.yaml")
+    assert res.code == 0, res.err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    (t_req,) = [r for r in report["risk"]["requirements"] if r["model"].startswith("t-")]
+    assert t_req["measured"] == pytest.approx(0.75)

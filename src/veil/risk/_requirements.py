@@ -57,7 +57,13 @@ if TYPE_CHECKING:
 
     from veil.policy import PrivacyConfig
 
-__all__ = ["Requirement", "check_release", "failure_lines", "population_requirements"]
+__all__ = [
+    "Requirement",
+    "check_release",
+    "failure_lines",
+    "population_requirements",
+    "spelled",
+]
 
 #: Absolute slack on distances: the anonymizer and this module sum in different orders.
 TOLERANCE = 1e-9
@@ -119,7 +125,7 @@ def failure_lines(requirements: Sequence[Requirement]) -> list[str]:
     return [r.line() for r in requirements if not r.met]
 
 
-def _spell(values: pd.Series) -> np.ndarray:
+def spelled(values: pd.Series) -> np.ndarray:
     """Each value as the text it is compared by (missing values are ``NULL``, as in ARX)."""
     from veil.tabular._hierarchy import value_labels
 
@@ -194,8 +200,8 @@ def check_release(
     def counts_of(col: str) -> tuple[_Cells, np.ndarray, pd.Index]:
         """Class-by-value counts (sparse) over the values of the release and the reference,
         the reference distribution over them, and the values (as spelled)."""
-        rel_txt = _spell(values[col])[keep]
-        ref_txt = _spell(reference[col])
+        rel_txt = spelled(values[col])[keep]
+        ref_txt = spelled(reference[col])
         domain = pd.Index(pd.unique(np.concatenate([ref_txt, rel_txt]).astype(str)))
         ref_codes = domain.get_indexer(pd.Index(ref_txt.astype(str)))
         rel_codes = domain.get_indexer(pd.Index(rel_txt.astype(str)))

@@ -159,6 +159,7 @@ def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]
     # the t-closeness reference: the sensitive column over the whole input (ARX); a release
     # of a marked sample (delta-presence) is the subset itself, every released row
     reference = original if len(original) == len(released) else released
+    values, reference = _as_written(ctx, sensitive, released, reference)
     hierarchies: dict[str, Any] = {}
     tc = p.t_closeness
     if tc is not None and tc.distance == "hierarchical" and tc.hierarchy is not None:
@@ -168,7 +169,7 @@ def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]
 
         col = tc.column or (sensitive[0] if sensitive else None)
         if col is not None and col in released.columns:
-            both = pd.concat([reference[col], released[col]], ignore_index=True)
+            both = pd.concat([reference[col], values[col]], ignore_index=True)
             _, labels = value_labels(both)
             hierarchies[col] = build_hierarchy(
                 col, tc.hierarchy, labels.tolist(), base_dir=policy.base_dir
@@ -179,10 +180,36 @@ def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]
         p,
         sensitive,
         suppressed=suppressed,
+        values=values,
         reference=reference,
         hierarchies=hierarchies,
     )
     return reqs + population_requirements(p, ctx.report.get("anonymize"))
+
+
+def _as_written(
+    ctx: RunContext, sensitive: list[str], released: Any, reference: Any
+) -> tuple[Any, Any]:
+    """The sensitive columns as the anonymizer saw them: as written in the CSV (``ctx.raw``,
+    where ``01`` and ``1`` are two values) when the release kept them unchanged row by row;
+    else the released and input values themselves."""
+    from veil.risk._requirements import spelled
+
+    raw = ctx.raw
+    n = len(released)
+    if raw is None or len(raw) != n or len(ctx.original) != n:
+        return released, reference
+    cols = [
+        c
+        for c in sensitive
+        if c in raw.columns
+        and c in released.columns
+        and bool((spelled(released[c]) == spelled(ctx.original[c])).all())
+    ]
+    if not cols:
+        return released, reference
+    swap = {c: raw[c].to_numpy() for c in cols}
+    return released.assign(**swap), reference.assign(**swap)
 
 
 def _agree(ctx: RunContext, requirements: list[Any]) -> None:
