@@ -451,7 +451,7 @@ class LDiversityConfig(_Model):
     l: float = Field(ge=1)  # noqa: E741 - the model's own name
     variant: Literal["distinct", "entropy", "recursive"] = "distinct"
     c: float | None = Field(None, gt=0, description="c of recursive (c,l)-diversity")
-    column: str | None = Field(None, description="sensitive column; default: every sensitive one")
+    column: str | None = Field(None, description="sensitive column; default: the first one")
 
     @model_validator(mode="after")
     def _c(self) -> LDiversityConfig:

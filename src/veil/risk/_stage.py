@@ -72,18 +72,25 @@ class RiskStage:
         progress_task: Any = ctx.progress.task("measuring risk", total=2)
         with progress_task as task:
             if qis:
+                ld = policy.privacy.l_diversity
                 assessment = assess(
-                    released, qis, sensitive, suppressed=suppressed, threshold=self.threshold
+                    released,
+                    qis,
+                    sensitive,
+                    suppressed=suppressed,
+                    threshold=self.threshold,
+                    recursive_l=int(ld.l) if ld is not None and ld.variant == "recursive" else None,
                 )
                 risk = assessment.to_dict()
+                risk["levels_note"] = _LEVELS_NOTE
                 classes = assessment.classes
             else:
                 risk, classes = {"note": "the release keeps no quasi-identifier"}, None
             risk["dropped_quasi_identifiers"] = dropped
-            risk["requirements"] = _requirements(policy, risk) + _population_requirements(
-                policy, ctx.report.get("anonymize")
-            )
-            risk["summary"] = _risk_summary(risk, policy)
+            requirements = _requirements(ctx, qis, suppressed) if qis else []
+            risk["requirements"] = [r.to_dict() for r in requirements]
+            _agree(ctx, requirements)
+            risk["summary"] = _risk_summary(risk, policy, requirements)
             ctx.report["risk"] = risk
             task.advance()
             columns = [
@@ -124,6 +131,13 @@ class RiskStage:
             task.advance()
 
 
+_LEVELS_NOTE = (
+    "extra information: the levels (k, l, t, alpha, beta, delta) measure t against the "
+    "distribution of the released, non-suppressed rows; the policy's models are judged in "
+    "'requirements', t against the whole input as the anonymizer (ARX) does"
+)
+
+
 def _mask(suppressed: Any, n: int) -> np.ndarray | None:
     if suppressed is None:
         return None
@@ -134,108 +148,97 @@ def _mask(suppressed: Any, n: int) -> np.ndarray | None:
     return mask
 
 
-def _requirements(policy: Policy, risk: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each privacy model of the policy, re-checked on the released table."""
-    out: list[dict[str, Any]] = []
+def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]:
+    """Each privacy model of the policy, re-checked on the release with the anonymizer's
+    definitions (:mod:`veil.risk._requirements`)."""
+    from veil.risk._requirements import check_release, population_requirements
+
+    policy, released, original = ctx.policy, ctx.data, ctx.original
     p = policy.privacy
-    if "k" not in risk:
-        return out
-    if p.k_anonymity is not None:
-        k = risk["k"]
-        out.append(
-            {
-                "model": "k-anonymity",
-                "required": p.k_anonymity.k,
-                "measured": k,
-                "met": k is None or k >= p.k_anonymity.k,
-            }
-        )
-    per = {s["column"]: s for s in risk.get("sensitive", [])}
-    if p.l_diversity is not None:
-        cols = [p.l_diversity.column] if p.l_diversity.column else list(per)
-        for c in cols:
-            if c not in per:
-                continue
-            lv = per[c]
-            if p.l_diversity.variant == "distinct":
-                measured, met = lv["l"]["distinct"], (lv["l"]["distinct"] or 0) >= p.l_diversity.l
-            elif p.l_diversity.variant == "entropy":
-                measured = lv["l"]["entropy"]
-                met = measured is None or measured >= p.l_diversity.l - 1e-9
-            else:
-                measured = lv["recursive"]["c"]
-                met = (
-                    measured is not None
-                    and p.l_diversity.c is not None
-                    and measured < p.l_diversity.c
-                )
-            out.append(
-                {
-                    "model": f"{p.l_diversity.variant} l-diversity",
-                    "column": c,
-                    "required": p.l_diversity.l,
-                    "measured": measured,
-                    "met": bool(met),
-                }
+    sensitive = list(policy.sensitive)  # a model naming no column reads the first one
+    # the t-closeness reference: the sensitive column over the whole input (ARX); a release
+    # of a marked sample (delta-presence) is the subset itself, every released row
+    reference = original if len(original) == len(released) else released
+    values, reference = _as_written(ctx, sensitive, released, reference)
+    hierarchies: dict[str, Any] = {}
+    tc = p.t_closeness
+    if tc is not None and tc.distance == "hierarchical" and tc.hierarchy is not None:
+        import pandas as pd
+
+        from veil.tabular._hierarchy import build_hierarchy, value_labels
+
+        col = tc.column or (sensitive[0] if sensitive else None)
+        if col is not None and col in released.columns:
+            both = pd.concat([reference[col], values[col]], ignore_index=True)
+            _, labels = value_labels(both)
+            hierarchies[col] = build_hierarchy(
+                col, tc.hierarchy, labels.tolist(), base_dir=policy.base_dir
             )
-    if p.t_closeness is not None:
-        cols = [p.t_closeness.column] if p.t_closeness.column else list(per)
-        key = "ordered" if p.t_closeness.distance == "ordered" else "equal"
-        for c in cols:
-            if c not in per:
-                continue
-            measured = per[c]["t"][key]
-            out.append(
-                {
-                    "model": f"t-closeness ({key} distance)",
-                    "column": c,
-                    "required": p.t_closeness.t,
-                    "measured": measured,
-                    "met": measured is None or measured <= p.t_closeness.t + 1e-9,
-                    "note": "measured against the released table's own distribution",
-                }
-            )
-    return out
+    reqs = check_release(
+        released,
+        qis,
+        p,
+        sensitive,
+        suppressed=suppressed,
+        values=values,
+        reference=reference,
+        hierarchies=hierarchies,
+    )
+    return reqs + population_requirements(p, ctx.report.get("anonymize"))
 
 
-def _population_requirements(policy: Policy, anonymize: Any) -> list[dict[str, Any]]:
-    """delta-presence and k-map against a population: the released table alone cannot show
-    them, so these rows carry the figures the anonymize stage re-checked on the population."""
-    p = policy.privacy
-    population = anonymize.get("population") if isinstance(anonymize, dict) else None
-    if not isinstance(population, dict):
-        return []
-    note = "re-checked by the anonymize stage against the population table"
-    out: list[dict[str, Any]] = []
-    dp, km = p.delta_presence, p.k_map
-    lo, hi = population.get("delta_min"), population.get("delta_max")
-    if dp is not None:
-        measured = None if lo is None or hi is None else f"{lo:.4g} to {hi:.4g}"
-        met = lo is None or hi is None or (dp.delta_min - 1e-9 <= lo and hi <= dp.delta_max + 1e-9)
-        out.append(
-            {
-                "model": "delta-presence",
-                "required": f"{dp.delta_min:g} to {dp.delta_max:g}",
-                "measured": measured,
-                "met": bool(met),
-                "note": note,
-            }
+def _as_written(
+    ctx: RunContext, sensitive: list[str], released: Any, reference: Any
+) -> tuple[Any, Any]:
+    """The sensitive columns as the anonymizer saw them: as written in the CSV (``ctx.raw``,
+    where ``01`` and ``1`` are two values) when the release kept them unchanged row by row;
+    else the released and input values themselves."""
+    from veil.risk._requirements import spelled
+
+    raw = ctx.raw
+    n = len(released)
+    if raw is None or len(raw) != n or len(ctx.original) != n:
+        return released, reference
+    cols = [
+        c
+        for c in sensitive
+        if c in raw.columns
+        and c in released.columns
+        and bool((spelled(released[c]) == spelled(ctx.original[c])).all())
+    ]
+    if not cols:
+        return released, reference
+    swap = {c: raw[c].to_numpy() for c in cols}
+    return released.assign(**swap), reference.assign(**swap)
+
+
+def _agree(ctx: RunContext, requirements: list[Any]) -> None:
+    """When the anonymize stage ran: make ``anonymize.satisfied`` say what the re-check
+    found, and refuse the release (exit 4) when a model is not met, naming it on the
+    terminal."""
+    from veil._errors import VerificationError
+    from veil.risk._requirements import failure_lines
+
+    anonymize = ctx.report.get("anonymize")
+    if not isinstance(anonymize, dict):  # nothing promised these models: measured only
+        return
+    satisfied = dict(anonymize.get("satisfied") or {})
+    for r in requirements:
+        satisfied[r.key] = bool(satisfied.get(r.key, True) and r.met)
+    anonymize["satisfied"] = satisfied
+    failed = failure_lines(requirements)
+    if failed:
+        raise VerificationError(
+            "the release does not meet the policy's privacy models; nothing was written:\n  "
+            + "\n  ".join(failed),
+            hint="the release changed after the anonymize stage, or the anonymizer has a bug: "
+            "report it with the policy (not the data)",
         )
-    if km is not None and km.sampling_fraction is None:
-        smallest = population.get("min_class_population")
-        out.append(
-            {
-                "model": "k-map",
-                "required": km.k,
-                "measured": smallest,
-                "met": smallest is None or smallest >= km.k,
-                "note": note,
-            }
-        )
-    return out
 
 
-def _risk_summary(risk: dict[str, Any], policy: Policy | None = None) -> dict[str, Any]:
+def _risk_summary(
+    risk: dict[str, Any], policy: Policy | None = None, requirements: list[Any] | None = None
+) -> dict[str, Any]:
     if "k" not in risk:
         return {}
     out: dict[str, Any] = {
@@ -250,7 +253,11 @@ def _risk_summary(risk: dict[str, Any], policy: Policy | None = None) -> dict[st
         # t under the distance the policy asked for (equal when it asked for none)
         tc = policy.privacy.t_closeness if policy is not None else None
         distance = getattr(tc, "distance", None) or "equal"
-        if distance in risk["t"]:  # never a t under another distance than the one asked
+        # the requirement's figure when the policy asks for t (one definition: the re-check's)
+        asked = [r for r in requirements or [] if r.key == "t_closeness" and r.measured is not None]
+        if asked:
+            out[f"t_{distance}"] = max(float(r.measured) for r in asked)
+        elif distance in risk["t"]:  # never a t under another distance than the one asked
             out[f"t_{distance}"] = risk["t"][distance]
     return out
 

@@ -2,11 +2,12 @@
 
 This path shares no code with the search: it does not use the frequency table, the
 encoders or :mod:`veil.tabular._privacy_models`. It groups the *released* table by its
-quasi-identifier columns (suppressed rows excluded), and checks k, l (distinct, entropy,
+quasi-identifier columns (suppressed rows excluded) and measures k, l (distinct, entropy,
 recursive), t (equal, ordered, hierarchical EMD, against the distribution of the sensitive
-column in the *input*), k-map with a sampling fraction, and that the suppressed records
-are within the limit and fully masked. A failure raises :class:`VerificationError`; the
-caller then writes nothing.
+column in the *input*) and k-map with a sampling fraction with
+:func:`veil.risk._requirements.check_release`, the one definition the report's re-check uses
+too; it checks that the suppressed records are within the limit and fully masked. A failure
+raises :class:`VerificationError`; the caller then writes nothing.
 
 Two algorithms also promise something about the cells, checked here against the input:
 
@@ -98,40 +99,25 @@ def verify_release(
     if len(kept) == 0:
         return {name: True for name in _names(config)}
     cls = _class_keys(kept, qis)
-    sizes = cls.value_counts()
-    if privacy.k_anonymity is not None:
-        k = privacy.k_anonymity.k
-        if int(sizes.min()) < k:
-            raise _fail(f"{int((sizes < k).sum())} class(es) smaller than k={k}")
-        satisfied["k_anonymity"] = True
-    default_col = config.sensitive[0] if config.sensitive else None
-    ld = privacy.l_diversity
-    if ld is not None:
-        col = ld.column or default_col
-        assert col is not None
-        counts = _counts(cls, orig.loc[keep, col])
-        ok = _l_ok(counts, ld.variant, ld.l, ld.c)
-        if not ok.all():
-            raise _fail(f"{int((~ok).sum())} class(es) fail {ld.variant} l-diversity l={ld.l}")
-        satisfied["l_diversity"] = True
-    tc = privacy.t_closeness
-    if tc is not None:
-        col = tc.column or default_col
-        assert col is not None
-        counts = _counts(cls, orig.loc[keep, col])
-        glob = orig[col].astype(str).value_counts()
-        glob = glob.reindex(counts.columns.union(glob.index), fill_value=0)
-        counts = counts.reindex(columns=glob.index, fill_value=0)
-        hier = (sensitive_hierarchies or {}).get(col, config.sensitive_hierarchies.get(col))
-        dist = _emd(counts, glob, tc.distance, hier)
-        if (dist > tc.t + _TOL).any():
-            raise _fail(f"{int((dist > tc.t + _TOL).sum())} class(es) fail t-closeness t={tc.t}")
-        satisfied["t_closeness"] = True
+    # k, l, t and k-map with a sampling fraction: one definition, shared with the report
+    from veil.risk._requirements import check_release
+
+    requirements = check_release(
+        rel,
+        qis,
+        privacy,
+        list(config.sensitive),
+        suppressed=sup,
+        values=orig,
+        reference=orig,
+        hierarchies={**config.sensitive_hierarchies, **(sensitive_hierarchies or {})},
+    )
+    failed = [r for r in requirements if not r.met]
+    if failed:
+        raise _fail("; ".join(_failure(r) for r in failed))
+    for r in requirements:
+        satisfied[r.key] = True
     km = privacy.k_map
-    if km is not None and km.sampling_fraction is not None:
-        if (sizes / km.sampling_fraction < km.k).any():
-            raise _fail("a class fails k-map")
-        satisfied["k_map"] = True
     algorithm = config.search.algorithm
     if algorithm == "cell_suppression":
         _check_kept_or_starred(orig.loc[keep], kept, qis)
@@ -147,6 +133,12 @@ def verify_release(
         satisfied.setdefault(name, True)
     _ = pd
     return satisfied
+
+
+def _failure(r: Any) -> str:
+    if r.key == "k_anonymity":
+        return f"class(es) smaller than k={r.required} (smallest {r.measured})"
+    return r.line()
 
 
 def _same(original: pd.Series, released: pd.Series) -> np.ndarray:
@@ -268,76 +260,3 @@ def _names(config: AnonymizeConfig) -> list[str]:
         if getattr(p, attr) is not None:
             names.append(attr)
     return names
-
-
-def _counts(cls: pd.Series, values: pd.Series) -> pd.DataFrame:
-    import pandas as pd
-
-    frame = pd.DataFrame({"c": cls.to_numpy(), "v": values.astype(str).to_numpy()})
-    return frame.groupby(["c", "v"]).size().unstack(fill_value=0)
-
-
-def _l_ok(counts: pd.DataFrame, variant: str, l_value: float, c: float | None) -> np.ndarray:
-    arr = counts.to_numpy(dtype=np.float64)
-    distinct = (arr > 0).sum(axis=1)
-    need = math.ceil(l_value)
-    if variant == "distinct":
-        return np.asarray(distinct >= need)
-    if variant == "entropy":
-        tot = arr.sum(axis=1, keepdims=True)
-        p = np.where(arr > 0, arr / tot, 1.0)
-        ent = -(np.where(arr > 0, p * np.log(p), 0.0)).sum(axis=1)
-        return np.asarray((distinct >= need) & (ent >= math.log(l_value) - _TOL))
-    assert c is not None
-    out = []
-    for row in arr:
-        r = sorted((x for x in row if x > 0), reverse=True)
-        li = int(l_value)
-        out.append(len(r) >= li and r[0] < c * sum(r[li - 1 :]))
-    return np.array(out, dtype=bool)
-
-
-def _emd(counts: pd.DataFrame, glob: pd.Series, distance: str, h: Any) -> np.ndarray:
-    q = counts.to_numpy(dtype=np.float64)
-    q = q / q.sum(axis=1, keepdims=True)
-    p = glob.to_numpy(dtype=np.float64)
-    p = p / p.sum()
-    if distance == "equal":
-        return np.asarray(0.5 * np.abs(q - p[None, :]).sum(axis=1))
-    values = list(glob.index)
-    if distance == "ordered":
-        try:
-            order = np.argsort([float(v) for v in values], kind="stable")
-        except ValueError:
-            order = np.argsort(np.array(values, dtype=str), kind="stable")
-        m = len(values)
-        cum = np.cumsum((q - p[None, :])[:, order], axis=1)
-        return np.asarray(np.abs(cum).sum(axis=1) / max(m - 1, 1))
-    # hierarchical: walk the tree level by level with a plain dict of ancestors
-    from veil.tabular._hierarchy import Hierarchy
-
-    if not isinstance(h, Hierarchy):
-        raise _fail("hierarchical t-closeness was asked for without a built hierarchy")
-    ancestors = {str(r[0]): [str(x) for x in r[1:]] for r in h.table.tolist()}
-    height = h.height - 1
-    out = np.zeros(len(q))
-    for i in range(len(q)):
-        extra = {v: p[j] - q[i, j] for j, v in enumerate(values)}
-        cost = 0.0
-        child_of = {v: v for v in values}
-        for level in range(1, height + 1):
-            pos: dict[str, float] = {}
-            neg: dict[str, float] = {}
-            for node, e in extra.items():
-                leaf = child_of[node]
-                parent = ancestors[leaf][level - 1]
-                pos[parent] = pos.get(parent, 0.0) + max(e, 0.0)
-                neg[parent] = neg.get(parent, 0.0) + max(-e, 0.0)
-            cost += sum(level / height * min(pos[x], neg[x]) for x in pos)
-            new_child = {}
-            for node in extra:
-                new_child[ancestors[child_of[node]][level - 1]] = child_of[node]
-            extra = {x: pos[x] - neg[x] for x in pos}
-            child_of = new_child
-        out[i] = cost
-    return out
