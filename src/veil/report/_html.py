@@ -120,12 +120,26 @@ def _requirements(report: dict[str, Any]) -> str:
         mark = _Raw(
             '<span class="ok">met</span>' if r.get("met") else '<span class="bad">NOT met</span>'
         )
+        required = r.get("required")
+        if r.get("l") is not None:  # recursive (c,l): c is measured at the policy's l
+            required = f"c = {_fmt(required)} at l = {r['l']}"
         rows.append(
-            [r.get("model"), r.get("column", "–"), r.get("required"), r.get("measured"), mark]
+            [
+                r.get("model"),
+                r.get("column", "–"),
+                required,
+                r.get("measured"),
+                mark,
+                r.get("condition") or r.get("note") or "",
+            ]
         )
     return (
         '<section id="guarantees"><h2>Guarantees, re-checked on the release</h2>'
-        + _table(["model", "column", "required", "measured", "status"], rows, "guarantees-table")
+        + _table(
+            ["model", "column", "required", "measured", "status", "condition"],
+            rows,
+            "guarantees-table",
+        )
         + "</section>"
     )
 

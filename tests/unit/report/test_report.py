@@ -198,3 +198,20 @@ def test_stage_on_an_unaligned_release():
     assert util["ml"]["rows_aligned"] is False and util["ml"]["note"]
     assert util["information_loss"]["non_uniform_entropy"] is None
     assert ctx.report["risk"]["k"] >= 1
+
+
+def test_guarantees_table_says_at_which_l_recursive_c_is_measured():
+    req = {
+        "model": "recursive (c,l)-diversity",
+        "column": "diagnosis",
+        "required": 2,
+        "measured": 1.5,
+        "met": False,
+        "l": 3,
+        "condition": "r1 < c * (r3 + ... + rm) in every class",
+    }
+    page = render_html({"summary": {}, "columns": [], "risk": {"note": "x", "requirements": [req]}})
+    table = page[page.index('id="guarantees-table"') :]
+    table = table[: table.index("</table>")]
+    assert "c = 2 at l = 3" in table and "NOT met" in table
+    assert "r1 &lt; c * (r3 + ... + rm) in every class" in table
