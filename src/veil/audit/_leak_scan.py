@@ -44,7 +44,7 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -103,22 +103,6 @@ def _core(value: str) -> str:
     return value.strip(_EDGE)
 
 
-def _cell_text(value: Any) -> str | None:
-    """The string a released or original cell is compared as (None for a missing value)."""
-    import pandas as pd
-
-    if value is None:
-        return None
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    if isinstance(value, bytes):
-        return None
-    return str(value)
-
-
 def name_parts(value: str) -> list[str]:
     """The whitespace parts of a name with at least :data:`MIN_NAME_PART` letters."""
     out = []
@@ -158,20 +142,6 @@ class ReleasedTable:
 
     def label(self, column: str) -> str:
         return column if not self.name else f"{self.name}/{column}"
-
-
-@dataclass
-class _Source:
-    column: str
-    name: bool
-    writer: str | None  # transform type that writes this column in the release, or None
-    # term -> input row positions holding it, by search scope
-    terms: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
-    across: set[str] = field(default_factory=set)  # terms also searched across rows
-    parts: set[str] = field(default_factory=set)
-    values: int = 0
-    skipped_short: int = 0
-    same_row_only: int = 0
 
 
 @dataclass
@@ -246,6 +216,82 @@ def _writers(policy: Policy) -> dict[str, str]:
     return out
 
 
+@dataclass
+class _Source:
+    """One identifier column's terms: ``terms[k]`` held by input rows ``owners(k)``."""
+
+    column: str
+    name: bool
+    writer: str | None  # transform type that writes this column in the release, or None
+    terms: list[str]
+    across: np.ndarray  # bool per term: also searched across rows
+    part: np.ndarray  # bool per term: a part of a name only (searched in text columns)
+    order: np.ndarray  # rows sorted by term id
+    bounds: np.ndarray  # order[bounds[k]:bounds[k+1]] are the rows of term k
+    values: int
+    skipped_short: int
+    same_row_only: int
+
+    def __post_init__(self) -> None:
+        self.across_list: list[bool] = self.across.tolist()
+        self.part_list: list[bool] = self.part.tolist()
+
+    def owners(self, k: int) -> np.ndarray:
+        return self.order[self.bounds[k] : self.bounds[k + 1]]
+
+
+def _source(column: str, series: pd.Series, writer: str | None) -> _Source:
+    import numpy as np
+    import pandas as pd
+
+    name = name_like(column, series)
+    present = series.notna().to_numpy()
+    text = series[present].astype(str)
+    rows = np.flatnonzero(present)
+    core = text.str.strip(_EDGE)
+    long = (core.str.len() >= MIN_LENGTH).to_numpy()
+    values = int(long.sum())
+    term_list = [core[long]]
+    row_list = [rows[long]]
+    kinds = [np.zeros(values, dtype=np.int8)]  # 0 value, 1 part
+    if name:
+        words = text.str.split().explode().dropna().astype(str).str.strip(_EDGE)
+        letters = words.str.count(r"[^\W\d_]")
+        pos = pd.Series(rows, index=text.index).reindex(words.index).to_numpy()
+        same = words.to_numpy() == core.reindex(words.index).to_numpy()
+        keep = (letters >= MIN_NAME_PART).to_numpy() & ~same
+        term_list.append(words[keep])
+        row_list.append(pos[keep])
+        kinds.append(np.ones(int(keep.sum()), dtype=np.int8))
+    terms_s = pd.concat(term_list, ignore_index=True)
+    term_rows = np.concatenate(row_list).astype(np.int64)
+    kind = np.concatenate(kinds)
+    codes, uniques = pd.factorize(terms_s)
+    n = len(uniques)
+    is_value = np.zeros(n, dtype=bool)
+    is_value[codes[kind == 0]] = True
+    uniq = pd.Series(uniques, dtype=object).astype(str)
+    short_number = (uniq.str.fullmatch(_NUMERIC.pattern.strip("^$"))) & (
+        uniq.str.count(r"\d") < MIN_DIGITS_ACROSS
+    )
+    short_number_arr = short_number.to_numpy(dtype=bool)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n + 1))
+    return _Source(
+        column=column,
+        name=name,
+        writer=writer,
+        terms=uniq.tolist(),
+        across=~(is_value & short_number_arr) | ~is_value,
+        part=~is_value,
+        order=term_rows[order],
+        bounds=bounds,
+        values=values,
+        skipped_short=int(len(rows) - values),
+        same_row_only=int((is_value & short_number_arr)[codes[kind == 0]].sum()),
+    )
+
+
 def _sources(
     policy: Policy, original: pd.DataFrame, columns: Sequence[str] | None = None
 ) -> list[_Source]:
@@ -255,72 +301,47 @@ def _sources(
         if columns is not None
         else [n for n, c in policy.columns.items() if c.role.value == "identifier"]
     )
-    out = []
-    for col in wanted:
-        if col not in original.columns:
-            continue
-        series = original[col]
-        src = _Source(col, name_like(col, series), writers.get(col))
-        for pos, raw in enumerate(series.tolist()):
-            text = _cell_text(raw)
-            if text is None:
-                continue
-            terms = identifier_terms(text, name=src.name)
-            if not terms or terms[0][1] != "value":
-                src.skipped_short += 1
-            else:
-                src.values += 1
-            for term, kind in terms:
-                src.terms[term].add(pos)
-                if kind == "part":
-                    src.parts.add(term)
-                elif _NUMERIC.match(term) and sum(c.isdigit() for c in term) < MIN_DIGITS_ACROSS:
-                    src.same_row_only += 1
-                else:
-                    src.across.add(term)
-        out.append(src)
-    return out
+    return [_source(c, original[c], writers.get(c)) for c in wanted if c in original.columns]
 
 
 class _Index:
-    """Token n-gram lookup of every term of every source."""
+    """Lookup of every term of every source by its first word token, then its token tuple."""
 
     def __init__(self, sources: Sequence[_Source]) -> None:
-        self.by_tokens: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
-        self.exact: dict[str, list[tuple[int, str]]] = defaultdict(list)
-        sizes: set[int] = set()
+        # first token -> number of tokens -> token tuple -> [(source index, term id)]
+        self.by_first: dict[str, dict[int, dict[tuple[str, ...], list[tuple[int, int]]]]] = {}
+        self.exact: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        findall = _TOKEN.findall
         for i, src in enumerate(sources):
-            for term in src.terms:
-                toks = tuple(_TOKEN.findall(term))
-                if toks:
-                    self.by_tokens[toks].append((i, term))
-                    sizes.add(len(toks))
-                else:
-                    self.exact[term].append((i, term))
-        self.sizes = sorted(sizes)
+            for k, term in enumerate(src.terms):
+                toks = tuple(findall(term))
+                if not toks:
+                    self.exact[term].append((i, k))
+                    continue
+                by_n = self.by_first.setdefault(toks[0], {})
+                by_n.setdefault(len(toks), {}).setdefault(toks, []).append((i, k))
 
-    def find(self, cell: str) -> set[tuple[int, str]]:
-        """(source index, term) of every term found verbatim in ``cell`` as whole words."""
-        found: set[tuple[int, str]] = set()
-        stripped = _core(cell)
-        for hit in self.exact.get(stripped, ()):
-            found.add(hit)
-        spans = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(cell)]
-        if not spans:
-            return found
-        toks = [s[2] for s in spans]
-        for n in self.sizes:
-            for i in range(len(toks) - n + 1):
-                cands = self.by_tokens.get(tuple(toks[i : i + n]))
+    def find(self, cell: str, sources: Sequence[_Source]) -> set[tuple[int, int]]:
+        """(source index, term id) of every term found verbatim in ``cell`` as whole words."""
+        found: set[tuple[int, int]] = set(self.exact.get(_core(cell), ()))
+        toks = _TOKEN.findall(cell)
+        by_first = self.by_first
+        spans: list[tuple[int, int]] | None = None
+        for i, tok in enumerate(toks):
+            by_n = by_first.get(tok)
+            if by_n is None:
+                continue
+            for n, table in by_n.items():
+                cands = table.get(tuple(toks[i : i + n]))
                 if not cands:
                     continue
+                if spans is None:
+                    spans = [m.span() for m in _TOKEN.finditer(cell)]
                 start, end = spans[i][0], spans[i + n - 1][1]
                 piece = cell[start:end]
                 for cand in cands:
-                    term = cand[1]
-                    if piece == term or _core(term) == piece:
-                        found.add(cand)
-                    elif _verbatim_at(cell, term, start):
+                    term = sources[cand[0]].terms[cand[1]]
+                    if piece == term or _verbatim_at(cell, term, start):
                         found.add(cand)
         return found
 
@@ -374,58 +395,53 @@ def scan_release(
     hit_rows: set[tuple[str, int]] = set()
     for table in tables:
         df = table.data
-        origin = table.origin
+        origin_list: list[int] = table.origin.tolist() if table.origin is not None else []
         for col in df.columns:
             col = str(col)
             # which sources may be searched here, and how
             scopes: dict[int, str] = {}
             for i, src in enumerate(srcs):
-                if table.name or col != src.column:
-                    scopes[i] = "all"
-                elif src.writer is None:
+                if table.name or col != src.column or src.writer is None:
                     scopes[i] = "all"
                 elif src.writer in _CHANGING:
                     scopes[i] = "same"
-            if not scopes:
+            if not scopes or not len(df):
                 continue
-            cells = df[col].map(_cell_text) if len(df) else pd.Series([], dtype=object)
-            codes, uniques = pd.factorize(cells, use_na_sentinel=True)
-            rows_of: dict[int, np.ndarray] | None = None
+            codes, uniques = pd.factorize(df[col], use_na_sentinel=True)
+            if not len(uniques):
+                continue
             label = table.label(col)
             in_text = col in texts
-            for u, cell in enumerate(uniques.tolist()):
-                found = index.find(str(cell))
+            order: np.ndarray | None = None
+            bounds: np.ndarray | None = None
+            for u, value in enumerate(uniques.tolist()):
+                if isinstance(value, bytes):
+                    continue
+                found = index.find(str(value), srcs)
                 if not found:
                     continue
-                if rows_of is None:
+                per_source: dict[int, list[int]] = defaultdict(list)
+                for i, k in found:
+                    if i in scopes and (in_text or not srcs[i].part_list[k]):
+                        per_source[i].append(k)
+                if not per_source:
+                    continue
+                if order is None or bounds is None:
                     order = np.argsort(codes, kind="stable")
                     bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
-                    rows_of = {
-                        k: order[bounds[k] : bounds[k + 1]] for k in range(len(uniques))
-                    }
-                rows = rows_of[u]
-                per_source: dict[int, list[str]] = defaultdict(list)
-                for i, term in found:
-                    if i in scopes and (in_text or term not in srcs[i].parts):
-                        per_source[i].append(term)
-                for i, terms in per_source.items():
+                rows = order[bounds[u] : bounds[u + 1]].tolist()
+                for i, ks in per_source.items():
                     src = srcs[i]
                     owners: set[int] = set()
-                    crossable = False
-                    for term in terms:
-                        owners |= src.terms[term]
-                        if scopes[i] == "all" and (term in src.across or term in src.parts):
-                            crossable = True
-                    same = cross = 0
-                    for r in rows.tolist():
-                        own = int(origin[r]) if origin is not None else -1
-                        if own >= 0 and own in owners:
-                            same += 1
-                        elif crossable:
-                            cross += 1
-                        else:
-                            continue
-                        hit_rows.add((table.name, r))
+                    for k in ks:
+                        owners.update(src.owners(k).tolist())
+                    crossable = scopes[i] == "all" and any(src.across_list[k] for k in ks)
+                    same_rows = (
+                        [r for r in rows if origin_list[r] in owners] if origin_list else []
+                    )
+                    same = len(same_rows)
+                    cross = len(rows) - same if crossable else 0
+                    hit_rows.update((table.name, r) for r in (rows if crossable else same_rows))
                     if same or cross:
                         d = by_column.setdefault(src.column, {})
                         d[label] = d.get(label, 0) + same + cross
@@ -442,7 +458,7 @@ def scan_release(
         cross_row=cross_total,
         rows_with_hits=len(hit_rows),
         values_scanned=sum(s.values for s in srcs),
-        name_parts_scanned=sum(len(s.parts) for s in srcs),
+        name_parts_scanned=sum(int(s.part.sum()) for s in srcs),
         skipped_short=sum(s.skipped_short for s in srcs),
         same_row_only=sum(s.same_row_only for s in srcs),
         allowed=allowed,
