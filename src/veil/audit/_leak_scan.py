@@ -78,7 +78,7 @@ _EDGE = " \t\r\n\"'`.,;:!?()[]{}<>"
 _NUMERIC = re.compile(r"^[\d\s().,:/+\-]+$")
 _NAME_COLUMN = re.compile(
     r"(^|_)(first_?|last_?|full_?|given_?|family_?|middle_?|maiden_?|sur)?names?($|_)"
-    r"|^(patient|customer|client|person|contact|employee)(_?name)?$"
+    r"|^(patient|customer|client|person|employee)(_?name)?$"
 )
 _NAME_VALUE = re.compile(r"^[^\W\d_][^\W\d_'.\-]*(?:[ '\-][^\W\d_][^\W\d_'.\-]*){0,4}\.?$")
 # Transforms whose every output value should differ from its input: an equal value in the
