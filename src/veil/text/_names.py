@@ -496,6 +496,8 @@ class LexiconNameRecognizer(Recognizer):
                 out.append(self._finding(m.start(), m.end(), "particle_name"))
         for m in _RELATION.finditer(text) if _may_hold_relation(text) else ():
             w = m.group(1).casefold()
+            if any(f.start <= m.start(1) and m.end(1) <= f.end for f in out):
+                continue  # the first word of a longer name found above ("spoke with Renske van der ...")
             if (w in first or w in last) and w not in NOTE_WORDS:
                 out.append(self._finding(m.start(1), m.end(1), "after_relation"))
         out.extend(self._initials(text))
