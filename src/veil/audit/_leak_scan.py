@@ -436,9 +436,7 @@ def scan_release(
                     for k in ks:
                         owners.update(src.owners(k).tolist())
                     crossable = scopes[i] == "all" and any(src.across_list[k] for k in ks)
-                    same_rows = (
-                        [r for r in rows if origin_list[r] in owners] if origin_list else []
-                    )
+                    same_rows = [r for r in rows if origin_list[r] in owners] if origin_list else []
                     same = len(same_rows)
                     cross = len(rows) - same if crossable else 0
                     hit_rows.update((table.name, r) for r in (rows if crossable else same_rows))

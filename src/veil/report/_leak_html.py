@@ -47,7 +47,4 @@ def leak_scan_html(report: dict[str, Any]) -> str:
         if rows
         else ""
     )
-    return (
-        '<section id="leak-scan"><h2>Release leak scan</h2>'
-        f"{verdict}{counts}{table}</section>"
-    )
+    return f'<section id="leak-scan"><h2>Release leak scan</h2>{verdict}{counts}{table}</section>'

@@ -18,10 +18,10 @@ from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 __all__ = [
     "DriverLicenseRecognizer",
     "ItinRecognizer",
+    "LabelledSsnRecognizer",
     "MedicalLicenseRecognizer",
     "MedicalRecordRecognizer",
     "NhsRecognizer",
-    "LabelledSsnRecognizer",
     "PassportRecognizer",
     "SsnRecognizer",
 ]

@@ -87,8 +87,22 @@ _FILEISH = frozenset(
 #: private names that company and home networks use (corp, lan, home, intranet, private,
 #: localdomain). An address at one of them is still a person's address.
 RESERVED_TLDS = frozenset(
-    "example test invalid localhost local onion alt internal corp lan home intranet private "
-    "localdomain".split()
+    [
+        "example",
+        "test",
+        "invalid",
+        "localhost",
+        "local",
+        "onion",
+        "alt",
+        "internal",
+        "corp",
+        "lan",
+        "home",
+        "intranet",
+        "private",
+        "localdomain",
+    ]
 )
 
 

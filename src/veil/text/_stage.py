@@ -62,9 +62,7 @@ class TextStage:
 
         section: dict[str, Any] = {"columns": {}}
         total = 0
-        identifiers = [
-            n for n, c in ctx.policy.columns.items() if c.role.value == "identifier"
-        ]
+        identifiers = [n for n, c in ctx.policy.columns.items() if c.role.value == "identifier"]
         # each row's own identifier values, looked up verbatim in that row's text
         terms = row_deny_terms(ctx.original, identifiers, ctx.data.index)
         for col in ctx.policy.text_columns:
