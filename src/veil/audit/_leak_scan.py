@@ -245,6 +245,7 @@ def _source(column: str, series: pd.Series, writer: str | None) -> _Source:
     import pandas as pd
 
     name = name_like(column, series)
+    series = series.reset_index(drop=True)  # positions; the input's labels may repeat
     present = series.notna().to_numpy()
     text = series[present].astype(str)
     rows = np.flatnonzero(present)

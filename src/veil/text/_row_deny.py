@@ -92,7 +92,13 @@ def row_deny_terms(
 
     from veil.audit import name_like
 
-    aligned = original.reindex(index) if not original.index.equals(index) else original
+    if original.index.equals(index):
+        aligned = original
+    elif original.index.is_unique:
+        aligned = original.reindex(index)
+    else:  # labels repeat: rows can be matched by position only
+        aligned = original.iloc[: len(index)] if len(original) == len(index) else original.iloc[:0]
+        aligned = aligned.reindex(range(len(index))) if len(aligned) != len(index) else aligned
     per_row: list[list[tuple[str, str]]] = [[] for _ in range(len(index))]
     for col in columns:
         if col not in aligned.columns:

@@ -267,3 +267,11 @@ def test_allow_names_an_identifier(tmp_path: Path) -> None:
         _policy(tmp_path, leak_scan={"allow": [{"source": "race", "released": "notes"}]})
     with pytest.raises(PolicyError):
         _policy(tmp_path, leak_scan={"allow": [{"source": "name", "column": "notes"}]})
+
+
+def test_repeated_index_labels(tmp_path: Path) -> None:
+    df = _frame([f"write to {EMAIL_A}", "Ysolde was here", "c"])
+    df.index = pd.Index([5, 5, 6])
+    scan = scan_release(_policy(tmp_path), df, released_tables(_release(df), df, {}))
+    assert scan.by_column == {"email": {"notes": 1}, "name": {"notes": 1}}
+    assert (scan.same_row, scan.cross_row) == (2, 0)
