@@ -275,3 +275,33 @@ def test_repeated_index_labels(tmp_path: Path) -> None:
     scan = scan_release(_policy(tmp_path), df, released_tables(_release(df), df, {}))
     assert scan.by_column == {"email": {"notes": 1}, "name": {"notes": 1}}
     assert (scan.same_row, scan.cross_row) == (2, 0)
+
+
+def test_veil_anonymize_does_not_release_unredacted_text(tmp_path: Path) -> None:
+    # `veil anonymize` runs no text stage: notes that name their row fail the scan (exit 4)
+    from veil.tabular._anonymize_stage import run_anonymize
+
+    df = pd.DataFrame(
+        {
+            "name": [f"Quillon Vantrebb{i}" for i in range(6)],
+            "age": [30, 31, 32, 40, 41, 42],
+            "notes": [f"called Quillon Vantrebb{i}" for i in range(6)],
+        }
+    )
+    _write(tmp_path, df)
+    policy = parse_policy(
+        {
+            "data": {"path": "in.csv"},
+            "columns": {
+                "name": {"role": "identifier", "action": "drop"},
+                "age": {"role": "quasi_identifier", "hierarchy": {"type": "auto"}},
+                "notes": {"role": "text"},
+            },
+            "privacy": {"k_anonymity": {"k": 2}},
+            "output": {"path": "out", "format": "csv"},
+        },
+        base_dir=tmp_path,
+    )
+    with pytest.raises(PrivacyRequirementNotMet, match="name -> notes"):
+        run_anonymize(policy, out_dir=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
