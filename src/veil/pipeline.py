@@ -13,6 +13,10 @@ Stages, in order::
     dp          differentially private statistics (budget ledger)   veil.dp
     synth       synthetic data                                      veil.synth
     risk        re-identification risk and verification (measures)  veil.risk
+
+Then, in every run, the release leak scan (:mod:`veil.audit`) searches every original
+identifier value in every released table; a hit the policy does not allow fails the run
+(exit 4) before anything is written.
 """
 
 from __future__ import annotations
@@ -278,6 +282,11 @@ def run_policy(
         with located_errors(policy):
             stage.run(ctx)
         timings[stage.name] = round(time.perf_counter() - t0, 4)
+    from veil.audit import check_release
+
+    t0 = time.perf_counter()
+    check_release(ctx)  # any original identifier left in the release: exit 4, nothing written
+    timings["leak_scan"] = round(time.perf_counter() - t0, 4)
 
     from veil.report import build_report
 

@@ -519,6 +519,22 @@ class KMapConfig(_Model):
         return self
 
 
+class LeakAllowConfig(_Model):
+    """One (identifier column, released column) pair whose leak-scan hits are allowed."""
+
+    source: str = Field(min_length=1, description="an identifier column of the input")
+    released: str = Field(
+        min_length=1,
+        description="a released column (``synthetic.<fmt>/<column>`` for the synthetic table)",
+    )
+
+
+class LeakScanConfig(_Model):
+    """The release leak scan (``veil.audit``): which hits are allowed; any other fails."""
+
+    allow: tuple[LeakAllowConfig, ...] = ()
+
+
 class PrivacyConfig(_Model):
     k_anonymity: KAnonymityConfig | None = None
     l_diversity: LDiversityConfig | None = None
@@ -526,6 +542,7 @@ class PrivacyConfig(_Model):
     delta_presence: DeltaPresenceConfig | None = None
     k_map: KMapConfig | None = None
     suppression_limit: float = Field(0.0, ge=0, le=1)
+    leak_scan: LeakScanConfig | None = None
 
     @model_validator(mode="after")
     def _one_population(self) -> PrivacyConfig:
@@ -760,6 +777,19 @@ class Policy(_Model):
                     "'action: drop' or a transform (hash, tokenize, mask)",
                     "columns",
                     name,
+                )
+        for i, pair in enumerate(p.leak_scan.allow if p.leak_scan is not None else ()):
+            src = self.columns.get(pair.source)
+            if src is None or src.role is not Role.identifier:
+                raise LocatedError(
+                    f"privacy.leak_scan.allow names {pair.source!r} as source, which is not a "
+                    "column with role: identifier; name the identifier column whose values "
+                    "may appear in the release",
+                    "privacy",
+                    "leak_scan",
+                    "allow",
+                    i,
+                    "source",
                 )
         for name, col in self.columns.items():
             t = col.transform

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from veil.report._compliance import compliance_section
+from veil.report._leak_html import leak_scan_html
 from veil.report._svg import bar_chart, grouped_bar_chart, line_chart
 
 __all__ = ["SECTION_RENDERERS", "render_html"]
@@ -629,6 +630,7 @@ def _compliance(report: dict[str, Any]) -> str:
 
 # Sections rendered specially; any other report key not in _SKIP is rendered generically.
 SECTION_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "leak_scan": leak_scan_html,
     "risk": _risk,
     "utility": _utility,
     "dp": _dp,

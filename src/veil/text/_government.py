@@ -18,6 +18,7 @@ from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 __all__ = [
     "DriverLicenseRecognizer",
     "ItinRecognizer",
+    "LabelledSsnRecognizer",
     "MedicalLicenseRecognizer",
     "MedicalRecordRecognizer",
     "NhsRecognizer",
@@ -44,6 +45,40 @@ class SsnRecognizer(PatternRecognizer):
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         return ssn_kind(value) != "ssn"
+
+
+# "SSN", "SSN:", "SSN#", "SSN no.", "social security number", "SSN on file", "SSN is" just
+# before the number: the writer says it is an SSN, so the numbering rules do not decide
+_SSN_LABEL = (
+    r"(?:\b(?:SSN|SSNs|ssn|Ssn|SS#|S\.S\.N\.?)|[Ss]ocial [Ss]ecurity(?: [Nn](?:umber|o\.?))?)"
+    r"(?:\s*(?:#|[Nn]o\.?|[Nn]umber))?\s*[:=#-]?\s*"
+    r"(?:(?:on file|is|was|of|:)\s*){0,2}"
+)
+
+
+@recognizers.register("us_ssn_labelled")
+class LabelledSsnRecognizer(PatternRecognizer):
+    """An SSN-shaped number right after an "SSN" label, even one the SSA rules refuse.
+
+    Advertising and publicised numbers (078-05-1120, 219-09-9999) and areas 000, 666 and
+    9xx are never issued, so :class:`SsnRecognizer` drops them; written after "SSN" they are
+    still what the writer gave as a person's SSN (mistyped, made up for a form, or real
+    data with a typo) and are replaced, with a lower score.
+    """
+
+    entity = "US_SSN"
+    needs_digit = True
+    patterns = (
+        Pattern(
+            "ssn_labelled",
+            _SSN_LABEL + r"(?<![\w-])(\d{3}-\d{2}-\d{4}|\d{3} \d{2} \d{4}|\d{9})(?![\w-])",
+            0.6,
+            group=1,
+        ),
+    )
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        return ssn_kind(value) == "ssn"  # a valid one is SsnRecognizer's, at its score
 
 
 @recognizers.register("us_itin")

@@ -416,9 +416,14 @@ _INTRO_NAME = re.compile(rf"({_INTRO_WORD})(?:[ \t]({_INTRO_WORD}))?(?![\w'’-]
 _RELATION_EXTRA = (
     "friend", "partner", "rn", "np", "pa", "pt", "patient", "cousin", "kid", "child", "baby",
     "stepson", "stepdaughter", "mom", "mum", "dad", "grandma", "grandpa",
+    # a person's role towards a business, and talking to someone: "customer Nancy",
+    # "spoke with Nancy"
+    "customer", "client", "caller", "resident", "tenant", "guest", "visitor", "applicant",
+    "employee", "member", "spoke with", "spoke to", "talked with", "talked to", "met with",
+    "speak with", "speak to", "meeting with", "contacted", "emailed", "phoned", "texted",
 )  # fmt: skip
 _RELATION = re.compile(rf"\b(?i:{relation_pattern(*_RELATION_EXTRA)})\s+({_CAP})(?![\w'’-])")
-_RELATION_SET = frozenset({*RELATION_WORDS, *_RELATION_EXTRA})
+_RELATION_SET = frozenset({*RELATION_WORDS, *(w.split()[0] for w in _RELATION_EXTRA)})
 _ASCII_WORD = re.compile(r"[a-z]+")
 
 
@@ -442,7 +447,8 @@ class LexiconNameRecognizer(Recognizer):
       Roe"; not "Rose Hill Cemetery").
     * A known first name, lower-case particles, a known last name ("Renske van der
       Spaendonck", "Emanuelly das Neves").
-    * A known name right after a relation or care-team word ("wife Mary", "RN Okafor").
+    * A known name right after a relation, care-team or customer word, or after talking to
+      someone ("wife Mary", "RN Okafor", "customer Nancy", "spoke with Nancy").
     * An initial and a known surname ("F. Feliciano"), after a known given name too
       ("Anamika M. Ficino"), where a middle initial may lack its full stop ("Wulf G
       Wernecke"; not "I").
@@ -490,6 +496,8 @@ class LexiconNameRecognizer(Recognizer):
                 out.append(self._finding(m.start(), m.end(), "particle_name"))
         for m in _RELATION.finditer(text) if _may_hold_relation(text) else ():
             w = m.group(1).casefold()
+            if any(f.start <= m.start(1) and m.end(1) <= f.end for f in out):
+                continue  # the first word of a longer name found above ("spoke with Renske van der ...")
             if (w in first or w in last) and w not in NOTE_WORDS:
                 out.append(self._finding(m.start(1), m.end(1), "after_relation"))
         out.extend(self._initials(text))
@@ -705,7 +713,8 @@ _ACTOR_VERBS = (
     "called|calls|said|says|wrote|writes|asked|asks|emailed|phoned|texted|replied|told|tells|"
     "mentioned|confirmed|agreed|explained|thinks|thought|wants|wanted|needs|needed|"
     "began|begins|started|starts|lives|lived|shouted|shouts|whispered|smiled|laughed|cried|"
-    "answered|arrived|arrives|works|worked|joined|visited|bought|paid"
+    "answered|arrived|arrives|works|worked|joined|visited|bought|paid|"
+    "reports|reported|denies|denied|complains|complained"
 )
 _ACTOR = re.compile(rf"(?<![\w'’.-])({_CAP})[ \t]+(?:{_ACTOR_VERBS})\b")
 # verbs that follow a name, some of which are surnames too ("Said", "Told", "Wants")

@@ -80,9 +80,35 @@ _FILEISH = frozenset(
 )
 
 
+#: names that are no public top-level domain but are used for real mailboxes: reserved for
+#: testing and documentation (RFC 2606, RFC 6761: example, test, invalid, localhost),
+#: multicast DNS (RFC 6762: local), special use (RFC 7686 onion, RFC 9476 alt, RFC 8375
+#: home.arpa, under the real arpa), ICANN's private-use ``internal`` (2024), and the
+#: private names that company and home networks use (corp, lan, home, intranet, private,
+#: localdomain). An address at one of them is still a person's address.
+RESERVED_TLDS = frozenset(
+    [
+        "example",
+        "test",
+        "invalid",
+        "localhost",
+        "local",
+        "onion",
+        "alt",
+        "internal",
+        "corp",
+        "lan",
+        "home",
+        "intranet",
+        "private",
+        "localdomain",
+    ]
+)
+
+
 def _tld_ok(host: str) -> bool:
     tld = host.rstrip(".").rsplit(".", 1)[-1].lower()
-    return tld in top_level_domains()
+    return tld in top_level_domains() or tld in RESERVED_TLDS
 
 
 @recognizers.register("email")

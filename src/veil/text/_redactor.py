@@ -180,12 +180,25 @@ class TextRedactor:
         return Redaction(self.apply(text, findings), findings)
 
     def redact_batch(
-        self, texts: Sequence[str | None], *, batch_size: int = 256, n_process: int = 1
+        self,
+        texts: Sequence[str | None],
+        *,
+        batch_size: int = 256,
+        n_process: int = 1,
+        row_terms: Sequence[Sequence[tuple[str, str]]] | None = None,
     ) -> list[Redaction]:
-        """Redact many texts; ``None`` and ``""`` are returned unchanged."""
+        """Redact many texts; ``None`` and ``""`` are returned unchanged.
+
+        ``row_terms`` gives, per text, ``(value, entity type)`` pairs replaced wherever they
+        occur verbatim as whole words (the row's identifiers, see :mod:`veil.text._row_deny`).
+        """
+        from veil.text._row_deny import merge_row_findings, row_findings
+
         found = self.analyzer.analyze_batch(texts, batch_size=batch_size, n_process=n_process)
         out = []
-        for t, fs in zip(texts, found, strict=True):
+        for i, (t, fs) in enumerate(zip(texts, found, strict=True)):
+            if t and row_terms is not None and row_terms[i]:
+                fs = merge_row_findings(fs, row_findings(t, row_terms[i]))
             if t:
                 fs = same_value_findings(t, fs)
             out.append(Redaction(self.apply(t, fs) if t else t, fs))

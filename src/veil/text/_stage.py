@@ -1,7 +1,9 @@
 """The ``text`` stage of ``veil run``: redact every ``role: text`` column.
 
 Each column is redacted with its own :class:`~veil.policy.TextConfig` (entities, operator,
-options, model, thresholds, allow/deny lists, custom patterns). Null cells stay null.
+options, model, thresholds, allow/deny lists, custom patterns). Null cells stay null. The
+values of the row's own ``role: identifier`` columns (and the parts of a name) are a deny
+list for that row's text (:mod:`veil.text._row_deny`), whatever the recognizers find.
 The report section ``report["text"]`` holds, per column, the number of texts, nulls and
 replaced spans per entity type, the detection profile and the spaCy model used; never any
 text.
@@ -56,8 +58,13 @@ class TextStage:
     def run(self, ctx: RunContext) -> None:
         import pandas as pd
 
+        from veil.text._row_deny import row_deny_terms
+
         section: dict[str, Any] = {"columns": {}}
         total = 0
+        identifiers = [n for n, c in ctx.policy.columns.items() if c.role.value == "identifier"]
+        # each row's own identifier values, looked up verbatim in that row's text
+        terms = row_deny_terms(ctx.original, identifiers, ctx.data.index)
         for col in ctx.policy.text_columns:
             cfg = self._config(ctx.policy, col)
             redactor = build_redactor(cfg)
@@ -73,7 +80,7 @@ class TextStage:
             with progress.task(f"text: {col}", total=len(texts)) as task:
                 for i in range(0, len(texts), batch):
                     chunk = texts[i : i + batch]
-                    for red in redactor.redact_batch(chunk):
+                    for red in redactor.redact_batch(chunk, row_terms=terms[i : i + batch]):
                         out.append(red.text)
                         counts.update(f.entity_type for f in red.findings)
                     task.advance(len(chunk))

@@ -1,0 +1,29 @@
+"""Checks of what a run releases, made after every stage and before anything is written.
+
+:func:`scan_release` searches every original identifier value in every released column,
+in the same row and across rows (see :mod:`veil.audit._leak_scan`).
+"""
+
+from veil.audit._leak_scan import (
+    MIN_DIGITS_ACROSS,
+    MIN_LENGTH,
+    MIN_NAME_PART,
+    LeakScan,
+    ReleasedTable,
+    check_release,
+    identifier_terms,
+    name_like,
+    scan_release,
+)
+
+__all__ = [
+    "MIN_DIGITS_ACROSS",
+    "MIN_LENGTH",
+    "MIN_NAME_PART",
+    "LeakScan",
+    "ReleasedTable",
+    "check_release",
+    "identifier_terms",
+    "name_like",
+    "scan_release",
+]
