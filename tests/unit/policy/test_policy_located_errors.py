@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def _policy(tmp_path: Path, key: str, hierarchy: str = "age.csv") -> Path:
     (tmp_path / "age.csv").write_text("34;30-39;*\n51;50-59;*\n")
     (tmp_path / "ragged.csv").write_text("34;30-39;*\n51;*\n")
     key_file = tmp_path / "good.key"
-    key_file.write_text("9f" * 32 + "\n")
+    key_file.write_text(secrets.token_hex(32) + "\n")  # a strong key: weak ones are refused
     key_file.chmod(0o600)
     path = tmp_path / "policy.yaml"
     path.write_text(POLICY.replace("KEY", key).replace("HIER", hierarchy))
