@@ -12,6 +12,7 @@ from veil.train._accounting import (
     calibrate_noise,
     check_budget,
     epsilon_after,
+    epsilon_table,
     max_steps_within,
     sample_rate_for,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "calibrate_noise",
     "check_budget",
     "epsilon_after",
+    "epsilon_table",
     "load_checkpoint",
     "load_tabular_model",
     "make_private_compatible",
