@@ -328,7 +328,9 @@ def _word_index() -> tuple[dict[str, frozenset[str]], dict[str, dict[str, str]],
     tables (WordNet's English lemmas) that the best installed English spaCy pipeline ships;
     empty where none is installed."""
     try:
-        import spacy.util
+        from veil.text._spacy_load import import_spacy
+
+        spacy = import_spacy()
         from spacy.lookups import Lookups
         from spacy.strings import get_string_id
 
