@@ -33,6 +33,7 @@ from veil.train._tabular import (
     load_tabular_model,
     make_tabular_mlp,
     train_tabular,
+    train_tabular_baseline,
 )
 from veil.train._validate import ModelNotPrivatizable, make_private_compatible
 
@@ -62,4 +63,5 @@ __all__ = [
     "train_nonprivate",
     "train_private",
     "train_tabular",
+    "train_tabular_baseline",
 ]

@@ -13,12 +13,12 @@ import pytest
 
 pytest.importorskip("opacus")
 
-from opacus.accountants import create_accountant  # noqa: E402
-from opacus.accountants.utils import get_noise_multiplier  # noqa: E402
+from opacus.accountants import create_accountant
+from opacus.accountants.utils import get_noise_multiplier
 
-from veil.train import calibrate_noise, epsilon_after, epsilon_table  # noqa: E402
-from veil.train._accounting import _epsilon_cached  # noqa: E402
-from veil.train._prv import prv_epsilon, rdp_epsilon  # noqa: E402
+from veil.train import calibrate_noise, epsilon_after, epsilon_table
+from veil.train._accounting import _epsilon_cached
+from veil.train._prv import prv_epsilon, rdp_epsilon
 
 # (noise multiplier, sampling rate, steps): Adult's schedule at epsilon 3, and others
 # from little noise and many steps to much noise and few.
