@@ -113,7 +113,8 @@ def main() -> None:
     }
     result = {
         "benchmark": "train_cli",
-        "command_dp": "veil " + " ".join(a if a != str(ADULT) else "ADULT" for a in dp_args),
+        "command_dp": "veil "
+        + " ".join({str(ADULT): "ADULT", ledger: "URL"}.get(a, a) for a in dp_args),
         "command_nonprivate": "veil "
         + " ".join(a if a != str(ADULT) else "ADULT" for a in np_args),
         "data": "UCI Adult (src/veil/data/adult/adult.csv.gz), target salary-class",
