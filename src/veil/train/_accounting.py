@@ -320,11 +320,12 @@ def _calibrate_from(
     side = 0
     for _ in range(100):
         # f(sigma) = log eps - log target is monotone decreasing; interpolate its root
-        f_lo, f_hi = math.log(e_lo / epsilon), math.log(e_hi / epsilon)
-        if math.isfinite(f_lo) and f_lo != f_hi:
-            mid = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-        else:
-            mid = (lo + hi) / 2
+        mid = (lo + hi) / 2
+        f_lo = f_hi = 0.0
+        if e_lo > 0 and e_hi > 0 and math.isfinite(e_lo):
+            f_lo, f_hi = math.log(e_lo / epsilon), math.log(e_hi / epsilon)
+            if f_lo != f_hi:
+                mid = hi - f_hi * (hi - lo) / (f_hi - f_lo)
         if not lo < mid < hi:
             mid = (lo + hi) / 2
         e_mid = eps_of(mid)
@@ -337,8 +338,8 @@ def _calibrate_from(
             side = 1
         else:
             lo, e_lo = mid, e_mid
-            if side == -1:
-                e_hi = epsilon * math.exp(math.log(e_hi / epsilon) / 2)
+            if side == -1 and e_hi > 0:
+                e_hi = epsilon * math.exp(f_hi / 2)
             side = -1
         if hi - lo <= 1e-9 * hi:
             break
