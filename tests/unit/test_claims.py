@@ -9,7 +9,7 @@ separated by dots; a key that itself holds dots is matched whole (the longest ke
 ``scale=N`` multiplies the JSON value first (seconds quoted as milliseconds: ``scale=1000``).
 The figure must equal the value rounded to as many decimals as the text shows.
 
-In the files of ``STRICT``, a benchmark-like figure (a ratio such as ``6.28x``, a throughput in
+In every file but those of ``NOT_YET_MARKED``, a benchmark-like figure (a ratio such as ``6.28x``, a throughput in
 docs/s or MB/s) without a marker fails the test, naming the file, the line and the figure:
 mark it, or remove it.
 """
@@ -25,8 +25,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-# Files where every benchmark-like figure must carry a marker.
-STRICT = [ROOT / "README.md", ROOT / "docs" / "risk-and-report.md"]
+# Files whose figures predate the markers and still quote runs that are not committed (past
+# sessions' runs, ad hoc timings): not yet held to "every benchmark figure marked". Every
+# other file is, including any new one.
+NOT_YET_MARKED = {"differential-privacy.md", "synthetic-data.md", "text.md", "transforms.md"}
+STRICT = [doc for doc in DOCS if doc.name not in NOT_YET_MARKED]
 
 MARKER = re.compile(r"<!--\s*figure:\s*(?P<file>[^#\s]+)#(?P<path>\S+)(?P<opts>[^>]*?)\s*-->")
 NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
