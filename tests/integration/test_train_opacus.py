@@ -408,3 +408,45 @@ def test_cli_bad_input_exits_cleanly_without_a_model(
     assert got == code and fragment in err
     assert not model.exists()
     assert list(tmp_path.iterdir()) == [data]  # no partial or temporary file
+
+
+def test_cli_baseline_only_trains_without_dp_spends_nothing_and_writes_no_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "people.csv"
+    _table().to_csv(data, index=False)
+    args = ["train", str(data), "--target", "label", "--epsilon", "3", "--epochs", "2"]
+    code, out, err = _cli([*args, "--batch-size", "100", "--baseline-only", "--json"], capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["private"] is False and result["seconds"] is None
+    assert 0.5 <= result["baseline"]["accuracy"] <= 1 and result["baseline"]["seconds"] > 0
+    assert result["n_train"] == 640 and result["steps"] == 2 * math.ceil(640 / 100)
+    assert "epsilon_spent" not in result and "ledger" not in result
+    # without DP there is no model to write: --out is refused before anything is trained
+    code, out, err = _cli([*args, "--baseline-only", "--out", str(tmp_path / "m.pt")], capsys)
+    assert code == 2 and "never written" in err
+    assert not (tmp_path / "m.pt").exists()
+
+
+def test_cli_per_epoch_epsilon_bounds_and_ends_at_the_spend(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "people.csv"
+    _table().to_csv(data, index=False)
+    code, out, err = _cli(
+        [
+            *("train", str(data), "--target", "label", "--epsilon", "3", "--epochs", "3"),
+            *("--batch-size", "100", "--no-ledger", "--no-baseline", "--json"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    per_epoch = result["epsilon_per_epoch"]
+    assert [e["steps"] for e in per_epoch] == [7, 14, 21]
+    assert per_epoch[-1]["epsilon"] == result["epsilon_spent"] <= 3.0
+    for e in per_epoch:
+        # never below Opacus' own accountant for that many steps
+        exact = epsilon_after(result["noise_multiplier"], result["sample_rate"], e["steps"], 1e-5)
+        assert exact <= e["epsilon"] <= exact + 0.015

@@ -95,8 +95,13 @@ def train(
         int | None, typer.Option("--seed", help="Split and initialization (never the noise).")
     ] = 0,
     threads: Annotated[
-        int | None, typer.Option("--threads", help="torch CPU threads (default: torch's).")
-    ] = None,
+        int,
+        typer.Option(
+            "--threads",
+            min=0,
+            help="torch CPU threads (default 1: the built-in model is small; 0: torch's choice).",
+        ),
+    ] = 1,
     ledger_url: Annotated[
         str | None, typer.Option("--ledger", help="Ledger URL (default: the local SQLite file).")
     ] = None,
@@ -109,6 +114,13 @@ def train(
     baseline: Annotated[
         bool, typer.Option("--baseline/--no-baseline", help="Also train without DP.")
     ] = True,
+    baseline_only: Annotated[
+        bool,
+        typer.Option(
+            "--baseline-only",
+            help="Train only the non-private baseline (no model written, no budget spent).",
+        ),
+    ] = False,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write the DP model here.")
     ] = None,
@@ -125,6 +137,13 @@ def train(
     """
     from veil._errors import InputError
 
+    if baseline_only:
+        if out is not None or checkpoint is not None:
+            raise InputError(
+                "--baseline-only trains without DP: its model is never written",
+                hint="drop --out/--checkpoint, or drop --baseline-only to train with DP",
+            )
+        no_ledger, dataset, ledger_url = True, None, None
     if no_ledger and (dataset is not None or ledger_url is not None):
         raise InputError("--no-ledger contradicts --dataset/--ledger", hint="pass one or the other")
     if not no_ledger and dataset is None:
@@ -137,7 +156,7 @@ def train(
         raise InputError(f"--out is a folder: {out}", hint="give a file name, e.g. model.pt")
 
     from veil.cli._input import read_input
-    from veil.train import DPTrainConfig, check_budget, train_tabular
+    from veil.train import DPTrainConfig, check_budget, train_tabular, train_tabular_baseline
 
     frame = read_input(data, separator, header)
     pol = None
@@ -160,6 +179,34 @@ def train(
         accountant=accountant,
         grad_sample_mode=grad_sample_mode,
     )
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+    if baseline_only:
+        with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
+            result = train_tabular_baseline(
+                frame,
+                target,
+                config=config,
+                drop=drop or (),
+                policy=pol,
+                test_fraction=test_fraction,
+                seed=seed,
+                progress=progress,
+            )
+        result["batch_size"] = bs
+        if json_:
+            print_json(result)
+        else:
+            acc = result["baseline"]["accuracy"]
+            console.print(
+                f"non-private baseline: held-out accuracy "
+                f"{'-' if acc is None else f'{100 * acc:.2f} %'}, "
+                f"{result['baseline']['seconds']:.1f} s training; no model written, "
+                "no budget spent"
+            )
+        return
     ledger = None
     fingerprint = None
     if not no_ledger:
@@ -168,10 +215,6 @@ def train(
         ledger = BudgetLedger(ledger_url)
         # Refused by the ledger when the budget was created for other data.
         fingerprint = fingerprint_frame(frame)
-    if threads is not None:
-        import torch
-
-        torch.set_num_threads(threads)
     try:
         with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
             report = train_tabular(

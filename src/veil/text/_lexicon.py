@@ -328,7 +328,9 @@ def _word_index() -> tuple[dict[str, frozenset[str]], dict[str, dict[str, str]],
     tables (WordNet's English lemmas) that the best installed English spaCy pipeline ships;
     empty where none is installed."""
     try:
-        import spacy.util
+        from veil.text._spacy_load import import_spacy
+
+        spacy = import_spacy()
         from spacy.lookups import Lookups
         from spacy.strings import get_string_id
 
@@ -389,7 +391,21 @@ def word_classes(word: str) -> frozenset[str]:
 def name_lexicon() -> tuple[frozenset[str], frozenset[str]]:
     """(first names, last names), case-folded, from Faker's person providers of every
     locale it ships, less :func:`common_words`; names written in a script without letter
-    case are left out, since NER findings are checked by their capitalised words."""
+    case are left out, since NER findings are checked by their capitalised words.
+
+    Built once per Faker and veil version and kept on disk (:mod:`veil.text._datacache`)."""
+    from veil.text._datacache import cached_json
+
+    first, last = cached_json(
+        "name_lexicon",
+        lambda: [sorted(names) for names in _build_name_lexicon()],
+        sources=("_lexicon.py",),
+        packages=("faker",),
+    )
+    return frozenset(first), frozenset(last)
+
+
+def _build_name_lexicon() -> tuple[frozenset[str], frozenset[str]]:
     import faker.providers.person as person
 
     first: set[str] = set()

@@ -106,9 +106,9 @@ _TITLES = re.compile(
 
 
 def _installed_models() -> list[str]:
-    import spacy.util
+    from veil.text._spacy_load import import_spacy
 
-    return sorted(spacy.util.get_installed_models())
+    return sorted(import_spacy().util.get_installed_models())
 
 
 def best_english_model(installed: Iterable[str] | None = None, language: str = "en") -> str | None:
@@ -156,11 +156,11 @@ def _resolve_model(name: str | None, language: str = "en") -> str:
 @functools.cache
 def load_spacy(name: str | None = None, language: str = "en") -> tuple[Any, str]:
     """Load a spaCy pipeline with only NER (and what NER listens to); return it and its name."""
-    from veil._deps import require
+    from veil.text._spacy_load import import_spacy, load_pipeline
 
-    spacy = require("spacy", extra="text", purpose="named-entity recognition")
+    spacy = import_spacy()
     resolved = _resolve_model(name, language)
-    nlp = spacy.load(
+    nlp = load_pipeline(
         resolved,
         exclude=[
             "tagger",

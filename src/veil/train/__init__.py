@@ -12,6 +12,7 @@ from veil.train._accounting import (
     calibrate_noise,
     check_budget,
     epsilon_after,
+    epsilon_table,
     max_steps_within,
     sample_rate_for,
 )
@@ -32,6 +33,7 @@ from veil.train._tabular import (
     load_tabular_model,
     make_tabular_mlp,
     train_tabular,
+    train_tabular_baseline,
 )
 from veil.train._validate import ModelNotPrivatizable, make_private_compatible
 
@@ -49,6 +51,7 @@ __all__ = [
     "calibrate_noise",
     "check_budget",
     "epsilon_after",
+    "epsilon_table",
     "load_checkpoint",
     "load_tabular_model",
     "make_private_compatible",
@@ -60,4 +63,5 @@ __all__ = [
     "train_nonprivate",
     "train_private",
     "train_tabular",
+    "train_tabular_baseline",
 ]

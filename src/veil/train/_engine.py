@@ -41,6 +41,7 @@ from veil.train._accounting import (
     calibrate_noise,
     check_budget,
     epsilon_after,
+    epsilon_table,
     max_steps_within,
     sample_rate_for,
 )
@@ -315,6 +316,16 @@ def _accountant_epsilon(accountant: Any, delta: float) -> float:
         return float(accountant.get_epsilon(delta=delta))
 
 
+def _epoch_ends(steps_done: int, steps_per_epoch: int, max_steps: int) -> list[int]:
+    """The step counts at which the training loop ends its coming epochs."""
+    ends = []
+    b = steps_done
+    while b < max_steps:
+        b = min(b + steps_per_epoch, max_steps)
+        ends.append(b)
+    return ends
+
+
 def _check_resume(state: dict[str, Any], config: DPTrainConfig, n: int, q: float) -> None:
     cal = state["calibration"]
     mismatches = []
@@ -561,6 +572,11 @@ def train_private(
 
     steps_done = int(state["steps"]) if state is not None else 0
     eps_per_epoch: list[dict[str, float]] = list(state["epsilon_per_epoch"]) if state else []
+    # The spend after each epoch, computed once from the fixed schedule (not by asking the
+    # accountant after every epoch); the last entry is the accountant's own, after training.
+    ends = _epoch_ends(steps_done, steps_per_epoch, max_steps)
+    table = epsilon_table(sigma, q, ends, config.delta, config.accountant)
+    eps_at = dict(zip(ends, table, strict=True))
     curve = {"type": "dpsgd", "history": [[sigma, q, planned]]}
     already = state.get("ledger") if state is not None else None
     t_train = 0.0
@@ -600,7 +616,10 @@ def train_private(
                     task.advance()
                 t_train += time.perf_counter() - t0
                 cpu_train += time.process_time() - c0
-                eps_now = _accountant_epsilon(engine.accountant, config.delta)
+                if steps_done in eps_at:
+                    eps_now = eps_at[steps_done]
+                else:  # pragma: no cover - the loop ends epochs where _epoch_ends says
+                    eps_now = _accountant_epsilon(engine.accountant, config.delta)
                 eps_per_epoch.append(
                     {
                         "epoch": len(eps_per_epoch) + 1,
@@ -634,9 +653,16 @@ def train_private(
             not math.isclose(z, sigma) or not math.isclose(r, q) for z, r, _ in history
         ):
             raise VeilError("internal error: the accountant's history does not match the run")
-        eps_spent = _accountant_epsilon(engine.accountant, config.delta)
+        # Opacus' epsilon for that history (the same float as its get_epsilon, and already
+        # computed for the calibration when the whole schedule ran).
+        eps_spent = epsilon_after(sigma, q, steps_done, config.delta, config.accountant)
         if eps_spent > config.epsilon * (1 + 1e-9):
             raise VeilError("internal error: the run exceeded its epsilon; model withheld")
+        if eps_per_epoch and eps_per_epoch[-1]["steps"] == steps_done:
+            eps_per_epoch[-1]["epsilon"] = eps_spent
+        # Epsilon grows with the steps, so the run's bound also bounds every epoch before it.
+        for entry in eps_per_epoch:
+            entry["epsilon"] = min(entry["epsilon"], eps_spent)
     trained = dp_model.to_standard_module()
     trained.eval()
     return DPTrainResult(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -458,63 +458,34 @@ def _accuracy(model: nn.Module, x_cat: Any, x_num: Any, y: Any) -> float | None:
     return correct / len(y)
 
 
-def train_tabular(
+@dataclass
+class _Prepared:
+    encoder: TabularEncoder
+    train_ds: Any
+    test: tuple[Any, Any, Any]
+    rows_without_target: int
+    fresh_model: Callable[[], nn.Module]
+
+
+def _prepare(
     frame: pd.DataFrame,
     target: str,
     *,
-    config: DPTrainConfig,
-    drop: Sequence[str] = (),
-    categorical: Sequence[str] | None = None,
-    numeric: Sequence[str] | None = None,
-    categories: Mapping[str, Sequence[str]] | None = None,
-    numeric_stats: Mapping[str, tuple[float, float]] | None = None,
-    policy: Policy | None = None,
-    hidden: Sequence[int] = (128,),
-    test_fraction: float = 0.2,
-    seed: int | None = 0,
-    baseline: bool = True,
-    ledger: Any = None,
-    dataset_name: str | None = None,
-    fingerprint: str | None = None,
-    checkpoint_path: str | Path | None = None,
-    progress: Progress | None = None,
-) -> TabularTrainReport:
-    """Train the built-in tabular classifier on a table with DP-SGD, and a baseline.
-
-    Parameters
-    ----------
-    frame, target
-        The table and the column to predict. Rows without a target are left out.
-    config
-        The DP-SGD settings and target (epsilon, delta); delta must be below
-        ``1 / n_train``.
-    drop, categorical, numeric, categories, numeric_stats
-        See :class:`TabularEncoder`. With ``policy``, identifier and text columns are
-        dropped and the policy's ``dtype`` of each column is used.
-    test_fraction
-        Share of rows held out to measure accuracy (0 for none).
-    seed
-        Fixes the split, the initialization (the same for DP and baseline) and the baseline's
-        shuffling; never the DP noise or sampling.
-    baseline
-        Also train the same model without DP, for comparison (never released).
-    ledger, dataset_name, fingerprint, checkpoint_path
-        See :func:`veil.train.train_private`.
-
-    Examples
-    --------
-    >>> from veil.data import adult_frame
-    >>> cfg = DPTrainConfig(epsilon=3.0, delta=1e-5, epochs=2)
-    >>> rep = train_tabular(adult_frame(), "salary-class", config=cfg)  # doctest: +SKIP
-    >>> rep.summary()["epsilon_spent"] <= 3.0  # doctest: +SKIP
-    True
-    """
-    t0 = time.perf_counter()
+    drop: Sequence[str],
+    categorical: Sequence[str] | None,
+    numeric: Sequence[str] | None,
+    categories: Mapping[str, Sequence[str]] | None,
+    numeric_stats: Mapping[str, tuple[float, float]] | None,
+    policy: Policy | None,
+    hidden: Sequence[int],
+    test_fraction: float,
+    seed: int | None,
+) -> _Prepared:
+    """Split, encode and seed the model: the part DP and non-private training share."""
     torch = require("torch", extra="dp", purpose="DP-SGD training")
     import numpy as np
     from torch.utils.data import TensorDataset
 
-    progress = progress or NullProgress()
     if not 0 <= test_fraction < 1:
         raise InputError(f"test_fraction must be in [0, 1), got {test_fraction!r}")
     if len(frame) == 0:
@@ -568,6 +539,86 @@ def train_tabular(
                 encoder.cardinalities, len(encoder.numeric_), len(encoder.classes_), hidden
             )
 
+    return _Prepared(
+        encoder=encoder,
+        train_ds=train_ds,
+        test=(tc, tn, ty),
+        rows_without_target=without,
+        fresh_model=fresh_model,
+    )
+
+
+def train_tabular(
+    frame: pd.DataFrame,
+    target: str,
+    *,
+    config: DPTrainConfig,
+    drop: Sequence[str] = (),
+    categorical: Sequence[str] | None = None,
+    numeric: Sequence[str] | None = None,
+    categories: Mapping[str, Sequence[str]] | None = None,
+    numeric_stats: Mapping[str, tuple[float, float]] | None = None,
+    policy: Policy | None = None,
+    hidden: Sequence[int] = (128,),
+    test_fraction: float = 0.2,
+    seed: int | None = 0,
+    baseline: bool = True,
+    ledger: Any = None,
+    dataset_name: str | None = None,
+    fingerprint: str | None = None,
+    checkpoint_path: str | Path | None = None,
+    progress: Progress | None = None,
+) -> TabularTrainReport:
+    """Train the built-in tabular classifier on a table with DP-SGD, and a baseline.
+
+    Parameters
+    ----------
+    frame, target
+        The table and the column to predict. Rows without a target are left out.
+    config
+        The DP-SGD settings and target (epsilon, delta); delta must be below
+        ``1 / n_train``.
+    drop, categorical, numeric, categories, numeric_stats
+        See :class:`TabularEncoder`. With ``policy``, identifier and text columns are
+        dropped and the policy's ``dtype`` of each column is used.
+    test_fraction
+        Share of rows held out to measure accuracy (0 for none).
+    seed
+        Fixes the split, the initialization (the same for DP and baseline) and the baseline's
+        shuffling; never the DP noise or sampling.
+    baseline
+        Also train the same model without DP, for comparison (never released).
+    ledger, dataset_name, fingerprint, checkpoint_path
+        See :func:`veil.train.train_private`.
+
+    Examples
+    --------
+    >>> from veil.data import adult_frame
+    >>> cfg = DPTrainConfig(epsilon=3.0, delta=1e-5, epochs=2)
+    >>> rep = train_tabular(adult_frame(), "salary-class", config=cfg)  # doctest: +SKIP
+    >>> rep.summary()["epsilon_spent"] <= 3.0  # doctest: +SKIP
+    True
+    """
+    t0 = time.perf_counter()
+    torch = require("torch", extra="dp", purpose="DP-SGD training")
+    progress = progress or NullProgress()
+    prep = _prepare(
+        frame,
+        target,
+        drop=drop,
+        categorical=categorical,
+        numeric=numeric,
+        categories=categories,
+        numeric_stats=numeric_stats,
+        policy=policy,
+        hidden=hidden,
+        test_fraction=test_fraction,
+        seed=seed,
+    )
+    encoder, train_ds, fresh_model = prep.encoder, prep.train_ds, prep.fresh_model
+    tc, tn, ty = prep.test
+    without = prep.rows_without_target
+    hidden = tuple(int(h) for h in hidden)
     dp = train_private(
         fresh_model(),
         train_ds,
@@ -624,3 +675,59 @@ def train_tabular(
         rows_without_target=without,
         seconds=time.perf_counter() - t0,
     )
+
+
+def train_tabular_baseline(
+    frame: pd.DataFrame,
+    target: str,
+    *,
+    config: DPTrainConfig,
+    drop: Sequence[str] = (),
+    policy: Policy | None = None,
+    hidden: Sequence[int] = (128,),
+    test_fraction: float = 0.2,
+    seed: int | None = 0,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Only the non-private baseline of :func:`train_tabular`: same split, model and settings.
+
+    Spends no budget and returns no model (a model trained without DP must not be released);
+    it is what ``veil train --baseline-only`` times, so that a DP run can be compared with a
+    non-private run of the same command. Returns ``veil train --json``'s keys that apply.
+    """
+    t0 = time.perf_counter()
+    prep = _prepare(
+        frame,
+        target,
+        drop=drop,
+        categorical=None,
+        numeric=None,
+        categories=None,
+        numeric_stats=None,
+        policy=policy,
+        hidden=hidden,
+        test_fraction=test_fraction,
+        seed=seed,
+    )
+    base = train_nonprivate(
+        prep.fresh_model(),
+        prep.train_ds,
+        epochs=config.epochs,
+        batch_size=config.batch_size,
+        learning_rate=config.learning_rate,
+        optimizer=config.optimizer,
+        seed=seed,
+        progress=progress or NullProgress(),
+    )
+    tc, tn, ty = prep.test
+    return {
+        "private": False,
+        "baseline": {"accuracy": _accuracy(base.model, tc, tn, ty), "seconds": base.seconds},
+        "seconds": None,
+        "total_seconds": time.perf_counter() - t0,
+        "epochs": config.epochs,
+        "steps": base.steps,
+        "n_train": len(prep.train_ds),
+        "n_test": len(ty),
+        "rows_without_target": prep.rows_without_target,
+    }

@@ -1,0 +1,88 @@
+"""Loading spaCy for NER does not import what NER does not use (torch, presidio-analyzer).
+
+Each check runs in a fresh interpreter: what a process has imported is the point.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("spacy")
+
+SRC = str(Path(__file__).resolve().parents[3] / "src")
+
+_PROBE = """
+import json, sys
+from veil.text._ner import load_spacy
+nlp, name = load_spacy()
+doc = nlp("Call John Smith in Boston.")
+ents = [(e.text, e.label_) for e in doc.ents]
+loaded = [m for m in ("torch", "presidio_analyzer") if m in sys.modules]
+import importlib.util
+torch_importable = importlib.util.find_spec("torch") is not None
+if torch_importable:
+    import torch  # still importable after spaCy was imported without it
+    torch.zeros(1)
+print(json.dumps({"loaded": loaded, "ents": ents, "pipes": nlp.pipe_names}))
+"""
+
+
+def _run(code: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _has_model() -> bool:
+    from veil.text._ner import best_english_model
+
+    return best_english_model() is not None
+
+
+@pytest.mark.skipif(not _has_model(), reason="no English spaCy pipeline installed")
+def test_ner_pipeline_loads_without_torch_or_presidio() -> None:
+    import importlib.util
+
+    if any(
+        importlib.util.find_spec(m) for m in ("spacy_transformers", "spacy_curated_transformers")
+    ):
+        pytest.skip("a transformer pipeline package is installed: thinc needs torch then")
+    out = _run(_PROBE)
+    assert out["loaded"] == [], f"NER start-up imported {out['loaded']}"
+    assert out["pipes"] == ["ner"] or "ner" in out["pipes"]
+    assert ("John Smith", "PERSON") in [tuple(e) for e in out["ents"]]
+
+
+def test_torch_already_loaded_is_left_to_thinc() -> None:
+    pytest.importorskip("torch")
+    out = _run(
+        "import json, sys, torch\n"
+        "from veil.text._spacy_load import import_spacy\n"
+        "import_spacy()\n"
+        "from thinc.compat import has_torch\n"
+        "print(json.dumps({'has_torch': has_torch, 'loaded': ['torch'], 'ents': [], 'pipes': []}))"
+    )
+    assert out["has_torch"] is True
+
+
+def test_hiding_torch_leaves_it_importable() -> None:
+    pytest.importorskip("torch")
+    out = _run(
+        "import json, sys\n"
+        "from veil.text._spacy_load import import_spacy\n"
+        "import_spacy()\n"
+        "hidden = 'torch' in sys.modules\n"
+        "import torch\n"
+        "print(json.dumps({'has_torch': bool(torch.ones(2).sum() == 2), 'hidden': hidden,"
+        " 'loaded': [], 'ents': [], 'pipes': []}))"
+    )
+    assert out["hidden"] is False and out["has_torch"] is True
