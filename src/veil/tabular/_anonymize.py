@@ -82,7 +82,8 @@ class AnonymizeConfig:
         Algorithm (``optimal``, ``mondrian``, ``mdav`` or ``cell_suppression``), metric and
         gs-factor (optimal only), ``round_to`` (mdav only).
     sensitive
-        Sensitive columns (l-diversity, t-closeness).
+        Sensitive columns. An l-diversity or t-closeness model that names no column
+        protects every one of them, each on its own.
     numeric
         Quasi-identifiers that must hold numbers (checked; ranges in Mondrian).
     sensitive_hierarchies
@@ -157,8 +158,8 @@ class AnonymizeConfig:
         tc = policy.privacy.t_closeness
         th = getattr(tc, "hierarchy", None) if tc is not None else None
         if tc is not None and th is not None:
-            col = tc.column or (policy.sensitive[0] if policy.sensitive else None)
-            if col is not None:
+            # one column: the policy refuses a hierarchy with several and no 'column'
+            for col in tc.applies_to(policy.sensitive)[:1]:
                 sens_h[col] = th
         data = policy.data
         read_options: dict[str, Any] = {}
@@ -474,8 +475,8 @@ def anonymize(
         )
         if population is not None and population.source == "table":
             check_contained(ft)
-    default_col = config.sensitive[0] if config.sensitive else None
-    models = build_models(config.privacy, ft.domains, default_column=default_col)
+    # a model that names no column: one per sensitive column
+    models = build_models(config.privacy, ft.domains, sensitive=config.sensitive)
     metric = METRICS.get(config.search.metric)(config.search.gs_factor)
     search = LatticeSearch(models, metric, config.privacy.suppression_limit)
     with progress.task("searching the lattice"):
@@ -525,7 +526,7 @@ def anonymize(
     if sweep:
         with progress.task("risk-utility sweep over k"):
             result.k_sweep = _k_sweep(
-                ft, config, metric, default_col, len(df), sweep, sweep_seconds
+                ft, config, metric, len(df), sweep, sweep_seconds
             )
     return result
 
@@ -553,7 +554,6 @@ def _k_sweep(
     ft: FrequencyTable,
     config: AnonymizeConfig,
     metric: Any,
-    default_col: str | None,
     n_rows: int,
     ks: Sequence[int],
     budget: float,
@@ -573,7 +573,7 @@ def _k_sweep(
             out.append({"k": k, "skipped": "time budget spent"})
             break
         privacy = config.privacy.model_copy(update={"k_anonymity": KAnonymityConfig(k=k)})
-        models = build_models(privacy, ft.domains, default_column=default_col)
+        models = build_models(privacy, ft.domains, sensitive=config.sensitive)
         found = LatticeSearch(models, metric, privacy.suppression_limit).run(ft)
         if found.node is None or found.levels is None:
             out.append({"k": k, "feasible": False})
