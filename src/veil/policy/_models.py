@@ -6,8 +6,8 @@ the key, never a silently ignored setting. Defaults live here and nowhere else.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 

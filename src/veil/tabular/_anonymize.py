@@ -525,9 +525,7 @@ def anonymize(
     )
     if sweep:
         with progress.task("risk-utility sweep over k"):
-            result.k_sweep = _k_sweep(
-                ft, config, metric, len(df), sweep, sweep_seconds
-            )
+            result.k_sweep = _k_sweep(ft, config, metric, len(df), sweep, sweep_seconds)
     return result
 
 
