@@ -306,10 +306,8 @@ SECOND = [
 
 
 def _two_columns(privacy: dict[str, Any], rel: pd.DataFrame) -> pd.DataFrame:
-    if "l_diversity" in privacy:
-        first = [f"u{i}" for i in range(len(rel))]
-    else:
-        first = ["z"] * len(rel)
+    unique = [f"u{i}" for i in range(len(rel))]
+    first = unique if "l_diversity" in privacy else ["z"] * len(rel)
     return rel.assign(s0=first)[["g", "s0", "s"]]
 
 
