@@ -53,7 +53,12 @@ from veil.tabular._encoding import FrequencyTable, encode
 from veil.tabular._hierarchy import Hierarchy, build_hierarchy, value_labels
 from veil.tabular._metrics import METRICS, NodeClasses
 from veil.tabular._population import Population, check_contained, split_population
-from veil.tabular._privacy_models import POPULATION, PrivacyModel, build_models
+from veil.tabular._privacy_models import (
+    POPULATION,
+    PrivacyModel,
+    build_models,
+    whole_table_failures,
+)
 from veil.tabular._search import LatticeSearch, SearchResult, evaluate_node
 
 if TYPE_CHECKING:
@@ -369,9 +374,12 @@ def _not_met(
             f"class's share within [{dp.delta_min:g}, {dp.delta_max:g}]: widen that range"
         )
     elif least >= n:
+        cols = whole_table_failures(models, ft.domains)
+        which = f" of sensitive column(s) {', '.join(map(repr, cols))}" if cols else ""
         hint = (
-            "even the whole table as one class fails the models: lower l (or raise t), or "
-            "check the sensitive column"
+            f"even the whole table as one class fails the models{which}: lower l (or raise "
+            "t); a model with no column applies to every sensitive column, so name one "
+            "with 'column' if the others need no l or t"
         )
     else:
         need = math.ceil(least / n * 1e6) / 1e6

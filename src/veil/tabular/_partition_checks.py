@@ -118,6 +118,7 @@ class GroupChecker:
                         hint="give its hierarchy or use distance: equal or ordered",
                     )
             self._codes[col], domains[col] = encode_sensitive(df, col, hierarchy=hier)
+        self.domains = domains
         self.models: list[PrivacyModel] = build_models(privacy, domains, sensitive=sensitive)
         self.min_size = max([1, *(m.minimal_class_size() for m in self.models)])
 

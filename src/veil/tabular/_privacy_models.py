@@ -58,6 +58,7 @@ __all__ = [
     "SensitiveDomain",
     "build_models",
     "classes_satisfying",
+    "whole_table_failures",
 ]
 
 Histograms = Mapping[str, np.ndarray]
@@ -477,6 +478,31 @@ def classes_satisfying(
     for model in models:
         ok &= model.satisfied(sizes, histograms)
     return ok
+
+
+def whole_table_failures(
+    models: Sequence[PrivacyModel], domains: Mapping[str, SensitiveDomain]
+) -> list[str]:
+    """Sensitive columns whose model fails even with the whole input as one class (a column,
+    never a value: the hint of a refusal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> doms = {"a": SensitiveDomain("a", np.array([5, 5])), "b": SensitiveDomain("b", np.array([10]))}
+    >>> models = [DistinctLDiversityModel(l=2, column=c) for c in doms]
+    >>> whole_table_failures(models, doms)
+    ['b']
+    """
+    out: list[str] = []
+    for model in models:
+        col = model.column
+        if col is None or col not in domains or col in out:
+            continue
+        counts = np.asarray(domains[col].global_counts, dtype=np.int64)[None, :]
+        if not model.satisfied(counts.sum(axis=1), {col: counts})[0]:
+            out.append(col)
+    return out
 
 
 def build_models(
