@@ -6,6 +6,7 @@ the key, never a silently ignored setting. Defaults live here and nowhere else.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -451,7 +452,14 @@ class LDiversityConfig(_Model):
     l: float = Field(ge=1)  # noqa: E741 - the model's own name
     variant: Literal["distinct", "entropy", "recursive"] = "distinct"
     c: float | None = Field(None, gt=0, description="c of recursive (c,l)-diversity")
-    column: str | None = Field(None, description="sensitive column; default: the first one")
+    column: str | None = Field(
+        None, description="sensitive column; default: every sensitive column, each on its own"
+    )
+
+    def applies_to(self, sensitive: Sequence[str]) -> list[str]:
+        """The columns this model protects: its ``column``, or else every sensitive column
+        (one model per column, each judged on its own, as ARX does)."""
+        return [self.column] if self.column is not None else list(sensitive)
 
     @model_validator(mode="after")
     def _c(self) -> LDiversityConfig:
@@ -465,10 +473,17 @@ class LDiversityConfig(_Model):
 class TClosenessConfig(_Model):
     t: float = Field(gt=0, le=1)
     distance: Literal["equal", "ordered", "hierarchical"] = "equal"
-    column: str | None = None
+    column: str | None = Field(
+        None, description="sensitive column; default: every sensitive column, each on its own"
+    )
     hierarchy: HierarchyConfig | None = Field(
         None, description="hierarchy of the sensitive column, for distance: hierarchical"
     )
+
+    def applies_to(self, sensitive: Sequence[str]) -> list[str]:
+        """The columns this model protects: its ``column``, or else every sensitive column
+        (one model per column, each judged on its own, as ARX does)."""
+        return [self.column] if self.column is not None else list(sensitive)
 
 
 class DeltaPresenceConfig(_Model):
@@ -732,6 +747,15 @@ class Policy(_Model):
                     label,
                     "column",
                 )
+        tc = p.t_closeness
+        if tc is not None and tc.distance == "hierarchical" and tc.column is None and len(sens) > 1:
+            raise LocatedError(
+                "privacy.t_closeness with distance: hierarchical has one hierarchy, which "
+                f"describes one column, but {len(sens)} columns have role: sensitive; name the "
+                "one it describes with 'column', or use distance: equal or ordered",
+                "privacy",
+                "t_closeness",
+            )
         sample = p.delta_presence.sample_column if p.delta_presence is not None else None
         if sample is not None:
             where = ("privacy", "delta_presence", "sample_column")

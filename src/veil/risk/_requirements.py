@@ -29,6 +29,10 @@ included, which is what ARX's ``DataManager.getDistribution`` computes for t-clo
   children, a hierarchy whose top level has several nodes being topped by a root.
 - **k-map with a sampling fraction** ``f``: every class has ``size / f >= k``.
 
+An l-diversity or t-closeness model that names no ``column`` applies to **every** sensitive
+column, each judged on its own (as ARX attaches a model to each sensitive attribute): one
+requirement per column, so a second sensitive column is never released without its l or t.
+
 Delta-presence and k-map against a population table need the population; the anonymizer's
 re-check measures them there and the report carries its figures (see
 :func:`population_requirements`).
@@ -151,8 +155,9 @@ def check_release(
     released
         The released table; its quasi-identifier columns form the classes.
     quasi_identifiers, sensitive
-        Column names. A model that names no column reads the first sensitive column, as
-        the anonymizer does.
+        Column names. An l-diversity or t-closeness model that names no column is
+        measured on every sensitive column, one :class:`Requirement` per column, as the
+        anonymizer applies it.
     suppressed
         Boolean mask of the suppressed rows (in no class); ``None``: none.
     values
@@ -195,7 +200,6 @@ def check_release(
                 condition=f"every class at least {k} rows",
             )
         )
-    default_col = sensitive[0] if sensitive else None
 
     def counts_of(col: str) -> tuple[_Cells, np.ndarray, pd.Index]:
         """Class-by-value counts (sparse) over the values of the release and the reference,
@@ -209,25 +213,28 @@ def check_release(
         p /= max(p.sum(), 1.0)
         return _Cells.of(ids, rel_codes, len(sizes), len(domain)), p, domain
 
+    # a model that names no column protects every sensitive column: one requirement each
     ld = privacy.l_diversity
     if ld is not None:
-        col = ld.column or default_col
-        if col is None:
+        l_cols = [ld.column] if ld.column is not None else list(sensitive)
+        if not l_cols:
             raise InputError("l-diversity needs a sensitive column")
-        if col not in values.columns:
-            out.append(_not_released(f"{ld.variant} l-diversity", "l_diversity", ld.l, col))
-        else:
-            counts, _, _ = counts_of(col)
-            out.append(_l_requirement(counts, ld.variant, ld.l, ld.c, col))
+        for col in l_cols:
+            if col not in values.columns:
+                out.append(_not_released(f"{ld.variant} l-diversity", "l_diversity", ld.l, col))
+            else:
+                counts, _, _ = counts_of(col)
+                out.append(_l_requirement(counts, ld.variant, ld.l, ld.c, col))
     tc = privacy.t_closeness
     if tc is not None:
-        col = tc.column or default_col
-        if col is None:
+        t_cols = [tc.column] if tc.column is not None else list(sensitive)
+        if not t_cols:
             raise InputError("t-closeness needs a sensitive column")
         model = f"t-closeness ({tc.distance} distance)"
-        if col not in values.columns:
-            out.append(_not_released(model, "t_closeness", tc.t, col))
-        else:
+        for col in t_cols:
+            if col not in values.columns:
+                out.append(_not_released(model, "t_closeness", tc.t, col))
+                continue
             counts, p, domain = counts_of(col)
             hier = (hierarchies or {}).get(col)
             dist = _t_distances(counts, p, list(domain), tc.distance, hier, col)

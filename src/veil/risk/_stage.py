@@ -155,7 +155,7 @@ def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]
 
     policy, released, original = ctx.policy, ctx.data, ctx.original
     p = policy.privacy
-    sensitive = list(policy.sensitive)  # a model naming no column reads the first one
+    sensitive = list(policy.sensitive)  # a model naming no column reads each of them
     # the t-closeness reference: the sensitive column over the whole input (ARX); a release
     # of a marked sample (delta-presence) is the subset itself, every released row
     reference = original if len(original) == len(released) else released
@@ -167,6 +167,7 @@ def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]
 
         from veil.tabular._hierarchy import build_hierarchy, value_labels
 
+        # one column: the policy refuses a hierarchy with several and no 'column'
         col = tc.column or (sensitive[0] if sensitive else None)
         if col is not None and col in released.columns:
             both = pd.concat([reference[col], values[col]], ignore_index=True)

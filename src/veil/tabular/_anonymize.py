@@ -53,7 +53,12 @@ from veil.tabular._encoding import FrequencyTable, encode
 from veil.tabular._hierarchy import Hierarchy, build_hierarchy, value_labels
 from veil.tabular._metrics import METRICS, NodeClasses
 from veil.tabular._population import Population, check_contained, split_population
-from veil.tabular._privacy_models import POPULATION, PrivacyModel, build_models
+from veil.tabular._privacy_models import (
+    POPULATION,
+    PrivacyModel,
+    build_models,
+    whole_table_failures,
+)
 from veil.tabular._search import LatticeSearch, SearchResult, evaluate_node
 
 if TYPE_CHECKING:
@@ -82,7 +87,8 @@ class AnonymizeConfig:
         Algorithm (``optimal``, ``mondrian``, ``mdav`` or ``cell_suppression``), metric and
         gs-factor (optimal only), ``round_to`` (mdav only).
     sensitive
-        Sensitive columns (l-diversity, t-closeness).
+        Sensitive columns. An l-diversity or t-closeness model that names no column
+        protects every one of them, each on its own.
     numeric
         Quasi-identifiers that must hold numbers (checked; ranges in Mondrian).
     sensitive_hierarchies
@@ -157,8 +163,8 @@ class AnonymizeConfig:
         tc = policy.privacy.t_closeness
         th = getattr(tc, "hierarchy", None) if tc is not None else None
         if tc is not None and th is not None:
-            col = tc.column or (policy.sensitive[0] if policy.sensitive else None)
-            if col is not None:
+            # one column: the policy refuses a hierarchy with several and no 'column'
+            for col in tc.applies_to(policy.sensitive)[:1]:
                 sens_h[col] = th
         data = policy.data
         read_options: dict[str, Any] = {}
@@ -368,9 +374,12 @@ def _not_met(
             f"class's share within [{dp.delta_min:g}, {dp.delta_max:g}]: widen that range"
         )
     elif least >= n:
+        cols = whole_table_failures(models, ft.domains)
+        which = f" of sensitive column(s) {', '.join(map(repr, cols))}" if cols else ""
         hint = (
-            "even the whole table as one class fails the models: lower l (or raise t), or "
-            "check the sensitive column"
+            f"even the whole table as one class fails the models{which}: lower l (or raise "
+            "t); a model with no column applies to every sensitive column, so name one "
+            "with 'column' if the others need no l or t"
         )
     else:
         need = math.ceil(least / n * 1e6) / 1e6
@@ -474,8 +483,8 @@ def anonymize(
         )
         if population is not None and population.source == "table":
             check_contained(ft)
-    default_col = config.sensitive[0] if config.sensitive else None
-    models = build_models(config.privacy, ft.domains, default_column=default_col)
+    # a model that names no column: one per sensitive column
+    models = build_models(config.privacy, ft.domains, sensitive=config.sensitive)
     metric = METRICS.get(config.search.metric)(config.search.gs_factor)
     search = LatticeSearch(models, metric, config.privacy.suppression_limit)
     with progress.task("searching the lattice"):
@@ -524,9 +533,7 @@ def anonymize(
     )
     if sweep:
         with progress.task("risk-utility sweep over k"):
-            result.k_sweep = _k_sweep(
-                ft, config, metric, default_col, len(df), sweep, sweep_seconds
-            )
+            result.k_sweep = _k_sweep(ft, config, metric, len(df), sweep, sweep_seconds)
     return result
 
 
@@ -553,7 +560,6 @@ def _k_sweep(
     ft: FrequencyTable,
     config: AnonymizeConfig,
     metric: Any,
-    default_col: str | None,
     n_rows: int,
     ks: Sequence[int],
     budget: float,
@@ -573,7 +579,7 @@ def _k_sweep(
             out.append({"k": k, "skipped": "time budget spent"})
             break
         privacy = config.privacy.model_copy(update={"k_anonymity": KAnonymityConfig(k=k)})
-        models = build_models(privacy, ft.domains, default_column=default_col)
+        models = build_models(privacy, ft.domains, sensitive=config.sensitive)
         found = LatticeSearch(models, metric, privacy.suppression_limit).run(ft)
         if found.node is None or found.levels is None:
             out.append({"k": k, "feasible": False})

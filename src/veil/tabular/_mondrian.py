@@ -45,6 +45,7 @@ from veil._progress import NullProgress, Progress
 from veil.policy import PrivacyConfig
 from veil.tabular._leaf_tree import LeafTree, as_leaf_tree, match_leaves
 from veil.tabular._partition_checks import GroupChecker
+from veil.tabular._privacy_models import whole_table_failures
 
 __all__ = ["MondrianResult", "mondrian"]
 
@@ -324,10 +325,13 @@ def mondrian(
     n = df.shape[0]
     all_rows = np.arange(n, dtype=np.int64)
     if not checker.ok(np.zeros(n, dtype=np.int64), 1, all_rows)[0]:
+        cols = whole_table_failures(checker.models, checker.domains)
+        which = f" (sensitive column(s) {', '.join(map(repr, cols))})" if cols else ""
         raise PrivacyRequirementNotMet(
-            "the whole table, as one class, does not satisfy the privacy models, so no "
-            "generalization can",
-            hint="lower l or raise t, or choose another sensitive column",
+            "the whole table, as one class, does not satisfy the privacy models"
+            f"{which}, so no generalization can",
+            hint="lower l or raise t; a model with no column applies to every sensitive "
+            "column, so name one with 'column' if the others need no l or t",
         )
 
     final = np.full(n, -1, dtype=np.int64)

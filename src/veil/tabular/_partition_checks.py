@@ -70,7 +70,7 @@ class GroupChecker:
         local recoding of the sample alone cannot judge them (k-map with a sampling fraction
         is accepted: it only reads class sizes).
     sensitive
-        The sensitive columns; a model that names no column uses the first.
+        The sensitive columns; a model that names no column applies to each of them.
     hierarchies
         Hierarchies by column; the sensitive column's is used by hierarchical t-closeness.
     """
@@ -96,24 +96,20 @@ class GroupChecker:
         for model in (privacy.l_diversity, privacy.t_closeness):
             if model is None:
                 continue
-            col = model.column or (sensitive[0] if sensitive else None)
-            if col is None:
+            cols = model.applies_to(sensitive)  # no column named: every sensitive column
+            if not cols:
                 raise InputError(
                     "l-diversity and t-closeness need a sensitive column",
                     hint="give the sensitive column(s)",
                 )
-            if col not in wanted:
-                wanted.append(col)
+            wanted.extend(c for c in cols if c not in wanted)
         tc = privacy.t_closeness
+        hier_cols = tc.applies_to(sensitive) if tc and tc.distance == "hierarchical" else []
         self._codes: dict[str, np.ndarray] = {}
         domains: dict[str, SensitiveDomain] = {}
         for col in wanted:
             hier = None
-            if (
-                tc is not None
-                and tc.distance == "hierarchical"
-                and col == (tc.column or sensitive[0])
-            ):
+            if col in hier_cols:
                 hier = hierarchies.get(col)
                 if hier is None:
                     raise InputError(
@@ -122,9 +118,8 @@ class GroupChecker:
                         hint="give its hierarchy or use distance: equal or ordered",
                     )
             self._codes[col], domains[col] = encode_sensitive(df, col, hierarchy=hier)
-        self.models: list[PrivacyModel] = build_models(
-            privacy, domains, default_column=sensitive[0] if sensitive else None
-        )
+        self.domains = domains
+        self.models: list[PrivacyModel] = build_models(privacy, domains, sensitive=sensitive)
         self.min_size = max([1, *(m.minimal_class_size() for m in self.models)])
 
     def ok(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:

@@ -58,6 +58,7 @@ __all__ = [
     "SensitiveDomain",
     "build_models",
     "classes_satisfying",
+    "whole_table_failures",
 ]
 
 Histograms = Mapping[str, np.ndarray]
@@ -479,13 +480,43 @@ def classes_satisfying(
     return ok
 
 
+def whole_table_failures(
+    models: Sequence[PrivacyModel], domains: Mapping[str, SensitiveDomain]
+) -> list[str]:
+    """Sensitive columns whose model fails even with the whole input as one class (a column,
+    never a value: the hint of a refusal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> doms = {"a": SensitiveDomain("a", np.array([5, 5])), "b": SensitiveDomain("b", np.array([10]))}
+    >>> models = [DistinctLDiversityModel(l=2, column=c) for c in doms]
+    >>> whole_table_failures(models, doms)
+    ['b']
+    """
+    out: list[str] = []
+    for model in models:
+        col = model.column
+        if col is None or col not in domains or col in out:
+            continue
+        counts = np.asarray(domains[col].global_counts, dtype=np.int64)[None, :]
+        if not model.satisfied(counts.sum(axis=1), {col: counts})[0]:
+            out.append(col)
+    return out
+
+
 def build_models(
     privacy: PrivacyConfig,
     domains: Mapping[str, SensitiveDomain],
     *,
+    sensitive: Sequence[str] = (),
     default_column: str | None = None,
 ) -> list[PrivacyModel]:
     """Turn the ``privacy:`` section of a policy into model objects.
+
+    An l-diversity or t-closeness section that names no column gives one model per
+    sensitive column, each judged on that column's histogram alone (as ARX attaches a model
+    to each sensitive attribute): a class is kept only when every column meets it.
 
     Parameters
     ----------
@@ -493,35 +524,49 @@ def build_models(
         The policy's privacy section.
     domains
         Encoded sensitive columns by name.
+    sensitive
+        The sensitive columns, in policy order: what a model that names no column protects.
     default_column
-        Sensitive column used when a model names none (the first sensitive column).
+        Shorthand for ``sensitive=[default_column]`` (a single sensitive column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from veil.policy import PrivacyConfig
+    >>> doms = {c: SensitiveDomain(c, np.array([2, 2])) for c in ("disease", "salary")}
+    >>> models = build_models(PrivacyConfig(l_diversity={"l": 2}), doms, sensitive=list(doms))
+    >>> [m.column for m in models]
+    ['disease', 'salary']
     """
+    if not sensitive and default_column is not None:
+        sensitive = (default_column,)
     models: list[PrivacyModel] = []
     if privacy.k_anonymity is not None:
         models.append(KAnonymityModel(k=privacy.k_anonymity.k))
     ld = privacy.l_diversity
     if ld is not None:
-        col = ld.column or default_column
-        if col is None or col not in domains:
+        cols = ld.applies_to(sensitive)
+        if not cols or any(col not in domains for col in cols):
             raise PolicyError("l-diversity needs a sensitive column", key="privacy.l_diversity")
-        if ld.variant == "distinct":
-            models.append(DistinctLDiversityModel(l=ld.l, column=col))
-        elif ld.variant == "entropy":
-            models.append(EntropyLDiversityModel(l=ld.l, column=col))
-        else:
-            assert ld.c is not None
-            models.append(RecursiveCLDiversityModel(c=ld.c, l=int(ld.l), column=col))
+        for col in cols:
+            if ld.variant == "distinct":
+                models.append(DistinctLDiversityModel(l=ld.l, column=col))
+            elif ld.variant == "entropy":
+                models.append(EntropyLDiversityModel(l=ld.l, column=col))
+            else:
+                assert ld.c is not None
+                models.append(RecursiveCLDiversityModel(c=ld.c, l=int(ld.l), column=col))
     tc = privacy.t_closeness
     if tc is not None:
-        col = tc.column or default_column
-        if col is None or col not in domains:
+        cols = tc.applies_to(sensitive)
+        if not cols or any(col not in domains for col in cols):
             raise PolicyError("t-closeness needs a sensitive column", key="privacy.t_closeness")
         cls: type[_TClosenessBase] = {
             "equal": EqualDistanceTClosenessModel,
             "ordered": OrderedDistanceTClosenessModel,
             "hierarchical": HierarchicalDistanceTClosenessModel,
         }[tc.distance]
-        models.append(cls(t=tc.t, domain=domains[col]))
+        models.extend(cls(t=tc.t, domain=domains[col]) for col in cols)
     if privacy.delta_presence is not None:
         dp = privacy.delta_presence
         models.append(DeltaPresenceModel(delta_min=dp.delta_min, delta_max=dp.delta_max))

@@ -289,3 +289,104 @@ def test_a_dropped_sensitive_column_has_nothing_to_infer():
         ("t_closeness", None, True),
     ]
     assert all(r.note == "the release drops this column" for r in reqs)
+
+
+# --------------------------------------------------------------- the second sensitive column
+# A model that names no column applies to every sensitive column. Each l and t case above is
+# replayed with ``s`` as the SECOND sensitive column, after a column ``s0`` that meets the
+# model with room to spare (a new value on every row for l; one value everywhere, t = 0, for
+# t): the verdict and figure for ``s`` must be the same as alone. Hierarchical t is left out:
+# one hierarchy describes one column, and the policy makes it name that column.
+SECOND = [
+    c
+    for c in CASES
+    if next(iter(c[1])) in ("l_diversity", "t_closeness")
+    and c[1].get("t_closeness", {}).get("distance") != "hierarchical"
+]
+
+
+def _two_columns(privacy: dict[str, Any], rel: pd.DataFrame) -> pd.DataFrame:
+    unique = [f"u{i}" for i in range(len(rel))]
+    first = unique if "l_diversity" in privacy else ["z"] * len(rel)
+    return rel.assign(s0=first)[["g", "s0", "s"]]
+
+
+@pytest.mark.parametrize(("name", "privacy", "classes", "sup", "measured", "met"), SECOND)
+def test_second_column_measured_at_the_smallest_margin(name, privacy, classes, sup, measured, met):
+    rel, mask = _release(classes, sup)
+    rel = _two_columns(privacy, rel)
+    cfg = PrivacyConfig.model_validate(_privacy(privacy))
+    first, second = check_release(rel, ["g"], cfg, ["s0", "s"], suppressed=mask)
+    assert (first.column, first.met, second.column) == ("s0", True, "s")
+    assert second.met is met
+    if measured is None:
+        assert second.measured is None
+    else:
+        assert second.measured == pytest.approx(measured, rel=1e-12, abs=1e-12)
+    # naming the first column leaves the second unmeasured
+    key = next(iter(privacy))
+    named = PrivacyConfig.model_validate(_privacy({key: {**privacy[key], "column": "s0"}}))
+    assert [r.column for r in check_release(rel, ["g"], named, ["s0", "s"], suppressed=mask)] == [
+        "s0"
+    ]
+
+
+@pytest.mark.parametrize(("name", "privacy", "classes", "sup", "measured", "met"), SECOND)
+def test_the_anonymizers_recheck_reads_the_second_column(
+    name, privacy, classes, sup, measured, met
+):
+    rel, mask = _release(classes, sup)
+    rel = _two_columns(privacy, rel)
+    config = AnonymizeConfig(
+        ("g",),
+        {},
+        PrivacyConfig.model_validate(_privacy(privacy)),
+        SearchConfig(),
+        sensitive=("s0", "s"),
+    )
+    result = AnonymizationResult(
+        data=rel,
+        suppressed=mask,
+        transformation={"g": 0},
+        information_loss={},
+        metric="loss",
+        suppressed_records=int(mask.sum()),
+        equivalence_classes=len(classes),
+        min_class_size=min(len(c) for c in classes),
+        satisfied={},
+        search={},
+    )
+    original = rel.assign(g=[f"g{i}" for i, c in enumerate(classes) for _ in c] + ["x"] * len(sup))
+    if met:
+        assert all(verify_release(original, result, config).values())
+    else:
+        with pytest.raises(VerificationError, match="of column 's'"):
+            verify_release(original, result, config)
+
+
+@pytest.mark.parametrize(("name", "privacy", "classes", "sup", "measured", "met"), SECOND)
+def test_the_reports_recheck_refuses_on_the_second_column(
+    name, privacy, classes, sup, measured, met
+):
+    rel, mask = _release(classes, sup)
+    rel = _two_columns(privacy, rel)
+    doc = _policy(privacy).model_dump(mode="json", exclude_none=True)
+    doc["columns"] = {**doc["columns"], "s0": {"role": "sensitive"}}
+    doc["columns"] = {c: doc["columns"][c] for c in ("g", "s0", "s")}
+    policy = Policy.model_validate(doc)
+    assert policy.sensitive == ["s0", "s"]
+    ctx = RunContext(policy=policy, original=rel, data=rel, suppressed=mask)
+    key = next(iter(privacy))
+    ctx.report["anonymize"] = {"satisfied": {key: True}}
+    stage = RiskStage(ml=False)
+    if not met:
+        with pytest.raises(VerificationError) as info:
+            stage.run(ctx)
+        assert info.value.exit_code == 4
+        assert "of column 's'" in info.value.message and "of column 's0'" not in info.value.message
+        assert ctx.report["anonymize"]["satisfied"][key] is False
+        return
+    stage.run(ctx)
+    reqs = ctx.report["risk"]["requirements"]
+    assert [(r["column"], r["met"]) for r in reqs] == [("s0", True), ("s", True)]
+    assert ctx.report["anonymize"]["satisfied"] == {key: True}
