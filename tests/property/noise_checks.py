@@ -67,7 +67,7 @@ def assert_gaussian(noise: Sequence[float] | np.ndarray, sigma: float, what: str
 
 
 def _support(width: float) -> np.ndarray:
-    m = int(math.ceil(width))
+    m = math.ceil(width)
     return np.arange(-m, m + 1)
 
 
