@@ -68,3 +68,87 @@ def test_calibrations_are_cached_by_key_and_budget() -> None:
     assert c is not a and c.scale == pytest.approx(2 * a.scale)
     assert d is not a and d.scale == pytest.approx(2 * a.scale)  # d_in 2: twice the noise
     assert _calibrate(dp, make, 1, 0.5, False) is not a  # no key: never cached
+
+
+def test_exact_closed_form_is_kept_when_it_spends_exactly_the_budget() -> None:
+    dp = _opendp()
+    cal = _calibrate(dp, _transformations(dp)["count"], 1, 0.25, False)
+    assert cal.scale == 4.0 and cal.spent == 0.25  # not bumped: the map meets it exactly
+
+
+def test_zero_sensitivity_spends_nothing() -> None:
+    dp = _opendp()
+    sd = dp.symmetric_distance()
+    vec_f = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    cal = _calibrate(
+        dp, lambda: (vec_f, sd) >> dp.t.then_clamp((0.0, 0.0)) >> dp.t.then_sum(), 1, 0.5, False
+    )
+    assert cal.scale == 1.0 and cal.spent == 0.0
+
+
+@pytest.mark.parametrize("gaussian", [False, True])
+def test_binary_search_fallback_when_the_closed_form_misses(
+    monkeypatch: pytest.MonkeyPatch, gaussian: bool
+) -> None:
+    """The search only runs when OpenDP's map rejects the closed form and its small bumps;
+    a noise that is half what it is asked for makes every bump miss."""
+    from veil.dp import _mechanisms as mech
+
+    real = mech._noise
+    monkeypatch.setattr(mech, "_noise", lambda dp, g, s: real(dp, g, s / 2))
+    dp = _opendp()
+    make = _transformations(dp)["float sum"]
+    target = 0.5 if not gaussian else 0.1
+    key = ("test-fallback", gaussian)
+    cal = _calibrate(dp, make, 1, target, gaussian, key=key)
+    sens = float(cal.trans.map(1))
+    closed = sens / math.sqrt(2 * target) if gaussian else sens / target
+    assert cal.scale == pytest.approx(2 * closed, rel=1e-4)  # found by the search
+    assert cal.spent <= target and cal.spent == float(cal.meas.map(1))
+    assert float((cal.trans >> cal.noise).map(1)) == pytest.approx(cal.spent)
+    assert float(cal.meas.map(1)) > target * (1 - 1e-3)  # and tight
+    assert cal.noise(5.0) != 5.0  # the noise half of the chain draws
+    assert _calibrate(dp, make, 1, target, gaussian, key=key) is cal  # cached too
+
+
+def test_cache_keeps_the_most_recent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections import OrderedDict
+
+    from veil.dp import _mechanisms as mech
+
+    monkeypatch.setattr(mech, "_CALIBRATED", OrderedDict())
+    monkeypatch.setattr(mech, "_CALIBRATED_MAX", 2)
+    dp = _opendp()
+    make = _transformations(dp)["float sum"]
+    a = _calibrate(dp, make, 1, 0.5, False, key=("lru", "a"))
+    b = _calibrate(dp, make, 1, 0.5, False, key=("lru", "b"))
+    assert _calibrate(dp, make, 1, 0.5, False, key=("lru", "a")) is a  # a is now the newest
+    c = _calibrate(dp, make, 1, 0.5, False, key=("lru", "c"))  # evicts b, the oldest
+    assert len(mech._CALIBRATED) == 2
+    assert _calibrate(dp, make, 1, 0.5, False, key=("lru", "a")) is a
+    assert _calibrate(dp, make, 1, 0.5, False, key=("lru", "c")) is c
+    assert _calibrate(dp, make, 1, 0.5, False, key=("lru", "b")) is not b
+
+
+def test_accuracy_uses_the_law_of_the_noise() -> None:
+    from veil.dp._mechanisms import _accuracy
+
+    dp = _opendp()
+    for integer, gaussian, fn in (
+        (True, True, dp.discrete_gaussian_scale_to_accuracy),
+        (False, True, dp.gaussian_scale_to_accuracy),
+        (True, False, dp.discrete_laplacian_scale_to_accuracy),
+        (False, False, dp.laplacian_scale_to_accuracy),
+    ):
+        assert _accuracy(dp, 3.0, 0.05, integer=integer, gaussian=gaussian) == fn(3.0, 0.05)
+    # the four laws give four different half-widths at this scale
+    assert (
+        len(
+            {
+                _accuracy(dp, 3.0, 0.05, integer=i, gaussian=g)
+                for i in (False, True)
+                for g in (False, True)
+            }
+        )
+        == 4
+    )
