@@ -152,3 +152,19 @@ def test_accuracy_uses_the_law_of_the_noise() -> None:
         )
         == 4
     )
+
+
+@pytest.mark.parametrize("shortfall", [1e-10, 1e-7])
+def test_small_bumps_absorb_rounding_in_the_map(
+    monkeypatch: pytest.MonkeyPatch, shortfall: float
+) -> None:
+    """When OpenDP's map rounds a hair above the closed form, a bump of 1e-9 or 1e-6 meets
+    it: the scale stays the closed form to 1e-5, never a multiple of it."""
+    from veil.dp import _mechanisms as mech
+
+    real = mech._noise
+    monkeypatch.setattr(mech, "_noise", lambda dp, g, s: real(dp, g, s * (1 - shortfall)))
+    dp = _opendp()
+    cal = _calibrate(dp, _transformations(dp)["count"], 1, 0.25, False)
+    assert cal.scale == pytest.approx(4.0, rel=1e-5) and cal.scale > 4.0
+    assert cal.spent <= 0.25
