@@ -7,7 +7,7 @@ STAMP := $(VENV)/.veil-installed
 # torch first, pinned to the CPU build, or pip resolves a CUDA build of several GB.
 TORCH ?= torch==2.13.0
 
-.PHONY: demo test lint typecheck unit install clean bench
+.PHONY: demo test lint typecheck unit install clean bench mutation
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,5 +44,14 @@ test: lint typecheck unit
 bench: $(STAMP)
 	for f in benchmarks/*_*.py; do echo "== $$f"; PYTHONPATH=src $(PY) $$f || exit 1; done
 
+# Mutation testing of the privacy-critical modules ([tool.mutmut] in pyproject.toml; kill
+# rates and survivors in docs/mutation.md). Slow: not part of `make test`. One module:
+# make mutation MUTANTS='veil.tabular._keys*'
+MUTANTS ?=
+mutation: $(STAMP)
+	$(PY) -m mutmut run $(MUTANTS)
+	$(PY) -m mutmut export-cicd-stats
+	$(PY) -m mutmut results
+
 clean:
-	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache mutants

@@ -39,13 +39,16 @@ def test_installed_spacy_is_not_a_slow_ner_build(caplog: pytest.LogCaptureFixtur
 
     from veil.text._ner import load_spacy, slow_ner_build
 
-    if sys.version_info >= (3, 14):
-        pytest.skip("spaCy 3.8.7 has no wheel for Python 3.14")
-    assert not slow_ner_build(spacy.__version__), spacy.__version__
+    slow = slow_ner_build(spacy.__version__)
+    # spaCy 3.8.7 has no wheel for Python 3.14: there the newer build is expected (no skip,
+    # which CI=true would refuse), and loading says so in the log
+    assert not slow or sys.version_info >= (3, 14), spacy.__version__
     load_spacy.cache_clear()
     with caplog.at_level("INFO", logger="veil.text._ner"):
         load_spacy()
-    assert any(f"spaCy {spacy.__version__} model" in r.getMessage() for r in caplog.records)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(f"spaCy {spacy.__version__} model" in m for m in messages)
+    assert any("take the GIL" in m for m in messages) == slow
 
 
 def test_model_alias_resolves_to_repackaged_model() -> None:
@@ -334,7 +337,7 @@ def test_text_stage_check_fails_early(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_run_policy_end_to_end(tmp_path: Path) -> None:
-    pytest.importorskip("veil.tabular._stage", reason="needs the transforms stage (other branch)")
+    # no importorskip: a module of ours that stops importing must fail this test, not skip it
     from veil.pipeline import run_policy
 
     pd.DataFrame({"id": [1], "notes": ["SSN 536-22-1234"]}).to_csv(tmp_path / "in.csv", index=False)
