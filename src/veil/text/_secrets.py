@@ -45,6 +45,7 @@ import re
 from collections import Counter
 
 from veil.text._finding import Explanation, Finding
+from veil.text._lexicon import word_set
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers, scan
 
 __all__ = [
@@ -74,7 +75,7 @@ _PW_LABEL = (
     r"mot[ ]de[ ]passe|passwort|kennwort|contrase(?:ñ|n)a|clave|senha|wachtwoord|"
     r"has(?:ł|l)o|parola|salasana|l(?:ö|o)senord)"
 )
-_PASS_ONLY = r"pass"
+_PASS_ONLY = r"pass"  # noqa: S105 - a label regex, not a password
 # what may sit between a label and its separator: "password for the VPN:", "Password (temp):"
 _QUAL = r"(?:[ \t]+(?:for|to|of|on|du|de|für|para)[ \t]+[\w.@-]{1,30}(?:[ \t]+[\w.@-]{1,30})?|[ \t]*\([\w .-]{1,20}\))?"
 # a value: one token; trailing sentence punctuation is cut off by the recognizer
@@ -82,14 +83,14 @@ _VALUE = r"[^\s\"'<>;]{1,128}"
 _PW_SEP = r"[\"']?[ \t]*(?::|=|=>|->|：)[ \t]*"
 _PW_VERB = (
     r"[ \t]+(?:is|was|will[ ]be|has[ ]been[ ]set[ ]to|set[ ]to|changed[ ]to|reset[ ]to|"
-    r"is[ ]now|now[ ]is|est|es|ist|lautet|é|è|wordt|to)[ \t]*:?[ \t]*"
+    r"is[ ]now|now[ ]is|est|es|ist|lautet|é|è|wordt|to)(?!\w)[ \t]*:?[ \t]*"
 )
 _LEFT = r"(?<![^\W_])"  # not inside a word, but "DB_PASSWORD=" counts
 
 
 # words that follow a label without being its value ("password: required", "password is
 # incorrect", "PIN is wrong")
-_NOT_VALUES = frozenset(
+_NOT_VALUES = word_set(
     """
     a an the this that it my your his her our their its not no none n/a na null nil empty blank
     required incorrect correct wrong invalid expired expires expiring reset resets change changed
@@ -99,7 +100,7 @@ _NOT_VALUES = frozenset(
     locked unlocked forgotten forgot lost stolen compromised valid ok okay fine good bad long short
     requirements policy manager field prompt login user username sms email mail via by with
     provided shared given changed. est es ist lautet is was be been being to for of on in at
-    """.split()
+    """
 )
 
 
@@ -424,13 +425,20 @@ def shannon_entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
-_SECRET_WORDS = (
+_NEAR_WORDS = (
     r"(?:tokens?|secrets?|keys?|api|apikey|auth|authorization|bearer|credentials?|"
     r"access[_-]?key|api[_-]?key|secret[_-]?key|client[_-]?secret|auth[_-]?token|"
     r"access[_-]?token|refresh[_-]?token|session[_-]?token|private[_-]?key|signing[_-]?key)"
 )
-_SECRET_WORD = re.compile(rf"(?<![A-Za-z]){_SECRET_WORDS}(?![A-Za-z])", _I)
+_SECRET_WORD = re.compile(rf"(?<![A-Za-z]){_NEAR_WORDS}(?![A-Za-z])", _I)
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/_.=-])[A-Za-z0-9+/_.=-]{20,512}(?![A-Za-z0-9+/_.=-])")
+
+
+def _inside_pem(text: str, start: int) -> bool:
+    """Whether ``start`` lies in a PEM block (a public key or certificate is no secret; a
+    private key block is the credential recognizer's, whole)."""
+    begin = text.rfind("-----BEGIN", 0, start)
+    return begin >= 0 and text.rfind("-----END", begin, start) < 0
 
 
 @recognizers.register("secret_token")
@@ -472,7 +480,7 @@ class HighEntropyTokenRecognizer(Recognizer):
             before = text[max(0, start - self.window) : start]
             if re.search(r"(?:base64,|://|data:)[^\s]*$", before, _I):
                 continue
-            if shannon_entropy(value) < ENTROPY_BITS:
+            if shannon_entropy(value) < ENTROPY_BITS or _inside_pem(text, start):
                 continue
             words = tuple(w.lower() for w in _SECRET_WORD.findall(before))
             if not words:
