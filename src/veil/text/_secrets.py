@@ -189,6 +189,14 @@ class PasswordRecognizer(_LabelledValueRecognizer):
             group=1,
             flags=_I,
         ),
+        # "the passphrase is 'blue fox ran far'"
+        Pattern(
+            "label_verb_quoted",
+            rf"{_LEFT}{_PW_LABEL}{_QUAL}{_PW_VERB}[\"'“‘]([^\"'”’\n]{{1,128}})[\"'”’]",
+            0.8,
+            group=1,
+            flags=_I,
+        ),
         # "new password W!nter2024": the value must look made (checked in ``invalidate``)
         Pattern("label_value", rf"{_LEFT}{_PW_LABEL}[ \t]+({_VALUE})", 0.75, group=1, flags=_I),
         # "passphrase: correct horse battery staple" (to the end of the line)
@@ -280,9 +288,20 @@ class ApiKeyRecognizer(PatternRecognizer):
         ),
     )
 
-    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
-        # "sk-" and bearer values: a word-only run ("sk-learn-compatible-...") is none
-        return not _mixed(value)
+    def analyze(self, text: str) -> list[Finding]:
+        # an "sk-" or bearer value of letters only ("sk-learn-compatible-...", "Bearer
+        # authentication-required") is a word, not a key; prefixes that are specific
+        # enough need no digit (an AWS key id may have none)
+        return [
+            f
+            for f in super().analyze(text)
+            if f.explanation is None
+            or f.explanation.pattern_name not in _NEEDS_DIGIT
+            or _mixed(text[f.start : f.end])
+        ]
+
+
+_NEEDS_DIGIT = frozenset({"openai_key", "bearer_token"})
 
 
 # -- JWTs ------------------------------------------------------------------------------------
