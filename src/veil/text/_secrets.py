@@ -218,10 +218,15 @@ class PasswordRecognizer(_LabelledValueRecognizer):
                 continue
             if _is_pin_label(text, f.start) and not _pin_ok(value):
                 continue
+            if _BARE_PASS.search(text, max(0, f.start - 16), f.start) and (
+                len(value) < 4 or value.isdigit()
+            ):
+                continue  # "Pass: 120, Fail: 3", "boarding pass: 12345"
             out.append(f)
         return out
 
 
+_BARE_PASS = re.compile(r"(?<![^\W_])pass[\"']?[ \t]*(?::|=|=>|->|：)[ \t]*[\"'“‘]?$", _I)
 _PIN_BEFORE = re.compile(r"(?<![^\W_])pin(?:[ ]?code)?\b[^\n]{0,24}$", _I)
 
 
