@@ -210,7 +210,9 @@ class PasswordRecognizer(_LabelledValueRecognizer):
     )
 
     def analyze(self, text: str) -> list[Finding]:
-        out = []
+        out: list[Finding] = []
+        if _PW_STEMS.search(text.lower()) is None:  # no label stem: no pattern can match (speed)
+            return out
         for f in super().analyze(text):
             e = f.explanation
             value = text[f.start : f.end]
@@ -226,6 +228,11 @@ class PasswordRecognizer(_LabelledValueRecognizer):
         return out
 
 
+# a stem of every label above, searched once before the patterns run
+_PW_STEMS = re.compile(
+    r"pass|pwd|pin|mot de passe|kennwort|contrase|clave|senha|wachtwoord|has[łl]o|parola|"
+    r"salasana|l[öo]senord"
+)  # searched in the lower-cased text: ten times faster than IGNORECASE
 _BARE_PASS = re.compile(r"(?<![^\W_])pass[\"']?[ \t]*(?::|=|=>|->|：)[ \t]*[\"'“‘]?$", _I)
 _PIN_BEFORE = re.compile(r"(?<![^\W_])pin(?:[ ]?code)?\b[^\n]{0,24}$", _I)
 
@@ -350,6 +357,9 @@ class JwtRecognizer(PatternRecognizer):
 
 
 # -- credentials -----------------------------------------------------------------------------
+# what every pattern of the credential recognizer holds: a PEM line, a URL's "://",
+# "AccountKey", "Authorization", or one of its context words
+_CRED_HINTS = re.compile(r"-----begin|://|accountkey|authorization|aws|secret")  # lower-cased
 _AWS_WORDS = ("aws", "secret", "aws_secret_access_key", "secret_access_key", "secretaccesskey")
 
 
@@ -412,7 +422,9 @@ class CredentialRecognizer(PatternRecognizer):
     context_window = 64
 
     def analyze(self, text: str) -> list[Finding]:
-        out = []
+        out: list[Finding] = []
+        if _CRED_HINTS.search(text.lower()) is None:  # no pattern can match without one (speed)
+            return out
         for f in super().analyze(text):
             e = f.explanation
             if e is not None and e.pattern_name == "url_with_password":
@@ -454,6 +466,7 @@ _NEAR_WORDS = (
     r"access[_-]?key|api[_-]?key|secret[_-]?key|client[_-]?secret|auth[_-]?token|"
     r"access[_-]?token|refresh[_-]?token|session[_-]?token|private[_-]?key|signing[_-]?key)"
 )
+_NEAR_HINT = re.compile(r"token|secret|key|api|auth|bearer|credential")  # lower-cased
 _SECRET_WORD = re.compile(rf"(?<![A-Za-z]){_NEAR_WORDS}(?![A-Za-z])", _I)
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/_.=-])[A-Za-z0-9+/_.=-]{20,512}(?![A-Za-z0-9+/_.=-])")
 
@@ -493,7 +506,7 @@ class HighEntropyTokenRecognizer(Recognizer):
 
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
-        if _SECRET_WORD.search(text) is None:
+        if _NEAR_HINT.search(text.lower()) is None or _SECRET_WORD.search(text) is None:
             return out
         for m in scan(_TOKEN, text):
             start, end = m.span()
