@@ -15,9 +15,9 @@ import random
 import string
 from typing import Any
 
-__all__ = ["SECRET_TEMPLATES", "SECRET_TYPES", "secret_value"]
+from veil.text._secrets import SECRET_TYPES
 
-SECRET_TYPES = frozenset({"PASSWORD", "API_KEY", "CREDENTIAL"})
+__all__ = ["SECRET_TEMPLATES", "SECRET_TYPES", "secret_value"]
 
 SECRET_TEMPLATES: tuple[str, ...] = (
     "Hi {PERSON:first}, your temporary password is {PASSWORD} - please change it at first login.",

@@ -50,6 +50,7 @@ from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recogn
 
 __all__ = [
     "ENTROPY_BITS",
+    "SECRET_TYPES",
     "ApiKeyRecognizer",
     "CredentialRecognizer",
     "HighEntropyTokenRecognizer",
@@ -58,6 +59,9 @@ __all__ = [
     "secret_surrogate",
     "shannon_entropy",
 ]
+
+#: the entity types of this module
+SECRET_TYPES = frozenset({"PASSWORD", "API_KEY", "CREDENTIAL"})
 
 #: least Shannon entropy per character, in bits, of a token reported near a secret word
 #: (random base64 of 20 characters scores about 4.0, random hex of 40 about 3.7; English

@@ -354,3 +354,13 @@ def test_cli_corpus_secrets(tmp_path) -> None:  # type: ignore[no-untyped-def]
     for r in recs:
         for s in r["spans"]:
             assert r["full_text"][s["start_position"] : s["end_position"]] == s["entity_value"]
+
+
+def test_mask_hides_every_character_of_a_secret() -> None:
+    # the mask operator keeps separators and ends of other types; a password's "!" or
+    # its last four characters are part of the secret
+    red = TextRedactor(_ANALYZER, make_operator("mask", {"keep_last": 4}))
+    assert red.redact("pass: W!nter2024").text == "pass: **********"
+    assert red.redact("card 4111 1111 1111 1111").text == "card **** **** **** 1111"
+    pem = red.redact(f"key:\n{_PEM}").text
+    assert pem.count("\n") == _PEM.count("\n") + 1 and set(pem[5:]) <= {"*", " ", "\n"}
