@@ -375,7 +375,8 @@ def corpus(
         typer.Option(
             "--kind",
             help="'general': one-sentence templates across every entity type and hard "
-            "negatives; 'notes': multi-line ICU and ward nursing notes.",
+            "negatives; 'notes': multi-line ICU and ward nursing notes; 'secrets': "
+            "business texts with passwords, API keys and credentials.",
         ),
     ] = "general",
 ) -> None:
@@ -384,13 +385,18 @@ def corpus(
     from veil.io import write_text_atomic
     from veil.text import generate_clinical_notes, generate_corpus
 
-    if kind not in ("general", "notes"):
-        raise InputError(f"--kind {kind!r} is not a corpus kind", hint="use general or notes")
-    recs = (
-        generate_corpus(n, seed=seed)
-        if kind == "general"
-        else generate_clinical_notes(n, seed=seed)
-    )
+    if kind not in ("general", "notes", "secrets"):
+        raise InputError(
+            f"--kind {kind!r} is not a corpus kind", hint="use general, notes or secrets"
+        )
+    if kind == "secrets":
+        from veil.text._corpus_secrets import SECRET_TEMPLATES
+
+        recs = generate_corpus(n, seed=seed, templates=SECRET_TEMPLATES)
+    elif kind == "general":
+        recs = generate_corpus(n, seed=seed)
+    else:
+        recs = generate_clinical_notes(n, seed=seed)
     if out.suffix.lower() == ".json":
         write_text_atomic(out, json.dumps(recs, indent=1) + "\n")
     else:

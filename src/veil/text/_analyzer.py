@@ -40,6 +40,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _nrp,
     _places,
     _postcodes,
+    _secrets,
     _street_names,
 )
 from veil.text._coordination import coordinated_names

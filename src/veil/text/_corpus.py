@@ -30,6 +30,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
+from veil.text._corpus_secrets import SECRET_TYPES, secret_value
 from veil.text._surrogate import faker_postal_address
 
 __all__ = ["CLINICAL_FROM", "NOTE_LINES", "TEMPLATES", "generate_clinical_notes", "generate_corpus"]
@@ -413,6 +414,8 @@ class _Filler:
             return (digits if r.random() < 0.6 else f"{digits[0]}-{digits[1:]}"), kind, None
         if kind in simple:
             return simple[kind](), kind, None
+        if kind in SECRET_TYPES:
+            return secret_value(kind, variant, r, f), kind, None
         fillers = {
             "_ACCOUNT": lambda: str(r.randint(10**7, 10**10)),
             "_COUNT": lambda: str(r.randint(2, 400)),
@@ -426,6 +429,8 @@ class _Filler:
                 "DE00 " + " ".join(f"{r.randint(0, 9999):04d}" for _ in range(4)) + " 00"
             ),
         }
+        if kind not in fillers:  # the secrets corpus's fillers (commit hashes, UUIDs...)
+            return secret_value(kind, variant, r, f), None, None
         return fillers[kind](), None, None
 
 

@@ -39,6 +39,7 @@ from veil._errors import KeyMissingError, PolicyError
 from veil._keystrength import key_check_value
 from veil._registry import Registry
 from veil.text._keys import derive, load_key
+from veil.text._secrets import SECRET_TYPES
 
 __all__ = ["Operator", "decrypt_text", "make_operator", "operators"]
 
@@ -148,6 +149,9 @@ class MaskOperator(Operator):
         self.keep_separators = bool(options.get("keep_separators", True))
 
     def replace(self, value: str, entity_type: str) -> str:
+        if entity_type in SECRET_TYPES:
+            # a secret's symbols and ends are the secret too: only its layout stays
+            return "".join(c if c.isspace() else self.char for c in value)
         idx = (
             [i for i, c in enumerate(value) if c.isalnum()]
             if self.keep_separators

@@ -21,6 +21,7 @@ from typing import Any
 from veil.text._address_lower import address_layout, address_shape
 from veil.text._checksums import IBAN_LENGTHS
 from veil.text._national_ids import aadhaar_ok, abn_ok, medicare_ok, nino_ok, nric_ok, tfn_ok
+from veil.text._secrets import secret_surrogate
 from veil.text._street_names import LONE_UNIT
 from veil.text._street_words import _STATE_CODES, _STATE_NAMES, _STATES
 
@@ -222,6 +223,10 @@ class SurrogateFactory:
             "AU_MEDICARE": lambda v, r: _valid_digits(v, r, medicare_ok),
             "SG_NRIC_FIN": _nric,
             "UK_NINO": _nino,
+            # secrets: random characters of the same shape, the provider prefix kept
+            "PASSWORD": secret_surrogate,
+            "API_KEY": secret_surrogate,
+            "CREDENTIAL": secret_surrogate,
         }
 
     def make(self, entity_type: str, value: str, seed: int) -> str:
