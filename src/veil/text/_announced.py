@@ -256,9 +256,12 @@ _SEP = (
 _MASK = "*#•●Xx"
 # one identifier token: letters, digits and mask characters, with inner "-", "/", "."; then
 # groups printed with spaces ("AL47 2121 1009 ...") while each holds a digit or a mask
+_CHAR = r"(?:[^\W_]|[*•●])"  # a letter of any script, a digit or a mask
 _VALUE = (
-    r"(?P<value>[A-Za-z0-9*•●][A-Za-z0-9*•●]*(?:[-/.][A-Za-z0-9*•●]+)*"
-    r"(?:[ ](?=[A-Za-z0-9*•●]*[0-9*•●])[A-Z0-9*•●]{2,8}(?![\w*•●]))*)"
+    rf"(?P<value>{_CHAR}+(?:[-/.]{_CHAR}+)*"
+    # printed groups: each holds a digit or a mask, or is a short code in capitals that
+    # is no label ("MWP 887", "SR79 ELT"; not "12345 DOB:")
+    r"(?:[ ](?:(?=[A-Za-z0-9*•●]*[0-9*•●])[A-Z0-9*•●]{2,8}|[A-Z]{2,4})(?![\w*•●:]))*)"
 )
 _VALUE_END = r"(?![\w*•●@%/]|[.,]\d|-\w)"
 
@@ -332,9 +335,7 @@ def _is_date(value: str) -> bool:
     return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
 
 
-def looks_like_identifier(
-    value: str, *, strong: bool, text: str = "", start: int = 0, shouted: bool = False
-) -> bool:
+def looks_like_identifier(value: str, *, strong: bool, shouted: bool = False) -> bool:
     """Whether a value after a label is an identifier rather than a word, an amount or a
     date. ``strong``: a colon, "#", a qualifier or "ending" stands between them.
 
@@ -345,6 +346,9 @@ def looks_like_identifier(
     >>> looks_like_identifier("unknown", strong=True), looks_like_identifier("2023", strong=False)
     (False, False)
     """
+    first = value.split(" ", 1)[0]
+    if not any(c.isdigit() or c in _MASK for c in first) and not first.isupper():
+        return False  # "aged 47", "born 1970": a word first, then a number
     core = [c for c in value if c.isalnum() or c in _MASK]
     if len(core) < 4:
         return False
@@ -355,13 +359,8 @@ def looks_like_identifier(
         letters = value.replace("-", "")
         if not (letters.isalnum() and letters.isupper() and len(letters) >= 5):
             return False
-        if value.lower() in _STOP or shouted:
-            return False
-        # text in capitals ("POLICY NUMBER PENDING"): a word of it is no code
-        before = text[max(0, start - 40) : start]
-        return not (
-            sum(c.isupper() for c in before) > 0.6 * max(1, sum(c.isalpha() for c in before))
-        )
+        # a label in capitals that is a word ("POLICY NUMBER PENDING"): text in capitals
+        return value.lower() not in _STOP and not shouted
     if value.isdigit() and len(value) <= 4 and not strong:
         return False
     return not (_DECIMAL.fullmatch(value) or _is_date(value))
@@ -420,9 +419,7 @@ class AnnouncedIdRecognizer(Recognizer):
         # a label in capitals that is a word, not an acronym ("POLICY NUMBER PENDING"):
         # text in capitals, where a word is no code
         shouted = noun.isupper() and noun not in _ACRONYM_SET
-        if not looks_like_identifier(
-            value, strong=strong, text=text, start=m.start(), shouted=shouted
-        ):
+        if not looks_like_identifier(value, strong=strong, shouted=shouted):
             return
         label = _BY_WORD.get(key) or _BY_WORD.get(key.replace("'", ""))
         entity = label.entity if label is not None and not m.group("only") else "ID"
