@@ -29,8 +29,9 @@ Masked and partly masked values are found as the entity they mask, with or witho
 value with no digit left carries nothing and is not reported.
 
 Scores say that nothing was validated: :data:`ANNOUNCED_SCORE` (0.6) for an announced or a
-masked value, :data:`FAILED_SCORE` (0.55) for one announced as a card, an IBAN, an SSN or a
-routing number whose checksum or numbering rule fails; both are above the default threshold
+masked value, :data:`FAILED_SCORE` (0.55) for one announced as a card, an IBAN, an SSN, a
+routing number, an Aadhaar, NHS or DEA number or a NINO whose checksum or format rule
+fails (``announced:...:checksum_failed``); both are above the default threshold
 of 0.5 and below a validated finding (1.0, tier 0), which wins on the same span by the
 overlap rule (:func:`veil.text.resolve_overlaps`). The explanation's ``pattern_name`` starts
 with ``announced:`` or ``masked:`` and its ``validation`` is ``None``: announced, not
@@ -43,16 +44,21 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from veil.text._checksums import aba_ok, iban_ok, luhn_ok, ssn_kind
+from veil.text._checksums import aba_ok, card_issuer, dea_ok, iban_ok, luhn_ok, nhs_ok, ssn_kind
 from veil.text._finding import Explanation, Finding
+from veil.text._national_ids import aadhaar_ok, nino_ok
 from veil.text._recognizer import Recognizer, recognizers
 
 __all__ = ["ANNOUNCED_SCORE", "FAILED_SCORE", "LABELS", "AnnouncedIdRecognizer", "Label"]
 
 #: score of a value an identifier label announces, or a masked value: not validated
 ANNOUNCED_SCORE = 0.6
-#: score of a value announced as a card, IBAN, SSN or routing number that fails its rule
+#: score of a value announced as a card, IBAN, SSN, ... that fails its check digit or rule
 FAILED_SCORE = 0.55
+
+
+def _card_ok(value: str) -> bool:  # the card recognizer's rule: Luhn and an issuer's prefix
+    return luhn_ok(value) and card_issuer(value) is not None
 
 
 def _ssn_ok(value: str) -> bool:
@@ -93,8 +99,9 @@ LABELS: tuple[Label, ...] = (
     ),
     Label(
         "MEDICAL_LICENSE",
-        ("medical licence", "medical license", "dea registration", "npi"),
+        ("medical licence", "medical license", "dea registration"),
         ("DEA",),
+        checksum=dea_ok,
     ),
     Label(
         "US_DRIVER_LICENSE",
@@ -114,6 +121,7 @@ LABELS: tuple[Label, ...] = (
         ("DL", "DLN"),
     ),
     Label("US_SSN", ("social security", "ssn", "ss#"), ("SS",), checksum=_ssn_ok),
+    Label("MEDICAL_LICENSE", ("npi",), ("NPI",)),
     Label("US_ITIN", ("itin", "individual taxpayer")),
     Label("IBAN_CODE", ("iban",), checksum=iban_ok),
     Label(
@@ -122,16 +130,16 @@ LABELS: tuple[Label, ...] = (
         ("RTN",),
         checksum=aba_ok,
     ),
-    Label("CREDIT_CARD", ("credit card", "debit card", "card"), ("CC", "CCN"), checksum=luhn_ok),
+    Label("CREDIT_CARD", ("credit card", "debit card", "card"), ("CC", "CCN"), checksum=_card_ok),
     Label(
         "US_BANK_NUMBER",
         ("bank account", "account", "acct", "acc", "a/c", "kontonummer", "konto"),
     ),
     Label("MEDICAL_RECORD_NUMBER", ("medical record", "mrn", "mr#")),
     Label("IN_PAN", ("permanent account",), ("PAN",)),
-    Label("IN_AADHAAR", ("aadhaar", "aadhar", "uidai")),
-    Label("UK_NINO", ("national insurance", "nino"), ("NIN", "NI")),
-    Label("UK_NHS", ("nhs",)),
+    Label("IN_AADHAAR", ("aadhaar", "aadhar", "uidai"), checksum=aadhaar_ok),
+    Label("UK_NINO", ("national insurance", "nino"), ("NIN", "NI"), checksum=nino_ok),
+    Label("UK_NHS", ("nhs",), checksum=nhs_ok),
     Label(
         "ID",
         (
@@ -428,7 +436,7 @@ class AnnouncedIdRecognizer(Recognizer):
             entity, label = "IBAN_CODE", _BY_WORD["iban"]
         score = ANNOUNCED_SCORE
         pattern = f"announced:{layout}"
-        partial = bool(m.groupdict().get("ending")) or sum(c.isdigit() for c in value) < 9
+        partial = bool(m.groupdict().get("ending"))  # "card ending 9876": no whole number
         if label is not None and label.checksum is not None and not masked and not partial:
             if not label.checksum(value):
                 score, pattern = FAILED_SCORE, f"announced:{layout}:checksum_failed"
