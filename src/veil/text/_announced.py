@@ -266,10 +266,12 @@ _MASK = "*#•●Xx"
 # groups printed with spaces ("AL47 2121 1009 ...") while each holds a digit or a mask
 _CHAR = r"(?:[^\W_]|[*•●])"  # a letter of any script, a digit or a mask
 _VALUE = (
-    rf"(?P<value>{_CHAR}+(?:[-/.]{_CHAR}+)*"
+    rf"(?P<value>{_CHAR}{{1,40}}(?:[-/.]{_CHAR}{{1,40}}){{0,8}}"
     # printed groups: each holds a digit or a mask, or is a short code in capitals that
     # is no label ("MWP 887", "SR79 ELT"; not "12345 DOB:")
-    r"(?:[ ](?:(?=[A-Za-z0-9*•●]*[0-9*•●])[A-Z0-9*•●]{2,8}|[A-Z]{2,4})(?![\w*•●:]))*)"
+    # (bounded: an IBAN has at most nine groups; unbounded, a long run of groups costs
+    # quadratic time, as every group opens a candidate)
+    r"(?:[ ](?:(?=[A-Za-z0-9*•●]{0,8}[0-9*•●])[A-Z0-9*•●]{2,8}|[A-Z]{2,4})(?![\w*•●:])){0,8})"
 )
 _VALUE_END = r"(?![\w*•●@%/]|[.,]\d|-\w)"
 

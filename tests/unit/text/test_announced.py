@@ -4,6 +4,7 @@ import json
 import logging
 import random
 import re
+import time
 import warnings
 
 import pytest
@@ -279,3 +280,11 @@ def test_cli_redact_hides_announced_values(tmp_path, capsys: pytest.CaptureFixtu
         assert value not in captured.out + captured.err
     assert "Patient ID: unknown" in redacted
     assert re.search(r"Patient ID: <ID>", redacted)
+
+
+def test_a_long_run_of_groups_costs_linear_time() -> None:
+    # unbounded, each of the 20,000 groups opened a candidate that read all the rest:
+    # minutes; bounded, well under a second
+    start = time.perf_counter()
+    AnnouncedIdRecognizer().analyze("ID: " + "AB12 " * 20_000)
+    assert time.perf_counter() - start < 10.0
