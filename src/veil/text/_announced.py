@@ -412,7 +412,8 @@ class AnnouncedIdRecognizer(Recognizer):
             for name, entity, rx in _MASKED:
                 for m in rx.finditer(text):
                     self._masked(text, m, name, entity, out)
-        return out
+        # one finding per span and type: the label's reading, found first, explains it
+        return list({(f.start, f.end, f.entity_type): f for f in reversed(out)}.values())[::-1]
 
     def _announced(self, text: str, m: re.Match[str], layout: str, out: list[Finding]) -> None:
         start, end = m.span("value")

@@ -288,3 +288,12 @@ def test_a_long_run_of_groups_costs_linear_time() -> None:
     start = time.perf_counter()
     AnnouncedIdRecognizer().analyze("ID: " + "AB12 " * 20_000)
     assert time.perf_counter() - start < 10.0
+
+
+def test_one_finding_per_span_the_label_explains_it() -> None:
+    text = "SSN 987-XX-XXXX"
+    (f,) = AnnouncedIdRecognizer().analyze(text)
+    assert (text[f.start : f.end], f.entity_type) == ("987-XX-XXXX", "US_SSN")
+    assert f.explanation is not None
+    assert f.explanation.pattern_name == "announced:before:masked"
+    assert f.explanation.context_words == ("ssn",)
