@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from veil._errors import PolicyError
 from veil.text import (  # noqa: F401 - modules register their recognizers
     _address,
+    _announced,
     _contact,
     _dates,
     _financial,

@@ -298,11 +298,18 @@ def _one_blas_thread() -> Iterator[None]:
                 _blas_limiter = None
 
 
+# a span of mask tokens only ("XXXX-XXXX-XXXX", "XXX XX", "****"): each at least two
+# characters, so a one-letter name ("Malcolm X") is not one
+_MASKED_WORDS = re.compile(r"(?:[Xx*#•●]{2,}[\s./-]*)+")
+
+
 def _plausible(entity: str, span: str) -> bool:
     s = span.strip()
     if not s or not any(c.isalpha() for c in s):
         return False
     if s.lower() in NOT_NAMES:
+        return False
+    if _MASKED_WORDS.fullmatch(s):  # "XXXX-XXXX", "XXX XX": a masked value, never a name
         return False
     if entity == "DATE_TIME":
         return looks_like_absolute_date(s)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veil.text import TextAnalyzer
+from veil.text import Finding, TextAnalyzer
 from veil.text._checksums import bitcoin_ok, dea_ok, nhs_ok
 from veil.text._surrogate import SurrogateFactory
 
@@ -109,9 +109,22 @@ NEGATIVES = [
 ]
 
 
+def _failed_but_announced(f: Finding) -> bool:
+    """A value its label announces is still reported for redaction when it fails its rule,
+    below a validated finding's score and marked so (``veil.text._announced``)."""
+    return (
+        f.recognizer == "announced_id"
+        and f.score < 1.0
+        and f.explanation is not None
+        and f.explanation.validation is None
+        and (f.explanation.pattern_name or "").endswith("checksum_failed")
+    )
+
+
 @pytest.mark.parametrize(("entity", "text"), NEGATIVES)
 def test_not_found(analyzer: TextAnalyzer, entity: str, text: str) -> None:
-    assert entity not in {e for e, _ in _found(analyzer, text)}
+    kept = [f for f in analyzer.analyze(text) if not _failed_but_announced(f)]
+    assert entity not in {f.entity_type for f in kept}
 
 
 def test_nhs_number_wins_over_a_phone_layout_with_its_word(analyzer: TextAnalyzer) -> None:

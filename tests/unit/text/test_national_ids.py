@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veil.text import TextAnalyzer
+from veil.text import Finding, TextAnalyzer
 from veil.text._national_ids import (
     RULES,
     aadhaar_ok,
@@ -129,7 +129,23 @@ def test_known_examples(analyzer: TextAnalyzer, text: str, entity: str, span: st
 )
 def test_numbers_that_fail_their_rule_or_word(analyzer: TextAnalyzer, text: str) -> None:
     national = {rule.entity for rule in RULES}
-    assert not [f for f in analyzer.analyze(text) if f.entity_type in national]
+    assert not [
+        f
+        for f in analyzer.analyze(text)
+        if f.entity_type in national and not _failed_but_announced(f)
+    ]
+
+
+def _failed_but_announced(f: Finding) -> bool:
+    """A value its label announces is still reported for redaction when it fails its rule,
+    below a validated finding's score and marked so (``veil.text._announced``)."""
+    return (
+        f.recognizer == "announced_id"
+        and f.score < 1.0
+        and f.explanation is not None
+        and f.explanation.validation is None
+        and (f.explanation.pattern_name or "").endswith("checksum_failed")
+    )
 
 
 @pytest.mark.parametrize(("entity", "locale", "method", "rule", "frame"), CASES)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veil.text import TextAnalyzer
+from veil.text import Finding, TextAnalyzer
 
 
 @pytest.fixture(scope="module")
@@ -250,9 +250,25 @@ NEGATIVES = [
 ]
 
 
+def _failed_but_announced(f: Finding) -> bool:
+    """A value its label announces is still reported for redaction when it fails its rule,
+    below a validated finding's score and marked so (``veil.text._announced``)."""
+    return (
+        f.recognizer == "announced_id"
+        and f.score < 1.0
+        and f.explanation is not None
+        and f.explanation.validation is None
+        and (f.explanation.pattern_name or "").endswith("checksum_failed")
+    )
+
+
 @pytest.mark.parametrize(("entity", "text"), NEGATIVES)
 def test_negative(analyzer: TextAnalyzer, entity: str, text: str) -> None:
-    found = [(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text)]
+    found = [
+        (f.entity_type, text[f.start : f.end])
+        for f in analyzer.analyze(text)
+        if not _failed_but_announced(f)
+    ]
     assert entity not in {e for e, _ in found}, found
 
 
