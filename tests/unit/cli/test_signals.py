@@ -13,6 +13,11 @@ import pytest
 
 SRC = str(Path(__file__).resolve().parents[3] / "src")
 
+# These tests fork the test process itself (Popen with preexec_fn, the watchdog's helper),
+# where other tests may have imported JAX (mbi's synthesizers): JAX warns at every fork of a
+# process that loaded it. The ``veil`` process forks its helper before any command imports.
+pytestmark = pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+
 # ``veil`` whose command is one long C call that never looks at signals: the builtin sum of
 # a range (the Pitman solver's scipy call and large numpy steps behave the same way)
 STUCK_IN_C = """

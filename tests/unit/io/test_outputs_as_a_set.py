@@ -221,17 +221,29 @@ def test_an_unwritable_folder_names_the_path_and_the_reason(
     assert "internal error" not in text
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes anywhere")
+def _read_only(folder: Path) -> tuple[list[str], list[str], str]:
+    """Commands that make ``folder`` unwritable and back, and the OS reason a write then gets.
+
+    Root writes through a mode of 0o555, so as root the folder is made immutable instead
+    (``chattr +i``, ext4 and most Linux file systems), which refuses root too.
+    """
+    if os.geteuid() != 0:
+        return ["chmod", "0555", str(folder)], ["chmod", "0755", str(folder)], "Permission denied"
+    return ["chattr", "+i", str(folder)], ["chattr", "-i", str(folder)], os.strerror(errno.EPERM)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="[hardware] POSIX permissions")
 def test_a_read_only_folder_names_the_path_and_the_reason(tmp_path: Path, capsys) -> None:
     policy = write_policy(tmp_path)
     out = tmp_path / "out"
     old = old_release(out)
-    out.chmod(0o555)
+    lock, unlock, reason = _read_only(out)
+    subprocess.run(lock, check=True)
     try:
         code, text = veil_cli(capsys, "run", policy)
     finally:
-        out.chmod(0o755)
-    assert code == 1 and "Permission denied" in text and str(out) in text
+        subprocess.run(unlock, check=True)
+    assert code == 1 and reason in text and str(out) in text
     assert "internal error" not in text
     assert contents(out) == old
 
