@@ -7,14 +7,16 @@ import hashlib
 import hmac
 import logging
 import os
+import random
 from pathlib import Path
 
 import pytest
 
-from veil import KeyMissingError
+from veil import KeyMissingError, WeakKeyError
 from veil.tabular import Secret, decode_key_text, derive_subkey, resolve_key, resolve_tweak
 
-RAW = bytes(range(7, 39))  # 32 bytes
+# 32 fixed bytes that pass the strength check (a byte sequence such as range(7, 39) is refused)
+RAW = hashlib.sha256(b"veil test key: tabular/_keys mutants").digest()
 HEX = RAW.hex()
 
 
@@ -52,15 +54,19 @@ def test_decode_key_text_length_rules(text: str, encoding: str) -> None:
 
 
 def test_key_file_with_control_characters_is_raw_bytes(tmp_path: Path) -> None:
-    data = b"ab\x01cd" * 8  # ASCII, but not printable text: used whole, as bytes
+    # ASCII, but not printable text (control characters): used whole, as bytes
+    rng = random.Random(7)
+    data = bytes(rng.choice([*range(1, 32), *range(33, 127)]) for _ in range(40))
+    assert any(b < 32 for b in data)
     path = tmp_path / "k.bin"
     path.write_bytes(data)
     os.chmod(path, 0o600)
     assert _resolve(key_file=path, environ={}).reveal() == data
     blank = tmp_path / "blank.key"
-    blank.write_bytes(b" " * 20)  # whitespace only: raw bytes, not an empty text key
+    blank.write_bytes(b" " * 20)  # whitespace only: raw bytes, one repeated byte: refused
     os.chmod(blank, 0o600)
-    assert _resolve(key_file=blank, environ={}).reveal() == b" " * 20
+    with pytest.raises(WeakKeyError):
+        _resolve(key_file=blank, environ={})
 
 
 def test_invalid_encoding_in_a_key_file_names_the_file(tmp_path: Path) -> None:
