@@ -33,6 +33,13 @@ BENCHMARK_LIKE = re.compile(
     r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:x|×)(?![\w])(?!\s*\d)|\bdocs/s\b|\bMB/s\b",
     re.IGNORECASE,
 )
+# A product in a formula ("4 × length bits", "8 × `nn.Embedding`"): a spaced x or × before a
+# name or code; "6.28 x faster" is still a ratio.
+PRODUCT = re.compile(
+    r"[\d,.]+\s(?:x|×)\s+(?:`|(?!(?:faster|slower|more|less|larger|smaller|higher|lower|as|"
+    r"over|the|that|speed|throughput)\b)[A-Za-z_])",
+    re.IGNORECASE,
+)
 # A goal is not a measurement: "(target 2x)", "target: at most 2x" quote no run.
 TARGET_BEFORE = re.compile(
     r"\btargets?:?\s+(?:of\s+|at\s+most\s+|under\s+|below\s+)?\**$", re.IGNORECASE
@@ -93,7 +100,7 @@ def unmarked(text: str) -> list[tuple[int, str]]:
         markers = [m.start() for m in MARKER.finditer(line)]
         plain = MARKER.sub(lambda m: " " * len(m.group(0)), line)
         for m in BENCHMARK_LIKE.finditer(plain):
-            if TARGET_BEFORE.search(plain[: m.start()]):
+            if TARGET_BEFORE.search(plain[: m.start()]) or PRODUCT.match(plain, m.start()):
                 continue
             if not any(pos >= m.end() for pos in markers):
                 out.append((lineno, m.group(0)))
@@ -159,6 +166,7 @@ def test_checker_catches_wrong_missing_and_unmarked_figures(tmp_path: Path) -> N
         "<!-- figure: r.json#speed.k5_t0.2.s scale=1000 -->\n"
         "then 5.65x to 8.5x Presidio, 1,770 docs/s\n"
         "1.37x (target 2x; target: at most **3x**), a 7,680 x 288 matrix, 4.2x faster\n"
+        "4 × length bits, 8 × `nn.Embedding`, but 6.28 x faster and 3 × slower\n"
     )
     assert figures(text) == [
         (1, "6.28", "r.json", "speed.ratios.a/b", 1.0),
@@ -170,4 +178,6 @@ def test_checker_catches_wrong_missing_and_unmarked_figures(tmp_path: Path) -> N
         (2, "docs/s"),
         (3, "1.37x"),
         (3, "4.2x"),
+        (4, "6.28 x"),
+        (4, "3 ×"),
     ]
