@@ -174,7 +174,7 @@ def test_every_finding_is_a_gazetteer_name(words: list[str], sep: str) -> None:
 
 def test_gazetteer_gives_regex_only_mode_its_places() -> None:
     """On the committed corpus, without NER, the gazetteer's findings are what finds places
-    (the figure docs/text.md reports: LOCATION F1 about 0.32 without them, 0.69 with)."""
+    (a hand run, not committed: LOCATION F1 about 0.32 without them, 0.69 with)."""
     from pathlib import Path
 
     from veil.text import evaluate_spans, load_gold
