@@ -462,7 +462,7 @@ def shannon_entropy(value: str) -> float:
     if not value:
         return 0.0
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+    return sum(c / n * math.log2(n / c) for c in Counter(value).values())  # never -0.0
 
 
 _NEAR_WORDS = (
