@@ -43,7 +43,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from veil._errors import InputError, LedgerUnavailableError, PrivacyBudgetExceeded
+from veil._errors import InputError, LedgerUnavailableError
 from veil.dp._composition import (
     COMPOSITIONS,
     check_declared,
@@ -54,6 +54,7 @@ from veil.dp._records import (
     BudgetStatus,
     Spend,
     SpendRequest,
+    budget_refusal,
     check_eps_delta,
     check_name,
     default_who,
@@ -88,36 +89,6 @@ def _preload_accountants() -> None:
 
     _opacus("opacus.accountants.analysis.rdp")
     _opacus("opacus.accountants")
-
-
-def budget_refusal(
-    dataset: str,
-    composition: str,
-    *,
-    asked: tuple[float, float],
-    remaining: tuple[float, float],
-    total: tuple[float, float],
-    ran_out: tuple[bool, bool],
-) -> PrivacyBudgetExceeded:
-    """The error of a refused spend: which limit ran out (epsilon, delta or both), with the
-    amounts requested and left of each. ``exc.ran_out`` holds the names of the limits."""
-    names = [n for n, out in zip(("epsilon", "delta"), ran_out, strict=True) if out]
-    which = " and ".join(names) if names else "epsilon"
-    parts = []
-    for i, (name, fmt) in enumerate((("epsilon", ".6g"), ("delta", ".3g"))):
-        state = "RAN OUT" if ran_out[i] else "enough left"
-        parts.append(
-            f"{name}: requested {asked[i]:{fmt}}, remaining {remaining[i]:{fmt}} of "
-            f"{total[i]:g} ({state})"
-        )
-    exc = PrivacyBudgetExceeded(
-        f"refused: the {which} budget of {dataset!r} would be exceeded; "
-        f"{'; '.join(parts)}; under {composition} composition; "
-        "nothing was computed or recorded",
-        hint=(f"ask for less {which}, or release from a new dataset with its own budget"),
-    )
-    exc.ran_out = tuple(names)  # type: ignore[attr-defined]
-    return exc
 
 
 class BudgetLedger:

@@ -1,4 +1,5 @@
-"""The ledger's records: a spend, a spend to make, a dataset's status, and input checks."""
+"""The ledger's records: a spend, a spend to make, a dataset's status, input checks, and the
+error of a refused spend."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-from veil._errors import InputError
+from veil._errors import InputError, PrivacyBudgetExceeded
 from veil.dp._composition import Composed
 
 __all__ = [
@@ -138,3 +139,33 @@ def check_name(name: str) -> str:
     if not isinstance(name, str) or not name.strip() or len(name) > 255:
         raise InputError("a dataset name must be a non-empty string of at most 255 characters")
     return name
+
+
+def budget_refusal(
+    dataset: str,
+    composition: str,
+    *,
+    asked: tuple[float, float],
+    remaining: tuple[float, float],
+    total: tuple[float, float],
+    ran_out: tuple[bool, bool],
+) -> PrivacyBudgetExceeded:
+    """The error of a refused spend: which limit ran out (epsilon, delta or both), with the
+    amounts requested and left of each. ``exc.ran_out`` holds the names of the limits."""
+    names = [n for n, out in zip(("epsilon", "delta"), ran_out, strict=True) if out]
+    which = " and ".join(names) if names else "epsilon"
+    parts = []
+    for i, (name, fmt) in enumerate((("epsilon", ".6g"), ("delta", ".3g"))):
+        state = "RAN OUT" if ran_out[i] else "enough left"
+        parts.append(
+            f"{name}: requested {asked[i]:{fmt}}, remaining {remaining[i]:{fmt}} of "
+            f"{total[i]:g} ({state})"
+        )
+    exc = PrivacyBudgetExceeded(
+        f"refused: the {which} budget of {dataset!r} would be exceeded; "
+        f"{'; '.join(parts)}; under {composition} composition; "
+        "nothing was computed or recorded",
+        hint=(f"ask for less {which}, or release from a new dataset with its own budget"),
+    )
+    exc.ran_out = tuple(names)  # type: ignore[attr-defined]
+    return exc
