@@ -183,18 +183,17 @@ def train(
         import torch
 
         torch.set_num_threads(threads)
+    # what the DP run and its non-private baseline share: the same split, model and optimizer
+    common: dict[str, Any] = {
+        "config": config,
+        "drop": drop or (),
+        "policy": pol,
+        "test_fraction": test_fraction,
+        "seed": seed,
+    }
     if baseline_only:
         with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
-            result = train_tabular_baseline(
-                frame,
-                target,
-                config=config,
-                drop=drop or (),
-                policy=pol,
-                test_fraction=test_fraction,
-                seed=seed,
-                progress=progress,
-            )
+            result = train_tabular_baseline(frame, target, progress=progress, **common)
         result["batch_size"] = bs
         if json_:
             print_json(result)
@@ -220,11 +219,7 @@ def train(
             report = train_tabular(
                 frame,
                 target,
-                config=config,
-                drop=drop or (),
-                policy=pol,
-                test_fraction=test_fraction,
-                seed=seed,
+                **common,
                 baseline=baseline,
                 ledger=ledger,
                 dataset_name=dataset,
