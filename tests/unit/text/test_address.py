@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from veil.text import Finding, TextAnalyzer, generate_corpus, resolve_overlaps
 from veil.text.operators._surrogate import SurrogateFactory
-from veil.text.recognizers._address import StreetAddressRecognizer
 from veil.text.recognizers._address_lower import address_shape
+from veil.text.recognizers._street_address import StreetAddressRecognizer
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "text_corpus.jsonl"
 

@@ -32,7 +32,6 @@ from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
 from veil.text.ner._wrapped import join_wrapped_names
 from veil.text.recognizers import (  # noqa: F401 - modules register their recognizers
-    _address,
     _announced,
     _contact,
     _dates,
@@ -45,6 +44,7 @@ from veil.text.recognizers import (  # noqa: F401 - modules register their recog
     _places,
     _postcodes,
     _secrets,
+    _street_address,
     _street_names,
 )
 from veil.text.recognizers._finding import ENTITIES, Explanation, Finding

@@ -23,12 +23,11 @@ list, it does not make that judgement.
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import re
 
 from veil._errors import PolicyError
 from veil.text.recognizers._finding import Finding
-from veil.text.vocab._lexicon import COUNTRY_ALIASES
+from veil.text.vocab._lexicon import state_or_country
 
 __all__ = ["PROFILES", "check_profile", "profile_keeps", "state_or_country"]
 
@@ -54,35 +53,6 @@ _BIRTH_BEFORE = re.compile(
     r"\b(?:born|birth|birthdate|b\.|dob|d\.o\.b\.?|yob)\b[^\n\d]{0,20}$", re.IGNORECASE
 )
 _YEAR = re.compile(r"(?:19|20)\d{2}")
-
-
-@functools.cache
-def _states_and_countries() -> frozenset[str]:
-    from faker.providers.address.en_US import Provider as Address
-
-    from veil.text.vocab._street_words import _STATE_NAMES, _STATES
-
-    names = {s.casefold() for s in _STATE_NAMES.split("|")}
-    names.update(s.casefold() for s in _STATES)
-    names.update(c.casefold() for c in Address.countries)
-    names.update(a.casefold() for a in COUNTRY_ALIASES)
-    return frozenset(names)
-
-
-def state_or_country(span: str) -> bool:
-    """Whether ``span`` names a US state (or its USPS code) or a country, in any case and
-    with or without a leading "the".
-
-    Examples
-    --------
-    >>> state_or_country("the United States"), state_or_country("Sierra Leone")
-    (True, True)
-    >>> state_or_country("Revere")
-    False
-    """
-    name = re.sub(r"^the\s+", "", span.strip().casefold())
-    names = _states_and_countries()
-    return name in names or name.rstrip(".,") in names
 
 
 def check_profile(name: str) -> str:

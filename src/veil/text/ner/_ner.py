@@ -28,7 +28,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from veil.text.recognizers._street_names import street_named
 from veil.text.vocab._lexicon import (
     INSTITUTION_WORDS,
     LOWER_LATIN,
+    NOT_NAMES,
     NOTE_WORDS,
     NRP_WORDS,
     OPENING_WORDS,
@@ -54,6 +55,7 @@ from veil.text.vocab._lexicon import (
     word_classes,
     word_set,
 )
+from veil.text.vocab._spacy_load import _installed_models, best_english_model
 
 __all__ = ["NOT_NAMES", "SpacyNerRecognizer", "best_english_model", "load_spacy"]
 
@@ -70,29 +72,7 @@ LABELS = {
     "DATE": "DATE_TIME",
     "TIME": "DATE_TIME",
 }
-_SIZE_RANK = {"trf": 4, "lg": 3, "md": 2, "sm": 1}
 
-# Words that statistical NER mistakes for names in clinical and technical text. Matched
-# case-insensitively against the whole span; extend per deployment with ``allow_list``.
-_NOT_NAMES_TEXT = """
-    CV Neuro Foley Resp Pulm GI GU Renal ID Heme Endo Psych Skin Ext HEENT Abd Lungs Heart
-    CXR ECG EKG MRI CT ICU CCU MICU SICU NICU ED ER OR PACU NPO PRN BID TID QID QD QHS PO IV IM
-    SQ SC NS LR KCl Lasix Vanc Zosyn Tylenol Coumadin Heparin Insulin Albuterol Atrovent Pt
-    Pts PMH HPI ROS PE Plan Assessment Dispo FEN PPx DVT GERD COPD CHF CAD HTN DM CKD ESRD
-    AFib NSR SOB CP BM UOP ABG VBG CBC BMP LFTs Trop BNP INR PTT WBC Hct Hgb Plt HCO3 BUN
-    Cr Glu Mg Phos Lactate SpO2 RA NC BiPAP CPAP ETT OGT NGT PICC CVL Swan MAP CVP PEEP FiO2
-    RR HR BP Tmax Afebrile NAD RRR CTAB PERRL EOMI Echo TTE TEE Cath PCI CABG Stent Levo
-    Vaso Propofol Fentanyl Versed Precedex Neo Dilaudid Morphine Ativan Haldol Flagyl Cipro
-    Levaquin Bactrim Keppra Protonix Pepcid Colace Senna Dulcolax Metoprolol Lopressor
-    Amiodarone Digoxin Diltiazem Captopril Lisinopril Aspirin ASA Plavix Lovenox Nitro
-    Narcan Zofran Reglan Ambien Seroquel Zyprexa Wound Access Lines Drains Activity Code
-    Full Code DNR DNI Neuro/Psych Cardiac Vascular Mental Status Social Dispo Nutrition
-    Events Allergies Meds Labs Imaging Micro Vent Vitals Exam Impression Diet Pain
-    MAE Driver Drivers Licence License Passport Customer Patient Client Tenant Applicant
-    SSN DOB MRN DL ID EIN TIN ITIN IBAN URL IP MAC Email Phone Tel Fax Cell Mobile Zip
-    Python Java Linux Windows Docker Kubernetes API SDK JSON YAML SQL HTTP HTTPS TLS
-    """
-NOT_NAMES = frozenset(w.lower() for w in _NOT_NAMES_TEXT.split())
 # Words that open a PERSON span without being part of the name ("Customer Jane Roe").
 _ROLE_TEXT = (
     "customer patient pt client tenant applicant dear hi hello hey daughter son wife husband "
@@ -103,32 +83,6 @@ _ROLE_WORDS = frozenset(_ROLE_TEXT.split())
 _TITLES = re.compile(
     r"^(?:(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Rev|Fr|Sr|Jr)\.?\s+)+", re.IGNORECASE
 )
-
-
-def _installed_models() -> list[str]:
-    from veil.text.vocab._spacy_load import import_spacy
-
-    return sorted(import_spacy().util.get_installed_models())
-
-
-def best_english_model(installed: Iterable[str] | None = None, language: str = "en") -> str | None:
-    """The largest installed spaCy pipeline for ``language`` (trf > lg > md > sm), or ``None``.
-
-    Examples
-    --------
-    >>> best_english_model(["en_core_web_sm", "en_core_web_md", "de_core_news_lg"])
-    'en_core_web_md'
-    """
-    names = list(installed) if installed is not None else _installed_models()
-    english = [n for n in names if n.startswith(f"{language}_")]
-    if not english:
-        return None
-
-    def rank(n: str) -> tuple[int, int, str]:
-        size = next((v for k, v in _SIZE_RANK.items() if f"_{k}" in n), 0)
-        return (size, "web" in n, n)
-
-    return max(english, key=rank)
 
 
 def _resolve_model(name: str | None, language: str = "en") -> str:

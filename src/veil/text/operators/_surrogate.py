@@ -270,7 +270,7 @@ class SurrogateFactory:
     def _location(self, value: str, rng: random.Random) -> str:
         """A place of the same kind: a state's code for a code ("CA"), a state for a state,
         a country for a country, else a town."""
-        from veil.text.detection._profiles import state_or_country
+        from veil.text.vocab._lexicon import state_or_country
 
         codes, states, folded_states, countries = _place_kinds()
         bare = value.strip().rstrip(".,")

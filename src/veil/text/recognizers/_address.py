@@ -67,16 +67,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from veil.text.recognizers._finding import Explanation, Finding
 from veil.text.recognizers._recognizer import (
-    ContextMatcher,
-    Recognizer,
-    recognizers,
     scan,
 )
 from veil.text.vocab._lexicon import (
     UPPER_LATIN,
-    clinical_register,
     common_words,
     name_lexicon,
     word_set,
@@ -100,9 +95,7 @@ from veil.text.vocab._street_words import (
     _STATES,
 )
 
-__all__ = [
-    "StreetAddressRecognizer",
-]
+__all__: list[str] = []  # the grammar; the recognizer is in _street_address
 
 _UP = UPPER_LATIN  # upper-case Latin letters ("Łódź", "Žinkovská")
 # a capitalised word: "Main", "O'Neil", "St.", "Saint-Denis", "Evelyne-Flantz-Weg"
@@ -717,63 +710,3 @@ def _addresses(text: str) -> list[_Address]:
         if not any(a.start < b.end and b.start < a.end for b in out):
             out.append(a)
     return sorted(out, key=lambda a: a.start)
-
-
-@recognizers.register("street_address")
-class StreetAddressRecognizer(Recognizer):
-    """Postal addresses: a street line, with its locality when one follows (module docstring).
-
-    A full address (street line + locality) is tier 0: a postcode or region checked against
-    a national grammar or a closed list makes it as certain as a validated number, so it
-    wins over the city, state, ZIP code and NER spans inside it. A lone street line is a
-    tier-1 structural pattern.
-
-    Examples
-    --------
-    >>> r = StreetAddressRecognizer()
-    >>> text = "Ship to 221B Baker Street, London NW1 6XE today"
-    >>> [text[f.start : f.end] for f in r.analyze(text)]
-    ['221B Baker Street, London NW1 6XE']
-    """
-
-    entities = ("STREET_ADDRESS",)
-    tier = 1
-    needs_digit = False  # "Rua Cruz, S/N": see _GATE
-    score = 0.75
-    composite_score = 0.95
-    # address cues: they raise a lone line's score, and a lone line whose street word is
-    # also an everyday word ("8 Mitchell Ronde", "Via Graziella, 176") needs one
-    context = (
-        "address", "addressed", "live", "lives", "lived", "living", "reside", "resides",
-        "resided", "residing", "resident", "residence", "located", "street", "moved",
-        "relocated", "deliver", "delivered", "delivery", "apartment", "flat",
-    )  # fmt: skip
-
-    def __init__(self) -> None:
-        self._context = ContextMatcher(self.context)
-
-    def analyze(self, text: str) -> list[Finding]:
-        if _GATE.search(text) is None:
-            return []
-        out = []
-        from veil.text.recognizers._address_lower import with_lower_case  # it imports this module
-
-        for a in with_lower_case(text, _addresses(text)):
-            base = self.composite_score if a.composite else self.score
-            words = () if a.composite else self._context.find(text, a.start, a.end)
-            if a.weak and (not words or clinical_register(text)):
-                continue  # everyday street words flood clinical notes ("lives at home")
-            score = min(1.0, base + 0.35) if words else base
-            tier = 0 if a.composite else self.tier
-            out.append(
-                Finding(
-                    a.start,
-                    a.end,
-                    "STREET_ADDRESS",
-                    score,
-                    self.name,
-                    tier,
-                    Explanation(self.name, a.pattern, base, score, words),
-                )
-            )
-        return out

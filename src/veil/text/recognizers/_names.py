@@ -7,6 +7,7 @@ import itertools
 import re
 
 from veil.text.recognizers._finding import Explanation, Finding
+from veil.text.recognizers._places import gazetteer
 from veil.text.recognizers._recognizer import (
     Pattern,
     PatternRecognizer,
@@ -18,6 +19,7 @@ from veil.text.recognizers._recognizer import (
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
     LOWER_LATIN,
+    NOT_NAMES,
     NOTE_WORDS,
     OPENING_WORDS,
     RELATION_WORDS,
@@ -33,6 +35,7 @@ from veil.text.vocab._lexicon import (
     word_classes,
     word_set,
 )
+from veil.text.vocab._org_words import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 
 __all__ = [
     "CasedTitledNameRecognizer",
@@ -137,62 +140,13 @@ class CasedTitledNameRecognizer(Recognizer):
         return out
 
 
-# Legal forms of companies as they are written after the name, by country (the
-# abbreviations of ISO 20275's entity legal forms list in common use), matched as written:
-# "AS" (Norway) is a form, "as" is not; spaces inside a form match any run of spaces.
 _SP = r"[ \t]+"  # the words of a name are on one line: "Swatch\nSwiss\nSX" is a list
-_LEGAL_FORMS: tuple[str, ...] = (
-    # English-speaking countries, and Asia
-    "Inc.", "Inc", "Incorporated", "Corp.", "Corp", "Corporation", "Co.", "Co", "Company",
-    "Ltd.", "Ltd", "Limited", "LLC", "L.L.C.", "PLC", "plc", "LLP", "L.L.P.", "LP", "L.P.",
-    "PLLC", "Pty Ltd", "Pty. Ltd.", "Pvt. Ltd.", "Pte. Ltd.", "Sdn. Bhd.", "Bhd", "K.K.",
-    # German-speaking countries
-    "GmbH", "gGmbH", "mbH", "AG", "KG", "KGaA", "OHG", "GbR", "e.V.", "eG",
-    # French, Spanish, Portuguese, Italian
-    "S.A.", "SA", "S/A", "S.A.S.", "SAS", "SARL", "S.A.R.L.", "S.à r.l.", "SNC", "SCA", "SCS",
-    "S.L.", "SL", "S.L.U.", "S.L.L.", "S.L.N.E.", "S.A.U.", "S.A.D.", "S.C.P.", "S.Com.",
-    "S.Coop.", "S.A.T.", "S.C.", "Ltda.", "Ltda", "Lda.", "Cia.", "EIRELI",
-    "S.p.A.", "SpA", "SPA", "S.r.l.", "Srl", "s.r.l.", "S.a.s.", "S.n.c.",
-    # Benelux, Nordic countries
-    "B.V.", "BV", "N.V.", "NV", "V.O.F.", "VOF", "C.V.", "SPRL", "BVBA", "VZW", "ASBL",
-    "A/S", "ApS", "I/S", "K/S", "P/S", "AB", "HB", "KB", "AS", "ANS", "As Oy", "Oy", "Oyj",
-    "Ky", "Ay", "Osk", "ry", "Tmi",
-    # Central and Eastern Europe, Turkey
-    "a.s.", "s.r.o.", "v.o.s.", "k.s.", "z.s.", "o.p.s.", "Sp. z o.o.", "sp. z o.o.", "Sp.k.",
-    "Sp.j.", "s.c.",
-    "SRL", "S.R.L.", "PFA", "Kft.", "Zrt.", "Nyrt.", "Bt.", "d.o.o.", "d.d.", "A.Ş.", "Şti.",
-)  # fmt: skip
-# abbreviations of three or more letters, each with its dot ("S.L.N.E.", "S.A.R.L."), are
-# also written without the last one ("Logística Malo S.L.N.E and ...")
-_LEGAL_FORMS += tuple(f[:-1] for f in _LEGAL_FORMS if re.fullmatch(r"(?:[A-Z][a-z]*\.){3,}", f))
-# short capital forms that are also other things: state and province codes ("Reno NV",
-# "Calgary AB", "Adelaide SA"), blood groups ("Type AB"), clinical abbreviations ("Plavix,
-# ASA", "Nitro SL", "severe AS", "AG 14"): never in a clinical note, and elsewhere not a
-# company when the name is a place, everyday words or drug and charting words
-_WEAK_FORMS = frozenset(
-    {"SA", "AB", "NV", "AS", "SL", "LP", "AG", "KG", "BV", "SAS", "SCA", "SCS", "SNC", "ANS",
-     "PFA", "HB", "KB", "SPA"}
-)  # fmt: skip
-# (Norway's "ASA" is left out: it is aspirin in every clinical note, and NER knows the few
-# public companies that carry it)
-# institution words and family-firm endings that close an organisation's name
-_ORG_WORDS = (
-    "Group", "Groep", "Gruppe", "Holdings", "Holding", "Partners", "Associates", "Hospital",
-    "Medical Center", "Clinic", "Health", "Healthcare", "University", "College", "Institute",
-    "Foundation", "Bank", "Trust", "Agency", "Laboratories", "Labs", "Pharmaceuticals",
-    "Systems", "Technologies", "Solutions", "Services",
-)  # fmt: skip
+# family-firm endings that close an organisation's name ("and Sons", "& Søn")
 _FAMILY_FIRM = (
     r"(?:and|&)[ \t]+Sons|&[ \t]+S[øö]n(?:ner)?|&[ \t]+Söhne|e[ \t]+[Ff]igli|e[ \t]+[Ff]ilhos"
     r"|et[ \t]+[Ff]ils|i[ \t]+(?:[Ss]yn(?:owie)?|[Ww]spólnicy)"
     r"|[y&][ \t]+[Aa]sociados|(?:and|&)[ \t]+Co\."
 )
-# words that open an organisation's name: foundations, groups, banks; Polish trade prefixes
-_ORG_OPENERS = (
-    "Stichting", "Fundacja", "Fundación", "Fundação", "Fondazione", "Stiftung", "Grupo",
-    "Gruppo", "Banco", "Associação", "Asociación", "Associazione", "Spółdzielnia",
-    "FPUH", "PPUH", "PHU", "FHU", "PPH",
-)  # fmt: skip
 
 
 def _alternation(forms: tuple[str, ...]) -> str:
@@ -312,9 +266,6 @@ class OrganizationRecognizer(Recognizer):
 
     @staticmethod
     def _not_a_firm(text: str, start: int, end: int) -> bool:
-        from veil.text.ner._ner import NOT_NAMES
-        from veil.text.recognizers._places import gazetteer
-
         name = text[start:end]
         words = [w.strip(",") for w in name.split()]
         if not any(w[1:] and not w.isupper() for w in words):
@@ -520,8 +471,6 @@ class LexiconNameRecognizer(Recognizer):
         work?"), no place ("Georgia said" stays out) and no saint's title ("Santa
         arrived")."""
         out: list[Finding] = []
-        from veil.text.recognizers._places import gazetteer  # imported late: places imports names
-
         common, places = common_words(), gazetteer()
         rules = [(_ASKED, "asked_about"), (_ACTOR, "acting")]
         # the rarer frames only where their cheap mark is: a speech verb, a colon
@@ -550,8 +499,6 @@ class LexiconNameRecognizer(Recognizer):
         calendar or place word. (A surname after a title, "mr. kowalski", in any text:
         :class:`CasedTitledNameRecognizer`.)"""
         first = name_lexicon()[0]
-        from veil.text.recognizers._places import gazetteer  # imported late: places imports names
-
         common, places = common_words(), gazetteer()
 
         def plain(word: str) -> bool:

@@ -33,7 +33,6 @@ import re
 import unicodedata
 
 from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._names import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 from veil.text.recognizers._recognizer import Recognizer, recognizers
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
@@ -48,6 +47,7 @@ from veil.text.vocab._lexicon import (
     name_lexicon,
     word_classes,
 )
+from veil.text.vocab._org_words import _LEGAL_FORMS, _ORG_OPENERS, _ORG_WORDS, _WEAK_FORMS
 from veil.text.vocab._street_words import _STATE_CODES
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from veil.text.recognizers._address import _NAMEWORD, _UP, StreetAddressRecognizer
+from veil.text.recognizers._address import _NAMEWORD, _UP
 from veil.text.recognizers._finding import Explanation, Finding
 from veil.text.recognizers._recognizer import (
     ContextMatcher,
@@ -19,6 +19,7 @@ from veil.text.recognizers._recognizer import (
     recognizers,
     scan,
 )
+from veil.text.recognizers._street_address import StreetAddressRecognizer
 from veil.text.vocab._lexicon import clinical_register, name_lexicon
 from veil.text.vocab._street_words import _DIRECTION_ABBR
 

@@ -25,6 +25,8 @@ import importlib
 import pkgutil
 import re
 
+from veil.text.vocab._street_words import _STATE_NAMES, _STATES
+
 __all__ = [
     "CALENDAR_WORDS",
     "CLINICAL_MARKERS",
@@ -32,6 +34,7 @@ __all__ = [
     "INSTITUTION_WORDS",
     "LOWER_LATIN",
     "NOTE_WORDS",
+    "NOT_NAMES",
     "NRP_WORDS",
     "RELATION_WORDS",
     "UPPER_LATIN",
@@ -41,6 +44,7 @@ __all__ = [
     "mostly_upper",
     "name_lexicon",
     "relation_pattern",
+    "state_or_country",
     "truecase",
     "word_classes",
     "word_set",
@@ -156,6 +160,28 @@ _NOT_NAMES_EXTRA = """
 CLINICAL_TERMS = frozenset(_TERMS_TEXT.split()) | CLINICAL_MARKERS
 #: words that are charting vocabulary when they stand alone ("Will cont to monitor")
 NOTE_WORDS = CLINICAL_TERMS | frozenset(_NOT_NAMES_EXTRA.split())
+
+# Words that statistical NER mistakes for names in clinical and technical text. Matched
+# case-insensitively against the whole span; extend per deployment with ``allow_list``.
+_NOT_NAMES_TEXT = """
+    CV Neuro Foley Resp Pulm GI GU Renal ID Heme Endo Psych Skin Ext HEENT Abd Lungs Heart
+    CXR ECG EKG MRI CT ICU CCU MICU SICU NICU ED ER OR PACU NPO PRN BID TID QID QD QHS PO IV IM
+    SQ SC NS LR KCl Lasix Vanc Zosyn Tylenol Coumadin Heparin Insulin Albuterol Atrovent Pt
+    Pts PMH HPI ROS PE Plan Assessment Dispo FEN PPx DVT GERD COPD CHF CAD HTN DM CKD ESRD
+    AFib NSR SOB CP BM UOP ABG VBG CBC BMP LFTs Trop BNP INR PTT WBC Hct Hgb Plt HCO3 BUN
+    Cr Glu Mg Phos Lactate SpO2 RA NC BiPAP CPAP ETT OGT NGT PICC CVL Swan MAP CVP PEEP FiO2
+    RR HR BP Tmax Afebrile NAD RRR CTAB PERRL EOMI Echo TTE TEE Cath PCI CABG Stent Levo
+    Vaso Propofol Fentanyl Versed Precedex Neo Dilaudid Morphine Ativan Haldol Flagyl Cipro
+    Levaquin Bactrim Keppra Protonix Pepcid Colace Senna Dulcolax Metoprolol Lopressor
+    Amiodarone Digoxin Diltiazem Captopril Lisinopril Aspirin ASA Plavix Lovenox Nitro
+    Narcan Zofran Reglan Ambien Seroquel Zyprexa Wound Access Lines Drains Activity Code
+    Full Code DNR DNI Neuro/Psych Cardiac Vascular Mental Status Social Dispo Nutrition
+    Events Allergies Meds Labs Imaging Micro Vent Vitals Exam Impression Diet Pain
+    MAE Driver Drivers Licence License Passport Customer Patient Client Tenant Applicant
+    SSN DOB MRN DL ID EIN TIN ITIN IBAN URL IP MAC Email Phone Tel Fax Cell Mobile Zip
+    Python Java Linux Windows Docker Kubernetes API SDK JSON YAML SQL HTTP HTTPS TLS
+    """
+NOT_NAMES = frozenset(w.lower() for w in _NOT_NAMES_TEXT.split())
 
 # Nationalities, religions and ethnic groups (spaCy's NORP, veil's NRP): a closed class,
 # so inside a clinical note only these words are taken as NRP ("Diflucan" is not)
@@ -328,13 +354,11 @@ def _word_index() -> tuple[dict[str, frozenset[str]], dict[str, dict[str, str]],
     tables (WordNet's English lemmas) that the best installed English spaCy pipeline ships;
     empty where none is installed."""
     try:
-        from veil.text.vocab._spacy_load import import_spacy
+        from veil.text.vocab._spacy_load import best_english_model, import_spacy
 
         spacy = import_spacy()
         from spacy.lookups import Lookups
         from spacy.strings import get_string_id
-
-        from veil.text.ner._ner import best_english_model
 
         name = best_english_model()
         if name is None:
@@ -446,6 +470,33 @@ def _cased(names: list[str]) -> list[str]:
     return out
 
 
+@functools.cache
+def _states_and_countries() -> frozenset[str]:
+    from faker.providers.address.en_US import Provider as Address
+
+    names = {s.casefold() for s in _STATE_NAMES.split("|")}
+    names.update(s.casefold() for s in _STATES)
+    names.update(c.casefold() for c in Address.countries)
+    names.update(a.casefold() for a in COUNTRY_ALIASES)
+    return frozenset(names)
+
+
+def state_or_country(span: str) -> bool:
+    """Whether ``span`` names a US state (or its USPS code) or a country, in any case and
+    with or without a leading "the".
+
+    Examples
+    --------
+    >>> state_or_country("the United States"), state_or_country("Sierra Leone")
+    (True, True)
+    >>> state_or_country("Revere")
+    False
+    """
+    name = re.sub(r"^the\s+", "", span.strip().casefold())
+    names = _states_and_countries()
+    return name in names or name.rstrip(".,") in names
+
+
 # words that make a capitalised pair a place, whatever names it holds ("Baker Street", "Lake
 # Ruth", "North John", "Port Tyler")
 _PLACE_WORDS = word_set(
@@ -475,8 +526,6 @@ def first_last_name(words: list[str]) -> bool:
     first, last = name_lexicon()
     if not (words[0] in first and words[-1] in last):
         return False
-    from veil.text.detection._profiles import state_or_country
-
     return not state_or_country(" ".join(words))  # "Sierra Leone", "El Salvador"
 
 

@@ -1,4 +1,6 @@
-"""Importing spaCy and loading a pipeline without the packages NER does not use.
+"""Importing spaCy, finding the best installed English pipeline, and loading it without
+the packages NER does not use. It sits with the vocabularies because the lexicon reads
+that pipeline's lemma tables.
 
 Two things made ``veil text detect`` on ten records take seconds before the first record:
 
@@ -22,14 +24,16 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
 from veil._deps import require
 
-__all__ = ["import_spacy", "load_pipeline"]
+__all__ = ["best_english_model", "import_spacy", "load_pipeline"]
 
 _NEED_TORCH = ("spacy_transformers", "spacy_curated_transformers")
+_SIZE_RANK = {"trf": 4, "lg": 3, "md": 2, "sm": 1}
 
 
 def import_spacy() -> ModuleType:
@@ -60,3 +64,27 @@ def load_pipeline(name: str, **kwargs: Any) -> Any:
         return spacy.load(name, **kwargs)
     finally:
         bulk.entry_points = True
+
+
+def _installed_models() -> list[str]:
+    return sorted(import_spacy().util.get_installed_models())
+
+
+def best_english_model(installed: Iterable[str] | None = None, language: str = "en") -> str | None:
+    """The largest installed spaCy pipeline for ``language`` (trf > lg > md > sm), or ``None``.
+
+    Examples
+    --------
+    >>> best_english_model(["en_core_web_sm", "en_core_web_md", "de_core_news_lg"])
+    'en_core_web_md'
+    """
+    names = list(installed) if installed is not None else _installed_models()
+    english = [n for n in names if n.startswith(f"{language}_")]
+    if not english:
+        return None
+
+    def rank(n: str) -> tuple[int, int, str]:
+        size = next((v for k, v in _SIZE_RANK.items() if f"_{k}" in n), 0)
+        return (size, "web" in n, n)
+
+    return max(english, key=rank)
