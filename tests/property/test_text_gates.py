@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import veil.text.recognizers._address as address
-import veil.text.recognizers._contact as contact
+import veil.text.recognition._address as address
+import veil.text.recognition._contact as contact
 
 S = st.sampled_from
 _OPEN = re.compile("")

@@ -12,7 +12,7 @@ import pytest
 from veil import KeyMissingError, WeakKeyError
 from veil._keystrength import key_check_value, text_bits, weak_key_reason
 from veil.tabular import resolve_key
-from veil.text.operators._keys import load_key
+from veil.text.replacement._keys import load_key
 
 WEAK = [
     "00" * 32,  # all zero

@@ -419,7 +419,7 @@ def reveal(
     """Look a vault token up (audit-logged) and print the original value."""
     from veil._errors import InputError
     from veil.text import TokenVault
-    from veil.text.operators._keys import load_key
+    from veil.text.replacement._keys import load_key
 
     key = load_key(operator="vault", key_env=key_env, key_file=key_file)
     assert key is not None

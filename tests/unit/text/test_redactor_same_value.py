@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from veil.text import TextAnalyzer, make_operator
-from veil.text.recognizers._finding import Finding
+from veil.text.recognition._finding import Finding
 from veil.text.redaction._redactor import TextRedactor, same_value_findings
 
 _REDACTOR = TextRedactor(TextAnalyzer.from_config(ner=False), make_operator("placeholder"))

@@ -10,7 +10,7 @@ import pytest
 from faker import Faker
 
 from veil.text import TextAnalyzer, TextRedactor, make_operator
-from veil.text.recognizers._secrets import (
+from veil.text.recognition._secrets import (
     ENTROPY_BITS,
     HighEntropyTokenRecognizer,
     PasswordRecognizer,

@@ -31,7 +31,7 @@ from veil._errors import PolicyError
 from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
 from veil.text.ner._wrapped import join_wrapped_names
-from veil.text.recognizers import (  # noqa: F401 - modules register their recognizers
+from veil.text.recognition import (  # noqa: F401 - modules register their recognizers
     _announced,
     _contact,
     _dates,
@@ -47,8 +47,8 @@ from veil.text.recognizers import (  # noqa: F401 - modules register their recog
     _street_address,
     _street_names,
 )
-from veil.text.recognizers._finding import ENTITIES, Explanation, Finding
-from veil.text.recognizers._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
+from veil.text.recognition._finding import ENTITIES, Explanation, Finding
+from veil.text.recognition._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 from veil.text.vocab._lexicon import mostly_upper, truecase
 
 if TYPE_CHECKING:

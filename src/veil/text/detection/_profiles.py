@@ -26,7 +26,7 @@ import datetime as _dt
 import re
 
 from veil._errors import PolicyError
-from veil.text.recognizers._finding import Finding
+from veil.text.recognition._finding import Finding
 from veil.text.vocab._lexicon import state_or_country
 
 __all__ = ["PROFILES", "check_profile", "profile_keeps", "state_or_country"]
@@ -66,7 +66,7 @@ def check_profile(name: str) -> str:
 
 
 def _age_value(span: str) -> int | None:
-    from veil.text.recognizers._contact import spelled_number
+    from veil.text.recognition._contact import spelled_number
 
     digits = re.search(r"\d+", span)
     return int(digits.group()) if digits else spelled_number(span)

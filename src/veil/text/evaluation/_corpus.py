@@ -31,7 +31,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from veil.text.evaluation._corpus_secrets import SECRET_TYPES, secret_value
-from veil.text.operators._surrogate import faker_postal_address
+from veil.text.replacement._surrogate import faker_postal_address
 
 __all__ = ["CLINICAL_FROM", "NOTE_LINES", "TEMPLATES", "generate_clinical_notes", "generate_corpus"]
 
@@ -267,7 +267,7 @@ _INTL_LOCALES = (
 
 
 def _luhn_bad(rng: random.Random) -> str:
-    from veil.text.recognizers._checksums import luhn_ok
+    from veil.text.recognition._checksums import luhn_ok
 
     while True:
         ds = "4" + "".join(str(rng.randint(0, 9)) for _ in range(15))

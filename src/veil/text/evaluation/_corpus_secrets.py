@@ -15,7 +15,7 @@ import random
 import string
 from typing import Any
 
-from veil.text.recognizers._secrets import SECRET_TYPES
+from veil.text.recognition._secrets import SECRET_TYPES
 
 __all__ = ["SECRET_TEMPLATES", "SECRET_TYPES", "secret_value"]
 

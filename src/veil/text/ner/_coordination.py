@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._names import _CAP, _given_name
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._names import _CAP, _given_name
 from veil.text.vocab._lexicon import clinical_register, first_last_name, name_lexicon
 
 __all__ = ["COORDINATED_SCORE", "coordinated_names"]

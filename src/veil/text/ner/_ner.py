@@ -34,10 +34,10 @@ from typing import Any
 
 from veil._errors import InputError
 from veil.text.ner._ner_lines import line_pieces
-from veil.text.recognizers._dates import MONTHS, looks_like_absolute_date
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import Recognizer
-from veil.text.recognizers._street_names import street_named
+from veil.text.recognition._dates import MONTHS, looks_like_absolute_date
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import Recognizer
+from veil.text.recognition._street_names import street_named
 from veil.text.vocab._lexicon import (
     INSTITUTION_WORDS,
     LOWER_LATIN,
@@ -322,7 +322,7 @@ _CLINICAL_DATE = re.compile(
 def _credential(text: str, start: int, end: int, spans: list[tuple[int, int, str, str]]) -> bool:
     """Whether a place the model read is a degree after a person's name ("Jane Roe, MD"):
     a person the model found just before the comma, or :func:`degree_after_name`."""
-    from veil.text.recognizers._places import DEGREE_CODES, degree_after_name
+    from veil.text.recognition._places import DEGREE_CODES, degree_after_name
 
     comma = text.rfind(",", max(0, start - 3), start)
     if comma >= 0 and any(t == "PERSON" and e == comma for _, e, t, _ in spans):
@@ -528,7 +528,7 @@ def _only_names(span: str) -> bool:
         return False
     if any(w in NOTE_WORDS or w in INSTITUTION_WORDS for w in folded):
         return False
-    from veil.text.recognizers._places import gazetteer
+    from veil.text.recognition._places import gazetteer
 
     return span not in gazetteer()
 

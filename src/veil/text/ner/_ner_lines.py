@@ -88,7 +88,7 @@ def _later_lines(label: str, text: str, cut: int, end: int) -> Iterator[tuple[in
     all capitalised, none an everyday or charting word, and the model called the span a
     place or the line is a place of the gazetteer (then a place, whatever the span's
     label); a name's next field ("Scientist", "DOB", "Brown LLC") stays out."""
-    from veil.text.recognizers._places import gazetteer
+    from veil.text.recognition._places import gazetteer
 
     common = common_words()
     for m in _LINE_PIECE.finditer(text, cut, end):

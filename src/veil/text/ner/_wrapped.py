@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._names import _given_name, surname_like
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._names import _given_name, surname_like
 from veil.text.vocab._lexicon import LOWER_LATIN, UPPER_LATIN, first_last_name
 
 __all__ = ["join_wrapped_names"]
@@ -33,7 +33,7 @@ SCORE = 0.85
 
 
 def _wrapped_word(word: str) -> bool:
-    """A word that opens the next line of a name: :func:`~veil.text.recognizers._names.surname_like`,
+    """A word that opens the next line of a name: :func:`~veil.text.recognition._names.surname_like`,
     a known surname that is also an English word included ("Maria\\nBrown")."""
     return surname_like(word, known_surnames=True)
 

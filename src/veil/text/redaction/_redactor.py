@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from veil.text.detection._analyzer import TextAnalyzer
-from veil.text.operators._operators import Operator, SurrogateOperator
-from veil.text.recognizers._finding import Finding
+from veil.text.recognition._finding import Finding
+from veil.text.replacement._operators import Operator, SurrogateOperator
 
 __all__ = ["Redaction", "TextRedactor", "link_names"]
 

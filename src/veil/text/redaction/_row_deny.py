@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from veil.text.recognizers._finding import Explanation, Finding
+from veil.text.recognition._finding import Explanation, Finding
 
 if TYPE_CHECKING:
     import pandas as pd

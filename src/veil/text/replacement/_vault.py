@@ -19,7 +19,7 @@ import secrets
 from typing import Any
 
 from veil._errors import InputError, KeyMismatchError, KeyMissingError
-from veil.text.operators._keys import derive
+from veil.text.replacement._keys import derive
 
 __all__ = ["TokenVault"]
 
@@ -32,7 +32,7 @@ class TokenVault:
     url
         SQLAlchemy URL, e.g. ``sqlite:///vault.db`` or ``postgresql+psycopg://u@h/db``.
     key
-        The vault key (at least 16 bytes); see :func:`veil.text.operators._keys.load_key`.
+        The vault key (at least 16 bytes); see :func:`veil.text.replacement._keys.load_key`.
     actor
         Who tokenizes, recorded with each lookup unless the lookup names another actor.
 

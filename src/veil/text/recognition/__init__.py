@@ -1,4 +1,7 @@
-"""Recognizers: what finds each kind of personal data without NER.
+"""Recognition: the recognizers that find each kind of personal data without NER.
+
+(Named ``recognition``, not ``recognizers``: ``veil.text.recognizers`` is the public
+registry of recognizers, and a sub-package of that name would be shadowed by it.)
 
 The base classes and registry (``_recognizer``), the :class:`Finding` they return
 (``_finding``), checksum validators (``_checksums``) and one module per family: contact

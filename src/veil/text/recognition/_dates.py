@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from veil.text.recognizers._recognizer import Pattern, PatternRecognizer, recognizers
+from veil.text.recognition._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = ["MONTHS", "DateRecognizer", "MonthNameRecognizer", "looks_like_absolute_date"]
 

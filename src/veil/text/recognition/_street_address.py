@@ -1,13 +1,13 @@
-"""The street address recognizer: the grammar of :mod:`veil.text.recognizers._address`,
-also read in lower case (:mod:`veil.text.recognizers._address_lower`), scored by its
+"""The street address recognizer: the grammar of :mod:`veil.text.recognition._address`,
+also read in lower case (:mod:`veil.text.recognition._address_lower`), scored by its
 address cues."""
 
 from __future__ import annotations
 
-from veil.text.recognizers._address import _GATE, _addresses
-from veil.text.recognizers._address_lower import with_lower_case
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import ContextMatcher, Recognizer, recognizers
+from veil.text.recognition._address import _GATE, _addresses
+from veil.text.recognition._address_lower import with_lower_case
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import ContextMatcher, Recognizer, recognizers
 from veil.text.vocab._lexicon import clinical_register
 
 __all__ = ["StreetAddressRecognizer"]
@@ -16,7 +16,7 @@ __all__ = ["StreetAddressRecognizer"]
 @recognizers.register("street_address")
 class StreetAddressRecognizer(Recognizer):
     """Postal addresses: a street line, with its locality when one follows (the grammar
-    is :mod:`veil.text.recognizers._address`'s docstring).
+    is :mod:`veil.text.recognition._address`'s docstring).
 
     A full address (street line + locality) is tier 0: a postcode or region checked against
     a national grammar or a closed list makes it as certain as a validated number, so it

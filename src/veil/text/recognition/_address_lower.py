@@ -1,7 +1,7 @@
 """Addresses written in lower case, as chat often writes them ("i live at 12 main st, boston
 ma 02139"), and :func:`address_shape`, which reads a value in either case.
 
-The grammar of :mod:`veil.text.recognizers._address` reads capitals (a street's name, a city, a state's
+The grammar of :mod:`veil.text.recognition._address` reads capitals (a street's name, a city, a state's
 code); this module gives it a copy of the words after an address cue with their capitals
 put back, same length and offsets, so that no pattern is written twice.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import bisect
 import re
 
-from veil.text.recognizers._address import _CA_PC, _REGIONS, _UNIT_WORDS, _Address, _addresses
-from veil.text.recognizers._recognizer import text_features
+from veil.text.recognition._address import _CA_PC, _REGIONS, _UNIT_WORDS, _Address, _addresses
+from veil.text.recognition._recognizer import text_features
 from veil.text.vocab._street_words import _EN_STRONG, _EN_WEAKS
 
 __all__ = ["address_layout", "address_shape", "with_lower_case"]

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from veil._errors import PolicyError
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import (
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import (
     Pattern,
     PatternRecognizer,
     Recognizer,

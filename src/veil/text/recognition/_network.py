@@ -14,8 +14,8 @@ import functools
 import ipaddress
 import re
 
-from veil.text.recognizers._finding import Finding
-from veil.text.recognizers._recognizer import (
+from veil.text.recognition._finding import Finding
+from veil.text.recognition._recognizer import (
     ContextMatcher,
     Pattern,
     PatternRecognizer,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from veil._registry import Registry
-from veil.text.recognizers._finding import Explanation, Finding
+from veil.text.recognition._finding import Explanation, Finding
 
 __all__ = [
     "ContextMatcher",

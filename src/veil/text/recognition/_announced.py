@@ -44,7 +44,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from veil.text.recognizers._checksums import (
+from veil.text.recognition._checksums import (
     aba_ok,
     card_issuer,
     dea_ok,
@@ -53,9 +53,9 @@ from veil.text.recognizers._checksums import (
     nhs_ok,
     ssn_kind,
 )
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._national_ids import aadhaar_ok, nino_ok
-from veil.text.recognizers._recognizer import Recognizer, recognizers
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._national_ids import aadhaar_ok, nino_ok
+from veil.text.recognition._recognizer import Recognizer, recognizers
 
 __all__ = ["ANNOUNCED_SCORE", "FAILED_SCORE", "LABELS", "AnnouncedIdRecognizer", "Label"]
 

@@ -5,8 +5,8 @@ tell apart (a state may be kept under HIPAA Safe Harbor, a ZIP code may not)."""
 
 from __future__ import annotations
 
-from veil.text.recognizers._address import _CA_PC, _EIRCODE, _EU_PC_DISTINCT, _UK_PC
-from veil.text.recognizers._recognizer import Pattern, PatternRecognizer, recognizers
+from veil.text.recognition._address import _CA_PC, _EIRCODE, _EU_PC_DISTINCT, _UK_PC
+from veil.text.recognition._recognizer import Pattern, PatternRecognizer, recognizers
 from veil.text.vocab._street_words import _STATE_NAMES, _STATES
 
 __all__ = ["StateRecognizer", "ZipCodeRecognizer"]
@@ -28,7 +28,7 @@ class StateRecognizer(PatternRecognizer):
     )
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
-        from veil.text.recognizers._places import degree_after_name
+        from veil.text.recognition._places import degree_after_name
 
         return degree_after_name(text, start, end)  # "Anjali Mehta, MD": a degree
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 import re
 
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._places import gazetteer
-from veil.text.recognizers._recognizer import (
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._places import gazetteer
+from veil.text.recognition._recognizer import (
     Pattern,
     PatternRecognizer,
     Recognizer,

@@ -1,7 +1,7 @@
 """Government and medical identifiers: US SSN / ITIN, passports, driver licences, MRNs,
 UK NHS numbers, US DEA registration numbers.
 
-SSN and ITIN follow the SSA/IRS numbering rules (:func:`veil.text.recognizers._checksums.ssn_kind`).
+SSN and ITIN follow the SSA/IRS numbering rules (:func:`veil.text.recognition._checksums.ssn_kind`).
 Passport, driver-licence and medical-record numbers have no checksum; they are reported
 only with a context word nearby ("passport", "driver's license", "MRN"). NHS and DEA
 numbers have a check digit and a context word too.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from veil.text.recognizers._checksums import DEA_REGISTRANTS, dea_ok, nhs_ok, ssn_kind
-from veil.text.recognizers._recognizer import Pattern, PatternRecognizer, recognizers
+from veil.text.recognition._checksums import DEA_REGISTRANTS, dea_ok, nhs_ok, ssn_kind
+from veil.text.recognition._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = [
     "DriverLicenseRecognizer",

@@ -67,7 +67,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from veil.text.recognizers._recognizer import (
+from veil.text.recognition._recognizer import (
     scan,
 )
 from veil.text.vocab._lexicon import (
@@ -648,7 +648,7 @@ def _town_country(text: str, end: int) -> tuple[int, str, str | None] | None:
     m = _TOWN_COUNTRY_TAIL.match(text, end)
     if m is None:
         return None
-    from veil.text.recognizers._places import REGION, country_code, gazetteer
+    from veil.text.recognition._places import REGION, country_code, gazetteer
 
     places = gazetteer()
     town = m.group("town")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import Recognizer
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import Recognizer
 
 __all__ = ["PresidioRecognizer", "silence_presidio"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from veil.text.recognizers._checksums import aba_ok, bitcoin_ok, card_issuer, iban_ok, luhn_ok
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import (
+from veil.text.recognition._checksums import aba_ok, bitcoin_ok, card_issuer, iban_ok, luhn_ok
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import (
     ContextMatcher,
     Pattern,
     PatternRecognizer,

@@ -38,7 +38,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from veil.text.recognizers._recognizer import Pattern, PatternRecognizer, recognizers
+from veil.text.recognition._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = [
     "RULES",

@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from veil.text.recognizers._address_lower import address_layout, address_shape
-from veil.text.recognizers._checksums import IBAN_LENGTHS
-from veil.text.recognizers._national_ids import (
+from veil.text.recognition._address_lower import address_layout, address_shape
+from veil.text.recognition._checksums import IBAN_LENGTHS
+from veil.text.recognition._national_ids import (
     aadhaar_ok,
     abn_ok,
     medicare_ok,
@@ -28,8 +28,8 @@ from veil.text.recognizers._national_ids import (
     nric_ok,
     tfn_ok,
 )
-from veil.text.recognizers._secrets import secret_surrogate
-from veil.text.recognizers._street_names import LONE_UNIT
+from veil.text.recognition._secrets import secret_surrogate
+from veil.text.recognition._street_names import LONE_UNIT
 from veil.text.vocab._street_words import _STATE_CODES, _STATE_NAMES, _STATES
 
 __all__ = ["SurrogateFactory"]
@@ -392,7 +392,7 @@ class SurrogateFactory:
 
     def _dea(self, value: str, rng: random.Random) -> str:
         """Another DEA number of the same registrant type, with a valid check digit."""
-        from veil.text.recognizers._checksums import DEA_REGISTRANTS
+        from veil.text.recognition._checksums import DEA_REGISTRANTS
 
         kind = value[:1].upper() if value[:1].upper() in DEA_REGISTRANTS else "A"
         d = [rng.randint(0, 9) for _ in range(6)]
@@ -413,7 +413,7 @@ class SurrogateFactory:
         """An age near the real one, written as it was: "47" -> "44", "40s" -> "50s",
         "early 40s" -> "early 30s", "forty-five" -> "forty-one", "mid-fifties" ->
         "mid-sixties". Never the value itself: what cannot be read becomes a number."""
-        from veil.text.recognizers._contact import decade_words, number_words, spelled_number
+        from veil.text.recognition._contact import decade_words, number_words, spelled_number
 
         def near(age: int, step: int, lo: int, hi: int, width: int = 5) -> int:
             """Another age within ``width`` steps of ``age`` (a decade moves by 10)."""

@@ -38,8 +38,8 @@ from typing import Any, ClassVar
 from veil._errors import KeyMissingError, PolicyError
 from veil._keystrength import key_check_value
 from veil._registry import Registry
-from veil.text.operators._keys import derive, load_key
-from veil.text.recognizers._secrets import SECRET_TYPES
+from veil.text.recognition._secrets import SECRET_TYPES
+from veil.text.replacement._keys import derive, load_key
 
 __all__ = ["Operator", "decrypt_text", "make_operator", "operators"]
 
@@ -408,7 +408,7 @@ def decrypt_text(text: str, **options: Any) -> str:
 
 @operators.register("surrogate")
 class SurrogateOperator(Operator):
-    """A realistic fake of the same type and format (see :mod:`veil.text.operators._surrogate`).
+    """A realistic fake of the same type and format (see :mod:`veil.text.replacement._surrogate`).
 
     Keyed by ``VEIL_HMAC_KEY`` (or ``key_env``/``key_file``) when set: the same value gets
     the same surrogate in every run with that key. Otherwise ``seed``; otherwise random
@@ -421,7 +421,7 @@ class SurrogateOperator(Operator):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        from veil.text.operators._surrogate import SurrogateFactory
+        from veil.text.replacement._surrogate import SurrogateFactory
 
         opts = dict(options)
         key = _key("surrogate", opts, "VEIL_HMAC_KEY", required=False)
@@ -487,7 +487,7 @@ class VaultOperator(Operator):
     def vault(self) -> Any:
         """The :class:`TokenVault`, opened on first use (checking a policy opens nothing)."""
         if self._vault is None:
-            from veil.text.operators._vault import TokenVault
+            from veil.text.replacement._vault import TokenVault
 
             self._vault = TokenVault(self.url, self._vault_key, actor=self.actor)
         return self._vault

@@ -1,6 +1,6 @@
 """Street names written without a house number ("Elm Street", "on Walker Ridge"), a flat or
 suite on its own ("Apt. 4B"), and NER people or places that are streets ("Walker
-Crossing"): the parts of a postal address that :mod:`veil.text.recognizers._address`'s grammar, which
+Crossing"): the parts of a postal address that :mod:`veil.text.recognition._address`'s grammar, which
 needs a house number or a locality, does not read. Kept apart from that grammar: these are
 word lists and cue rules, not a postal format.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from veil.text.recognizers._address import _NAMEWORD, _UP
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import (
+from veil.text.recognition._address import _NAMEWORD, _UP
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import (
     ContextMatcher,
     Pattern,
     PatternRecognizer,
@@ -19,7 +19,7 @@ from veil.text.recognizers._recognizer import (
     recognizers,
     scan,
 )
-from veil.text.recognizers._street_address import StreetAddressRecognizer
+from veil.text.recognition._street_address import StreetAddressRecognizer
 from veil.text.vocab._lexicon import clinical_register, name_lexicon
 from veil.text.vocab._street_words import _DIRECTION_ABBR
 

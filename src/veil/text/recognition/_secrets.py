@@ -44,8 +44,8 @@ import random
 import re
 from collections import Counter
 
-from veil.text.recognizers._finding import Explanation, Finding
-from veil.text.recognizers._recognizer import (
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import (
     Pattern,
     PatternRecognizer,
     Recognizer,
