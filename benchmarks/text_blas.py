@@ -8,7 +8,7 @@ Two measurements, one BLAS thread throughout (as veil runs the model):
 2. ``ner``: spaCy's NER alone (tokenizer + ``ner``, every other component removed), texts
    of the committed corpus sorted by length as veil sends them, batches of 256, with thinc's
    default ops (BLIS) and with ``NumpyOps(use_blis=False)`` as veil sets them
-   (:func:`veil.text._ner._use_numpy_blas`); the two pipelines alternate round by round, so
+   (:func:`veil.text.ner._ner._use_numpy_blas`); the two pipelines alternate round by round, so
    a slow spell of a shared machine hits both alike. The entities of the two are compared.
 
 Writes ``benchmarks/results/text_blas.json`` with the processor and the BLAS libraries (the
@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 from _timing import best_of, cpu_and_blas  # noqa: E402
 from text_presidio import _stock_ner  # noqa: E402
 from veil.text import load_gold  # noqa: E402
-from veil.text._ner import _one_blas_thread, _use_numpy_blas, best_english_model  # noqa: E402
+from veil.text.ner._ner import _one_blas_thread, _use_numpy_blas, best_english_model  # noqa: E402
 
 SHAPES = [(7680, 288, 288), (7680, 384, 288), (2000, 288, 288)]
 

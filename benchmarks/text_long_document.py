@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _timing import best_of  # noqa: E402
 from text_presidio import _presidio  # noqa: E402
 from veil.text import TextAnalyzer  # noqa: E402
-from veil.text._ner import best_english_model  # noqa: E402
+from veil.text.ner._ner import best_english_model  # noqa: E402
 
 
 def document(size: int) -> str:

@@ -47,8 +47,8 @@ from veil.text import (  # noqa: E402
     generate_corpus,
     load_gold,
 )
-from veil.text._corpus import CLINICAL_FROM  # noqa: E402
-from veil.text._ner import (  # noqa: E402
+from veil.text.evaluation._corpus import CLINICAL_FROM  # noqa: E402
+from veil.text.ner._ner import (  # noqa: E402
     _one_blas_thread,
     _use_numpy_blas,
     best_english_model,

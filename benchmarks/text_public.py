@@ -53,8 +53,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from text_corpora import CORPUS_FORMATS, load_corpus  # noqa: E402
 from text_presidio import PRESIDIO_LABELS, _presidio  # noqa: E402
 from veil.text import TextAnalyzer, evaluate_spans, load_label_map  # noqa: E402
-from veil.text._ner import best_english_model  # noqa: E402
-from veil.text._profiles import PROFILES  # noqa: E402
+from veil.text.detection._profiles import PROFILES  # noqa: E402
+from veil.text.ner._ner import best_english_model  # noqa: E402
 
 PRESIDIO_RESEARCH_THRESHOLD = 0.4
 

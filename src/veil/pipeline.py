@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 # name -> "module:Class". Modules are imported only when a policy wants the stage.
 _STAGES: dict[str, str] = {
     "transforms": "veil.tabular._stage:TransformStage",
-    "text": "veil.text._stage:TextStage",
+    "text": "veil.text.redaction._stage:TextStage",
     "anonymize": "veil.tabular._anonymize_stage:AnonymizeStage",
     "dp": "veil.dp._stage:DPStage",
     "synth": "veil.synth._stage:SynthStage",

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer, evaluate_spans, generate_clinical_notes
-from veil.text._corpus import NOTE_LINES
-from veil.text._lexicon import NOTE_WORDS, name_lexicon
+from veil.text.evaluation._corpus import NOTE_LINES
+from veil.text.vocab._lexicon import NOTE_WORDS, name_lexicon
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:'click\\.utils\\.\\w+' is deprecated:DeprecationWarning"

@@ -7,7 +7,7 @@ import pytest
 
 from veil.policy import Policy, TextConfig
 from veil.text import TextAnalyzer, evaluate_spans, load_gold
-from veil.text._ner import _one_blas_thread, best_english_model
+from veil.text.ner._ner import _one_blas_thread, best_english_model
 
 # spaCy imports typer, which imports a name click deprecates; not ours to fix
 pytestmark = pytest.mark.filterwarnings(
@@ -37,14 +37,14 @@ def test_installed_spacy_is_not_a_slow_ner_build(caplog: pytest.LogCaptureFixtur
 
     import spacy
 
-    from veil.text._ner import load_spacy, slow_ner_build
+    from veil.text.ner._ner import load_spacy, slow_ner_build
 
     slow = slow_ner_build(spacy.__version__)
     # spaCy 3.8.7 has no wheel for Python 3.14: there the newer build is expected (no skip,
     # which CI=true would refuse), and loading says so in the log
     assert not slow or sys.version_info >= (3, 14), spacy.__version__
     load_spacy.cache_clear()
-    with caplog.at_level("INFO", logger="veil.text._ner"):
+    with caplog.at_level("INFO", logger="veil.text.ner._ner"):
         load_spacy()
     messages = [r.getMessage() for r in caplog.records]
     assert any(f"spaCy {spacy.__version__} model" in m for m in messages)
@@ -128,7 +128,7 @@ def test_the_model_runs_on_one_blas_thread() -> None:
 def _child_blas_state(queue: object) -> None:
     from threadpoolctl import threadpool_info
 
-    from veil.text import _ner
+    from veil.text.ner import _ner
 
     users_at_start = _ner._blas_users
     with _ner._one_blas_thread():
@@ -144,7 +144,7 @@ def test_a_forked_worker_starts_with_no_blas_user() -> None:
     import multiprocessing
     import threading
 
-    from veil.text import _ner
+    from veil.text.ner import _ner
 
     entered, release = threading.Event(), threading.Event()
 
@@ -290,7 +290,7 @@ def _policy(tmp_path: Path, **text: object) -> Policy:
 
 def test_text_stage_reports_counts_not_text(tmp_path: Path) -> None:
     from veil.pipeline import RunContext
-    from veil.text._stage import TextStage
+    from veil.text.redaction._stage import TextStage
 
     df = pd.DataFrame(
         {
@@ -321,7 +321,7 @@ def test_text_stage_reports_counts_not_text(tmp_path: Path) -> None:
 
 def test_text_stage_check_fails_early(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from veil import KeyMissingError, PolicyError
-    from veil.text._stage import TextStage
+    from veil.text.redaction._stage import TextStage
 
     with pytest.raises(PolicyError, match="bad_pattern"):
         TextStage().check(

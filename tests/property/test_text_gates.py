@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import veil.text._address as address
-import veil.text._contact as contact
+import veil.text.recognition._address as address
+import veil.text.recognition._contact as contact
+from veil.text.recognition._street_address import StreetAddressRecognizer
 
 S = st.sampled_from
 _OPEN = re.compile("")
@@ -99,7 +100,7 @@ FAR = st.builds(
 def test_address_gates_hide_nothing(
     gate: str, texts: st.SearchStrategy[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rec = address.StreetAddressRecognizer()
+    rec = StreetAddressRecognizer()
 
     @CHECK
     @given(text=texts)
@@ -150,7 +151,7 @@ def test_phone_hint_hides_nothing(
     ],
 )
 def test_addresses_the_gates_once_hid(text: str, span: str | None) -> None:
-    found = [text[f.start : f.end] for f in address.StreetAddressRecognizer().analyze(text)]
+    found = [text[f.start : f.end] for f in StreetAddressRecognizer().analyze(text)]
     if span is None:  # the far tail: the whole address, from the street line to the postcode
         assert found and found[0].startswith("12 Main Street") and found[0].endswith("7700")
     else:

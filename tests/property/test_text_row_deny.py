@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer, TextRedactor, make_operator
-from veil.text._row_deny import row_deny_terms
+from veil.text.redaction._row_deny import row_deny_terms
 
 _REDACTOR = TextRedactor(TextAnalyzer.from_config(ner=False), make_operator("placeholder"))
 _LOCALES = ("de_DE", "fr_FR", "es_ES", "it_IT", "pl_PL", "nl_NL", "pt_BR", "sv_SE")

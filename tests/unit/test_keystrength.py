@@ -12,7 +12,7 @@ import pytest
 from veil import KeyMissingError, WeakKeyError
 from veil._keystrength import key_check_value, text_bits, weak_key_reason
 from veil.tabular import resolve_key
-from veil.text._keys import load_key
+from veil.text.replacement._keys import load_key
 
 WEAK = [
     "00" * 32,  # all zero
@@ -88,7 +88,7 @@ def test_the_text_stage_records_its_operators_key_check(tmp_path, monkeypatch) -
 
     from veil.pipeline import RunContext
     from veil.policy import Policy
-    from veil.text._stage import TextStage
+    from veil.text.redaction._stage import TextStage
 
     key = "8b2f61d09ce4a37315f0b9d2c68e4a71"
     monkeypatch.setenv("VEIL_TEST_TEXT_KEY", key)

@@ -95,7 +95,7 @@ def _analyzer(
 ) -> Any:
     from veil.policy import TextConfig
     from veil.text import TextAnalyzer
-    from veil.text._profiles import check_profile
+    from veil.text.detection._profiles import check_profile
 
     cfg = TextConfig(
         profile=check_profile(profile),  # type: ignore[arg-type]
@@ -144,7 +144,7 @@ def redact(
     """
     from veil.cli._input import separator_value
     from veil.text import TextRedactor, make_operator
-    from veil.text._files import FieldUse, transform_file
+    from veil.text.redaction._files import FieldUse, transform_file
 
     fields = FieldUse()
     sep = separator_value(separator)
@@ -232,7 +232,7 @@ def detect(
     from veil._errors import InputError
     from veil.cli._input import separator_value
     from veil.io import atomic_path
-    from veil.text._files import iter_text_batches
+    from veil.text.redaction._files import iter_text_batches
 
     if Path(input).resolve() == Path(out).resolve():
         raise InputError("the output would overwrite the input", hint="choose another --out")
@@ -390,7 +390,7 @@ def corpus(
             f"--kind {kind!r} is not a corpus kind", hint="use general, notes or secrets"
         )
     if kind == "secrets":
-        from veil.text._corpus_secrets import SECRET_TEMPLATES
+        from veil.text.evaluation._corpus_secrets import SECRET_TEMPLATES
 
         recs = generate_corpus(n, seed=seed, templates=SECRET_TEMPLATES)
     elif kind == "general":
@@ -419,7 +419,7 @@ def reveal(
     """Look a vault token up (audit-logged) and print the original value."""
     from veil._errors import InputError
     from veil.text import TokenVault
-    from veil.text._keys import load_key
+    from veil.text.replacement._keys import load_key
 
     key = load_key(operator="vault", key_env=key_env, key_file=key_file)
     assert key is not None

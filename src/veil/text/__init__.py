@@ -18,21 +18,31 @@ Examples
 'card **** **** **** 1111'
 """
 
-from veil.text._analyzer import DENY_LIST, TextAnalyzer, build_pattern_recognizer, resolve_overlaps
-from veil.text._corpus import generate_clinical_notes, generate_corpus
-from veil.text._evaluate import EvaluationReport, evaluate_spans, load_gold, load_label_map
-from veil.text._finding import ENTITIES, Explanation, Finding
-from veil.text._operators import Operator, decrypt_text, make_operator, operators
-from veil.text._presidio import PresidioRecognizer
-from veil.text._recognizer import (
+from veil.text.detection._analyzer import (
+    DENY_LIST,
+    TextAnalyzer,
+    build_pattern_recognizer,
+    resolve_overlaps,
+)
+from veil.text.evaluation._corpus import generate_clinical_notes, generate_corpus
+from veil.text.evaluation._evaluate import (
+    EvaluationReport,
+    evaluate_spans,
+    load_gold,
+    load_label_map,
+)
+from veil.text.recognition._finding import ENTITIES, Explanation, Finding
+from veil.text.recognition._presidio import PresidioRecognizer
+from veil.text.recognition._recognizer import (
     ContextMatcher,
     Pattern,
     PatternRecognizer,
     Recognizer,
     recognizers,
 )
-from veil.text._redactor import Redaction, TextRedactor, link_names
-from veil.text._vault import TokenVault
+from veil.text.redaction._redactor import Redaction, TextRedactor, link_names
+from veil.text.replacement._operators import Operator, decrypt_text, make_operator, operators
+from veil.text.replacement._vault import TokenVault
 
 __all__ = [
     "DENY_LIST",

@@ -286,7 +286,7 @@ def test_redaction_sweeps_stale_partial_copies_and_leaves_none_on_error(
     assert "536-22-1234" not in out.read_text()
     before = out.read_text()
 
-    from veil.text import _files
+    from veil.text.redaction import _files
 
     def full(self: object, batch: object, new: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

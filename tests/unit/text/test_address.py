@@ -9,9 +9,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from veil.text import Finding, TextAnalyzer, generate_corpus, resolve_overlaps
-from veil.text._address import StreetAddressRecognizer
-from veil.text._address_lower import address_shape
-from veil.text._surrogate import SurrogateFactory
+from veil.text.recognition._address_lower import address_shape
+from veil.text.recognition._street_address import StreetAddressRecognizer
+from veil.text.replacement._surrogate import SurrogateFactory
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "text_corpus.jsonl"
 
@@ -664,7 +664,7 @@ def test_the_lower_case_pass_reads_each_cue_at_most_twice(monkeypatch: pytest.Mo
     """A long document of lower-case addresses costs two grammar reads a cue, each of a
     window that ends at the next cue (it once tried every word end of a 120-character
     window, and merged with a scan of all addresses per address: 39 s for a megabyte)."""
-    import veil.text._address_lower as lower
+    import veil.text.recognition._address_lower as lower
 
     reads: list[int] = []
     parse = lower._addresses
@@ -714,7 +714,7 @@ def test_the_lower_case_pass_reads_each_cue_at_most_twice(monkeypatch: pytest.Mo
 def test_the_cue_gate_finds_what_the_cue_regex_finds(parts: list[str]) -> None:
     """The stem scan that gates the lower-case pass is a sound shortcut: it yields exactly
     the cue regex's matches over the whole text, ASCII or not."""
-    from veil.text._address_lower import _LOWER_CUE, _cues
+    from veil.text.recognition._address_lower import _LOWER_CUE, _cues
 
     text = " ".join(parts)
     assert [m.span() for m in _cues(text)] == [m.span() for m in _LOWER_CUE.finditer(text)]

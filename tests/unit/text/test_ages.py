@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer
-from veil.text._contact import number_words, spelled_number
-from veil.text._surrogate import SurrogateFactory
+from veil.text.recognition._contact import number_words, spelled_number
+from veil.text.replacement._surrogate import SurrogateFactory
 
 
 @pytest.fixture(scope="module")

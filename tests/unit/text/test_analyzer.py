@@ -194,7 +194,7 @@ def test_all_builtin_entities_are_supported() -> None:
 
 
 def test_case_reading_recognizers_get_capitals_in_ordinary_case() -> None:
-    from veil.text._recognizer import Recognizer
+    from veil.text.recognition._recognizer import Recognizer
 
     seen: dict[str, str] = {}
 

@@ -1,4 +1,4 @@
-"""Announced identifiers and masked values (``veil.text._announced``), issue #24 item 2."""
+"""Announced identifiers and masked values (``veil.text.recognition._announced``), issue #24 item 2."""
 
 import json
 import logging
@@ -11,14 +11,14 @@ import pytest
 from faker import Faker
 
 from veil.text import TextAnalyzer
-from veil.text._announced import (
+from veil.text.ner._ner import _plausible
+from veil.text.recognition._announced import (
     ANNOUNCED_SCORE,
     FAILED_SCORE,
     AnnouncedIdRecognizer,
     looks_like_identifier,
 )
-from veil.text._checksums import iban_ok, luhn_ok, ssn_kind
-from veil.text._ner import _plausible
+from veil.text.recognition._checksums import iban_ok, luhn_ok, ssn_kind
 
 with warnings.catch_warnings():
     # typer imports names that click deprecates (click.utils.get_binary_stream): not ours to fix

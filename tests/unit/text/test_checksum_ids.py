@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.text import Finding, TextAnalyzer
-from veil.text._checksums import bitcoin_ok, dea_ok, nhs_ok
-from veil.text._surrogate import SurrogateFactory
+from veil.text.recognition._checksums import bitcoin_ok, dea_ok, nhs_ok
+from veil.text.replacement._surrogate import SurrogateFactory
 
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
@@ -111,7 +111,7 @@ NEGATIVES = [
 
 def _failed_but_announced(f: Finding) -> bool:
     """A value its label announces is still reported for redaction when it fails its rule,
-    below a validated finding's score and marked so (``veil.text._announced``)."""
+    below a validated finding's score and marked so (``veil.text.recognition._announced``)."""
     return (
         f.recognizer == "announced_id"
         and f.score < 1.0

@@ -2,7 +2,7 @@
 
 import pytest
 
-from veil.text._checksums import aba_ok, card_issuer, iban_ok, luhn_ok, ssn_kind
+from veil.text.recognition._checksums import aba_ok, card_issuer, iban_ok, luhn_ok, ssn_kind
 
 
 @pytest.mark.parametrize(

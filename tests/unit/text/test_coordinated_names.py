@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer
-from veil.text._coordination import coordinated_names
-from veil.text._finding import Finding
+from veil.text.ner._coordination import coordinated_names
+from veil.text.recognition._finding import Finding
 
 
 def _person(text: str, name: str) -> Finding:
@@ -118,7 +118,7 @@ def test_the_models_place_on_a_coordinated_given_name_is_overruled() -> None:
     ],
 )
 def test_two_people_in_one_model_span(span: str, expected: list[str] | None) -> None:
-    from veil.text._ner import _two_people
+    from veil.text.ner._ner import _two_people
 
     pair = _two_people(span, 0, len(span))
     assert (None if pair is None else [span[a:b] for a, b in pair]) == expected

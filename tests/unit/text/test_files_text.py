@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from veil import InputError, SchemaError
-from veil.text._files import iter_text_batches, transform_file
+from veil.text.redaction._files import iter_text_batches, transform_file
 
 
 def _upper(texts: list[str | None]) -> list[str | None]:

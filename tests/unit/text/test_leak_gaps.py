@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from veil.text import TextAnalyzer, make_operator
-from veil.text._redactor import TextRedactor
-from veil.text._row_deny import column_entity, merge_row_findings, row_findings
+from veil.text.redaction._redactor import TextRedactor
+from veil.text.redaction._row_deny import column_entity, merge_row_findings, row_findings
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,11 @@
 import pytest
 
 from veil.text import TextAnalyzer, generate_clinical_notes
-from veil.text._corpus import NOTE_LINES
-from veil.text._lexicon import (
+from veil.text.evaluation._corpus import NOTE_LINES
+from veil.text.ner._ner import _only_names
+from veil.text.recognition._names import CasedTitledNameRecognizer, LexiconNameRecognizer
+from veil.text.recognition._nrp import NrpFieldRecognizer
+from veil.text.vocab._lexicon import (
     CLINICAL_MARKERS,
     NOTE_WORDS,
     clinical_register,
@@ -12,9 +15,6 @@ from veil.text._lexicon import (
     name_lexicon,
     word_classes,
 )
-from veil.text._names import CasedTitledNameRecognizer, LexiconNameRecognizer
-from veil.text._ner import _only_names
-from veil.text._nrp import NrpFieldRecognizer
 
 
 @pytest.mark.parametrize(
@@ -285,7 +285,7 @@ def test_clinical_notes_generator() -> None:
 
 
 def test_truecase_keeps_offsets_and_reads_names() -> None:
-    from veil.text._lexicon import mostly_upper, truecase
+    from veil.text.vocab._lexicon import mostly_upper, truecase
 
     text = "NEURO: MAE, NSR 80S. WIFE MARY AWARE OF PLAN.\nSPOKE WITH DR. OKAFOR AT WILLIAMS CLINIC"
     assert mostly_upper(text) and not mostly_upper(truecase(text))

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.text import Finding, TextAnalyzer
-from veil.text._national_ids import (
+from veil.text.recognition._national_ids import (
     RULES,
     aadhaar_ok,
     abn_ok,
@@ -22,7 +22,7 @@ from veil.text._national_ids import (
     pesel_ok,
     tfn_ok,
 )
-from veil.text._surrogate import SurrogateFactory
+from veil.text.replacement._surrogate import SurrogateFactory
 
 # (entity, Faker locale and method, the rule, a sentence frame that carries its word)
 CASES = [
@@ -138,7 +138,7 @@ def test_numbers_that_fail_their_rule_or_word(analyzer: TextAnalyzer, text: str)
 
 def _failed_but_announced(f: Finding) -> bool:
     """A value its label announces is still reported for redaction when it fails its rule,
-    below a validated finding's score and marked so (``veil.text._announced``)."""
+    below a validated finding's score and marked so (``veil.text.recognition._announced``)."""
     return (
         f.recognizer == "announced_id"
         and f.score < 1.0

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from veil.text._ner import _middle_initial, _trim
-from veil.text._ner_lines import line_pieces as _line_pieces
+from veil.text.ner._ner import _middle_initial, _trim
+from veil.text.ner._ner_lines import line_pieces as _line_pieces
 
 
 @pytest.mark.parametrize(

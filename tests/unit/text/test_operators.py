@@ -7,8 +7,8 @@ import pytest
 
 from veil import KeyMissingError, PolicyError
 from veil.text import TextAnalyzer, TextRedactor, TokenVault, decrypt_text, make_operator
-from veil.text._checksums import card_issuer, iban_ok, luhn_ok, ssn_kind
-from veil.text._operators import EncryptOperator, FpeOperator
+from veil.text.recognition._checksums import card_issuer, iban_ok, luhn_ok, ssn_kind
+from veil.text.replacement._operators import EncryptOperator, FpeOperator
 
 KEY = "1791b37b9103c40c866e9b9baab2059a4f8062e54c06f170c2aeea735f1e4bb5"
 KEY2 = "a5b57347f7345d5133e751c693721f2a8cb97f065b93987a0d7ece57945c5e32"
@@ -159,7 +159,7 @@ def test_surrogates_keep_type_and_validity(keys: None, analyzer: TextAnalyzer) -
     date = op.replace("03/14/1985", "DATE_TIME")
     assert re.fullmatch(r"\d{2}/\d{2}/\d{4}", date)
     # a place of the same kind: a state's code, a state, a country; an initial stays one
-    from veil.text._street_words import _STATE_NAMES, _STATES
+    from veil.text.vocab._street_words import _STATE_NAMES, _STATES
 
     assert op.replace("CA", "LOCATION") in _STATES
     assert op.replace("Texas", "LOCATION") in _STATE_NAMES.split("|")

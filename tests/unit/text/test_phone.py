@@ -9,7 +9,7 @@ import pytest
 from veil._errors import PolicyError
 from veil.policy import TextConfig
 from veil.text import TextAnalyzer
-from veil.text._contact import PhoneRecognizer
+from veil.text.recognition._contact import PhoneRecognizer
 
 
 def _spans(rec: PhoneRecognizer, text: str) -> list[str]:

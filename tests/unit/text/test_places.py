@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.text import Finding, TextAnalyzer, resolve_overlaps
-from veil.text._places import PlaceNameRecognizer, gazetteer
+from veil.text.recognition._places import PlaceNameRecognizer, gazetteer
 
 
 @pytest.fixture(scope="module")

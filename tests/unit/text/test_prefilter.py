@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer, generate_clinical_notes, generate_corpus
-from veil.text._recognizer import Needs, PatternRecognizer, TextFeatures, needs
+from veil.text.recognition._recognizer import Needs, PatternRecognizer, TextFeatures, needs
 
 
 def _met(regex: str, text: str, flags: int = 0) -> bool:
@@ -69,7 +69,7 @@ def test_case_folding_that_lower_does_not_know_is_not_claimed() -> None:
 def test_the_letters_that_fold_to_ascii_are_all_known() -> None:
     import string
 
-    from veil.text._recognizer import _FOLDS_TO_ASCII
+    from veil.text.recognition._recognizer import _FOLDS_TO_ASCII
 
     folding = {
         chr(cp)
@@ -131,7 +131,7 @@ def test_findings_are_the_same_with_and_without_the_prefilter(
 
 
 def test_features_are_computed_once_per_text() -> None:
-    from veil.text import _recognizer
+    from veil.text.recognition import _recognizer
 
     text = "call 617 555 0199 today"
     a = _recognizer.text_features(text)

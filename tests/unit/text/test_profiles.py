@@ -12,8 +12,8 @@ from veil import PolicyError
 from veil.cli import main
 from veil.policy import TextConfig
 from veil.text import TextAnalyzer
-from veil.text._finding import Finding
-from veil.text._profiles import PROFILES, profile_keeps
+from veil.text.detection._profiles import PROFILES, profile_keeps
+from veil.text.recognition._finding import Finding
 
 OLD = dt.date.today().year - 95  # a birth year that makes a person older than 89 today
 YOUNG = dt.date.today().year - 60
@@ -150,7 +150,7 @@ def test_policy_text_stage_uses_the_profile(tmp_path) -> None:  # type: ignore[n
 
     from veil.pipeline import RunContext
     from veil.policy import Policy
-    from veil.text._stage import TextStage
+    from veil.text.redaction._stage import TextStage
 
     policy = Policy.model_validate(
         {

@@ -252,7 +252,7 @@ NEGATIVES = [
 
 def _failed_but_announced(f: Finding) -> bool:
     """A value its label announces is still reported for redaction when it fails its rule,
-    below a validated finding's score and marked so (``veil.text._announced``)."""
+    below a validated finding's score and marked so (``veil.text.recognition._announced``)."""
     return (
         f.recognizer == "announced_id"
         and f.score < 1.0
@@ -294,7 +294,7 @@ def test_card_without_issuer_prefix_scores_below_a_proven_card(analyzer: TextAna
 
 
 def test_a_pattern_may_require_context_of_its_own() -> None:
-    from veil.text._recognizer import Pattern, PatternRecognizer
+    from veil.text.recognition._recognizer import Pattern, PatternRecognizer
 
     r = PatternRecognizer(
         entity="TICKET",
@@ -351,7 +351,7 @@ def test_month_name_findings_are_months_after_a_time_word(words: list[str], sep:
     """Whatever the words around it, a month-name finding is a whole month's name right
     after one of the time words (in any case), never before a capitalised word or a number;
     a text in lower case gives nothing."""
-    from veil.text._dates import _MONTH_NAMES, MonthNameRecognizer
+    from veil.text.recognition._dates import _MONTH_NAMES, MonthNameRecognizer
 
     r = MonthNameRecognizer()
     text = sep.join(words)
@@ -423,7 +423,7 @@ def test_an_obfuscated_faker_address_is_found_whole(
 )
 def test_the_obfuscated_email_gate_holds_every_match(parts: list[str]) -> None:
     """The cheap scan that skips most texts never skips one a pattern would match."""
-    from veil.text._network import _OBFUSCATED_GATE, ObfuscatedEmailRecognizer
+    from veil.text.recognition._network import _OBFUSCATED_GATE, ObfuscatedEmailRecognizer
 
     text = "".join(parts)
     if any(re.search(p.regex, text) for p in ObfuscatedEmailRecognizer.patterns):

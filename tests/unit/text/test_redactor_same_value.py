@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from veil.text import TextAnalyzer, make_operator
-from veil.text._finding import Finding
-from veil.text._redactor import TextRedactor, same_value_findings
+from veil.text.recognition._finding import Finding
+from veil.text.redaction._redactor import TextRedactor, same_value_findings
 
 _REDACTOR = TextRedactor(TextAnalyzer.from_config(ner=False), make_operator("placeholder"))
 
@@ -38,13 +38,13 @@ def test_batch_redaction_propagates_too() -> None:
 
 
 def test_the_scan_budget_stops_propagation_and_says_so(monkeypatch, caplog) -> None:
-    import veil.text._redactor as red
+    import veil.text.redaction._redactor as red
 
     text = "aaaa1 bbbb2 aaaa1 bbbb2"
     found = [Finding(0, 5, "A", 0.9, "t"), Finding(6, 11, "B", 0.9, "t")]
     assert len(same_value_findings(text, found)) == 4
     monkeypatch.setattr(red, "PROPAGATE_BUDGET", len(text))  # room for one value's scan
-    with caplog.at_level("WARNING", logger="veil.text._redactor"):
+    with caplog.at_level("WARNING", logger="veil.text.redaction._redactor"):
         got = same_value_findings(text, found)
     assert len(got) == 3
     assert "stopped early" in caplog.text and "aaaa1" not in caplog.text

@@ -10,7 +10,7 @@ import pytest
 from faker import Faker
 
 from veil.text import TextAnalyzer, TextRedactor, make_operator
-from veil.text._secrets import (
+from veil.text.recognition._secrets import (
     ENTROPY_BITS,
     HighEntropyTokenRecognizer,
     PasswordRecognizer,
@@ -315,7 +315,7 @@ def test_cli_redact_replaces_secrets(tmp_path, capsys: pytest.CaptureFixture[str
 
 def test_generated_secrets_corpus_leaks_nothing_and_flags_no_negative() -> None:
     from veil.text import generate_corpus
-    from veil.text._corpus_secrets import SECRET_TEMPLATES
+    from veil.text.evaluation._corpus_secrets import SECRET_TEMPLATES
 
     recs = generate_corpus(400, seed=11, templates=SECRET_TEMPLATES)
     labelled = leaked = spurious = 0

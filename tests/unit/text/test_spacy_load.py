@@ -19,7 +19,7 @@ SRC = str(Path(__file__).resolve().parents[3] / "src")
 
 _PROBE = """
 import json, sys
-from veil.text._ner import load_spacy
+from veil.text.ner._ner import load_spacy
 nlp, name = load_spacy()
 doc = nlp("Call John Smith in Boston.")
 ents = [(e.text, e.label_) for e in doc.ents]
@@ -43,7 +43,7 @@ def _run(code: str) -> dict:
 
 
 def _has_model() -> bool:
-    from veil.text._ner import best_english_model
+    from veil.text.ner._ner import best_english_model
 
     return best_english_model() is not None
 
@@ -66,7 +66,7 @@ def test_torch_already_loaded_is_left_to_thinc() -> None:
     pytest.importorskip("torch")
     out = _run(
         "import json, sys, torch\n"
-        "from veil.text._spacy_load import import_spacy\n"
+        "from veil.text.vocab._spacy_load import import_spacy\n"
         "import_spacy()\n"
         "from thinc.compat import has_torch\n"
         "print(json.dumps({'has_torch': has_torch, 'loaded': ['torch'], 'ents': [], 'pipes': []}))"
@@ -78,7 +78,7 @@ def test_hiding_torch_leaves_it_importable() -> None:
     pytest.importorskip("torch")
     out = _run(
         "import json, sys\n"
-        "from veil.text._spacy_load import import_spacy\n"
+        "from veil.text.vocab._spacy_load import import_spacy\n"
         "import_spacy()\n"
         "hidden = 'torch' in sys.modules\n"
         "import torch\n"

@@ -7,7 +7,7 @@ import pytest
 from faker import Faker
 
 from veil.text import TextAnalyzer
-from veil.text._street_names import (
+from veil.text.recognition._street_names import (
     _BUSY_TYPES,
     _CUED_TYPES,
     _FEATURE_TYPES,
@@ -199,7 +199,7 @@ def test_ner_spans_that_are_streets(span: str, entity: str, street: bool) -> Non
 def test_surrogate_keeps_the_kind_of_address_part(value: str, shape: str) -> None:
     import re
 
-    from veil.text._surrogate import SurrogateFactory
+    from veil.text.replacement._surrogate import SurrogateFactory
 
     fake = SurrogateFactory().make("STREET_ADDRESS", value, seed=3)
     assert re.fullmatch(shape, fake), fake

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from veil.text import Finding
-from veil.text._wrapped import join_wrapped_names
+from veil.text.ner._wrapped import join_wrapped_names
 
 
 def _person(text: str, word: str, recognizer: str = "spacy_ner") -> Finding:

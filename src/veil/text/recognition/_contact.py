@@ -1,0 +1,632 @@
+"""Phone numbers (Google's ``phonenumbers``) and ages.
+
+Phone numbers, in international notation, whatever the regions: a ``+`` and a country code
+(ITU-T E.123: "+44 20 7946 0958", "(+44) 20 ...", "+44 (0)20 ..."), or the "00" / "011"
+call prefix in its place ("0044 20 7946 0958", "011 44 20 ..."), are parsed and validated
+by ``phonenumbers`` one candidate at a time; the number says its own country. A "+" number
+of a possible length that ``phonenumbers`` does not know as assigned (fictional ranges,
+ranges newer than its metadata) is reported only with a phone context word, as an amount
+("+44 123 456 789 units") can have that shape. In national notation, for the regions asked
+for (default ``("US",)``): North American numbers in their usual layouts ("(617) 555-0199",
+"617-555-0199", "617.555.0199", "+1 617 555 0199") by a strict regex (area code and
+exchange start with 2-9), and bare ten-digit runs only with a context word ("call",
+"phone"); every other region through ``phonenumbers.PhoneNumberMatcher`` with validity for
+that region. With a phone word just before it ("call 020 7946 0958"), a number in national
+notation is also found when it is valid in one of :data:`CONTEXT_REGIONS`: the word is the
+evidence the bare digits lack. Extensions ("x123", "ext. 12") belong to the number. Lab values
+("91/42/7.36"), dates and version numbers never match these layouts.
+
+Ages are ambiguous numbers: they are reported only with their context ("aged 47",
+"47-year-old", "age: 47"). Postal addresses, states and ZIP codes are in ``_address``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from veil._errors import PolicyError
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._recognizer import (
+    Pattern,
+    PatternRecognizer,
+    Recognizer,
+    recognizers,
+    text_features,
+)
+
+__all__ = ["AgeRecognizer", "PhoneRecognizer", "SpelledAgeRecognizer", "spelled_number"]
+
+_PHONE_HINT = re.compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
+# a phone word before a number: nouns, and the verbs of calling in their forms ("not
+# answering at", "ring me on", "WhatsApp me on", "leave a voicemail at", "messages to");
+# "number" only as someone's ("my number is": an order's or an account's is no phone's)
+_PHONE_CONTEXT = re.compile(
+    r"\b(?:phon(?:e[sd]?|ing)|tel|telephone|mobile|cell|cellphone|call(?:s|ed|ing)?|fax"
+    r"|contact|reach|text(?:s|ed|ing)?|sms|ph|answer(?:s|ed|ing)?|voicemail|whatsapp"
+    r"|dial(?:s|l?ed|l?ing)?|ring(?:s|ing)?|rang|landline|hotline|helpline"
+    r"|messages?[ \t]+(?:to|at|on)|message(?:d|ing)?[ \t]+(?:me|us|him|her|them)"
+    r"|(?:my|his|her|your|their|our)[ \t]+(?:new[ \t]+)?number)\b",
+    re.I,
+)
+# the same, searched in an ASCII text lower-cased once (a case-insensitive alternation scans
+# at about three times the cost)
+_PHONE_CONTEXT_LOWER = re.compile(_PHONE_CONTEXT.pattern)
+
+
+def _phone_context(text: str, start: int = 0, end: int | None = None) -> re.Match[str] | None:
+    """A phone word in ``text[start:end]`` (:data:`_PHONE_CONTEXT`)."""
+    stop = len(text) if end is None else end
+    lower = text_features(text).lower
+    if lower:
+        return _PHONE_CONTEXT_LOWER.search(lower, start, stop)
+    return _PHONE_CONTEXT.search(text, start, stop)
+
+
+# a phone word right after the number: "0191 496 0377 is my cell", "020 7946 0958 (home)",
+# "617 555 0199, mobile"
+_PHONE_CONTEXT_AFTER = re.compile(
+    r"[ \t]*(?:[,;:–-][ \t]*)?(?:(?:is|was)[ \t]+)?(?:(?:my|his|her|their|our|your|the)[ \t]+)?"
+    r"(?:new[ \t]+)?(?P<word>phone|telephone|mobile|cell|cellphone|fax|landline)\b"
+    r"|[ \t]*\((?P<kind>home|work|office|mobile|cell|fax)\)",
+    re.I,
+)
+
+_PHONE_KIND = re.compile(r"\((?:home|work|office)\)", re.I)  # the words not in _PHONE_CONTEXT
+
+
+def _phone_word(text: str, start: int, end: int) -> str | None:
+    """The phone word before a number (within 40 characters) or right after it, lower-cased."""
+    before = _phone_context(text, max(0, start - 40), start)
+    if before is not None:
+        return before.group(0).lower()
+    after = _PHONE_CONTEXT_AFTER.match(text, end)
+    if after is not None:
+        return (after.group("word") or after.group("kind")).lower()
+    return None
+
+
+# An extension after the number: "x123", "ext. 12", "extension 4567" (not "#", which is as
+# often a list or ticket number)
+_EXT = r"(?P<ext>\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?"
+_JOINED = re.compile(r"[-.]\d")  # a digit group goes on after a hyphen or a dot
+_EXT_AFTER = re.compile(r"\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6}(?![\w])", re.I)
+# ITU-T E.123 international notation: "+" and the country code, also written "(+44)"
+_INTL = re.compile(
+    r"(?<![\w+])(?P<num>(?:\(\+\d{1,3}\)|\+\d{1,3})[\d\s().-]{6,18}\d)" + _EXT + r"(?![\w])",
+    re.I,
+)
+# The same with an international call prefix in place of "+": "00" (ITU-T E.164 recommended
+# prefix, used in most of the world) or "011" (North America): "0044 20 ...", "011 44 20 ..."
+_IDD = re.compile(
+    r"(?<![\w+.,/-])(?P<idd>00|011)[\s.-]?(?P<num>[1-9]\d{0,2}[\d\s().-]{6,18}\d)"
+    + _EXT
+    + r"(?![\w/-]|[.,]\d)",
+    re.I,
+)
+# A hospital pager or beeper number: an internal number of 4 to 10 digits, identifying its
+# carrier as a phone number does, only after the word that says what it is ("pager 45123",
+# "beeper #4-5123", "pgr: 45123"). "page" alone is not enough ("see page 12").
+_PAGER_WORDS = r"\b(?:pager|beeper|bleep|pgr)\b"
+_PAGER = re.compile(
+    _PAGER_WORDS + r"\.?\s*(?:#|no\.|number|num\.?)?\s*[:#]?\s*"
+    r"(?P<num>(?<![\w.,/-])\d(?:-?\d){3,9})(?![\w/-]|[.,]\d)",
+    re.I,
+)
+_ANY_DIGIT = re.compile(r"\d")
+_PAGER_WORD = re.compile(_PAGER_WORDS, re.I)
+_BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
+# North American numbers written in one of the usual layouts (with "+1" or "001", or the
+# trunk "1" before the area code: "1 (617) 555-0199", "1 617 555 0199"); used when the number is well
+# formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
+# A parenthesis may open before the whole number ("(617-253-1000)"), and a dash that joins
+# no word to it ("---617 555 0199"; not "1-156-697-0170").
+_NANP = re.compile(
+    r"(?<![\w+).])(?<![\w.]-)(?:(?:\+|00[ .-]?)1[ .-]?|(?<!:)1[ .-]?(?=\(|[2-9]\d{2}[-. ]))?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
+    r"(?:\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?(?![\w-]|\.\d)",
+    re.I,
+)
+_DIGIT_RUN = re.compile(r"\d+")
+# A number in some country's national notation: an optional trunk or area part in
+# parentheses, then digit groups separated by single spaces, dots or hyphens (the number of
+# digits, 7 to 15, is checked on the match).
+_NATIONAL = re.compile(
+    r"(?<![\w+.,/-])(?:\(\d{1,5}\)[\s.-]?)?\d+(?:[\s.-]\d+){0,5}(?![\w/-]|[.,]\d)"
+)
+# What comes just before the national part of an international number: "+44 ", "(+44) "
+_INTL_PREFIX = re.compile(r"(?:\+\d{1,3}|\(\+?\d{1,3}\)|\b00\d{1,3}|\b011)[\s.-]?$")
+# Dates and times written with the same separators: "2020-01-02", "02.01.2020", "10.30"
+_DATE_SHAPE = re.compile(
+    r"\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.](?:\d{2}|\d{4})|\d{1,2}\.\d{2}"
+)
+#: Regions whose national notation is tried for a number that has a phone context word just
+#: before it ("call 020 7946 0958", "Tel: 030 901820") and is not in ``regions``: the
+#: context is the evidence the bare digits lack.
+CONTEXT_REGIONS = (
+    "US", "GB", "IE", "CA", "AU", "NZ", "IN", "ZA", "DE", "FR", "ES", "IT", "NL", "BE", "CH",
+    "AT", "SE", "NO", "DK", "FI", "PL", "PT", "BR", "MX", "AR", "CO", "CL", "JP", "KR",
+    "CN", "HK", "SG", "PH", "IL", "AE", "TR",
+)  # fmt: skip
+
+
+@recognizers.register("phone")
+class PhoneRecognizer(Recognizer):
+    """Phone numbers: international notation in any country, national notation in ``regions``.
+
+    Parameters
+    ----------
+    regions
+        Regions (ISO 3166-1 alpha-2, as ``phonenumbers`` names them) whose *national*
+        notation is searched, e.g. ``("US", "GB", "DE")``. Numbers written with ``+`` and
+        a country code are found whatever the regions. The default, ``("US",)``, is the
+        most conservative: each added region makes more digit groups candidates.
+    score
+        Score of a number that ``phonenumbers`` validates; a phone context word nearby
+        adds 0.2.
+
+    Examples
+    --------
+    >>> r = PhoneRecognizer()
+    >>> text = "call +44 20 7946 0958 or (617) 555-0199"
+    >>> [text[f.start : f.end] for f in r.analyze(text)]
+    ['+44 20 7946 0958', '(617) 555-0199']
+    """
+
+    entities = ("PHONE_NUMBER",)
+    tier = 0
+    #: score of an international number of a possible length that ``phonenumbers`` does not
+    #: know as assigned (fictional ranges, ranges newer than its metadata); reported only
+    #: with a phone context word, which raises it to ``score``
+    possible_score = 0.55
+    #: score of a valid number written with "00" or "011" in place of "+": digits only, so a
+    #: weaker sign than "+" that the text holds a phone number
+    idd_score = 0.6
+
+    def __init__(self, regions: str | Sequence[str] = ("US",), score: float = 0.75) -> None:
+        from veil._deps import require
+
+        self._pn: Any = require("phonenumbers", extra="text", purpose="phone-number detection")
+        wanted = (regions,) if isinstance(regions, str) else tuple(regions)
+        cleaned = tuple(dict.fromkeys(r.strip().upper() for r in wanted))
+        unknown = [r for r in cleaned if r not in self._pn.SUPPORTED_REGIONS]
+        if not cleaned or unknown:
+            raise PolicyError(
+                f"phone regions: unknown region code(s) {', '.join(unknown)}"
+                if unknown
+                else "phone regions: no region given",
+                hint="give ISO 3166-1 alpha-2 codes that phonenumbers supports, e.g. US, GB, DE",
+                key="phone_regions",
+            )
+        self.regions = cleaned
+        self._other_regions = any(r != "US" for r in cleaned)
+        self.score = score
+
+    # candidates ---------------------------------------------------------------------------
+    def _parse_ok(self, number: str) -> str | None:
+        """``"valid"``, ``"possible"`` (right length, not known as assigned) or ``None``."""
+        pn = self._pn
+        try:
+            num = pn.parse(number, None)
+        except pn.NumberParseException:
+            return None
+        if pn.is_valid_number(num):
+            return "valid"
+        if num.country_code != 1 and (
+            pn.is_possible_number_with_reason(num) == pn.ValidationResult.IS_POSSIBLE
+        ):
+            # North American numbers have a structure of their own (area code and exchange
+            # 2-9), checked by the layout regex; a length alone says too little there
+            return "possible"
+        return None
+
+    def _longest_valid(self, prefix: str, text: str, start: int, ends: list[int]) -> int | None:
+        for end in reversed(ends):
+            if self._parse_ok(prefix + text[start:end]) == "valid":
+                return end
+        return None
+
+    def _international(self, text: str, nanp: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+        """Numbers in international notation ("+44 ...", "(+44) ...", "0044 ...", "011 44 ...").
+
+        A candidate may run into a following number ("+44 20 7946 0958 536-22-1234"): it is
+        tried whole, then cut back one digit group at a time; a North American number that
+        follows is left to the layout regex when the part before it is valid on its own.
+        """
+        found: list[tuple[int, int, str]] = []
+        for rx, how in ((_INTL, "phonenumbers"), (_IDD, "idd_prefix")):
+            prefix = "" if how == "phonenumbers" else "+"
+            for m in rx.finditer(text):
+                start, num_start, num_end = m.start(), m.start("num"), m.end("num")
+                if any(s <= start < e for s, e, _ in found):
+                    continue
+                ends = [  # after each digit group, once there are 8 digits
+                    g.end()
+                    for g in _DIGIT_RUN.finditer(text, num_start, num_end)
+                    if sum(c.isdigit() for c in text[num_start : g.end()]) >= 8
+                ]
+                best = self._longest_valid(prefix, text, num_start, ends)
+                if best is not None:
+                    for s, e in nanp:  # a North American number starts inside: cut before it
+                        if start < s < best < e:
+                            shorter = [end for end in ends if end <= s]
+                            best = self._longest_valid(prefix, text, num_start, shorter) or best
+                    ext = best == num_end and m.group("ext")
+                    found.append((start, m.end() if ext else best, how))
+                elif (
+                    how == "phonenumbers"
+                    and ends
+                    and ends[-1] == num_end
+                    and self._parse_ok(text[num_start:num_end]) == "possible"
+                ):
+                    found.append((start, m.end() if m.group("ext") else num_end, "possible"))
+        return found
+
+    def _candidates(self, text: str) -> list[tuple[int, int, str]]:
+        us = "US" in self.regions
+        nanp = [(m.start(), m.end()) for m in _NANP.finditer(text)] if us else []
+        spans = self._international(text, nanp)
+        for s, e in nanp:  # unless it is the tail of an international number found above
+            if not any(a <= s and e <= b for a, b, _ in spans):
+                spans.append((s, e, "nanp_layout"))
+        if us:
+            for m in _BARE10.finditer(text):
+                if not any(s < m.end() and m.start() < e for s, e, _ in spans):
+                    spans.append((m.start(), m.end(), "bare_digits"))
+        pn = self._pn
+        for region in self.regions:
+            if region == "US":
+                continue
+            for m in pn.PhoneNumberMatcher(text, region, leniency=pn.Leniency.VALID):
+                if not any(s < m.end and m.start < e for s, e, _ in spans):
+                    spans.append((m.start, m.end, f"phonenumbers_{region}"))
+        if _phone_context(text) or _PHONE_KIND.search(text):
+            spans.extend(self._with_context(text, spans))
+        return spans
+
+    def _with_context(
+        self, text: str, spans: list[tuple[int, int, str]]
+    ) -> list[tuple[int, int, str]]:
+        """National numbers of :data:`CONTEXT_REGIONS` that a phone word just precedes."""
+        pn = self._pn
+        regions = [r for r in CONTEXT_REGIONS if r not in self.regions]
+        found: list[tuple[int, int, str]] = []
+        for m in _NATIONAL.finditer(text):
+            start, end = m.span()
+            if any(s < end and start < e for s, e, _ in spans):
+                continue
+            digits = sum(c.isdigit() for c in text[start:end])
+            if (
+                not 7 <= digits <= 15
+                or _DATE_SHAPE.fullmatch(text, start, end)
+                or _INTL_PREFIX.search(text, max(0, start - 6), start)
+            ):
+                continue
+            if _phone_context(text, max(0, start - 40), start):
+                ends = [  # after each digit group, once there are 7 digits; longest first;
+                    # never inside a group joined by "-" or "." ("1-156-697|-0170")
+                    g.end()
+                    for g in _DIGIT_RUN.finditer(text, start, end)
+                    if sum(c.isdigit() for c in text[start : g.end()]) >= 7
+                    and _JOINED.match(text, g.end()) is None
+                ]
+            elif _PHONE_CONTEXT_AFTER.match(text, end):
+                ends = [end]  # the word after it speaks for the whole number
+            else:
+                continue
+            hit = None
+            for e in reversed(ends):
+                for region in regions:
+                    try:
+                        num = pn.parse(text[start:e], region)
+                    except pn.NumberParseException:
+                        continue
+                    if pn.is_valid_number(num):
+                        ext = _EXT_AFTER.match(text, e)  # "020 7946 0958 ext. 12"
+                        hit = (start, ext.end() if ext else e, f"context_{region}")
+                        break
+                if hit:
+                    break
+            if hit:
+                found.append(hit)
+        return found
+
+    def _pagers(self, text: str, taken: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+        """Internal pager numbers after "pager", "beeper", "bleep" or "pgr" (:data:`_PAGER`)."""
+        out = []
+        for m in _PAGER.finditer(text):
+            s, e = m.span("num")
+            if not any(a < e and s < b for a, b, _ in taken):
+                out.append((s, e, "pager"))
+        return out
+
+    def analyze(self, text: str) -> list[Finding]:
+        pagers = _PAGER.search(text) is not None
+        # the hint holds for every North American and international candidate; national
+        # numbers of other regions may be shorter ("22158" on St Helena) or written with
+        # other dashes ("020–7946–0958"), so with such regions any digit opens the scan
+        hint = _PHONE_HINT.search(text) is not None or (
+            self._other_regions and _ANY_DIGIT.search(text) is not None
+        )
+        if not pagers and not hint:
+            return []
+        candidates = self._candidates(text) if hint else []
+        if pagers:
+            candidates += self._pagers(text, candidates)
+        out: list[Finding] = []
+        for start, end, how in sorted(candidates):
+            before = text[max(0, start - 1) : start]
+            if before and (before.isalnum() or before in "/."):
+                continue
+            if before == "(" and ")" in text[start:end] and "(" not in text[start:end]:
+                start -= 1  # "(0044) 20 7946 0958": the parenthesis opened before the prefix
+            raw = text[start:end]
+            if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", raw) or re.fullmatch(r"\d+\.\d+", raw):
+                continue
+            word = _phone_word(text, start, end)
+            if word is None and how == "pager":
+                # the word of a pager number (never the number: explanations hold no data)
+                pager = _PAGER_WORD.search(text, max(0, start - 40), start)
+                word = pager.group(0).lower() if pager else None
+            hit = word is not None
+            if (raw.isdigit() or how == "possible") and not hit:
+                # bare digit runs are account and order numbers more often than phones; a
+                # number no plan knows as assigned may be an amount ("+44 123 456 789")
+                continue
+            base = {"possible": self.possible_score, "idd_prefix": self.idd_score}.get(
+                how, self.score
+            )
+            score = base
+            words: tuple[str, ...] = ()
+            if word is not None:
+                score = min(1.0, base + 0.2)
+                words = (word,)
+            out.append(
+                Finding(
+                    start,
+                    end,
+                    "PHONE_NUMBER",
+                    score,
+                    self.name,
+                    self.tier,
+                    Explanation(
+                        self.name,
+                        how,
+                        base,
+                        score,
+                        words,
+                        "phonenumbers" if how.startswith(("phonenumbers", "idd")) else None,
+                    ),
+                )
+            )
+        return out
+
+
+# people whose age a sentence may give: "my grandmother is 95"
+_KIN = (
+    r"son|daughter|child|kid|baby|boy|girl|mother|father|mom|mum|dad|brother|sister|wife|"
+    r"husband|partner|spouse|grandmother|grandfather|grandma|grandpa|grandson|granddaughter|"
+    r"aunt|uncle|nephew|niece|cousin|friend|boyfriend|girlfriend|fiancée?|stepson|stepdaughter"
+)
+
+
+@recognizers.register("age")
+class AgeRecognizer(PatternRecognizer):
+    """Ages written with their context: "aged 47", "age: 47", "47 years old", "47-year-old",
+    an infant's "7 months old" or "3-week-old", "47 y/o", "47yo", "47 years of age", "turned 47" (not before a unit: "turned 90 degrees"),
+    "I'm 47.", "she is 47 and ...", "my son, who is 26, ...", "my grandmother is 95" (the
+    number then ends a clause or goes on with "and", "but", "now", "years": not "I am 5
+    minutes away"), "his 30th birthday", "died at 67". The number alone is never an age."""
+
+    entity = "AGE"
+    needs_digit = True
+    patterns = (
+        Pattern(
+            "age_prefix",
+            r"\b(?:aged?|age of|age:|age\s+(?:is|was))\s*(\d{1,3})(?![\d%/]|\.\d)",
+            0.85,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_suffix",
+            r"\b(\d{1,3})(?:\s*|-)(?:years?|yrs?)(?:\s*|-)old\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # an infant's age: "7 months old", "a 3-week-old" (not days: "10 days old milk")
+            "age_suffix_infant",
+            r"\b(\d{1,2})(?:\s*|-)(?:months?|mos?|weeks?|wks?)(?:\s*|-)old\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_yo",
+            r"\b(\d{1,3})\s*(?:y/?o|yo|y\.o\.)(?![\w])",
+            0.85,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_of_age",
+            r"\b(\d{1,3})\s*(?:years?|yrs?)\s+of\s+age\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # "she turned 47", "turns 30 next week"; not "turned 90 degrees", "turned 3 pages"
+            "age_turned",
+            r"\bturn(?:s|ed|ing)\s+(\d{1,3})(?![\w%°]|[/:.,]\d)(?!\s*-?(?:degrees?|deg|times?|"
+            r"pages?|points?|laps?|percent|per\b|mph|km|kms|miles?|minutes?|mins?|hours?|hrs?|"
+            r"days?|weeks?|months?|[a-z]*(?:meters?|metres?)|feet|ft|inches|in\b|°))",
+            0.6,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # a person saying their own age, or someone's: "I'm 47.", "I am 47 and retired",
+            # "she is 8 years", "he's 33.", "my son, who is 26, ...", "my grandmother is 95
+            # and still drives"; not "I am 5 minutes away", "I'm 100% sure", "I'm 6 feet"
+            "age_is",
+            rf"\b(?:I\s+am|I['’]m|(?:s?he|they|who)\s+(?:is|are|was|were)|(?:s?he|who)['’]s|"
+            rf"(?:my|his|her|our|their|your)\s+(?:{_KIN})\s+(?:is|was))\s+(\d{{1,3}})"
+            r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and(?!\s+(?:a\s+)?half)|but|now|today|this|years?|yrs?)\b)",
+            0.6,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # "his 30th birthday", "her 100th birthday"
+            "age_birthday",
+            r"\b(\d{1,3})(?:st|nd|rd|th)\s+birthday\b",
+            0.85,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            # the age at death: "died at 67.", "passed away at the age of 81 in May"; not
+            # "died at 3 pm" (the number must end the clause or go on with a word listed)
+            "age_at_death",
+            r"\b(?:died|passed\s+away|deceased)\s+at\s+(?:the\s+age\s+of\s+)?(\d{1,3})"
+            r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and|after|from|of|in|years?|yrs?)\b)",
+            0.7,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_in_his",
+            r"\b(?:in (?:his|her|their) )(\d0s|(?:early|mid|late)[- ]\d0s)\b",
+            0.6,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+    )
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        digits = "".join(c for c in value if c.isdigit())
+        return not digits or int(digits) > 125
+
+
+_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_DECADES = {w[:-1] + "ies": 20 + 10 * i for i, w in enumerate(_TENS)}  # "forties" -> 40
+_NUMBER_WORDS = (
+    rf"(?:(?:one )?hundred(?:(?: and)? (?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?"
+    rf"| and (?:{'|'.join(_TEENS + _UNITS)}))?"
+    rf"|(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_TEENS)}|{'|'.join(_UNITS)})"
+)
+
+
+def spelled_number(words: str) -> int | None:
+    """The value of an English number or decade written in words, up to 199, or ``None``.
+
+    Examples
+    --------
+    >>> spelled_number("forty-five"), spelled_number("a hundred and two")
+    (45, 102)
+    >>> spelled_number("mid-fifties"), spelled_number("47")
+    (50, None)
+    """
+    w = words.casefold().replace("-", " ").split()
+    if w and w[0] in ("early", "mid", "late"):
+        w = w[1:]
+    if len(w) == 1 and w[0] in _DECADES:
+        return _DECADES[w[0]]
+    value = 0
+    for i, word in enumerate(w):
+        if word in ("a", "and") or (word == "one" and i + 1 < len(w) and w[i + 1] == "hundred"):
+            continue
+        if word == "hundred":
+            value += 100
+        elif word in _TENS:
+            value += 20 + 10 * _TENS.index(word)
+        elif word in _TEENS:
+            value += 10 + _TEENS.index(word)
+        elif word in _UNITS:
+            value += 1 + _UNITS.index(word)
+        else:
+            return None
+    return value or None
+
+
+@recognizers.register("age_words")
+class SpelledAgeRecognizer(PatternRecognizer):
+    """Ages written in words, with the same context as :class:`AgeRecognizer`: "forty-five
+    years old", "a twelve-year-old", "aged sixty", "seventy years of age", "in her late
+    forties". A number word alone is never an age."""
+
+    entity = "AGE"
+    patterns = (
+        Pattern(
+            "age_words_prefix",
+            rf"\b(?:aged|age of)\s+({_NUMBER_WORDS})\b",
+            0.85,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_words_suffix",
+            rf"\b({_NUMBER_WORDS})(?:\s+|-)(?:years?|yrs?)(?:\s+|-)old\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_words_of_age",
+            rf"\b({_NUMBER_WORDS})\s+years?\s+of\s+age\b",
+            0.9,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+        Pattern(
+            "age_words_in_his",
+            rf"\bin (?:his|her|their) ((?:(?:early|mid|late)[- ])?(?:{'|'.join(_DECADES)}))\b",
+            0.6,
+            group=1,
+            flags=re.IGNORECASE,
+        ),
+    )
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        number = spelled_number(value)
+        return number is None or number > 125
+
+
+def number_words(n: int) -> str:
+    """``n`` (1 to 199) in English words, hyphenated as written: 45 -> "forty-five".
+
+    Examples
+    --------
+    >>> number_words(45), number_words(112), number_words(7)
+    ('forty-five', 'one hundred and twelve', 'seven')
+    """
+    if n >= 100:
+        rest = n - 100
+        return "one hundred" + (f" and {number_words(rest)}" if rest else "")
+    if n >= 20:
+        tens, unit = divmod(n, 10)
+        return _TENS[tens - 2] + (f"-{_UNITS[unit - 1]}" if unit else "")
+    if n >= 10:
+        return _TEENS[n - 10]
+    return _UNITS[n - 1]
+
+
+def decade_words(decade: int) -> str:
+    """A decade of life in words: 40 -> "forties" (20 to 90)."""
+    return next(w for w, d in _DECADES.items() if d == decade)

@@ -1,0 +1,524 @@
+"""Declarative recognizers: patterns, whole-word context words, validate/invalidate hooks.
+
+A :class:`PatternRecognizer` is a list of :class:`Pattern` regexes plus optional context
+words and two hooks. ``validate`` returns a rule name when a checksum or a structural rule
+proves the candidate (the score becomes 1.0), ``None`` when it has no opinion, and
+``invalidate`` returns ``True`` to drop a candidate (a failed checksum, an impossible area
+number). Context words raise the score by ``context_boost`` when one of them appears as a
+whole word within ``context_window`` characters before the span or ``context_after``
+characters after it; "aged" does not match inside "managed". A recognizer with
+``context_required=True`` reports only candidates that have context.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import re._constants as _c  # type: ignore[import-not-found]
+import re._parser as _sre  # type: ignore[import-not-found]
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from veil._registry import Registry
+from veil.text.recognition._finding import Explanation, Finding
+
+__all__ = [
+    "ContextMatcher",
+    "Pattern",
+    "PatternRecognizer",
+    "Recognizer",
+    "recognizers",
+]
+
+
+_DIGIT = re.compile(r"\d")
+
+
+class Recognizer:
+    """Base of every recognizer: finds spans of one or more entity types in a text."""
+
+    name: ClassVar[str] = "recognizer"
+    entities: tuple[str, ...] = ()
+    tier: int = 1
+    #: a character every match contains; texts without it are skipped (speed)
+    requires: str | None = None
+    #: every match contains a digit; texts without one are skipped (speed)
+    needs_digit: bool = False
+    #: letter case carries the match (names): a text written in capitals is given to
+    #: ``analyze`` in ordinary case, same length and offsets (``_lexicon.truecase``)
+    reads_case: bool = False
+    #: stands in for NER where it is off (regex-only mode); not run beside it
+    replaces_ner: bool = False
+
+    def analyze(self, text: str) -> list[Finding]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def wants(self, entities: frozenset[str]) -> bool:
+        return any(e in entities for e in self.entities)
+
+
+#: Built-in recognizer classes by name; ``TextAnalyzer`` instantiates what is needed.
+recognizers: Registry[type[Recognizer]] = Registry("recognizer")
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """One regex of a pattern recognizer.
+
+    ``group`` selects the capture group that is the entity (0 = the whole match), so a
+    pattern can include its own context ("aged 47" -> "47") without reporting it.
+    ``context_required`` reports its matches only with one of the recognizer's context
+    words near them, and skips the scan of a text that holds none.
+    """
+
+    name: str
+    regex: str
+    score: float
+    group: int = 0
+    flags: int = 0
+    context_required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Needs:
+    """What every match of a regex contains, read off the parsed regex (:func:`needs`).
+
+    A text that lacks any of it cannot match, so the scan is skipped: a provable
+    prefilter, not a heuristic, and it holds for policy-declared patterns too.
+    """
+
+    digits: int = 0  # at least this many digits (``\d``, ``[0-9]``, literal digits)
+    run: int = 0  # ... of which at least this many consecutive
+    strings: tuple[str, ...] = ()  # literal substrings, each at least 1 character
+    ignorecase: bool = False  # compare ``strings`` with the text lower-cased
+    anyof: tuple[tuple[str, ...], ...] = ()  # of each tuple, at least one string
+
+    def met_by(self, feats: TextFeatures) -> bool:
+        if feats.digits < self.digits or feats.run < self.run:
+            return False
+        if self.ignorecase:
+            if not feats.ascii:  # "ſ" matches "s" under IGNORECASE; str.lower() disagrees
+                return True
+            text = feats.lower
+        else:
+            text = feats.text
+        for s in self.strings:  # plain loops, not all(): this runs per pattern and text
+            if s not in text:
+                return False
+        for alternatives in self.anyof:
+            for s in alternatives:
+                if s in text:
+                    break
+            else:
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class TextFeatures:
+    """The facts about one text that :class:`Needs` is checked against."""
+
+    text: str
+    digits: int
+    run: int
+    ascii: bool
+    lower: str
+
+    @classmethod
+    def of(cls, text: str) -> TextFeatures:
+        runs = [len(r) for r in _DIGIT_RUNS.findall(text)]
+        ascii_ = text.isascii()
+        return cls(text, sum(runs), max(runs, default=0), ascii_, text.lower() if ascii_ else "")
+
+
+_DIGIT_RUNS = re.compile(r"\d+")
+# the last text seen and its features: every recognizer of an analyzer reads the same
+# string object in turn, so its features are computed once (one tuple, swapped whole, so
+# threads never see one text's features under another's name)
+_LAST: tuple[str, TextFeatures] = ("", TextFeatures("", 0, 0, True, ""))
+
+
+def scan(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """``rx.finditer(text)``, or nothing when the text lacks what every match contains
+    (:func:`needs`): for recognizers that run their own regexes."""
+    if not _needs_cached(rx.pattern, rx.flags).met_by(text_features(text)):
+        return iter(())
+    return rx.finditer(text)
+
+
+def text_features(text: str) -> TextFeatures:
+    global _LAST
+    last = _LAST
+    if last[0] is text:
+        return last[1]
+    feats = TextFeatures.of(text)
+    _LAST = (text, feats)
+    return feats
+
+
+@dataclass(slots=True)
+class _Req:
+    """What one node of a parsed regex forces: digits, the longest forced digit run,
+    literal substrings, whether every character it can match is a digit, and its least
+    length (to extend a digit run across it)."""
+
+    digits: int = 0
+    run: int = 0
+    strings: frozenset[str] = frozenset()
+    all_digit: bool = False
+    min_len: int = 0
+    # the literal text the node always is, when it is one fixed string (joins literals)
+    literal: str | None = None
+    # sets of strings of which each match holds at least one ("Jan|Feb|...|Dec")
+    anyof: frozenset[frozenset[str]] = frozenset()
+
+
+_ZERO_WIDTH = _Req(all_digit=True, literal="")
+_UNKNOWN = _Req()
+
+
+def _is_digit_class(items: list[tuple[Any, Any]]) -> bool:
+    c = _c
+    if not items:
+        return False
+    for op, av in items:
+        if op is c.CATEGORY and av is c.CATEGORY_DIGIT:
+            continue
+        if op is c.LITERAL and 48 <= av <= 57:
+            continue
+        if op is c.RANGE and av[0] >= 48 and av[1] <= 57:
+            continue
+        return False
+    return True
+
+
+def _seq(items: Any) -> _Req:
+    """Requirements of a sequence of parsed nodes: every node must match, in order."""
+    out = _Req(all_digit=True, literal="")
+    run = 0
+    strings: set[str] = set()
+    pending = ""  # the literal text of the current stretch of fixed nodes
+
+    def close() -> None:
+        nonlocal pending
+        if pending:
+            strings.add(pending)
+        pending = ""
+
+    anyof: set[frozenset[str]] = set()
+    for op, av in items:
+        r = _node(op, av)
+        out.digits += r.digits
+        out.min_len += r.min_len
+        strings |= r.strings
+        anyof |= r.anyof
+        if r.literal is not None:
+            pending += r.literal
+        else:
+            close()
+        if r.all_digit:
+            run += r.min_len
+        else:
+            out.run = max(out.run, run, r.run)
+            run = 0
+            out.all_digit = False
+        if out.literal is not None:
+            out.literal = out.literal + r.literal if r.literal is not None else None
+    close()
+    out.run = max(out.run, run)
+    out.strings = frozenset(strings)
+    out.anyof = frozenset(anyof)
+    return out
+
+
+def _node(op: Any, av: Any) -> _Req:
+    c = _c
+    if op is c.LITERAL:
+        ch = chr(av)
+        digit = ch in "0123456789"
+        return _Req(int(digit), int(digit), frozenset(), digit, 1, ch)
+    if op is c.IN:
+        if av and av[0][0] is c.NEGATE:
+            return _Req(min_len=1)
+        digit = _is_digit_class(av)
+        if len(av) == 1 and av[0][0] is c.LITERAL:
+            return _node(c.LITERAL, av[0][1])
+        return _Req(int(digit), int(digit), frozenset(), digit, 1)
+    if op in (c.ANY, c.NOT_LITERAL):
+        return _Req(min_len=1)
+    if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+        return _ZERO_WIDTH
+    if op is c.SUBPATTERN:
+        return _seq(av[-1])
+    if op is getattr(c, "ATOMIC_GROUP", None):
+        return _seq(av)
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+        lo, _, sub = av
+        r = _seq(sub)
+        if lo == 0:
+            return _Req(all_digit=r.all_digit)
+        return _Req(
+            digits=lo * r.digits,
+            run=lo * r.min_len if r.all_digit else r.run,
+            strings=r.strings,
+            all_digit=r.all_digit,
+            min_len=lo * r.min_len,
+            literal=r.literal * lo if r.literal is not None and lo == av[1] else None,
+            anyof=r.anyof,
+        )
+    if op is c.BRANCH:
+        subs = [_seq(b) for b in av[1]]
+        # a string is forced when every branch forces it or a string that contains it
+        per = [s.strings | ({s.literal} if s.literal else set()) for s in subs]
+        strings = frozenset(
+            x for x in set().union(*per) if all(any(x in y for y in b) for b in per)
+        )
+        # and when each branch forces some string, the match holds one of them (the
+        # longest of each branch: the rarer in text)
+        best = [max(b, key=len, default="") for b in per]
+        anyof = frozenset({frozenset(best)}) if all(best) and not strings else frozenset()
+        return _Req(
+            digits=min(s.digits for s in subs),
+            run=min(s.run for s in subs),
+            strings=strings,
+            all_digit=all(s.all_digit for s in subs),
+            min_len=min(s.min_len for s in subs),
+            anyof=anyof,
+        )
+    return _UNKNOWN  # back-references, conditionals: no claim
+
+
+def _local_ignorecase(items: Any) -> bool:
+    """Whether any ``(?i:...)`` group sits in the parsed regex."""
+    c = _c
+    for op, av in items:
+        if op is c.SUBPATTERN and av[1] & re.IGNORECASE:
+            return True
+        subs: list[Any] = []
+        if op in (c.SUBPATTERN,):
+            subs = [av[-1]]
+        elif op is c.BRANCH:
+            subs = list(av[1])
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            subs = [av[2]]
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            subs = [av[1]]
+        elif op is getattr(c, "ATOMIC_GROUP", None):
+            subs = [av]
+        if any(_local_ignorecase(sub) for sub in subs):
+            return True
+    return False
+
+
+# the only characters that match an ASCII letter under re.IGNORECASE (checked over all of
+# Unicode in tests/unit/text/test_prefilter.py)
+_FOLDS_TO_ASCII = frozenset("\u0130\u0131\u017f\u212a")  # İ ı ſ K (Kelvin)
+
+
+_MAX_ANYOF = 24  # alternatives in one set: "Jan|...|Dec" is tested, 80 street types are not
+
+
+@functools.lru_cache(maxsize=1024)
+def _needs_cached(regex: str, flags: int) -> Needs:
+    return needs(regex, flags)
+
+
+def needs(regex: str, flags: int = 0) -> Needs:
+    """What every match of ``regex`` contains (a lower bound; never more than is true).
+
+    Examples
+    --------
+    >>> needs(r"\\b\\d{3}-\\d{2}-\\d{4}\\b")
+    Needs(digits=9, run=4, strings=('-',), ignorecase=False, anyof=())
+    >>> needs(r"(?:Jan|Feb|Mar)\\s+\\d+").anyof
+    (('Feb', 'Jan', 'Mar'),)
+    >>> needs(r"(?:aged|age of)\\s+(\\d{1,3})", re.IGNORECASE).strings
+    ('age',)
+    """
+    try:
+        parsed = _sre.parse(regex, flags)
+        r = _seq(list(parsed))
+    except (re.error, TypeError, ValueError, IndexError):  # a parse tree of another shape
+        # (a future Python's ``re._parser``): claim nothing rather than fail
+        return Needs()
+    # Letters under IGNORECASE (the whole regex or a ``(?i:...)`` group) are compared
+    # lower-cased on both sides, which is also sound for case-sensitive parts. Only ASCII
+    # texts are compared so (Needs.met_by): there a non-ASCII letter of the regex can match
+    # nothing, except the four that fold to ASCII letters.
+    ignorecase = bool(parsed.state.flags & re.IGNORECASE) or _local_ignorecase(parsed)
+    if ignorecase:
+        # a string with a letter that matches an ASCII letter under IGNORECASE ("ſ" matches
+        # "s") cannot be compared lower-cased: left out; dropping one alternative would
+        # make the test stricter than the regex, so its whole set goes
+        strings = {s.lower() for s in r.strings if _FOLDS_TO_ASCII.isdisjoint(s)}
+        anyof = {
+            frozenset(s.lower() for s in alts)
+            for alts in r.anyof
+            if all(_FOLDS_TO_ASCII.isdisjoint(s) for s in alts)
+        }
+    else:
+        strings = set(r.strings)
+        anyof = set(r.anyof)
+    return Needs(
+        r.digits,
+        r.run,
+        tuple(sorted(strings, key=lambda s: (-len(s), s))),
+        ignorecase,
+        # a long list costs more to test than the scan it would skip
+        tuple(sorted(tuple(sorted(alts)) for alts in anyof if len(alts) <= _MAX_ANYOF)),
+    )
+
+
+class ContextMatcher:
+    """Whole-word, case-insensitive context words near a span.
+
+    Examples
+    --------
+    >>> m = ContextMatcher(["age", "aged"])
+    >>> m.find("patient aged 47", 13, 15)
+    ('aged',)
+    >>> m.find("she managed 47 staff", 12, 14)
+    ()
+    """
+
+    def __init__(self, words: Iterable[str], before: int = 48, after: int = 24) -> None:
+        self.words = tuple(sorted({w.lower() for w in words}, key=len, reverse=True))
+        self.before = before
+        self.after = after
+        self._re = (
+            re.compile(
+                r"(?<![\w])(?:" + "|".join(re.escape(w) for w in self.words) + r")(?![\w])",
+                re.IGNORECASE,
+            )
+            if self.words
+            else None
+        )
+
+    def anywhere(self, text: str) -> bool:
+        """Whether a context word occurs anywhere in ``text``."""
+        return self._re is not None and self._re.search(text) is not None
+
+    def find(self, text: str, start: int, end: int) -> tuple[str, ...]:
+        if self._re is None:
+            return ()
+        lo = max(0, start - self.before)
+        hits = [m.group(0).lower() for m in self._re.finditer(text, lo, start)]
+        if self.after:
+            hits += [m.group(0).lower() for m in self._re.finditer(text, end, end + self.after)]
+        return tuple(dict.fromkeys(hits))
+
+
+class PatternRecognizer(Recognizer):
+    """Regex recognizer with context words and validation hooks (see the module docstring).
+
+    Subclasses set the class attributes; instances may override them through the
+    constructor, which is how policy-declared recognizers are built.
+
+    Examples
+    --------
+    >>> r = PatternRecognizer(
+    ...     entity="EMPLOYEE_ID", patterns=[Pattern("emp", r"\\bE-\\d{6}\\b", 0.6)],
+    ...     context=["employee"], name="employee_id")
+    >>> [(f.start, f.end, round(f.score, 2)) for f in r.analyze("employee E-123456 left")]
+    [(9, 17, 0.95)]
+    """
+
+    entity: ClassVar[str] = ""
+    patterns: Sequence[Pattern] = ()
+    context: Sequence[str] = ()
+    context_required: bool = False
+    context_boost: float = 0.35
+    context_window: int = 48
+    context_after: int = 24
+
+    def __init__(
+        self,
+        *,
+        entity: str | None = None,
+        patterns: Sequence[Pattern] | None = None,
+        context: Sequence[str] | None = None,
+        context_required: bool | None = None,
+        name: str | None = None,
+        tier: int | None = None,
+    ) -> None:
+        if entity is not None:
+            self.entity = entity  # type: ignore[misc]
+        if patterns is not None:
+            self.patterns = tuple(patterns)
+        if context is not None:
+            self.context = tuple(context)
+        if context_required is not None:
+            self.context_required = context_required
+        if name is not None:
+            self.name = name  # type: ignore[misc]
+        if tier is not None:
+            self.tier = tier
+        self.entities = (self.entity,)
+        self._compiled = [
+            (p, re.compile(p.regex, p.flags), _needs_cached(p.regex, p.flags))
+            for p in self.patterns
+        ]
+        self._context = ContextMatcher(self.context, self.context_window, self.context_after)
+
+    # hooks ---------------------------------------------------------------------------
+    #: a check digit rule, ``(name, ok)``: a candidate that fails ``ok`` is dropped, one that
+    #: passes is proven (score 1.0, ``validation`` = name); subclasses with more to say
+    #: override the two hooks below instead
+    checksum: ClassVar[tuple[str, Callable[[str], bool]] | None] = None
+
+    def validate(self, value: str) -> str | None:
+        """Name of the rule that proves ``value``, or ``None`` (no opinion)."""
+        return self.checksum[0] if self.checksum is not None else None
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        """``True`` drops the candidate (failed checksum, impossible value)."""
+        return self.checksum is not None and not self.checksum[1](value)
+
+    # ----------------------------------------------------------------------------------
+    def analyze(self, text: str) -> list[Finding]:
+        out: list[Finding] = []
+        if self.requires is not None and self.requires not in text:
+            return out
+        if self.needs_digit and _DIGIT.search(text) is None:
+            return out
+        seen: set[tuple[int, int]] = set()
+        feats = text_features(text)
+        has_context: bool | None = None
+        for pattern, rx, need in self._compiled:
+            if not need.met_by(feats):  # the text lacks what every match contains
+                continue
+            if pattern.context_required:
+                if has_context is None:
+                    has_context = self._context.anywhere(text)
+                if not has_context:
+                    continue
+            for m in rx.finditer(text):
+                start, end = m.span(pattern.group)
+                if start < 0 or start == end or (start, end) in seen:
+                    continue
+                value = text[start:end]
+                if self.invalidate(value, text, start, end):
+                    continue
+                score = pattern.score
+                rule = self.validate(value)
+                if rule is not None:
+                    score = 1.0
+                words = self._context.find(text, start, end)
+                if (self.context_required or pattern.context_required) and not words:
+                    continue
+                if words and rule is None:
+                    score = min(1.0, score + self.context_boost)
+                seen.add((start, end))
+                out.append(
+                    Finding(
+                        start,
+                        end,
+                        self.entity,
+                        score,
+                        self.name,
+                        self.tier,
+                        Explanation(self.name, pattern.name, pattern.score, score, words, rule),
+                    )
+                )
+        return out
