@@ -376,7 +376,9 @@ def corpus(
             "--kind",
             help="'general': one-sentence templates across every entity type and hard "
             "negatives; 'notes': multi-line ICU and ward nursing notes; 'secrets': "
-            "business texts with passwords, API keys and credentials.",
+            "business texts with passwords, API keys and credentials; 'business': HR "
+            "mails, bank and tax tickets, IT requests and support chats with every kind of "
+            "identifier and secret (spans also carry their 'kind').",
         ),
     ] = "general",
 ) -> None:
@@ -385,11 +387,16 @@ def corpus(
     from veil.io import write_text_atomic
     from veil.text import generate_clinical_notes, generate_corpus
 
-    if kind not in ("general", "notes", "secrets"):
+    if kind not in ("general", "notes", "secrets", "business"):
         raise InputError(
-            f"--kind {kind!r} is not a corpus kind", hint="use general, notes or secrets"
+            f"--kind {kind!r} is not a corpus kind",
+            hint="use general, notes, secrets or business",
         )
-    if kind == "secrets":
+    if kind == "business":
+        from veil.text._corpus_business import generate_business_corpus
+
+        recs = generate_business_corpus(n, seed=seed)
+    elif kind == "secrets":
         from veil.text._corpus_secrets import SECRET_TEMPLATES
 
         recs = generate_corpus(n, seed=seed, templates=SECRET_TEMPLATES)

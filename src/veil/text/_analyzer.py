@@ -39,10 +39,12 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _national_ids,
     _network,
     _nrp,
+    _password_shape,
     _places,
     _postcodes,
     _secrets,
     _street_names,
+    _usernames,
 )
 from veil.text._coordination import coordinated_names
 from veil.text._finding import ENTITIES, Explanation, Finding

@@ -1,0 +1,93 @@
+"""Password-shaped tokens without a label: ``PASSWORD`` at a score only redaction uses.
+
+Password generators and password policies make a token of upper- and lower-case letters,
+digits and a symbol ("F%J%jWhmYvW^)1n", "&0M+#XToSD"); no word, number, date, version,
+file name, address or code has all four. A chat answers "whats the wifi pw" on the next
+line, a ticket pastes the new password without a label: the shape alone says what the
+token probably is, so :class:`PasswordShapeRecognizer` reports a token of 8 to 64
+characters, with no space, that holds an upper-case letter, a lower-case letter, a digit
+and a symbol other than the punctuation of ordinary identifiers (``.``, ``-``, ``_``,
+``/``, ``:``), and that is no e-mail address or URL.
+
+Its score, :data:`SHAPE_SCORE` (0.45), is below the detection threshold and above the
+redaction threshold (:data:`veil.policy.DETECT_SCORE_THRESHOLD`,
+:data:`veil.policy.REDACT_SCORE_THRESHOLD`): ``veil redact`` replaces such a token,
+``veil text detect`` does not report it. A password after its label is found by
+:class:`veil.text._secrets.PasswordRecognizer` at a higher score. Nothing here logs a value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from veil.text._finding import Explanation, Finding
+from veil.text._recognizer import Recognizer, recognizers
+
+__all__ = ["SHAPE_SCORE", "PasswordShapeRecognizer"]
+
+#: score of a password-shaped token without a label: redacted, not detected
+SHAPE_SCORE = 0.45
+
+# a run of printable characters without space, quotes or brackets that end a sentence
+_TOKEN = re.compile(r"(?<![^\s\"'(\[<])[^\s\"'<>]{8,64}(?![^\s\"')\]>.,;:!?])")
+_SYMBOL = re.compile(r"[!#$%^&*+=?~|{}\[\]()@]")
+_NOT = re.compile(r"://|^www\.|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$|^[-=*#~+]+$")
+
+
+def password_shaped(token: str) -> bool:
+    """Upper, lower, digit and a symbol, and no e-mail address or URL.
+
+    Examples
+    --------
+    >>> password_shaped("F%J%jWhmYvW^)1n"), password_shaped("Build-4.2.0_rc1")
+    (True, False)
+    """
+    return (
+        any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+        and any(c.isdigit() for c in token)
+        and _SYMBOL.search(token) is not None
+        and _NOT.search(token) is None
+    )
+
+
+@recognizers.register("password_shape")
+class PasswordShapeRecognizer(Recognizer):
+    """Password-shaped tokens without a label (module docstring).
+
+    Examples
+    --------
+    >>> r = PasswordShapeRecognizer()
+    >>> text = "me: whats the wifi pw\\nana: &0M+#XToSD\\nme: ty"
+    >>> [(text[f.start:f.end], f.score) for f in r.analyze(text)]
+    [('&0M+#XToSD', 0.45)]
+    >>> r.analyze("Release 4.2.0 (build A7) is out; see docs/setup.md.")
+    []
+    """
+
+    name = "password_shape"
+    entities = ("PASSWORD",)
+    tier = 1
+
+    def analyze(self, text: str) -> list[Finding]:
+        out: list[Finding] = []
+        if _SYMBOL.search(text) is None:
+            return out
+        for m in _TOKEN.finditer(text):
+            start, end = m.span()
+            while end > start and text[end - 1] in ".,;:!?":
+                end -= 1
+            token = text[start:end]
+            if len(token) >= 8 and password_shaped(token):
+                out.append(
+                    Finding(
+                        start,
+                        end,
+                        "PASSWORD",
+                        SHAPE_SCORE,
+                        self.name,
+                        self.tier,
+                        Explanation(self.name, "shape", SHAPE_SCORE, SHAPE_SCORE, (), None),
+                    )
+                )
+        return out
