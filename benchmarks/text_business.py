@@ -127,7 +127,11 @@ def leaks(records: Sequence[dict[str, Any]], preds: Preds) -> dict[str, Any]:
         "leaked": m,
         "leak_rate": round(m / n, 4) if n else 0.0,
         "per_type": {
-            t: {"labelled": total[t], "leaked": leaked[t], "leak_rate": round(leaked[t] / total[t], 4)}
+            t: {
+                "labelled": total[t],
+                "leaked": leaked[t],
+                "leak_rate": round(leaked[t] / total[t], 4),
+            }
             for t in sorted(total)
         },
         "per_kind": {
@@ -256,7 +260,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "thresholds": {"redact": REDACT_SCORE_THRESHOLD, "detect": DETECT_SCORE_THRESHOLD},
         "python": platform.python_version(),
     }
-    for name, th in (("veil_redact", REDACT_SCORE_THRESHOLD), ("veil_detect", DETECT_SCORE_THRESHOLD)):
+    for name, th in (
+        ("veil_redact", REDACT_SCORE_THRESHOLD),
+        ("veil_detect", DETECT_SCORE_THRESHOLD),
+    ):
         analyzer = veil_analyzer(model, th)
         preds, sec = veil_findings(analyzer, texts)
         analyzer.close()
@@ -273,7 +280,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         result["threshold_sweep"] = sweep(model, args.n, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    summary = {k: result[k]["leaks"]["leak_rate"] for k in ("veil_redact", "veil_detect", "presidio") if k in result}
+    summary = {
+        k: result[k]["leaks"]["leak_rate"]
+        for k in ("veil_redact", "veil_detect", "presidio")
+        if k in result
+    }
     print(json.dumps(summary))
     return result
 

@@ -12,6 +12,7 @@ import typer
 
 from veil.cli._input import HeaderOpt, SeparatorOpt
 from veil.cli._ui import RichProgressAdapter, console, err_console, print_json, state
+from veil.policy import DETECT_SCORE_THRESHOLD, REDACT_SCORE_THRESHOLD
 
 __all__ = ["register"]
 
@@ -30,7 +31,28 @@ _Model = Annotated[
     str | None, typer.Option("--model", help="spaCy model (default: best installed English).")
 ]
 _NoNer = Annotated[bool, typer.Option("--no-ner", help="Regex and validated recognizers only.")]
-_Threshold = Annotated[float, typer.Option("--threshold", min=0, max=1, help="Minimum score.")]
+_Threshold = Annotated[
+    float,
+    typer.Option(
+        "--threshold",
+        min=0,
+        max=1,
+        help=f"Minimum score (default {DETECT_SCORE_THRESHOLD}: precision first).",
+    ),
+]
+_RedactThreshold = Annotated[
+    float,
+    typer.Option(
+        "--threshold",
+        min=0,
+        max=1,
+        help=(
+            f"Minimum score of a finding to redact (default {REDACT_SCORE_THRESHOLD}: recall "
+            "first; values a label announces, masked values, checksum failures and "
+            "password-shaped tokens count too)."
+        ),
+    ),
+]
 _Column = Annotated[str | None, typer.Option("--column", "-c", help="Text column / field.")]
 _Columns = Annotated[
     list[str] | None,
@@ -131,7 +153,7 @@ def redact(
     ] = None,
     model: _Model = None,
     no_ner: _NoNer = False,
-    threshold: _Threshold = 0.5,
+    threshold: _RedactThreshold = REDACT_SCORE_THRESHOLD,
     profile: _Profile = "default",
     batch_size: _Batch = 500,
     processes: _Procs = 1,
@@ -219,7 +241,7 @@ def detect(
     entities: _Entities = None,
     model: _Model = None,
     no_ner: _NoNer = False,
-    threshold: _Threshold = 0.5,
+    threshold: _Threshold = DETECT_SCORE_THRESHOLD,
     explain: Annotated[
         bool, typer.Option("--explain", help="Add each finding's explanation.")
     ] = False,
@@ -302,7 +324,7 @@ def evaluate(
     entities: _Entities = None,
     model: _Model = None,
     no_ner: _NoNer = False,
-    threshold: _Threshold = 0.5,
+    threshold: _Threshold = DETECT_SCORE_THRESHOLD,
     profile: _Profile = "default",
     json_: _Json = False,
 ) -> None:

@@ -229,7 +229,7 @@ HierarchyConfig = Annotated[
 #: Default score threshold of redaction (``veil redact``, the ``text`` stage of a policy):
 #: tuned for recall on veil's generated corpora (``benchmarks/text_business.py --sweep``),
 #: so that announced, masked and checksum-failing values are replaced too.
-REDACT_SCORE_THRESHOLD = 0.5
+REDACT_SCORE_THRESHOLD = 0.45
 #: Default score threshold of detection (``veil text detect``, ``veil text evaluate``, a
 #: :class:`~veil.text.TextAnalyzer` built directly): precision first.
 DETECT_SCORE_THRESHOLD = 0.5

@@ -46,7 +46,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from veil.text._checksums import luhn_ok
-from veil.text._corpus import _Filler, _fill
+from veil.text._corpus import _fill, _Filler
 
 __all__ = ["BUSINESS_TEMPLATES", "generate_business_corpus"]
 
@@ -63,8 +63,7 @@ BUSINESS_TEMPLATES: tuple[str, ...] = (
     "by {DATE_TIME:loose}.\nKind regards,\nHR Team",
     "Hello,\nemployee no. {ID:employee} ({PERSON}) moves to the Berlin office on "
     "{DATE_TIME:loose}. New desk phone {PHONE_NUMBER:foreign}, mobile {PHONE_NUMBER}.",
-    "Hi team, {PERSON:lower} is out sick today, please route her calls to {PHONE_NUMBER:ext}. "
-    "thx",
+    "Hi team, {PERSON:lower} is out sick today, please route her calls to {PHONE_NUMBER:ext}. thx",
     "Reference check for {PERSON}: previous employer EIN {ID:ein}, badge number {ID:employee}, "
     "personal mail {EMAIL_ADDRESS}.",
     "Congrats {PERSON:first}! Your student id {ID:student} is linked to the tuition "
@@ -81,8 +80,7 @@ BUSINESS_TEMPLATES: tuple[str, ...] = (
     "Please verify the account holder: {PERSON}, DOB {DATE_TIME:dob}, SSN {US_SSN}, "
     "address {STREET_ADDRESS:us}.",
     "Tax query from {PERSON}: PAN {IN_PAN}, Aadhaar {IN_AADHAAR}, mobile {PHONE_NUMBER:in}.",
-    "Form W-9 received for {ORGANIZATION}, EIN: {ID:ein}, signed by {PERSON} on "
-    "{DATE_TIME}.",
+    "Form W-9 received for {ORGANIZATION}, EIN: {ID:ein}, signed by {PERSON} on {DATE_TIME}.",
     "Our records show IBAN {IBAN_CODE:spaced} for {PERSON}. The transfer of EUR 3,200 is "
     "scheduled for {DATE_TIME:loose}.",
     "Statement for acct # {US_BANK_NUMBER}, routing {ABA_ROUTING_NUMBER}, period "
@@ -104,13 +102,11 @@ BUSINESS_TEMPLATES: tuple[str, ...] = (
     "still in the config at {URL}.",
     "Deploy notes: set STRIPE_SECRET={API_KEY:stripe} and DB={CREDENTIAL:url}. Build "
     "{_VERSION} passed.",
-    "Please revoke the token {API_KEY:github} that {PERSON} pasted in the channel on "
-    "{DATE_TIME}.",
+    "Please revoke the token {API_KEY:github} that {PERSON} pasted in the channel on {DATE_TIME}.",
     "Door code for the server room changed, new PIN {PASSWORD:pin}. Ask {PERSON} "
     "({PHONE_NUMBER:fax}-Fax) if it does not work.",
     "Recovery passphrase for the backup vault: {PASSWORD:phrase}",
-    "Firewall log: {IP_ADDRESS} -> {IP_ADDRESS} denied at {DATE_TIME:iso}, user "
-    "{USERNAME}.",
+    "Firewall log: {IP_ADDRESS} -> {IP_ADDRESS} denied at {DATE_TIME:iso}, user {USERNAME}.",
     "Hi, I'm locked out. My login is {USERNAME} and my email is {EMAIL_ADDRESS}. "
     "Call me at {PHONE_NUMBER:ext}.",
     # health and insurance support

@@ -7,7 +7,8 @@ line, a ticket pastes the new password without a label: the shape alone says wha
 token probably is, so :class:`PasswordShapeRecognizer` reports a token of 8 to 64
 characters, with no space, that holds an upper-case letter, a lower-case letter, a digit
 and a symbol other than the punctuation of ordinary identifiers (``.``, ``-``, ``_``,
-``/``, ``:``), and that is no e-mail address or URL.
+``/``, ``:``), and that is no e-mail address, URL, ``data:`` URI or list of settings
+("Server=sql01;Database=hr").
 
 Its score, :data:`SHAPE_SCORE` (0.45), is below the detection threshold and above the
 redaction threshold (:data:`veil.policy.DETECT_SCORE_THRESHOLD`,
@@ -31,7 +32,10 @@ SHAPE_SCORE = 0.45
 # a run of printable characters without space, quotes or brackets that end a sentence
 _TOKEN = re.compile(r"(?<![^\s\"'(\[<])[^\s\"'<>]{8,64}(?![^\s\"')\]>.,;:!?])")
 _SYMBOL = re.compile(r"[!#$%^&*+=?~|{}\[\]()@]")
-_NOT = re.compile(r"://|^www\.|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$|^[-=*#~+]+$")
+_NOT = re.compile(r"://|^www\.|^data:|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$|^[-=*#~+]+$")
+# "Server=sql01;Database=hr;User": settings, key=value pairs joined by ";" or "&"
+_KEY = re.compile(r"[A-Za-z_][\w.-]*[=:]")
+_SETTINGS = re.compile(r"(?:^|[;&,])[A-Za-z_][\w.-]*=")
 
 
 def password_shaped(token: str) -> bool:
@@ -41,6 +45,8 @@ def password_shaped(token: str) -> bool:
     --------
     >>> password_shaped("F%J%jWhmYvW^)1n"), password_shaped("Build-4.2.0_rc1")
     (True, False)
+    >>> password_shaped("Server=sql01;Database=hr;User"), password_shaped("data:image/png;base64,iVB0Rw==")
+    (False, False)
     """
     return (
         any(c.isupper() for c in token)
@@ -48,6 +54,7 @@ def password_shaped(token: str) -> bool:
         and any(c.isdigit() for c in token)
         and _SYMBOL.search(token) is not None
         and _NOT.search(token) is None
+        and len(_SETTINGS.findall(token)) < 2
     )
 
 
@@ -63,6 +70,8 @@ class PasswordShapeRecognizer(Recognizer):
     [('&0M+#XToSD', 0.45)]
     >>> r.analyze("Release 4.2.0 (build A7) is out; see docs/setup.md.")
     []
+    >>> [(f.start, f.end) for f in r.analyze("pwd=Tr0ub4dor&3")]
+    [(4, 15)]
     """
 
     name = "password_shape"
@@ -77,6 +86,12 @@ class PasswordShapeRecognizer(Recognizer):
             start, end = m.span()
             while end > start and text[end - 1] in ".,;:!?":
                 end -= 1
+            whole = text[start:end]
+            if _NOT.search(whole) is not None or len(_SETTINGS.findall(whole)) >= 2:
+                continue  # a URL, an e-mail address, a data: URI, settings
+            key = _KEY.match(text, start, end)
+            if key is not None:  # "pwd=Tr0ub4dor&3": the value after a key, not the key
+                start = key.end()
             token = text[start:end]
             if len(token) >= 8 and password_shaped(token):
                 out.append(

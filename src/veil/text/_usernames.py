@@ -7,9 +7,9 @@ jdoe", "Benutzername: jdoe", "user jdoe42 logged in". Three layouts, each with i
 * the label, then ``:`` or ``=`` (or "is"), then the value: :data:`LABELLED_SCORE` (0.6),
   whatever the value's shape, unless it is a word that follows such a label without being
   a name ("username: required", "login is incorrect");
-* the label, a space, then a value shaped as a user name (a digit, a ``.``, ``_`` or ``-``
-  inside it, or a lower-case token that is no common English word): :data:`BARE_SCORE`
-  (0.45), below the detection threshold and above the redaction threshold ("user
+* the label, a space, then a value shaped as a user name (a digit, a ``.``, ``_``,
+  ``-`` or a domain's backslash inside it, or a lower-case token that is no common
+  English word): :data:`BARE_SCORE` (0.45), below the detection threshold and above the redaction threshold ("user
   jdoe42", "login heidiharris"; not "user guide", "login page").
 
 A domain before the name stays in the span ("CORP\\jdoe"). Nothing here logs a value.
@@ -53,7 +53,7 @@ _NOT_VALUES = word_set(
     """
 )
 _STEMS = re.compile(r"user|log|handle|name|benutzer|utente|identifiant|usuario|gebruiker")
-_NAME_CHARS = re.compile(r"[\d._-]")
+_NAME_CHARS = re.compile(r"[\d._\\-]")
 
 
 def _shaped(value: str) -> bool:
@@ -112,8 +112,6 @@ class UsernameRecognizer(Recognizer):
                     score,
                     self.name,
                     self.tier,
-                    Explanation(
-                        self.name, layout, score, score, (m.group("label").lower(),), None
-                    ),
+                    Explanation(self.name, layout, score, score, (m.group("label").lower(),), None),
                 )
         return sorted(found.values(), key=lambda f: f.start)
