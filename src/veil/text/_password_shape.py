@@ -38,6 +38,26 @@ _KEY = re.compile(r"[A-Za-z_][\w.-]*[=:]")
 _SETTINGS = re.compile(r"(?:^|[;&,])[A-Za-z_][\w.-]*=")
 
 
+def _trim_brackets(text: str, start: int, end: int) -> tuple[int, int]:
+    """The token without sentence punctuation after it and without a bracket that opens or
+    closes around it ("(555) 201-3344-Fax)": the ")" is the sentence's, not a symbol)."""
+    while end > start:
+        last = text[end - 1]
+        if last in ".,;:!?" or (
+            last in ")]}" and text.count("([{"[")]}".index(last)], start, end) == 0
+        ):
+            end -= 1
+        else:
+            break
+    while start < end and text[start] in "([{":
+        if text.count(")]}"["([{".index(text[start])], start, end) > 0:
+            break
+        start += 1
+    if end - start > 2 and text[start] + text[end - 1] in ("()", "[]", "{}"):
+        start, end = start + 1, end - 1  # "(Ab3!xyzq1)": brackets around the token
+    return start, end
+
+
 def password_shaped(token: str) -> bool:
     """Upper, lower, digit and a symbol, and no e-mail address or URL.
 
@@ -72,6 +92,8 @@ class PasswordShapeRecognizer(Recognizer):
     []
     >>> [(f.start, f.end) for f in r.analyze("pwd=Tr0ub4dor&3")]
     [(4, 15)]
+    >>> r.analyze("Ask Laura ((432) 708-4183-Fax) if it fails")
+    []
     """
 
     name = "password_shape"
@@ -83,9 +105,7 @@ class PasswordShapeRecognizer(Recognizer):
         if _SYMBOL.search(text) is None:
             return out
         for m in _TOKEN.finditer(text):
-            start, end = m.span()
-            while end > start and text[end - 1] in ".,;:!?":
-                end -= 1
+            start, end = _trim_brackets(text, *m.span())
             whole = text[start:end]
             if _NOT.search(whole) is not None or len(_SETTINGS.findall(whole)) >= 2:
                 continue  # a URL, an e-mail address, a data: URI, settings
