@@ -39,7 +39,9 @@ _VALUE = r"(?P<value>(?:[A-Za-z0-9][\w-]{0,30}\\)?[A-Za-z0-9][\w.@+-]{0,62}[\w])
 _SEPARATED = re.compile(
     _LABEL + r"[ \t]*(?:[:=]|：)[ \t]*[\"'“‘]?" + _VALUE + r"(?![\w@])", re.IGNORECASE
 )
-_IS = re.compile(_LABEL + r"[ \t]+(?:is|was)[ \t]+:?[ \t]*[\"'“‘]?" + _VALUE, re.IGNORECASE)
+_IS = re.compile(
+    _LABEL + r"[ \t]+(?:is|was)[ \t]+:?[ \t]*[\"'“‘]?" + _VALUE + r"(?![\w@])", re.IGNORECASE
+)
 _BARE = re.compile(_LABEL + r"[ \t]+" + _VALUE + r"(?![\w@])", re.IGNORECASE)
 # words that follow a user-name label without being one
 _NOT_VALUES = word_set(
@@ -52,8 +54,25 @@ _NOT_VALUES = word_set(
     experience interface agent request requests session sessions data
     """
 )
+# labels that are everyday words too: their value must not be one ("User: hi there")
+_GENERIC = frozenset({"user", "login", "handle", "utente", "usuario", "identifiant"})
+_PROSE = re.compile(r"[ \t]*,?[ \t]+[a-z]+\b(?![ \t]*[:=])")  # ", my card ...", not " / pwd:"
+_TURN = re.compile(r"^[ \t]*[A-Za-z][\w .'-]{0,30}:[ \t]", re.MULTILINE)
 _STEMS = re.compile(r"user|log|handle|name|benutzer|utente|identifiant|usuario|gebruiker")
 _NAME_CHARS = re.compile(r"[\d._\\-]")
+
+
+def _speaker(text: str, start: int, end: int) -> bool:
+    """Whether a label at ``start`` opens its line, words of a sentence follow the value on
+    it and another line opens with a speaker's label: a transcript's speaker ("User: hi, my
+    card is blocked\nAgent: ..."), not a form's field ("User: jdoe\nPassword: ...")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    rest = text[end : len(text) if line_end < 0 else line_end]
+    if text[line_start:start].strip() or not _PROSE.match(rest):
+        return False
+    # another line opens with a speaker's label: a transcript
+    return any(m.start() != line_start for m in _TURN.finditer(text))
 
 
 def _shaped(value: str) -> bool:
@@ -103,6 +122,18 @@ class UsernameRecognizer(Recognizer):
                     continue
                 if layout != "label_separator" and not _shaped(value):
                     continue
+                if (
+                    m.group("label").lower() in _GENERIC
+                    and value.casefold() in common_words()
+                    and not any(c.isdigit() for c in value)
+                ):
+                    continue  # "User: help", "login: please"
+                if (
+                    layout == "label_separator"
+                    and m.group("label").lower() in _GENERIC
+                    and _speaker(text, m.start(), end)
+                ):
+                    continue  # a transcript's speaker: "User: hi, my card is blocked"
                 if any(s < end and start < e for s, e in found):
                     continue  # the better layout, found first, holds this value
                 found[(start, end)] = Finding(

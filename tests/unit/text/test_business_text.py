@@ -92,6 +92,8 @@ def test_usernames_after_labels(text: str, value: str, score: float) -> None:
         "The user experience is better; login is incorrect.",
         "Each user has a handle on the problem.",
         "user john@example.com asked",  # an e-mail address is found as one
+        "User: hi, my card is blocked\nAgent: sorry to hear that",  # a transcript's speaker
+        "Login: please use the form below",
     ],
 )
 def test_no_username_where_the_label_has_no_name(text: str) -> None:
