@@ -168,3 +168,35 @@ def test_cli_redact_recall_first_detect_precision_first(tmp_path: Path) -> None:
 def test_policy_key_overrides_the_redaction_threshold() -> None:
     cfg = TextConfig.model_validate({"score_threshold": 0.5})
     assert TextAnalyzer.from_config(cfg, ner=False).analyze("login heidiharris") == []
+
+
+# -- labels found again ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        # a label whose value is a word does not hide the label after it
+        ("Insurance policy number DMR847793615 covers Ann", "DMR847793615", "ID"),
+        ("Claim case number AB-20931 is open", "AB-20931", "ID"),
+        ("Door code changed, new PIN 3694. Ask Bob", "3694", "PASSWORD"),
+        ("Recovery passphrase for the backup vault: close ask reduce land", None, "PASSWORD"),
+        ("wifi pw: Xk7qp2Lm", "Xk7qp2Lm", "PASSWORD"),
+    ],
+)
+def test_labels_that_were_missed(text: str, value: str | None, entity: str) -> None:
+    found = {
+        (text[f.start : f.end], f.entity_type)
+        for f in TextAnalyzer.from_config(ner=False).analyze(text)
+    }
+    if value is None:  # a passphrase: the words to the end of the line
+        value = text.split(": ", 1)[1]
+    assert (value, entity) in found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the pin is in the drawer", "PIN code of the building is posted", "Insurance policy pending"],
+)
+def test_labels_without_values_stay_silent(text: str) -> None:
+    assert TextAnalyzer.from_config(ner=False).analyze(text) == []
