@@ -12,6 +12,7 @@ import typer
 
 from veil.cli._input import HeaderOpt, SeparatorOpt
 from veil.cli._ui import RichProgressAdapter, console, err_console, print_json, state
+from veil.policy import DETECT_SCORE_THRESHOLD, REDACT_SCORE_THRESHOLD
 
 __all__ = ["register"]
 
@@ -30,7 +31,28 @@ _Model = Annotated[
     str | None, typer.Option("--model", help="spaCy model (default: best installed English).")
 ]
 _NoNer = Annotated[bool, typer.Option("--no-ner", help="Regex and validated recognizers only.")]
-_Threshold = Annotated[float, typer.Option("--threshold", min=0, max=1, help="Minimum score.")]
+_Threshold = Annotated[
+    float,
+    typer.Option(
+        "--threshold",
+        min=0,
+        max=1,
+        help=f"Minimum score (default {DETECT_SCORE_THRESHOLD}: precision first).",
+    ),
+]
+_RedactThreshold = Annotated[
+    float,
+    typer.Option(
+        "--threshold",
+        min=0,
+        max=1,
+        help=(
+            f"Minimum score of a finding to redact (default {REDACT_SCORE_THRESHOLD}: recall "
+            "first; values a label announces, masked values, checksum failures and "
+            "password-shaped tokens count too)."
+        ),
+    ),
+]
 _Column = Annotated[str | None, typer.Option("--column", "-c", help="Text column / field.")]
 _Columns = Annotated[
     list[str] | None,
@@ -131,7 +153,7 @@ def redact(
     ] = None,
     model: _Model = None,
     no_ner: _NoNer = False,
-    threshold: _Threshold = 0.5,
+    threshold: _RedactThreshold = REDACT_SCORE_THRESHOLD,
     profile: _Profile = "default",
     batch_size: _Batch = 500,
     processes: _Procs = 1,
@@ -219,7 +241,7 @@ def detect(
     entities: _Entities = None,
     model: _Model = None,
     no_ner: _NoNer = False,
-    threshold: _Threshold = 0.5,
+    threshold: _Threshold = DETECT_SCORE_THRESHOLD,
     explain: Annotated[
         bool, typer.Option("--explain", help="Add each finding's explanation.")
     ] = False,
@@ -302,7 +324,7 @@ def evaluate(
     entities: _Entities = None,
     model: _Model = None,
     no_ner: _NoNer = False,
-    threshold: _Threshold = 0.5,
+    threshold: _Threshold = DETECT_SCORE_THRESHOLD,
     profile: _Profile = "default",
     json_: _Json = False,
 ) -> None:
@@ -376,7 +398,9 @@ def corpus(
             "--kind",
             help="'general': one-sentence templates across every entity type and hard "
             "negatives; 'notes': multi-line ICU and ward nursing notes; 'secrets': "
-            "business texts with passwords, API keys and credentials.",
+            "business texts with passwords, API keys and credentials; 'business': HR "
+            "mails, bank and tax tickets, IT requests and support chats with every kind of "
+            "identifier and secret (spans also carry their 'kind').",
         ),
     ] = "general",
 ) -> None:
@@ -385,11 +409,16 @@ def corpus(
     from veil.io import write_text_atomic
     from veil.text import generate_clinical_notes, generate_corpus
 
-    if kind not in ("general", "notes", "secrets"):
+    if kind not in ("general", "notes", "secrets", "business"):
         raise InputError(
-            f"--kind {kind!r} is not a corpus kind", hint="use general, notes or secrets"
+            f"--kind {kind!r} is not a corpus kind",
+            hint="use general, notes, secrets or business",
         )
-    if kind == "secrets":
+    if kind == "business":
+        from veil.text.evaluation._corpus_business import generate_business_corpus
+
+        recs = generate_business_corpus(n, seed=seed)
+    elif kind == "secrets":
         from veil.text.evaluation._corpus_secrets import SECRET_TEMPLATES
 
         recs = generate_corpus(n, seed=seed, templates=SECRET_TEMPLATES)

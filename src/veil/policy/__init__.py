@@ -2,6 +2,8 @@
 
 from veil.policy._loader import load_policy, parse_policy, policy_schema
 from veil.policy._models import (
+    DETECT_SCORE_THRESHOLD,
+    REDACT_SCORE_THRESHOLD,
     ColumnConfig,
     DataConfig,
     DPConfig,
@@ -17,6 +19,8 @@ from veil.policy._models import (
 )
 
 __all__ = [
+    "DETECT_SCORE_THRESHOLD",
+    "REDACT_SCORE_THRESHOLD",
     "ColumnConfig",
     "DPConfig",
     "DataConfig",

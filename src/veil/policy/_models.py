@@ -226,6 +226,14 @@ HierarchyConfig = Annotated[
 
 # --------------------------------------------------------------------------- text
 
+#: Default score threshold of redaction (``veil redact``, the ``text`` stage of a policy):
+#: tuned for recall on veil's generated corpora (``benchmarks/text_business.py --sweep``),
+#: so that announced, masked and checksum-failing values are replaced too.
+REDACT_SCORE_THRESHOLD = 0.45
+#: Default score threshold of detection (``veil text detect``, ``veil text evaluate``, a
+#: :class:`~veil.text.TextAnalyzer` built directly): precision first.
+DETECT_SCORE_THRESHOLD = 0.5
+
 
 class TextConfig(_Model):
     """How a free-text column is redacted (the text stage)."""
@@ -236,7 +244,8 @@ class TextConfig(_Model):
     language: str = "en"
     model: str | None = None  # spaCy model; None = best installed
     ner: bool = True
-    score_threshold: float = Field(0.5, ge=0, le=1)
+    # a policy's text config redacts: recall first (DETECT_SCORE_THRESHOLD for detection)
+    score_threshold: float = Field(REDACT_SCORE_THRESHOLD, ge=0, le=1)
     allow_list: tuple[str, ...] = ()
     deny_list: tuple[str, ...] = ()
     patterns: tuple[dict[str, Any], ...] = ()  # custom regex recognizers

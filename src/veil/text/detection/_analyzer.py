@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from veil._errors import PolicyError
+from veil.policy import DETECT_SCORE_THRESHOLD
 from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
 from veil.text.ner._wrapped import join_wrapped_names
@@ -41,11 +42,13 @@ from veil.text.recognition import (  # noqa: F401 - modules register their recog
     _national_ids,
     _network,
     _nrp,
+    _password_shape,
     _places,
     _postcodes,
     _secrets,
     _street_address,
     _street_names,
+    _usernames,
 )
 from veil.text.recognition._finding import ENTITIES, Explanation, Finding
 from veil.text.recognition._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
@@ -241,7 +244,10 @@ class TextAnalyzer:
         Entity types to report (``None``: every type a recognizer supports). Unknown
         names raise :class:`~veil.PolicyError` listing the valid ones.
     score_threshold
-        Findings scoring below this are dropped.
+        Findings scoring below this are dropped (default
+        :data:`~veil.policy.DETECT_SCORE_THRESHOLD`, precision first; :meth:`from_config`
+        takes the config's, :data:`~veil.policy.REDACT_SCORE_THRESHOLD` unless it says
+        otherwise: a policy's text config redacts).
     allow_list, deny_list
         Values never reported (case-insensitive, whole span), and values always reported
         (as entity type ``DENY_LIST``, case-insensitive, whole words).
@@ -263,7 +269,7 @@ class TextAnalyzer:
         *,
         ner: SpacyNerRecognizer | None = None,
         entities: Iterable[str] | None = None,
-        score_threshold: float = 0.5,
+        score_threshold: float = DETECT_SCORE_THRESHOLD,
         allow_list: Iterable[str] = (),
         deny_list: Iterable[str] = (),
         max_chunk_chars: int = 100_000,

@@ -434,7 +434,8 @@ class _Filler:
         return fillers[kind](), None, None
 
 
-_SLOT = re.compile(r"\{([A-Z_]+(?::[a-z_]+)?)\}")
+# a slot name may hold digits ("{_B64IMG}", a filler of the secrets corpus)
+_SLOT = re.compile(r"\{([A-Z_][A-Z0-9_]*(?::[a-z_]+)?)\}")
 
 
 def generate_clinical_notes(

@@ -407,8 +407,11 @@ class AnnouncedIdRecognizer(Recognizer):
         out: list[Finding] = []
         if not any(c.isdigit() for c in text) and not re.search(r"[A-Z]{5}", text):
             return out
-        for m in _BEFORE.finditer(text):
-            self._announced(text, m, "before", out)
+        pos = 0
+        while (m := _BEFORE.search(text, pos)) is not None:
+            # a label whose "value" is a word may be followed by the real label ("Insurance
+            # policy number X"): the search goes on from that word, not past it
+            pos = m.end() if self._announced(text, m, "before", out) else m.start("value")
         for m in _AFTER.finditer(text):
             self._announced(text, m, "after", out)
         for m in _GLUED.finditer(text):
@@ -423,7 +426,7 @@ class AnnouncedIdRecognizer(Recognizer):
         # one finding per span and type: the label's reading, found first, explains it
         return list({(f.start, f.end, f.entity_type): f for f in reversed(out)}.values())[::-1]
 
-    def _announced(self, text: str, m: re.Match[str], layout: str, out: list[Finding]) -> None:
+    def _announced(self, text: str, m: re.Match[str], layout: str, out: list[Finding]) -> bool:
         start, end = m.span("value")
         value = text[start:end]
         noun = m.group("noun") or m.group("qnoun") or m.group("only") or ""
@@ -439,7 +442,7 @@ class AnnouncedIdRecognizer(Recognizer):
         # text in capitals, where a word is no code
         shouted = noun.isupper() and noun not in _ACRONYM_SET
         if not looks_like_identifier(value, strong=strong, shouted=shouted):
-            return
+            return False
         label = _BY_WORD.get(key) or _BY_WORD.get(key.replace("'", ""))
         entity = label.entity if label is not None and not m.group("only") else "ID"
         masked = any(c in value for c in "*#•●") or re.search(r"[Xx]{3}", value) is not None
@@ -454,6 +457,7 @@ class AnnouncedIdRecognizer(Recognizer):
         elif masked:
             pattern = f"announced:{layout}:masked"
         self._emit(out, start, end, entity, score, pattern, key or "id")
+        return True
 
     def _masked(
         self, text: str, m: re.Match[str], name: str, entity: str, out: list[Finding]

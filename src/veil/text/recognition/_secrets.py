@@ -85,9 +85,9 @@ _PW_LABEL = (
     r"mot[ ]de[ ]passe|passwort|kennwort|contrase(?:ñ|n)a|clave|senha|wachtwoord|"
     r"has(?:ł|l)o|parola|salasana|l(?:ö|o)senord)"
 )
-_PASS_ONLY = r"pass"  # noqa: S105 - a label regex, not a password
+_PASS_ONLY = r"pass|pw"  # noqa: S105 - a label regex, not a password
 # what may sit between a label and its separator: "password for the VPN:", "Password (temp):"
-_QUAL = r"(?:[ \t]+(?:for|to|of|on|du|de|für|para)[ \t]+[\w.@-]{1,30}(?:[ \t]+[\w.@-]{1,30})?|[ \t]*\([\w .-]{1,20}\))?"
+_QUAL = r"(?:[ \t]+(?:for|to|of|on|du|de|für|para)[ \t]+[\w.@-]{1,30}(?:[ \t]+[\w.@-]{1,30}){0,2}|[ \t]*\([\w .-]{1,20}\))?"
 # a value: one token; trailing sentence punctuation is cut off by the recognizer
 _VALUE = r"[^\s\"'<>;]{1,128}"
 _PW_SEP = r"[\"']?[ \t]*(?::|=|=>|->|：)[ \t]*"
@@ -212,7 +212,7 @@ class PasswordRecognizer(_LabelledValueRecognizer):
         # "passphrase: correct horse battery staple" (to the end of the line)
         Pattern(
             "passphrase_line",
-            r"(?<![^\W_])pass[ ]?phrase[ \t]*(?::|=|is)[ \t]*([^\n\"'<>]{3,80}?)[ \t]*(?:$|[.\n])",
+            rf"(?<![^\W_])pass[ ]?phrase{_QUAL}[ \t]*(?::|=|is)[ \t]*([^\n\"'<>]{{3,80}}?)[ \t]*(?:$|[.\n])",
             0.8,
             group=1,
             flags=_I | re.MULTILINE,
@@ -226,9 +226,15 @@ class PasswordRecognizer(_LabelledValueRecognizer):
         for f in super().analyze(text):
             e = f.explanation
             value = text[f.start : f.end]
-            if e is not None and e.pattern_name == "label_value" and not _looks_made(value):
+            pin = _is_pin_label(text, f.start)
+            if (
+                e is not None
+                and e.pattern_name == "label_value"
+                and not _looks_made(value)
+                and not (pin and value.isdigit() and _pin_ok(value))  # "new PIN 3694"
+            ):
                 continue
-            if _is_pin_label(text, f.start) and not _pin_ok(value):
+            if pin and not _pin_ok(value):
                 continue
             if _BARE_PASS.search(text, max(0, f.start - 16), f.start) and (
                 len(value) < 4 or value.isdigit()
@@ -240,7 +246,7 @@ class PasswordRecognizer(_LabelledValueRecognizer):
 
 # a stem of every label above, searched once before the patterns run
 _PW_STEMS = re.compile(
-    r"pass|pwd|pin|mot de passe|kennwort|contrase|clave|senha|wachtwoord|has[łl]o|parola|"
+    r"pass|pw|pin|mot de passe|kennwort|contrase|clave|senha|wachtwoord|has[łl]o|parola|"
     r"salasana|l[öo]senord"
 )  # searched in the lower-cased text: ten times faster than IGNORECASE
 _BARE_PASS = re.compile(r"(?<![^\W_])pass[\"']?[ \t]*(?::|=|=>|->|：)[ \t]*[\"'“‘]?$", _I)
