@@ -46,6 +46,8 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
 )
 from veil.text._coordination import coordinated_names
 from veil.text._finding import ENTITIES, Explanation, Finding
+from veil.text._house_numbers import with_house_numbers
+from veil.text._label_words import names_nothing
 from veil.text._lexicon import mostly_upper, truecase
 from veil.text._profiles import check_profile, profile_keeps
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
@@ -374,10 +376,14 @@ class TextAnalyzer:
             return False
         if self.allow and text[f.start : f.end].strip().casefold() in self.allow:
             return False
+        if names_nothing(f.entity_type, text[f.start : f.end]):
+            return False  # "PDF", "HR", "Aadhaar", "XXXX": a label or a mask, not a name
         return self.profile == "default" or profile_keeps(self.profile, text, f)
 
     def _finish(self, text: str, raw: list[Finding]) -> list[Finding]:
         found = resolve_overlaps([f for f in raw if self._keeps(text, f)])
+        if "STREET_ADDRESS" in self.entities:
+            found = with_house_numbers(text, found)
         if "PERSON" in self.entities:
             extra = [f for f in coordinated_names(text, found) if self._keeps(text, f)]
             if extra:
