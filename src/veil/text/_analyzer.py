@@ -51,6 +51,7 @@ from veil.text._label_words import names_nothing
 from veil.text._lexicon import mostly_upper, truecase
 from veil.text._profiles import check_profile, profile_keeps
 from veil.text._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
+from veil.text._redos import catastrophic_regex
 from veil.text._wrapped import join_wrapped_names
 
 if TYPE_CHECKING:
@@ -120,13 +121,17 @@ def resolve_overlaps(findings: Iterable[Finding]) -> list[Finding]:
     return kept
 
 
-def build_pattern_recognizer(spec: Mapping[str, Any], index: int = 0) -> PatternRecognizer:
+def build_pattern_recognizer(
+    spec: Mapping[str, Any], index: int = 0, *, where: str | None = None
+) -> PatternRecognizer:
     """A recognizer from a policy entry ``{name, entity, regex, score, context, ...}``.
 
     Raises :class:`~veil.PolicyError` naming the pattern (never the text) when the entry is
-    incomplete or its regex does not compile.
+    incomplete, its regex does not compile or may backtrack for exponential time
+    (:mod:`veil.text._redos`). ``where`` names the entry in messages (default: its place in
+    the policy, ``text.patterns[index]``; the CLI passes its option).
     """
-    where = f"text.patterns[{index}]"
+    where = where or f"text.patterns[{index}]"
     unknown = sorted(set(spec) - _PATTERN_KEYS)
     if unknown:
         raise PolicyError(
@@ -143,8 +148,18 @@ def build_pattern_recognizer(spec: Mapping[str, Any], index: int = 0) -> Pattern
     except re.error as exc:
         raise PolicyError(
             f"{where} ({name!r}): invalid regular expression: {exc.msg} at position {exc.pos}",
-            hint="check the pattern's escaping (YAML single quotes keep backslashes)",
+            hint="check the pattern's escaping (YAML single quotes keep backslashes; on a "
+            "command line, quote the whole NAME=REGEX)",
         ) from None
+    shape = catastrophic_regex(spec["regex"], flags)
+    if shape is not None:
+        raise PolicyError(
+            f"{where} ({name!r}): the regular expression has {shape}, which can make matching "
+            "take exponential time on some texts (ReDoS)",
+            hint="repeat a group only when something in it ends each round (r'(?:\\d+\\.)+' "
+            "not r'(\\d+)+'), and give alternatives that start differently (r'(?:ab|cd)*' "
+            "not r'(a|a)*')",
+        )
     group = int(spec.get("group", 1 if compiled.groups else 0))
     if group > compiled.groups:
         raise PolicyError(f"{where} ({name!r}): group {group} but the regex has {compiled.groups}")

@@ -129,16 +129,20 @@ _NANP = re.compile(
 )
 # a phone word glued to the number by a hyphen: "751-954-9268-Fax", "555-0199-home"
 _GLUED_WORD = r"-(?:fax|tel|phone|cell|mobile|home|work|office)\b"
-_NANP_GLUED = re.compile(_NANP.pattern.removesuffix(r"(?![\w-]|\.\d)") + rf"(?={_GLUED_WORD})", re.I)
+_NANP_GLUED = re.compile(
+    _NANP.pattern.removesuffix(r"(?![\w-]|\.\d)") + rf"(?={_GLUED_WORD})", re.I
+)
 # a seven-digit North American local number ("555-1234"), a phone with an extension glued
 # to it ("555-1234x204") or with a phone word before it ("call 555-1234")
 _US_LOCAL = re.compile(
     r"(?<![\w+.,/()-])[2-9]\d{2}-\d{4}(?P<ext>\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?"
-    rf"(?![\w/]|-\d|[.,]\d)",
+    r"(?![\w/]|-\d|[.,]\d)",
     re.I,
 )
 # an extension alone, after a phone word: "call me on x204", "Tel: ext. 4567"
-_EXT_ALONE = re.compile(r"(?<![\w.-])(?:ext\.?|extn\.?|extension|x)\s*\d{2,6}(?![\w/-]|[.,]\d)", re.I)
+_EXT_ALONE = re.compile(
+    r"(?<![\w.-])(?:ext\.?|extn\.?|extension|x)\s*\d{2,6}(?![\w/-]|[.,]\d)", re.I
+)
 _DIGIT_RUN = re.compile(r"\d+")
 # A number in some country's national notation: an optional trunk or area part in
 # parentheses, then digit groups separated by single spaces, dots or hyphens (the number of

@@ -237,7 +237,9 @@ class DateRecognizer(PatternRecognizer):
     _dotted = re.compile(r"(\d{1,2})\.(\d{1,2})\.")
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
-        if _SHORT_DOTTED.fullmatch(value) and _VERSION_BEFORE.search(text, max(0, start - 16), start):
+        if _SHORT_DOTTED.fullmatch(value) and _VERSION_BEFORE.search(
+            text, max(0, start - 16), start
+        ):
             return True  # "version 21.5.21"
         if _MONTH_YEAR.fullmatch(value):  # "titer 1/2000", "ratio 1/1980"
             return _SCALE_BEFORE.search(text, max(0, start - 24), start) is not None

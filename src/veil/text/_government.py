@@ -73,7 +73,8 @@ class LabelledSsnRecognizer(PatternRecognizer):
     patterns = (
         Pattern(
             "ssn_labelled",
-            _SSN_LABEL + r"(?<![\w-])(\d{3}-\d{2}-\d{4}|\d{3} \d{2} \d{4}|\d{3}\.\d{2}\.\d{4}|\d{9})(?![\w-])",
+            _SSN_LABEL
+            + r"(?<![\w-])(\d{3}-\d{2}-\d{4}|\d{3} \d{2} \d{4}|\d{3}\.\d{2}\.\d{4}|\d{9})(?![\w-])",
             0.6,
             group=1,
         ),

@@ -44,7 +44,5 @@ def with_house_numbers(text: str, findings: Sequence[Finding]) -> list[Finding]:
         start = m.start()
         if any(g is not f and g.start < f.start and start < g.end for g in out):
             continue  # the number is another finding's (a date, a phone number)
-        out[i] = Finding(
-            start, f.end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation
-        )
+        out[i] = Finding(start, f.end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation)
     return out

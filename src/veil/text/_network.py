@@ -10,6 +10,7 @@ count on their own.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import ipaddress
 import re
@@ -50,10 +51,8 @@ def top_level_domains() -> frozenset[str]:
         if label.isascii():
             tlds.add(label.lower())
         else:  # an internationalised TLD, as DNS and mail write it: "рф" is "xn--p1ai"
-            try:
+            with contextlib.suppress(UnicodeError):  # the list holds valid labels
                 tlds.add(label.encode("idna").decode("ascii").lower())
-            except UnicodeError:  # pragma: no cover - the list holds valid labels
-                pass
     return frozenset(tlds)
 
 

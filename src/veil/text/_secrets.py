@@ -259,7 +259,10 @@ class PasswordRecognizer(_LabelledValueRecognizer):
                         self.name,
                         self.tier,
                         Explanation(
-                            self.name, "complex_near_password_word", _NEAR_SCORE, _NEAR_SCORE,
+                            self.name,
+                            "complex_near_password_word",
+                            _NEAR_SCORE,
+                            _NEAR_SCORE,
                             (word,),
                         ),
                     )

@@ -9,10 +9,10 @@ import pytest
 
 from veil.text import TextAnalyzer, TextRedactor, make_operator
 from veil.text._checksums import iban_ok
+from veil.text._finding import Finding
 from veil.text._house_numbers import with_house_numbers
 from veil.text._label_words import names_nothing
 from veil.text._national_ids import nric_ok
-from veil.text._finding import Finding
 
 
 @pytest.fixture(scope="module")
