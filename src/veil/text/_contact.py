@@ -132,6 +132,10 @@ _GLUED_WORD = r"-(?:fax|tel|phone|cell|mobile|home|work|office)\b"
 _NANP_GLUED = re.compile(
     _NANP.pattern.removesuffix(r"(?![\w-]|\.\d)") + rf"(?={_GLUED_WORD})", re.I
 )
+# what every glued match holds: a digit, a hyphen and a letter; a digit group then "x" or
+# "ext" (cheap scans that let most texts skip the patterns)
+_GLUED_GATE = re.compile(r"\d-[A-Za-z]")
+_GLUED_EXT_GATE = re.compile(r"\d{4}[ \t]*(?:[Xx]|[Ee][Xx][Tt])")
 # a seven-digit North American local number ("555-1234"), a phone with an extension glued
 # to it ("555-1234x204") or with a phone word before it ("call 555-1234")
 _US_LOCAL = re.compile(
@@ -283,11 +287,12 @@ class PhoneRecognizer(Recognizer):
         nanp = [(m.start(), m.end()) for m in _NANP.finditer(text)] if us else []
         spans = self._international(text, nanp)
         if us:
-            nanp.extend(
-                (m.start(), m.end())
-                for m in _NANP_GLUED.finditer(text)
-                if not any(s < m.end() and m.start() < e for s, e in nanp)
-            )
+            if _GLUED_GATE.search(text):
+                nanp.extend(
+                    (m.start(), m.end())
+                    for m in _NANP_GLUED.finditer(text)
+                    if not any(s < m.end() and m.start() < e for s, e in nanp)
+                )
             spans.extend(self._local(text, [*nanp, *((s, e) for s, e, _ in spans)]))
         for s, e in nanp:  # unless it is the tail of an international number found above
             if not any(a <= s and e <= b for a, b, _ in spans):
@@ -311,7 +316,13 @@ class PhoneRecognizer(Recognizer):
         """Seven-digit local numbers with an extension or a phone word before them, and
         extensions alone after a phone word (:data:`_US_LOCAL`, :data:`_EXT_ALONE`)."""
         found: list[tuple[int, int, str]] = []
-        for rx, how in ((_US_LOCAL, "us_local"), (_EXT_ALONE, "extension")):
+        if _phone_context(text) is not None:
+            scans = ((_US_LOCAL, "us_local"), (_EXT_ALONE, "extension"))
+        elif _GLUED_EXT_GATE.search(text):  # without a phone word only a glued extension counts
+            scans = ((_US_LOCAL, "us_local"),)
+        else:
+            return found
+        for rx, how in scans:
             for m in rx.finditer(text):
                 start, end = m.span()
                 if any(s < end and start < e for s, e in taken) or any(
@@ -389,7 +400,12 @@ class PhoneRecognizer(Recognizer):
         hint = (
             _PHONE_HINT.search(text) is not None
             or (self._other_regions and _ANY_DIGIT.search(text) is not None)
-            or ("US" in self.regions and _EXT_ALONE.search(text) is not None)
+            or (
+                "US" in self.regions
+                and _ANY_DIGIT.search(text) is not None
+                and _phone_context(text) is not None
+                and _EXT_ALONE.search(text) is not None
+            )
         )
         if not pagers and not hint:
             return []
