@@ -19,12 +19,15 @@ _LABEL_WORDS_TEXT = (
     # departments and functions
     "hr it qa r&d rnd l&d ops devops it/hr hris payroll "
     # identifier labels and the numbers they stand for
-    "id ids uid pan acc acct a/c ssn ssns sin nin nino tin ein itin dob d.o.b. mrn nric fin "
+    "id ids uid pan acc acct a/c ssn ssns sin nin nino tin ein itin dob d.o.b mrn nric fin "
     "upi ifsc iban bic swift pin otp cvv cvc kyc uan epf gstin gst vat aba rtn ach eft "
-    "aadhar aadhaar adhaar aadhar-card dl ppsn pps tfn abn npi dea mbi"
+    "aadhar aadhaar adhaar dl ppsn pps tfn abn npi mbi"
 )
-#: case-folded words that are labels, formats or departments (see the module docstring)
+#: case-folded words that are labels, formats or departments (see the module docstring);
+#: they count written in capitals ("PAN", not "Pan" in "Peter Pan"; "SWIFT", not "Swift"),
+#: except the words below, which are nobody's name in any case
 LABEL_WORDS = frozenset(_LABEL_WORDS_TEXT.split())
+_ANY_CASE = frozenset(("aadhar", "aadhaar", "adhaar", "payroll", "devops", "hris"))
 _NAMED = frozenset(("ORGANIZATION", "LOCATION", "PERSON", "NRP"))
 # every word of the span a mask: X, *, #, • or ● repeated, with separators between
 _MASK = re.compile(r"[\s./-]*(?:[Xx*#•●]+[\s./-]*)+")
@@ -40,11 +43,15 @@ def names_nothing(entity: str, span: str) -> bool:
     (True, True)
     >>> names_nothing("ORGANIZATION", "XXXX-XXXX"), names_nothing("ORGANIZATION", "Acme")
     (True, False)
+    >>> names_nothing("PERSON", "Swift"), names_nothing("ORGANIZATION", "SWIFT")
+    (False, True)
     """
     if entity not in _NAMED:
         return False
-    words = [w.strip(".,:;()'’\"").casefold() for w in span.split()]
-    words = [w.removesuffix("'s") for w in words if w]
-    if words and all(w in LABEL_WORDS for w in words):
+    words = [w.strip(".,:;()'’\"").removesuffix("'s") for w in span.split()]
+    words = [w for w in words if w]
+    if words and all(
+        (f := w.casefold()) in LABEL_WORDS and (w.isupper() or f in _ANY_CASE) for w in words
+    ):
         return True
     return bool(_MASK.fullmatch(span)) and any(c in span for c in "Xx*#•●")

@@ -244,6 +244,11 @@ def test_masked_card_is_a_card_never_an_organisation(ner: TextAnalyzer) -> None:
         ("PERSON", "Malcolm X", False),
         ("LOCATION", "Texas", False),
         ("US_SSN", "XXX", False),  # a masked value of an identifier is that identifier
+        ("PERSON", "Swift", False),  # a label word counts in capitals only ("SWIFT")
+        ("PERSON", "Peter Pan", False),
+        ("ORGANIZATION", "Pan", False),
+        ("ORGANIZATION", "SWIFT", True),
+        ("LOCATION", "aadhar", True),  # Aadhaar is nobody's name in any case
     ],
 )
 def test_names_nothing(entity: str, span: str, expected: bool) -> None:
