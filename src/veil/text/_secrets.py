@@ -282,14 +282,18 @@ _NEAR_SCORE = 0.7
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 _PW_TOKEN = re.compile(r"(?<!\S)[^\s\"'<>]{8,64}")
 # an address, a path or a placeholder, not a typed secret
-_NOT_A_PASSWORD = re.compile(r"://|^www\.|@[\w-]+\.[A-Za-z]{2,}|^[/~]|^\$\{|^<|^\[")
+_NOT_A_PASSWORD = re.compile(
+    r"://|^www\.|@[\w-]+\.[A-Za-z]{2,}|^[/~]|^\$\{|^<|^\["
+    # a file's name ("Q3-report.xlsx"), a date and time ("2024-01-15T10:00Z")
+    r"|\.[A-Za-z][A-Za-z0-9]{1,4}$|^\d{4}-\d{2}-\d{2}"
+)
 
 
 def _complex(value: str) -> bool:
-    """At least three of lower case, upper case, digits and symbols, in 8 to 64 characters:
-    what a password policy asks for, and what a word of a sentence never has."""
-    if not 8 <= len(value) <= 64:
-        return False
+    """Lower case and at least two of upper case, digits and symbols, in 8 to 64
+    characters: what a password policy asks for, and what a word of a sentence never has."""
+    if not 8 <= len(value) <= 64 or not any(ch.islower() for ch in value):
+        return False  # a typed password has a lower-case letter; "COVID-19" has none
     kinds = (
         any(ch.islower() for ch in value)
         + any(ch.isupper() for ch in value)

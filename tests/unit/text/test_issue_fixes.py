@@ -275,6 +275,9 @@ def test_password_near_its_word(regex: TextAnalyzer, text: str, value: str) -> N
         "Forgot password for jane.Doe2@example.com today",
         "The password policy requires 12 characters and a digit.",
         "changed my password, the old one SecurePass still works",  # two kinds only
+        "my password-protected file Q3-Report2024.xlsx is attached",  # a file's name
+        "the password expired on 2024-01-15T10:00Z, sorry",  # a timestamp
+        "password sheet for COVID-19 TEAM-2024 staff",  # no lower-case letter
     ],
 )
 def test_password_word_negatives(regex: TextAnalyzer, text: str) -> None:
