@@ -22,6 +22,8 @@ _HOUSE_NUMBER = re.compile(
     r"[ \t]*,?[ \t]+$"
 )
 
+_YEAR = re.compile(r"(?:19|20)\d{2}\b")
+
 
 def with_house_numbers(text: str, findings: Sequence[Finding]) -> list[Finding]:
     """``findings`` with each ``STREET_ADDRESS`` span widened back over a house number just
@@ -42,6 +44,8 @@ def with_house_numbers(text: str, findings: Sequence[Finding]) -> list[Finding]:
         if m is None:
             continue
         start = m.start()
+        if _YEAR.match(text, start):
+            continue  # "In 2019, Main Street was closed": a year, not a house
         if any(g is not f and g.start < f.start and start < g.end for g in out):
             continue  # the number is another finding's (a date, a phone number)
         out[i] = Finding(start, f.end, f.entity_type, f.score, f.recognizer, f.tier, f.explanation)

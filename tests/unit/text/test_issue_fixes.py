@@ -202,6 +202,16 @@ def test_house_number_joins_the_street(regex: TextAnalyzer, text: str, street: s
     assert street.split(",")[0] not in redacted
 
 
+@pytest.mark.parametrize(
+    ("text", "street"),
+    [("In 2019, Main Street was closed", "Main Street"), ("By 2020, Elm Street had", "Elm Street")],
+)
+def test_a_year_before_a_street_is_no_house_number(
+    regex: TextAnalyzer, text: str, street: str
+) -> None:
+    assert found(regex, text) == [(street, "STREET_ADDRESS")]
+
+
 def test_house_number_held_by_another_finding_stays_its() -> None:
     text = "call 555 Main Street"
     phone = Finding(5, 8, "PHONE_NUMBER", 0.9, "x", 0)
