@@ -316,6 +316,7 @@ class PhoneRecognizer(Recognizer):
         """Seven-digit local numbers with an extension or a phone word before them, and
         extensions alone after a phone word (:data:`_US_LOCAL`, :data:`_EXT_ALONE`)."""
         found: list[tuple[int, int, str]] = []
+        scans: tuple[tuple[re.Pattern[str], str], ...]
         if _phone_context(text) is not None:
             scans = ((_US_LOCAL, "us_local"), (_EXT_ALONE, "extension"))
         elif _GLUED_EXT_GATE.search(text):  # without a phone word only a glued extension counts
