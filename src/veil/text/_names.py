@@ -25,6 +25,7 @@ from veil.text._lexicon import (
     word_classes,
     word_set,
 )
+from veil.text._lower_names import cued_lower_pairs
 from veil.text._recognizer import (
     Pattern,
     PatternRecognizer,
@@ -510,6 +511,11 @@ class LexiconNameRecognizer(Recognizer):
             out.extend(self._lower_case_alone(text))
         out.extend(self._introduced(text))
         out.extend(self._asked_or_acting(text))
+        out.extend(  # "call susan mikulic", "From: susan mikulic": see _lower_names
+            self._finding(a, b, "cued_lower")
+            for a, b, given, surname in cued_lower_pairs(text)
+            if _lower_full_name(given, surname)
+        )
         return out
 
     def _asked_or_acting(self, text: str) -> list[Finding]:

@@ -182,6 +182,36 @@ def test_lower_case_full_name_in_a_person_context(regex: TextAnalyzer, text: str
     assert "mikulic" not in redacted and "susan" not in redacted
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pls call susan mikulic tmrw about the form",
+        "Call susan mikulic tomorrow",
+        "customer susan mikulic called about her card",
+        "spoke with susan mikulic today",
+        "From: susan mikulic",
+        "Employee: susan mikulic\nDept: sales",
+    ],
+)
+def test_lower_case_full_name_after_a_person_cue(regex: TextAnalyzer, text: str) -> None:
+    assert ("susan mikulic", "PERSON") in found(regex, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "call mark back later",
+        "spoke with john regarding the issue",
+        "customer service team replied",
+        "thanks anna very much",
+        "call home now",
+        "From: info desk",
+    ],
+)
+def test_person_cue_before_everyday_words_is_no_full_name(regex: TextAnalyzer, text: str) -> None:
+    assert not any(" " in span for span, t in found(regex, text) if t == "PERSON")
+
+
 @pytest.mark.parametrize("text", ["my name is susan and i need help", "I'm susan from accounting"])
 def test_a_lower_case_given_name_does_not_take_the_next_word(
     regex: TextAnalyzer, text: str
