@@ -86,6 +86,31 @@ _Profile = Annotated[
     ),
 ]
 
+_Patterns = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--pattern",
+        help="A custom recognizer NAME=REGEX (repeatable): matches are reported as entity "
+        "type NAME (upper case), as a policy's text.patterns entry.",
+    ),
+]
+_DenyList = Annotated[
+    Path | None,
+    typer.Option(
+        "--deny-list",
+        help="UTF-8 file, one term per line: each always found (whole words, any case) as "
+        "entity type DENY_LIST, as a policy's text.deny_list.",
+    ),
+]
+_AllowList = Annotated[
+    Path | None,
+    typer.Option(
+        "--allow-list",
+        help="UTF-8 file, one term per line: a finding whose whole text is one of them is "
+        "never reported (any case), as a policy's text.allow_list.",
+    ),
+]
+
 
 def _entities(values: list[str] | None) -> list[str] | None:
     if not values:
@@ -114,17 +139,26 @@ def _analyzer(
     no_ner: bool,
     threshold: float,
     profile: str = "default",
+    *,
+    patterns: list[str] | None = None,
+    deny_list: Path | None = None,
+    allow_list: Path | None = None,
 ) -> Any:
+    from veil.cli._text_lists import pattern_specs, read_terms
     from veil.policy import TextConfig
     from veil.text import TextAnalyzer
     from veil.text.detection._profiles import check_profile
 
+    # the options become the policy's text fields, built by the same code as a policy's
     cfg = TextConfig(
         profile=check_profile(profile),  # type: ignore[arg-type]
         entities=tuple(entities) if entities else None,
         model=model,
         ner=not no_ner,
         score_threshold=threshold,
+        patterns=pattern_specs(patterns or []),
+        deny_list=read_terms(deny_list, "--deny-list") if deny_list is not None else (),
+        allow_list=read_terms(allow_list, "--allow-list") if allow_list is not None else (),
     )
     return TextAnalyzer.from_config(cfg)
 
@@ -155,6 +189,9 @@ def redact(
     no_ner: _NoNer = False,
     threshold: _RedactThreshold = REDACT_SCORE_THRESHOLD,
     profile: _Profile = "default",
+    pattern: _Patterns = None,
+    deny_list: _DenyList = None,
+    allow_list: _AllowList = None,
     batch_size: _Batch = 500,
     processes: _Procs = 1,
     json_: _Json = False,
@@ -171,7 +208,16 @@ def redact(
     fields = FieldUse()
     sep = separator_value(separator)
     op = make_operator(operator, _options(option))  # keys are checked before any reading
-    analyzer = _analyzer(_entities(entities), model, no_ner, threshold, profile)
+    analyzer = _analyzer(
+        _entities(entities),
+        model,
+        no_ner,
+        threshold,
+        profile,
+        patterns=pattern,
+        deny_list=deny_list,
+        allow_list=allow_list,
+    )
     redactor = TextRedactor(analyzer, op)
     t0 = time.perf_counter()
 
@@ -246,6 +292,9 @@ def detect(
         bool, typer.Option("--explain", help="Add each finding's explanation.")
     ] = False,
     profile: _Profile = "default",
+    pattern: _Patterns = None,
+    deny_list: _DenyList = None,
+    allow_list: _AllowList = None,
     batch_size: _Batch = 500,
     processes: _Procs = 1,
     json_: _Json = False,
@@ -258,7 +307,16 @@ def detect(
 
     if Path(input).resolve() == Path(out).resolve():
         raise InputError("the output would overwrite the input", hint="choose another --out")
-    analyzer = _analyzer(_entities(entities), model, no_ner, threshold, profile)
+    analyzer = _analyzer(
+        _entities(entities),
+        model,
+        no_ner,
+        threshold,
+        profile,
+        patterns=pattern,
+        deny_list=deny_list,
+        allow_list=allow_list,
+    )
     counts: Counter[str] = Counter()
     n = 0
     t0 = time.perf_counter()

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from veil._errors import PolicyError
 from veil.policy import DETECT_SCORE_THRESHOLD
+from veil.text.detection._house_numbers import with_house_numbers
 from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
 from veil.text.ner._wrapped import join_wrapped_names
@@ -52,6 +53,8 @@ from veil.text.recognition import (  # noqa: F401 - modules register their recog
 )
 from veil.text.recognition._finding import ENTITIES, Explanation, Finding
 from veil.text.recognition._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
+from veil.text.recognition._redos import catastrophic_regex
+from veil.text.vocab._label_words import names_nothing
 from veil.text.vocab._lexicon import mostly_upper, truecase
 
 if TYPE_CHECKING:
@@ -121,13 +124,17 @@ def resolve_overlaps(findings: Iterable[Finding]) -> list[Finding]:
     return kept
 
 
-def build_pattern_recognizer(spec: Mapping[str, Any], index: int = 0) -> PatternRecognizer:
+def build_pattern_recognizer(
+    spec: Mapping[str, Any], index: int = 0, *, where: str | None = None
+) -> PatternRecognizer:
     """A recognizer from a policy entry ``{name, entity, regex, score, context, ...}``.
 
     Raises :class:`~veil.PolicyError` naming the pattern (never the text) when the entry is
-    incomplete or its regex does not compile.
+    incomplete, its regex does not compile or may backtrack for exponential time
+    (:mod:`veil.text.recognition._redos`). ``where`` names the entry in messages (default: its place in
+    the policy, ``text.patterns[index]``; the CLI passes its option).
     """
-    where = f"text.patterns[{index}]"
+    where = where or f"text.patterns[{index}]"
     unknown = sorted(set(spec) - _PATTERN_KEYS)
     if unknown:
         raise PolicyError(
@@ -144,8 +151,18 @@ def build_pattern_recognizer(spec: Mapping[str, Any], index: int = 0) -> Pattern
     except re.error as exc:
         raise PolicyError(
             f"{where} ({name!r}): invalid regular expression: {exc.msg} at position {exc.pos}",
-            hint="check the pattern's escaping (YAML single quotes keep backslashes)",
+            hint="check the pattern's escaping (YAML single quotes keep backslashes; on a "
+            "command line, quote the whole NAME=REGEX)",
         ) from None
+    shape = catastrophic_regex(spec["regex"], flags)
+    if shape is not None:
+        raise PolicyError(
+            f"{where} ({name!r}): the regular expression has {shape}, which can make matching "
+            "take exponential time on some texts (ReDoS)",
+            hint="repeat a group only when something in it ends each round (r'(?:\\d+\\.)+' "
+            "not r'(\\d+)+'), and give alternatives that start differently (r'(?:ab|cd)*' "
+            "not r'(a|a)*')",
+        )
     group = int(spec.get("group", 1 if compiled.groups else 0))
     if group > compiled.groups:
         raise PolicyError(f"{where} ({name!r}): group {group} but the regex has {compiled.groups}")
@@ -380,10 +397,14 @@ class TextAnalyzer:
             return False
         if self.allow and text[f.start : f.end].strip().casefold() in self.allow:
             return False
+        if names_nothing(f.entity_type, text[f.start : f.end]):
+            return False  # "PDF", "HR", "Aadhaar", "XXXX": a label or a mask, not a name
         return self.profile == "default" or profile_keeps(self.profile, text, f)
 
     def _finish(self, text: str, raw: list[Finding]) -> list[Finding]:
         found = resolve_overlaps([f for f in raw if self._keeps(text, f)])
+        if "STREET_ADDRESS" in self.entities:
+            found = with_house_numbers(text, found)
         if "PERSON" in self.entities:
             extra = [f for f in coordinated_names(text, found) if self._keeps(text, f)]
             if extra:

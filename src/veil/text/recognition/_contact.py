@@ -127,6 +127,26 @@ _NANP = re.compile(
     r"(?:\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?(?![\w-]|\.\d)",
     re.I,
 )
+# a phone word glued to the number by a hyphen: "751-954-9268-Fax", "555-0199-home"
+_GLUED_WORD = r"-(?:fax|tel|phone|cell|mobile|home|work|office)\b"
+_NANP_GLUED = re.compile(
+    _NANP.pattern.removesuffix(r"(?![\w-]|\.\d)") + rf"(?={_GLUED_WORD})", re.I
+)
+# what every glued match holds: a digit, a hyphen and a letter; a digit group then "x" or
+# "ext" (cheap scans that let most texts skip the patterns)
+_GLUED_GATE = re.compile(r"\d-[A-Za-z]")
+_GLUED_EXT_GATE = re.compile(r"\d{4}[ \t]*(?:[Xx]|[Ee][Xx][Tt])")
+# a seven-digit North American local number ("555-1234"), a phone with an extension glued
+# to it ("555-1234x204") or with a phone word before it ("call 555-1234")
+_US_LOCAL = re.compile(
+    r"(?<![\w+.,/()-])[2-9]\d{2}-\d{4}(?P<ext>\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?"
+    r"(?![\w/]|-\d|[.,]\d)",
+    re.I,
+)
+# an extension alone, after a phone word: "call me on x204", "Tel: ext. 4567"
+_EXT_ALONE = re.compile(
+    r"(?<![\w.-])(?:ext\.?|extn\.?|extension|x)\s*\d{2,6}(?![\w/-]|[.,]\d)", re.I
+)
 _DIGIT_RUN = re.compile(r"\d+")
 # A number in some country's national notation: an optional trunk or area part in
 # parentheses, then digit groups separated by single spaces, dots or hyphens (the number of
@@ -266,6 +286,14 @@ class PhoneRecognizer(Recognizer):
         us = "US" in self.regions
         nanp = [(m.start(), m.end()) for m in _NANP.finditer(text)] if us else []
         spans = self._international(text, nanp)
+        if us:
+            if _GLUED_GATE.search(text):
+                nanp.extend(
+                    (m.start(), m.end())
+                    for m in _NANP_GLUED.finditer(text)
+                    if not any(s < m.end() and m.start() < e for s, e in nanp)
+                )
+            spans.extend(self._local(text, [*nanp, *((s, e) for s, e, _ in spans)]))
         for s, e in nanp:  # unless it is the tail of an international number found above
             if not any(a <= s and e <= b for a, b, _ in spans):
                 spans.append((s, e, "nanp_layout"))
@@ -283,6 +311,31 @@ class PhoneRecognizer(Recognizer):
         if _phone_context(text) or _PHONE_KIND.search(text):
             spans.extend(self._with_context(text, spans))
         return spans
+
+    def _local(self, text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+        """Seven-digit local numbers with an extension or a phone word before them, and
+        extensions alone after a phone word (:data:`_US_LOCAL`, :data:`_EXT_ALONE`)."""
+        found: list[tuple[int, int, str]] = []
+        scans: tuple[tuple[re.Pattern[str], str], ...]
+        if _phone_context(text) is not None:
+            scans = ((_US_LOCAL, "us_local"), (_EXT_ALONE, "extension"))
+        elif _GLUED_EXT_GATE.search(text):  # without a phone word only a glued extension counts
+            scans = ((_US_LOCAL, "us_local"),)
+        else:
+            return found
+        for rx, how in scans:
+            for m in rx.finditer(text):
+                start, end = m.span()
+                if any(s < end and start < e for s, e in taken) or any(
+                    s < end and start < e for s, e, _ in found
+                ):
+                    continue
+                if how == "extension" and text[max(0, start - 8) : start].rstrip()[-1:].isdigit():
+                    continue  # the extension of a number before it, found with the number
+                glued_ext = how == "us_local" and m.group("ext")
+                if glued_ext or _phone_context(text, max(0, start - 40), start):
+                    found.append((start, end, how))
+        return found
 
     def _with_context(
         self, text: str, spans: list[tuple[int, int, str]]
@@ -345,8 +398,15 @@ class PhoneRecognizer(Recognizer):
         # the hint holds for every North American and international candidate; national
         # numbers of other regions may be shorter ("22158" on St Helena) or written with
         # other dashes ("020–7946–0958"), so with such regions any digit opens the scan
-        hint = _PHONE_HINT.search(text) is not None or (
-            self._other_regions and _ANY_DIGIT.search(text) is not None
+        hint = (
+            _PHONE_HINT.search(text) is not None
+            or (self._other_regions and _ANY_DIGIT.search(text) is not None)
+            or (
+                "US" in self.regions
+                and _ANY_DIGIT.search(text) is not None
+                and _phone_context(text) is not None
+                and _EXT_ALONE.search(text) is not None
+            )
         )
         if not pagers and not hint:
             return []

@@ -67,6 +67,8 @@ _MD_UNITS = (
 
 
 _MONTH_DAY = re.compile(r"(\d{1,2})/(\d{1,2})")
+_SHORT_DOTTED = re.compile(r"\d{1,2}\.\d{1,2}\.\d{2}")
+_VERSION_BEFORE = re.compile(r"\b(?:v|version|release|build|ver\.?|rev\.?)\s*$", re.IGNORECASE)
 _MONTH_YEAR = re.compile(r"\d{1,2}/\d{4}")
 _DAYS_IN_MONTH = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 # Words after which "3/15" is a score or a position in a sequence, not a date: named
@@ -110,6 +112,13 @@ class DateRecognizer(PatternRecognizer):
             0.6,
         ),
         Pattern(
+            # "21.5.21": a one-digit month after a day past 12, which no version number
+            # starts with so often (a version is refused after "version", "v", "release")
+            "dotted_short_day",
+            r"(?<![\w.])(?:1[3-9]|2\d|3[01])\.[1-9]\.\d{2}(?![\w]|\.\d)",
+            0.6,
+        ),
+        Pattern(
             # month/year with a four-digit year: "03/1985", "12/2029" (an expiry date too)
             "month_year_numeric",
             r"(?<![\w./:#+-])(?:0?[1-9]|1[0-2])/(?:19|20)\d{2}"
@@ -141,6 +150,20 @@ class DateRecognizer(PatternRecognizer):
             r"(?<![\w/-])(?:0?[1-9]|[12]\d|3[01])-(?i:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|"
             r"nov|dec)-(?:19|20)?\d{2}(?![\w/-])",
             0.8,
+        ),
+        Pattern(
+            # "21-May", "3-Dec": a day and a month abbreviation, no year
+            "day_mon",
+            r"(?<![\w/-])(?:0?[1-9]|[12]\d|3[01])-(?i:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|"
+            r"nov|dec)(?![\w/-])",
+            0.7,
+        ),
+        Pattern(
+            # "May-2021", "Dec-1985": a month and a four-digit year between hyphens
+            "mon_year_hyphen",
+            rf"(?<![\w/-]){MONTHS}-(?:19|20)\d{{2}}(?![\w/-])",
+            0.75,
+            flags=re.IGNORECASE,
         ),
         Pattern(
             # year first: ISO 8601 with slashes or dots, as East Asian and Hungarian dates
@@ -214,6 +237,10 @@ class DateRecognizer(PatternRecognizer):
     _dotted = re.compile(r"(\d{1,2})\.(\d{1,2})\.")
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        if _SHORT_DOTTED.fullmatch(value) and _VERSION_BEFORE.search(
+            text, max(0, start - 16), start
+        ):
+            return True  # "version 21.5.21"
         if _MONTH_YEAR.fullmatch(value):  # "titer 1/2000", "ratio 1/1980"
             return _SCALE_BEFORE.search(text, max(0, start - 24), start) is not None
         md = _MONTH_DAY.fullmatch(value)

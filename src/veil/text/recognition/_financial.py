@@ -7,7 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from veil.text.recognition._checksums import aba_ok, bitcoin_ok, card_issuer, iban_ok, luhn_ok
+from veil.text.recognition._checksums import (
+    IBAN_LENGTHS,
+    aba_ok,
+    bitcoin_ok,
+    card_issuer,
+    iban_ok,
+    luhn_ok,
+)
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import (
     ContextMatcher,
@@ -155,6 +162,23 @@ class IbanRecognizer(PatternRecognizer):
         ),
     )
     context = ("iban", "bank", "account")
+
+    def trim(self, text: str, start: int, end: int) -> int:
+        # a grouped IBAN takes a short word after it as its last group ("AL47 2121 ... 8741
+        # is mine"): cut the span to the country's length when the cut falls between groups
+        value = text[start:end]
+        if " " not in value:
+            return end
+        want = IBAN_LENGTHS.get(value[:2].upper())
+        if want is None:
+            return end
+        n = 0
+        for i, ch in enumerate(value):
+            n += ch.isalnum()
+            if n == want:
+                cut = start + i + 1
+                return cut if cut == end or text[cut] == " " else end
+        return end
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         if " " not in value and not (value.isupper() or value.islower()):

@@ -29,6 +29,8 @@ __all__ = [
 _SSN_PATTERNS = (
     Pattern("ssn_dashed", r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])", 0.85),
     Pattern("ssn_spaced", r"(?<![\w-])\d{3} \d{2} \d{4}(?![\w-])", 0.6),
+    # "078.05.1123": dots as some forms print it; not inside an IP address or a version
+    Pattern("ssn_dotted", r"(?<![\w.-])\d{3}\.\d{2}\.\d{4}(?![\w-]|\.\d)", 0.5),
     # nine bare digits: below the default threshold unless a context word is near
     Pattern("ssn_bare", r"(?<![\w-])\d{9}(?![\w-])", 0.3),
 )
@@ -71,7 +73,8 @@ class LabelledSsnRecognizer(PatternRecognizer):
     patterns = (
         Pattern(
             "ssn_labelled",
-            _SSN_LABEL + r"(?<![\w-])(\d{3}-\d{2}-\d{4}|\d{3} \d{2} \d{4}|\d{9})(?![\w-])",
+            _SSN_LABEL
+            + r"(?<![\w-])(\d{3}-\d{2}-\d{4}|\d{3} \d{2} \d{4}|\d{3}\.\d{2}\.\d{4}|\d{9})(?![\w-])",
             0.6,
             group=1,
         ),

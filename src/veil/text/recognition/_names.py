@@ -7,6 +7,7 @@ import itertools
 import re
 
 from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._lower_names import cued_lower_pairs
 from veil.text.recognition._places import gazetteer
 from veil.text.recognition._recognizer import (
     Pattern,
@@ -461,6 +462,11 @@ class LexiconNameRecognizer(Recognizer):
             out.extend(self._lower_case_alone(text))
         out.extend(self._introduced(text))
         out.extend(self._asked_or_acting(text))
+        out.extend(  # "call susan mikulic", "From: susan mikulic": see _lower_names
+            self._finding(a, b, "cued_lower")
+            for a, b, given, surname in cued_lower_pairs(text)
+            if _lower_full_name(given, surname)
+        )
         return out
 
     def _asked_or_acting(self, text: str) -> list[Finding]:
@@ -604,11 +610,12 @@ class LexiconNameRecognizer(Recognizer):
                 and not m.group(1)[0].isupper()
                 and not (
                     # "hey mike, can you ...", "thanks priya!" in a text without capitals:
-                    # a greeting, then a name that the sentence's punctuation closes
+                    # a greeting, then a name that the sentence's punctuation closes;
+                    # "Dear susan mikulic,": a given name and a surname-like word
                     addressed in _GREETINGS
-                    and m.group(2) is None
+                    and (m.group(2) is None or _lower_full_name(m.group(1), m.group(2)))
                     and _CLOSED.match(text, m.end())
-                    and mostly_lower(text)
+                    and (mostly_lower(text) or m.group(2) is not None)
                 )
             ):
                 continue  # "please call alison ramos" in a text with capitals elsewhere
@@ -632,6 +639,10 @@ class LexiconNameRecognizer(Recognizer):
                 and two.casefold() not in common_words()  # "Thanks, Anna Can you ..."
             ):
                 out.append(self._finding(m.start(1), m.end(2), "introduced"))  # "María Belén"
+            elif two is not None and _lower_full_name(m.group(1), two):
+                # "my name is susan mikulic": a known given name and, written in the same
+                # lower case, a word that can only be a surname (no dictionary word)
+                out.append(self._finding(m.start(1), m.end(2), "introduced_lower"))
             elif _given_name(m.group(1)) and (
                 two is None or two.casefold() not in name_lexicon()[1]
             ):
@@ -711,6 +722,19 @@ def _longer_introduced(text: str, start: int) -> int | None:
         ):
             return start + words[n - 1].end()
     return None
+
+
+def _lower_full_name(given: str, surname: str) -> bool:
+    """A given name and a surname both in lower case ("susan mikulic"), the given name known
+    and the surname no everyday, charting or dictionary word (:func:`surname_like`, with a
+    known surname needed where no dictionary is installed)."""
+    return (
+        given.islower()
+        and surname.islower()
+        and _given_name(given)
+        and surname.casefold() not in _VERBS
+        and surname_like(surname)
+    )
 
 
 def _given_name(word: str) -> bool:

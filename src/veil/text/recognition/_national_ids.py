@@ -277,8 +277,9 @@ def medicare_ok(value: str) -> bool:
     return sum(w * int(x) for w, x in zip(weights, v[:8], strict=True)) % 10 == int(v[8])
 
 
-_NRIC_LETTERS = {"ST": "JZIHGFEDCBA", "FG": "XWUTRQPNMLK"}
-_NRIC_OFFSET = {"S": 0, "T": 4, "F": 0, "G": 4}
+# M-series FINs (issued from 2022) add 3 and read their own table (ICA's published rule)
+_NRIC_LETTERS = {"ST": "JZIHGFEDCBA", "FG": "XWUTRQPNMLK", "M": "XWUTRQPNJLK"}
+_NRIC_OFFSET = {"S": 0, "T": 4, "F": 0, "G": 4, "M": 3}
 
 
 def nric_ok(value: str) -> bool:
@@ -286,11 +287,11 @@ def nric_ok(value: str) -> bool:
 
     Examples
     --------
-    >>> nric_ok("S1234567D"), nric_ok("S1234567A")
-    (True, False)
+    >>> nric_ok("S1234567D"), nric_ok("S1234567A"), nric_ok("M1234567K")
+    (True, False, True)
     """
     v = value.upper()
-    if not re.fullmatch(r"[STFG]\d{7}[A-Z]", v):  # M (FINs from 2022): table unverified
+    if not re.fullmatch(r"[STFGM]\d{7}[A-Z]", v):
         return False
     weights = (2, 7, 6, 5, 4, 3, 2)
     total = sum(w * int(x) for w, x in zip(weights, v[1:8], strict=True)) + _NRIC_OFFSET[v[0]]
@@ -340,7 +341,7 @@ RULES: tuple[_Rule, ...] = (
     _Rule("au_medicare", "AU_MEDICARE",
           r"(?<![\w-])[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ ]?\d)?(?![\w-])", 0.4, ("medicare",), True,
           ("weights_1379", medicare_ok)),
-    _Rule("sg_nric_fin", "SG_NRIC_FIN", r"(?<![\w-])[STFGstfg]\d{7}[A-Za-z](?![\w-])", 0.5,
+    _Rule("sg_nric_fin", "SG_NRIC_FIN", r"(?<![\w-])[STFGMstfgm]\d{7}[A-Za-z](?![\w-])", 0.5,
           ("nric", "fin", "ic number", "identity card"), False, ("check_letter", nric_ok)),
 )  # fmt: skip
 

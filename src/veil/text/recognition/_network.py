@@ -10,6 +10,7 @@ count on their own.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import ipaddress
 import re
@@ -54,6 +55,9 @@ def top_level_domains() -> frozenset[str]:
         label = line.lstrip("*.!").rsplit(".", 1)[-1]
         if label.isascii():
             tlds.add(label.lower())
+        else:  # an internationalised TLD, as DNS and mail write it: "рф" is "xn--p1ai"
+            with contextlib.suppress(UnicodeError):  # the list holds valid labels
+                tlds.add(label.encode("idna").decode("ascii").lower())
     return frozenset(tlds)
 
 
@@ -127,7 +131,8 @@ class EmailRecognizer(PatternRecognizer):
         Pattern(
             "email",
             r"(?<![\w.+-])[A-Za-z0-9](?:[A-Za-z0-9._%+-]{0,62}[A-Za-z0-9_])?@"
-            r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}\b",
+            # the top-level domain: letters, or an internationalised one in punycode
+            r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:xn--[A-Za-z0-9-]{2,59}|[A-Za-z]{2,24})\b",
             0.6,
         ),
     )
@@ -234,7 +239,8 @@ class IpRecognizer(PatternRecognizer):
         Pattern(
             "ipv6",
             r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|:"
-            r"|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])",
+            # not before ".digit": "2001:db8::256.1.1.1" is no address, not "2001:db8::256"
+            r"|(?:\d{1,3}\.){3}\d{1,3})(?![\w:]|\.\d)",
             0.6,
         ),
     )
@@ -323,8 +329,10 @@ class UrlRecognizer(PatternRecognizer):
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         lowered = value.lower()
         if lowered.startswith(("http://", "https://", "ftp://", "www.")):
-            host = re.split(r"[/?#:]", lowered.split("://", 1)[-1], maxsplit=1)[0]
-            return not (host and "." in host.strip(".") and _tld_ok(host.strip(".")))
+            host = re.split(r"[/?#:]", lowered.split("://", 1)[-1], maxsplit=1)[0].strip(".")
+            if host.startswith("www.") and host.count(".") < 2:
+                return True  # "www.microsoft": a name after "www.", not yet a host
+            return not (host and "." in host and _tld_ok(host))
         host = lowered.split("/", 1)[0]
         labels = host.split(".")
         tld = labels[-1]

@@ -475,6 +475,11 @@ class PatternRecognizer(Recognizer):
         """``True`` drops the candidate (failed checksum, impossible value)."""
         return self.checksum is not None and not self.checksum[1](value)
 
+    def trim(self, text: str, start: int, end: int) -> int:
+        """The end of the candidate once what the regex took past the value is cut off
+        (a word after a grouped number); called before ``invalidate``."""
+        return end
+
     # ----------------------------------------------------------------------------------
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
@@ -495,6 +500,8 @@ class PatternRecognizer(Recognizer):
                     continue
             for m in rx.finditer(text):
                 start, end = m.span(pattern.group)
+                if start >= 0:
+                    end = self.trim(text, start, end)
                 if start < 0 or start == end or (start, end) in seen:
                     continue
                 value = text[start:end]

@@ -108,6 +108,7 @@ _NOT_VALUES = word_set(
     redacted sent set updated weak strong too very case-sensitive sensitive below above attached
     enclosed here there same as different please and or but if when which who what where how
     locked unlocked forgotten forgot lost stolen compromised valid ok okay fine good bad long short
+    like similar
     requirements policy manager field prompt login user username sms email mail via by with
     provided shared given changed. est es ist lautet is was be been being to for of on in at
     """
@@ -241,7 +242,77 @@ class PasswordRecognizer(_LabelledValueRecognizer):
             ):
                 continue  # "Pass: 120, Fail: 3", "boarding pass: 12345"
             out.append(f)
+        out.extend(self._near_word(text, out))
         return out
+
+    def _near_word(self, text: str, found: list[Finding]) -> list[Finding]:
+        """A complex token a few words after a password word with no label layout between
+        them: "changed my password, the old one SecureP@ss8901 still works"."""
+        out: list[Finding] = []
+        for w in _PW_WORD.finditer(text):
+            stop = min(len(text), w.end() + _NEAR_WINDOW)
+            cut = _SENTENCE_END.search(text, w.end(), stop)
+            if cut is not None:
+                stop = cut.start()
+            for m in _PW_TOKEN.finditer(text, w.end(), stop):
+                start, end = m.start(), _trim(text, m.start(), m.end())
+                value = text[start:end]
+                if not _complex(value) or _NOT_A_PASSWORD.search(value):
+                    continue
+                if any(f.start < end and start < f.end for f in (*found, *out)):
+                    continue
+                word = w.group().lower()
+                out.append(
+                    Finding(
+                        start,
+                        end,
+                        self.entity,
+                        _NEAR_SCORE,
+                        self.name,
+                        self.tier,
+                        Explanation(
+                            self.name,
+                            "complex_near_password_word",
+                            _NEAR_SCORE,
+                            _NEAR_SCORE,
+                            (word,),
+                        ),
+                    )
+                )
+        return out
+
+
+# a password word with no label layout after it, and how far after it a complex token may
+# stand (in the same sentence): a token a person typed is no word of the sentence
+_PW_WORD = re.compile(
+    r"(?<![^\W_])(?:pass(?:word|wd|code|phrase)s?|pwd|mot de passe|passwort|kennwort|"
+    r"contrase(?:ñ|n)a|senha|wachtwoord|has(?:ł|l)o)(?![^\W_])",
+    _I,
+)
+_NEAR_WINDOW = 48
+_NEAR_SCORE = 0.7
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+_PW_TOKEN = re.compile(r"(?<!\S)[^\s\"'<>]{8,64}")
+# an address, a path or a placeholder, not a typed secret
+_NOT_A_PASSWORD = re.compile(
+    r"://|^www\.|@[\w-]+\.[A-Za-z]{2,}|^[/~]|^\$\{|^<|^\["
+    # a file's name ("Q3-report.xlsx"), a date and time ("2024-01-15T10:00Z")
+    r"|\.[A-Za-z][A-Za-z0-9]{1,4}$|^\d{4}-\d{2}-\d{2}"
+)
+
+
+def _complex(value: str) -> bool:
+    """Lower case and at least two of upper case, digits and symbols, in 8 to 64
+    characters: what a password policy asks for, and what a word of a sentence never has."""
+    if not 8 <= len(value) <= 64 or not any(ch.islower() for ch in value):
+        return False  # a typed password has a lower-case letter; "COVID-19" has none
+    kinds = (
+        any(ch.islower() for ch in value)
+        + any(ch.isupper() for ch in value)
+        + any(ch.isdigit() for ch in value)
+        + any(not ch.isalnum() for ch in value)
+    )
+    return kinds >= 3
 
 
 # a stem of every label above, searched once before the patterns run

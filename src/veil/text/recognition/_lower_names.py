@@ -1,0 +1,62 @@
+"""Two lower-case words right after a word that says a person follows: an addressing verb
+or greeting ("call susan mikulic", "hi susan mikulic"), a role or talking word ("customer
+susan mikulic", "spoke with susan mikulic") or a header's label ("From: susan mikulic").
+
+Support and chat texts write names in lower case; the model reads none of them, and a known
+given name alone left the surname in clear ("<PERSON> mikulic"). This module only finds the
+candidate pairs; :class:`~veil.text.recognition._names.LexiconNameRecognizer` keeps those whose first
+word is a known given name and whose second can only be a surname.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+__all__ = ["cued_lower_pairs"]
+
+# the verbs that address someone: in a text that capitalises words inside its sentences,
+# its names are capitalised too, and "call alison ramos" there is read as no name (the
+# lexicon tests pin it); the other cues hold in any text
+_ADDRESSING = r"call|ask|email|e-mail|text|tell|meet"
+_CUE = (
+    r"dear|hi|hello|hey|thanks|thank\s+you|"
+    r"customer|client|caller|tenant|applicant|employee|member|patient|resident|guest|"
+    r"spoke\s+(?:with|to)|talked\s+(?:with|to)|speak\s+(?:with|to)|met\s+with|meeting\s+with|"
+    r"contacted|emailed|phoned|texted|cc|attn"
+)
+# a cue, then two lower-case words (the second not the start of an address, "john
+# doe@example.com"); each word is checked afterwards, so "call mark back" is no name
+_PAIR = re.compile(
+    rf"(?:\b(?i:(?P<addressing>{_ADDRESSING})|{_CUE})\b[ \t]*[:,]?"
+    r"|^[ \t]*(?i:from|to|cc|name|employee|contact|attn)[ \t]*:)"
+    r"[ \t]+(?P<given>[a-zà-öø-ÿ]{2,})[ \t](?P<surname>[a-zà-öø-ÿ]{2,})(?![\w'’@-]|\.\w)",
+    re.MULTILINE,
+)
+_GATE = re.compile(r"[a-z]{2,} [a-z]{2,}")
+# a capital inside a sentence: after a lower-case letter or a comma and a space
+_MID_CAPITAL = re.compile(r"[a-z,;] [A-Z]")
+
+
+def cued_lower_pairs(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """``(start, end, first, second)`` of each lower-case pair after a person cue.
+
+    Examples
+    --------
+    >>> [p[2:] for p in cued_lower_pairs("pls call susan mikulic tmrw")]
+    [('susan', 'mikulic')]
+    >>> [p[2:] for p in cued_lower_pairs("From: susan mikulic")]
+    [('susan', 'mikulic')]
+    >>> list(cued_lower_pairs("Please call alison ramos, said Mr. Brown."))
+    []
+    """
+    if _GATE.search(text) is None:
+        return
+    capitals: bool | None = None
+    for m in _PAIR.finditer(text):
+        if m.group("addressing"):
+            if capitals is None:
+                capitals = _MID_CAPITAL.search(text) is not None
+            if capitals:
+                continue
+        yield m.start("given"), m.end("surname"), m.group("given"), m.group("surname")
