@@ -313,10 +313,23 @@ _FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 @functools.cache
 def common_words() -> frozenset[str]:
     """Common English words (function words and Faker's English word list): a name that is
-    also one ("Will", "May", "Young", "Price") is not evidence of a person on its own."""
+    also one ("Will", "May", "Young", "Price") is not evidence of a person on its own.
+
+    Faker's list is kept on disk (:mod:`veil.text._datacache`): importing Faker to read it
+    costs a tenth of a second or more of every process that detects text."""
+    from veil.text._datacache import cached_json
+
+    lorem: list[str] = cached_json(
+        "lorem_words", _lorem_words, sources=("_lexicon.py",), packages=("faker",)
+    )
+    return _FUNCTION_WORDS | frozenset(lorem)
+
+
+def _lorem_words() -> list[str]:
+    """Faker's English word list, case-folded and sorted (JSON-ready)."""
     from faker.providers.lorem.en_US import Provider as Lorem
 
-    return _FUNCTION_WORDS | frozenset(w.casefold() for w in Lorem.word_list)
+    return sorted({w.casefold() for w in Lorem.word_list})
 
 
 _WORD_CLASSES = ("noun", "verb", "adj", "adv")

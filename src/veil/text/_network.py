@@ -30,7 +30,20 @@ __all__ = [
 
 @functools.cache
 def top_level_domains() -> frozenset[str]:
-    """Top-level labels of the ICANN section of the Public Suffix List bundled with tldextract."""
+    """Top-level labels of the ICANN section of the Public Suffix List bundled with tldextract.
+
+    Kept on disk (:mod:`veil.text._datacache`): importing tldextract (and requests with it)
+    to read the list cost a good part of the start-up of ``veil text detect``."""
+    from veil.text._datacache import cached_json
+
+    tlds: list[str] = cached_json(
+        "top_level_domains", _read_top_level_domains, sources=("_network.py",), packages=("tldextract",)
+    )
+    return frozenset(tlds)
+
+
+def _read_top_level_domains() -> list[str]:
+    """The list as :func:`top_level_domains` keeps it: sorted, JSON-ready."""
     import pkgutil
 
     from veil._deps import require
@@ -38,7 +51,7 @@ def top_level_domains() -> frozenset[str]:
     require("tldextract", extra="text", purpose="domain-name validation")
     data = pkgutil.get_data("tldextract", ".tld_set_snapshot")
     if data is None:  # pragma: no cover - the package guarantees the file
-        return frozenset()
+        return []
     tlds: set[str] = set()
     for line in data.decode("utf-8").splitlines():
         line = line.strip()
@@ -49,7 +62,7 @@ def top_level_domains() -> frozenset[str]:
         label = line.lstrip("*.!").rsplit(".", 1)[-1]
         if label.isascii():
             tlds.add(label.lower())
-    return frozenset(tlds)
+    return sorted(tlds)
 
 
 _FILEISH = frozenset(

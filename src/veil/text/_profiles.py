@@ -58,6 +58,21 @@ _YEAR = re.compile(r"(?:19|20)\d{2}")
 
 @functools.cache
 def _states_and_countries() -> frozenset[str]:
+    """US states (names and USPS codes) and countries, case-folded. Kept on disk
+    (:mod:`veil.text._datacache`): importing Faker for its country list cost a tenth of a
+    second of every process that detects text."""
+    from veil.text._datacache import cached_json
+
+    names: list[str] = cached_json(
+        "states_and_countries",
+        _build_states_and_countries,
+        sources=("_profiles.py", "_street_words.py", "_lexicon.py"),
+        packages=("faker",),
+    )
+    return frozenset(names)
+
+
+def _build_states_and_countries() -> list[str]:
     from faker.providers.address.en_US import Provider as Address
 
     from veil.text._street_words import _STATE_NAMES, _STATES
@@ -66,7 +81,7 @@ def _states_and_countries() -> frozenset[str]:
     names.update(s.casefold() for s in _STATES)
     names.update(c.casefold() for c in Address.countries)
     names.update(a.casefold() for a in COUNTRY_ALIASES)
-    return frozenset(names)
+    return sorted(names)
 
 
 def state_or_country(span: str) -> bool:

@@ -8,6 +8,10 @@ Two things made ``veil text detect`` on ten records take seconds before the firs
   spaCy with torch hidden from that one import, unless torch is already loaded or a
   transformer pipeline package (``spacy-transformers``, ``spacy-curated-transformers``,
   which need torch) is installed. torch itself stays importable afterwards.
+- ``import spacy`` imports its command line (``spacy.cli``: typer, weasel, jinja2, requests,
+  urllib3 ...), a third of the import, only to offer ``spacy.info``. :func:`import_spacy`
+  imports spaCy with a stand-in for ``spacy.cli`` that imports the real one on first use
+  (``spacy.info()``, ``spacy.cli.download``); ``import spacy.cli`` imports it as before.
 - every ``spacy.load`` imports *all* packages that advertise spaCy factories through entry
   points, used or not: presidio-analyzer (``veil[text]``) advertises one, and importing it
   imports its predefined recognizers and their dependencies. :func:`load_pipeline` loads
@@ -33,17 +37,54 @@ _NEED_TORCH = ("spacy_transformers", "spacy_curated_transformers")
 
 
 def import_spacy() -> ModuleType:
-    """``import spacy``, keeping thinc from importing torch where nothing needs it."""
-    if "spacy" in sys.modules or "torch" in sys.modules:
+    """``import spacy``, keeping thinc from importing torch where nothing needs it, and
+    leaving spaCy's command line to be imported when first used."""
+    if "spacy" in sys.modules:
         return require("spacy", extra="text", purpose="named-entity recognition")
-    if any(importlib.util.find_spec(name) is not None for name in _NEED_TORCH):
-        return require("spacy", extra="text", purpose="named-entity recognition")
-    sys.modules["torch"] = None  # type: ignore[assignment]  # 'import torch' -> ImportError
+    hide_torch = "torch" not in sys.modules and not any(
+        importlib.util.find_spec(name) is not None for name in _NEED_TORCH
+    )
+    if hide_torch:
+        sys.modules["torch"] = None  # type: ignore[assignment]  # 'import torch' -> ImportError
+    stand_ins = _cli_stand_ins()
     try:
-        return require("spacy", extra="text", purpose="named-entity recognition")
+        spacy = require("spacy", extra="text", purpose="named-entity recognition")
     finally:
-        if sys.modules.get("torch", 0) is None:
+        if hide_torch and sys.modules.get("torch", 0) is None:
             del sys.modules["torch"]
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]  # the next 'import spacy.cli' imports the real one
+    if "spacy.cli" not in sys.modules and stand_ins:
+        spacy.cli = stand_ins["spacy.cli"]  # 'spacy.cli.download' without 'import spacy.cli'
+    return spacy
+
+
+def _cli_stand_ins() -> dict[str, ModuleType]:
+    """Modules that stand in for ``spacy.cli`` and ``spacy.cli.info`` during ``import spacy``
+    (``spacy/__init__.py`` runs ``from .cli.info import info``); empty when ``spacy.cli``
+    is already imported."""
+    if "spacy.cli" in sys.modules or "spacy.cli.info" in sys.modules:
+        return {}
+
+    def info(*args: Any, **kwargs: Any) -> Any:
+        """``spacy.info``: spaCy's own, imported on first call."""
+        return importlib.import_module("spacy.cli.info").info(*args, **kwargs)
+
+    def cli_attr(attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(importlib.import_module("spacy.cli"), attr)
+
+    cli = ModuleType("spacy.cli", "spaCy's command line, imported on first use (veil)")
+    cli.__path__ = []  # a package, so that 'spacy.cli.info' can be imported from it
+    cli.__getattr__ = cli_attr  # type: ignore[method-assign]
+    cli.info = info  # type: ignore[attr-defined]
+    cli_info = ModuleType("spacy.cli.info")
+    cli_info.info = info  # type: ignore[attr-defined]
+    stand_ins = {"spacy.cli": cli, "spacy.cli.info": cli_info}
+    sys.modules.update(stand_ins)
+    return stand_ins
 
 
 def load_pipeline(name: str, **kwargs: Any) -> Any:
