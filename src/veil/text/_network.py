@@ -37,7 +37,10 @@ def top_level_domains() -> frozenset[str]:
     from veil.text._datacache import cached_json
 
     tlds: list[str] = cached_json(
-        "top_level_domains", _read_top_level_domains, sources=("_network.py",), packages=("tldextract",)
+        "top_level_domains",
+        _read_top_level_domains,
+        sources=("_network.py",),
+        packages=("tldextract",),
     )
     return frozenset(tlds)
 

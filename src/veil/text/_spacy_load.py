@@ -56,7 +56,8 @@ def import_spacy() -> ModuleType:
             if sys.modules.get(name) is module:
                 del sys.modules[name]  # the next 'import spacy.cli' imports the real one
     if "spacy.cli" not in sys.modules and stand_ins:
-        spacy.cli = stand_ins["spacy.cli"]  # 'spacy.cli.download' without 'import spacy.cli'
+        # 'spacy.cli.download' without 'import spacy.cli'
+        spacy.cli = stand_ins["spacy.cli"]  # type: ignore[attr-defined]
     return spacy
 
 

@@ -86,3 +86,72 @@ def test_hiding_torch_leaves_it_importable() -> None:
         " 'loaded': [], 'ents': [], 'pipes': []}))"
     )
     assert out["hidden"] is False and out["has_torch"] is True
+
+
+_CLI_PROBE = """
+import json, sys
+from veil.text._spacy_load import import_spacy
+spacy = import_spacy()
+skipped = [m for m in ("spacy.cli", "weasel", "jinja2", "requests") if m in sys.modules]
+version = spacy.info()["spacy_version"]  # spaCy's own info, imported on first call
+download = spacy.cli.download.__module__  # the attribute works without 'import spacy.cli'
+import spacy.cli
+from spacy.cli import info as cli_info
+real = sys.modules["spacy.cli"] is spacy.cli and cli_info.__module__ == "spacy.cli.info"
+print(json.dumps({"skipped": skipped, "version": version, "download": download, "real": real,
+                  "loaded": [], "ents": [], "pipes": []}))
+"""
+
+
+def test_spacy_command_line_is_imported_on_first_use() -> None:
+    import spacy
+
+    out = _run(_CLI_PROBE)
+    assert out["skipped"] == [], f"import_spacy imported {out['skipped']}"
+    assert out["version"] == spacy.__version__
+    assert out["download"] == "spacy.cli.download"
+    assert out["real"] is True
+
+
+_BOTH = """
+import json, sys
+def train():
+    import torch
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(16, 3), torch.randn(16, 1)
+    for _ in range(3):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+    return float(loss)
+def detect():
+    from veil.text import TextAnalyzer
+    found = TextAnalyzer.from_config().analyze("Call John Smith in Boston at 555-123-4567.")
+    return sorted(f.entity_type for f in found)
+order = sys.argv[1]
+steps = [train, detect] if order == "train-first" else [detect, train]
+results = [step() for step in steps]
+from thinc.compat import has_torch
+print(json.dumps({"results": [r if isinstance(r, list) else r == r for r in results],
+                  "has_torch": has_torch, "loaded": [], "ents": [], "pipes": []}))
+"""
+
+
+@pytest.mark.skipif(not _has_model(), reason="no English spaCy pipeline installed")
+@pytest.mark.parametrize("order", ["train-first", "detect-first"])
+def test_one_process_trains_with_torch_and_detects_text(order: str) -> None:
+    pytest.importorskip("torch")
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-c", _BOTH, order], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    entities = next(r for r in out["results"] if isinstance(r, list))
+    assert {"PERSON", "LOCATION", "PHONE_NUMBER"} <= set(entities)
+    assert True in out["results"]  # the training loss is a number, not NaN
+    # thinc sees torch when torch came first; either way both libraries work in one process
+    assert out["has_torch"] is (order == "train-first")
