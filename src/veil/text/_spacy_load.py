@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -89,8 +91,20 @@ def _cli_stand_ins() -> dict[str, ModuleType]:
 
 
 def load_pipeline(name: str, **kwargs: Any) -> Any:
-    """``spacy.load(name, **kwargs)`` without importing every spaCy plug-in installed."""
+    """``spacy.load(name, **kwargs)`` without importing every spaCy plug-in installed, and
+    without building a tokenizer that the pipeline's own replaces at once."""
     spacy = import_spacy()
+    blank = "config" not in kwargs and _stock_tokenizer(spacy, name, kwargs.get("exclude", ()))
+    if blank:
+        spacy.registry.tokenizers.register(_BLANK_TOKENIZER, func=_blank_tokenizer)
+        kwargs = {**kwargs, "config": {"nlp": {"tokenizer": {"@tokenizers": _BLANK_TOKENIZER}}}}
+    nlp = _load(spacy, name, kwargs)
+    if blank:  # the pipeline's config names the tokenizer it was saved with, as before
+        nlp.config["nlp"]["tokenizer"] = dict(_STOCK_TOKENIZER)
+    return nlp
+
+
+def _load(spacy: ModuleType, name: str, kwargs: dict[str, Any]) -> Any:
     bulk = getattr(spacy.util.registry, "_entry_point_factories", None)
     if bulk is None or not getattr(bulk, "entry_points", False):
         return spacy.load(name, **kwargs)
@@ -102,3 +116,41 @@ def load_pipeline(name: str, **kwargs: Any) -> Any:
         return spacy.load(name, **kwargs)
     finally:
         bulk.entry_points = True
+
+
+# spacy.load builds the tokenizer the config names, with the language's thousands of
+# special cases, then reads the saved one over it: Tokenizer.from_bytes first resets every
+# setting (rules, prefix/suffix/infix searches, token and URL matches), so the first
+# one's settings never reach the result. Where the config names spaCy's own tokenizer and
+# the pipeline has it saved, an empty Tokenizer of the same class is built instead.
+_STOCK_TOKENIZER = {"@tokenizers": "spacy.Tokenizer.v1"}
+_BLANK_TOKENIZER = "veil.empty_tokenizer.v1"
+
+
+def _blank_tokenizer() -> Callable[[Any], Any]:
+    from spacy.tokenizer import Tokenizer
+
+    def make(nlp: Any) -> Any:
+        return Tokenizer(nlp.vocab)
+
+    return make
+
+
+def _stock_tokenizer(spacy: ModuleType, name: str, exclude: str | Iterable[str]) -> bool:
+    """Whether pipeline ``name`` (a package or a directory) builds spaCy's own tokenizer
+    from its config and has it saved, and the load reads it (not excluded)."""
+    excluded = {exclude} if isinstance(exclude, str) else set(exclude)
+    if "tokenizer" in excluded:
+        return False
+    try:
+        path = Path(name) if Path(name).exists() else spacy.util.get_package_path(name)
+        if (path / "config.cfg").exists():
+            data = [path]
+        else:  # a package: its data directory ("en_core_web_sm-3.8.0") holds the config
+            data = [d for d in path.iterdir() if (d / "config.cfg").exists()]
+        if len(data) != 1 or not (data[0] / "tokenizer").is_file():
+            return False
+        config = spacy.util.load_config(data[0] / "config.cfg")
+        return dict(config["nlp"]["tokenizer"]) == _STOCK_TOKENIZER
+    except (ImportError, OSError, KeyError, TypeError, ValueError):  # in doubt: as before
+        return False

@@ -155,3 +155,50 @@ def test_one_process_trains_with_torch_and_detects_text(order: str) -> None:
     assert True in out["results"]  # the training loss is a number, not NaN
     # thinc sees torch when torch came first; either way both libraries work in one process
     assert out["has_torch"] is (order == "train-first")
+
+
+@pytest.mark.skipif(not _has_model(), reason="no English spaCy pipeline installed")
+def test_pipeline_loads_with_the_same_tokenizer_and_config_as_spacy_load(
+    tmp_path: Path,
+) -> None:
+    from veil.text._ner import best_english_model
+    from veil.text._spacy_load import import_spacy, load_pipeline
+
+    spacy = import_spacy()
+    name = best_english_model()
+    assert name is not None
+    ours = load_pipeline(name, exclude=["parser", "lemmatizer"])
+    theirs = spacy.load(name, exclude=["parser", "lemmatizer"])
+    assert ours.tokenizer.to_bytes() == theirs.tokenizer.to_bytes()
+    assert ours.config.to_str() == theirs.config.to_str()
+    text = "Dr. O'Neil's e-mail: a.b@c.org, U.S.A. (don't) 3.5km https://x.io/a?b=1 :-)"
+    assert [t.text for t in ours(text)] == [t.text for t in theirs(text)]
+    assert [(e.text, e.label_) for e in ours(text).ents] == [
+        (e.text, e.label_) for e in theirs(text).ents
+    ]
+    # a pipeline saved to a directory loads the same way
+    ours.to_disk(tmp_path / "saved")
+    again = load_pipeline(str(tmp_path / "saved"))
+    assert again.tokenizer.to_bytes() == theirs.tokenizer.to_bytes()
+
+
+def test_a_pipeline_whose_config_names_another_tokenizer_is_loaded_as_saved(
+    tmp_path: Path,
+) -> None:
+    from veil.text._spacy_load import _stock_tokenizer, import_spacy
+
+    spacy = import_spacy()
+    nlp = spacy.blank("en")
+    nlp.to_disk(tmp_path / "stock")
+    assert _stock_tokenizer(spacy, str(tmp_path / "stock"), ())
+    assert not _stock_tokenizer(spacy, str(tmp_path / "stock"), ["tokenizer"])
+    assert not _stock_tokenizer(spacy, str(tmp_path / "stock"), "tokenizer")
+    config = (tmp_path / "stock" / "config.cfg").read_text(encoding="utf-8")
+    other = tmp_path / "other"
+    nlp.to_disk(other)
+    (other / "config.cfg").write_text(
+        config.replace("spacy.Tokenizer.v1", "custom.Tokenizer.v1"), encoding="utf-8"
+    )
+    assert not _stock_tokenizer(spacy, str(other), ())
+    (tmp_path / "stock" / "tokenizer").unlink()  # nothing saved to read over the blank one
+    assert not _stock_tokenizer(spacy, str(tmp_path / "stock"), ())
