@@ -96,10 +96,10 @@ def test_a_conditional_group_claims_nothing_of_its_own() -> None:
 def _patterns() -> list[tuple[str, re.Pattern[str], Needs]]:
     analyzer = TextAnalyzer.from_config(ner=False)
     return [
-        (f"{r.name}/{p.name}", rx, need)
+        (f"{r.name}/{p.name}", re.compile(p.regex, p.flags), need)
         for r in analyzer.recognizers
         if isinstance(r, PatternRecognizer)
-        for p, rx, need in r._compiled
+        for p, need in r._compiled
     ]
 
 

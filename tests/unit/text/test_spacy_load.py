@@ -86,3 +86,119 @@ def test_hiding_torch_leaves_it_importable() -> None:
         " 'loaded': [], 'ents': [], 'pipes': []}))"
     )
     assert out["hidden"] is False and out["has_torch"] is True
+
+
+_CLI_PROBE = """
+import json, sys
+from veil.text.vocab._spacy_load import import_spacy
+spacy = import_spacy()
+skipped = [m for m in ("spacy.cli", "weasel", "jinja2", "requests") if m in sys.modules]
+version = spacy.info()["spacy_version"]  # spaCy's own info, imported on first call
+download = spacy.cli.download.__module__  # the attribute works without 'import spacy.cli'
+import spacy.cli
+from spacy.cli import info as cli_info
+real = sys.modules["spacy.cli"] is spacy.cli and cli_info.__module__ == "spacy.cli.info"
+print(json.dumps({"skipped": skipped, "version": version, "download": download, "real": real,
+                  "loaded": [], "ents": [], "pipes": []}))
+"""
+
+
+def test_spacy_command_line_is_imported_on_first_use() -> None:
+    import spacy
+
+    out = _run(_CLI_PROBE)
+    assert out["skipped"] == [], f"import_spacy imported {out['skipped']}"
+    assert out["version"] == spacy.__version__
+    assert out["download"] == "spacy.cli.download"
+    assert out["real"] is True
+
+
+_BOTH = """
+import json, sys
+def train():
+    import torch
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(16, 3), torch.randn(16, 1)
+    for _ in range(3):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+    return float(loss)
+def detect():
+    from veil.text import TextAnalyzer
+    found = TextAnalyzer.from_config().analyze("Call John Smith in Boston at 555-123-4567.")
+    return sorted(f.entity_type for f in found)
+order = sys.argv[1]
+steps = [train, detect] if order == "train-first" else [detect, train]
+results = [step() for step in steps]
+from thinc.compat import has_torch
+print(json.dumps({"results": [r if isinstance(r, list) else r == r for r in results],
+                  "has_torch": has_torch, "loaded": [], "ents": [], "pipes": []}))
+"""
+
+
+@pytest.mark.skipif(not _has_model(), reason="no English spaCy pipeline installed")
+@pytest.mark.parametrize("order", ["train-first", "detect-first"])
+def test_one_process_trains_with_torch_and_detects_text(order: str) -> None:
+    pytest.importorskip("torch")
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-c", _BOTH, order], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    entities = next(r for r in out["results"] if isinstance(r, list))
+    assert {"PERSON", "LOCATION", "PHONE_NUMBER"} <= set(entities)
+    assert True in out["results"]  # the training loss is a number, not NaN
+    # thinc sees torch when torch came first; either way both libraries work in one process
+    assert out["has_torch"] is (order == "train-first")
+
+
+@pytest.mark.skipif(not _has_model(), reason="no English spaCy pipeline installed")
+def test_pipeline_loads_with_the_same_tokenizer_and_config_as_spacy_load(
+    tmp_path: Path,
+) -> None:
+    from veil.text.ner._ner import best_english_model
+    from veil.text.vocab._spacy_load import import_spacy, load_pipeline
+
+    spacy = import_spacy()
+    name = best_english_model()
+    assert name is not None
+    ours = load_pipeline(name, exclude=["parser", "lemmatizer"])
+    theirs = spacy.load(name, exclude=["parser", "lemmatizer"])
+    assert ours.tokenizer.to_bytes() == theirs.tokenizer.to_bytes()
+    assert ours.config.to_str() == theirs.config.to_str()
+    text = "Dr. O'Neil's e-mail: a.b@c.org, U.S.A. (don't) 3.5km https://x.io/a?b=1 :-)"
+    assert [t.text for t in ours(text)] == [t.text for t in theirs(text)]
+    assert [(e.text, e.label_) for e in ours(text).ents] == [
+        (e.text, e.label_) for e in theirs(text).ents
+    ]
+    # a pipeline saved to a directory loads the same way
+    ours.to_disk(tmp_path / "saved")
+    again = load_pipeline(str(tmp_path / "saved"))
+    assert again.tokenizer.to_bytes() == theirs.tokenizer.to_bytes()
+
+
+def test_a_pipeline_whose_config_names_another_tokenizer_is_loaded_as_saved(
+    tmp_path: Path,
+) -> None:
+    from veil.text.vocab._spacy_load import _stock_tokenizer, import_spacy
+
+    spacy = import_spacy()
+    nlp = spacy.blank("en")
+    nlp.to_disk(tmp_path / "stock")
+    assert _stock_tokenizer(spacy, str(tmp_path / "stock"), ())
+    assert not _stock_tokenizer(spacy, str(tmp_path / "stock"), ["tokenizer"])
+    assert not _stock_tokenizer(spacy, str(tmp_path / "stock"), "tokenizer")
+    config = (tmp_path / "stock" / "config.cfg").read_text(encoding="utf-8")
+    other = tmp_path / "other"
+    nlp.to_disk(other)
+    (other / "config.cfg").write_text(
+        config.replace("spacy.Tokenizer.v1", "custom.Tokenizer.v1"), encoding="utf-8"
+    )
+    assert not _stock_tokenizer(spacy, str(other), ())
+    (tmp_path / "stock" / "tokenizer").unlink()  # nothing saved to read over the blank one
+    assert not _stock_tokenizer(spacy, str(tmp_path / "stock"), ())

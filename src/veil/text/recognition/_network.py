@@ -36,7 +36,23 @@ __all__ = [
 
 @functools.cache
 def top_level_domains() -> frozenset[str]:
-    """Top-level labels of the ICANN section of the Public Suffix List bundled with tldextract."""
+    """Top-level labels of the ICANN section of the Public Suffix List bundled with tldextract.
+
+    Kept on disk (:mod:`veil.text.vocab._datacache`): importing tldextract (and requests with it)
+    to read the list cost a good part of the start-up of ``veil text detect``."""
+    from veil.text.vocab._datacache import cached_json
+
+    tlds: list[str] = cached_json(
+        "top_level_domains",
+        _read_top_level_domains,
+        sources=("recognition/_network.py",),
+        packages=("tldextract",),
+    )
+    return frozenset(tlds)
+
+
+def _read_top_level_domains() -> list[str]:
+    """The list as :func:`top_level_domains` keeps it: sorted, JSON-ready."""
     import pkgutil
 
     from veil._deps import require
@@ -44,7 +60,7 @@ def top_level_domains() -> frozenset[str]:
     require("tldextract", extra="text", purpose="domain-name validation")
     data = pkgutil.get_data("tldextract", ".tld_set_snapshot")
     if data is None:  # pragma: no cover - the package guarantees the file
-        return frozenset()
+        return []
     tlds: set[str] = set()
     for line in data.decode("utf-8").splitlines():
         line = line.strip()
@@ -58,7 +74,7 @@ def top_level_domains() -> frozenset[str]:
         else:  # an internationalised TLD, as DNS and mail write it: "рф" is "xn--p1ai"
             with contextlib.suppress(UnicodeError):  # the list holds valid labels
                 tlds.add(label.encode("idna").decode("ascii").lower())
-    return frozenset(tlds)
+    return sorted(tlds)
 
 
 _FILEISH = frozenset(

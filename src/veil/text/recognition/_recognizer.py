@@ -455,9 +455,14 @@ class PatternRecognizer(Recognizer):
         if tier is not None:
             self.tier = tier
         self.entities = (self.entity,)
-        self._compiled = [
-            (p, re.compile(p.regex, p.flags), _needs_cached(p.regex, p.flags))
-            for p in self.patterns
+        self._compiled = [(p, _needs_cached(p.regex, p.flags)) for p in self.patterns]
+        # A class's own patterns compile when a text first meets their needs: most never
+        # do in a short run, and compiling all of them was a good part of the start-up of
+        # 'veil text detect'. Patterns given to the constructor compile here, so that a
+        # bad regex fails where it is given.
+        given = patterns is not None
+        self._regexes: list[re.Pattern[str] | None] = [
+            re.compile(p.regex, p.flags) if given else None for p in self.patterns
         ]
         self._context = ContextMatcher(self.context, self.context_window, self.context_after)
 
@@ -490,7 +495,7 @@ class PatternRecognizer(Recognizer):
         seen: set[tuple[int, int]] = set()
         feats = text_features(text)
         has_context: bool | None = None
-        for pattern, rx, need in self._compiled:
+        for i, (pattern, need) in enumerate(self._compiled):
             if not need.met_by(feats):  # the text lacks what every match contains
                 continue
             if pattern.context_required:
@@ -498,6 +503,9 @@ class PatternRecognizer(Recognizer):
                     has_context = self._context.anywhere(text)
                 if not has_context:
                     continue
+            rx = self._regexes[i]
+            if rx is None:
+                rx = self._regexes[i] = re.compile(pattern.regex, pattern.flags)
             for m in rx.finditer(text):
                 start, end = m.span(pattern.group)
                 if start >= 0:

@@ -339,10 +339,23 @@ _FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 @functools.cache
 def common_words() -> frozenset[str]:
     """Common English words (function words and Faker's English word list): a name that is
-    also one ("Will", "May", "Young", "Price") is not evidence of a person on its own."""
+    also one ("Will", "May", "Young", "Price") is not evidence of a person on its own.
+
+    Faker's list is kept on disk (:mod:`veil.text.vocab._datacache`): importing Faker to read it
+    costs a tenth of a second or more of every process that detects text."""
+    from veil.text.vocab._datacache import cached_json
+
+    lorem: list[str] = cached_json(
+        "lorem_words", _lorem_words, sources=("vocab/_lexicon.py",), packages=("faker",)
+    )
+    return _FUNCTION_WORDS | frozenset(lorem)
+
+
+def _lorem_words() -> list[str]:
+    """Faker's English word list, case-folded and sorted (JSON-ready)."""
     from faker.providers.lorem.en_US import Provider as Lorem
 
-    return _FUNCTION_WORDS | frozenset(w.casefold() for w in Lorem.word_list)
+    return sorted({w.casefold() for w in Lorem.word_list})
 
 
 _WORD_CLASSES = ("noun", "verb", "adj", "adv")
@@ -472,13 +485,28 @@ def _cased(names: list[str]) -> list[str]:
 
 @functools.cache
 def _states_and_countries() -> frozenset[str]:
+    """US states (names and USPS codes) and countries, case-folded. Kept on disk
+    (:mod:`veil.text.vocab._datacache`): importing Faker for its country list cost a tenth
+    of a second of every process that detects text."""
+    from veil.text.vocab._datacache import cached_json
+
+    names: list[str] = cached_json(
+        "states_and_countries",
+        _build_states_and_countries,
+        sources=("vocab/_lexicon.py", "vocab/_street_words.py"),
+        packages=("faker",),
+    )
+    return frozenset(names)
+
+
+def _build_states_and_countries() -> list[str]:
     from faker.providers.address.en_US import Provider as Address
 
     names = {s.casefold() for s in _STATE_NAMES.split("|")}
     names.update(s.casefold() for s in _STATES)
     names.update(c.casefold() for c in Address.countries)
     names.update(a.casefold() for a in COUNTRY_ALIASES)
-    return frozenset(names)
+    return sorted(names)
 
 
 def state_or_country(span: str) -> bool:
