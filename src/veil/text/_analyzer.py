@@ -43,6 +43,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _postcodes,
     _secrets,
     _street_names,
+    _world_ids,
 )
 from veil.text._coordination import coordinated_names
 from veil.text._finding import ENTITIES, Explanation, Finding
