@@ -86,7 +86,6 @@ ENTITIES: tuple[str, ...] = (
     "UK_NHS",
     "UK_NINO",
     "UK_PASSPORT",
-    "UK_POSTCODE",
     "UK_VEHICLE_REGISTRATION",
     "URL",
     "US_BANK_NUMBER",

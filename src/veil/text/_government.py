@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from veil.text._checksums import DEA_REGISTRANTS, dea_ok, nhs_ok, ssn_kind
 from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
+from veil.text._world_ids import WorldIdRecognizer
 
 __all__ = [
     "DriverLicenseRecognizer",
@@ -150,25 +151,24 @@ class DriverLicenseRecognizer(PatternRecognizer):
 
 
 @recognizers.register("uk_nhs")
-class NhsRecognizer(PatternRecognizer):
+class NhsRecognizer(WorldIdRecognizer):
     """NHS numbers (England, Wales, Isle of Man): ten digits, often printed 3-3-4, with a
-    modulus-11 check digit, near "NHS" or "health service" (ten digits are also a phone
-    number's length)."""
+    modulus-11 check digit; 1.0 near "NHS" or "health service", 0.4 without (ten digits are
+    also a phone number's length)."""
 
     entity = "UK_NHS"
     needs_digit = True
     tier = 0  # a check digit and its word: wins over a phone number's layout on the same digits
     patterns = (Pattern("nhs", r"(?<![\w-])\d{3}([ -]?)\d{3}\1\d{4}(?![\w-])", 0.4),)
     context = ("nhs", "nhs no", "nhs number", "health service")
-    context_required = True
     checksum = ("mod11", nhs_ok)
 
 
 @recognizers.register("medical_license")
-class MedicalLicenseRecognizer(PatternRecognizer):
+class MedicalLicenseRecognizer(WorldIdRecognizer):
     """US DEA registration numbers of prescribers: a registrant-type letter, a letter, seven
-    digits with their check digit (``dea_ok``), near "DEA", "registration" or
-    "prescriber"."""
+    digits with their check digit (``dea_ok``); 1.0 near "DEA", "registration" or
+    "prescriber", 0.4 without."""
 
     entity = "MEDICAL_LICENSE"
     needs_digit = True
@@ -176,7 +176,6 @@ class MedicalLicenseRecognizer(PatternRecognizer):
     # not "license" alone: a driver's licence of the same shape passes the check one time
     # in ten
     context = ("dea", "dea#", "dea no", "dea number", "registration", "prescriber")
-    context_required = True
     checksum = ("dea-checksum", dea_ok)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
+from dataclasses import replace
 
 from veil.text._finding import Finding
 from veil.text._lexicon import word_set
@@ -252,12 +253,15 @@ class IpRecognizer(PatternRecognizer):
         return "ipaddress"
 
 
+#: score of a MAC address written with hex letters only (often a placeholder)
+LETTERS_ONLY_MAC = 0.35
+
+
 @recognizers.register("mac_address")
 class MacRecognizer(PatternRecognizer):
     """MAC addresses: six colon- or dash-separated octets, or Cisco dotted quads."""
 
     entity = "MAC_ADDRESS"
-    needs_digit = True
     tier = 0
     patterns = (
         Pattern(
@@ -273,7 +277,17 @@ class MacRecognizer(PatternRecognizer):
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         hexdigits = value.replace(":", "").replace("-", "").replace(".", "")
-        return len(set(hexdigits)) == 1 or not any(c.isdigit() for c in hexdigits)
+        return len(set(hexdigits)) == 1
+
+    def analyze(self, text: str) -> list[Finding]:
+        # letters only ("AA:BB:CC:DD:EE:FF"): often a placeholder, so below the detect
+        # threshold, but still a MAC address's shape for a recall-first redaction
+        return [
+            f
+            if any(c.isdigit() for c in text[f.start : f.end])
+            else replace(f, score=LETTERS_ONLY_MAC)
+            for f in super().analyze(text)
+        ]
 
 
 _GENERIC_HINT = ContextMatcher(

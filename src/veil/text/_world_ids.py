@@ -48,12 +48,14 @@ from veil.text import _world_checksums as wc
 from veil.text._finding import Finding
 from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 
-__all__ = ["STRONG", "WEAK", "WORLD_RULES", "WorldIdRecognizer"]
+__all__ = ["FAILED", "STRONG", "WEAK", "WORLD_RULES", "WorldIdRecognizer"]
 
 #: score of a value that passes a strong check digit with no context word near it
 STRONG = 0.4
 #: score of a value that passes a weak check digit (one digit over 9-10 digits) with none
 WEAK = 0.25
+#: score of a value that fails its check digit but has a context word near it
+FAILED = 0.45
 _FORMAT = 0.4  # the base score of a format-only value; its required context word adds 0.35
 
 _B = r"(?<![\w-])"  # no letter, digit or dash before
@@ -85,7 +87,7 @@ WORLD_RULES: tuple[WorldRule, ...] = (
               ("steuer-id", "steueridentifikationsnummer", "steuer-identifikationsnummer",
                "idnr", "identifikationsnummer", "tax id", "steuerid", "tin"),
               ("iso7064_mod11_10", wc.de_tax_id_ok)),
-    WorldRule("de_vat_id", "DE_VAT_ID", (rf"{_B}DE[ .-]?\d{{3}}[ .-]?{_D3}[ .-]?{_D3}{_E}",),
+    WorldRule("de_vat_id", "DE_VAT_ID", (rf"{_B}[Dd][Ee][ .-]?\d{{3}}[ .-]?{_D3}[ .-]?{_D3}{_E}",),
               ("ust-idnr", "umsatzsteuer", "ust-id", "vat", "mwst", "ustid"),
               ("iso7064_mod11_10", wc.de_vat_ok)),
     WorldRule("de_health_insurance", "DE_HEALTH_INSURANCE", (rf"{_B}[A-Z]\d{{9}}{_E}",),
@@ -174,9 +176,6 @@ WORLD_RULES: tuple[WorldRule, ...] = (
     WorldRule("uk_driving_licence", "UK_DRIVING_LICENCE",
               (rf"{_B}[A-Z9]{{5}}\d(?:0[1-9]|1[0-2]|5[1-9]|6[0-2])(?:0[1-9]|[12]\d|3[01])\d[A-Z9]{{2}}[A-Z0-9][A-Z]{{2}}{_E}",),
               ("driving licence", "driving license", "dvla", "licence number")),
-    WorldRule("uk_postcode", "UK_POSTCODE",
-              (rf"{_B}(?:[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]?|GIR)[ ]?\d[ABD-HJLNP-UW-Z]{{2}}{_E}",),
-              ("postcode", "post code")),
     WorldRule("uk_vehicle_registration", "UK_VEHICLE_REGISTRATION",
               (rf"{_B}[A-HJ-PR-Y]{{2}}(?:0[1-9]|[1-7]\d)[ -]?[A-HJ-PR-Z]{{3}}{_E}",),
               ("registration", "reg", "number plate", "vrm", "vehicle")),
@@ -188,16 +187,33 @@ WORLD_RULES: tuple[WorldRule, ...] = (
 
 class WorldIdRecognizer(PatternRecognizer):
     """A :class:`WorldRule`'s recognizer: a checked value with no context word scores the
-    rule's ``bare`` score instead of 1.0; a format-only value needs a context word."""
+    rule's ``bare`` score instead of 1.0; one that fails its check is kept only with a
+    context word (announced, mistyped or synthetic), at :data:`FAILED`; a format-only
+    value needs a context word."""
 
     bare_score: float = STRONG
+
+    def validate(self, value: str) -> str | None:
+        ok = self.checksum is not None and self.checksum[1](value)
+        return self.checksum[0] if ok and self.checksum is not None else None
+
+    def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        if self.checksum is None or self.checksum[1](value):
+            return False
+        return not self._context.find(text, start, end)
 
     def analyze(self, text: str) -> list[Finding]:
         out = []
         for f in super().analyze(text):
             ex = f.explanation
-            if ex is not None and ex.validation is not None and not ex.context_words:
-                f = replace(f, score=self.bare_score, explanation=replace(ex, score=self.bare_score))
+            if ex is not None and self.checksum is not None:
+                score = f.score
+                if ex.validation is None:
+                    score = FAILED
+                elif not ex.context_words:
+                    score = self.bare_score
+                if score != f.score:
+                    f = replace(f, score=score, explanation=replace(ex, score=score))
             out.append(f)
         return out
 
@@ -208,7 +224,11 @@ def _register(rule: WorldRule) -> type[WorldIdRecognizer]:
         (WorldIdRecognizer,),
         {
             "__doc__": f"{rule.entity}: "
-            + ((rule.check[1].__doc__ or "").splitlines()[0] if rule.check else "format and context"),
+            + (
+                (rule.check[1].__doc__ or "").splitlines()[0]
+                if rule.check
+                else "format and context"
+            ),
             "__module__": __name__,
             "entity": rule.entity,
             "needs_digit": True,
