@@ -33,6 +33,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _announced,
     _contact,
     _dates,
+    _dates_short,
     _financial,
     _government,
     _names,

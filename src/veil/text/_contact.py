@@ -135,6 +135,9 @@ _DIGIT_RUN = re.compile(r"\d+")
 _NATIONAL = re.compile(
     r"(?<![\w+.,/-])(?:\(\d{1,5}\)[\s.-]?)?\d+(?:[\s.-]\d+){0,5}(?![\w/-]|[.,]\d)"
 )
+# A US Social Security number's groups, 3-2-4 (or 3-6), and a ZIP+4 code's, 5-4: never
+# dialled from a national number with no phone word
+_SSN_SHAPE = re.compile(r"\d{3}([-. ])\d{2}\1\d{4}|\d{3}-\d{6}|\d{5}-\d{4}")
 # What comes just before the national part of an international number: "+44 ", "(+44) "
 _INTL_PREFIX = re.compile(r"(?:\+\d{1,3}|\(\+?\d{1,3}\)|\b00\d{1,3}|\b011)[\s.-]?$")
 # Dates and times written with the same separators: "2020-01-02", "02.01.2020", "10.30"
@@ -318,6 +321,7 @@ class PhoneRecognizer(Recognizer):
                 or _DATE_SHAPE.fullmatch(text, start, end)
                 or _INTL_PREFIX.search(text, max(0, start - 6), start)
                 or amount_shaped(text, start, end)
+                or _SSN_SHAPE.fullmatch(raw)
             ):
                 continue
             # with no cue: digit groups opening with a trunk prefix ("0917 123 4567", "(030)

@@ -30,6 +30,12 @@ __all__ = [
 _SSN_PATTERNS = (
     Pattern("ssn_dashed", r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])", 0.85),
     Pattern("ssn_spaced", r"(?<![\w-])\d{3} \d{2} \d{4}(?![\w-])", 0.6),
+    Pattern("ssn_dotted", r"(?<![\w.-])\d{3}\.\d{2}\.\d{4}(?![\w-]|\.\d)", 0.5),
+    # one dash left out ("078-051121", "07805-1121"): a mistyped SSN, for a recall-first
+    # redaction only
+    Pattern("ssn_one_dash", r"(?<![\w-])\d{3}-\d{6}(?![\w-])", 0.35),
+    # 5-4 is a ZIP+4 code's layout too: only with the number's word near
+    Pattern("ssn_zip_layout", r"(?<![\w-])\d{5}-\d{4}(?![\w-])", 0.35, context_required=True),
     # nine bare digits: below the default threshold unless a context word is near
     Pattern("ssn_bare", r"(?<![\w-])\d{9}(?![\w-])", 0.3),
 )
