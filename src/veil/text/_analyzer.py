@@ -31,6 +31,7 @@ from veil._errors import PolicyError
 from veil.text import (  # noqa: F401 - modules register their recognizers
     _address,
     _announced,
+    _business_ids,
     _contact,
     _dates,
     _dates_short,
