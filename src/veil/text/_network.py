@@ -350,8 +350,10 @@ class UrlRecognizer(PatternRecognizer):
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         lowered = value.lower()
         if lowered.startswith(("http://", "https://", "ftp://", "www.")):
-            host = re.split(r"[/?#:]", lowered.split("://", 1)[-1], maxsplit=1)[0]
-            return not (host and "." in host.strip(".") and _tld_ok(host.strip(".")))
+            host = re.split(r"[/?#:]", lowered.split("://", 1)[-1], maxsplit=1)[0].strip(".")
+            if lowered.startswith("www.") and host.count(".") == 1:
+                return True  # "www.microsoft": "www" and a top-level domain name no site
+            return not (host and "." in host and _tld_ok(host))
         host = lowered.split("/", 1)[0]
         labels = host.split(".")
         tld = labels[-1]
