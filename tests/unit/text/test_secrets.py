@@ -204,7 +204,8 @@ def test_secret_types_are_on_by_default_in_every_profile() -> None:
     for profile in ("default", "hipaa"):
         a = TextAnalyzer.from_config(ner=False, profile=profile)
         assert set(a.entities) >= _SECRET_TYPES
-        assert [f.entity_type for f in a.analyze(text)] == ["PASSWORD"]
+        # the login is a user name (``USERNAME``, after its label), the secret a password
+        assert [f.entity_type for f in a.analyze(text)] == ["USERNAME", "PASSWORD"]
 
 
 def test_faker_passwords_after_labels() -> None:
@@ -301,10 +302,10 @@ def test_cli_redact_replaces_secrets(tmp_path, capsys: pytest.CaptureFixture[str
     rc = main(["redact", str(src), "--column", "text", "--no-ner", "--out", str(out), "--json"])
     assert rc == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["replaced"] == {"API_KEY": 1, "CREDENTIAL": 1, "PASSWORD": 1}
+    assert summary["replaced"] == {"API_KEY": 1, "CREDENTIAL": 1, "PASSWORD": 1, "USERNAME": 1}
     got = [json.loads(line)["text"] for line in out.read_text().splitlines()]
     assert got == [
-        "login: jdoe / pass: <PASSWORD>",
+        "login: <USERNAME> / pass: <PASSWORD>",
         "deploy with <API_KEY> today",
         "DATABASE_URL=<CREDENTIAL>",
         "the password policy requires 12 characters",
