@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commit", default=None, help="the checkout's commit (else read with git)")
     ap.add_argument("--detect-threshold", type=float, default=0.5)
     ap.add_argument("--redact-threshold", type=float, default=None,
-                    help="default: veil's redaction threshold where it has one, else 0.3")  # fmt: skip
+                    help="default: veil's redaction threshold (REDACT_SCORE_THRESHOLD) where it has one, else 0.45")  # fmt: skip
     ap.add_argument("--no-ner", action="store_true", help="veil without NER (Presidio keeps it)")
     ap.add_argument(
         "--out", type=Path, default=ROOT / "benchmarks/results/text_presidio_conformance.json"
@@ -296,11 +296,12 @@ def main(argv: list[str] | None = None) -> int:
             ).stdout.strip()  # fmt: skip
         except (OSError, subprocess.CalledProcessError):
             commit = "unknown"
-    import veil.text as vt
-
     redact = args.redact_threshold
     if redact is None:
-        redact = float(getattr(vt, "REDACT_THRESHOLD", 0.3))
+        try:  # the policy's recall-first default for ``veil redact``, where it exists
+            from veil.policy._models import REDACT_SCORE_THRESHOLD as redact  # type: ignore[attr-defined]
+        except ImportError:
+            redact = 0.45
     cases = load_cases(args.presidio)
     main_cases = [c for c in cases if not c.validator]
     val_cases = [c for c in cases if c.validator]

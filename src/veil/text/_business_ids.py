@@ -10,7 +10,7 @@
   known handle ("okaxis", "ybl", "paytm", ...), 0.75 with another handle after "UPI" or
   "VPA".
 * ``IN_IFSC``, an Indian Financial System Code (RBI): four letters of the bank, a 0, six
-  letters or digits of the branch. 1.0 after "IFSC", 0.4 bare.
+  letters or digits of the branch. 1.0 after "IFSC", 0.45 bare.
 * ``SWIFT_CODE``, a SWIFT/BIC (ISO 9362): four letters of the bank, an ISO 3166 country,
   two letters or digits of the place, an optional three of the branch; only after "SWIFT",
   "BIC" or "bank identifier" (eight capitals are as often a word: "BUSINESS"), at 0.8.
@@ -136,9 +136,9 @@ class IfscRecognizer(PatternRecognizer):
     entity = "IN_IFSC"
     needs_digit = True
     tier = 0
-    patterns = (Pattern("ifsc", r"(?<![\w-])[A-Z]{4}0[A-Z0-9]{6}(?![\w-])", 0.4),)
+    patterns = (Pattern("ifsc", r"(?<![\w-])[A-Z]{4}0[A-Z0-9]{6}(?![\w-])", 0.45),)
     context = ("ifsc", "ifsc code", "branch code", "neft", "rtgs", "imps")
-    context_boost = 0.6
+    context_boost = 0.55
 
 
 _ISO_COUNTRIES = frozenset(

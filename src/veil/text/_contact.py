@@ -187,9 +187,9 @@ class PhoneRecognizer(Recognizer):
     #: weaker sign than "+" that the text holds a phone number
     idd_score = 0.6
     #: score of a national number in digit groups valid in some region (:data:`ANY_REGIONS`)
-    #: that the text does not name, with no phone word: below the detect threshold, above a
-    #: recall-first redaction threshold
-    any_region_score = 0.35
+    #: that the text does not name, with no phone word: below the detect threshold (0.5), at
+    #: the recall-first redaction threshold (0.45)
+    any_region_score = 0.45
 
     def __init__(self, regions: str | Sequence[str] = ("US",), score: float = 0.75) -> None:
         from veil._deps import require

@@ -33,7 +33,7 @@ _SSN_PATTERNS = (
     Pattern("ssn_dotted", r"(?<![\w.-])\d{3}\.\d{2}\.\d{4}(?![\w-]|\.\d)", 0.5),
     # one dash left out ("078-051121", "07805-1121"): a mistyped SSN, for a recall-first
     # redaction only
-    Pattern("ssn_one_dash", r"(?<![\w-])\d{3}-\d{6}(?![\w-])", 0.35),
+    Pattern("ssn_one_dash", r"(?<![\w-])\d{3}-\d{6}(?![\w-])", 0.45),
     # 5-4 is a ZIP+4 code's layout too: only with the number's word near
     Pattern("ssn_zip_layout", r"(?<![\w-])\d{5}-\d{4}(?![\w-])", 0.35, context_required=True),
     # nine bare digits: below the default threshold unless a context word is near
@@ -159,7 +159,7 @@ class DriverLicenseRecognizer(PatternRecognizer):
 @recognizers.register("uk_nhs")
 class NhsRecognizer(WorldIdRecognizer):
     """NHS numbers (England, Wales, Isle of Man): ten digits, often printed 3-3-4, with a
-    modulus-11 check digit; 1.0 near "NHS" or "health service", 0.4 without (ten digits are
+    modulus-11 check digit; 1.0 near "NHS" or "health service", 0.45 without (ten digits are
     also a phone number's length)."""
 
     entity = "UK_NHS"
@@ -174,7 +174,7 @@ class NhsRecognizer(WorldIdRecognizer):
 class MedicalLicenseRecognizer(WorldIdRecognizer):
     """US DEA registration numbers of prescribers: a registrant-type letter, a letter, seven
     digits with their check digit (``dea_ok``); 1.0 near "DEA", "registration" or
-    "prescriber", 0.4 without."""
+    "prescriber", 0.45 without."""
 
     entity = "MEDICAL_LICENSE"
     needs_digit = True

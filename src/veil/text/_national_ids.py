@@ -30,8 +30,8 @@
 Entity names follow Presidio's. A number that fails its rule is dropped unless its context
 word is near (then 0.45: announced, mistyped or synthetic); one that passes scores 1.0.
 The rules that once needed their word (PESEL, Aadhaar, NINO, ABN, TFN, Medicare) now find a
-bare passing value at 0.4 (:data:`veil.text._world_ids.STRONG`): below the detect threshold,
-above a recall-first redaction threshold.
+bare passing value at 0.45 (:data:`veil.text._world_ids.STRONG`): below the detect threshold,
+at the recall-first redaction threshold (0.45).
 """
 
 from __future__ import annotations

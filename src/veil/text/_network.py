@@ -272,7 +272,7 @@ class IpRecognizer(PatternRecognizer):
 
 
 #: score of a MAC address written with hex letters only (often a placeholder)
-LETTERS_ONLY_MAC = 0.35
+LETTERS_ONLY_MAC = 0.45
 
 
 @recognizers.register("mac_address")

@@ -4,8 +4,8 @@ Entity names are Presidio's. Two kinds of rule:
 
 * **A check digit** (:mod:`veil.text._world_checksums`): a value that fails it is dropped;
   one that passes scores 1.0 with a context word near it ("SIN", "Steuer-ID", "GSTIN") and
-  ``bare`` without one. ``bare`` is :data:`STRONG` (0.4: below the detect threshold 0.5,
-  above a recall-first redaction threshold) when the check is strong for its shape (two
+  ``bare`` without one. ``bare`` is :data:`STRONG` (0.45: below the detect threshold 0.5,
+  at the recall-first redaction threshold 0.45) when the check is strong for its shape (two
   check digits, a check over 11 or more characters, a birth date inside, a fixed prefix),
   and :data:`WEAK` (0.25: reported only at a threshold chosen that low) when it is a single
   mod-10 or mod-11 digit over nine or ten bare digits, which one ordinary number in ten
@@ -50,8 +50,9 @@ from veil.text._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = ["FAILED", "STRONG", "WEAK", "WORLD_RULES", "WorldIdRecognizer"]
 
-#: score of a value that passes a strong check digit with no context word near it
-STRONG = 0.4
+#: score of a value that passes a strong check digit with no context word near it: below
+#: the detect threshold (0.5), at the recall-first redaction threshold (0.45)
+STRONG = 0.45
 #: score of a value that passes a weak check digit (one digit over 9-10 digits) with none
 WEAK = 0.25
 #: score of a value that fails its check digit but has a context word near it

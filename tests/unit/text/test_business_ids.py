@@ -12,7 +12,7 @@ from veil.text._business_ids import EIN_PREFIXES, ein_ok
 @pytest.fixture(scope="module")
 def analyzer() -> TextAnalyzer:
     a = TextAnalyzer.from_config(ner=False)
-    a.score_threshold = 0.3
+    a.score_threshold = 0.45  # the recall-first redaction threshold
     return a
 
 
@@ -72,7 +72,7 @@ def test_upi_never_takes_an_email_or_a_bare_handle(analyzer: TextAnalyzer) -> No
 def test_ifsc(analyzer: TextAnalyzer) -> None:
     # RBI's layout: four letters of the bank, a 0, six of the branch (SBI's main branch)
     assert ("IN_IFSC", "SBIN0000691", 1.0) in _found(analyzer, "IFSC: SBIN0000691")
-    assert ("IN_IFSC", "SBIN0000691", 0.4) in _found(analyzer, "branch SBIN0000691 Mumbai")
+    assert ("IN_IFSC", "SBIN0000691", 0.45) in _found(analyzer, "branch SBIN0000691 Mumbai")
     assert all(e != "IN_IFSC" for e, _, _ in _found(analyzer, "code SBIN1000691"))
 
 

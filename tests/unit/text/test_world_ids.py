@@ -15,7 +15,7 @@ from veil.text._national_ids import pesel_ok
 from veil.text._recognizer import recognizers
 from veil.text._world_ids import FAILED, STRONG, WEAK, WORLD_RULES
 
-REDACT = 0.3  # a recall-first redaction threshold, below the detect threshold 0.5
+REDACT = 0.45  # the recall-first redaction threshold (REDACT_SCORE_THRESHOLD), below detect (0.5)
 
 
 @pytest.fixture(scope="module")
