@@ -35,6 +35,7 @@ from veil.text.ner._coordination import coordinated_names
 from veil.text.ner._wrapped import join_wrapped_names
 from veil.text.recognition import (  # noqa: F401 - modules register their recognizers
     _announced,
+    _business_ids,
     _contact,
     _dates,
     _financial,
@@ -50,6 +51,7 @@ from veil.text.recognition import (  # noqa: F401 - modules register their recog
     _street_address,
     _street_names,
     _usernames,
+    _world_ids,
 )
 from veil.text.recognition._finding import ENTITIES, Explanation, Finding
 from veil.text.recognition._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers

@@ -71,6 +71,8 @@ _ISSUERS: tuple[tuple[str, tuple[tuple[str, str], ...], frozenset[int]], ...] = 
     ("diners", (("300", "305"), ("36", "36"), ("38", "39")), frozenset({14, 15, 16, 17, 18, 19})),
     ("jcb", (("3500", "3589"),), frozenset({16, 17, 18, 19})),
     ("jcb", (("2131", "2131"), ("1800", "1800")), frozenset({15})),
+    ("dankort", (("5019", "5019"),), frozenset({16})),
+    ("uatp", (("1", "1"),), frozenset({15})),
     (
         "maestro",
         (

@@ -28,6 +28,7 @@ from typing import Any
 
 from veil._errors import PolicyError
 from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._phone_regions import ANY_REGIONS, amount_shaped, cued_regions
 from veil.text.recognition._recognizer import (
     Pattern,
     PatternRecognizer,
@@ -154,6 +155,9 @@ _DIGIT_RUN = re.compile(r"\d+")
 _NATIONAL = re.compile(
     r"(?<![\w+.,/-])(?:\(\d{1,5}\)[\s.-]?)?\d+(?:[\s.-]\d+){0,5}(?![\w/-]|[.,]\d)"
 )
+# A US Social Security number's groups, 3-2-4 (or 3-6), and a ZIP+4 code's, 5-4: never
+# dialled from a national number with no phone word
+_SSN_SHAPE = re.compile(r"\d{3}([-. ])\d{2}\1\d{4}|\d{3}-\d{6}|\d{5}-\d{4}")
 # What comes just before the national part of an international number: "+44 ", "(+44) "
 _INTL_PREFIX = re.compile(r"(?:\+\d{1,3}|\(\+?\d{1,3}\)|\b00\d{1,3}|\b011)[\s.-]?$")
 # Dates and times written with the same separators: "2020-01-02", "02.01.2020", "10.30"
@@ -202,6 +206,10 @@ class PhoneRecognizer(Recognizer):
     #: score of a valid number written with "00" or "011" in place of "+": digits only, so a
     #: weaker sign than "+" that the text holds a phone number
     idd_score = 0.6
+    #: score of a national number in digit groups valid in some region (:data:`ANY_REGIONS`)
+    #: that the text does not name, with no phone word: below the detect threshold (0.5), at
+    #: the recall-first redaction threshold (0.45)
+    any_region_score = 0.45
 
     def __init__(self, regions: str | Sequence[str] = ("US",), score: float = 0.75) -> None:
         from veil._deps import require
@@ -220,6 +228,7 @@ class PhoneRecognizer(Recognizer):
             )
         self.regions = cleaned
         self._other_regions = any(r != "US" for r in cleaned)
+        self._supported = frozenset(self._pn.SUPPORTED_REGIONS)
         self.score = score
 
     # candidates ---------------------------------------------------------------------------
@@ -310,6 +319,14 @@ class PhoneRecognizer(Recognizer):
                     spans.append((m.start, m.end, f"phonenumbers_{region}"))
         if _phone_context(text) or _PHONE_KIND.search(text):
             spans.extend(self._with_context(text, spans))
+        extra = self._any_region(text, spans)
+        if extra:  # a number the text's country cue validates is no bare US digit run
+            spans = [
+                sp
+                for sp in spans
+                if sp[2] != "bare_digits" or not any(s < sp[1] and sp[0] < e for s, e, _ in extra)
+            ]
+            spans.extend(extra)
         return spans
 
     def _local(self, text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
@@ -335,6 +352,46 @@ class PhoneRecognizer(Recognizer):
                 glued_ext = how == "us_local" and m.group("ext")
                 if glued_ext or _phone_context(text, max(0, start - 40), start):
                     found.append((start, end, how))
+        return found
+
+    def _any_region(
+        self, text: str, spans: list[tuple[int, int, str]]
+    ) -> list[tuple[int, int, str]]:
+        """National numbers valid in a region the text names (``cue_XX``), or, when written
+        in digit groups, in any of :data:`ANY_REGIONS` (``any_XX``): no phone word needed.
+        Dates, amounts and the tails of international numbers are left alone."""
+        pn = self._pn
+        supported = self._supported
+        cued = cued_regions(text, supported)
+        found: list[tuple[int, int, str]] = []
+        for m in _NATIONAL.finditer(text):
+            start, end = m.span()
+            raw = m.group(0)
+            digits = sum(c.isdigit() for c in raw)
+            if (
+                not 8 <= digits <= 15
+                or any(s < end and start < e for s, e, h in spans if h != "bare_digits")
+                or _DATE_SHAPE.fullmatch(text, start, end)
+                or _INTL_PREFIX.search(text, max(0, start - 6), start)
+                or amount_shaped(text, start, end)
+                or _SSN_SHAPE.fullmatch(raw)
+            ):
+                continue
+            # with no cue: digit groups opening with a trunk prefix ("0917 123 4567", "(030)
+            # 901820"), the national notation of most of the world; NANP numbers have
+            # their own layout regex, and a group of digits opening 1-9 is as often an id
+            trunk = re.match(r"\(?0[1-9]", raw) is not None
+            regions = [(r, "cue") for r in cued]
+            if trunk and not raw.isdigit():
+                regions += [(r, "any") for r in ANY_REGIONS if r not in cued]
+            for region, how in regions:
+                try:
+                    num = pn.parse(raw, region)
+                except pn.NumberParseException:
+                    continue
+                if pn.is_valid_number(num) and pn.region_code_for_number(num) == region:
+                    found.append((start, end, f"{how}_{region}"))
+                    break
         return found
 
     def _with_context(
@@ -429,12 +486,12 @@ class PhoneRecognizer(Recognizer):
                 pager = _PAGER_WORD.search(text, max(0, start - 40), start)
                 word = pager.group(0).lower() if pager else None
             hit = word is not None
-            if (raw.isdigit() or how == "possible") and not hit:
+            if (raw.isdigit() or how == "possible") and not hit and not how.startswith("cue_"):
                 # bare digit runs are account and order numbers more often than phones; a
                 # number no plan knows as assigned may be an amount ("+44 123 456 789")
                 continue
             base = {"possible": self.possible_score, "idd_prefix": self.idd_score}.get(
-                how, self.score
+                how, self.any_region_score if how.startswith("any_") else self.score
             )
             score = base
             words: tuple[str, ...] = ()
@@ -455,7 +512,9 @@ class PhoneRecognizer(Recognizer):
                         base,
                         score,
                         words,
-                        "phonenumbers" if how.startswith(("phonenumbers", "idd")) else None,
+                        "phonenumbers"
+                        if how.startswith(("phonenumbers", "idd", "cue_", "any_"))
+                        else None,
                     ),
                 )
             )

@@ -146,7 +146,9 @@ class IbanRecognizer(PatternRecognizer):
     ISO 13616 prints IBANs in upper case, but the check (ISO 7064 mod 97-10) is over the
     letters whatever their case, so "de89 3704 ..." is the same IBAN as "DE89 3704 ...":
     case is ignored. A compact IBAN must have its letters in one case, though, as a
-    mixed-case run of letters and digits is more often a token or a key than an IBAN.
+    mixed-case run of letters and digits is more often a token or a key than an IBAN; in a
+    grouped one each group is in one case or capitalised ("Gb82 West ..."), never
+    "LV80 bANK ...".
     """
 
     entity = "IBAN_CODE"
@@ -157,6 +159,13 @@ class IbanRecognizer(PatternRecognizer):
         Pattern(
             "iban_grouped",
             r"\b[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?\b",
+            0.5,
+            flags=re.IGNORECASE,
+        ),
+        # groups joined by dashes, as some forms print them: "AL47-2121-1009-..."
+        Pattern(
+            "iban_dashed",
+            r"(?<![\w-])[A-Z]{2}\d{2}(?:-[A-Z0-9]{4}){2,7}(?:-[A-Z0-9]{1,3})?(?![\w-])",
             0.5,
             flags=re.IGNORECASE,
         ),
@@ -181,12 +190,17 @@ class IbanRecognizer(PatternRecognizer):
         return end
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
-        if " " not in value and not (value.isupper() or value.islower()):
+        if not re.search(r"[ -]", value) and not (value.isupper() or value.islower()):
+            return True
+        if any(_MIXED_GROUP.search(g) for g in re.split(r"[ -]", value)):
             return True
         return not iban_ok(value)
 
     def validate(self, value: str) -> str | None:
         return "mod97"
+
+
+_MIXED_GROUP = re.compile(r"[a-z][A-Z]")  # a capital after a small letter: "bANK"
 
 
 @recognizers.register("aba_routing")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from veil.text.recognition._checksums import DEA_REGISTRANTS, dea_ok, nhs_ok, ssn_kind
 from veil.text.recognition._recognizer import Pattern, PatternRecognizer, recognizers
+from veil.text.recognition._world_ids import WorldIdRecognizer
 
 __all__ = [
     "DriverLicenseRecognizer",
@@ -31,6 +32,11 @@ _SSN_PATTERNS = (
     Pattern("ssn_spaced", r"(?<![\w-])\d{3} \d{2} \d{4}(?![\w-])", 0.6),
     # "078.05.1123": dots as some forms print it; not inside an IP address or a version
     Pattern("ssn_dotted", r"(?<![\w.-])\d{3}\.\d{2}\.\d{4}(?![\w-]|\.\d)", 0.5),
+    # one dash left out ("078-051121", "07805-1121"): a mistyped SSN, for a recall-first
+    # redaction only
+    Pattern("ssn_one_dash", r"(?<![\w-])\d{3}-\d{6}(?![\w-])", 0.45),
+    # 5-4 is a ZIP+4 code's layout too: only with the number's word near
+    Pattern("ssn_zip_layout", r"(?<![\w-])\d{5}-\d{4}(?![\w-])", 0.35, context_required=True),
     # nine bare digits: below the default threshold unless a context word is near
     Pattern("ssn_bare", r"(?<![\w-])\d{9}(?![\w-])", 0.3),
 )
@@ -153,25 +159,24 @@ class DriverLicenseRecognizer(PatternRecognizer):
 
 
 @recognizers.register("uk_nhs")
-class NhsRecognizer(PatternRecognizer):
+class NhsRecognizer(WorldIdRecognizer):
     """NHS numbers (England, Wales, Isle of Man): ten digits, often printed 3-3-4, with a
-    modulus-11 check digit, near "NHS" or "health service" (ten digits are also a phone
-    number's length)."""
+    modulus-11 check digit; 1.0 near "NHS" or "health service", 0.45 without (ten digits are
+    also a phone number's length)."""
 
     entity = "UK_NHS"
     needs_digit = True
     tier = 0  # a check digit and its word: wins over a phone number's layout on the same digits
     patterns = (Pattern("nhs", r"(?<![\w-])\d{3}([ -]?)\d{3}\1\d{4}(?![\w-])", 0.4),)
     context = ("nhs", "nhs no", "nhs number", "health service")
-    context_required = True
     checksum = ("mod11", nhs_ok)
 
 
 @recognizers.register("medical_license")
-class MedicalLicenseRecognizer(PatternRecognizer):
+class MedicalLicenseRecognizer(WorldIdRecognizer):
     """US DEA registration numbers of prescribers: a registrant-type letter, a letter, seven
-    digits with their check digit (``dea_ok``), near "DEA", "registration" or
-    "prescriber"."""
+    digits with their check digit (``dea_ok``); 1.0 near "DEA", "registration" or
+    "prescriber", 0.45 without."""
 
     entity = "MEDICAL_LICENSE"
     needs_digit = True
@@ -179,7 +184,6 @@ class MedicalLicenseRecognizer(PatternRecognizer):
     # not "license" alone: a driver's licence of the same shape passes the check one time
     # in ten
     context = ("dea", "dea#", "dea no", "dea number", "registration", "prescriber")
-    context_required = True
     checksum = ("dea-checksum", dea_ok)
 
 

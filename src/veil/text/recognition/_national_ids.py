@@ -27,8 +27,11 @@
   2-7-6-5-4-3-2 and the series' letter table (the M series of 2022 is not read: its table
   is not verified here).
 
-Entity names follow Presidio's. A number that fails its rule is dropped; one that passes
-scores 1.0.
+Entity names follow Presidio's. A number that fails its rule is dropped unless its context
+word is near (then 0.45: announced, mistyped or synthetic); one that passes scores 1.0.
+The rules that once needed their word (PESEL, Aadhaar, NINO, ABN, TFN, Medicare) now find a
+bare passing value at 0.45 (:data:`veil.text.recognition._world_ids.STRONG`): below the detect threshold,
+at the recall-first redaction threshold (0.45).
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from veil.text.recognition._recognizer import Pattern, PatternRecognizer, recognizers
+from veil.text.recognition._recognizer import Pattern, recognizers
+from veil.text.recognition._world_ids import STRONG, WorldIdRecognizer
 
 __all__ = [
     "RULES",
@@ -311,6 +315,7 @@ class _Rule:
     context: tuple[str, ...]
     required: bool
     check: tuple[str, Callable[[str], bool]]
+    bare: float = 1.0  # the score of a checked value with no context word near it
 
 
 _OMO = r"[\dLMNPQRSTUV]"  # a codice fiscale's digit, or the letter that may replace it
@@ -323,36 +328,36 @@ RULES: tuple[_Rule, ...] = (
           rf"(?<![\w-])[A-Za-z]{{6}}{_OMO}{{2}}[A-Za-z]{_OMO}{{2}}[A-Za-z]{_OMO}{{3}}[A-Za-z](?![\w-])",
           0.5, ("codice fiscale", "cf", "fiscal code", "tax code"), False,
           ("check_letter", fiscal_code_ok)),
-    _Rule("pl_pesel", "PL_PESEL", r"(?<![\w-])\d{11}(?![\w-])", 0.4, ("pesel",), True,
-          ("weights_1379", pesel_ok)),
+    _Rule("pl_pesel", "PL_PESEL", r"(?<![\w-])\d{11}(?![\w-])", 0.4, ("pesel",), False,
+          ("weights_1379", pesel_ok), STRONG),
     _Rule("fi_personal_identity_code", "FI_PERSONAL_IDENTITY_CODE",
           r"(?<![\w+-])\d{6}[-+A-FU-Ya-fu-y]\d{3}[0-9A-Ya-y](?![\w-])", 0.5,
           ("henkilötunnus", "hetu", "sotu", "personal identity code"), False, ("mod31", hetu_ok)),
     _Rule("in_aadhaar", "IN_AADHAAR", r"(?<![\w-])[2-9]\d{3}([ -]?)\d{4}\1\d{4}(?![\w-])", 0.4,
-          ("aadhaar", "aadhar", "uid", "uidai"), True, ("verhoeff", aadhaar_ok)),
+          ("aadhaar", "aadhar", "uid", "uidai"), False, ("verhoeff", aadhaar_ok), STRONG),
     _Rule("uk_nino", "UK_NINO",
           r"(?<![\w-])[A-Za-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-Da-d](?![\w-])", 0.4,
-          ("national insurance", "ni number", "ni no", "nino", "nin"), True,
-          ("hmrc_format", nino_ok)),
+          ("national insurance", "ni number", "ni no", "nino", "nin"), False,
+          ("hmrc_format", nino_ok), STRONG),
     _Rule("au_abn", "AU_ABN", r"(?<![\w-])\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4,
-          ("abn", "australian business number"), True, ("mod89", abn_ok)),
+          ("abn", "australian business number"), False, ("mod89", abn_ok), STRONG),
     _Rule("au_tfn", "AU_TFN", r"(?<![\w-])\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4,
-          ("tfn", "tax file number", "tax file no"), True, ("mod11", tfn_ok)),
+          ("tfn", "tax file number", "tax file no"), False, ("mod11", tfn_ok), STRONG),
     _Rule("au_medicare", "AU_MEDICARE",
-          r"(?<![\w-])[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ ]?\d)?(?![\w-])", 0.4, ("medicare",), True,
-          ("weights_1379", medicare_ok)),
+          r"(?<![\w-])[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ ]?\d)?(?![\w-])", 0.4, ("medicare",), False,
+          ("weights_1379", medicare_ok), STRONG),
     _Rule("sg_nric_fin", "SG_NRIC_FIN", r"(?<![\w-])[STFGMstfgm]\d{7}[A-Za-z](?![\w-])", 0.5,
           ("nric", "fin", "ic number", "identity card"), False, ("check_letter", nric_ok)),
 )  # fmt: skip
 
 
-def _recognizer(rule: _Rule) -> type[PatternRecognizer]:
+def _recognizer(rule: _Rule) -> type[WorldIdRecognizer]:
     """The pattern recognizer of one rule, registered under its name: its number's regex,
     the context words, and the rule as the checksum (a failed check drops a candidate, a
     passed one scores 1.0)."""
     cls = type(
         "".join(w.title() for w in rule.entity.split("_")) + "Recognizer",
-        (PatternRecognizer,),
+        (WorldIdRecognizer,),
         {
             "__doc__": f"{rule.entity}: {(rule.check[1].__doc__ or '').splitlines()[0]}",
             "__module__": __name__,
@@ -363,6 +368,7 @@ def _recognizer(rule: _Rule) -> type[PatternRecognizer]:
             "context": rule.context,
             "context_required": rule.required,
             "checksum": rule.check,
+            "bare_score": rule.bare,
         },
     )
     recognizers.register(rule.name)(cls)

@@ -14,6 +14,7 @@ import contextlib
 import functools
 import ipaddress
 import re
+from dataclasses import replace
 
 from veil.text.recognition._finding import Finding
 from veil.text.recognition._recognizer import (
@@ -133,6 +134,13 @@ RESERVED_TLDS = frozenset(
 
 def _tld_ok(host: str) -> bool:
     tld = host.rstrip(".").rsplit(".", 1)[-1].lower()
+    if tld.startswith("xn--"):
+        # an internationalised TLD in punycode ("xn--p1ai", .рф): the bundled list holds
+        # ASCII names only, so one that decodes to a valid IDNA label counts
+        try:
+            return bool(tld.encode("ascii").decode("idna"))
+        except UnicodeError:
+            return False
     return tld in top_level_domains() or tld in RESERVED_TLDS
 
 
@@ -148,7 +156,8 @@ class EmailRecognizer(PatternRecognizer):
             "email",
             r"(?<![\w.+-])[A-Za-z0-9](?:[A-Za-z0-9._%+-]{0,62}[A-Za-z0-9_])?@"
             # the top-level domain: letters, or an internationalised one in punycode
-            r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:xn--[A-Za-z0-9-]{2,59}|[A-Za-z]{2,24})\b",
+            r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
+            r"(?:xn--[A-Za-z0-9-]{2,59}|[A-Za-z]{2,24})\b",
             0.6,
         ),
     )
@@ -254,24 +263,33 @@ class IpRecognizer(PatternRecognizer):
         Pattern("ipv4", r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)", 0.6),
         Pattern(
             "ipv6",
+            # an IPv4 tail is whole or nothing ("2001:db8::256.1.1.1" is no "2001:db8::256");
+            # a prefix length may follow ("fe80::/10")
             r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|:"
-            # not before ".digit": "2001:db8::256.1.1.1" is no address, not "2001:db8::256"
-            r"|(?:\d{1,3}\.){3}\d{1,3})(?![\w:]|\.\d)",
+            r"|(?:\d{1,3}\.){3}\d{1,3})?(?:/(?:12[0-8]|1[01]\d|\d{1,2}))?(?![\w:]|\.\d)",
             0.6,
         ),
     )
-    context = ("ip", "ip address", "ipv4", "ipv6", "host", "server")
+    context = (
+        "ip", "ip address", "ipv4", "ipv6", "host", "server", "src", "dst", "subnet",
+        "gateway", "route", "unspecified",
+    )  # fmt: skip
     # whole words: "ver" ends "server", "never", "over", which once dropped the address
     _version = re.compile(r"\b(?:v|version|release|build|ver\.?)\s*$", re.IGNORECASE)
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
+        value, slash, _ = value.partition("/")  # a prefix length says it is a network
         try:
             ipaddress.ip_address(value)
         except ValueError:
             return True
         if ":" in value and value.count(":") < 2:
             return True
-        if not any(c.isdigit() for c in value) and not self._context.find(text, start, end):
+        if (
+            not any(c.isdigit() for c in value)
+            and not slash
+            and not self._context.find(text, start, end)
+        ):
             return True  # letters only ("a::b"): an address only where the text says so
         return bool(self._version.search(text, max(0, start - 12), start))
 
@@ -279,12 +297,15 @@ class IpRecognizer(PatternRecognizer):
         return "ipaddress"
 
 
+#: score of a MAC address written with hex letters only (often a placeholder)
+LETTERS_ONLY_MAC = 0.45
+
+
 @recognizers.register("mac_address")
 class MacRecognizer(PatternRecognizer):
     """MAC addresses: six colon- or dash-separated octets, or Cisco dotted quads."""
 
     entity = "MAC_ADDRESS"
-    needs_digit = True
     tier = 0
     patterns = (
         Pattern(
@@ -300,7 +321,17 @@ class MacRecognizer(PatternRecognizer):
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         hexdigits = value.replace(":", "").replace("-", "").replace(".", "")
-        return len(set(hexdigits)) == 1 or not any(c.isdigit() for c in hexdigits)
+        return len(set(hexdigits)) == 1
+
+    def analyze(self, text: str) -> list[Finding]:
+        # letters only ("AA:BB:CC:DD:EE:FF"): often a placeholder, so below the detect
+        # threshold, but still a MAC address's shape for a recall-first redaction
+        return [
+            f
+            if any(c.isdigit() for c in text[f.start : f.end])
+            else replace(f, score=LETTERS_ONLY_MAC)
+            for f in super().analyze(text)
+        ]
 
 
 _GENERIC_HINT = ContextMatcher(
