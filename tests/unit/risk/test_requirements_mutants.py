@@ -1,0 +1,312 @@
+"""The re-check of the privacy models on what mutation testing showed untested.
+
+Each test pins a behaviour a mutant of :mod:`veil.risk._requirements` changed without any
+other test noticing (docs/mutation.md): the figures that reach the report and the refusal
+message, the population models' bounds, a hierarchy with several top nodes, an ordered
+distance on text, a sensitive value distribution that does not cancel inside a node, and the
+block-wise distance of many classes. Every expected figure is worked out by hand in the
+comments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import veil.risk._requirements as req_mod
+from veil._errors import InputError
+from veil.policy import PrivacyConfig
+from veil.risk._requirements import (
+    Requirement,
+    check_release,
+    failure_lines,
+    population_requirements,
+    spelled,
+)
+from veil.tabular import Hierarchy
+
+
+def _cfg(privacy: dict[str, Any]) -> PrivacyConfig:
+    return PrivacyConfig.model_validate({**privacy, "suppression_limit": 1.0})
+
+
+def _one(rel: pd.DataFrame, privacy: dict[str, Any], **kw: Any) -> Requirement:
+    (req,) = check_release(rel, ["g"], _cfg(privacy), ["s"], **kw)
+    return req
+
+
+# ------------------------------------------------------------------ what the report shows
+
+
+def test_to_dict_of_a_recursive_requirement_carries_every_field():
+    rel = pd.DataFrame({"g": ["x"] * 6, "s": list("aaabbc")})
+    req = _one(rel, {"l_diversity": {"l": 2, "c": 2, "variant": "recursive"}})
+    # counts 3, 2, 1 at l = 2: r1 / (r2 + r3) = 3 / 3
+    assert req.to_dict() == {
+        "model": "recursive (c,l)-diversity",
+        "column": "s",
+        "required": 2.0,
+        "measured": 1.0,
+        "met": True,
+        "l": 2,
+        "condition": "every class r1 < 2 * (r2 + ... + rm)",
+        "note": "required and measured are c: the largest r1 / (r2 + ... + rm), at the "
+        "policy's l = 2",
+    }
+
+
+def test_to_dict_leaves_out_what_a_requirement_does_not_have():
+    req = Requirement("k-anonymity", "k_anonymity", 3, 2, False)
+    assert req.to_dict() == {"model": "k-anonymity", "required": 3, "measured": 2, "met": False}
+
+
+def test_line_of_a_requirement_without_column_or_condition():
+    assert Requirement("k-anonymity", "k_anonymity", 3, 2, False).line() == (
+        "k-anonymity: required 3, measured 2: NOT met"
+    )
+    assert Requirement("m", "m", 0.25, 1 / 3, True).line() == (
+        "m: required 0.25, measured 0.333333: met"
+    )
+
+
+def test_line_of_a_class_with_too_few_values_says_none():
+    rel = pd.DataFrame({"g": ["x"] * 3, "s": list("aab")})
+    req = _one(rel, {"l_diversity": {"l": 3, "c": 5, "variant": "recursive"}})
+    assert req.line() == (
+        "recursive (c,l)-diversity of column 's': required every class r1 < 5 * (r3 + ... + rm), "
+        "measured none: NOT met"
+    )
+
+
+def test_failure_lines_are_the_unmet_requirements_only():
+    met = Requirement("k-anonymity", "k_anonymity", 2, 2, True)
+    unmet = Requirement("k-map", "k_map", 10, 8.0, False)
+    assert failure_lines([met, unmet]) == ["k-map: required 10, measured 8: NOT met"]
+
+
+def test_a_dropped_column_names_its_model_required_figure_and_column():
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "b"]})
+    cfg = _cfg({"l_diversity": {"l": 2, "variant": "distinct"}})
+    (req,) = check_release(rel.drop(columns="s"), ["g"], cfg, ["s"])
+    assert (req.model, req.required, req.column) == ("distinct l-diversity", 2, "s")
+    assert req.line() == ("distinct l-diversity of column 's': required 2, measured none: met")
+
+
+def test_spelled_values_show_missing_as_null():
+    assert spelled(pd.Series(["a", None, "b"], dtype=object)).tolist() == ["a", "NULL", "b"]
+    assert spelled(pd.Series([], dtype=object)).tolist() == []
+
+
+# ------------------------------------------------------------------- bad input and no class
+
+
+def test_a_mask_of_the_wrong_length_is_refused():
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "b"]})
+    with pytest.raises(InputError, match="suppression mask has 3 entries for 2 rows"):
+        _one(rel, {"k_anonymity": {"k": 2}}, suppressed=[False, False, True])
+
+
+@pytest.mark.parametrize("model", ["l_diversity", "t_closeness"])
+def test_a_sensitive_model_without_a_sensitive_column_is_refused(model):
+    rel = pd.DataFrame({"g": ["x", "x"]})
+    privacy = {"l_diversity": {"l": 2}} if model == "l_diversity" else {"t_closeness": {"t": 0.2}}
+    with pytest.raises(InputError, match="needs a sensitive column"):
+        check_release(rel, ["g"], _cfg(privacy), [])
+
+
+@pytest.mark.parametrize(
+    "privacy",
+    [
+        {"k_anonymity": {"k": 5}},
+        {"l_diversity": {"l": 3, "variant": "distinct"}},
+        {"l_diversity": {"l": 3, "variant": "entropy"}},
+        {"t_closeness": {"t": 0.01}},
+        {"k_map": {"k": 5, "sampling_fraction": 0.5}},
+    ],
+    ids=["k", "distinct", "entropy", "t", "k-map"],
+)
+def test_a_release_with_every_row_suppressed_has_no_class_to_fail(privacy):
+    rel = pd.DataFrame({"g": ["*"] * 3, "s": list("abc")})
+    req = _one(rel, privacy, suppressed=[True] * 3)
+    assert (req.measured, req.met) == (None, True)
+
+
+def test_entropy_needs_ceil_l_distinct_values_beyond_the_tolerance():
+    # two equal values: entropy ln 2, within the 1e-9 tolerance of ln(2 + 1e-10), but
+    # entropy l-diversity at l > 2 needs 3 distinct values
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "b"]})
+    req = _one(rel, {"l_diversity": {"l": 2 + 1e-10, "variant": "entropy"}})
+    assert req.met is False
+    assert req.measured == pytest.approx(2.0)
+
+
+def test_k_map_with_a_sampling_fraction_at_the_bound():
+    # classes of 3 and 4 at f = 0.3: the smallest estimate is 3 / 0.3 = 10
+    rel = pd.DataFrame({"g": ["x"] * 3 + ["y"] * 4, "s": ["a"] * 7})
+    at = _one(rel, {"k_map": {"k": 10, "sampling_fraction": 0.3}})
+    assert at.measured == pytest.approx(10.0) and at.met is True
+    assert (at.model, at.key, at.required) == ("k-map", "k_map", 10)
+    above = _one(rel, {"k_map": {"k": 11, "sampling_fraction": 0.3}})
+    assert above.met is False
+
+
+# ----------------------------------------------------------------------- t-closeness figures
+
+
+def test_hierarchical_distance_where_a_node_does_not_cancel():
+    # a, b -> ab; c, d -> cd; -> * (height 2). p = 1/4 each; a class of a's: extra p - q =
+    # (-3/4, 1/4, 1/4, 1/4). Level 1: ab min(1/4, 3/4) = 1/4, cd min(1/2, 0) = 0 -> 1/2 * 1/4;
+    # ab is left -1/2 and cd +1/2. Level 2: min(1/2, 1/2) = 1/2 -> 1 * 1/2. Total 5/8 (as the
+    # EMD: 1/4 moved within ab at 1/2, 1/2 moved across the root at 1).
+    tree = {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["cd", "*"], "d": ["cd", "*"]}
+    hier = Hierarchy.from_rows("s", [[v, *up] for v, up in tree.items()])
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "a"]})
+    ref = pd.DataFrame({"s": list("abcd")})
+    privacy = {"t_closeness": {"t": 0.625, "distance": "hierarchical"}}
+    req = _one(rel, _with_tree(privacy, tree), reference=ref, hierarchies={"s": hier})
+    assert req.measured == pytest.approx(5 / 8, abs=1e-12)
+    assert req.met is True
+
+
+def _with_tree(privacy: dict[str, Any], tree: dict[str, list[str]]) -> dict[str, Any]:
+    tc = privacy["t_closeness"]
+    return {"t_closeness": {**tc, "hierarchy": {"type": "taxonomy", "tree": tree}}}
+
+
+def test_hierarchical_distance_puts_a_root_above_several_top_nodes():
+    # a, b -> ab; c, d -> cd and no common top: a root above them makes the height 2.
+    # Class (a, c) against 1/4 each: level 1 ab min(1/4, 1/4), cd the same -> 1/2 * 1/2;
+    # nothing is left to move across the root. 1/4 (with height 1 it would read 1/2).
+    tree = {"a": ["ab"], "b": ["ab"], "c": ["cd"], "d": ["cd"]}
+    hier = Hierarchy.from_rows("s", [[v, *up] for v, up in tree.items()])
+    rel = pd.DataFrame({"g": ["x", "x", "y", "y"], "s": ["a", "c", "b", "d"]})
+    privacy = {"t_closeness": {"t": 0.25, "distance": "hierarchical"}}
+    req = _one(rel, _with_tree(privacy, tree), hierarchies={"s": hier})
+    assert req.measured == pytest.approx(1 / 4, abs=1e-12)
+    assert req.met is True
+
+
+def test_hierarchical_distance_without_its_hierarchy_is_refused():
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "b"]})
+    tree = {"a": ["*"], "b": ["*"]}
+    privacy = _with_tree({"t_closeness": {"t": 0.2, "distance": "hierarchical"}}, tree)
+    with pytest.raises(InputError) as info:
+        _one(rel, privacy)
+    assert info.value.message == (
+        "hierarchical t-closeness of column 's' was re-checked without its hierarchy"
+    )
+    assert info.value.hint == "give privacy.t_closeness.hierarchy"
+
+
+def test_ordered_distance_orders_text_alphabetically():
+    # values met in the order c, a, b; alphabetically a < b < c. A class of b's against 1/3
+    # each: cum q - cum p = (-1/3, 1/3, 0) -> 2/3 / 2 = 1/3 (in the order met, c, a, b, it
+    # would be (-1/3, -2/3, 0) -> 1/2)
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["b", "b"]})
+    ref = pd.DataFrame({"s": ["c", "a", "b"]})
+    req = _one(rel, {"t_closeness": {"t": 0.5, "distance": "ordered"}}, reference=ref)
+    assert req.measured == pytest.approx(1 / 3, abs=1e-12)
+
+
+def test_ordered_distance_of_a_single_value_is_zero():
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "a"]})
+    req = _one(rel, {"t_closeness": {"t": 1e-12, "distance": "ordered"}})
+    assert (req.measured, req.met) == (0.0, True)
+
+
+@pytest.mark.parametrize("distance", ["equal", "ordered", "hierarchical"])
+def test_distances_of_many_classes_are_the_same_in_blocks_of_one(monkeypatch, distance):
+    # the class-by-value matrix is built in blocks of classes; with one class per block the
+    # worst class (the last: b, b against 3/4 a, 1/4 b... see below) must still be found.
+    # Classes (a, a, a), (a, a, a), (b, b): p = (6/8, 2/8). Equal: class of b's 1/2 * (6/8 +
+    # 6/8) = 3/4; ordered (m = 2): |0 - 6/8| / 1 = 3/4; hierarchical (a, b -> *, height 1):
+    # min(6/8, 6/8) = 3/4. The classes of a's are at 1/4.
+    tree = {"a": ["*"], "b": ["*"]}
+    hier = Hierarchy.from_rows("s", [[v, *up] for v, up in tree.items()])
+    rel = pd.DataFrame({"g": ["x"] * 3 + ["y"] * 3 + ["z"] * 2, "s": list("aaaaaabb")})
+    privacy = _with_tree({"t_closeness": {"t": 0.75, "distance": distance}}, tree)
+    whole = _one(rel, privacy, hierarchies={"s": hier})
+    monkeypatch.setattr(req_mod, "_BLOCK_CELLS", 1)
+    blocked = _one(rel, privacy, hierarchies={"s": hier})
+    assert whole.measured == pytest.approx(3 / 4, abs=1e-12)
+    assert blocked.measured == pytest.approx(3 / 4, abs=1e-12)
+
+
+# ------------------------------------------------------------- population models (report)
+
+
+def _privacy_with_population(dp: bool, km: bool) -> PrivacyConfig:
+    doc: dict[str, Any] = {}
+    if dp:
+        doc["delta_presence"] = {"delta_min": 0.2, "delta_max": 0.5, "sample_column": "in"}
+    if km:
+        doc["k_map"] = {"k": 5} if dp else {"k": 5, "population": "pop.csv"}
+    return _cfg(doc)
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "met"),
+    [
+        (0.2, 0.5, True),  # both at their bounds
+        (0.2 - 1e-6, 0.5, False),
+        (0.2, 0.5 + 1e-6, False),
+        (0.2 - 1e-10, 0.5 + 1e-10, True),  # within the 1e-9 slack
+    ],
+)
+def test_delta_presence_figures_from_the_anonymizer_at_the_bounds(lo, hi, met):
+    privacy = _privacy_with_population(dp=True, km=False)
+    (req,) = population_requirements(privacy, {"population": {"delta_min": lo, "delta_max": hi}})
+    assert (req.model, req.key, req.required) == ("delta-presence", "delta_presence", "0.2 to 0.5")
+    assert req.met is met
+    assert req.measured == f"{lo:.4g} to {hi:.4g}"
+    assert req.note == "re-checked by the anonymize stage against the population table"
+
+
+@pytest.mark.parametrize("missing", ["delta_min", "delta_max"])
+def test_delta_presence_without_a_figure_is_unmeasured(missing):
+    privacy = _privacy_with_population(dp=True, km=False)
+    figures = {"delta_min": 0.9, "delta_max": 0.95}
+    del figures[missing]
+    (req,) = population_requirements(privacy, {"population": figures})
+    assert (req.measured, req.met) == (None, True)
+
+
+@pytest.mark.parametrize(("smallest", "met"), [(5, True), (4, False), (None, True)])
+def test_k_map_against_the_population_at_the_bound(smallest, met):
+    privacy = _privacy_with_population(dp=False, km=True)
+    anonymize = {"population": {"min_class_population": smallest}}
+    (req,) = population_requirements(privacy, anonymize)
+    assert (req.model, req.key, req.required, req.measured) == ("k-map", "k_map", 5, smallest)
+    assert req.met is met
+    assert req.note == "re-checked by the anonymize stage against the population table"
+
+
+def test_both_population_models_in_policy_order():
+    privacy = _privacy_with_population(dp=True, km=True)
+    figures = {"delta_min": 0.25, "delta_max": 0.4, "min_class_population": 8}
+    reqs = population_requirements(privacy, {"population": figures})
+    assert [(r.key, r.met) for r in reqs] == [("delta_presence", True), ("k_map", True)]
+
+
+@pytest.mark.parametrize("anonymize", [None, [], {"population": None}, {"other": {}}])
+def test_no_population_figures_give_no_population_requirement(anonymize):
+    privacy = _privacy_with_population(dp=True, km=True)
+    assert population_requirements(privacy, anonymize) == []
+
+
+def test_k_map_with_a_sampling_fraction_is_not_a_population_requirement():
+    privacy = _cfg({"k_map": {"k": 5, "sampling_fraction": 0.5}})
+    figures = {"min_class_population": 1}
+    assert population_requirements(privacy, {"population": figures}) == []
+
+
+def test_no_population_model_gives_nothing():
+    assert population_requirements(_cfg({"k_anonymity": {"k": 2}}), {"population": {}}) == []
+
+
+def test_float_figures_print_with_six_significant_digits():
+    req = Requirement("m", "m", np.float64(0.1), 2 / 3, False)
+    assert req.line() == "m: required 0.1, measured 0.666667: NOT met"
