@@ -10,6 +10,7 @@ comments.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -310,3 +311,126 @@ def test_no_population_model_gives_nothing():
 def test_float_figures_print_with_six_significant_digits():
     req = Requirement("m", "m", np.float64(0.1), 2 / 3, False)
     assert req.line() == "m: required 0.1, measured 0.666667: NOT met"
+
+
+# ------------------------------------------------------------------ classes and l-diversity
+
+
+def test_the_sensitive_values_given_apart_from_the_release_are_the_ones_measured():
+    # the release masks the sensitive column; the values the caller gives are judged
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["*", "*"]})
+    values = pd.DataFrame({"s": ["a", "b"]})
+    req = _one(rel, {"l_diversity": {"l": 2, "variant": "distinct"}}, values=values)
+    assert (req.measured, req.met) == (2, True)
+
+
+def test_a_mask_of_zeros_and_ones_is_a_mask():
+    rel = pd.DataFrame({"g": ["x", "x", "y"], "s": ["a", "b", "c"]})
+    req = _one(rel, {"k_anonymity": {"k": 2}}, suppressed=np.array([0, 0, 1]))
+    assert (req.measured, req.met) == (2, True)
+
+
+def test_without_quasi_identifiers_the_whole_release_is_one_class():
+    rel = pd.DataFrame({"s": ["a", "b", "c"]})
+    (req,) = check_release(rel, [], _cfg({"k_anonymity": {"k": 3}}), ["s"])
+    assert (req.measured, req.met) == (3, True)
+
+
+def test_missing_quasi_identifier_values_form_a_class_of_their_own():
+    # two rows with a missing zip are one class of 2, as ARX reads NULL
+    rel = pd.DataFrame({"g": [None, None, "x", "x", "x"], "s": list("abcde")})
+    req = _one(rel, {"k_anonymity": {"k": 2}})
+    assert (req.measured, req.met) == (2, True)
+
+
+def test_unused_categories_of_a_quasi_identifier_are_no_empty_class():
+    cat = pd.CategoricalDtype(["w", "x", "y"])
+    rel = pd.DataFrame(
+        {
+            "g": pd.Series(["x", "x", "y", "y"], dtype=cat),
+            "h": pd.Series(["y", "y", "x", "x"], dtype=cat),
+            "s": list("abab"),
+        }
+    )
+    (req,) = check_release(rel, ["g", "h"], _cfg({"k_anonymity": {"k": 2}}), ["s"])
+    assert (req.measured, req.met) == (2, True)
+
+
+@pytest.mark.parametrize(
+    ("l_value", "model", "condition"),
+    [
+        (3, "distinct l-diversity", "every class at least 3 distinct values"),
+        (2.5, "entropy l-diversity", "every class entropy >= ln 2.5"),
+    ],
+)
+def test_l_diversity_names_its_variant_and_condition(l_value, model, condition):
+    variant = model.split()[0]
+    rel = pd.DataFrame({"g": ["x"] * 3, "s": list("abc")})
+    req = _one(rel, {"l_diversity": {"l": l_value, "variant": variant}})
+    assert (req.model, req.key, req.required, req.column) == (model, "l_diversity", l_value, "s")
+    assert req.condition == condition
+
+
+@pytest.mark.parametrize(
+    ("variant", "model"),
+    [
+        ("distinct", "distinct l-diversity"),
+        ("entropy", "entropy l-diversity"),
+        ("recursive", "recursive (c,l)-diversity"),
+    ],
+)
+def test_l_diversity_of_a_release_with_every_row_suppressed(variant, model):
+    rel = pd.DataFrame({"g": ["*"] * 3, "s": list("abc")})
+    privacy = {"l_diversity": {"l": 2, "c": 3, "variant": variant}}
+    req = _one(rel, privacy, suppressed=[True] * 3)
+    assert (req.model, req.key, req.column, req.measured, req.met) == (
+        model,
+        "l_diversity",
+        "s",
+        None,
+        True,
+    )
+    assert req.required == (3 if variant == "recursive" else 2)
+
+
+def test_recursive_diversity_sums_the_counts_of_the_tail_in_each_class():
+    # class x counts 2, 2 at l = 2: 2 / 2 = 1. Class y counts 5, 3, 1: r1 = 5 and
+    # r2 + r3 = 4 rows (3 distinct values would read 5 / 2): c = 5 / 4 = 1.25, the largest.
+    rel = pd.DataFrame({"g": ["x"] * 4 + ["y"] * 9, "s": list("aabb") + list("aaaaabbbc")})
+    at = _one(rel, {"l_diversity": {"l": 2, "c": 1.25, "variant": "recursive"}})
+    assert at.measured == pytest.approx(1.25, abs=1e-12)
+    assert at.met is False  # r1 < c * tail: 5 < 5 fails
+    above = _one(rel, {"l_diversity": {"l": 2, "c": 1.26, "variant": "recursive"}})
+    assert above.met is True
+
+
+def _entropy(counts: list[int]) -> float:
+    n = sum(counts)
+    return -sum(c / n * math.log(c / n) for c in counts)
+
+
+def test_entropy_tolerance_is_relative_to_ln_l_above_one():
+    # counts 2 and eleven 1s: H = 2.4583; ln l = H + 1.5e-9 is within 1e-9 * ln l (2.46e-9)
+    counts = [2] + [1] * 11
+    h = _entropy(counts)
+    rel = pd.DataFrame({"g": ["x"] * 13, "s": ["v0"] * 2 + [f"v{i}" for i in range(1, 12)]})
+    req = _one(rel, {"l_diversity": {"l": math.exp(h + 1.5e-9), "variant": "entropy"}})
+    assert req.met is True
+    beyond = _one(rel, {"l_diversity": {"l": math.exp(h + 3e-9), "variant": "entropy"}})
+    assert beyond.met is False
+
+
+def test_entropy_tolerance_for_ln_l_between_one_and_two():
+    # counts 2, 1, 1, 1, 1: H = 1.5607; the tolerance is 1e-9 * H = 1.56e-9, so H + 1.8e-9
+    # is beyond it (a tolerance of 2e-9 would accept it)
+    h = _entropy([2, 1, 1, 1, 1])
+    rel = pd.DataFrame({"g": ["x"] * 6, "s": list("aabcde")})
+    req = _one(rel, {"l_diversity": {"l": math.exp(h + 1.8e-9), "variant": "entropy"}})
+    assert req.met is False
+    within = _one(rel, {"l_diversity": {"l": math.exp(h + 1.2e-9), "variant": "entropy"}})
+    assert within.met is True
+
+
+def test_spelled_values_are_objects_so_no_text_is_cut():
+    assert spelled(pd.Series(["a", "bb"])).dtype == object
+    assert spelled(pd.Series([], dtype=object)).dtype == object
