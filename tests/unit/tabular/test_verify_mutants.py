@@ -16,7 +16,7 @@ import pytest
 
 from veil._errors import VerificationError
 from veil.policy import PrivacyConfig, SearchConfig
-from veil.tabular import AnonymizeConfig, verify_release
+from veil.tabular import AnonymizeConfig, Hierarchy, verify_release
 from veil.tabular._anonymize import AnonymizationResult
 
 
@@ -228,4 +228,95 @@ def test_a_missing_mdav_value_is_not_a_mean():
         _check(orig, rel, cfg)
     assert info.value.message.endswith(
         "4 released value(s) of 'age' are not the mean of their class"
+    )
+
+
+# -------------------------------------------------------------------------------- population
+
+AGE = Hierarchy.from_rows(
+    "age", [["30", "30-39", "*"], ["35", "30-39", "*"], ["41", "40-49", "*"], ["47", "40-49", "*"]]
+)
+SEX = Hierarchy.from_rows("sex", [["F", "*"], ["M", "*"]])
+# 40 people: every (age, sex) pair 5 times, so each (decade, sex) class holds 10
+POP = pd.DataFrame(
+    {
+        "age": [["30", "35", "41", "47"][i % 4] for i in range(40)],
+        "sex": ["F" if (i // 4) % 2 else "M" for i in range(40)],
+    }
+)
+# released: 3 men in their thirties (delta 3/10) and 5 women in their forties (5/10)
+SUB = pd.DataFrame(
+    {"age": ["30", "35", "30"] + ["41", "47"] * 2 + ["41"], "sex": ["M"] * 3 + ["F"] * 5}
+)
+REL = pd.DataFrame({"age": ["30-39"] * 3 + ["40-49"] * 5, "sex": ["M"] * 3 + ["F"] * 5})
+
+
+def _population_check(privacy: dict[str, Any], reported: dict[str, Any] | None = None, **kw):
+    cfg = _config(["age", "sex"], privacy)
+    result = _result(kw.pop("released", REL))
+    result.transformation = {"age": 1, "sex": 0}
+    result.population = reported
+    population = kw.pop("population", POP)
+    return verify_release(
+        kw.pop("original", SUB),
+        result,
+        cfg,
+        population=population,
+        hierarchies={"age": AGE, "sex": SEX},
+    )
+
+
+def _dp(lo: float, hi: float) -> dict[str, Any]:
+    return {"delta_presence": {"delta_min": lo, "delta_max": hi, "population": "p.csv"}}
+
+
+def test_delta_presence_at_both_bounds_passes():
+    assert _population_check(_dp(0.3, 0.5)) == {"delta_presence": True}
+    assert _population_check(_dp(0.3 + 1e-12, 0.5 - 1e-12)) == {"delta_presence": True}
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(0.31, 0.5), (0.3, 0.49)])
+def test_delta_presence_off_by_a_hundredth_fails(lo, hi):
+    with pytest.raises(VerificationError) as info:
+        _population_check(_dp(lo, hi))
+    assert info.value.message.endswith(f"1 class(es) fail delta-presence [{lo:g}, {hi:g}]")
+
+
+def test_k_map_against_the_population_at_the_bound():
+    assert _population_check({"k_map": {"k": 10, "population": "p.csv"}}) == {"k_map": True}
+    with pytest.raises(VerificationError) as info:
+        _population_check({"k_map": {"k": 11, "population": "p.csv"}})
+    assert info.value.message.endswith("2 class(es) fail k-map k=11")
+
+
+def test_both_population_models_are_reported():
+    privacy = {**_dp(0.0, 0.5), "k_map": {"k": 10}}
+    assert _population_check(privacy) == {"delta_presence": True, "k_map": True}
+
+
+def test_a_class_larger_than_its_population_is_caught():
+    # 11 men in their thirties released, the population has 10
+    released = pd.DataFrame({"age": ["30-39"] * 11, "sex": ["M"] * 11})
+    original = pd.DataFrame({"age": ["30"] * 11, "sex": ["M"] * 11})
+    with pytest.raises(VerificationError) as info:
+        _population_check(_dp(0.0, 1.0), released=released, original=original)
+    assert info.value.message.endswith(
+        "1 class(es) hold more records than the population has in them"
+    )
+
+
+def test_the_reported_population_figures_must_match_the_release():
+    exact = {"min_class_population": 10, "delta_min": 0.3, "delta_max": 0.5}
+    assert _population_check(_dp(0.0, 1.0), exact) == {"delta_presence": True}
+    for key, wrong in (("min_class_population", 11), ("delta_min", 0.3 * (1 + 1e-6))):
+        with pytest.raises(VerificationError) as info:
+            _population_check(_dp(0.0, 1.0), {**exact, key: wrong})
+        assert info.value.message.endswith(f"the reported {key} does not match the release")
+
+
+def test_a_population_model_without_the_population_is_refused():
+    with pytest.raises(VerificationError) as info:
+        _population_check(_dp(0.0, 1.0), population=None)
+    assert info.value.message.endswith(
+        "a population model was asked for without the population table"
     )
