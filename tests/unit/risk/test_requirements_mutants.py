@@ -190,6 +190,27 @@ def test_hierarchical_distance_puts_a_root_above_several_top_nodes():
     assert req.met is True
 
 
+def test_hierarchical_distance_moves_mass_across_the_root():
+    # the same tree. Class (a, b) against 1/4 each: level 1 ab min(0, 1/2) = 0, cd
+    # min(1/2, 0) = 0; ab is left -1/2 and cd +1/2, moved across the root at cost
+    # 2/2 * 1/2 = 1/2 (without the root the class would read 0)
+    tree = {"a": ["ab"], "b": ["ab"], "c": ["cd"], "d": ["cd"]}
+    hier = Hierarchy.from_rows("s", [[v, *up] for v, up in tree.items()])
+    rel = pd.DataFrame({"g": ["x", "x", "y", "y"], "s": ["a", "b", "c", "d"]})
+    privacy = {"t_closeness": {"t": 0.5, "distance": "hierarchical"}}
+    req = _one(rel, _with_tree(privacy, tree), hierarchies={"s": hier})
+    assert req.measured == pytest.approx(1 / 2, abs=1e-12)
+
+
+def test_hierarchical_distance_of_an_empty_release_has_no_class():
+    tree = {"a": ["*"], "b": ["*"]}
+    hier = Hierarchy.from_rows("s", [[v, *up] for v, up in tree.items()])
+    rel = pd.DataFrame({"g": pd.Series([], dtype=object), "s": pd.Series([], dtype=object)})
+    privacy = _with_tree({"t_closeness": {"t": 0.2, "distance": "hierarchical"}}, tree)
+    req = _one(rel, privacy, hierarchies={"s": hier})
+    assert (req.measured, req.met) == (None, True)
+
+
 def test_hierarchical_distance_without_its_hierarchy_is_refused():
     rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "b"]})
     tree = {"a": ["*"], "b": ["*"]}
@@ -255,6 +276,7 @@ def _privacy_with_population(dp: bool, km: bool) -> PrivacyConfig:
         (0.2 - 1e-6, 0.5, False),
         (0.2, 0.5 + 1e-6, False),
         (0.2 - 1e-10, 0.5 + 1e-10, True),  # within the 1e-9 slack
+        (0.2 - 1e-9, 0.5 + 1e-9, True),  # at the edge of the slack
     ],
 )
 def test_delta_presence_figures_from_the_anonymizer_at_the_bounds(lo, hi, met):
@@ -434,3 +456,100 @@ def test_entropy_tolerance_for_ln_l_between_one_and_two():
 def test_spelled_values_are_objects_so_no_text_is_cut():
     assert spelled(pd.Series(["a", "bb"])).dtype == object
     assert spelled(pd.Series([], dtype=object)).dtype == object
+
+
+# ------------------------------------------------- each model's report entry, from the release
+
+
+def test_k_anonymity_entry():
+    rel = pd.DataFrame({"g": ["x"] * 3 + ["y"] * 4, "s": ["a"] * 7})
+    req = _one(rel, {"k_anonymity": {"k": 3}})
+    assert req.to_dict() == {
+        "model": "k-anonymity",
+        "required": 3,
+        "measured": 3,
+        "met": True,
+        "condition": "every class at least 3 rows",
+    }
+    assert req.line() == "k-anonymity: required every class at least 3 rows, measured 3: met"
+
+
+def test_t_closeness_entry():
+    rel = pd.DataFrame({"g": ["x"] * 4 + ["y"] * 2, "s": list("aaabbb")})
+    req = _one(rel, {"t_closeness": {"t": 0.5}})
+    assert req.to_dict() == {
+        "model": "t-closeness (equal distance)",
+        "column": "s",
+        "required": 0.5,
+        "measured": 0.5,
+        "met": True,
+        "condition": "t <= 0.5",
+        "note": "against the sensitive column over the whole input (as ARX)",
+    }
+
+
+def test_k_map_entry():
+    rel = pd.DataFrame({"g": ["x"] * 3 + ["y"] * 4, "s": ["a"] * 7})
+    req = _one(rel, {"k_map": {"k": 10, "sampling_fraction": 0.3}})
+    assert req.to_dict() == {
+        "model": "k-map",
+        "required": 10,
+        "measured": pytest.approx(10.0),
+        "met": True,
+        "condition": "every class at least 10 people (size / 0.3)",
+        "note": "population sizes estimated as class size / sampling fraction",
+    }
+
+
+def test_a_dropped_column_under_t_closeness_and_the_next_column_still_measured():
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "b"]})
+    first, second = check_release(rel, ["g"], _cfg({"t_closeness": {"t": 0.2}}), ["gone", "s"])
+    assert (first.model, first.required, first.column, first.measured) == (
+        "t-closeness (equal distance)",
+        0.2,
+        "gone",
+        None,
+    )
+    assert (second.column, second.measured, second.met) == ("s", 0.0, True)
+
+
+@pytest.mark.parametrize("model", ["l", "t"])
+def test_the_missing_sensitive_column_message(model):
+    privacy = {"l_diversity": {"l": 2}} if model == "l" else {"t_closeness": {"t": 0.2}}
+    with pytest.raises(InputError) as info:
+        check_release(pd.DataFrame({"g": ["x"]}), ["g"], _cfg(privacy), [])
+    name = "l-diversity" if model == "l" else "t-closeness"
+    assert info.value.message == f"{name} needs a sensitive column"
+
+
+def test_t_at_the_edge_of_its_tolerance_is_met():
+    # the class of b's is at exactly 1/2; t + 1e-9 is exactly 1/2 in floating point
+    rel = pd.DataFrame({"g": ["x"] * 4 + ["y"] * 2, "s": list("aaabbb")})
+    t = 0.5 - 1e-9
+    assert t + 1e-9 == 0.5
+    assert _one(rel, {"t_closeness": {"t": t}}).met is True
+
+
+def test_entropy_at_the_edge_of_its_tolerance_is_met():
+    # counts 2, 1, 1: H = 1.5 ln 2 summed as the definition reads; this l puts
+    # ln l - 1e-9 * ln l exactly on H (found by a search over floats, checked here)
+    h = -(0.5 * math.log(0.5) + 0.25 * math.log(0.25) + 0.25 * math.log(0.25))
+    l_value = 2.828427127686964
+    assert math.log(l_value) - 1e-9 * max(1.0, math.log(l_value)) == h
+    rel = pd.DataFrame({"g": ["x"] * 4, "s": list("aabc")})
+    assert _one(rel, {"l_diversity": {"l": l_value, "variant": "entropy"}}).met is True
+
+
+def test_a_reference_of_one_record_is_a_distribution():
+    # p = (1): a class holding that value is at distance 0
+    rel = pd.DataFrame({"g": ["x"], "s": ["a"]})
+    req = _one(rel, {"t_closeness": {"t": 0.1}})
+    assert (req.measured, req.met) == (0.0, True)
+
+
+def test_a_released_value_absent_from_the_reference_counts_as_probability_zero():
+    # reference (a, a): p = (1, 0); the class (a, b) is at 1/2 (|1/2 - 1| + |1/2 - 0|) = 1/2
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "b"]})
+    ref = pd.DataFrame({"s": ["a", "a"]})
+    req = _one(rel, {"t_closeness": {"t": 0.5}}, reference=ref)
+    assert req.measured == pytest.approx(0.5, abs=1e-12)
