@@ -548,8 +548,8 @@ def test_a_reference_of_one_record_is_a_distribution():
 
 
 def test_a_released_value_absent_from_the_reference_counts_as_probability_zero():
-    # reference (a, a): p = (1, 0); the class (a, b) is at 1/2 (|1/2 - 1| + |1/2 - 0|) = 1/2
-    rel = pd.DataFrame({"g": ["x", "x"], "s": ["a", "b"]})
+    # reference (a, a): p = (1, 0); the class (b, b) is at 1/2 (|0 - 1| + |1 - 0|) = 1
+    rel = pd.DataFrame({"g": ["x", "x"], "s": ["b", "b"]})
     ref = pd.DataFrame({"s": ["a", "a"]})
     req = _one(rel, {"t_closeness": {"t": 0.5}}, reference=ref)
-    assert req.measured == pytest.approx(0.5, abs=1e-12)
+    assert (req.measured, req.met) == (pytest.approx(1.0, abs=1e-12), False)
