@@ -192,6 +192,7 @@ MDAV = pd.DataFrame({"age": [20.0, 30.0, 100.0, 200.0]})
         ([25.5, 25.5, 150.0, 150.0], 0, True),
         ([25.6, 25.6, 150.0, 150.0], 0, False),
         ([25.04, 25.04, 150.0, 150.0], 1, True),
+        ([25.048, 25.048, 150.0, 150.0], 1, True),  # 0.048 < 0.05 (not 0.5 / 11)
         ([25.06, 25.06, 150.0, 150.0], 1, False),
     ],
 )
@@ -227,7 +228,7 @@ def test_a_missing_mdav_value_is_not_a_mean():
     with pytest.raises(VerificationError) as info:
         _check(orig, rel, cfg)
     assert info.value.message.endswith(
-        "4 released value(s) of 'age' are not the mean of their class"
+        ": 4 released value(s) of 'age' are not the mean of their class"
     )
 
 
@@ -317,6 +318,92 @@ def test_the_reported_population_figures_must_match_the_release():
 def test_a_population_model_without_the_population_is_refused():
     with pytest.raises(VerificationError) as info:
         _population_check(_dp(0.0, 1.0), population=None)
+    assert info.value.message.endswith(
+        "a population model was asked for without the population table"
+    )
+
+
+def test_the_mean_slack_is_at_least_1e9_and_reaches_it():
+    # values below 1 in magnitude: the slack is 1e-9 (scale 1); a value exactly 1e-9 from
+    # the mean is within it, 1.5e-9 is not
+    cfg = _config(["age"], {"k_anonymity": {"k": 2}}, algorithm="mdav")
+    orig = pd.DataFrame({"age": [0.0, 0.0]})
+    assert _check(orig, pd.DataFrame({"age": [1e-9, 1e-9]}), cfg) == {"k_anonymity": True}
+    orig = pd.DataFrame({"age": [0.1, 0.2]})
+    with pytest.raises(VerificationError, match="not the mean of their class"):
+        _check(orig, pd.DataFrame({"age": [0.15 + 1.5e-9] * 2}), cfg)
+
+
+def test_a_released_text_in_an_mdav_column_is_not_a_mean():
+    cfg = _config(["age"], {"k_anonymity": {"k": 2}}, algorithm="mdav")
+    rel = pd.DataFrame({"age": ["x", "x", 150.0, 150.0]}, dtype=object)
+    with pytest.raises(VerificationError) as info:
+        _check(MDAV, rel, cfg)
+    assert info.value.message.endswith(
+        ": 2 released value(s) of 'age' are not the mean of their class"
+    )
+
+
+def test_cell_suppression_catches_a_missing_value_filled_in():
+    orig = CELLS.assign(m=[None, None, "z", "z"])
+    rel = orig.assign(m=["y", "y", "z", "z"])
+    cfg = _config(["g", "n", "m"], {"k_anonymity": {"k": 2}}, algorithm="cell_suppression")
+    with pytest.raises(VerificationError) as info:
+        _check(orig, rel, cfg)
+    assert info.value.message.endswith(
+        "2 cell(s) of 'm' were altered instead of kept or suppressed"
+    )
+
+
+def test_a_class_absent_from_the_population_is_caught():
+    # no woman in her forties in this population: the one released has a population of 0
+    no_women_40s = POP[~(POP["age"].isin(["41", "47"]) & (POP["sex"] == "F"))]
+    released = pd.DataFrame({"age": ["30-39"] * 3 + ["40-49"], "sex": ["M"] * 3 + ["F"]})
+    original = pd.DataFrame({"age": ["30", "35", "30", "41"], "sex": ["M"] * 3 + ["F"]})
+    with pytest.raises(VerificationError) as info:
+        _population_check(
+            _dp(0.0, 1.0), released=released, original=original, population=no_women_40s
+        )
+    assert info.value.message.endswith(
+        "1 class(es) hold more records than the population has in them"
+    )
+
+
+def test_a_class_released_whole_is_not_larger_than_its_population():
+    # all 10 men in their thirties and 11 women in their forties (the population has 10):
+    # delta 1 is allowed, only the second class is too large
+    released = pd.DataFrame(
+        {"age": ["30-39"] * 10 + ["40-49"] * 11, "sex": ["M"] * 10 + ["F"] * 11}
+    )
+    original = pd.DataFrame({"age": ["30"] * 10 + ["41"] * 11, "sex": ["M"] * 10 + ["F"] * 11})
+    assert _population_check(
+        _dp(0.0, 1.0), released=released.iloc[:10], original=original.iloc[:10]
+    ) == {"delta_presence": True}
+    with pytest.raises(VerificationError) as info:
+        _population_check(_dp(0.0, 1.0), released=released, original=original)
+    assert info.value.message.endswith(
+        ": 1 class(es) hold more records than the population has in them"
+    )
+
+
+def test_delta_presence_at_the_edge_of_its_tolerance():
+    # deltas 3/10 and 5/10 exactly; the bounds minus / plus 1e-9 land on them exactly
+    assert _population_check(_dp(0.3 + 1e-9, 0.5 - 1e-9)) == {"delta_presence": True}
+
+
+def test_k_map_counts_only_the_classes_below_k():
+    # one man of his thirties less: that class has 9 people, the other 10; k = 10 fails one
+    fewer = POP.drop(index=POP.index[(POP["age"] == "30") & (POP["sex"] == "M")][:1])
+    with pytest.raises(VerificationError) as info:
+        _population_check({"k_map": {"k": 10, "population": "p.csv"}}, population=fewer)
+    assert info.value.message.endswith(": 1 class(es) fail k-map k=10")
+
+
+def test_a_population_model_without_the_release_levels_is_refused():
+    cfg = _config(["age", "sex"], _dp(0.0, 1.0))
+    result = _result(REL)  # transformation None: not a lattice release
+    with pytest.raises(VerificationError) as info:
+        verify_release(SUB, result, cfg, population=POP, hierarchies={"age": AGE, "sex": SEX})
     assert info.value.message.endswith(
         "a population model was asked for without the population table"
     )
