@@ -106,8 +106,12 @@ def test_a_release_with_every_record_suppressed_meets_every_model():
 
 def test_a_release_with_a_row_missing_is_refused():
     cfg = _config(["g"], {"k_anonymity": {"k": 1 + 1}})
-    with pytest.raises(VerificationError, match="does not have one row per input record"):
+    with pytest.raises(VerificationError) as info:
         _check(ORIG, ORIG.iloc[:9], cfg)
+    assert info.value.message == (
+        "the released table failed its independent re-check: "
+        "the release does not have one row per input record"
+    )
 
 
 def test_a_failed_k_names_the_bound_and_the_smallest_class():
@@ -406,4 +410,51 @@ def test_a_population_model_without_the_release_levels_is_refused():
         verify_release(SUB, result, cfg, population=POP, hierarchies={"age": AGE, "sex": SEX})
     assert info.value.message.endswith(
         "a population model was asked for without the population table"
+    )
+
+
+def test_the_suppressed_records_keeping_a_quasi_identifier_are_counted():
+    # 3 suppressed (the limit 0.3 allows 3), one of them keeps its zip
+    cfg = _config(["g", "h"], {"k_anonymity": {"k": 7}, "suppression_limit": 0.3})
+    rel = ORIG.copy()
+    rel.loc[7:, ["g", "h"]] = "*"
+    rel.loc[9, "g"] = ORIG.loc[9, "g"]
+    with pytest.raises(VerificationError) as info:
+        _check(ORIG, rel, cfg, [False] * 7 + [True] * 3)
+    assert info.value.message.endswith(": 1 suppressed records keep a quasi-identifier")
+
+
+def test_a_mask_of_zeros_and_ones_is_read_as_a_mask():
+    cfg = _config(["g", "h"], {"k_anonymity": {"k": 8}, "suppression_limit": 0.2})
+    result = _result(_starred(2))
+    result.suppressed = np.array([0] * 8 + [1, 1])
+    assert verify_release(ORIG, result, cfg) == {"k_anonymity": True}
+
+
+def test_a_single_kept_record_is_still_checked():
+    # 9 of 10 suppressed (limit 0.9): the one kept record is a class of 1 < k
+    cfg = _config(["g", "h"], {"k_anonymity": {"k": 2}, "suppression_limit": 0.9})
+    rel = ORIG.copy()
+    rel.loc[1:, ["g", "h"]] = "*"
+    with pytest.raises(VerificationError, match="smaller than k=2"):
+        _check(ORIG, rel, cfg, [False] + [True] * 9)
+
+
+def test_the_sensitive_values_are_read_from_the_input():
+    # the released sensitive column was rewritten; l is judged on the input's values
+    orig = pd.DataFrame({"g": ["x"] * 4, "s": ["a", "b", "a", "b"]})
+    rel = orig.assign(s="*")
+    cfg = _config(["g"], {"l_diversity": {"l": 2}}, sensitive=("s",))
+    assert _check(orig, rel, cfg) == {"l_diversity": True}
+
+
+def test_every_failed_model_is_named_in_one_message():
+    cfg = _config(["h"], {"k_anonymity": {"k": 11}, "l_diversity": {"l": 4}}, sensitive=("g",))
+    with pytest.raises(VerificationError) as info:
+        _check(ORIG, ORIG, cfg)
+    assert info.value.message == (
+        "the released table failed its independent re-check: "
+        "class(es) smaller than k=11 (smallest 10); "
+        "distinct l-diversity of column 'g': required every class at least 4 distinct values, "
+        "measured 3: NOT met"
     )
