@@ -458,3 +458,15 @@ def test_every_failed_model_is_named_in_one_message():
         "distinct l-diversity of column 'g': required every class at least 4 distinct values, "
         "measured 3: NOT met"
     )
+
+
+def test_a_missing_released_label_is_a_class_absent_from_the_population():
+    # a release whose age label is missing on one row: that row is a class of its own,
+    # matched by no population group (0 people), never dropped from the check
+    released = REL.astype({"age": object})
+    released.loc[0, "age"] = None
+    with pytest.raises(VerificationError) as info:
+        _population_check(_dp(0.0, 1.0), released=released)
+    assert info.value.message.endswith(
+        ": 1 class(es) hold more records than the population has in them"
+    )
