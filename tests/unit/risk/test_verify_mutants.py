@@ -110,3 +110,58 @@ def test_missing_values_rank_last():
     # 1, 2, missing: x cum diff (1/2, 1/4, 0) -> 3/4 / 2 = 3/8 (missing first would read
     # x = (0, 1, 0) vs (1/4, 1/2, 1/4): (-1/4, 1/4, 0) -> 1/4)
     assert _t_ordered([1.0, 1.0, 2.0, np.nan]) == pytest.approx(3 / 8)
+
+
+def test_the_report_takes_the_worst_level_over_the_sensitive_attributes():
+    # dx as above; sx = u, v alternating: p = 1/2 each and every class at p (distances 0,
+    # alpha 1/2, beta 0, recursive c 1, entropy l 2). The report takes the smallest l and
+    # the largest of every other figure; enhanced beta is None as dx has none.
+    df = _table().assign(sx=["u", "v", "u", "v", "u", "v", "u"])
+    doc = verify(df, ["zip"], ["dx", "sx"], marker="*").to_dict()
+    h = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))
+    flat = {
+        key: doc[key]
+        for key in (
+            "quasi_identifiers",
+            "rows",
+            "suppressed_rows",
+            "classes",
+            "k",
+            "alpha",
+            "recursive_c",
+            "delta_disclosure",
+            "missing_qi_values",
+        )
+    }
+    flat.update(
+        {
+            "l.distinct": doc["l"]["distinct"],
+            "l.entropy": doc["l"]["entropy"],
+            "t.equal": doc["t"]["equal"],
+            "t.ordered": doc["t"]["ordered"],
+            "beta.basic": doc["beta_likeness"]["basic"],
+            "beta.enhanced": doc["beta_likeness"]["enhanced"],
+            "sensitive": [s["column"] for s in doc["sensitive"]],
+        }
+    )
+    assert flat == {
+        "quasi_identifiers": ["zip"],
+        "rows": 7,
+        "suppressed_rows": 1,
+        "classes": 2,
+        "k": 2,
+        "alpha": pytest.approx(0.75),
+        "recursive_c": pytest.approx(3.0),
+        "delta_disclosure": pytest.approx(math.log(3)),
+        "missing_qi_values": {"zip": 0},  # no missing zip
+        "l.distinct": 2,
+        "l.entropy": pytest.approx(math.exp(h)),
+        "t.equal": pytest.approx(1 / 3),
+        "t.ordered": pytest.approx(1 / 4),
+        "beta.basic": pytest.approx(2.0),
+        "beta.enhanced": None,
+        "sensitive": ["dx", "sx"],
+    }
+    sx = verify(df, ["zip"], ["sx"], marker="*").to_dict()
+    assert sx["beta_likeness"] == {"basic": 0.0, "enhanced": 0.0}
+    assert (sx["recursive_c"], sx["l"]["entropy"]) == (pytest.approx(1.0), pytest.approx(2.0))
