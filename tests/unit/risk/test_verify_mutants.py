@@ -165,3 +165,35 @@ def test_the_report_takes_the_worst_level_over_the_sensitive_attributes():
     sx = verify(df, ["zip"], ["sx"], marker="*").to_dict()
     assert sx["beta_likeness"] == {"basic": 0.0, "enhanced": 0.0}
     assert (sx["recursive_c"], sx["l"]["entropy"]) == (pytest.approx(1.0), pytest.approx(2.0))
+
+
+def test_ordered_distance_over_two_values():
+    # x = (a, a), y = (b, b): p = (1/2, 1/2); x: cum diff (1/2, 0) -> 1/2 / (2 - 1)
+    df = pd.DataFrame({"g": ["x", "x", "y", "y"], "s": ["a", "a", "b", "b"]})
+    assert verify(df, ["g"], ["s"]).sensitive["s"].t_ordered == pytest.approx(1 / 2)
+
+
+def test_ordered_distance_in_blocks_of_one_class(monkeypatch):
+    import veil.risk._verify as verify_mod
+
+    monkeypatch.setattr(verify_mod, "_BLOCK_CELLS", 1)
+    rep = verify(_table(), ["zip"], ["dx"], marker="*")
+    assert rep.sensitive["dx"].t_ordered == pytest.approx(1 / 4)  # as in one block
+
+
+def test_the_entry_of_a_table_with_every_row_suppressed():
+    df = _table()
+    rep = verify(df, ["zip"], ["dx"], suppressed=[True] * len(df), recursive_l=2)
+    doc = rep.sensitive["dx"].to_dict()
+    assert (doc["column"], doc["distinct_values"], doc["recursive"]) == (
+        "dx",
+        0,
+        {"l": 2, "c": None},
+    )
+
+
+def test_one_attributes_enhanced_beta_is_in_its_entry():
+    # every class at p: (q - p) / p = 0 <= -ln(1/2): enhanced beta 0
+    df = _table().assign(sx=["u", "v", "u", "v", "u", "v", "u"])
+    entry = verify(df, ["zip"], ["sx"], marker="*").sensitive["sx"].to_dict()
+    assert entry["beta_likeness"] == {"basic": 0.0, "enhanced": 0.0}
