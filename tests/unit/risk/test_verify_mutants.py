@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from veil import InputError
+from veil import InputError, SchemaError
 from veil.risk import verify
 
 
@@ -197,3 +197,32 @@ def test_one_attributes_enhanced_beta_is_in_its_entry():
     df = _table().assign(sx=["u", "v", "u", "v", "u", "v", "u"])
     entry = verify(df, ["zip"], ["sx"], marker="*").sensitive["sx"].to_dict()
     assert entry["beta_likeness"] == {"basic": 0.0, "enhanced": 0.0}
+
+
+def test_a_missing_sensitive_column_is_named_with_its_role():
+    with pytest.raises(SchemaError) as info:
+        verify(_table(), ["zip"], ["gone"])
+    assert info.value.message == "1 sensitive column(s) not in the table: gone"
+
+
+def test_columns_with_two_roles_are_all_named():
+    df = _table().assign(age="x")
+    with pytest.raises(InputError) as info:
+        verify(df, ["zip", "age"], ["zip", "age"])
+    assert info.value.message == ("column(s) age, zip named both quasi-identifier and sensitive")
+    assert info.value.hint == "a column has one role"
+
+
+def test_no_recursive_c_when_one_attribute_has_none():
+    # at l = 2: dx has c = 3; sy has a class of one value (no tail): no c works for it
+    df = _table().assign(sy=["u", "u", "u", "u", "u", "v", "u"])
+    rep = verify(df, ["zip"], ["dx", "sy"], marker="*", recursive_l=2)
+    assert rep.sensitive["dx"].recursive_c == pytest.approx(3.0)
+    assert rep.sensitive["sy"].recursive_c is None
+    assert rep.to_dict()["recursive_c"] is None
+
+
+def test_recursive_l_below_one_is_refused():
+    with pytest.raises(InputError) as info:
+        verify(_table(), ["zip"], ["dx"], marker="*", recursive_l=0)
+    assert info.value.message == "recursive l must be at least 1, got 0"
