@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from veil.policy import DETECT_SCORE_THRESHOLD
 from veil.text import Finding, TextAnalyzer
 from veil.text.recognition._national_ids import (
     RULES,
@@ -128,12 +129,26 @@ def test_known_examples(analyzer: TextAnalyzer, text: str, entity: str, span: st
     ],
 )
 def test_numbers_that_fail_their_rule_or_word(analyzer: TextAnalyzer, text: str) -> None:
+    # none is reported by `veil text detect` as its id; a recall-first redaction (0.45) may
+    # still replace a bare value passing a strong check or one its word announces
     national = {rule.entity for rule in RULES}
     assert not [
         f
         for f in analyzer.analyze(text)
-        if f.entity_type in national and not _failed_but_announced(f)
+        if f.entity_type in national
+        and f.score >= DETECT_SCORE_THRESHOLD
+        and not _failed_but_announced(f)
+        and not _announced_unvalidated(f)
     ]
+
+
+def _announced_unvalidated(f: Finding) -> bool:
+    """A value its word announces that fails its rule: kept unvalidated (no rule named)."""
+    return (
+        f.explanation is not None
+        and f.explanation.validation is None
+        and bool(f.explanation.context_words)
+    )
 
 
 def _failed_but_announced(f: Finding) -> bool:

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from veil.text.recognition._recognizer import Pattern, recognizers
-from veil.text.recognition._world_ids import STRONG, WorldIdRecognizer
+from veil.text.recognition._world_ids import STRONG, WEAK, WorldIdRecognizer
 
 __all__ = [
     "RULES",
@@ -338,7 +338,7 @@ RULES: tuple[_Rule, ...] = (
     _Rule("uk_nino", "UK_NINO",
           r"(?<![\w-])[A-Za-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-Da-d](?![\w-])", 0.4,
           ("national insurance", "ni number", "ni no", "nino", "nin"), False,
-          ("hmrc_format", nino_ok), STRONG),
+          ("hmrc_format", nino_ok), WEAK),  # a format, no check digit: its word it needs
     _Rule("au_abn", "AU_ABN", r"(?<![\w-])\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4,
           ("abn", "australian business number"), False, ("mod89", abn_ok), STRONG),
     _Rule("au_tfn", "AU_TFN", r"(?<![\w-])\d{3}[ ]?\d{3}[ ]?\d{3}(?![\w-])", 0.4,

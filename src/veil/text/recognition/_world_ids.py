@@ -102,10 +102,11 @@ WORLD_RULES: tuple[WorldRule, ...] = (
     WorldRule("de_id_card", "DE_ID_CARD",
               (rf"{_B}[CFGHJKLMNPRTVWXYZ][CFGHJKLMNPRTVWXYZ0-9]{{7}}\d{_E}",),
               ("personalausweis", "ausweisnummer", "ausweis", "german id card"),
-              ("icao9303", wc.icao_ok)),
+              ("icao9303", wc.icao_ok), WEAK),  # one check digit over nine characters
     WorldRule("de_passport", "DE_PASSPORT",
               (rf"{_B}[CFGHJK][CFGHJKLMNPRTVWXYZ0-9]{{7}}\d{_E}",),
-              ("reisepass", "passnummer", "german passport", "deutscher pass"), ("icao9303", wc.icao_ok)),
+              ("reisepass", "passnummer", "german passport", "deutscher pass"), ("icao9303", wc.icao_ok),
+              WEAK),
     WorldRule("in_gstin", "IN_GSTIN", (rf"{_B}\d{{2}}[A-Za-z]{{5}}\d{{4}}[A-Za-z][0-9A-Za-z][Zz][0-9A-Za-z]{_E}",),
               ("gstin", "gst", "gst number", "goods and services tax"), ("gstn", wc.gstin_ok)),
     WorldRule("it_vat_code", "IT_VAT_CODE", (rf"{_B}(?:IT[ ]?)?\d{{11}}{_E}",),
@@ -233,7 +234,9 @@ def _register(rule: WorldRule) -> type[WorldIdRecognizer]:
             "__module__": __name__,
             "entity": rule.entity,
             "needs_digit": True,
-            "tier": 0 if rule.check else 1,
+            # a strong check wins over a phone or date layout on its digits; a weak one (a
+            # digit in ten passes) does not win over another type's validated reading
+            "tier": 0 if rule.check and rule.bare == STRONG else 1,
             "patterns": tuple(
                 Pattern(f"{rule.name}_{i}", rx, _FORMAT) for i, rx in enumerate(rule.regexes)
             ),
