@@ -44,6 +44,7 @@ from veil.text import (  # noqa: F401 - modules register their recognizers
     _secrets,
     _street_names,
 )
+from veil.text._clinical_allow import allow_pass_applies, clinical_findings
 from veil.text._coordination import coordinated_names
 from veil.text._finding import ENTITIES, Explanation, Finding
 from veil.text._lexicon import mostly_upper, truecase
@@ -116,6 +117,10 @@ def resolve_overlaps(findings: Iterable[Finding]) -> list[Finding]:
             kept.append(f)
     kept.sort(key=lambda f: f.start)
     return kept
+
+
+def _by_start(f: Finding) -> tuple[int, int]:
+    return (f.start, f.end)
 
 
 def build_pattern_recognizer(spec: Mapping[str, Any], index: int = 0) -> PatternRecognizer:
@@ -248,7 +253,9 @@ class TextAnalyzer:
     profile
         ``"default"`` reports every finding; ``"hipaa"`` only what HIPAA's Safe Harbor
         method lists (ages over 89, dates with a month or day, places smaller than a
-        state; :mod:`veil.text._profiles`).
+        state; :mod:`veil.text._profiles`), and in a clinical note adds the precise
+        allow-list pass; ``"clinical"`` reports every finding and adds the thorough
+        allow-list pass in any text (:mod:`veil.text._clinical_allow`).
 
     Examples
     --------
@@ -383,6 +390,10 @@ class TextAnalyzer:
             if extra:
                 found = sorted([*found, *extra], key=lambda f: (f.start, f.end))
             found = join_wrapped_names(text, found)
+        if allow_pass_applies(self.profile, text):
+            thorough = self.profile == "clinical"
+            extra = clinical_findings(text, found, thorough=thorough)
+            found = sorted([*found, *(f for f in extra if self._keeps(text, f))], key=_by_start)
         return found
 
     def _pattern_findings(self, text: str, readable: str | None = None) -> list[Finding]:
