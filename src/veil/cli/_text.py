@@ -377,8 +377,10 @@ def corpus(
         typer.Option(
             "--kind",
             help="'general': one-sentence templates across every entity type and hard "
-            "negatives; 'notes': multi-line ICU and ward nursing notes; 'secrets': "
-            "business texts with passwords, API keys and credentials.",
+            "negatives; 'notes': multi-line ICU and ward nursing notes; 'clinical': those "
+            "notes with the shapes clinicians write (shorthand dates, names and hospitals in "
+            "any case, pagers); 'secrets': business texts with passwords, API keys and "
+            "credentials.",
         ),
     ] = "general",
 ) -> None:
@@ -387,9 +389,10 @@ def corpus(
     from veil.io import write_text_atomic
     from veil.text import generate_clinical_notes, generate_corpus
 
-    if kind not in ("general", "notes", "secrets"):
+    if kind not in ("general", "notes", "clinical", "secrets"):
         raise InputError(
-            f"--kind {kind!r} is not a corpus kind", hint="use general, notes or secrets"
+            f"--kind {kind!r} is not a corpus kind",
+            hint="use general, notes, clinical or secrets",
         )
     if kind == "secrets":
         from veil.text._corpus_secrets import SECRET_TEMPLATES
@@ -397,6 +400,10 @@ def corpus(
         recs = generate_corpus(n, seed=seed, templates=SECRET_TEMPLATES)
     elif kind == "general":
         recs = generate_corpus(n, seed=seed)
+    elif kind == "clinical":
+        from veil.text._corpus_clinical import generate_clinical_shape_notes
+
+        recs = generate_clinical_shape_notes(n, seed=seed)
     else:
         recs = generate_clinical_notes(n, seed=seed)
     if out.suffix.lower() == ".json":
