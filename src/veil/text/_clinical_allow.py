@@ -118,7 +118,7 @@ def _token_types(
         nxt = folded[i + 1] if i + 1 < len(words) else ""
         place = prev in _PLACE_BEFORE or nxt in _PLACE_AFTER
         if is_safe_word(word):
-            if _ambiguous_name(word) and prev in _NAME_BEFORE:
+            if prev in _NAME_BEFORE and _ambiguous_name(word):
                 types[i] = "PERSON"
             continue
         if b - a <= 3 and not (place or (is_name_word(word) and not is_english(word))):
@@ -136,15 +136,18 @@ def _token_types(
         else:
             types[i] = "LOCATION" if nxt in _PLACE_AFTER else "PERSON"
     # a safe name joined to a reported one: "Griffin and Swackhamer aware"
-    for i, (a, b) in enumerate(words):
-        if types[i] is not None or taken.find(1, a, b) >= 0 or not _ambiguous_name(text[a:b]):
-            continue
-        for j in (i - 2, i + 2):
-            if 0 <= j < len(words) and types[j] == "PERSON":
-                gap = text[min(words[j][1], b) : max(words[j][0], a)]
-                if gap.strip().casefold() in _JOINERS:
-                    types[i] = "PERSON"
-                    break
+    for j in [j for j, kind in enumerate(types) if kind == "PERSON"]:
+        for i in (j - 2, j + 2):
+            if not 0 <= i < len(words) or types[i] is not None:
+                continue
+            a, b = words[i]
+            gap = text[min(words[j][1], b) : max(words[j][0], a)]
+            if (
+                gap.strip().casefold() in _JOINERS
+                and taken.find(1, a, b) < 0
+                and _ambiguous_name(text[a:b])
+            ):
+                types[i] = "PERSON"
     out: list[Finding] = []
     for i, (a, b) in enumerate(words):
         kind = types[i]

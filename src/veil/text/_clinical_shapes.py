@@ -162,7 +162,8 @@ def _dates(text: str) -> Iterator[Finding]:
 
 
 def _facilities(text: str) -> Iterator[Finding]:
-    mixed = any(c.islower() for c in text[:2000]) and any(c.isupper() for c in text[:2000])
+    head = text[:2000]
+    mixed = head != head.upper() and head != head.lower()
     for m in _FACILITY.finditer(text):
         start = m.start()
         words = 0

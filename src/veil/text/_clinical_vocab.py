@@ -157,6 +157,7 @@ def _misspelt(w: str) -> bool:
     return any(e in known for e in _edits(w))
 
 
+@functools.lru_cache(maxsize=65536)
 def is_name_word(word: str) -> bool:
     """Whether ``word`` is a first or last name in Faker's name lists (any case)."""
     first, last = name_lexicon()
@@ -164,6 +165,7 @@ def is_name_word(word: str) -> bool:
     return w in first or w in last
 
 
+@functools.lru_cache(maxsize=65536)
 def is_safe_word(word: str) -> bool:
     """Whether ``word`` (letters, possibly with an apostrophe or a slash) is English or
     clinical vocabulary, or a misspelling of one (see the module doc).
