@@ -82,7 +82,9 @@ _Profile = Annotated[
     typer.Option(
         "--profile",
         help="'default': report every finding; 'hipaa': only what HIPAA Safe Harbor lists "
-        "(ages over 89; no year-only dates, times of day, US states or countries).",
+        "(ages over 89; no year-only dates, times of day, US states or countries), with "
+        "clinical shapes in clinical notes; 'clinical': recall first, every word that is "
+        "neither English nor clinical vocabulary is reported too.",
     ),
 ]
 
@@ -455,10 +457,12 @@ def corpus(
         typer.Option(
             "--kind",
             help="'general': one-sentence templates across every entity type and hard "
-            "negatives; 'notes': multi-line ICU and ward nursing notes; 'secrets': "
-            "business texts with passwords, API keys and credentials; 'business': HR "
-            "mails, bank and tax tickets, IT requests and support chats with every kind of "
-            "identifier and secret (spans also carry their 'kind').",
+            "negatives; 'notes': multi-line ICU and ward nursing notes; 'clinical': those "
+            "notes with the shapes clinicians write (shorthand dates, names and hospitals in "
+            "any case, pagers); 'secrets': business texts with passwords, API keys and "
+            "credentials; 'business': HR mails, bank and tax tickets, IT requests and "
+            "support chats with every kind of identifier and secret (spans also carry "
+            "their 'kind').",
         ),
     ] = "general",
 ) -> None:
@@ -467,10 +471,10 @@ def corpus(
     from veil.io import write_text_atomic
     from veil.text import generate_clinical_notes, generate_corpus
 
-    if kind not in ("general", "notes", "secrets", "business"):
+    if kind not in ("general", "notes", "clinical", "secrets", "business"):
         raise InputError(
             f"--kind {kind!r} is not a corpus kind",
-            hint="use general, notes, secrets or business",
+            hint="use general, notes, clinical, secrets or business",
         )
     if kind == "business":
         from veil.text.evaluation._corpus_business import generate_business_corpus
@@ -482,6 +486,10 @@ def corpus(
         recs = generate_corpus(n, seed=seed, templates=SECRET_TEMPLATES)
     elif kind == "general":
         recs = generate_corpus(n, seed=seed)
+    elif kind == "clinical":
+        from veil.text.evaluation._corpus_clinical import generate_clinical_shape_notes
+
+        recs = generate_clinical_shape_notes(n, seed=seed)
     else:
         recs = generate_clinical_notes(n, seed=seed)
     if out.suffix.lower() == ".json":

@@ -251,8 +251,9 @@ class TextConfig(_Model):
     patterns: tuple[dict[str, Any], ...] = ()  # custom regex recognizers
     # regions whose national phone notation is searched ("+" numbers are found for any country)
     phone_regions: tuple[str, ...] = Field(("US",), min_length=1)
-    # which findings count: "default" (all) or "hipaa" (Safe Harbor's list; veil.text.detection._profiles)
-    profile: Literal["default", "hipaa"] = "default"
+    # which findings count: "default" (all), "hipaa" (Safe Harbor's list) or "clinical"
+    # (recall first: the allow-list pass); veil.text.detection._profiles
+    profile: Literal["default", "hipaa", "clinical"] = "default"
 
     @field_validator("phone_regions")
     @classmethod

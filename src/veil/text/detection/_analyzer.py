@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from veil._errors import PolicyError
 from veil.policy import DETECT_SCORE_THRESHOLD
+from veil.text.detection._clinical_allow import allow_pass_applies, clinical_findings
 from veil.text.detection._house_numbers import with_house_numbers
 from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
@@ -124,6 +125,10 @@ def resolve_overlaps(findings: Iterable[Finding]) -> list[Finding]:
             kept.append(f)
     kept.sort(key=lambda f: f.start)
     return kept
+
+
+def _by_start(f: Finding) -> tuple[int, int]:
+    return (f.start, f.end)
 
 
 def build_pattern_recognizer(
@@ -273,7 +278,9 @@ class TextAnalyzer:
     profile
         ``"default"`` reports every finding; ``"hipaa"`` only what HIPAA's Safe Harbor
         method lists (ages over 89, dates with a month or day, places smaller than a
-        state; :mod:`veil.text.detection._profiles`).
+        state; :mod:`veil.text.detection._profiles`), and in a clinical note adds the precise
+        allow-list pass; ``"clinical"`` reports every finding and adds the thorough
+        allow-list pass in any text (:mod:`veil.text.detection._clinical_allow`).
 
     Examples
     --------
@@ -412,6 +419,10 @@ class TextAnalyzer:
             if extra:
                 found = sorted([*found, *extra], key=lambda f: (f.start, f.end))
             found = join_wrapped_names(text, found)
+        if allow_pass_applies(self.profile, text):
+            thorough = self.profile == "clinical"
+            extra = clinical_findings(text, found, thorough=thorough)
+            found = sorted([*found, *(f for f in extra if self._keeps(text, f))], key=_by_start)
         return found
 
     def _pattern_findings(self, text: str, readable: str | None = None) -> list[Finding]:

@@ -15,7 +15,10 @@ such age", and "all geographical subdivisions smaller than a State". Under ``hip
   "Canada") is not reported; towns, streets, ZIP codes and institutions stay.
 
 Everything else (names, numbers, contacts, addresses, organisations) is reported as under
-``default``. Safe Harbor also requires that the covered entity has no actual knowledge that
+``default``. In a text that reads as a clinical note, ``hipaa`` also runs the precise
+allow-list pass of :mod:`veil.text.detection._clinical_allow` (clinical shapes, names and places in
+their context). ``clinical`` narrows nothing and runs the thorough allow-list pass in every
+text: every word that is neither English nor clinical vocabulary is reported, recall first. Safe Harbor also requires that the covered entity has no actual knowledge that
 what remains could identify the individual: the profile narrows detection to the rule's
 list, it does not make that judgement.
 """
@@ -35,7 +38,9 @@ __all__ = ["PROFILES", "check_profile", "profile_keeps", "state_or_country"]
 PROFILES: dict[str, str] = {
     "default": "report every finding",
     "hipaa": "HIPAA Safe Harbor (45 CFR 164.514(b)(2)): ages over 89 only; no year-only "
-    "dates, times of day, US states or countries",
+    "dates, times of day, US states or countries; clinical shapes in clinical notes",
+    "clinical": "recall first: every finding, and every word that is neither English nor "
+    "clinical vocabulary",
 }
 
 _YEAR_ONLY = re.compile(

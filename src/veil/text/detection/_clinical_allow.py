@@ -1,0 +1,200 @@
+"""The recall-first clinical mode: an allow-list pass in the manner of UCSF's Philter.
+
+In a clinical note a missed name is a leak and a false positive costs only a word, so the
+``clinical`` profile (and the ``hipaa`` profile in a text that reads as a clinical note,
+:func:`veil.text.vocab._lexicon.clinical_register`) turns the question round: after veil's typed
+recognizers and NER have run, every word that no finding covers and that is not known to
+be safe is reported.
+
+1. The clinical shapes (:mod:`veil.text.recognition._clinical_shapes`) add shorthand dates, pagers,
+   facilities and titled or introduced names.
+2. Each remaining word of two or more letters is checked against the safe vocabulary
+   (:mod:`veil.text.vocab._clinical_vocab`: English and clinical words and their misspellings).
+   A word that is not safe is reported; so is a safe word that is also a known name when
+   its context makes it one (after a title or a relation word, or joined by "and" to a
+   reported name: "Griffin and Swackhamer aware"). A word of two or three letters that is
+   not safe is reported only as a known name or where a place reads ("to GH"), since
+   unknown short words in notes are almost always abbreviations.
+3. The context gives the type: a word after a place preposition ("to", "from", "at") or
+   before a facility word is a ``LOCATION``, any other a ``PERSON``; a capital initial
+   before a reported name joins it ("S. DOMINICO").
+
+Numbers are left to the recognizers and the shapes: doses, vitals and lab values are what
+most of a note's numbers are. Findings of this pass never replace a finding of the typed
+recognizers (a word covered by one is skipped, a shape overlapping one is dropped).
+
+Memory is bounded: the text is read in windows of :data:`WINDOW` characters cut at
+whitespace, so a 10 MB note with no line breaks costs what a window costs; a word cut
+off from its context by a window edge is judged without it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from veil.text.recognition._clinical_shapes import is_english, shape_findings
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
+from veil.text.vocab._lexicon import (
+    NOTE_WORDS,
+    RELATION_WORDS,
+    clinical_register,
+    common_words,
+    mostly_upper,
+    word_set,
+)
+
+__all__ = ["WINDOW", "allow_pass_applies", "clinical_findings"]
+
+RECOGNIZER = "clinical_allow"
+WINDOW = 50_000
+_SCORE = 0.6
+
+_WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’][^\W\d_]+)*(?!\w)")
+_PLACE_BEFORE = word_set("to from at in near via @ transfer transferred admitted lives")
+_PLACE_AFTER = word_set(
+    "hospital hosp rehab clinic hospice infirmary manor memorial medical center ctr nursing"
+)
+_NAME_BEFORE = RELATION_WORDS | word_set(
+    "dr doctor mr mrs ms miss rn np pa md attending resident fellow intern dtr friend "
+    "neighbor neighbour with called paged notified per by"
+)
+# words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
+_NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
+_JOINERS = frozenset({"and", "&", "/"})
+_INITIAL = re.compile(r"(?<![\w.])[A-Z]\.\s?$")
+
+
+def allow_pass_applies(profile: str, text: str) -> bool:
+    """Whether the allow-list pass runs on ``text`` under ``profile``: always under
+    ``clinical``, under ``hipaa`` when the text reads as a clinical note, never otherwise.
+
+    Examples
+    --------
+    >>> allow_pass_applies("hipaa", "NPO after midnight, cont lasix"), allow_pass_applies(
+    ...     "hipaa", "Invoice for Acme Ltd"), allow_pass_applies("default", "NPO, lasix")
+    (True, False, False)
+    """
+    if profile == "clinical":
+        return True
+    return profile == "hipaa" and clinical_register(text)
+
+
+def _windows(text: str) -> list[tuple[int, int]]:
+    out, start = [], 0
+    while start < len(text):
+        end = min(len(text), start + WINDOW)
+        if end < len(text):
+            cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+            if cut > start:
+                end = cut + 1
+        out.append((start, end))
+        start = end
+    return out
+
+
+def _ambiguous_name(word: str) -> bool:
+    """A safe word that is also a name and neither a common nor a clinical word."""
+    w = word.casefold()
+    return (
+        is_name_word(w)
+        and w not in common_words()
+        and w not in NOTE_WORDS
+        and w not in CLINICAL_EXTRA
+    )
+
+
+def _token_types(
+    text: str, start: int, end: int, taken: bytearray, thorough: bool, mixed: bool
+) -> list[Finding]:
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text, start, end)]
+    folded = [text[a:b].casefold() for a, b in words]
+    types: list[str | None] = [None] * len(words)
+    for i, (a, b) in enumerate(words):
+        if taken.find(1, a, b) >= 0 or b - a < 2:
+            continue
+        word = text[a:b]
+        prev = folded[i - 1] if i else ""
+        nxt = folded[i + 1] if i + 1 < len(words) else ""
+        place = prev in _PLACE_BEFORE or nxt in _PLACE_AFTER
+        if is_safe_word(word):
+            if prev in _NAME_BEFORE and _ambiguous_name(word):
+                types[i] = "PERSON"
+            continue
+        if b - a <= 3 and not (place or (is_name_word(word) and not is_english(word))):
+            continue
+        cased = word[:1].isupper()  # in a note in ordinary case, a capital says a name
+        if not thorough and not (place and (word.istitle() if mixed else b - a >= 4)):
+            # the precise pass: a place's name, or a person's, in its context only
+            if nxt in _NAME_AFTER and b - a >= 4 and (word.istitle() or not mixed):
+                types[i] = "PERSON"
+            continue
+        if mixed and not cased and not place and not is_name_word(word):
+            continue  # lower case in a note in ordinary case: shorthand or a misspelling
+        if place and not is_name_word(word):
+            types[i] = "LOCATION"
+        else:
+            types[i] = "LOCATION" if nxt in _PLACE_AFTER else "PERSON"
+    # a safe name joined to a reported one: "Griffin and Swackhamer aware"
+    for j in [j for j, kind in enumerate(types) if kind == "PERSON"]:
+        for i in (j - 2, j + 2):
+            if not 0 <= i < len(words) or types[i] is not None:
+                continue
+            a, b = words[i]
+            gap = text[min(words[j][1], b) : max(words[j][0], a)]
+            if (
+                gap.strip().casefold() in _JOINERS
+                and taken.find(1, a, b) < 0
+                and _ambiguous_name(text[a:b])
+            ):
+                types[i] = "PERSON"
+    out: list[Finding] = []
+    for i, (a, b) in enumerate(words):
+        kind = types[i]
+        if kind is None:
+            continue
+        if out and out[-1].entity_type == kind and text[out[-1].end : a].strip(" .-'’") == "":
+            last = out.pop()
+            out.append(_finding(last.start, b, kind))
+            continue
+        initial = _INITIAL.search(text, max(0, a - 3), a) if kind == "PERSON" else None
+        out.append(_finding(initial.start() if initial else a, b, kind))
+    return out
+
+
+def _finding(start: int, end: int, entity: str) -> Finding:
+    return Finding(
+        start,
+        end,
+        entity,
+        _SCORE,
+        RECOGNIZER,
+        2,
+        Explanation(RECOGNIZER, "not_in_allow_list", _SCORE, _SCORE),
+    )
+
+
+def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True) -> list[Finding]:
+    """What the allow-list pass adds to ``found`` (the typed findings of ``text``): shapes
+    and unsafe words that no finding covers, sorted by start (see the module doc).
+
+    Examples
+    --------
+    >>> t = "Talked with helen. Griffin and Swackhamer aware. DR LAVELY NOTIFIED."
+    >>> [t[f.start:f.end] for f in clinical_findings(t, [])]
+    ['helen', 'Griffin', 'Swackhamer', 'LAVELY']
+    """
+    taken = bytearray(len(text))
+    for f in found:
+        taken[f.start : f.end] = b"\x01" * (f.end - f.start)
+    extra: list[Finding] = []
+    for f in sorted(shape_findings(text), key=lambda f: (f.start, -f.end)):
+        if taken.find(1, f.start, f.end) < 0:
+            taken[f.start : f.end] = b"\x01" * (f.end - f.start)
+            extra.append(f)
+    for a, b in _windows(text):
+        window = text[a:b]
+        mixed = not (mostly_upper(window) or window == window.lower())
+        extra.extend(_token_types(text, a, b, taken, thorough, mixed))
+    extra.sort(key=lambda f: (f.start, f.end))
+    return extra

@@ -1,0 +1,124 @@
+"""Generated clinical notes in the registers clinicians write: ``veil text corpus --kind clinical``.
+
+The nursing notes of :func:`veil.text.generate_clinical_notes` are written in tidy charting
+English. Real notes are not: nurses and physicians write in capitals or in lower case, in
+shorthand, and name people and places the way they speak of them. The lines below add the
+clinical shapes of :mod:`veil.text.recognition._clinical_shapes` (issue #25) to those notes:
+
+* dates in shorthand: month/day, month/two-digit year, a two-digit year after a condition
+  ("s/p MI 92", "CABG '04");
+* hospitals and facilities: a name before "hosp" in lower case, in capitals after "FROM",
+  an abbreviation before "hosp" ("GH hosp");
+* care-team and family names in any case: a surname in capitals after "DR", a first name
+  in lower case after "talked with", two surnames joined by "and" before "aware", an
+  initial before a surname ("S. DOMINICO");
+* pagers and extensions ("Pager: #54321", "ext 4411").
+
+Each note mixes these lines with the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`,
+so the hard negatives (doses, vitals, scores, fractions) stay in every note. Labels are
+those of the other generated corpora (a hospital is an ``ORGANIZATION``).
+
+Examples
+--------
+>>> notes = generate_clinical_shape_notes(3, seed=1)
+>>> all(n["full_text"][s["start_position"]:s["end_position"]] == s["entity_value"]
+...     for n in notes for s in n["spans"])
+True
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from veil.text.evaluation._corpus import NOTE_LINES, _fill, _Filler
+
+__all__ = ["SHAPE_LINES", "generate_clinical_shape_notes"]
+
+# {SLOT} as in _corpus; the variants after a colon that only these lines use are filled by
+# _ShapeFiller. A line's register (lower case, capitals) is set by its prefix "lower:" or
+# "upper:", applied after filling, so the values take the line's case too.
+SHAPE_LINES: tuple[str, ...] = (
+    "upper:DR {PERSON:last} NOTIFIED OF K 3.1, 40 MEQ KCL GIVEN.",
+    "upper:PT TRANSFERRED FROM {ORGANIZATION:hospital} ON {DATE_TIME:month_day} FOR CATH.",
+    "upper:S/P MI {DATE_TIME:yy}, CABG X3 {DATE_TIME:apostrophe_yy}. FAMILY AT BEDSIDE.",
+    "lower:talked with {PERSON:first}, pt's wife, updated on poc. questions answered.",
+    "lower:plan to transfer to {ORGANIZATION:hosp} tomorrow, cm aware.",
+    "lower:pt's son {PERSON:first} called, will visit {DATE_TIME:month_day}.",
+    "{PERSON:last} and {PERSON:other_last} aware of plan, will follow up in AM.",
+    "Seen by {PERSON:initial_last}, neuro recs: Keppra 500mg IV BID.",
+    "Pager: #{PHONE_NUMBER:pager} for any questions overnight.",
+    "Covering NP reached at ext {PHONE_NUMBER:ext}, aware of UOP 20cc/hr.",
+    "Last colonoscopy {DATE_TIME:month_year}, PCP follows; s/p chole {DATE_TIME:yy}.",
+    "Transferred to {ORGANIZATION:hosp_abbrev} hosp for MRI, returned at 1600.",
+    "Echo {DATE_TIME:month_day} EF 35%; strength 5/5, pain 6/10, 1/2 NS at 75cc/hr.",
+)
+
+_HOSP_WORDS = ("hosp", "hospital", "rehab", "nursing home")
+
+
+class _ShapeFiller(_Filler):
+    def value(self, slot: str) -> tuple[str, str | None, str | None]:
+        kind, _, variant = slot.partition(":")
+        r, f = self.rng, self.fake
+        if kind == "PERSON" and variant == "other_last":
+            return f.last_name(), "PERSON", None
+        if kind == "PERSON" and variant == "initial_last":
+            self.new_person()
+            return f"{self.person['first'][0]}. {self.person['last']}", "PERSON", None
+        if kind == "DATE_TIME" and variant in ("yy", "apostrophe_yy", "month_year"):
+            year = r.randint(1975, 2009)
+            yy = f"{year % 100:02d}"
+            if variant == "month_year":
+                return f"{r.randint(1, 12)}/{yy}", "DATE_TIME", None
+            return (yy if variant == "yy" else f"'{yy}"), "DATE_TIME", None
+        if kind == "ORGANIZATION" and variant == "hosp":
+            return f"{f.last_name()} {r.choice(_HOSP_WORDS)}", "ORGANIZATION", None
+        if kind == "ORGANIZATION" and variant == "hosp_abbrev":
+            return f"{f.last_name()[0]}{r.choice('GMC')}", "ORGANIZATION", None
+        if kind == "PHONE_NUMBER" and variant == "ext":
+            return str(r.randint(1000, 9999)), "PHONE_NUMBER", None
+        if kind == "PHONE_NUMBER" and variant == "pager":
+            return str(r.randint(10**4, 10**5 - 1)), "PHONE_NUMBER", None
+        return super().value(slot)
+
+
+def _line(tpl: str, filler: _ShapeFiller) -> dict[str, Any]:
+    register, sep, body = tpl.partition(":")
+    if not sep or register not in ("lower", "upper"):
+        return _fill(tpl, filler)
+    rec = _fill(body, filler)
+    text = rec["full_text"]
+    cased = text.lower() if register == "lower" else text.upper()
+    if len(cased) != len(text):  # a letter whose case changes its length: left as it is
+        return rec
+    rec["full_text"] = cased
+    for s in rec["spans"]:
+        s["entity_value"] = cased[s["start_position"] : s["end_position"]]
+    return rec
+
+
+def generate_clinical_shape_notes(n: int, *, seed: int = 0) -> list[dict[str, Any]]:
+    """``n`` labelled notes of 5 to 9 lines: 2 to 4 drawn from :data:`SHAPE_LINES`, the
+    rest from the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`, shuffled; in
+    the record format of :func:`veil.text.generate_corpus` (``template`` is ``-2``)."""
+    rng = random.Random(seed + 11)
+    filler = _ShapeFiller(seed)
+    out = []
+    for _ in range(n):
+        lines = rng.sample(SHAPE_LINES, rng.randint(2, 4))
+        lines += rng.sample(NOTE_LINES, rng.randint(3, 5))
+        rng.shuffle(lines)
+        text, spans = "", []
+        for tpl in lines:
+            filler.person = {}
+            rec = _line(tpl, filler)
+            if text:
+                text += "\n"
+            for s in rec["spans"]:
+                s["start_position"] += len(text)
+                s["end_position"] += len(text)
+                spans.append(s)
+            text += rec["full_text"]
+        out.append({"full_text": text, "spans": spans, "template": -2})
+    return out

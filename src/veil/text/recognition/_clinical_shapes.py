@@ -1,0 +1,242 @@
+"""Clinical shapes: how nurses and physicians write dates, places, names and numbers.
+
+Used only by the recall-first clinical mode (:mod:`veil.text.detection._clinical_allow`), so nothing
+here changes what the ``default`` profile reports. Each shape is a format, not a value:
+
+* **shorthand dates**: month/day and month/year without a year or century ("9/7", "8/87"),
+  unless a score, a ratio or a ventilator setting reads there ("pain 6/10", "strength
+  5/5", "PS 10/5", "1/2 NS"); a year written with an apostrophe ("'92"); a two-digit or
+  four-digit year after a diagnosis or procedure ("MI 92", "s/p CABG in 2001");
+* **pagers, extensions and phones**: four to seven digits after "pager", "pgr", "beeper",
+  "ext", "x" ("Pager: #54321", "ext 4411"); a North American number in any spacing
+  ("555-0123", "617 555-0123"), a shape no dose, vital or lab value takes;
+* **facilities**: up to three words before a facility word ("kernan hosp", "FROM CALVERT
+  HOSPITAL", "GH hosp", "Briarwood Rehab"), generic words ("outside", "the", "this")
+  excluded;
+* **titled and introduced names**: the word after a title ("DR LAVELY NOTIFIED") when it
+  is a known name or not English, after a relation or a contact verb ("talked with
+  helen", "wife Mary") when it is a known name, and after a capital initial ("S.
+  DOMINICO") when it is a known name or not English.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from veil.text.recognition._finding import Explanation, Finding
+from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
+from veil.text.vocab._lexicon import (
+    NOTE_WORDS,
+    RELATION_WORDS,
+    common_words,
+    word_classes,
+    word_set,
+)
+
+__all__ = ["is_english", "shape_findings"]
+
+RECOGNIZER = "clinical_shapes"
+_SCORE = 0.6
+
+_FUNCTION = word_set(
+    "a an the and or but of in on at by to from with for as is was be this that these those "
+    "his her their its our my your he she they we it who which not no yes any all some"
+)
+
+
+def is_english(word: str) -> bool:
+    """Whether ``word`` is English or clinical vocabulary as spelt (no misspelling)."""
+    w = word.casefold()
+    return (
+        w in _FUNCTION
+        or w in CLINICAL_EXTRA
+        or w in NOTE_WORDS
+        or w in common_words()
+        or bool(word_classes(w))
+    )
+
+
+def _namelike(word: str) -> bool:
+    """A word that can be a name where its context announces one: a known name that is not
+    a common or clinical word, or a word that is not English."""
+    w = word.casefold()
+    if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or w in common_words():
+        return False
+    return is_name_word(w) or not is_english(w)
+
+
+# ---- dates -----------------------------------------------------------------------------
+_SHORT_DATE = re.compile(r"(?<![\w/.:])(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})(?![\w/]|[.,]\d|:\d|\s*%)")
+# what makes "a/b" a score, a ratio or a setting rather than a date: a word just before
+# ("pain 6/10", "PS 10/5", "strength 5/5", "GCS 3/4") or a unit or score just after
+_NOT_DATE_BEFORE = re.compile(
+    r"\b(?:pain|score|scale|strength|str|motor|grips?|peep|cpap|bipap|ipap|epap|ps|psv|ac|"
+    r"simv|imv|vent|settings?|mode|tv|rr|i:e|ie|gcs|pupils?|perrla?|dtr|reflexes|ratio|"
+    r"apgars?|murmur|grade|tone|power|sats?|x)\W{0,3}$",
+    re.IGNORECASE,
+)
+_NOT_DATE_AFTER = re.compile(
+    r"\s*(?:mm|cm|mg|mcg|ml|cc|l\b|units?|tabs?|amps?|ns\b|nss\b|strength|str\b|pain|"
+    r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all)",
+    re.IGNORECASE,
+)
+_FRACTIONS = frozenset({(1, 2), (1, 3), (1, 4), (2, 3), (3, 4)})
+_APOSTROPHE_YEAR = re.compile(r"(?<![\w'’])['’](\d{2})(?![\w'’\"])")
+_CONDITION_YEAR = re.compile(
+    r"\b(?:mi|ami|nstemi|stemi|cabg(?:\s*x\s*\d)?|cva|tia|pci|ptca|stents?|stented|avr|mvr|"
+    r"cea|aaa|chole|appy|lap|surgery|repair|replacement|fx|dx|dx'd|diagnosed|ca|cancer|"
+    r"hx|s/p\s+[a-z]+)\s*(?:in\s+|of\s+)?((?:19|20)\d{2}|[3-9]\d)\b(?![/.:]\d|\s*(?:%|mg|cc|ml|x))",
+    re.IGNORECASE,
+)
+
+# ---- pagers and extensions --------------------------------------------------------------
+_PAGER = re.compile(
+    r"\b(?:pager|pgr|pg|beeper|bpr|beep|page|ext|extension|x)\.?\s*(?:number|num|no\.?|#)?"
+    r"\s*[:#]?\s*#?\s*(\d{4,7})(?![\d/]|\.\d)",
+    re.IGNORECASE,
+)
+
+# a North American number as notes write it, with or without an area code ("617-555-0123",
+# "555-0123", "(617) 555 0123"): not the shape of a dose, a vital or a lab value
+_PHONE = re.compile(r"(?<![\w/.-])(\(\d{3}\)\s?|\d{3}[-.\s])?\d{3}-\d{4}(?![\w/-]|\.\d)")
+_PHONE_WORD = re.compile(
+    r"\b(?:phone|ph|tel|telephone|cell|home|work|call|called|reached|contact|number|#|no)\b\W*$",
+    re.IGNORECASE,
+)
+
+# ---- facilities -------------------------------------------------------------------------
+_FACILITY = re.compile(
+    r"\b(?:hospital|hosp|medical\s+center|med\s+ctr|rehab|nursing\s+home|hospice|"
+    r"infirmary|clinic|manor|memorial)\b\.?",
+    re.IGNORECASE,
+)
+_GENERIC = word_set(
+    "outside osh other local this that same another previous prior referring current "
+    "nearby area home day the a an his her their our your to from at in transfer transferred "
+    "admitted sent back return returned discharge discharged go going went d/c dc pt patient "
+    "rehab hospital hosp clinic and or of for by with ccu micu sicu icu ed er or"
+)
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w'’&.-]*)\s+$")
+
+# ---- names -------------------------------------------------------------------------------
+_TITLED = re.compile(
+    r"\b(?:dr|doctor|mr|mrs|miss|Ms|MS(?=\.))\.?\s+([^\W\d_][\w'’-]*)"
+    r"(?:\s+([^\W\d_][\w'’-]*))?",
+    re.IGNORECASE,
+)
+_INTRODUCED = re.compile(
+    rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|friend|"
+    r"neighbor|neighbour|talked\s+(?:with|to)|spoke\s+(?:with|to)|called|paged|notified|"
+    r"updated|informed|per|by)\s+([^\W\d_][\w'’-]*)",
+    re.IGNORECASE,
+)
+
+
+def _finding(start: int, end: int, entity: str, pattern: str) -> Finding:
+    return Finding(
+        start,
+        end,
+        entity,
+        _SCORE,
+        RECOGNIZER,
+        1,
+        Explanation(RECOGNIZER, pattern, _SCORE, _SCORE),
+    )
+
+
+def _dates(text: str) -> Iterator[Finding]:
+    for m in _SHORT_DATE.finditer(text):
+        a, b = int(m.group(1)), m.group(2)
+        if len(b) <= 2 and (a, int(b)) in _FRACTIONS:
+            continue
+        if len(b) == 4 and not b.startswith(("19", "20")):
+            continue
+        if len(b) <= 2 and int(b) == 0:
+            continue
+        if _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+            continue
+        if _NOT_DATE_AFTER.match(text, m.end()):
+            continue
+        if b == "10" and re.search(r"pain|/10", text[max(0, m.start() - 40) : m.end() + 40], re.I):
+            continue
+        yield _finding(m.start(), m.end(), "DATE_TIME", "short_date")
+    for m in _APOSTROPHE_YEAR.finditer(text):
+        yield _finding(m.start(), m.end(), "DATE_TIME", "apostrophe_year")
+    for m in _CONDITION_YEAR.finditer(text):
+        yield _finding(m.start(1), m.end(1), "DATE_TIME", "condition_year")
+
+
+def _facilities(text: str) -> Iterator[Finding]:
+    head = text[:2000]
+    mixed = head != head.upper() and head != head.lower()
+    for m in _FACILITY.finditer(text):
+        start = m.start()
+        words = 0
+        while words < 3:
+            w = _WORD_BEFORE.search(text, max(0, start - 40), start)
+            if w is None or "\n" in text[w.end(1) : start]:
+                break
+            word = w.group(1).rstrip(".")
+            folded = word.casefold()
+            if folded in _GENERIC or folded in _FUNCTION:
+                break
+            if mixed and word[:1].islower() and is_english(word):
+                break
+            if not mixed and is_english(word) and words == 0 and len(word) > 4:
+                # an English word alone before "hospital" in capitals or lower case is
+                # a description ("community hospital"), unless a name stands before it
+                prev = _WORD_BEFORE.search(text, max(0, w.start(1) - 40), w.start(1))
+                if prev is None or not _namelike(prev.group(1).rstrip(".")):
+                    break
+            start = w.start(1)
+            words += 1
+        if words:
+            yield _finding(start, m.end(), "LOCATION", "facility")
+
+
+_INITIAL_NAME = re.compile(r"(?<![\w.])[A-Z]\.\s?([A-Z][\w'’-]+)")
+
+
+def _names(text: str) -> Iterator[Finding]:
+    for m in _INITIAL_NAME.finditer(text):
+        word = m.group(1)
+        known_name = is_name_word(word) and word.casefold() not in common_words()
+        if len(word) >= 4 and (known_name or not is_safe_word(word)) and _namelike(word):
+            yield _finding(m.start(), m.end(1), "PERSON", "initial_name")
+    for m in _TITLED.finditer(text):
+        first, second = m.group(1), m.group(2)
+        if not _namelike(first):
+            continue
+        end = m.end(1)
+        if second and _namelike(second) and "\n" not in text[m.end(1) : m.start(2)]:
+            end = m.end(2)
+        yield _finding(m.start(1), end, "PERSON", "titled_name")
+    for m in _INTRODUCED.finditer(text):
+        word = m.group(1)
+        folded = word.casefold()
+        if folded in _FUNCTION or folded in NOTE_WORDS or folded in CLINICAL_EXTRA:
+            continue
+        if is_name_word(word) and folded not in common_words():
+            yield _finding(m.start(1), m.end(1), "PERSON", "introduced_name")
+
+
+def _pagers(text: str) -> Iterator[Finding]:
+    for m in _PAGER.finditer(text):
+        yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "pager")
+    for m in _PHONE.finditer(text):
+        if m.group(1) is None and not _PHONE_WORD.search(text, max(0, m.start() - 24), m.start()):
+            continue  # seven digits alone are an identifier as often as a phone
+        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_shape")
+
+
+def shape_findings(text: str) -> list[Finding]:
+    """Every clinical shape in ``text`` (see the module doc), unresolved.
+
+    Examples
+    --------
+    >>> t = "DR LAVELY NOTIFIED. s/p MI '92, seen 9/7. To kernan hosp. Pager: #54321"
+    >>> [t[f.start:f.end] for f in sorted(shape_findings(t), key=lambda f: f.start)]
+    ['LAVELY', "'92", '9/7', 'kernan hosp.', '54321']
+    """
+    return [*_dates(text), *_facilities(text), *_names(text), *_pagers(text)]

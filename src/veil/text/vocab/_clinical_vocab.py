@@ -1,0 +1,236 @@
+"""What a clinical note may say without identifying anyone: the allow-list's vocabulary.
+
+The recall-first clinical mode (:mod:`veil.text.detection._clinical_allow`) reports every word that
+is not known to be safe. A word is safe when it is:
+
+* an English word of any class: WordNet's lemmas and their inflections, as the installed
+  English spaCy pipeline ships them (:func:`veil.text.vocab._lexicon.word_classes`), Faker's
+  English word list and English function words (:func:`veil.text.vocab._lexicon.common_words`);
+* clinical vocabulary: veil's clinical terms (:data:`veil.text.vocab._lexicon.NOTE_WORDS`) and
+  the abbreviations, units, drug names and charting words below, written for veil from
+  standard nursing and medical abbreviation usage (never read off a labelled corpus);
+* a one-letter-away misspelling of one of those (a dropped, doubled, swapped or wrong
+  letter: "pateint", "monitered"), when it is five letters or longer and not a name.
+
+A word that is also a first or last name (:func:`veil.text.vocab._lexicon.name_lexicon`) stays
+safe unless its context makes it a name (see the allow pass); a word that is neither
+English nor clinical is reported whatever its case.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+
+from veil.text.vocab._lexicon import (
+    CALENDAR_WORDS,
+    NOTE_WORDS,
+    _word_index,
+    common_words,
+    name_lexicon,
+    word_classes,
+    word_set,
+)
+
+__all__ = ["CLINICAL_EXTRA", "is_name_word", "is_safe_word", "known_words"]
+
+# Clinical abbreviations, units, drugs and charting words beyond _lexicon.CLINICAL_TERMS:
+# standard nursing and physician shorthand (Joint Commission and ISMP abbreviation lists,
+# common generic and brand drug names), grouped loosely by use.
+CLINICAL_EXTRA = word_set(
+    """
+    pt pts ptn pt's s/p w/ w/o c/o h/o r/o f/u y/o yo yr yrs hrs hr min mins sec secs
+    wk wks mo mos am pm noc eve qam qpm qshift qd qday daily bid tid qid qod ac pc hs
+    prn stat asap abt approx appr apprx approx. assoc ant post lat med meds sm lg mod
+    min max mult neg pos sl slt sli sl. cont'd cont contd cx d/c dc'd d/c'd dcd dc
+    rx tx hx dx sx fx px bx ex hpi pmh psh fh sh ros ap pa lat
+    mg mcg ug gm g kg lb lbs oz ml cc l dl mmol meq mm cm mmhg hg in ft u units iu
+    mg/kg mcg/kg/min mg/hr ml/hr cc/hr l/min lpm bpm cmh2o cmh20 h2o o2 co2
+    temp t tmax tc hr bp rr spo2 sp02 sao2 map cvp pad pas pcwp ci co svr svri
+    neuro resp cv gi gu id heme endo skin msk psych soc psychosoc fam ext extrem
+    abd abdo abdom lungs ls bs bss bowel snds sounds clr cl clear dim diminished
+    coarse crackles rales rhonchi wheeze wheezes wheezing exp insp
+    a&o a&ox3 aox aox1 aox2 aox3 aaox3 ox3 ox2 ox1 x1 x2 x3 x4
+    perrl perrla eomi mae mae's ftc nad nka nkda nkfa wnl wdwn ncat nt nd ttp cta ctab
+    rrr s1 s2 s3 s4 mrg m/r/g jvp jvd le ue bue ble bil bilat lle rle lue rue
+    bld bm bms brbpr ob ogt ngt ng og peg j-tube g-tube jp hemovac foley texas
+    ivf ivp ivpb iv po pr sq sc im sl ng ngt pr top inh neb nebs mdi
+    ns lr d5w d51/2ns d5ns 1/2ns nacl kcl kphos naphos mgso4 caco3 cagluc ca++ k+ na+
+    cbc chem chem7 chem10 lytes bmp cmp lfts coags pt/inr ptt inr abg vbg lactate ua
+    ucx bcx scx cx c&s gram gs bal afb rpr hiv hcv hbv hbsag cmv ebv rsv flu
+    cxr kub ct cta mri mra us u/s echo tte tee ekg ecg eeg cath ir egd ercp
+    ett trach vent bipap cpap peep psv ps simv ac imv prvc aprv fio2 tv vt mv rsbi
+    sbt nrb nc fm ftn shovel mask venti venturi ambu
+    picc cvl tlc swan sgc a-line aline art piv piv's iv's hickman mediport portacath
+    afib a-fib aflutter nsr sr st sb svt vt vf pvc pvcs pac pacs pea asystole
+    ekg's chb lbbb rbbb ivcd wct nsvt sinus brady tachy bradycardic tachycardic
+    cabg avr mvr tvr pci ptca stent stents cath'd ptx hctz
+    chf cad htn hld dm dm2 iddm niddm copd asthma ards pna cap hap vap uti uri dvt pe
+    gerd pud gib ugib lgib esrd ckd arf aki atn cva tia sah sdh ich sz ams sob doe cp
+    n/v nausea vomiting emesis diarrhea constipation bm melena guaiac hemoccult heme+
+    mrsa vre esbl cdiff c.diff cdif pseudomonas klebsiella e.coli ecoli staph strep
+    enterococcus candida
+    tylenol motrin advil aleve asa ecasa plavix coumadin heparin hep lovenox fragmin
+    integrilin reopro aggrastat tpa nitro ntg nitropaste nitroglycerin nitroprusside
+    nipride lopressor toprol metoprolol atenolol carvedilol coreg labetalol esmolol
+    hydralazine captopril enalapril lisinopril ramipril losartan valsartan diovan
+    amlodipine norvasc nifedipine procardia diltiazem cardizem verapamil digoxin
+    lanoxin amiodarone cordarone lidocaine procainamide adenosine atropine
+    dopamine dobutamine levophed neo neosynephrine vasopressin epinephrine milrinone
+    lasix bumex bumetanide torsemide diamox acetazolamide aldactone spironolactone
+    zaroxolyn metolazone hctz kcl k-dur kdur
+    vanco vancomycin zosyn pip/tazo cefazolin ancef kefzol ceftriaxone rocephin
+    cefepime maxipime ceftazidime fortaz cefuroxime cefoxitin ceftaroline
+    levofloxacin levaquin ciprofloxacin cipro moxifloxacin avelox flagyl
+    metronidazole bactrim septra tmp/smx clindamycin clinda meropenem merrem
+    imipenem primaxin ertapenem invanz aztreonam azactam linezolid zyvox daptomycin
+    cubicin gentamicin gent tobramycin tobra amikacin fluconazole diflucan
+    micafungin caspofungin voriconazole ambisome amphotericin acyclovir ganciclovir
+    valganciclovir oseltamivir tamiflu doxycycline azithromycin zithromax
+    erythromycin penicillin pcn amoxicillin augmentin ampicillin unasyn nafcillin
+    oxacillin rifampin isoniazid
+    propofol diprivan fentanyl versed midazolam ativan lorazepam valium diazepam
+    haldol haloperidol precedex dexmedetomidine morphine mso4 ms04 dilaudid
+    hydromorphone oxycodone oxycontin percocet vicodin codeine demerol methadone
+    tramadol ultram ketamine etomidate succinylcholine vecuronium rocuronium
+    cisatracurium nimbex narcan naloxone flumazenil romazicon
+    insulin lantus glargine humalog lispro novolog aspart nph regular riss ssi
+    metformin glucophage glipizide glyburide
+    protonix pantoprazole prilosec omeprazole nexium esomeprazole pepcid famotidine
+    zantac ranitidine carafate sucralfate reglan metoclopramide zofran ondansetron
+    compazine phenergan promethazine colace docusate senna senokot dulcolax
+    bisacodyl lactulose miralax golytely kayexalate fleet
+    albuterol ventolin atrovent ipratropium combivent duoneb xopenex levalbuterol
+    advair flovent spiriva mucomyst acetylcysteine guaifenesin robitussin
+    solumedrol methylprednisolone prednisone decadron dexamethasone hydrocortisone
+    florinef keppra levetiracetam dilantin phenytoin fosphenytoin depakote
+    tegretol phenobarb phenobarbital seroquel quetiapine zyprexa olanzapine
+    risperdal risperidone ambien zolpidem benadryl diphenhydramine trazodone
+    zoloft sertraline prozac celexa lexapro paxil wellbutrin effexor remeron
+    zocor simvastatin lipitor atorvastatin pravachol pravastatin crestor
+    synthroid levothyroxine neurontin gabapentin lyrica flomax tamsulosin proscar
+    allopurinol colchicine calcitriol sevelamer renagel phoslo tums epo epogen
+    procrit aranesp iron ferrous feso4 folate folic thiamine mvi multivitamin
+    vitamin vit b12 calcium mag magnesium phos potassium bicarb nahco3 albumin
+    ffp prbc prbcs plt plts cryo cryoprecipitate ivig
+    ensure boost promote nepro replete impact jevity osmolite peptamen novasource
+    glucerna pulmocare vivonex tf tfs tpn ppn
+    duoderm mepilex tegaderm xeroform aquacel allevyn vac wound-vac telfa kerlix
+    betadine chlorhexidine silvadene bacitracin nystatin miconazole
+    rn rns lpn cna md mds np pa do ho sw cm pt ot slp rt rrt pcp hcp rd resp
+    attending resident intern fellow team staff nursing nsg pharm pharmacy
+    micu sicu ccu csru nicu picu icu ed er or pacu rehab snf ltac vna ecf tsicu cvicu
+    osh ew floor unit bay bed rm room
+    dnr dni dnr/dni cmo fc poa hcp
+    """
+)
+
+# letters that a one-letter misspelling may put in
+_LETTERS = string.ascii_lowercase
+
+
+@functools.cache
+def known_words() -> frozenset[str]:
+    """Every safe word as a set (lemmas, their irregular forms, common and clinical words),
+    case-folded: what a misspelling is compared with."""
+    lemmas, forms, _ = _word_index()
+    out: set[str] = set(common_words()) | NOTE_WORDS | CLINICAL_EXTRA | CALENDAR_WORDS
+    for c in lemmas:
+        out.update(lemmas[c])
+        out.update(forms[c])
+    return frozenset(w for w in out if "_" not in w)
+
+
+def _edits(w: str) -> set[str]:
+    splits = [(w[:i], w[i:]) for i in range(len(w) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+    if len(w) >= 7:  # a wrong or missing letter in a shorter word makes a name as often
+        out.update(a + c + b[1:] for a, b in splits if b for c in _LETTERS)
+        out.update(a + c + b for a, b in splits for c in _LETTERS)
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _misspelt(w: str) -> bool:
+    known = known_words()
+    return any(e in known for e in _edits(w))
+
+
+@functools.lru_cache(maxsize=65536)
+def is_name_word(word: str) -> bool:
+    """Whether ``word`` is a first or last name in Faker's name lists (any case)."""
+    first, last = name_lexicon()
+    w = word.casefold()
+    return w in first or w in last
+
+
+@functools.lru_cache(maxsize=65536)
+def is_safe_word(word: str) -> bool:
+    """Whether ``word`` (letters, possibly with an apostrophe or a slash) is English or
+    clinical vocabulary, or a misspelling of one (see the module doc).
+
+    Examples
+    --------
+    >>> is_safe_word("NOTIFIED"), is_safe_word("lasix"), is_safe_word("Swackhamer")
+    (True, True, False)
+    """
+    return _safe(word.casefold().replace("’", "'"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _safe(w: str) -> bool:
+    if w in CLINICAL_EXTRA or w in NOTE_WORDS or w in common_words():
+        return True
+    if word_classes(w):
+        return True
+    if w.endswith("'s") and _safe(w[:-2]):
+        return True
+    if not w.isalpha() or len(w) < 5 or is_name_word(w):
+        return False
+    return _derived(w) or _misspelt(w)
+
+
+# English and medical affixes: a word made of a known stem and one of them is safe
+# ("extubated", "hypokalemic", "nonproductive", "diuresing", "cholecystectomy")
+_PREFIXES = (
+    "non", "un", "re", "de", "dis", "ex", "pre", "post", "anti", "hyper", "hypo", "intra",
+    "inter", "sub", "supra", "trans", "peri", "para", "multi", "semi", "over", "under",
+    "bi", "tri", "endo", "extra", "micro", "macro", "poly", "pseudo", "auto", "co",
+)  # fmt: skip
+_SUFFIXES = (
+    "s", "es", "ed", "d", "ing", "ly", "er", "ers", "ness", "ment", "able", "ably", "ally",
+    "ic", "al", "ous", "ity", "ism", "ist", "ize", "ized", "ization", "ation", "ative",
+    "emia", "emic", "itis", "osis", "otic", "ectomy", "otomy", "ostomy", "plasty", "scopy",
+    "graphy", "gram", "pathy", "algia", "uria", "pnea", "megaly", "penia", "lysis", "ase",
+)  # fmt: skip
+# how drug names end, by the USAN stem of their class ("-olol", "-pril", "-statin")
+_DRUG_ENDINGS = (
+    "olol", "pril", "sartan", "statin", "azole", "cillin", "mycin", "micin", "floxacin",
+    "cycline", "oxacin", "prazole", "tidine", "setron", "dipine", "parin", "xaban",
+    "gatran", "mab", "nib", "vir", "azepam", "azolam", "triptan", "afil", "lukast",
+    "tropium", "terol", "sone", "olone", "asone", "profen", "coxib", "etine", "oxetine",
+    "peridol", "apine", "idone", "curium", "curonium", "caine", "barbital", "amide",
+    "thiazide", "semide", "actone", "glitazone", "gliptin", "glinide", "formin", "ide",
+)  # fmt: skip
+
+
+def _derived(w: str) -> bool:
+    if w.endswith(_DRUG_ENDINGS):
+        return True
+    known = known_words()
+    stems = [w[len(p) :] for p in _PREFIXES if w.startswith(p) and len(w) - len(p) >= 4]
+    stems.append(w)
+    for stem in stems:
+        if stem is not w and (stem in known or word_classes(stem)):
+            return True
+        for suf in _SUFFIXES:
+            if stem.endswith(suf) and len(stem) - len(suf) >= 3:
+                root = stem[: -len(suf)]
+                if (
+                    root in known
+                    or root + "e" in known
+                    or (root[-1:] == root[-2:-1] and root[:-1] in known)
+                ):
+                    return True
+    return False
