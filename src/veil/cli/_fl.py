@@ -106,6 +106,10 @@ def simulate(
     no_ledger: Annotated[
         bool, typer.Option("--no-ledger", help="Run --dp without recording the spend.")
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", help="Ray workers running the clients (default: one per CPU)."),
+    ] = None,
     separator: SeparatorOpt = None,
     header: HeaderOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
@@ -134,6 +138,7 @@ def simulate(
         epsilon=epsilon,
         delta=delta,
         clip_norm=clip_norm,
+        workers=workers,
     )
     config.validate()
     if dp is None:

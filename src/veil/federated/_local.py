@@ -79,7 +79,7 @@ def local_train(
         for b in order.split(batch_size):
             opt.zero_grad()
             loss = loss_fn(model(xc[b], xn[b]), y[b])
-            total += float(loss) * len(b)
+            total += float(loss.detach()) * len(b)
             count += len(b)
             if proximal_mu > 0:
                 prox = sum(torch.sum((p - s) ** 2) for p, s in zip(params, start, strict=True))
