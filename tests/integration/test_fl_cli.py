@@ -55,7 +55,7 @@ def _simulate(data: Path, *args: str) -> dict[str, Any]:
 
 
 def _check_shape(out: dict[str, Any], rounds: int = 2) -> None:
-    assert KEYS <= set(out)
+    assert set(out) >= KEYS
     assert set(out["centralized"]) == {"accuracy", "seconds"}
     assert set(out["secagg"]) == {"enabled", "dropped", "rounds_completed"}
     assert out["secagg"]["enabled"] is False
@@ -146,9 +146,7 @@ def test_ledger_refusal_exits_3_and_spends_nothing(data: Path, tmp_path: Path) -
         (["--target", "salary-class", "--dp", "client", "--epsilon", "1"], "--dataset"),
     ],
 )
-def test_bad_input_exits_2_with_a_clear_error(
-    data: Path, args: list[str], message: str
-) -> None:
+def test_bad_input_exits_2_with_a_clear_error(data: Path, args: list[str], message: str) -> None:
     proc = _veil("fl", "simulate", str(data), *args, "--json")
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert message in proc.stderr

@@ -195,6 +195,13 @@ def _evaluate(model: Any, test: tuple[Any, Any, Any]) -> tuple[float | None, flo
     return acc, loss
 
 
+def _num(value: Any) -> float:
+    """A number read back from a Flower record (typed there as a union of record values)."""
+    if not isinstance(value, int | float):
+        raise TypeError(f"expected a number in a Flower record, got {type(value).__name__}")
+    return float(value)
+
+
 def _client_app(data: _Data, config: FLConfig) -> Any:
     from flwr.app import ArrayRecord, Context, Message, MetricRecord, RecordDict
     from flwr.clientapp import ClientApp
@@ -210,23 +217,23 @@ def _client_app(data: _Data, config: FLConfig) -> Any:
 
         torch.set_num_threads(1)
         pid = int(context.node_config["partition-id"])
-        cfg = msg.content["config"]
+        cfg = msg.content.config_records["config"]
         model = _fresh_model(arch, init_seed)
-        _set_weights(model, msg.content["arrays"].to_numpy_ndarrays())
+        _set_weights(model, msg.content.array_records["arrays"].to_numpy_ndarrays())
         control = None
         if "control" in msg.content:
-            c = msg.content["control"].to_numpy_ndarrays()
-            ci = msg.content["client_control"].to_numpy_ndarrays()
+            c = msg.content.array_records["control"].to_numpy_ndarrays()
+            ci = msg.content.array_records["client_control"].to_numpy_ndarrays()
             control = (c, ci)
-        clip = float(cfg["clip"]) if float(cfg["clip"]) > 0 else None
+        clip = _num(cfg["clip"]) if _num(cfg["clip"]) > 0 else None
         res = local_train(
             model,
             parts[pid],
-            epochs=int(cfg["epochs"]),
-            batch_size=int(cfg["batch_size"]),
-            lr=float(cfg["lr"]),
-            seed=int(cfg["seed"]),
-            proximal_mu=float(cfg["mu"]),
+            epochs=int(_num(cfg["epochs"])),
+            batch_size=int(_num(cfg["batch_size"])),
+            lr=_num(cfg["lr"]),
+            seed=int(_num(cfg["seed"])),
+            proximal_mu=_num(cfg["mu"]),
             control=control,
             clip=clip,
         )
@@ -297,8 +304,8 @@ def _server_app(
                 if poisson:
                     chosen = [nd for nd in nodes if private_rng.random() < config.fraction_fit]
                 else:
-                    m = max(1, round(config.fraction_fit * n))
-                    picks = sample_rng.choice(len(nodes), size=m, replace=False)
+                    size = max(1, round(config.fraction_fit * n))
+                    picks = sample_rng.choice(len(nodes), size=size, replace=False)
                     chosen = [nodes[int(i)] for i in sorted(picks)]
                 msgs = []
                 for nd in chosen:
@@ -310,7 +317,9 @@ def _server_app(
                                     "epochs": config.local_epochs,
                                     "batch_size": config.batch_size,
                                     "lr": config.lr,
-                                    "mu": config.proximal_mu if config.strategy == "fedprox" else 0.0,
+                                    "mu": config.proximal_mu
+                                    if config.strategy == "fedprox"
+                                    else 0.0,
                                     "seed": (config.seed or 0) * 7919 + r * 1009 + int(nd) % 997,
                                     "clip": config.clip_norm if dp else 0.0,
                                 }
@@ -324,7 +333,7 @@ def _server_app(
                     msgs.append(grid.create_message(content, "train", nd, str(r)))
                 replies = list(grid.send_and_receive(msgs)) if msgs else []
                 ok = [m for m in replies if m.has_content()]
-                deltas = [m.content["arrays"].to_numpy_ndarrays() for m in ok]
+                deltas = [m.content.array_records["arrays"].to_numpy_ndarrays() for m in ok]
                 if dp:
                     assert sigma is not None
                     expected = config.fraction_fit * n
@@ -338,12 +347,12 @@ def _server_app(
                     ]
                     weights = strategy.step(weights, mean)
                 elif deltas:
-                    sizes = [int(m.content["metrics"]["n"]) for m in ok]
+                    sizes = [int(_num(m.content.metric_records["metrics"]["n"])) for m in ok]
                     weights = strategy.step(weights, strategy.mean_delta(deltas, sizes))
                 if config.strategy == "scaffold":
                     cds = []
                     for m in ok:
-                        cd = m.content["control"].to_numpy_ndarrays()
+                        cd = m.content.array_records["control"].to_numpy_ndarrays()
                         nd = m.metadata.src_node_id
                         prev = client_c.get(nd, [np.zeros_like(w) for w in weights])
                         client_c[nd] = [p + c for p, c in zip(prev, cd, strict=True)]

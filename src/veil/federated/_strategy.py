@@ -22,7 +22,10 @@ Weights = list[Any]  # list of numpy arrays
 
 def _weighted_mean(deltas: list[Weights], weights: list[float]) -> Weights:
     total = float(sum(weights))
-    return [sum(w * d[i] for d, w in zip(deltas, weights, strict=True)) / total for i in range(len(deltas[0]))]
+    return [
+        sum(w * d[i] for d, w in zip(deltas, weights, strict=True)) / total
+        for i in range(len(deltas[0]))
+    ]
 
 
 @dataclass
@@ -51,7 +54,9 @@ class ServerStrategy:
         if self.m_ is None or self.v_ is None:
             self.m_ = [np.zeros_like(w) for w in weights]
             self.v_ = [np.zeros_like(w) for w in weights]
-        self.m_ = [self.beta1 * m + (1 - self.beta1) * d for m, d in zip(self.m_, delta, strict=True)]
+        self.m_ = [
+            self.beta1 * m + (1 - self.beta1) * d for m, d in zip(self.m_, delta, strict=True)
+        ]
         self.v_ = [
             self.beta2 * v + (1 - self.beta2) * d * d for v, d in zip(self.v_, delta, strict=True)
         ]
