@@ -48,6 +48,7 @@ _COMMAND_MODULES = [
     "veil.cli._report",
     "veil.cli._train",
     "veil.cli._synth",
+    "veil.cli._fl",
 ]
 # Top-level command -> the module that registers it. ``main`` builds only the invoked
 # command's module: typer inspects every registered command's signature on each call, which
@@ -67,6 +68,7 @@ _COMMANDS = {
     "report": "veil.cli._report",
     "train": "veil.cli._train",
     "synth": "veil.cli._synth",
+    "fl": "veil.cli._fl",
 }
 
 

@@ -1,0 +1,193 @@
+"""``veil fl``: federated learning on Flower (``veil fl simulate``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from veil.cli._input import HeaderOpt, SeparatorOpt
+from veil.cli._ui import RichProgressAdapter, console, print_json, state
+
+__all__ = ["register"]
+
+fl_app = typer.Typer(
+    name="fl",
+    help="Federated learning: train across data holders whose rows never leave them.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def _print_human(summary: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{100 * x:.2f} %"
+
+    table = Table(title=f"veil fl simulate ({summary['strategy']})", header_style="bold")
+    for col in ("round", "accuracy", "loss", "clients", "dropped"):
+        table.add_column(col, justify="right")
+    for r in summary["rounds"]:
+        loss = "-" if r["loss"] is None else f"{r['loss']:.4f}"
+        table.add_row(
+            str(r["round"]), pct(r["accuracy"]), loss, str(r["clients"]), str(r["dropped"])
+        )
+    console.print(table)
+    console.print(
+        f"federated: {pct(summary['accuracy'])}; centralized on the same rows: "
+        f"{pct(summary['centralized']['accuracy'])}; majority class: "
+        f"{pct(summary['majority_class_accuracy'])}"
+    )
+    if summary["epsilon_spent"] is not None:
+        console.print(
+            f"client-level DP: epsilon spent {summary['epsilon_spent']:.4f}, delta "
+            f"{summary['delta']:g}, noise multiplier {summary['dp']['noise_multiplier']:.4f}"
+        )
+        ledger = summary.get("ledger")
+        console.print(
+            f"ledger: spend {ledger['spend_id']} on {ledger['dataset']!r}"
+            if ledger
+            else "ledger: not recorded (--no-ledger)"
+        )
+    else:
+        console.print("not private: no differential privacy (pass --dp client)")
+
+
+@fl_app.command("simulate")
+def simulate(
+    data: Annotated[Path, typer.Argument(help="The table to train on (CSV, Parquet, JSONL).")],
+    target: Annotated[str, typer.Option("--target", help="The column to predict.")],
+    clients: Annotated[int, typer.Option("--clients", help="Simulated clients.")] = 10,
+    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 5,
+    partition: Annotated[
+        str, typer.Option("--partition", help="iid, dirichlet:ALPHA or column:NAME.")
+    ] = "iid",
+    strategy: Annotated[
+        str, typer.Option("--strategy", help="fedavg, fedprox, fedadam or scaffold.")
+    ] = "fedavg",
+    local_epochs: Annotated[
+        int, typer.Option("--local-epochs", help="Epochs each client trains per round.")
+    ] = 1,
+    fraction_fit: Annotated[
+        float, typer.Option("--fraction-fit", help="Share of clients sampled per round.")
+    ] = 1.0,
+    batch_size: Annotated[int, typer.Option("--batch-size", help="Local batch size.")] = 64,
+    lr: Annotated[float, typer.Option("--lr", help="Clients' SGD learning rate.")] = 0.05,
+    proximal_mu: Annotated[
+        float, typer.Option("--proximal-mu", help="FedProx's proximal weight.")
+    ] = 0.01,
+    test_fraction: Annotated[
+        float, typer.Option("--test-fraction", help="Rows held out for evaluation.")
+    ] = 0.2,
+    drop: Annotated[
+        list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")
+    ] = None,
+    dp: Annotated[
+        str | None, typer.Option("--dp", help="client: client-level DP (clipping + noise).")
+    ] = None,
+    epsilon: Annotated[
+        float | None, typer.Option("--epsilon", help="Target epsilon with --dp.")
+    ] = None,
+    delta: Annotated[float, typer.Option("--delta", help="Target delta with --dp.")] = 1e-5,
+    clip_norm: Annotated[
+        float, typer.Option("--clip-norm", help="L2 bound of each client's update with --dp.")
+    ] = 1.0,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Split, partition and initialization.")
+    ] = 0,
+    ledger_url: Annotated[
+        str | None, typer.Option("--ledger", help="Ledger URL (default: the local SQLite file).")
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", help="Dataset name whose budget pays (with --dp).")
+    ] = None,
+    no_ledger: Annotated[
+        bool, typer.Option("--no-ledger", help="Run --dp without recording the spend.")
+    ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", help="Ray workers running the clients (default: one per CPU)."),
+    ] = None,
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Simulate federated training of veil's tabular model on Flower, against centralized.
+
+    With --dp client the run is paid for in the privacy-budget ledger before the first
+    round: pass --dataset NAME (created with `veil budget init NAME`), or --no-ledger.
+    """
+    from veil._errors import InputError
+    from veil.federated import FLConfig, simulate_federated
+
+    config = FLConfig(
+        clients=clients,
+        rounds=rounds,
+        partition=partition,
+        strategy=strategy,
+        local_epochs=local_epochs,
+        fraction_fit=fraction_fit,
+        batch_size=batch_size,
+        lr=lr,
+        proximal_mu=proximal_mu,
+        test_fraction=test_fraction,
+        seed=seed,
+        dp=dp,
+        epsilon=epsilon,
+        delta=delta,
+        clip_norm=clip_norm,
+        workers=workers,
+    )
+    config.validate()
+    if dp is None:
+        if dataset is not None or ledger_url is not None or no_ledger:
+            raise InputError(
+                "--dataset/--ledger/--no-ledger apply to --dp runs only",
+                hint="a run without --dp spends no privacy budget",
+            )
+    else:
+        if no_ledger and (dataset is not None or ledger_url is not None):
+            raise InputError(
+                "--no-ledger contradicts --dataset/--ledger", hint="pass one or the other"
+            )
+        if not no_ledger and dataset is None:
+            raise InputError(
+                "say which dataset's privacy budget pays for this run",
+                hint="pass --dataset NAME (create it with: veil budget init NAME --epsilon E "
+                "--delta D), or --no-ledger to run without recording the spend",
+            )
+    from veil.cli._input import read_input
+
+    frame = read_input(data, separator, header)
+    ledger = None
+    fingerprint = None
+    if dp is not None and not no_ledger:
+        from veil.dp import BudgetLedger, fingerprint_frame
+
+        ledger = BudgetLedger(ledger_url)
+        fingerprint = fingerprint_frame(frame)
+    try:
+        with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
+            summary = simulate_federated(
+                frame,
+                target,
+                config,
+                drop=drop or (),
+                ledger=ledger,
+                dataset_name=dataset,
+                fingerprint=fingerprint,
+                progress=progress,
+            )
+    finally:
+        if ledger is not None:
+            ledger.close()
+    if json_:
+        print_json(summary)
+    else:
+        _print_human(summary)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(fl_app, name="fl")

@@ -1,0 +1,22 @@
+"""Federated learning on Flower: veil's tabular model trained across simulated clients.
+
+``import veil.federated`` imports neither flwr, ray nor torch; they load when a simulation runs.
+"""
+
+from veil.federated._local import clip_update
+from veil.federated._partition import PARTITIONS, PartitionSpec, parse_partition, partition_rows
+from veil.federated._simulate import FLConfig, simulate_federated
+from veil.federated._strategy import STRATEGIES, ServerStrategy, make_strategy
+
+__all__ = [
+    "PARTITIONS",
+    "STRATEGIES",
+    "FLConfig",
+    "PartitionSpec",
+    "ServerStrategy",
+    "clip_update",
+    "make_strategy",
+    "parse_partition",
+    "partition_rows",
+    "simulate_federated",
+]

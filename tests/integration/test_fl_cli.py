@@ -1,0 +1,153 @@
+"""``veil fl simulate`` end to end through Flower's real simulation engine (Ray).
+
+Runs are kept small (600 rows, 3 clients, 2 rounds, one Ray worker): each still starts Ray
+and a worker that imports torch, which is most of its time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from veil.data import adult_frame
+from veil.dp import BudgetLedger
+
+KEYS = {
+    "accuracy",
+    "centralized",
+    "majority_class_accuracy",
+    "rounds",
+    "epsilon_spent",
+    "delta",
+    "secagg",
+    "seconds",
+}
+SMALL = ["--clients", "3", "--rounds", "2", "--workers", "1", "--json"]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("fl") / "adult.csv"
+    adult_frame().sample(600, random_state=0).to_csv(path, index=False)
+    return path
+
+
+def _veil(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "veil", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def _simulate(data: Path, *args: str) -> dict[str, Any]:
+    proc = _veil("fl", "simulate", str(data), "--target", "salary-class", *SMALL, *args)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out: dict[str, Any] = json.loads(proc.stdout)
+    return out
+
+
+def _check_shape(out: dict[str, Any], rounds: int = 2) -> None:
+    assert set(out) >= KEYS
+    assert set(out["centralized"]) == {"accuracy", "seconds"}
+    assert set(out["secagg"]) == {"enabled", "dropped", "rounds_completed"}
+    assert out["secagg"]["enabled"] is False
+    assert out["secagg"]["rounds_completed"] == rounds
+    assert [r["round"] for r in out["rounds"]] == list(range(1, rounds + 1))
+    for r in out["rounds"]:
+        assert set(r) == {"round", "accuracy", "loss", "clients", "dropped"}
+        assert 0.0 <= r["accuracy"] <= 1.0 and r["loss"] > 0
+    assert out["accuracy"] == out["rounds"][-1]["accuracy"]
+    assert 0.0 <= out["centralized"]["accuracy"] <= 1.0
+    assert out["seconds"] > out["centralized"]["seconds"] > 0
+
+
+def test_fedavg_on_a_dirichlet_split(data: Path) -> None:
+    out = _simulate(data, "--partition", "dirichlet:0.5")
+    _check_shape(out)
+    assert out["epsilon_spent"] is None and out["delta"] is None
+    assert all(r["clients"] == 3 and r["dropped"] == 0 for r in out["rounds"])
+    assert sum(out["client_rows"]) == 480  # the 600 rows less the 20 % held out
+    # the loss on held-out rows falls as the rounds go
+    assert out["rounds"][1]["loss"] < out["rounds"][0]["loss"]
+
+
+def test_scaffold_with_client_sampling(data: Path) -> None:
+    out = _simulate(data, "--strategy", "scaffold", "--fraction-fit", "0.67")
+    _check_shape(out)
+    assert all(r["clients"] == 2 for r in out["rounds"])
+
+
+def test_fedprox_on_a_natural_column_split(data: Path) -> None:
+    out = _simulate(data, "--strategy", "fedprox", "--partition", "column:race")
+    _check_shape(out)
+    assert out["strategy"] == "fedprox"
+
+
+def test_client_dp_spends_what_it_reports_before_the_rounds(data: Path, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    with BudgetLedger(url) as led:
+        led.init("adult", epsilon=5.0, delta=1e-4)
+    out = _simulate(
+        data,
+        "--strategy",
+        "fedadam",
+        "--dp",
+        "client",
+        "--epsilon",
+        "3",
+        "--delta",
+        "1e-5",
+        "--dataset",
+        "adult",
+        "--ledger",
+        url,
+    )
+    _check_shape(out)
+    assert 0 < out["epsilon_spent"] <= 3.0
+    assert out["delta"] == 1e-5
+    assert out["dp"]["sample_rate"] == 1.0  # every client every round: no amplification
+    with BudgetLedger(url) as led:
+        spends = led.history("adult")
+    assert len(spends) == 1
+    assert spends[0].status == "committed"
+    assert spends[0].epsilon == out["epsilon_spent"]
+    assert spends[0].delta == out["delta"]
+    assert spends[0].id == out["ledger"]["spend_id"]
+
+
+def test_ledger_refusal_exits_3_and_spends_nothing(data: Path, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    with BudgetLedger(url) as led:
+        led.init("adult", epsilon=0.5, delta=1e-4)
+    args = ["--dp", "client", "--epsilon", "3", "--dataset", "adult", "--ledger", url]
+    proc = _veil("fl", "simulate", str(data), "--target", "salary-class", *SMALL, *args)
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert proc.stdout == ""
+    with BudgetLedger(url) as led:
+        assert led.history("adult") == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--target", "salary-class", "--strategy", "fedsgd"], "unknown --strategy"),
+        (["--target", "salary-class", "--partition", "shards:2"], "--partition"),
+        (["--target", "salary-class", "--clients", "1000"], "1000 clients but only 480"),
+        (["--target", "no-such-column"], "target column 'no-such-column'"),
+        (["--target", "salary-class", "--dp", "client"], "--epsilon"),
+        (["--target", "salary-class", "--dp", "client", "--epsilon", "1"], "--dataset"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_error(data: Path, args: list[str], message: str) -> None:
+    proc = _veil("fl", "simulate", str(data), *args, "--json")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert message in proc.stderr
+    assert proc.stdout == ""
