@@ -59,6 +59,8 @@ _NAME_BEFORE = RELATION_WORDS | word_set(
     "dr doctor mr mrs ms miss rn np pa md attending resident fellow intern dtr friend "
     "neighbor neighbour with called paged notified per by"
 )
+# what follows a hospital's abbreviation: "BUMC ED", "NEMC EW", "GH ICU"
+_UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clinic")
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
 _NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
 _JOINERS = frozenset({"and", "&", "/"})
@@ -121,9 +123,19 @@ def _token_types(
             if prev in _NAME_BEFORE and _ambiguous_name(word):
                 types[i] = "PERSON"
             continue
-        if b - a <= 3 and not (place or (is_name_word(word) and not is_english(word))):
+        named = is_name_word(word)
+        # a facility's abbreviation in capitals: "to GH", "from NEMC", "BUMC ED"
+        abbreviation = word.isupper() and (place or nxt in _UNIT_AFTER) and not named
+        if b - a <= 3 and not (place or abbreviation or (named and not is_english(word))):
             continue
         cased = word[:1].isupper()  # in a note in ordinary case, a capital says a name
+        if not thorough and abbreviation:
+            types[i] = "LOCATION"
+            continue
+        if not thorough and named and not place and nxt not in _PLACE_AFTER:
+            # a known first or last name that is no English or clinical word, in any case
+            types[i] = "PERSON"
+            continue
         if not thorough and not (place and (word.istitle() if mixed else b - a >= 4)):
             # the precise pass: a place's name, or a person's, in its context only
             if nxt in _NAME_AFTER and b - a >= 4 and (word.istitle() or not mixed):

@@ -1,0 +1,79 @@
+"""What a clinical note's vocabulary rules out: findings of the general recognizers that a
+note's own shorthand produces.
+
+veil's general recognizers are tuned on ordinary text. In a clinical note (the ``hipaa`` and
+``clinical`` profiles, in a text that reads as one: :func:`veil.text.vocab._lexicon.clinical_register`)
+three of them misread the register, and :func:`clinical_keeps` drops those findings:
+
+* **NER on clinical vocabulary.** Notes write system headers, drugs and findings in capitals
+  ("NEURO:", "LASIX", "RESP CARE"), which spaCy reads as organisations and people. A
+  ``spacy_ner`` finding every word of which is clinical or English vocabulary as spelt
+  (:func:`veil.text.recognition._clinical_shapes.is_english`) and none of which is a known
+  first or last name is dropped; a name such as "Griffin" stays.
+* **Identifier labels that are clinical abbreviations.** In a note "CC" is cubic
+  centimetres or the chief complaint, "SS" a sliding scale, "card" cardiology, "PAN" a
+  pan-culture, "case" and "plan" the care. An ``announced_id`` finding whose label is a
+  clinical abbreviation or charting word (:data:`CLINICAL_LABELS`), or whose value is a
+  number of four digits or fewer (a dose, a count, a lab or vital value; record numbers are
+  longer), is dropped. "MRN", "medical record", "patient ID", "SSN" and the other identity labels stay
+  with longer values.
+* **Domains that are typing.** A full stop with no space after it turns charting into a
+  domain's shape ("pt.care", "lasix.given", "report.doc"). A ``url`` finding with no scheme
+  and no "www." is dropped unless its top-level domain is one a web address in a note
+  would carry (:data:`WEB_TLDS`); every address with a scheme or "www." stays.
+
+Every other finding is kept. The rules read vocabularies and formats only; none was taken
+from a labelled corpus.
+"""
+
+from __future__ import annotations
+
+import re
+
+from veil.text.recognition._clinical_shapes import is_english
+from veil.text.recognition._finding import Finding
+from veil.text.vocab._clinical_vocab import is_name_word
+from veil.text.vocab._lexicon import word_set
+
+__all__ = ["CLINICAL_LABELS", "WEB_TLDS", "clinical_keeps"]
+
+#: identifier labels that, in a clinical note, are clinical abbreviations or charting words
+CLINICAL_LABELS = word_set("cc ss card case plan staff group order file ni nin dl pan")
+#: top-level domains a web address in a note carries (generic ones read as words there)
+WEB_TLDS = word_set("com org net edu gov mil int us uk ca au de fr io info biz")
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_SHORT_NUMBER = re.compile(r"[#:\s]*\d{1,4}")
+_SCHEME = re.compile(r"(?i)(?:https?|ftp)://|www\.")
+
+
+def _vocabulary_only(span: str) -> bool:
+    words = _WORD.findall(span)
+    return bool(words) and all(is_english(w) and not is_name_word(w) for w in words)
+
+
+def clinical_keeps(text: str, f: Finding) -> bool:
+    """Whether finding ``f`` of the clinical note ``text`` survives the note's vocabulary
+    (see the module doc).
+
+    Examples
+    --------
+    >>> t = "NEURO: A&Ox3. CC: 40 given. pt.care done. MRN: 1234567. Seen by Griffin."
+    >>> f = lambda s, e, rec, label=(): Finding(
+    ...     s, e, "X", 0.6, rec, 1, Explanation(rec, "p", 0.6, 0.6, label, None))
+    >>> [clinical_keeps(t, f(*a)) for a in [(0, 5, "spacy_ner"), (18, 20, "announced_id", ("CC",)),
+    ...     (28, 35, "url"), (47, 54, "announced_id", ("MRN",)), (64, 71, "spacy_ner")]]
+    [False, False, False, True, True]
+    """
+    span = text[f.start : f.end]
+    if f.recognizer == "spacy_ner":
+        return not _vocabulary_only(span)
+    if f.recognizer == "announced_id":
+        labels = f.explanation.context_words if f.explanation is not None else ()
+        if any(label.casefold().strip(" :#.") in CLINICAL_LABELS for label in labels):
+            return False
+        return not _SHORT_NUMBER.fullmatch(span)
+    if f.recognizer == "url" and not _SCHEME.match(span):
+        host = span.split("/", 1)[0].rstrip(".")
+        return host.rsplit(".", 1)[-1].casefold() in WEB_TLDS
+    return True
