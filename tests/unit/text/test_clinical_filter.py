@@ -16,6 +16,7 @@ from veil.text.vocab._clinical_vocab import is_name_word, is_safe_word
 
 def _f(text: str, value: str, recognizer: str, label: str = "") -> Finding:
     start = text.index(value)
+    pattern = "cue_HR" if recognizer == "phone" else "p"
     return Finding(
         start,
         start + len(value),
@@ -23,7 +24,7 @@ def _f(text: str, value: str, recognizer: str, label: str = "") -> Finding:
         0.6,
         recognizer,
         1,
-        Explanation(recognizer, "p", 0.6, 0.6, (label,) if label else (), None),
+        Explanation(recognizer, pattern, 0.6, 0.6, (label,) if label else (), None),
     )
 
 
@@ -37,6 +38,9 @@ def _f(text: str, value: str, recognizer: str, label: str = "") -> Finding:
         ("Transfer to Swackhamer House, cont lasix", "Swackhamer House", "spacy_ner", "", True),
         # identifier labels that are clinical abbreviations, and short values, go
         ("CC: 40 of NS given, NPO", "40", "announced_id", "CC", False),
+        ("vent A/C 500x14, PEEP 5", "500x14", "announced_id", "a/c", False),
+        ("ID: 1234567 afebrile, cont vanco", "1234567", "announced_id", "ID", False),
+        ("patient 2134 seen, NPO", "2134", "announced_id", "patient", False),
         ("Patient ID: 12 NPO, cont lasix", "12", "announced_id", "ID", False),
         ("MRN: 12345678, NPO, cont lasix", "12345678", "announced_id", "MRN", True),
         ("Patient ID: A1234567, NPO", "A1234567", "announced_id", "patient", True),
@@ -45,6 +49,9 @@ def _f(text: str, value: str, recognizer: str, label: str = "") -> Finding:
         ("see report.doc, NPO, cont lasix", "report.doc", "url", "", False),
         ("family site caringbridge.org, NPO", "caringbridge.org", "url", "", True),
         ("see https://pt.care/x, NPO", "https://pt.care/x", "url", "", True),
+        # "HR" is a heart rate, not Croatia's numbering plan; shapes are lab values
+        ("HR 88 110 72 NSR, NPO", "88 110 72", "phone", "", False),
+        ("K3.5Mg2.1 repleted, NPO", "K3.5Mg2.1", "password_shape", "", False),
         # other recognizers are not touched
         ("DR LAVELY NOTIFIED, NPO", "LAVELY", "person_names", "", True),
     ],
@@ -76,6 +83,19 @@ def test_precise_pass_names_and_abbreviations(text: str, value: str, entity: str
         text[f.start : f.end]: f.entity_type for f in clinical_findings(text, [], thorough=False)
     }
     assert found.get(value) == entity
+
+
+def test_precise_pass_known_name_rule_bounds() -> None:
+    # capitals in a note are abbreviations first, and short names are left to their context
+    for text in ("YOLANDA AT BEDSIDE, NPO", "seen by ann re plan, NPO"):
+        rules = {
+            f.explanation.pattern_name
+            for f in clinical_findings(text, [], thorough=False)
+            if f.explanation is not None
+        }
+        assert "known_name" not in rules
+    found = clinical_findings("yolanda at bedside, NPO", [], thorough=False)
+    assert [f.explanation.pattern_name for f in found if f.explanation] == ["known_name"]
 
 
 def test_precise_pass_leaves_clinical_words_alone() -> None:

@@ -38,17 +38,24 @@ from veil.text.vocab._lexicon import word_set
 __all__ = ["CLINICAL_LABELS", "WEB_TLDS", "clinical_keeps"]
 
 #: identifier labels that, in a clinical note, are clinical abbreviations or charting words
-CLINICAL_LABELS = word_set("cc ss card case plan staff group order file ni nin dl pan")
+CLINICAL_LABELS = word_set("cc ss card case plan staff group order file ni nin dl pan id a/c acc")
 #: top-level domains a web address in a note carries (generic ones read as words there)
 WEB_TLDS = word_set("com org net edu gov mil int us uk ca au de fr io info biz")
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_SHORT_NUMBER = re.compile(r"[#:\s]*\d{1,4}")
+_LONG_NUMBER = re.compile(r"\d{5}")
 _SCHEME = re.compile(r"(?i)(?:https?|ftp)://|www\.")
+
+
+_FACILITY = word_set(
+    "hospital hosp clinic center centre medical memorial infirmary rehab nursing manor hospice"
+)
 
 
 def _vocabulary_only(span: str) -> bool:
     words = _WORD.findall(span)
+    if any(w.casefold() in _FACILITY for w in words):
+        return False  # "General Hospital": a facility's name, however English its words
     return bool(words) and all(is_english(w) and not is_name_word(w) for w in words)
 
 
@@ -66,13 +73,19 @@ def clinical_keeps(text: str, f: Finding) -> bool:
     [False, False, False, True, True]
     """
     span = text[f.start : f.end]
-    if f.recognizer == "spacy_ner":
+    if f.recognizer == "spacy_ner" and f.entity_type != "DATE_TIME":
         return not _vocabulary_only(span)
     if f.recognizer == "announced_id":
         labels = f.explanation.context_words if f.explanation is not None else ()
         if any(label.casefold().strip(" :#.") in CLINICAL_LABELS for label in labels):
             return False
-        return not _SHORT_NUMBER.fullmatch(span)
+        return bool(_LONG_NUMBER.search(span))
+    if f.recognizer == "password_shape":
+        return False
+    if f.recognizer == "phone" and f.explanation is not None:
+        how = f.explanation.pattern_name
+        if how.startswith(("cue_", "any_")) and not how.endswith(("_US", "_CA")):
+            return False
     if f.recognizer == "url" and not _SCHEME.match(span):
         host = span.split("/", 1)[0].rstrip(".")
         return host.rsplit(".", 1)[-1].casefold() in WEB_TLDS
