@@ -112,6 +112,9 @@ def test_hipaa_drops_clinical_misreadings_end_to_end() -> None:
     text = "NEURO: A&Ox3. RESP: LS clear. pt.care given. CC: 40 of NS. Seen by Griffin."
     spans = {text[f.start : f.end] for f in hipaa.analyze(text)}
     assert not {"pt.care", "40", "NEURO", "RESP"} & spans
+    # the thorough pass (clinical profile) keeps the general recognizers' findings
+    clinical = TextAnalyzer.from_config(profile="clinical")
+    assert "pt.care" in {text[f.start : f.end] for f in clinical.analyze(text)}
     # outside a clinical note, and under the default profile, the recognizers are untouched
     plain = "Our site caringbridge.care is up; visit pt.care for details."
 

@@ -413,7 +413,9 @@ class TextAnalyzer:
 
     def _finish(self, text: str, raw: list[Finding]) -> list[Finding]:
         allow_pass = allow_pass_applies(self.profile, text)
-        if allow_pass:  # a clinical note: drop what its own shorthand made the recognizers see
+        if allow_pass and self.profile == "hipaa":
+            # the precise pass in a clinical note: drop what the note's own shorthand made
+            # the general recognizers see (the thorough pass keeps it: recall first)
             raw = [f for f in raw if clinical_keeps(text, f)]
         found = resolve_overlaps([f for f in raw if self._keeps(text, f)])
         if "STREET_ADDRESS" in self.entities:

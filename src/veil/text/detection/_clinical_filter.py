@@ -1,9 +1,11 @@
 """What a clinical note's vocabulary rules out: findings of the general recognizers that a
 note's own shorthand produces.
 
-veil's general recognizers are tuned on ordinary text. In a clinical note (the ``hipaa`` and
-``clinical`` profiles, in a text that reads as one: :func:`veil.text.vocab._lexicon.clinical_register`)
-three of them misread the register, and :func:`clinical_keeps` drops those findings:
+veil's general recognizers are tuned on ordinary text. In the precise pass of the
+recall-first mode (the ``hipaa`` profile, in a text that reads as a clinical note:
+:func:`veil.text.detection._clinical_allow.allow_pass_applies`) some of them misread the
+register, and :func:`clinical_keeps` drops those findings (the ``clinical`` profile keeps
+them: recall first):
 
 * **NER on clinical vocabulary.** Notes write system headers, drugs and findings in capitals
   ("NEURO:", "LASIX", "RESP CARE"), which spaCy reads as organisations and people. A
@@ -13,14 +15,19 @@ three of them misread the register, and :func:`clinical_keeps` drops those findi
 * **Identifier labels that are clinical abbreviations.** In a note "CC" is cubic
   centimetres or the chief complaint, "SS" a sliding scale, "card" cardiology, "PAN" a
   pan-culture, "case" and "plan" the care. An ``announced_id`` finding whose label is a
-  clinical abbreviation or charting word (:data:`CLINICAL_LABELS`), or whose value is a
-  number of four digits or fewer (a dose, a count, a lab or vital value; record numbers are
-  longer), is dropped. "MRN", "medical record", "patient ID", "SSN" and the other identity labels stay
+  clinical abbreviation or charting word (:data:`CLINICAL_LABELS`; also "ID", infectious
+  disease, and "A/C", the ventilator mode), or whose value holds no run of five digits (a
+  dose, a setting, a count, a lab or vital value; record numbers are longer), is dropped. "MRN", "medical record", "patient ID", "SSN" and the other identity labels stay
   with longer values.
 * **Domains that are typing.** A full stop with no space after it turns charting into a
   domain's shape ("pt.care", "lasix.given", "report.doc"). A ``url`` finding with no scheme
   and no "www." is dropped unless its top-level domain is one a web address in a note
   would carry (:data:`WEB_TLDS`); every address with a scheme or "www." stays.
+
+* **Phones and passwords that are values.** A ``phone`` finding read by a foreign
+  numbering plan with no phone word before it (patterns ``cue_*``, ``any_*`` other than
+  North America's: the cue "HR" is a heart rate in a note) and a ``password_shape``
+  token (glued lab values: "K3.5Mg2.1") are dropped.
 
 Every other finding is kept. The rules read vocabularies and formats only; none was taken
 from a labelled corpus.
@@ -65,6 +72,7 @@ def clinical_keeps(text: str, f: Finding) -> bool:
 
     Examples
     --------
+    >>> from veil.text.recognition._finding import Explanation
     >>> t = "NEURO: A&Ox3. CC: 40 given. pt.care done. MRN: 1234567. Seen by Griffin."
     >>> f = lambda s, e, rec, label=(): Finding(
     ...     s, e, "X", 0.6, rec, 1, Explanation(rec, "p", 0.6, 0.6, label, None))
