@@ -183,7 +183,8 @@ def _token_types(
         kind, _, rule = str(types[i]).partition(":")
         if out and out[-1].entity_type == kind and text[out[-1].end : a].strip(" .-'’") == "":
             last = out.pop()
-            out.append(_finding(last.start, b, kind, last.explanation.pattern_name))  # type: ignore[union-attr]
+            joined = last.explanation.pattern_name if last.explanation else None
+            out.append(_finding(last.start, b, kind, joined or _RULE))
             continue
         initial = _INITIAL.search(text, max(0, a - 3), a) if kind == "PERSON" else None
         out.append(_finding(initial.start() if initial else a, b, kind, rule or _RULE))

@@ -91,7 +91,7 @@ def clinical_keeps(text: str, f: Finding) -> bool:
     if f.recognizer == "password_shape":
         return False
     if f.recognizer == "phone" and f.explanation is not None:
-        how = f.explanation.pattern_name
+        how = f.explanation.pattern_name or ""
         if how.startswith(("cue_", "any_")) and not how.endswith(("_US", "_CA")):
             return False
     if f.recognizer == "url" and not _SCHEME.match(span):
