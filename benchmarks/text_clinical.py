@@ -173,23 +173,36 @@ def _philter(python: str, texts: list[str]) -> tuple[list[Spans], float, dict[st
     return spans, float(res["seconds"]), {"tagger": res["tagger"], "version": res["version"]}
 
 
+SYSTEMS = ("veil", "veil_hipaa", "veil_clinical", "presidio", "philter_lite")
+
+
 def run_corpus(
-    gold: list[dict[str, Any]], model: str, philter_python: str | None
+    gold: list[dict[str, Any]],
+    model: str,
+    philter_python: str | None,
+    only: Sequence[str] = SYSTEMS,
+    previous: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Score the systems in ``only`` on ``gold``; the others are carried from ``previous``
+    (the same corpus's entry in the last results file) and marked ``carried_over``."""
     texts = [r["full_text"] for r in gold]
     systems: dict[str, Any] = {}
-    runners: dict[str, Callable[[list[str]], list[Spans]]] = {
-        "veil": _veil(model, "default"),
-        "veil_hipaa": _veil(model, "hipaa"),
-        "veil_clinical": _veil(model, "clinical"),
-        "presidio": _presidio_run(model),
+    makers: dict[str, Callable[[], Callable[[list[str]], list[Spans]]]] = {
+        "veil": lambda: _veil(model, "default"),
+        "veil_hipaa": lambda: _veil(model, "hipaa"),
+        "veil_clinical": lambda: _veil(model, "clinical"),
+        "presidio": lambda: _presidio_run(model),
     }
+    for name in SYSTEMS:
+        if name not in only and previous and name in previous.get("systems", {}):
+            systems[name] = {**previous["systems"][name], "carried_over": True}
+    runners = {name: make() for name, make in makers.items() if name in only}
     for name, run in runners.items():
         pred, secs = _timed(run, texts)
         systems[name] = {**score(gold, pred), "seconds": round(secs, 1)}
         systems[name]["docs_per_s"] = round(len(texts) / secs, 1)
         print(name, {k: systems[name][k] for k in ("token_recall", "token_precision")}, flush=True)
-    if philter_python:
+    if philter_python and "philter_lite" in only:
         try:
             pred, secs, info = _philter(philter_python, texts)
         except (OSError, RuntimeError) as exc:
@@ -201,6 +214,7 @@ def run_corpus(
                 "docs_per_s": round(len(texts) / secs, 1),
                 **info,
             }
+    systems = {name: systems[name] for name in SYSTEMS if name in systems}
     return {"records": len(gold), "characters": sum(map(len, texts)), "systems": systems}
 
 
@@ -230,13 +244,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("--philter-python", help="python of an environment with philter-lite")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/text_clinical.json"))
+    ap.add_argument(
+        "--systems",
+        default=",".join(SYSTEMS),
+        help="comma-separated systems to run; the others are carried from --out's last run",
+    )
     args = ap.parse_args(argv)
+    only = [s.strip() for s in args.systems.split(",") if s.strip()]
+    unknown = sorted(set(only) - set(SYSTEMS))
+    if unknown:
+        raise SystemExit(f"--systems: unknown {unknown}; choose from {list(SYSTEMS)}")
+    last = Path(args.out)
+    before = json.loads(last.read_text(encoding="utf-8")) if last.exists() else {}
+    carried = before.get("corpora", {})
     model = best_english_model()
     if model is None:
         raise SystemExit("no English spaCy pipeline installed: install veil's text extra")
     out: dict[str, Any] = {
         "benchmark": "text_clinical",
         "command": " ".join(["benchmarks/text_clinical.py", *(argv or sys.argv[1:])]),
+        "previous_command": before.get("command") if set(only) != set(SYSTEMS) else None,
         "spacy_model": model,
         "targets": TARGETS,
         "machine": {"cpus": os.cpu_count(), "load_avg_at_start": list(os.getloadavg())},
@@ -244,13 +271,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     }
     if args.generated:
         gold = generate_clinical_shape_notes(args.generated, seed=args.seed)
-        res = run_corpus(gold, model, args.philter_python)
+        res = run_corpus(gold, model, args.philter_python, only, carried.get("generated_clinical"))
         res["source"] = f"veil text corpus --kind clinical --n {args.generated} --seed {args.seed}"
         res["targets_met"] = targets(res)
         out["corpora"]["generated_clinical"] = res
     if args.deid:
         gold = load_corpus("physionet-deid", args.deid)
-        res = run_corpus(gold, model, args.philter_python)
+        res = run_corpus(gold, model, args.philter_python, only, carried.get("physionet_deid"))
         res["source"] = args.source
         res["targets_met"] = targets(res)
         out["corpora"]["physionet_deid"] = res

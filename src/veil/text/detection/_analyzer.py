@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from veil._errors import PolicyError
 from veil.policy import DETECT_SCORE_THRESHOLD
 from veil.text.detection._clinical_allow import allow_pass_applies, clinical_findings
+from veil.text.detection._clinical_filter import clinical_keeps
 from veil.text.detection._house_numbers import with_house_numbers
 from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
@@ -411,6 +412,11 @@ class TextAnalyzer:
         return self.profile == "default" or profile_keeps(self.profile, text, f)
 
     def _finish(self, text: str, raw: list[Finding]) -> list[Finding]:
+        allow_pass = allow_pass_applies(self.profile, text)
+        if allow_pass and self.profile == "hipaa":
+            # the precise pass in a clinical note: drop what the note's own shorthand made
+            # the general recognizers see (the thorough pass keeps it: recall first)
+            raw = [f for f in raw if clinical_keeps(text, f)]
         found = resolve_overlaps([f for f in raw if self._keeps(text, f)])
         if "STREET_ADDRESS" in self.entities:
             found = with_house_numbers(text, found)
@@ -419,7 +425,7 @@ class TextAnalyzer:
             if extra:
                 found = sorted([*found, *extra], key=lambda f: (f.start, f.end))
             found = join_wrapped_names(text, found)
-        if allow_pass_applies(self.profile, text):
+        if allow_pass:
             thorough = self.profile == "clinical"
             extra = clinical_findings(text, found, thorough=thorough)
             found = sorted([*found, *(f for f in extra if self._keeps(text, f))], key=_by_start)

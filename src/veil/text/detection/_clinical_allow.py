@@ -15,6 +15,11 @@ be safe is reported.
    reported name: "Griffin and Swackhamer aware"). A word of two or three letters that is
    not safe is reported only as a known name or where a place reads ("to GH"), since
    unknown short words in notes are almost always abbreviations.
+   The precise pass (``hipaa``) reports an unsafe word without its context in two cases:
+   a known first or last name of four letters or more in lower or title case (capitals in
+   a note are abbreviations first), and a hospital's abbreviation, an unsafe word in
+   capitals after a place word or before a facility or unit word ("to GH", "BUMC ED").
+   Their explanations' pattern names say so (``known_name``, ``abbreviation``).
 3. The context gives the type: a word after a place preposition ("to", "from", "at") or
    before a facility word is a ``LOCATION``, any other a ``PERSON``; a capital initial
    before a reported name joins it ("S. DOMINICO").
@@ -49,6 +54,9 @@ __all__ = ["WINDOW", "allow_pass_applies", "clinical_findings"]
 RECOGNIZER = "clinical_allow"
 WINDOW = 50_000
 _SCORE = 0.6
+#: the explanation's pattern name: not safe and in context; "known_name" and "abbreviation"
+#: say which rule of the precise pass reported a word without its context
+_RULE = "not_in_allow_list"
 
 _WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’][^\W\d_]+)*(?!\w)")
 _PLACE_BEFORE = word_set("to from at in near via @ transfer transferred admitted lives")
@@ -59,6 +67,8 @@ _NAME_BEFORE = RELATION_WORDS | word_set(
     "dr doctor mr mrs ms miss rn np pa md attending resident fellow intern dtr friend "
     "neighbor neighbour with called paged notified per by"
 )
+# what follows a hospital's abbreviation: "BUMC ED", "NEMC EW", "GH ICU"
+_UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clinic")
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
 _NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
 _JOINERS = frozenset({"and", "&", "/"})
@@ -121,9 +131,27 @@ def _token_types(
             if prev in _NAME_BEFORE and _ambiguous_name(word):
                 types[i] = "PERSON"
             continue
-        if b - a <= 3 and not (place or (is_name_word(word) and not is_english(word))):
+        named = is_name_word(word)
+        # a facility's abbreviation in capitals: "to GH", "from NEMC", "BUMC ED"
+        abbreviation = word.isupper() and not named and (place or nxt in _UNIT_AFTER)
+        if b - a <= 3 and not (place or abbreviation or (named and not is_english(word))):
             continue
         cased = word[:1].isupper()  # in a note in ordinary case, a capital says a name
+        if not thorough and abbreviation:
+            types[i] = "LOCATION:abbreviation"
+            continue
+        if (
+            not thorough
+            and named
+            and b - a >= 4
+            and not word.isupper()  # a word in capitals in a note is an abbreviation first
+            and not place
+            and nxt not in _PLACE_AFTER
+        ):
+            # a known first or last name that is no English or clinical word, in lower or
+            # title case, with no title before it ("yolanda at bedside", "Kowalczyk aware")
+            types[i] = "PERSON:known_name"
+            continue
         if not thorough and not (place and (word.istitle() if mixed else b - a >= 4)):
             # the precise pass: a place's name, or a person's, in its context only
             if nxt in _NAME_AFTER and b - a >= 4 and (word.istitle() or not mixed):
@@ -136,7 +164,7 @@ def _token_types(
         else:
             types[i] = "LOCATION" if nxt in _PLACE_AFTER else "PERSON"
     # a safe name joined to a reported one: "Griffin and Swackhamer aware"
-    for j in [j for j, kind in enumerate(types) if kind == "PERSON"]:
+    for j in [j for j, kind in enumerate(types) if kind and kind.startswith("PERSON")]:
         for i in (j - 2, j + 2):
             if not 0 <= i < len(words) or types[i] is not None:
                 continue
@@ -150,19 +178,20 @@ def _token_types(
                 types[i] = "PERSON"
     out: list[Finding] = []
     for i, (a, b) in enumerate(words):
-        kind = types[i]
-        if kind is None:
+        if types[i] is None:
             continue
+        kind, _, rule = str(types[i]).partition(":")
         if out and out[-1].entity_type == kind and text[out[-1].end : a].strip(" .-'’") == "":
             last = out.pop()
-            out.append(_finding(last.start, b, kind))
+            joined = last.explanation.pattern_name if last.explanation else None
+            out.append(_finding(last.start, b, kind, joined or _RULE))
             continue
         initial = _INITIAL.search(text, max(0, a - 3), a) if kind == "PERSON" else None
-        out.append(_finding(initial.start() if initial else a, b, kind))
+        out.append(_finding(initial.start() if initial else a, b, kind, rule or _RULE))
     return out
 
 
-def _finding(start: int, end: int, entity: str) -> Finding:
+def _finding(start: int, end: int, entity: str, rule: str) -> Finding:
     return Finding(
         start,
         end,
@@ -170,7 +199,7 @@ def _finding(start: int, end: int, entity: str) -> Finding:
         _SCORE,
         RECOGNIZER,
         2,
-        Explanation(RECOGNIZER, "not_in_allow_list", _SCORE, _SCORE),
+        Explanation(RECOGNIZER, rule, _SCORE, _SCORE),
     )
 
 
