@@ -6,7 +6,8 @@ record of the corpus; the predictions are then scored under each label map given
 overlapping spans and tokens (IO scheme, as presidio-research's ``TokenEvaluator``), micro
 and per entity type. Presidio is scored twice from the same run: at
 its default score threshold (0) and at 0.4, the threshold presidio-research's own evaluation
-notebook uses; veil runs at its default (0.5).
+notebook uses; veil runs at its default (``from_config``: the redaction threshold,
+0.45) and, with ``--veil-threshold 0.5``, also at the detection threshold.
 
 The corpus stays outside the repository (licences; and the point is a corpus veil was not
 written against): pass its path. The corpus is for measuring only; nothing here feeds back
@@ -52,6 +53,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from text_corpora import CORPUS_FORMATS, load_corpus  # noqa: E402
 from text_presidio import PRESIDIO_LABELS, _presidio  # noqa: E402
+from veil.policy import REDACT_SCORE_THRESHOLD, TextConfig  # noqa: E402
 from veil.text import TextAnalyzer, evaluate_spans, load_label_map  # noqa: E402
 from veil.text.detection._profiles import PROFILES  # noqa: E402
 from veil.text.ner._ner import best_english_model  # noqa: E402
@@ -61,15 +63,24 @@ PRESIDIO_RESEARCH_THRESHOLD = 0.4
 Span = tuple[int, int, str]
 
 
-def predict(model: str, texts: list[str], profiles: Sequence[str] = ()) -> dict[str, Any]:
+def predict(
+    model: str,
+    texts: list[str],
+    profiles: Sequence[str] = (),
+    thresholds: Sequence[float] = (),
+) -> dict[str, Any]:
     """veil's and Presidio's findings for every text, with seconds spent by each; veil also
-    under each named detection profile (``veil_<profile>``), from a run of its own."""
+    under each named detection profile (``veil_<profile>``) and at each other score
+    threshold (``veil_t<threshold>``), each from a run of its own."""
     veil_runs: dict[str, Any] = {}
     seconds: dict[str, float] = {}
-    for profile in ("default", *profiles):
-        key = "veil" if profile == "default" else f"veil_{profile}"
+    runs: list[tuple[str, str, float | None]] = [("veil", "default", None)]
+    runs += [(f"veil_{p}", p, None) for p in profiles]
+    runs += [(f"veil_t{t}", "default", t) for t in thresholds]
+    for key, profile, threshold in runs:
         t0 = time.perf_counter()
-        veil = TextAnalyzer.from_config(model=model, profile=profile)
+        cfg = None if threshold is None else TextConfig(score_threshold=threshold)
+        veil = TextAnalyzer.from_config(cfg, model=model, profile=profile)
         veil_runs[key] = [[f.to_dict() for f in fs] for fs in veil.analyze_batch(texts)]
         seconds[key] = round(time.perf_counter() - t0, 1)
     t1 = time.perf_counter()
@@ -256,6 +267,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         choices=[p for p in PROFILES if p != "default"],
         help="also run veil under this detection profile (repeatable), scored as veil_<name>",
     )
+    ap.add_argument(
+        "--veil-threshold",
+        action="append",
+        type=float,
+        default=[],
+        help="also run veil at this score threshold (repeatable), scored as veil_t<threshold>; "
+        "veil itself runs at its redaction threshold",
+    )
     ap.add_argument("--out", default="")
     ap.add_argument(
         "--predictions-out",
@@ -313,7 +332,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             "load_avg_at_start": os.getloadavg(),
         },
     }
-    preds = predict(model, texts, args.veil_profile)
+    result["veil_thresholds"] = {
+        "veil": REDACT_SCORE_THRESHOLD,
+        **{f"veil_t{t}": t for t in args.veil_threshold},
+    }
+    preds = predict(model, texts, args.veil_profile, args.veil_threshold)
     if args.predictions_out:
         dump = Path(args.predictions_out).resolve()
         if dump.is_relative_to(ROOT):

@@ -70,6 +70,8 @@ def test_a_wrong_iban_is_still_no_iban(regex: TextAnalyzer) -> None:
         ("Paid 3-Dec as agreed", "3-Dec"),
         ("Signed {} by us", "21.5.21"),
         ("born {}", "31.1.85"),
+        ("Today is {}", "May-21"),
+        ("Closed {} after review", "DEC-85"),
     ],
 )
 def test_date_shapes(regex: TextAnalyzer, template: str, value: str) -> None:
@@ -77,7 +79,10 @@ def test_date_shapes(regex: TextAnalyzer, template: str, value: str) -> None:
     assert found(regex, text) == [(value, "DATE_TIME")]
 
 
-@pytest.mark.parametrize("text", ["version 21.5.21 shipped", "ip 21.5.21.4 is", "3.5.21 kg"])
+@pytest.mark.parametrize(
+    "text",
+    ["version 21.5.21 shipped", "ip 21.5.21.4 is", "3.5.21 kg", "see /blog/may-21 now", "May-215"],
+)
 def test_version_like_dotted_numbers_are_no_dates(regex: TextAnalyzer, text: str) -> None:
     assert [t for _, t in found(regex, text) if t == "DATE_TIME"] == []
 

@@ -159,6 +159,15 @@ class DateRecognizer(PatternRecognizer):
             0.7,
         ),
         Pattern(
+            # "May-21", "DEC-85": a capitalised month abbreviation and two digits (a day or a
+            # year, a date either way), as spreadsheets print them; "may-21" in lower case
+            # is more often a slug or a code
+            "mon_two_digits",
+            r"(?<![\w/-])(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|JAN|FEB|MAR|APR|"
+            r"MAY|JUN|JUL|AUG|SEPT?|OCT|NOV|DEC)-\d{2}(?![\w/-])",
+            0.6,
+        ),
+        Pattern(
             # "May-2021", "Dec-1985": a month and a four-digit year between hyphens
             "mon_year_hyphen",
             rf"(?<![\w/-]){MONTHS}-(?:19|20)\d{{2}}(?![\w/-])",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["cued_lower_pairs"]
+__all__ = ["cued_lower_pairs", "transcript_names"]
 
 # the verbs that address someone: in a text that capitalises words inside its sentences,
 # its names are capitalised too, and "call alison ramos" there is read as no name (the
@@ -60,3 +60,41 @@ def cued_lower_pairs(text: str) -> Iterator[tuple[int, int, str, str]]:
             if capitals:
                 continue
         yield m.start("given"), m.end("surname"), m.group("given"), m.group("surname")
+
+
+# a chat transcript's line: an optional bracketed time, then a label of one or two
+# lower-case words and a colon ("[10:02] jane doe: hi", "agent: how can I help?")
+_TURN = re.compile(
+    r"^[ \t>]*(?:\[[^\]\n]{1,30}\][ \t]*)?"
+    r"(?P<label>[a-zà-öø-ÿ]{2,}(?:[ \t][a-zà-öø-ÿ]{2,})?)[ \t]*:(?=[ \t]*\S)",
+    re.MULTILINE,
+)
+# a turn that ends by addressing someone: "updated, thanks jane", "bye mike!"
+_ADDRESSED = re.compile(
+    r"\b(?i:thanks|thank\s+you|thx|ty|hi|hello|hey|bye|cheers)[ \t]*,?[ \t]+"
+    r"(?P<name>[a-zà-öø-ÿ]{2,})[ \t]*[.!]*[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def transcript_names(text: str) -> Iterator[tuple[int, int, tuple[str, ...]]]:
+    """``(start, end, words)`` of each lower-case speaker label of a chat transcript and of
+    each lower-case word a turn ends by addressing; nothing unless two or more lines of
+    ``text`` open with a speaker label (a transcript). The caller checks the words.
+
+    Examples
+    --------
+    >>> [w for _, _, w in transcript_names("[10:02] jane doe: hi\\nagent: thanks jane")]
+    [('jane', 'doe'), ('agent',), ('jane',)]
+    >>> list(transcript_names("note: jane doe called"))
+    []
+    """
+    if ":" not in text:
+        return
+    turns = list(_TURN.finditer(text))
+    if len(turns) < 2:
+        return
+    for m in turns:
+        yield m.start("label"), m.end("label"), tuple(m.group("label").split())
+    for m in _ADDRESSED.finditer(text):
+        yield m.start("name"), m.end("name"), (m.group("name"),)

@@ -7,7 +7,7 @@ import itertools
 import re
 
 from veil.text.recognition._finding import Explanation, Finding
-from veil.text.recognition._lower_names import cued_lower_pairs
+from veil.text.recognition._lower_names import cued_lower_pairs, transcript_names
 from veil.text.recognition._places import gazetteer
 from veil.text.recognition._recognizer import (
     Pattern,
@@ -467,6 +467,28 @@ class LexiconNameRecognizer(Recognizer):
             for a, b, given, surname in cued_lower_pairs(text)
             if _lower_full_name(given, surname)
         )
+        out.extend(self._transcript(text))
+        return out
+
+    def _transcript(self, text: str) -> list[Finding]:
+        """A chat transcript's speaker written in lower case, as a label ("[10:02] jane
+        doe: hi", "jane: ok") or addressed at the end of a turn ("agent: done, thanks
+        jane"): a known given name that is no everyday, charting, calendar or place word,
+        with a surname-like second word if two ("agent:", "me:" stay)."""
+        out = []
+        places = gazetteer()
+        for a, b, words in transcript_names(text):
+            given = words[0]
+            if len(words) == 2 and not _lower_full_name(*words):
+                continue
+            if (
+                _given_name(given)
+                and given not in common_words()
+                and given not in CALENDAR_WORDS
+                and given.title() not in places
+                and given not in _SAINTS
+            ):
+                out.append(self._finding(a, b, "transcript_lower"))
         return out
 
     def _asked_or_acting(self, text: str) -> list[Finding]:
