@@ -331,3 +331,139 @@ def test_a_status_shows_the_tight_compositions_only_with_curves(ledger: BudgetLe
     assert st.enforced is st.spent["basic"] and st.n_spends == 2
     assert ledger.history("d")[1].curve == {"type": "pure", "epsilon": 0.25}
     assert ledger.history("d")[0].curve is None
+
+
+def test_every_spend_read_back_names_its_dataset(ledger: BudgetLedger) -> None:
+    ledger.spend("d", epsilon=0.1, what="a")
+    assert [h.dataset for h in ledger.history("d")] == ["d"]
+    with ledger.charge("d", epsilon=0.1, what="b", mechanism="m") as s:
+        assert s.dataset == "d"
+        assert ledger.release("d", s.id or "").dataset == "d"
+
+
+def test_removed_work_gives_back_its_delta_to_the_running_sums(ledger: BudgetLedger) -> None:
+    with (
+        pytest.raises(RuntimeError),
+        ledger.charge("d", epsilon=0.5, delta=5e-7, what="x", mechanism="m"),
+    ):
+        raise RuntimeError
+    with ledger.charge("d", epsilon=0.25, delta=2.5e-7, what="y", mechanism="m") as s:
+        ledger.release("d", s.id or "")
+    # the whole delta is left: the running sums (which the check reads) gave both back
+    ledger.spend("d", epsilon=0.5, delta=1e-6, what="all the delta")
+    assert ledger.verify("d")["ok"]
+
+
+def test_revoke_removes_committed_spends_only(ledger: BudgetLedger) -> None:
+    with ledger.charge("d", epsilon=0.25, what="x", mechanism="m") as s:
+        ledger._revoke("d", [s])  # still a reservation: its charge decides, not a revoke
+        assert [h.status for h in ledger.history("d")] == ["reserved"]
+    assert [h.status for h in ledger.history("d")] == ["committed"]
+    v = ledger.verify("d")
+    assert v["ok"] and v["epsilon_running_sum"] == 0.25
+
+
+def test_submitted_spends_check_the_fingerprint(path: Path) -> None:
+    with BudgetLedger(f"sqlite:///{path}") as led:
+        led.init("d", epsilon=1.0, fingerprint="abc")
+        fut = led._submit_spends("d", [SpendRequest(0.1, 0.0, "a", "m")], fingerprint="abd")
+        with pytest.raises(InputError, match="does not match the fingerprint"):
+            fut.result()
+        assert led.history("d") == []
+
+
+def test_submitted_spends_run_one_at_a_time_on_the_ledger_thread(path: Path) -> None:
+    import threading
+    import time
+
+    with BudgetLedger(f"sqlite:///{path}") as led:
+        led.init("d", epsilon=1.0)
+        names: list[str] = []
+
+        def slow() -> None:
+            names.append(threading.current_thread().name)
+            time.sleep(0.05)  # the next submission arrives while this one runs
+
+        led._before_commit = slow
+        futures = [led._submit_spends("d", [SpendRequest(0.1, 0.0, "a", "m")]) for _ in range(3)]
+        for f in futures:
+            f.result()
+        assert names == ["veil-ledger_0"] * 3
+
+
+@pytest.mark.parametrize(
+    ("offset", "ok"),
+    [(0.0, True), (1e-10, True), (1e-7, False), (0.5, False)],
+)
+def test_verify_compares_the_running_sum_within_rounding(
+    ledger: BudgetLedger, path: Path, offset: float, ok: bool
+) -> None:
+    ledger.spend("d", epsilon=0.5, what="x")
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text("update veil_datasets set epsilon_sum = epsilon_sum + :o"), {"o": offset}
+        )
+    engine.dispose()
+    v = ledger.verify("d")
+    assert v["ok"] is ok and v["n_spends"] == v["n_spends_recorded"] == 1
+    assert v["epsilon_running_sum"] == 0.5 + offset
+
+
+def test_verify_of_an_empty_history_allows_only_tiny_rounding(path: Path) -> None:
+    with BudgetLedger(f"sqlite:///{path}") as led:
+        led.init("d", epsilon=1.0)
+        engine = sa.create_engine(f"sqlite:///{path}")
+        with engine.begin() as conn:
+            conn.execute(sa.text("update veil_datasets set epsilon_sum = 1e-13"))
+        assert led.verify("d")["ok"]
+        with engine.begin() as conn:
+            conn.execute(sa.text("update veil_datasets set epsilon_sum = 1e-11, n_spends = 0"))
+        assert not led.verify("d")["ok"]
+        with engine.begin() as conn:
+            conn.execute(sa.text("update veil_datasets set epsilon_sum = 0, n_spends = 1"))
+        assert not led.verify("d")["ok"]  # a count that disagrees, sums that agree
+        engine.dispose()
+
+
+def test_a_locked_ledger_keeps_the_reservation_counted_and_says_what(
+    path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+    import sqlite3
+
+    from veil._errors import LedgerUnavailableError
+
+    led = BudgetLedger(f"sqlite:///{path}", busy_timeout=0.2)
+    led.init("d", epsilon=1.0)
+    holder = sqlite3.connect(path, isolation_level=None)
+    caplog.set_level(logging.WARNING, logger="veil.dp._ledger")
+    try:
+        with (
+            pytest.raises(RuntimeError),
+            led.charge("d", epsilon=0.25, what="x", mechanism="m") as s,
+        ):
+            holder.execute("BEGIN IMMEDIATE")  # another process takes the lock meanwhile
+            raise RuntimeError
+        holder.execute("ROLLBACK")
+        assert [r.getMessage() for r in caplog.records] == [
+            "could not remove 1 spend(s) of failed work; they stay counted"
+        ]
+        with (
+            pytest.raises(LedgerUnavailableError) as info,
+            led.charge("d", epsilon=0.25, what="z", mechanism="m"),
+        ):
+            holder.execute("BEGIN IMMEDIATE")
+        holder.execute("ROLLBACK")
+        assert "nothing was committed" in info.value.message
+        holder.execute("BEGIN IMMEDIATE")
+        with pytest.raises(LedgerUnavailableError) as info:
+            led.release("d", s.id or "")
+        holder.execute("ROLLBACK")
+        assert "nothing was released" in info.value.message
+    finally:
+        if holder.in_transaction:
+            holder.execute("ROLLBACK")
+        holder.close()
+    assert [h.status for h in led.history("d")] == ["reserved", "reserved"]
+    led.close()
