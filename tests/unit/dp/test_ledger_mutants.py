@@ -467,3 +467,10 @@ def test_a_locked_ledger_keeps_the_reservation_counted_and_says_what(
         holder.close()
     assert [h.status for h in led.history("d")] == ["reserved", "reserved"]
     led.close()
+
+
+def test_a_budget_needs_epsilon_even_with_delta(ledger: BudgetLedger) -> None:
+    with pytest.raises(InputError) as info:
+        ledger.init("z", epsilon=0.0, delta=1e-6)
+    assert info.value.message == "epsilon must be > 0"
+    assert ledger.datasets() == ["d"]
