@@ -104,6 +104,12 @@ def test_init_again_with_the_recorded_fingerprint(path: Path) -> None:
         led.init("d", epsilon=1.0, fingerprint="f1")
         led.init("d", epsilon=1.0, fingerprint="f1", exist_ok=True)
         led.init("d", epsilon=1.0, exist_ok=True)  # no fingerprint given: not compared
+        # the recorded budget stands, once, with its fingerprint
+        assert led.datasets() == ["d"]
+        status = led.status("d")
+        assert (status.fingerprint, status.epsilon_total, status.n_spends) == ("f1", 1.0, 0)
+        with pytest.raises(InputError, match="already has a budget"):
+            led.init("d", epsilon=1.0, fingerprint="f2", exist_ok=True)  # other data
 
 
 def test_unknown_composition_names_the_valid_ones(ledger: BudgetLedger) -> None:
