@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -230,10 +231,13 @@ def test_main_writes_results_without_text(
     (tmp_path / "corpus").mkdir()
     corpus = _write_deid(tmp_path / "corpus")
 
-    def fake_predict(model: str, texts: list[str], profiles: list[str]) -> dict[str, Any]:
+    def fake_predict(
+        model: str, texts: list[str], profiles: list[str], thresholds: Sequence[float] = ()
+    ) -> dict[str, Any]:
         start, end = _at("Mercy")[0], _at("Boston")[1]
         hit = [{"start": start, "end": end, "entity_type": "LOCATION", "score": 0.9}]
         assert profiles == ["hipaa"]
+        assert list(thresholds) == []  # no --veil-threshold given
         return {
             "veil": [hit, []],
             "veil_hipaa": [[], []],
