@@ -10,6 +10,10 @@ Examples
 >>> result = veil.run_policy(policy)  # doctest: +SKIP
 """
 
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
 from veil._errors import (
     InputError,
     KeyMismatchError,
@@ -26,9 +30,11 @@ from veil._errors import (
     WeakKeyError,
 )
 from veil._version import __version__
-from veil.io import read_table, write_table
-from veil.pipeline import RunResult, run_policy
-from veil.policy import Policy, load_policy
+
+if _TYPE_CHECKING:
+    from veil.io import read_table, write_table
+    from veil.pipeline import RunResult, run_policy
+    from veil.policy import Policy, load_policy
 
 __all__ = [
     "InputError",
@@ -52,3 +58,27 @@ __all__ = [
     "run_policy",
     "write_table",
 ]
+
+# the entry points, imported on first use: a command that only detects text in a file does
+# not import the pipeline (``veil text detect``'s start-up)
+_HOME = {
+    "read_table": "veil.io",
+    "write_table": "veil.io",
+    "RunResult": "veil.pipeline",
+    "run_policy": "veil.pipeline",
+    "Policy": "veil.policy",
+    "load_policy": "veil.policy",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'veil' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,22 +1,34 @@
-"""The YAML policy: what each column is and what guarantee the release must reach."""
+"""The YAML policy: what each column is and what guarantee the release must reach.
 
-from veil.policy._loader import load_policy, parse_policy, policy_schema
-from veil.policy._models import (
-    DETECT_SCORE_THRESHOLD,
-    REDACT_SCORE_THRESHOLD,
-    ColumnConfig,
-    DataConfig,
-    DPConfig,
-    HierarchyConfig,
-    OutputConfig,
-    Policy,
-    PrivacyConfig,
-    Role,
-    SearchConfig,
-    SynthConfig,
-    TextConfig,
-    TransformConfig,
-)
+Each name is imported from its module on first use: ``veil text detect`` reads only the
+text section's model (:class:`TextConfig`) and the thresholds, not every policy model.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from veil.policy._loader import load_policy, parse_policy, policy_schema
+    from veil.policy._models import (
+        ColumnConfig,
+        DataConfig,
+        DPConfig,
+        HierarchyConfig,
+        OutputConfig,
+        Policy,
+        PrivacyConfig,
+        Role,
+        SearchConfig,
+        SynthConfig,
+        TransformConfig,
+    )
+    from veil.policy._text_models import (
+        DETECT_SCORE_THRESHOLD,
+        REDACT_SCORE_THRESHOLD,
+        TextConfig,
+    )
 
 __all__ = [
     "DETECT_SCORE_THRESHOLD",
@@ -37,3 +49,19 @@ __all__ = [
     "parse_policy",
     "policy_schema",
 ]
+
+_TEXT = ("DETECT_SCORE_THRESHOLD", "REDACT_SCORE_THRESHOLD", "TextConfig")
+_LOADER = ("load_policy", "parse_policy", "policy_schema")
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'veil.policy' has no attribute {name!r}")
+    home = "_text_models" if name in _TEXT else "_loader" if name in _LOADER else "_models"
+    value = getattr(importlib.import_module(f"veil.policy.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -114,7 +114,9 @@ import json, sys
 from veil.text import TextAnalyzer
 found = TextAnalyzer.from_config().analyze(
     "Email jane.doe@example.org or call John Smith at 555-123-4567 in Boston.")
-loaded = [m for m in ("faker", "tldextract", "spacy.cli", "requests", "torch") if m in sys.modules]
+unneeded = ("faker", "tldextract", "spacy.cli", "requests", "torch", "langcodes",
+            "veil.text.evaluation._corpus", "veil.text.replacement._operators")
+loaded = [m for m in unneeded if m in sys.modules]
 print(json.dumps({"loaded": loaded, "found": sorted(f.entity_type for f in found)}))
 """
 
@@ -136,3 +138,20 @@ def test_detecting_with_a_warm_cache_imports_no_package_it_does_not_use(tmp_path
     assert runs[0]["found"] == runs[1]["found"]
     assert {"EMAIL_ADDRESS", "PERSON", "PHONE_NUMBER", "LOCATION"} <= set(runs[1]["found"])
     assert runs[1]["loaded"] == [], f"detect imported {runs[1]['loaded']}"
+
+
+def test_spacy_matches_language_codes_after_the_langcodes_stand_in() -> None:
+    probe = (
+        "import sys, json\n"
+        "from veil.text.vocab._spacy_load import import_spacy\n"
+        "spacy = import_spacy()\n"
+        "before = 'langcodes' in sys.modules\n"
+        "match = spacy.util.find_matching_language('en-US')\n"
+        "print(json.dumps([before, match, spacy.util.langcodes is sys.modules['langcodes']]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [False, "en", True]

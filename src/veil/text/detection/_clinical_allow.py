@@ -35,8 +35,7 @@ off from its context by a window edge is judged without it.
 
 from __future__ import annotations
 
-import re
-
+from veil._lazyre import lazy_compile
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
@@ -58,7 +57,7 @@ _SCORE = 0.6
 #: say which rule of the precise pass reported a word without its context
 _RULE = "not_in_allow_list"
 
-_WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’][^\W\d_]+)*(?!\w)")
+_WORD = lazy_compile(r"(?<!\w)[^\W\d_]+(?:['’][^\W\d_]+)*(?!\w)")
 _PLACE_BEFORE = word_set("to from at in near via @ transfer transferred admitted lives")
 _PLACE_AFTER = word_set(
     "hospital hosp rehab clinic hospice infirmary manor memorial medical center ctr nursing"
@@ -72,7 +71,7 @@ _UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clini
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
 _NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
 _JOINERS = frozenset({"and", "&", "/"})
-_INITIAL = re.compile(r"(?<![\w.])[A-Z]\.\s?$")
+_INITIAL = lazy_compile(r"(?<![\w.])[A-Z]\.\s?$")
 
 
 def allow_pass_applies(profile: str, text: str) -> bool:

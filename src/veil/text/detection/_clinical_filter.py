@@ -35,8 +35,7 @@ from a labelled corpus.
 
 from __future__ import annotations
 
-import re
-
+from veil._lazyre import lazy_compile
 from veil.text.recognition._clinical_shapes import is_english
 from veil.text.recognition._finding import Finding
 from veil.text.vocab._clinical_vocab import is_name_word
@@ -49,9 +48,9 @@ CLINICAL_LABELS = word_set("cc ss card case plan staff group order file ni nin d
 #: top-level domains a web address in a note carries (generic ones read as words there)
 WEB_TLDS = word_set("com org net edu gov mil int us uk ca au de fr io info biz")
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_LONG_NUMBER = re.compile(r"\d{5}")
-_SCHEME = re.compile(r"(?i)(?:https?|ftp)://|www\.")
+_WORD = lazy_compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_LONG_NUMBER = lazy_compile(r"\d{5}")
+_SCHEME = lazy_compile(r"(?i)(?:https?|ftp)://|www\.")
 
 
 _FACILITY = word_set(

@@ -7,9 +7,9 @@ replaced the street alone would leave it in clear ("36 <STREET_ADDRESS> Rzeszów
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Finding
 
 __all__ = ["with_house_numbers"]
@@ -17,12 +17,12 @@ __all__ = ["with_house_numbers"]
 # "36", "36A", "36/2", "36-38", "No. 36", each with an optional comma, just before the
 # street; not a number that goes on from a longer one ("tel 555 36 Main ...": a digit or a
 # separator before it)
-_HOUSE_NUMBER = re.compile(
+_HOUSE_NUMBER = lazy_compile(
     r"(?<![\w.,/+-])(?:(?:[Nn]o\.?|[Nn]r\.?|#)[ \t]*)?\d{1,5}[A-Za-z]?(?:[/-]\d{1,4}[A-Za-z]?)?"
     r"[ \t]*,?[ \t]+$"
 )
 
-_YEAR = re.compile(r"(?:19|20)\d{2}\b")
+_YEAR = lazy_compile(r"(?:19|20)\d{2}\b")
 
 
 def with_house_numbers(text: str, findings: Sequence[Finding]) -> list[Finding]:

@@ -29,6 +29,7 @@ import datetime as _dt
 import re
 
 from veil._errors import PolicyError
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Finding
 from veil.text.vocab._lexicon import state_or_country
 
@@ -43,21 +44,21 @@ PROFILES: dict[str, str] = {
     "clinical vocabulary",
 }
 
-_YEAR_ONLY = re.compile(
+_YEAR_ONLY = lazy_compile(
     r"(?:(?:in|the|of|since|during|until|by|from|year|circa|c\.|early|mid|late)[\s-]+)*"
     r"(?:(?:19|20)\d{2}|(?:19|20)?\d0'?s|'\d0s)",
     re.IGNORECASE,
 )
 _CLOCK = r"(?:\d{1,2}(?::\d{2}){0,2}\s*(?:[ap]\.?m\.?|o'?clock|h(?:rs?|ours)?)?|\d{4}\s*h(?:rs?)?|noon|midnight)"
-_TIME_ONLY = re.compile(
+_TIME_ONLY = lazy_compile(
     rf"(?:(?:at|@|around|about|approx\.?|approximately|by|until|from)\s*)*{_CLOCK}"
     rf"(?:\s*(?:-|to|and|until)\s*{_CLOCK})?",
     re.IGNORECASE,
 )
-_BIRTH_BEFORE = re.compile(
+_BIRTH_BEFORE = lazy_compile(
     r"\b(?:born|birth|birthdate|b\.|dob|d\.o\.b\.?|yob)\b[^\n\d]{0,20}$", re.IGNORECASE
 )
-_YEAR = re.compile(r"(?:19|20)\d{2}")
+_YEAR = lazy_compile(r"(?:19|20)\d{2}")
 
 
 def check_profile(name: str) -> str:

@@ -26,10 +26,10 @@ True
 from __future__ import annotations
 
 import random
-import re
 from datetime import date, timedelta
 from typing import Any
 
+from veil._lazyre import lazy_compile
 from veil.text.evaluation._corpus_secrets import SECRET_TYPES, secret_value
 from veil.text.replacement._surrogate import faker_postal_address
 
@@ -435,7 +435,7 @@ class _Filler:
 
 
 # a slot name may hold digits ("{_B64IMG}", a filler of the secrets corpus)
-_SLOT = re.compile(r"\{([A-Z_][A-Z0-9_]*(?::[a-z_]+)?)\}")
+_SLOT = lazy_compile(r"\{([A-Z_][A-Z0-9_]*(?::[a-z_]+)?)\}")
 
 
 def generate_clinical_notes(

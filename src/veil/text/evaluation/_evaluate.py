@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from veil._errors import InputError
+from veil._lazyre import lazy_compile
 
 __all__ = ["EvaluationReport", "evaluate_spans", "load_gold", "load_label_map"]
 
@@ -181,7 +181,7 @@ class EvaluationReport:
         return t
 
 
-_TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
+_TOKEN = lazy_compile(r"[^\W_]+|[^\w\s]|_")
 
 
 def _token_labels(

@@ -3,8 +3,7 @@ Marta", "Isabel & Anthony"): a step after the recognizers, since it reads their 
 
 from __future__ import annotations
 
-import re
-
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._names import _CAP, _given_name
 from veil.text.vocab._lexicon import clinical_register, first_last_name, name_lexicon
@@ -15,12 +14,12 @@ __all__ = ["COORDINATED_SCORE", "coordinated_names"]
 # "Isabel & Anthony". What joins them: "and", "or", "&", or a comma inside a list that goes
 # on (", Luis and"), never a lone comma ("Thanks, John, Paris is lovely").
 _JOIN = r"(?:[ \t]*,[ \t]*(?:(?:and|or|&)[ \t]+)?|[ \t]+(?:and|or|&)[ \t]+)"
-_JOIN_AFTER = re.compile(_JOIN)
-_COORD_NAME = re.compile(rf"({_CAP})(?:[ \t]+({_CAP}))?(?![\w'’-])")
-_LIST_GOES_ON = re.compile(rf"{_JOIN}{_CAP}")
-_WORD_BEFORE_JOIN = re.compile(rf"(?<![\w'’.-])({_CAP})({_JOIN})$")
-_WORD_BEFORE = re.compile(rf"(?<![\w'’.-])({_CAP})[ \t]+$")
-_CONJUNCTION = re.compile(r"\b(?:and|or)\b|&")
+_JOIN_AFTER = lazy_compile(_JOIN)
+_COORD_NAME = lazy_compile(rf"({_CAP})(?:[ \t]+({_CAP}))?(?![\w'’-])")
+_LIST_GOES_ON = lazy_compile(rf"{_JOIN}{_CAP}")
+_WORD_BEFORE_JOIN = lazy_compile(rf"(?<![\w'’.-])({_CAP})({_JOIN})$")
+_WORD_BEFORE = lazy_compile(rf"(?<![\w'’.-])({_CAP})[ \t]+$")
+_CONJUNCTION = lazy_compile(r"\b(?:and|or)\b|&")
 COORDINATED_SCORE = 0.6
 
 

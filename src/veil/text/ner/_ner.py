@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from veil._errors import InputError
+from veil._lazyre import lazy_compile
 from veil.text.ner._ner_lines import line_pieces
 from veil.text.recognition._dates import MONTHS, looks_like_absolute_date
 from veil.text.recognition._finding import Explanation, Finding
@@ -80,7 +81,7 @@ _ROLE_TEXT = (
     "employee contact from to cc attn"
 )
 _ROLE_WORDS = frozenset(_ROLE_TEXT.split())
-_TITLES = re.compile(
+_TITLES = lazy_compile(
     r"^(?:(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Rev|Fr|Sr|Jr)\.?\s+)+", re.IGNORECASE
 )
 
@@ -254,7 +255,7 @@ def _one_blas_thread() -> Iterator[None]:
 
 # a span of mask tokens only ("XXXX-XXXX-XXXX", "XXX XX", "****"): each at least two
 # characters, so a one-letter name ("Malcolm X") is not one
-_MASKED_WORDS = re.compile(r"(?:[Xx*#•●]{2,}[\s./-]*)+")
+_MASKED_WORDS = lazy_compile(r"(?:[Xx*#•●]{2,}[\s./-]*)+")
 
 
 def _plausible(entity: str, span: str) -> bool:
@@ -296,14 +297,14 @@ _INTRODUCERS = RELATION_WORDS | word_set(
     "dr mr mrs ms miss mx prof friend partner neighbor neighbour rn np pa md attending "
     "resident fellow intern dear spoke called paged notified per with by"
 )
-_WORDS = re.compile(r"[^\W\d_][\w'’.&-]*")
+_WORDS = lazy_compile(r"[^\W\d_][\w'’.&-]*")
 _PLACE_PREPOSITIONS = word_set(
     "in from to at near of outside lives living moved visiting returned home"
 )
-_RELATION_BEFORE = re.compile(rf"\b(?:{relation_pattern()})\s+$", re.IGNORECASE)
+_RELATION_BEFORE = lazy_compile(rf"\b(?:{relation_pattern()})\s+$", re.IGNORECASE)
 # a name introduced by its bearer, greeted or signed: "My name is Paco", "I'm Loreto"
 # (towns too, so the gazetteer does not keep them places here)
-_INTRO_BEFORE = re.compile(
+_INTRO_BEFORE = lazy_compile(
     r"\b(?:my\s+name\s+is|call\s+me|name\s*:|i['’]m|i\s+am"
     # and a greeting or a sign-off: "Dear Virginia,", "Thanks Martin!", "Regards, Lucca"
     r"|dear|hi|hello|hey|thanks|thank\s+you|(?:regards|cheers|sincerely|best)\s*,)\s*$",
@@ -311,10 +312,12 @@ _INTRO_BEFORE = re.compile(
 )
 
 
-_CLOCK = re.compile(r"(?:\bat |@ ?)(?:[01]\d|2[0-3])[0-5]\d\b|\b(?:[01]\d|2[0-3])[0-5]\d\s*hrs?\b")
+_CLOCK = lazy_compile(
+    r"(?:\bat |@ ?)(?:[01]\d|2[0-3])[0-5]\d\b|\b(?:[01]\d|2[0-3])[0-5]\d\s*hrs?\b"
+)
 # a date the model finds in a note must name a month or a year; "at 1900", "@ 2000" and
 # "2100 hrs" are 24-hour clock times, as notes chart them, not years
-_CLINICAL_DATE = re.compile(
+_CLINICAL_DATE = lazy_compile(
     rf"\b{MONTHS}\b|(?<![\d./])(?<!\bat )(?<!@ )(?<!@)(?:19|20)\d{{2}}(?![\d./]|\s*(?:hrs?|h)\b)"
 )
 
@@ -382,7 +385,7 @@ def _clinical_ok(entity: str, text: str, start: int, end: int) -> bool:
     return True
 
 
-_DATE_LEAD = re.compile(
+_DATE_LEAD = lazy_compile(
     r"(?:before|after|since|until|till|by|on|around|about|from|during|as\s+of)\s+(?=\S)"
 )
 
@@ -448,11 +451,11 @@ def _trim(text: str, start: int, end: int, entity: str) -> tuple[int, int]:
     return start, end
 
 
-_INITIAL = re.compile(r"[A-Z]\.")
+_INITIAL = lazy_compile(r"[A-Z]\.")
 _POSSESSIVE = ("'s", "’s")
 
 
-_JOINED_PAIR = re.compile(r"(\S.*?)\s+(?:&|and|or)\s+(\S.*)")
+_JOINED_PAIR = lazy_compile(r"(\S.*?)\s+(?:&|and|or)\s+(\S.*)")
 
 
 def _two_people(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
@@ -493,7 +496,7 @@ def _named(span: str) -> bool:
 # "Þórunn R. Aðalsteinsdóttir"; the shape of a person's name whether or not the lexicon
 # knows its words
 _NAME_WORD = rf"[{UPPER_LATIN}][{LOWER_LATIN}]+(?:-[{UPPER_LATIN}][{LOWER_LATIN}]+)?"
-_MIDDLE_INITIAL = re.compile(
+_MIDDLE_INITIAL = lazy_compile(
     rf"{_NAME_WORD}(?: {_NAME_WORD})? [{UPPER_LATIN}]\.?"
     rf"(?: {_NAME_WORD})?(?: (?:van|von|de|der|den|da|das|dos|do|di|du|del|la|le))* {_NAME_WORD}"
 )

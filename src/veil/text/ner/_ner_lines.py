@@ -3,10 +3,10 @@ its later lines stay (a step of :class:`veil.text.ner._ner.SpacyNerRecognizer`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from veil._lazyre import lazy_compile
 from veil.text.vocab._lexicon import (
     LOWER_LATIN,
     NOTE_WORDS,
@@ -17,9 +17,9 @@ from veil.text.vocab._lexicon import (
 
 __all__ = ["line_pieces"]
 
-_INITIAL = re.compile(r"[A-Z]\.")
+_INITIAL = lazy_compile(r"[A-Z]\.")
 
-_WRAPPED_NAME_WORD = re.compile(rf"[{UPPER_LATIN}][{LOWER_LATIN}'’-]+")
+_WRAPPED_NAME_WORD = lazy_compile(rf"[{UPPER_LATIN}][{LOWER_LATIN}'’-]+")
 
 
 def line_pieces(ents: Iterable[Any], text: str) -> Iterator[tuple[Any, int, int]]:
@@ -78,7 +78,7 @@ class _PlacePiece:
 
 
 _PLACE_LABELS = frozenset(("GPE", "LOC", "FAC"))
-_LINE_PIECE = re.compile(r"[^\n>]+")
+_LINE_PIECE = lazy_compile(r"[^\n>]+")
 
 
 def _later_lines(label: str, text: str, cut: int, end: int) -> Iterator[tuple[int, int, bool]]:

@@ -14,8 +14,7 @@ surname opening the next is a person though nothing found either (score 0.6).
 
 from __future__ import annotations
 
-import re
-
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._names import _given_name, surname_like
 from veil.text.vocab._lexicon import LOWER_LATIN, UPPER_LATIN, first_last_name
@@ -25,10 +24,10 @@ __all__ = ["join_wrapped_names"]
 _WORD = rf"[{UPPER_LATIN}][{LOWER_LATIN}]+(?:['’-][{UPPER_LATIN}]?[{LOWER_LATIN}]+)*"
 # the break: spaces, one line break, a reply's quote marks and spaces
 _BREAK = r"[ \t]*\r?\n(?:[ \t]*>)*[ \t]*"
-_NEXT = re.compile(
+_NEXT = lazy_compile(
     rf"{_BREAK}({_WORD})(?:[ \t]+({_WORD}))?(?=[ \t]*(?:[^\w \t]|$)|[ \t]+[{LOWER_LATIN}\d])"
 )
-_BEFORE = re.compile(rf"(?<![\w'’.-])({_WORD}){_BREAK}$")
+_BEFORE = lazy_compile(rf"(?<![\w'’.-])({_WORD}){_BREAK}$")
 SCORE = 0.85
 
 
@@ -68,7 +67,7 @@ def join_wrapped_names(text: str, findings: list[Finding]) -> list[Finding]:
     return out
 
 
-_PAIR = re.compile(rf"(?<![\w'’.-])({_WORD}){_BREAK}({_WORD})(?![\w'’-])")
+_PAIR = lazy_compile(rf"(?<![\w'’.-])({_WORD}){_BREAK}({_WORD})(?![\w'’-])")
 
 
 def _lexicon_pairs(text: str, findings: list[Finding]) -> list[Finding]:

@@ -67,6 +67,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._recognizer import (
     scan,
 )
@@ -122,7 +123,7 @@ _PARTICLE = (
 _ELIDED = rf"(?!{_UNIT_WORDS}\b)(?:[dlDL]['’])?[{_UP}][\w'’.-]*"  # "d'Alsace", "l'Église"
 _RNAME = rf"(?:(?:{_PARTICLE}|{_ELIDED})[ \t]+){{0,5}}{_ELIDED}"
 
-_EN_LINE = re.compile(
+_EN_LINE = lazy_compile(
     rf"(?<![\w/#.-])(?=\d|#|{_UNIT_WORDS})"
     # a unit, then a comma, a space, a line break or Australia's slash ("Unit 3/12 Smith St")
     rf"(?:(?P<unit>{_UNIT})(?:,?(?:{_LINE_BREAK}|[ \t]+)|[ \t]*/[ \t]*(?=\d)))?"
@@ -131,17 +132,17 @@ _EN_LINE = re.compile(
     rf"(?:(?P<num>{_NUM})(?P<comma>[ \t]*,)?[ \t]+)?"
     rf"(?P<words>(?:{_NAMEWORD}[ \t]+){{0,5}}{_NAMEWORD})"
 )
-_PO_BOX = re.compile(r"(?<![\w])P\.?[ \t]?O\.?[ \t]+Box[ \t]+\d{1,6}(?![\w])", re.IGNORECASE)
-_MILITARY = re.compile(
+_PO_BOX = lazy_compile(r"(?<![\w])P\.?[ \t]?O\.?[ \t]+Box[ \t]+\d{1,6}(?![\w])", re.IGNORECASE)
+_MILITARY = lazy_compile(
     rf"(?<![\w])(?:(?:PSC|CMR|Unit)[ \t]+\d{{1,5}},?[ \t]+Box[ \t]+\d{{1,5}}|(?:USNS|USNV|USS|USCGC)[ \t]+{_WORD})"
 )
-_GERMANIC_LINE = re.compile(rf"(?<![\w/#.-])(?P<street>{_WORD})[ \t]+(?P<num>{_NUM})(?![\w])")
-_ROMANCE_LINE = re.compile(
+_GERMANIC_LINE = lazy_compile(rf"(?<![\w/#.-])(?P<street>{_WORD})[ \t]+(?P<num>{_NUM})(?![\w])")
+_ROMANCE_LINE = lazy_compile(
     rf"(?<![\w])(?P<type>{'|'.join(re.escape(t) for t in sorted({**_ROMANCE, **_ROMANCE_WEAK}, key=len, reverse=True))})"
     rf"[ \t]+(?P<name>{_RNAME})(?:[ \t]*,[ \t]*|[ \t]+)"
     rf"(?P<num>\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}}[A-Za-z]?)?|[sS]/[nN])(?![\w])"
 )
-_FRENCH_LINE = re.compile(
+_FRENCH_LINE = lazy_compile(
     rf"(?<![\w/#.,-])(?:(?P<num>\d{{1,5}}[A-Za-z]?(?:[ \t]+(?:bis|ter|quater))?),?[ \t]+)?"
     rf"(?P<type>(?i:{'|'.join(re.escape(t) for t in (*_FRENCH, *_FRENCH_LOWER))}))"
     rf"[ \t]+(?P<name>{_RNAME})"
@@ -162,14 +163,14 @@ _NORDIC_APART = {
     "vej": (True, "DK"), "gade": (True, "DK"), "plads": (True, "DK"), "torv": (False, "DK"),
     "stræde": (True, "DK"), "bakke": (False, "DK"),
 }  # fmt: skip
-_NORDIC_APART_LINE = re.compile(
+_NORDIC_APART_LINE = lazy_compile(
     rf"(?<![\w/#.,-])(?P<name>{_WORD}(?:[ \t]+{_WORD}){{0,2}})[ \t]+"
     rf"(?P<type>{'|'.join(_NORDIC_APART)})[ \t]+(?P<num>{_NUM})(?![\w])"
 )
-_NORDIC_MARK = re.compile(rf"[ \t](?:{'|'.join(_NORDIC_APART)})[ \t]+\d")
+_NORDIC_MARK = lazy_compile(rf"[ \t](?:{'|'.join(_NORDIC_APART)})[ \t]+\d")
 # a superset of _GENERIC_PC, one branch, and of the Brazilian tail's CEP without its hyphen
-_GENERIC_MARK = re.compile(r"\d\d\d[ \t-]\d\d|\d{8}")
-_GENERIC_LINE = re.compile(
+_GENERIC_MARK = lazy_compile(r"\d\d\d[ \t-]\d\d|\d{8}")
+_GENERIC_LINE = lazy_compile(
     rf"(?<![\w/#.,-])(?P<name>{_WORD}(?:[ \t]+(?:{_PARTICLE}|pod|nad|na|u|v|náměstí|třída|"
     rf"nábřeží|ulice|{_WORD})){{0,3}})"
     rf"[ \t]+(?P<num>\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}}[A-Za-z]?)?)(?![\w])"
@@ -190,31 +191,31 @@ _CZ_OPENERS = frozenset(_CZ_OPENERS_TEXT.split())
 # possessive agreeing with the unwritten "ulice" ("Hasičská 977", "Havlíčkova 403/12",
 # "Vstupní 26"); "977/12" is the Czech land-register and street number pair
 _CZ_ENDINGS = r"(?:ská|cká|ské|cké|ní|ná|ova|ovo|ina|ého)"
-_CZ_ENDING = re.compile(rf"{_CZ_ENDINGS}$")
-_CZ_LONE_LINE = re.compile(
+_CZ_ENDING = lazy_compile(rf"{_CZ_ENDINGS}$")
+_CZ_LONE_LINE = lazy_compile(
     rf"(?<![\w/#.,-])(?P<name>(?:{'|'.join(sorted(_CZ_OPENERS, key=len, reverse=True))})"
     rf"[ \t]+{_WORD}(?:[ \t]+{_WORD})?|[{_UP}]\w*{_CZ_ENDINGS})"
     rf"[ \t]+(?P<num>\d{{1,4}}[a-z]?(?P<orient>/\d{{1,4}}[a-z]?)?)(?![\w])"
 )
-_BARE_INTERIOR = re.compile(r"[ \t]+\d{1,4}[A-Za-z]?(?![\w])")  # Mexico: "Juárez 834 701"
+_BARE_INTERIOR = lazy_compile(r"[ \t]+\d{1,4}[A-Za-z]?(?![\w])")  # Mexico: "Juárez 834 701"
 # New Zealand Post: a rural delivery number on the line after the street ("RD 7")
-_RD_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})RD[ \t]+\d{{1,2}}(?![\w])")
+_RD_AFTER = lazy_compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})RD[ \t]+\d{{1,2}}(?![\w])")
 # India Post: the house number ("H.No. 12", "45/145") stands apart, after it the street or
 # locality with its word; only before a PIN (_IN_TAIL): "12, Station Road" alone is prose
 _IN_TYPES_TEXT = (
     "Road Rd Street St Lane Path Circle Cross Main Marg Nagar Chowk Ganj Gali Colony Layout "
     "Bazaar Bazar Salai Enclave Vihar Bagh Peth"
 )
-_IN_LINE = re.compile(
+_IN_LINE = lazy_compile(
     r"(?<![\w/#.,-])(?:(?:H\.[ \t]?No\.|House[ \t]+No\.?|Flat[ \t]+No\.?)[ \t]*)?"
     rf"\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}})?(?:[ \t]*,[ \t]*|{_LINE_BREAK})"
     rf"(?:{_WORD}[ \t]+){{1,3}}(?:{'|'.join(_IN_TYPES_TEXT.split())})\.?(?![\w])"
 )
-_HOME_UNIT = re.compile(r"(?:Apt|Apartment|Flat|Unit|Suite|Ste|Studio)\b")
-_UNIT_BREAK = re.compile(rf"[ \t]*,[ \t]*|{_LINE_BREAK}")  # the unit's own line or clause
-_UNIT_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?:{_UNIT})")
-_DIRECTION_AFTER = re.compile(r"[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?")
-_BEFORE_WORD = re.compile(rf"({_WORD})[ \t]+$")
+_HOME_UNIT = lazy_compile(r"(?:Apt|Apartment|Flat|Unit|Suite|Ste|Studio)\b")
+_UNIT_BREAK = lazy_compile(rf"[ \t]*,[ \t]*|{_LINE_BREAK}")  # the unit's own line or clause
+_UNIT_AFTER = lazy_compile(rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?:{_UNIT})")
+_DIRECTION_AFTER = lazy_compile(r"[ \t]+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?")
+_BEFORE_WORD = lazy_compile(rf"({_WORD})[ \t]+$")
 # the English words a Danish "-gade" ends ("Fire Brigade 2")
 _NOT_GERMANIC = frozenset(["brigade", "renegade"])
 # adjectives that open Nordic street names, written apart: "Store Kannikevej", "Lille
@@ -223,7 +224,7 @@ _NORDIC_ADJ_TEXT = (
     "Store Lille Gammel Gamle Ny Nye Nørre Søndre Vester Vestre Øster Østre Nordre Øvre "
     "Nedre Stora Lilla Gamla Norra Södra Östra Västra Sankt Skt."
 )
-_NORDIC_ADJ = re.compile(
+_NORDIC_ADJ = lazy_compile(
     rf"(?<![\w.])(?:{'|'.join(map(re.escape, _NORDIC_ADJ_TEXT.split()))})[ \t]+$"
 )
 
@@ -246,7 +247,7 @@ _REGION_RE = "|".join(re.escape(r) for r in sorted(_REGIONS, key=len, reverse=Tr
 # S/N"); a unit with a letter ("Flat B, Summers Orchard"); or, for a street line without a
 # number before its town, a region after a comma ("Rue Royale, New Orleans, LA"). A text
 # with none of them is not scanned.
-_GATE = re.compile(
+_GATE = lazy_compile(
     rf"\d|[sS]/[nN]|{_UNIT_WORDS}\.?[ \t]*#?[ \t]*[A-Za-z]-?(?![\w])"
     rf"|,[ \t]*(?:{_REGION_RE})(?![\w])"
 )
@@ -271,53 +272,53 @@ _CITY = (
 )
 # city, region and postcode on one line ("Dayton, OH 45402") or on lines of their own, as
 # an envelope's block may set them ("DAYTON\nOH 45402", "Springfield\nIllinois\n62704")
-_REGION_TAIL = re.compile(
+_REGION_TAIL = lazy_compile(
     rf"{_SEP}(?P<city>{_CITY})(?P<rsep>[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)"
     rf"(?P<region>{_REGION_RE})(?![\w])"
     rf"(?:(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)(?P<pc>\d{{5}}(?:-\d{{4}})?|\d{{4}}|{_CA_PC}))?"
     r"(?![\w-])"
 )
-_LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
-_UK_TAIL = re.compile(rf"{_SEP}(?:{_CITY}{_SEP}(?:{_CITY}{_SEP})?)?{_UK_PC}(?![\w])")
+_LINE_END = lazy_compile(r"[ \t]*(?:\r?\n|$)")
+_UK_TAIL = lazy_compile(rf"{_SEP}(?:{_CITY}{_SEP}(?:{_CITY}{_SEP})?)?{_UK_PC}(?![\w])")
 _BR_STATES = "AC|AL|AM|AP|BA|CE|DF|ES|GO|MA|MG|MS|MT|PA|PB|PE|PI|PR|RJ|RN|RO|RR|RS|SC|SE|SP|TO"
 # Brazil (Correios): street, number / neighbourhood / CEP city / state
 # a neighbourhood may be numbered by section: "Vila Santa Mônica 2ª Seção"
 _BAIRRO = rf"{_CITY}(?:[ \t]+\d{{1,2}}[ªº](?:[ \t]+{_CWORD})?)?"
-_BR_TAIL = re.compile(
+_BR_TAIL = lazy_compile(
     rf"{_SEP}(?:{_BAIRRO}(?:[ \t]*,[ \t]*|{_LINE_BREAK}))?(?:\d{{5}}-?\d{{3}})[ \t]+{_CITY}"
     rf"(?:[ \t]*[/-][ \t]*(?:{_BR_STATES})(?![\w]))?"
 )
-_DISTINCT_TAIL = re.compile(
+_DISTINCT_TAIL = lazy_compile(
     rf"{_SEP}(?P<pc>{_GENERIC_PC})(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+){_CITY}"
     r"(?:[ \t]+\d{1,2}(?![\w.,]\d))?"  # a city district: "Praha 1"
 )
-_EU_TAIL = re.compile(
+_EU_TAIL = lazy_compile(
     rf"{_SEP}(?P<pc>{_EU_PC_DISTINCT}|(?:[A-Z]{{1,2}}-)?\d{{5}}|\d{{4}}{_NL_LETTERS}|\d{{4}}(?!{_NL_LETTERS}))(?:[ \t]*,[ \t]*|{_LINE_BREAK}|[ \t]+)"
     rf"{_CITY}(?:[ \t]+CEDEX(?:[ \t]+\d{{1,2}})?)?"
     rf"|{_SEP}{_CITY}[ \t]*,[ \t]*\d{{5}}(?![\w-])"  # "Madrid, 28013", as some forms write it
 )
 # New Zealand Post: town and 4-digit postcode on their own line, after an optional rural
 # delivery line ("RD 7")
-_NZ_TAIL = re.compile(
+_NZ_TAIL = lazy_compile(
     rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})(?:RD[ \t]+\d{{1,2}}(?:[ \t]*,[ \t]*|{_LINE_BREAK}))?"
     rf"{_CITY}[ \t]+\d{{4}}(?![\w-])"
 )
 # Ireland: town (and county) lines, then the Eircode (routing key + unique identifier)
 _EIRCODE = r"(?:[AC-FHKNPRTV-Y]\d{2}|D6W)[ \t]?[0-9AC-FHKNPRTV-Y]{4}"
-_IE_TAIL = re.compile(
+_IE_TAIL = lazy_compile(
     rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK})(?:{_CITY}(?:[ \t]+\d{{1,2}})?(?:[ \t]*,[ \t]*|{_LINE_BREAK})){{0,2}}"
     rf"{_EIRCODE}(?![\w])"
 )
 # India Post: city and 6-digit PIN (zones 1 to 8; 9 is the Army Postal Service), after a
 # hyphen or a space: "Pune 411001", "Agra-282001", "Agra - 282 001"
-_IN_TAIL = re.compile(
+_IN_TAIL = lazy_compile(
     rf"(?:[ \t]*,[ \t]*|{_LINE_BREAK}){_CITY}(?:[ \t]*-[ \t]*|[ \t]+)[1-8]\d{{2}}[ \t]?\d{{3}}"
     r"(?![\w-])"
 )
-_MILITARY_TAIL = re.compile(
+_MILITARY_TAIL = lazy_compile(
     rf"{_SEP}(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{{5}}(?:-\d{{4}})?(?![\w-])"
 )
-_COUNTRY_TAIL = re.compile(
+_COUNTRY_TAIL = lazy_compile(
     rf"{_SEP}(?:USA|U\.S\.A\.|United States(?: of America)?|Canada|United Kingdom|UK|U\.K\.|"
     r"England|Scotland|Wales|Northern Ireland|Australia|Germany|Deutschland|France|Italy|Italia|"
     r"Spain|España|Netherlands|The Netherlands|Nederland|Austria|Österreich|Switzerland|"
@@ -325,15 +326,15 @@ _COUNTRY_TAIL = re.compile(
 )
 # an envelope's town on a line of its own, then the country's line: "Rua Augusta 100\nLisboa\n
 # Portugal"; a city-state's postcode may follow its name ("Singapore 238859")
-_TOWN_COUNTRY_TAIL = re.compile(
+_TOWN_COUNTRY_TAIL = lazy_compile(
     rf"{_LINE_BREAK}(?P<town>{_CITY}){_LINE_BREAK}(?P<country>{_CITY})"
     r"(?:[ \t]+\d{4,6})?(?=[ \t]*(?:\r?\n|$))"
 )
 _PC_COUNTRY = (
-    (re.compile(r"\d{5}(?:-\d{4})?"), "US"),
-    (re.compile(r"\d{4}"), "AU"),
-    (re.compile(_CA_PC), "CA"),
-    (re.compile(r"\d{5}(?:-\d{4})?"), "MX"),
+    (lazy_compile(r"\d{5}(?:-\d{4})?"), "US"),
+    (lazy_compile(r"\d{4}"), "AU"),
+    (lazy_compile(_CA_PC), "CA"),
+    (lazy_compile(r"\d{5}(?:-\d{4})?"), "MX"),
 )
 
 
@@ -414,12 +415,12 @@ _GERMANIC_TABLES = tuple(
 
 # lower-case name particles before a street named after a person ("van der Dussenring"),
 # and the given name joined to them ("Nermin-van der Dussen-Ring")
-_STREET_PARTICLES = re.compile(
+_STREET_PARTICLES = lazy_compile(
     rf"(?<![\w'’.-])(?:[{_UP}][\w'’]*-)?(?:van|von|de|ter|ten)(?:[ \t]+(?:der|den|de))?[ \t]+$"
 )
 
 
-_GIVEN_APART = re.compile(rf"(?<![\w'’.-])((?:[{_UP}][a-zß-ÿ]+[ \t]){{1,2}})$")
+_GIVEN_APART = lazy_compile(rf"(?<![\w'’.-])((?:[{_UP}][a-zß-ÿ]+[ \t]){{1,2}})$")
 
 
 def _given_before(text: str, start: int) -> int | None:
@@ -551,10 +552,10 @@ def _region_country(region: str, pc: str | None) -> str | None:
     return None
 
 
-_IN_MARK = re.compile(r"\d{3}[ \t]?\d{3}(?!\d)")  # a PIN, which the Indian family needs
-_CEP_NEAR = re.compile(r"\d{5}-?\d{3}(?!\d)")
-_EIRCODE_NEAR = re.compile(_EIRCODE)
-_NZ_NEAR = re.compile(r"\d{4}(?![\w-])")
+_IN_MARK = lazy_compile(r"\d{3}[ \t]?\d{3}(?!\d)")  # a PIN, which the Indian family needs
+_CEP_NEAR = lazy_compile(r"\d{5}-?\d{3}(?!\d)")
+_EIRCODE_NEAR = lazy_compile(_EIRCODE)
+_NZ_NEAR = lazy_compile(r"\d{4}(?![\w-])")
 
 
 # per tail regex: (the text, where the last search started, its match or None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._address import _CA_PC, _REGIONS, _UNIT_WORDS, _Address, _addresses
 from veil.text.recognition._recognizer import text_features
 from veil.text.vocab._street_words import _EN_STRONG, _EN_WEAKS
@@ -20,7 +21,7 @@ __all__ = ["address_layout", "address_shape", "with_lower_case"]
 # An address written in lower case, as chat often is ("i live at 12 main st, boston ma
 # 02139"): read only right after an address cue and before a house number, in a copy of the
 # next words with capitals put back, so that the grammar of `_address` reads it unchanged.
-_LOWER_CUE = re.compile(
+_LOWER_CUE = lazy_compile(
     r"(?<![\w])(?:"
     r"(?:live|lives|lived|living|reside|resides|resided|residing|stay|stays|staying|located)"
     r"[ \t]+(?:at|on)"
@@ -43,9 +44,9 @@ _LOWER_STEMS = (
     "post",
     "moved",
 )
-_LOWER_WINDOW = re.compile(r"[^!?;()]{1,120}")
+_LOWER_WINDOW = lazy_compile(r"[^!?;()]{1,120}")
 _TYPE_WORDS = frozenset(w.casefold() for w in _EN_STRONG | _EN_WEAKS)
-_LOWER_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+_LOWER_TOKEN = lazy_compile(r"[^\W_][\w'’-]*")
 # "MA", "NSW", and the armed forces' "states" (AA, AE, AP: in ``_REGIONS`` with the US's)
 _REGION_CODES = frozenset(r for r in _REGIONS if len(r) <= 3 and r.isupper())
 # left in lower case: what joins prose, not a street's name ("2 people in Boston")
@@ -53,8 +54,8 @@ _LOWER_PARTICLES = frozenset(
     ["a", "an", "the", "of", "and", "or", "in", "on", "at", "to", "by", "for", "from", "with"]
 )
 _MILITARY_WORDS = frozenset(["PSC", "CMR", "USNS", "USNV", "USS", "USCGC", "APO", "FPO", "DPO"])
-_RD_NUMBER = re.compile(r"[ \t]+\d{1,2}(?![\w])")
-_BEFORE_PC = re.compile(rf"[ \t]*,?[ \t]*(?:\d{{4,5}}|{_CA_PC})(?![\w-])", re.IGNORECASE)
+_RD_NUMBER = lazy_compile(r"[ \t]+\d{1,2}(?![\w])")
+_BEFORE_PC = lazy_compile(rf"[ \t]*,?[ \t]*(?:\d{{4,5}}|{_CA_PC})(?![\w-])", re.IGNORECASE)
 
 
 def _capitalised(window: str) -> str:

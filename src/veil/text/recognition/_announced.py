@@ -44,6 +44,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._checksums import (
     aba_ok,
     card_issuer,
@@ -283,15 +284,15 @@ _VALUE = (
 )
 _VALUE_END = r"(?![\w*•●@%/]|[.,]\d|-\w)"
 
-_BEFORE = re.compile(_LABEL + _SEP + _VALUE + _VALUE_END)
-_AFTER = re.compile(
+_BEFORE = lazy_compile(_LABEL + _SEP + _VALUE + _VALUE_END)
+_AFTER = lazy_compile(
     r"(?<![\w*•●@./-])"
     + _VALUE
     + r"[ \t]*\([ \t]*"
     + _LABEL
     + r"(?:[ \t]+(?i:number|no\.?))?[ \t]*\)"
 )
-_GLUED = re.compile(
+_GLUED = lazy_compile(
     r"(?<![\w-])(?P<noun>(?i:mrn|ssn|dl|ein|tin|pan|emp|pt|id)|MR)[_-](?P<value>[A-Z0-9]*\d[A-Z0-9]*)"
     r"(?![\w-])"
 )
@@ -329,11 +330,11 @@ _MASKED = (
     ),
 )
 
-_IBAN_SHAPE = re.compile(
+_IBAN_SHAPE = lazy_compile(
     r"[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?)"
 )
-_DECIMAL = re.compile(r"\d+[.,]\d{1,2}")
-_DATE = re.compile(r"(\d{1,4})[-/.](\d{1,2})[-/.](\d{1,4})")
+_DECIMAL = lazy_compile(r"\d+[.,]\d{1,2}")
+_DATE = lazy_compile(r"(\d{1,4})[-/.](\d{1,2})[-/.](\d{1,4})")
 _STOP = frozenset(
     {
         "unknown", "pending", "none", "null", "closed", "open", "below", "above", "attached",

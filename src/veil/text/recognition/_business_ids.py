@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
 from veil.text.vocab._lexicon import common_words
@@ -85,10 +86,10 @@ UPI_HANDLES = frozenset(
         "wasbi", "waicici", "abfspay", "timecosmos", "slice", "naviaxis",
     )
 )  # fmt: skip
-_UPI = re.compile(
+_UPI = lazy_compile(
     r"(?<![\w.@+-])([A-Za-z0-9][\w.-]{1,255})@([A-Za-z][A-Za-z0-9]{1,63})(?![\w@]|\.\w)"
 )
-_UPI_WORD = re.compile(r"\b(?:upi|vpa|upi id|gpay|phonepe|bhim)\b", re.I)
+_UPI_WORD = lazy_compile(r"\b(?:upi|vpa|upi id|gpay|phonepe|bhim)\b", re.I)
 
 
 @recognizers.register("upi_id")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
 from veil.text.vocab._lexicon import (
@@ -67,23 +68,23 @@ def _namelike(word: str) -> bool:
 
 
 # ---- dates -----------------------------------------------------------------------------
-_SHORT_DATE = re.compile(r"(?<![\w/.:])(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})(?![\w/]|[.,]\d|:\d|\s*%)")
+_SHORT_DATE = lazy_compile(r"(?<![\w/.:])(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})(?![\w/]|[.,]\d|:\d|\s*%)")
 # what makes "a/b" a score, a ratio or a setting rather than a date: a word just before
 # ("pain 6/10", "PS 10/5", "strength 5/5", "GCS 3/4") or a unit or score just after
-_NOT_DATE_BEFORE = re.compile(
+_NOT_DATE_BEFORE = lazy_compile(
     r"\b(?:pain|score|scale|strength|str|motor|grips?|peep|cpap|bipap|ipap|epap|ps|psv|ac|"
     r"simv|imv|vent|settings?|mode|tv|rr|i:e|ie|gcs|pupils?|perrla?|dtr|reflexes|ratio|"
     r"apgars?|murmur|grade|tone|power|sats?|x)\W{0,3}$",
     re.IGNORECASE,
 )
-_NOT_DATE_AFTER = re.compile(
+_NOT_DATE_AFTER = lazy_compile(
     r"\s*(?:mm|cm|mg|mcg|ml|cc|l\b|units?|tabs?|amps?|ns\b|nss\b|strength|str\b|pain|"
     r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all)",
     re.IGNORECASE,
 )
 _FRACTIONS = frozenset({(1, 2), (1, 3), (1, 4), (2, 3), (3, 4)})
-_APOSTROPHE_YEAR = re.compile(r"(?<![\w'’])['’](\d{2})(?![\w'’\"])")
-_CONDITION_YEAR = re.compile(
+_APOSTROPHE_YEAR = lazy_compile(r"(?<![\w'’])['’](\d{2})(?![\w'’\"])")
+_CONDITION_YEAR = lazy_compile(
     r"\b(?:mi|ami|nstemi|stemi|cabg(?:\s*x\s*\d)?|cva|tia|pci|ptca|stents?|stented|avr|mvr|"
     r"cea|aaa|chole|appy|lap|surgery|repair|replacement|fx|dx|dx'd|diagnosed|ca|cancer|"
     r"hx|s/p\s+[a-z]+)\s*(?:in\s+|of\s+)?((?:19|20)\d{2}|[3-9]\d)\b(?![/.:]\d|\s*(?:%|mg|cc|ml|x))",
@@ -91,7 +92,7 @@ _CONDITION_YEAR = re.compile(
 )
 
 # ---- pagers and extensions --------------------------------------------------------------
-_PAGER = re.compile(
+_PAGER = lazy_compile(
     r"\b(?:pager|pgr|pg|beeper|bpr|beep|page|ext|extension|x)\.?\s*(?:number|num|no\.?|#)?"
     r"\s*[:#]?\s*#?\s*(\d{4,7})(?![\d/]|\.\d)",
     re.IGNORECASE,
@@ -99,14 +100,14 @@ _PAGER = re.compile(
 
 # a North American number as notes write it, with or without an area code ("617-555-0123",
 # "555-0123", "(617) 555 0123"): not the shape of a dose, a vital or a lab value
-_PHONE = re.compile(r"(?<![\w/.-])(\(\d{3}\)\s?|\d{3}[-.\s])?\d{3}-\d{4}(?![\w/-]|\.\d)")
-_PHONE_WORD = re.compile(
+_PHONE = lazy_compile(r"(?<![\w/.-])(\(\d{3}\)\s?|\d{3}[-.\s])?\d{3}-\d{4}(?![\w/-]|\.\d)")
+_PHONE_WORD = lazy_compile(
     r"\b(?:phone|ph|tel|telephone|cell|home|work|call|called|reached|contact|number|#|no)\b\W*$",
     re.IGNORECASE,
 )
 
 # ---- facilities -------------------------------------------------------------------------
-_FACILITY = re.compile(
+_FACILITY = lazy_compile(
     r"\b(?:hospital|hosp|medical\s+center|med\s+ctr|rehab|nursing\s+home|hospice|"
     r"infirmary|clinic|manor|memorial)\b\.?",
     re.IGNORECASE,
@@ -117,15 +118,15 @@ _GENERIC = word_set(
     "admitted sent back return returned discharge discharged go going went d/c dc pt patient "
     "rehab hospital hosp clinic and or of for by with ccu micu sicu icu ed er or"
 )
-_WORD_BEFORE = re.compile(r"([^\W\d_][\w'’&.-]*)\s+$")
+_WORD_BEFORE = lazy_compile(r"([^\W\d_][\w'’&.-]*)\s+$")
 
 # ---- names -------------------------------------------------------------------------------
-_TITLED = re.compile(
+_TITLED = lazy_compile(
     r"\b(?:dr|doctor|mr|mrs|miss|Ms|MS(?=\.))\.?\s+([^\W\d_][\w'’-]*)"
     r"(?:\s+([^\W\d_][\w'’-]*))?",
     re.IGNORECASE,
 )
-_INTRODUCED = re.compile(
+_INTRODUCED = lazy_compile(
     rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|friend|"
     r"neighbor|neighbour|talked\s+(?:with|to)|spoke\s+(?:with|to)|called|paged|notified|"
     r"updated|informed|per|by)\s+([^\W\d_][\w'’-]*)",
@@ -195,7 +196,7 @@ def _facilities(text: str) -> Iterator[Finding]:
             yield _finding(start, m.end(), "LOCATION", "facility")
 
 
-_INITIAL_NAME = re.compile(r"(?<![\w.])[A-Z]\.\s?([A-Z][\w'’-]+)")
+_INITIAL_NAME = lazy_compile(r"(?<![\w.])[A-Z]\.\s?([A-Z][\w'’-]+)")
 
 
 def _names(text: str) -> Iterator[Finding]:

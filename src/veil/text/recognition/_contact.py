@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from veil._errors import PolicyError
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._phone_regions import ANY_REGIONS, amount_shaped, cued_regions
 from veil.text.recognition._recognizer import (
@@ -39,11 +40,11 @@ from veil.text.recognition._recognizer import (
 
 __all__ = ["AgeRecognizer", "PhoneRecognizer", "SpelledAgeRecognizer", "spelled_number"]
 
-_PHONE_HINT = re.compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
+_PHONE_HINT = lazy_compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
 # a phone word before a number: nouns, and the verbs of calling in their forms ("not
 # answering at", "ring me on", "WhatsApp me on", "leave a voicemail at", "messages to");
 # "number" only as someone's ("my number is": an order's or an account's is no phone's)
-_PHONE_CONTEXT = re.compile(
+_PHONE_CONTEXT = lazy_compile(
     r"\b(?:phon(?:e[sd]?|ing)|tel|telephone|mobile|cell|cellphone|call(?:s|ed|ing)?|fax"
     r"|contact|reach|text(?:s|ed|ing)?|sms|ph|answer(?:s|ed|ing)?|voicemail|whatsapp"
     r"|dial(?:s|l?ed|l?ing)?|ring(?:s|ing)?|rang|landline|hotline|helpline"
@@ -53,7 +54,7 @@ _PHONE_CONTEXT = re.compile(
 )
 # the same, searched in an ASCII text lower-cased once (a case-insensitive alternation scans
 # at about three times the cost)
-_PHONE_CONTEXT_LOWER = re.compile(_PHONE_CONTEXT.pattern)
+_PHONE_CONTEXT_LOWER = lazy_compile(_PHONE_CONTEXT.pattern)
 
 
 def _phone_context(text: str, start: int = 0, end: int | None = None) -> re.Match[str] | None:
@@ -67,14 +68,14 @@ def _phone_context(text: str, start: int = 0, end: int | None = None) -> re.Matc
 
 # a phone word right after the number: "0191 496 0377 is my cell", "020 7946 0958 (home)",
 # "617 555 0199, mobile"
-_PHONE_CONTEXT_AFTER = re.compile(
+_PHONE_CONTEXT_AFTER = lazy_compile(
     r"[ \t]*(?:[,;:–-][ \t]*)?(?:(?:is|was)[ \t]+)?(?:(?:my|his|her|their|our|your|the)[ \t]+)?"
     r"(?:new[ \t]+)?(?P<word>phone|telephone|mobile|cell|cellphone|fax|landline)\b"
     r"|[ \t]*\((?P<kind>home|work|office|mobile|cell|fax)\)",
     re.I,
 )
 
-_PHONE_KIND = re.compile(r"\((?:home|work|office)\)", re.I)  # the words not in _PHONE_CONTEXT
+_PHONE_KIND = lazy_compile(r"\((?:home|work|office)\)", re.I)  # the words not in _PHONE_CONTEXT
 
 
 def _phone_word(text: str, start: int, end: int) -> str | None:
@@ -91,16 +92,16 @@ def _phone_word(text: str, start: int, end: int) -> str | None:
 # An extension after the number: "x123", "ext. 12", "extension 4567" (not "#", which is as
 # often a list or ticket number)
 _EXT = r"(?P<ext>\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?"
-_JOINED = re.compile(r"[-.]\d")  # a digit group goes on after a hyphen or a dot
-_EXT_AFTER = re.compile(r"\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6}(?![\w])", re.I)
+_JOINED = lazy_compile(r"[-.]\d")  # a digit group goes on after a hyphen or a dot
+_EXT_AFTER = lazy_compile(r"\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6}(?![\w])", re.I)
 # ITU-T E.123 international notation: "+" and the country code, also written "(+44)"
-_INTL = re.compile(
+_INTL = lazy_compile(
     r"(?<![\w+])(?P<num>(?:\(\+\d{1,3}\)|\+\d{1,3})[\d\s().-]{6,18}\d)" + _EXT + r"(?![\w])",
     re.I,
 )
 # The same with an international call prefix in place of "+": "00" (ITU-T E.164 recommended
 # prefix, used in most of the world) or "011" (North America): "0044 20 ...", "011 44 20 ..."
-_IDD = re.compile(
+_IDD = lazy_compile(
     r"(?<![\w+.,/-])(?P<idd>00|011)[\s.-]?(?P<num>[1-9]\d{0,2}[\d\s().-]{6,18}\d)"
     + _EXT
     + r"(?![\w/-]|[.,]\d)",
@@ -110,58 +111,58 @@ _IDD = re.compile(
 # carrier as a phone number does, only after the word that says what it is ("pager 45123",
 # "beeper #4-5123", "pgr: 45123"). "page" alone is not enough ("see page 12").
 _PAGER_WORDS = r"\b(?:pager|beeper|bleep|pgr)\b"
-_PAGER = re.compile(
+_PAGER = lazy_compile(
     _PAGER_WORDS + r"\.?\s*(?:#|no\.|number|num\.?)?\s*[:#]?\s*"
     r"(?P<num>(?<![\w.,/-])\d(?:-?\d){3,9})(?![\w/-]|[.,]\d)",
     re.I,
 )
-_ANY_DIGIT = re.compile(r"\d")
-_PAGER_WORD = re.compile(_PAGER_WORDS, re.I)
-_BARE10 = re.compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
+_ANY_DIGIT = lazy_compile(r"\d")
+_PAGER_WORD = lazy_compile(_PAGER_WORDS, re.I)
+_BARE10 = lazy_compile(r"(?<![\w.,/-])1?[2-9]\d{9}(?![\w/-]|[.,]\d)")
 # North American numbers written in one of the usual layouts (with "+1" or "001", or the
 # trunk "1" before the area code: "1 (617) 555-0199", "1 617 555 0199"); used when the number is well
 # formed but not (yet) assigned, which ``phonenumbers`` refuses (test data, new area codes).
 # A parenthesis may open before the whole number ("(617-253-1000)"), and a dash that joins
 # no word to it ("---617 555 0199"; not "1-156-697-0170").
-_NANP = re.compile(
+_NANP = lazy_compile(
     r"(?<![\w+).])(?<![\w.]-)(?:(?:\+|00[ .-]?)1[ .-]?|(?<!:)1[ .-]?(?=\(|[2-9]\d{2}[-. ]))?(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-. ])[2-9]\d{2}[-. ]\d{4}"
     r"(?:\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?(?![\w-]|\.\d)",
     re.I,
 )
 # a phone word glued to the number by a hyphen: "751-954-9268-Fax", "555-0199-home"
 _GLUED_WORD = r"-(?:fax|tel|phone|cell|mobile|home|work|office)\b"
-_NANP_GLUED = re.compile(
+_NANP_GLUED = lazy_compile(
     _NANP.pattern.removesuffix(r"(?![\w-]|\.\d)") + rf"(?={_GLUED_WORD})", re.I
 )
 # what every glued match holds: a digit, a hyphen and a letter; a digit group then "x" or
 # "ext" (cheap scans that let most texts skip the patterns)
-_GLUED_GATE = re.compile(r"\d-[A-Za-z]")
-_GLUED_EXT_GATE = re.compile(r"\d{4}[ \t]*(?:[Xx]|[Ee][Xx][Tt])")
+_GLUED_GATE = lazy_compile(r"\d-[A-Za-z]")
+_GLUED_EXT_GATE = lazy_compile(r"\d{4}[ \t]*(?:[Xx]|[Ee][Xx][Tt])")
 # a seven-digit North American local number ("555-1234"), a phone with an extension glued
 # to it ("555-1234x204") or with a phone word before it ("call 555-1234")
-_US_LOCAL = re.compile(
+_US_LOCAL = lazy_compile(
     r"(?<![\w+.,/()-])[2-9]\d{2}-\d{4}(?P<ext>\s*(?:ext\.?|extn\.?|extension|x)\s*\d{1,6})?"
     r"(?![\w/]|-\d|[.,]\d)",
     re.I,
 )
 # an extension alone, after a phone word: "call me on x204", "Tel: ext. 4567"
-_EXT_ALONE = re.compile(
+_EXT_ALONE = lazy_compile(
     r"(?<![\w.-])(?:ext\.?|extn\.?|extension|x)\s*\d{2,6}(?![\w/-]|[.,]\d)", re.I
 )
-_DIGIT_RUN = re.compile(r"\d+")
+_DIGIT_RUN = lazy_compile(r"\d+")
 # A number in some country's national notation: an optional trunk or area part in
 # parentheses, then digit groups separated by single spaces, dots or hyphens (the number of
 # digits, 7 to 15, is checked on the match).
-_NATIONAL = re.compile(
+_NATIONAL = lazy_compile(
     r"(?<![\w+.,/-])(?:\(\d{1,5}\)[\s.-]?)?\d+(?:[\s.-]\d+){0,5}(?![\w/-]|[.,]\d)"
 )
 # A US Social Security number's groups, 3-2-4 (or 3-6), and a ZIP+4 code's, 5-4: never
 # dialled from a national number with no phone word
-_SSN_SHAPE = re.compile(r"\d{3}([-. ])\d{2}\1\d{4}|\d{3}-\d{6}|\d{5}-\d{4}")
+_SSN_SHAPE = lazy_compile(r"\d{3}([-. ])\d{2}\1\d{4}|\d{3}-\d{6}|\d{5}-\d{4}")
 # What comes just before the national part of an international number: "+44 ", "(+44) "
-_INTL_PREFIX = re.compile(r"(?:\+\d{1,3}|\(\+?\d{1,3}\)|\b00\d{1,3}|\b011)[\s.-]?$")
+_INTL_PREFIX = lazy_compile(r"(?:\+\d{1,3}|\(\+?\d{1,3}\)|\b00\d{1,3}|\b011)[\s.-]?$")
 # Dates and times written with the same separators: "2020-01-02", "02.01.2020", "10.30"
-_DATE_SHAPE = re.compile(
+_DATE_SHAPE = lazy_compile(
     r"\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.](?:\d{2}|\d{4})|\d{1,2}\.\d{2}"
 )
 #: Regions whose national notation is tried for a number that has a phone context word just

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = ["MONTHS", "DateRecognizer", "MonthNameRecognizer", "looks_like_absolute_date"]
@@ -66,15 +67,15 @@ _MD_UNITS = (
 )
 
 
-_MONTH_DAY = re.compile(r"(\d{1,2})/(\d{1,2})")
-_SHORT_DOTTED = re.compile(r"\d{1,2}\.\d{1,2}\.\d{2}")
-_VERSION_BEFORE = re.compile(r"\b(?:v|version|release|build|ver\.?|rev\.?)\s*$", re.IGNORECASE)
-_MONTH_YEAR = re.compile(r"\d{1,2}/\d{4}")
+_MONTH_DAY = lazy_compile(r"(\d{1,2})/(\d{1,2})")
+_SHORT_DOTTED = lazy_compile(r"\d{1,2}\.\d{1,2}\.\d{2}")
+_VERSION_BEFORE = lazy_compile(r"\b(?:v|version|release|build|ver\.?|rev\.?)\s*$", re.IGNORECASE)
+_MONTH_YEAR = lazy_compile(r"\d{1,2}/\d{4}")
 _DAYS_IN_MONTH = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 # Words after which "3/15" is a score or a position in a sequence, not a date: named
 # clinical scales rated out of more than 12 (Glasgow coma scale /15, MMSE and MoCA /30,
 # NIHSS /42, Braden /23), and "page", "item", "question", "step" and their kin
-_SCALE_BEFORE = re.compile(
+_SCALE_BEFORE = lazy_compile(
     r"\b(?:GCS|MMSE|MoCA|NIHSS|Braden|APACHE|SOFA|score[sd]?|scoring|rated|rating|grade[sd]?|"
     r"pages?|pp?\.|slides?|steps?|items?|questions?|q|parts?|chapters?|ch\.|exercises?|sets?|"
     r"reps?|rounds?|levels?|vol\.?|issue|no\.|nos?\.|number|#|titers?|titres?|ratio)"
@@ -297,7 +298,7 @@ class MonthNameRecognizer(PatternRecognizer):
     )
 
 
-_ABSOLUTE = re.compile(rf"\b{MONTHS}\b|(?<![\d./])(?:19|20)\d{{2}}(?![\d./])|\b(?:19|20)?\d0s\b")
+_ABSOLUTE = lazy_compile(rf"\b{MONTHS}\b|(?<![\d./])(?:19|20)\d{{2}}(?![\d./])|\b(?:19|20)?\d0s\b")
 
 
 def looks_like_absolute_date(span: str) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._checksums import (
     IBAN_LENGTHS,
     aba_ok,
@@ -129,10 +130,10 @@ class CreditCardRecognizer(PatternRecognizer):
         )
 
 
-_RUN = re.compile(r"(?<![\w.,/-])\d+(?:[ -]\d+)*(?![\w/]|[.,-]\d)")
-_DIGITS = re.compile(r"\d+")
+_RUN = lazy_compile(r"(?<![\w.,/-])\d+(?:[ -]\d+)*(?![\w/]|[.,-]\d)")
+_DIGITS = lazy_compile(r"\d+")
 # ISO 13616 print format: country code and check digits, then groups of four
-_IBAN_HEAD = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2} $")
+_IBAN_HEAD = lazy_compile(r"(?<![\w])[A-Za-z]{2}\d{2} $")
 
 
 def _card_ok(value: str) -> bool:
@@ -200,7 +201,7 @@ class IbanRecognizer(PatternRecognizer):
         return "mod97"
 
 
-_MIXED_GROUP = re.compile(r"[a-z][A-Z]")  # a capital after a small letter: "bANK"
+_MIXED_GROUP = lazy_compile(r"[a-z][A-Z]")  # a capital after a small letter: "bANK"
 
 
 @recognizers.register("aba_routing")

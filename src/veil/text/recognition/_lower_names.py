@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from veil._lazyre import lazy_compile
+
 __all__ = ["cued_lower_pairs", "transcript_names"]
 
 # the verbs that address someone: in a text that capitalises words inside its sentences,
@@ -27,15 +29,15 @@ _CUE = (
 )
 # a cue, then two lower-case words (the second not the start of an address, "john
 # doe@example.com"); each word is checked afterwards, so "call mark back" is no name
-_PAIR = re.compile(
+_PAIR = lazy_compile(
     rf"(?:\b(?i:(?P<addressing>{_ADDRESSING})|{_CUE})\b[ \t]*[:,]?"
     r"|^[ \t]*(?i:from|to|cc|name|employee|contact|attn)[ \t]*:)"
     r"[ \t]+(?P<given>[a-zà-öø-ÿ]{2,})[ \t](?P<surname>[a-zà-öø-ÿ]{2,})(?![\w'’@-]|\.\w)",
     re.MULTILINE,
 )
-_GATE = re.compile(r"[a-z]{2,} [a-z]{2,}")
+_GATE = lazy_compile(r"[a-z]{2,} [a-z]{2,}")
 # a capital inside a sentence: after a lower-case letter or a comma and a space
-_MID_CAPITAL = re.compile(r"[a-z,;] [A-Z]")
+_MID_CAPITAL = lazy_compile(r"[a-z,;] [A-Z]")
 
 
 def cued_lower_pairs(text: str) -> Iterator[tuple[int, int, str, str]]:
@@ -64,13 +66,13 @@ def cued_lower_pairs(text: str) -> Iterator[tuple[int, int, str, str]]:
 
 # a chat transcript's line: an optional bracketed time, then a label of one or two
 # lower-case words and a colon ("[10:02] jane doe: hi", "agent: how can I help?")
-_TURN = re.compile(
+_TURN = lazy_compile(
     r"^[ \t>]*(?:\[[^\]\n]{1,30}\][ \t]*)?"
     r"(?P<label>[a-zà-öø-ÿ]{2,}(?:[ \t][a-zà-öø-ÿ]{2,})?)[ \t]*:(?=[ \t]*\S)",
     re.MULTILINE,
 )
 # a turn that ends by addressing someone: "updated, thanks jane", "bye mike!"
-_ADDRESSED = re.compile(
+_ADDRESSED = lazy_compile(
     r"\b(?i:thanks|thank\s+you|thx|ty|hi|hello|hey|bye|cheers)[ \t]*,?[ \t]+"
     r"(?P<name>[a-zà-öø-ÿ]{2,})[ \t]*[.!]*[ \t]*$",
     re.MULTILINE,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._lower_names import cued_lower_pairs, transcript_names
 from veil.text.recognition._places import gazetteer
@@ -66,13 +67,13 @@ class TitledNameRecognizer(PatternRecognizer):
 
 _CASED_WORD = rf"(?:[{LOWER_LATIN}][{LOWER_LATIN}'’-]+|[{UPPER_LATIN}][{UPPER_LATIN}'’-]+)"
 _CASED_PARTICLES = "van|von|de|der|den|del|della|di|du|da|dos|das|le|la|ter|ten"
-_CASED_TITLED = re.compile(
+_CASED_TITLED = lazy_compile(
     rf"(?<![\w.])(?:[Dd]r|DR|[Mm]rs?|MRS?|[Pp]rof|PROF)\.?[ \t]+"
     rf"((?:(?i:{_CASED_PARTICLES})[ \t]+){{0,2}})({_CASED_WORD})"
     rf"(?:[ \t]+({_CASED_WORD}))?(?![\w'’-])"
 )
 # "12 Oak dr", "12 OAK DR": a street's type, not a title
-_STREET_BEFORE = re.compile(r"\d+[A-Za-z]?(?:[ \t]+\S+){1,4}[ \t]*$")
+_STREET_BEFORE = lazy_compile(r"\d+[A-Za-z]?(?:[ \t]+\S+){1,4}[ \t]*$")
 _NOT_NAME_CLASSES = frozenset(("verb", "adj", "adv"))
 # what chat and notes abbreviate after "dr" and "mr" besides names ("dr appt tmrw")
 _SHORTHAND = word_set("appt appts apt ofc tmrw tmr asap pls plz thx fyi eta msg re ok okay")
@@ -169,17 +170,17 @@ _ORG_MORE = (
     rf"(?:(?:,?{_SP}|{_SP}{_CONJ}{_SP}|[ \t]*&[ \t]*)(?:{_ORG_PARTICLE}{_SP}){{0,2}}{_W}){{0,4}}?"
 )
 # particles before the first capital: "van den Velde BV", "von Bergen GmbH"
-_LEADING_PARTICLES = re.compile(
+_LEADING_PARTICLES = lazy_compile(
     rf"(?<![\w'’.&-])(?:van|von|de|ter|ten)(?:{_SP}(?:der|den|de|la))?{_SP}$"
 )
 # a saint's abbreviation before a name, which the name's words (no full stop) leave out
-_SAINT_BEFORE = re.compile(r"(?<![\w'’.&-])(?:St|Ste|Sta|Sto|Snt)\.[ \t]+$")
+_SAINT_BEFORE = lazy_compile(r"(?<![\w'’.&-])(?:St|Ste|Sta|Sto|Snt)\.[ \t]+$")
 _ORG_NAME = _W + _ORG_MORE
 # the same, starting where no word goes on before it; the look-behind follows the first
 # capital so that the regex engine skips to capitals instead of trying every position
 _ORG_NAME_START = rf"[{UPPER_LATIN}](?<![\w'’.&-].)[\w'’]*(?:-[\w'’]+)*" + _ORG_MORE
 _FORM = rf"(?:{_alternation(_LEGAL_FORMS)})(?:{_SP}&{_SP}Co\.)?"
-_SUFFIXED = re.compile(
+_SUFFIXED = lazy_compile(
     rf"(?P<name>{_ORG_NAME_START})"
     rf"(?:,?{_SP}(?P<form>{_FORM})(?:{_SP}(?:{_alternation(_LEGAL_FORMS)}))?(?=$|[\s,;:!?)\"'’]|\.(?!\w))"
     # an institution word or a family-firm ending, and the firm's legal form after it
@@ -189,15 +190,17 @@ _SUFFIXED = re.compile(
 # what every _SUFFIXED match holds, after a space, a tab or a comma: a legal form, an
 # institution word, or the word a family-firm ending closes on; texts without one (most)
 # skip the name regex, whose lazy expansions at every capital cost more than this scan
-_SUFFIX_GATE = re.compile(
+_SUFFIX_GATE = lazy_compile(
     rf"[ \t,](?:{_alternation(_LEGAL_FORMS)}|{_alternation(_ORG_WORDS)}"
     r"|Sons|S[øö]n|Söhne|[Ff]igli|[Ff]ilhos|[Ff]ils|[Ss]yn|[Ss]ynowie|[Ww]spólnicy|[Aa]sociados)"
 )
-_OPENED = re.compile(rf"(?<![\w'’.&-])(?:{_alternation(_ORG_OPENERS)}){_SP}{_ORG_NAME}(?![\w'’-])")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n][ \t]*)(?=\w$)")
+_OPENED = lazy_compile(
+    rf"(?<![\w'’.&-])(?:{_alternation(_ORG_OPENERS)}){_SP}{_ORG_NAME}(?![\w'’-])"
+)
+_SENTENCE_START = lazy_compile(r"(?:^|[.!?:;\n][ \t]*)(?=\w$)")
 # "The", "Our" ... opening a sentence are not part of the name ("The Smith Group")
-_LEAD = re.compile(r"(?:The|A|An|Our|My|Your|Their|His|Her|This|That|At|By|For|From|With)\s+")
-_FIRST_WORD = re.compile(r"([\w-]+)[ \t]+")
+_LEAD = lazy_compile(r"(?:The|A|An|Our|My|Your|Their|His|Her|This|That|At|By|For|From|With)\s+")
+_FIRST_WORD = lazy_compile(r"([\w-]+)[ \t]+")
 
 
 @recognizers.register("organization")
@@ -298,7 +301,7 @@ _UPC, _LOWC = UPPER_LATIN, LOWER_LATIN
 _CAP = rf"[{_UPC}][{_LOWC}]+(?:[{_UPC}][{_LOWC}]+)?(?:['’-][{_UPC}]?[{_LOWC}]+)?"
 # two or three capitalised words (overlapping matches through the lookahead), and the
 # character after them so a longer capitalised run ("Rose Hill Cemetery") can be refused
-_NAME_RUN = re.compile(rf"(?<![\w.'’-])(?=({_CAP}(?: {_CAP}){{1,2}})(?![\w'’-])((?: [{_UPC}])?))")
+_NAME_RUN = lazy_compile(rf"(?<![\w.'’-])(?=({_CAP}(?: {_CAP}){{1,2}})(?![\w'’-])((?: [{_UPC}])?))")
 # a name with lower-case particles before the surname: "Renske van der Spaendonck", "Emanuelly
 # das Neves", "Ursula von der Leyen" (one or two given names, one or two particles)
 _PARTICLES_TEXT = "van von de da das dos do di du del della der den ter ten le la al bin ibn el"
@@ -310,43 +313,43 @@ _PLACE_OPENERS_TEXT = (
     "mount glen"
 )
 _PLACE_OPENERS = frozenset(_PLACE_OPENERS_TEXT.split())
-_PARTICLE_NAME = re.compile(
+_PARTICLE_NAME = lazy_compile(
     rf"(?<![\w.'’-])({_CAP}(?: {_CAP})?) (?:{_NAME_PARTICLE})(?: (?:{_NAME_PARTICLE}))? ({_CAP})"
     rf"(?![\w'’-])((?: [{_UPC}])?)"  # and whether a capitalised word goes on ("... Airport")
 )
 # an initial and a surname, after a given name or alone: "Anamika M. Ficino", "F. Feliciano"
 # (not "U.S. Grant": the initial may not follow a dot or a letter)
-_INITIAL_NAME = re.compile(rf"(?<![\w.'’-])([{_UPC}])\. ?({_CAP})(?![\w'’-])((?: [{_UPC}])?)")
-_GIVEN_BEFORE = re.compile(rf"(?<![\w'’.-])({_CAP}) $")
+_INITIAL_NAME = lazy_compile(rf"(?<![\w.'’-])([{_UPC}])\. ?({_CAP})(?![\w'’-])((?: [{_UPC}])?)")
+_GIVEN_BEFORE = lazy_compile(rf"(?<![\w'’.-])({_CAP}) $")
 # a middle initial written without its full stop: "Wulf G Wernecke", "Romina G Telesio"
-_BARE_INITIAL_NAME = re.compile(
+_BARE_INITIAL_NAME = lazy_compile(
     rf"(?<![\w.'’-])({_CAP}) ([{_UPC}]) ({_CAP})(?![\w'’-])((?: [{_UPC}])?)"
 )
 # two or three words in capitals inside a text that is not written in capitals (which is
 # read in ordinary case already): "Please call ELMO SOLIMENA tomorrow"
 _UPPER_WORD = rf"[{_UPC}]{{2,}}(?:['’-][{_UPC}]+)?"
-_UPPER_RUN = re.compile(
+_UPPER_RUN = lazy_compile(
     rf"(?<![\w.'’-])(?=({_UPPER_WORD}(?: {_UPPER_WORD}){{1,2}})(?![\w'’-])((?: [{_UPC}])?))"
 )
-_UPPER_GATE = re.compile(rf"[{_UPC}]{{2}} [{_UPC}]{{2}}")
+_UPPER_GATE = lazy_compile(rf"[{_UPC}]{{2}} [{_UPC}]{{2}}")
 # lower-case words, in a text written without capitals: "pls call alison ramos"
-_LOWER_WORD = re.compile(rf"(?<![\w.'’-])[{_LOWC}]{{2,}}(?![\w'’-])")
+_LOWER_WORD = lazy_compile(rf"(?<![\w.'’-])[{_LOWC}]{{2,}}(?![\w'’-])")
 # in a text without capitals: two or more words joined as a list is ("ana, luis and
 # marta", "ana & luis"), a title and a word ("mr. kowalski"), a word labelling a line
 _LW = rf"[{_LOWC}]{{2,}}"
-_LOWER_LIST = re.compile(
+_LOWER_LIST = lazy_compile(
     rf"(?<![\w.'’-]){_LW}(?:(?:[ \t]*,[ \t]*(?:(?:and|or|&)[ \t]+)?|[ \t]+(?:and|or|&)[ \t]+){_LW})+"
     r"(?![\w'’-])"
 )
 _LISTED_SCORE = 0.9  # above NER's 0.85
-_LOWER_LABEL = re.compile(rf"^[ \t>]*({_LW})[ \t]*:(?=[ \t]*\S)", re.MULTILINE)
+_LOWER_LABEL = lazy_compile(rf"^[ \t>]*({_LW})[ \t]*:(?=[ \t]*\S)", re.MULTILINE)
 # the greetings and verbs that address someone ("Thanks Carly!", "Call Caroline today"),
 # after which a name must be capitalised: in lower case they are everyday phrases ("hi
 # there", "call home")
 _ADDRESSING_TEXT = "thanks hi hello hey dear call ask email e-mail text meet tell"
 _ADDRESSING = frozenset([*_ADDRESSING_TEXT.split(), "thank you"])
 _GREETINGS = frozenset(["thanks", "hi", "hello", "hey", "dear", "thank you"])
-_CLOSED = re.compile(r"[ \t]*(?:[,!?:;]|\.(?!\w)|$)", re.MULTILINE)
+_CLOSED = lazy_compile(r"[ \t]*(?:[,!?:;]|\.(?!\w)|$)", re.MULTILINE)
 # a name introduced by its bearer, signed or addressed: "my name is marc collins", "Hi,
 # this is Alejandro from accounting", "Regards, jane roe" in any case, "Thanks Carly"
 # capitalised. The cue is searched in the lower-cased text (a case-insensitive alternation
@@ -358,11 +361,11 @@ _INTRO_CUE_TEXT = (
     rf"(?:thank\s+you|{'|'.join(sorted(_ADDRESSING_TEXT.split(), key=len, reverse=True))})"
     r"[ \t]+)[ \t\n]*"
 )
-_INTRO_CUE = re.compile(_INTRO_CUE_TEXT)
-_SURNAME_CUE = re.compile(r"(?i:maiden|last)\s*name")  # what names a surname alone
-_INTRO_CUE_ANY_CASE = re.compile(_INTRO_CUE_TEXT, re.IGNORECASE)
+_INTRO_CUE = lazy_compile(_INTRO_CUE_TEXT)
+_SURNAME_CUE = lazy_compile(r"(?i:maiden|last)\s*name")  # what names a surname alone
+_INTRO_CUE_ANY_CASE = lazy_compile(_INTRO_CUE_TEXT, re.IGNORECASE)
 _INTRO_WORD = rf"[{_UPC}{_LOWC}][{_LOWC}]+|[{_UPC}]+"
-_INTRO_NAME = re.compile(rf"({_INTRO_WORD})(?:[ \t]({_INTRO_WORD}))?(?![\w'’-])")
+_INTRO_NAME = lazy_compile(rf"({_INTRO_WORD})(?:[ \t]({_INTRO_WORD}))?(?![\w'’-])")
 # a relation, care-team or patient word, in any case, then a capitalised word: "wife Mary",
 # "RN Okafor", "Pt Wilson"
 _RELATION_EXTRA = (
@@ -374,9 +377,9 @@ _RELATION_EXTRA = (
     "employee", "member", "spoke with", "spoke to", "talked with", "talked to", "met with",
     "speak with", "speak to", "meeting with", "contacted", "emailed", "phoned", "texted",
 )  # fmt: skip
-_RELATION = re.compile(rf"\b(?i:{relation_pattern(*_RELATION_EXTRA)})\s+({_CAP})(?![\w'’-])")
+_RELATION = lazy_compile(rf"\b(?i:{relation_pattern(*_RELATION_EXTRA)})\s+({_CAP})(?![\w'’-])")
 _RELATION_SET = frozenset({*RELATION_WORDS, *(w.split()[0] for w in _RELATION_EXTRA)})
-_ASCII_WORD = re.compile(r"[a-z]+")
+_ASCII_WORD = lazy_compile(r"[a-z]+")
 
 
 def _may_hold_relation(text: str) -> bool:
@@ -685,7 +688,7 @@ class LexiconNameRecognizer(Recognizer):
 
 
 # a given name alone asked about or acting: "Is Anne coming tonight?", "Ctibor called"
-_ASKED = re.compile(
+_ASKED = lazy_compile(
     rf"\b(?:Is|Was|Will|Did|Does|Has|Had|Can|Could|Should|Would|Where['’]s|Where\s+is)"
     rf"[ \t]+({_CAP})[ \t]+[a-z]"
 )
@@ -696,7 +699,7 @@ _ACTOR_VERBS = (
     "answered|arrived|arrives|works|worked|joined|visited|bought|paid|"
     "reports|reported|denies|denied|complains|complained"
 )
-_ACTOR = re.compile(rf"(?<![\w'’.-])({_CAP})[ \t]+(?:{_ACTOR_VERBS})\b")
+_ACTOR = lazy_compile(rf"(?<![\w'’.-])({_CAP})[ \t]+(?:{_ACTOR_VERBS})\b")
 # verbs that follow a name, some of which are surnames too ("Said", "Told", "Wants")
 _VERBS = frozenset(_ACTOR_VERBS.split("|")) | frozenset(
     ["went", "came", "got", "made", "saw", "knew", "took", "gave", "sent", "left", "goes"]
@@ -716,12 +719,12 @@ _SPEECH_VERBS = (
     "cried",
     "added",
 )
-_SPEAKER_AFTER = re.compile(rf"\b(?:{'|'.join(_SPEECH_VERBS)})[ \t]+({_CAP})(?![\w'’-])")
-_SPEECH_GATE = re.compile("|".join(_SPEECH_VERBS))  # no word boundary: a cheaper scan
+_SPEAKER_AFTER = lazy_compile(rf"\b(?:{'|'.join(_SPEECH_VERBS)})[ \t]+({_CAP})(?![\w'’-])")
+_SPEECH_GATE = lazy_compile("|".join(_SPEECH_VERBS))  # no word boundary: a cheaper scan
 # a speaker's label opening a line of a transcript or a chat: "Anne: I am fine"
-_SPEAKER_LABEL = re.compile(rf"^[ \t>]*({_CAP})[ \t]*:(?=[ \t]*\S)", re.MULTILINE)
+_SPEAKER_LABEL = lazy_compile(rf"^[ \t>]*({_CAP})[ \t]*:(?=[ \t]*\S)", re.MULTILINE)
 # three or four words after an introduction: given names, particles, a surname
-_INTRO_RUN = re.compile(rf"(?:{_INTRO_WORD})(?:[ \t](?:{_INTRO_WORD})){{2,3}}")
+_INTRO_RUN = lazy_compile(rf"(?:{_INTRO_WORD})(?:[ \t](?:{_INTRO_WORD})){{2,3}}")
 
 
 def _longer_introduced(text: str, start: int) -> int | None:

@@ -41,6 +41,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._recognizer import Pattern, recognizers
 from veil.text.recognition._world_ids import STRONG, WEAK, WorldIdRecognizer
 
@@ -60,7 +61,7 @@ __all__ = [
 ]
 
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
-_SEPARATORS = re.compile(r"[ .-]")
+_SEPARATORS = lazy_compile(r"[ .-]")
 
 
 def nif_ok(value: str) -> bool:
@@ -103,7 +104,7 @@ _CF_EVEN = {
 }
 _CF_MONTHS = "ABCDEHLMPRST"
 _CF_DIGIT_LETTERS = "LMNPQRSTUV"  # a digit replaced by a letter ("omocodia")
-_CF_SHAPE = re.compile(
+_CF_SHAPE = lazy_compile(
     r"[A-Z]{6}[\dLMNPQRSTUV]{2}[ABCDEHLMPRST][\dLMNPQRSTUV]{2}[A-Z][\dLMNPQRSTUV]{3}[A-Z]"
 )
 

@@ -16,6 +16,7 @@ import ipaddress
 import re
 from dataclasses import replace
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Finding
 from veil.text.recognition._recognizer import (
     ContextMatcher,
@@ -231,12 +232,12 @@ class ObfuscatedEmailRecognizer(PatternRecognizer):
         return "tld" if _BRACKETED.search(value) else None  # words alone prove less
 
 
-_BRACKETED = re.compile(_B_AT)
-_OBFUSCATED_GATE = re.compile(
+_BRACKETED = lazy_compile(_B_AT)
+_OBFUSCATED_GATE = lazy_compile(
     rf"{_OPEN}[ \t]*(?i:at)[ \t]*{_CLOSE}|[ \t](?i:at)[ \t]+[\w-]+(?:\.\w|[ \t]+(?i:dot)[ \t])"
 )
-_AT_SPLIT = re.compile(rf"{_B_AT}|[ \t]+(?:at|AT)[ \t]+")
-_DOT_WORD = re.compile(
+_AT_SPLIT = lazy_compile(rf"{_B_AT}|[ \t]+(?:at|AT)[ \t]+")
+_DOT_WORD = lazy_compile(
     rf"[ \t]*{_OPEN}[ \t]*(?:dot|DOT|Dot)[ \t]*{_CLOSE}[ \t]*|[ \t]+(?:dot|DOT)[ \t]+"
 )
 

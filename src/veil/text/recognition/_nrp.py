@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer, recognizers
 from veil.text.vocab._lexicon import LOWER_LATIN, NRP_WORDS, UPPER_LATIN, name_lexicon
@@ -23,10 +24,10 @@ _NRP_PAIRS = frozenset(
      "south sudanese", "equatorial guinean", "saudi arabian", "sunni muslim",
      "shia muslim", "orthodox jewish", "greek orthodox", "russian orthodox"}
 )  # fmt: skip
-_CAP_WORD = re.compile(rf"(?<![\w'’.-])[{_UPC}][{_LOWC}]+(?:['’]s)?(?![\w'’-])")
+_CAP_WORD = lazy_compile(rf"(?<![\w'’.-])[{_UPC}][{_LOWC}]+(?:['’]s)?(?![\w'’-])")
 
 
-_NRP_FIELD = re.compile(
+_NRP_FIELD = lazy_compile(
     r"\b(?i:nationality|citizenship|religion|religious\s+affiliation|faith|ethnicity|"
     r"ethnic\s+(?:origin|group|background)|race|political\s+(?:affiliation|party))"
     r"[ \t]*(?::|-|=|\bis\b)[ \t]*"

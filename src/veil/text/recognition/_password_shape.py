@@ -19,8 +19,7 @@ redaction threshold (:data:`veil.policy.DETECT_SCORE_THRESHOLD`,
 
 from __future__ import annotations
 
-import re
-
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer, recognizers
 
@@ -30,12 +29,12 @@ __all__ = ["SHAPE_SCORE", "PasswordShapeRecognizer"]
 SHAPE_SCORE = 0.45
 
 # a run of printable characters without space, quotes or brackets that end a sentence
-_TOKEN = re.compile(r"(?<![^\s\"'(\[<])[^\s\"'<>]{8,64}(?![^\s\"')\]>.,;:!?])")
-_SYMBOL = re.compile(r"[!#$%^&*+=?~|{}\[\]()@]")
-_NOT = re.compile(r"://|^www\.|^data:|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$|^[-=*#~+]+$")
+_TOKEN = lazy_compile(r"(?<![^\s\"'(\[<])[^\s\"'<>]{8,64}(?![^\s\"')\]>.,;:!?])")
+_SYMBOL = lazy_compile(r"[!#$%^&*+=?~|{}\[\]()@]")
+_NOT = lazy_compile(r"://|^www\.|^data:|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$|^[-=*#~+]+$")
 # "Server=sql01;Database=hr;User": settings, key=value pairs joined by ";" or "&"
-_KEY = re.compile(r"[A-Za-z_][\w.-]*[=:]")
-_SETTINGS = re.compile(r"(?:^|[;&,])[A-Za-z_][\w.-]*=")
+_KEY = lazy_compile(r"[A-Za-z_][\w.-]*[=:]")
+_SETTINGS = lazy_compile(r"(?:^|[;&,])[A-Za-z_][\w.-]*=")
 
 
 def _trim_brackets(text: str, start: int, end: int) -> tuple[int, int]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from veil._lazyre import lazy_compile
+
 __all__ = ["ANY_REGIONS", "amount_shaped", "cued_regions"]
 
 _NAMES: dict[str, str] = {
@@ -42,11 +44,11 @@ _NAMES: dict[str, str] = {
     "filipino": "PH", "pinoy": "PH", "thailand": "TH", "thai": "TH",
     "vietnam": "VN", "vietnamese": "VN",
 }  # fmt: skip
-_NAME_RE = re.compile(
+_NAME_RE = lazy_compile(
     r"\b(?:" + "|".join(sorted(map(re.escape, _NAMES), key=len, reverse=True)) + r")\b", re.I
 )
 # an ISO code written as a word of its own, upper case ("My CN number", "BR: +55 ...")
-_CODE_RE = re.compile(r"(?<![\w.])([A-Z]{2})(?![\w.])")
+_CODE_RE = lazy_compile(r"(?<![\w.])([A-Z]{2})(?![\w.])")
 _SCRIPTS = (
     (re.compile(r"[\u0590-\u05ff]"), "IL"),
     (re.compile(r"[\u3040-\u30ff]"), "JP"),
@@ -122,13 +124,13 @@ def cued_regions(text: str, supported: frozenset[str] | set[str]) -> list[str]:
     return list(dict.fromkeys(code for _, code in sorted(hits) if code in supported))
 
 
-_AMOUNT_BEFORE = re.compile(
+_AMOUNT_BEFORE = lazy_compile(
     r"(?:[$€£¥₹₩₺₱]|\b(?:usd|eur|gbp|inr|jpy|rs\.?|total|amount|price))\s*$", re.I
 )
-_AMOUNT_AFTER = re.compile(
+_AMOUNT_AFTER = lazy_compile(
     r"\s*(?:[$€£¥₹₩₺₱%]|(?:usd|eur|gbp|inr|jpy|dollars|euros|units|pcs|kg|km|m)\b)", re.I
 )
-_THOUSANDS = re.compile(r"\d{1,3}(?:([ .,])\d{3})(?:\1\d{3})*")
+_THOUSANDS = lazy_compile(r"\d{1,3}(?:([ .,])\d{3})(?:\1\d{3})*")
 
 
 def amount_shaped(text: str, start: int, end: int) -> bool:

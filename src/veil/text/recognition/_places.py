@@ -32,6 +32,7 @@ import functools
 import re
 import unicodedata
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer, recognizers
 from veil.text.vocab._lexicon import (
@@ -70,7 +71,7 @@ CITY = "city"
 BIG_CITY = "big_city"
 
 # words that say a place follows: "in Boston", "flew to Oslo", "born in Tromsø"
-_LOCATIVE = re.compile(
+_LOCATIVE = lazy_compile(
     r"(?:\b(?:in|from|to|near|outside|around|toward|towards|across|via|visiting|visited|"
     r"through|throughout|within|into|between)[ \t]+(?:the[ \t]+)?)$",
     re.IGNORECASE,
@@ -85,7 +86,7 @@ _COMPANY_FORMS = (frozenset(_LEGAL_FORMS) - _WEAK_FORMS) | frozenset(
 # territories and military post ("works in PR", "in AA", "an AP class": not in the list)
 _STATE_CODE_WORDS_TEXT = "IN OR ME OK HI OH PA MD MA VA DE CT ID MS NE IA CO"
 _STATE_CODE_WORDS = frozenset(_STATE_CODE_WORDS_TEXT.split())
-_STATE_CODE = re.compile(
+_STATE_CODE = lazy_compile(
     r"(?<![\w.&/-])("
     + "|".join(c for c in _STATE_CODES if c not in _STATE_CODE_WORDS)
     + r")(?![\w&/-]|\.\w|[ \t]+[A-Z][a-z])"
@@ -94,7 +95,7 @@ _UP = UPPER_LATIN
 # what says that a town follows, where the town is in no gazetteer and has no English
 # town's shape ("born in Hersbruck", "flew to Enemonzo", "lives in Sainte Georgesdan"); not
 # "moved to", "transferred to", which as often name a department ("moved to Marketing")
-_RESIDENCE = re.compile(
+_RESIDENCE = lazy_compile(
     r"(?:\b(?:born|raised|grew[ \t]+up|lives?|lived|living|resides?|resided|residing|based|"
     r"headquartered|emigrated|immigrated|flew|travell?ed|"
     # travel: "landed in", "drove to", "a trip to", "travelling from", "stayed in" (not "stay
@@ -109,7 +110,7 @@ _RESIDENCE = re.compile(
 # place names between them ("Stratford-upon-Avon", "Rio de Janeiro", "Trinidad and Tobago");
 # names of up to seven words are looked up inside it
 _PARTICLE = r"(?:de|del|da|do|dos|das|di|la|le|les|el|los|las|upon|on|am|an|sur|en|of|the|and)"
-_RUN = re.compile(
+_RUN = lazy_compile(
     # the look-behind follows the first capital (same meaning: nothing word-like before
     # it) so that the regex engine can skip to capitals instead of trying every position;
     # up to two particles in a row: "Republic of the Congo", "Santa Cruz de la Sierra"
@@ -127,14 +128,14 @@ _TOWN_ENDINGS = (
     "haven", "side", "view", "shire", "ton", "town", "field", "ford", "land", "furt", "stad",
     "fort", "wood", "dale",
 )  # fmt: skip
-_TOWN_SHAPE = re.compile(
+_TOWN_SHAPE = lazy_compile(
     rf"([{UPPER_LATIN}][a-z]{{2,}}?)({'|'.join(sorted(_TOWN_ENDINGS, key=len, reverse=True))})"
 )
 _COMPASS = frozenset({"North", "South", "East", "West", "New", "Lake", "Port", "Fort", "Mount"})
 # a name has at most 7 words ("South Georgia and the South Sandwich Islands") and the
 # separators between them
 _MAX_PARTS = 13
-_LETTERS = re.compile(r"[^\W\d_]+")
+_LETTERS = lazy_compile(r"[^\W\d_]+")
 _PARTICLES = frozenset(_PARTICLE[3:-1].split("|"))
 
 
@@ -150,7 +151,7 @@ def _title(text: str) -> str:
     return _LETTERS.sub(word, text)
 
 
-_SPLIT = re.compile(r"([ \t]+|-)")
+_SPLIT = lazy_compile(r"([ \t]+|-)")
 
 
 def _fold(name: str) -> str:
@@ -248,10 +249,10 @@ def country_code(name: str) -> str | None:
 # degrees and licences written after a name that are also US state codes ("MD", "DO",
 # "PA", "MS", "MA", "DC"); "RN" and "NP" are no states
 DEGREE_CODES = frozenset(("MD", "DO", "PA", "DC", "DE", "ME", "MS", "MA", "RN", "NP", "OD"))
-_NAME_BEFORE_COMMA = re.compile(
+_NAME_BEFORE_COMMA = lazy_compile(
     rf"(?:(?<![\w'’.-])([{UPPER_LATIN}][\w'’-]+)[ \t]+)?([{UPPER_LATIN}][\w'’-]+),[ \t]*$"
 )
-_TITLE_ON_LINE = re.compile(r"\b(?:Dr|Prof|Mr|Mrs|Ms)\.?[ \t]+[^\n]*$")
+_TITLE_ON_LINE = lazy_compile(r"\b(?:Dr|Prof|Mr|Mrs|Ms)\.?[ \t]+[^\n]*$")
 
 
 def degree_after_name(text: str, start: int, end: int) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from veil._lazyre import lazy_compile
 from veil._registry import Registry
 from veil.text.recognition._finding import Explanation, Finding
 
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-_DIGIT = re.compile(r"\d")
+_DIGIT = lazy_compile(r"\d")
 
 
 class Recognizer:
@@ -132,7 +133,7 @@ class TextFeatures:
         return cls(text, sum(runs), max(runs, default=0), ascii_, text.lower() if ascii_ else "")
 
 
-_DIGIT_RUNS = re.compile(r"\d+")
+_DIGIT_RUNS = lazy_compile(r"\d+")
 # the last text seen and its features: every recognizer of an analyzer reads the same
 # string object in turn, so its features are computed once (one tuple, swapped whole, so
 # threads never see one text's features under another's name)

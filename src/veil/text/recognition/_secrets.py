@@ -44,6 +44,7 @@ import random
 import re
 from collections import Counter
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import (
     Pattern,
@@ -284,17 +285,17 @@ class PasswordRecognizer(_LabelledValueRecognizer):
 
 # a password word with no label layout after it, and how far after it a complex token may
 # stand (in the same sentence): a token a person typed is no word of the sentence
-_PW_WORD = re.compile(
+_PW_WORD = lazy_compile(
     r"(?<![^\W_])(?:pass(?:word|wd|code|phrase)s?|pwd|mot de passe|passwort|kennwort|"
     r"contrase(?:ñ|n)a|senha|wachtwoord|has(?:ł|l)o)(?![^\W_])",
     _I,
 )
 _NEAR_WINDOW = 48
 _NEAR_SCORE = 0.7
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
-_PW_TOKEN = re.compile(r"(?<!\S)[^\s\"'<>]{8,64}")
+_SENTENCE_END = lazy_compile(r"[.!?](?:\s|$)|\n")
+_PW_TOKEN = lazy_compile(r"(?<!\S)[^\s\"'<>]{8,64}")
 # an address, a path or a placeholder, not a typed secret
-_NOT_A_PASSWORD = re.compile(
+_NOT_A_PASSWORD = lazy_compile(
     r"://|^www\.|@[\w-]+\.[A-Za-z]{2,}|^[/~]|^\$\{|^<|^\["
     # a file's name ("Q3-report.xlsx"), a date and time ("2024-01-15T10:00Z")
     r"|\.[A-Za-z][A-Za-z0-9]{1,4}$|^\d{4}-\d{2}-\d{2}"
@@ -316,12 +317,12 @@ def _complex(value: str) -> bool:
 
 
 # a stem of every label above, searched once before the patterns run
-_PW_STEMS = re.compile(
+_PW_STEMS = lazy_compile(
     r"pass|pw|pin|mot de passe|kennwort|contrase|clave|senha|wachtwoord|has[łl]o|parola|"
     r"salasana|l[öo]senord"
 )  # searched in the lower-cased text: ten times faster than IGNORECASE
-_BARE_PASS = re.compile(r"(?<![^\W_])pass[\"']?[ \t]*(?::|=|=>|->|：)[ \t]*[\"'“‘]?$", _I)
-_PIN_BEFORE = re.compile(r"(?<![^\W_])pin(?:[ ]?code)?\b[^\n]{0,24}$", _I)
+_BARE_PASS = lazy_compile(r"(?<![^\W_])pass[\"']?[ \t]*(?::|=|=>|->|：)[ \t]*[\"'“‘]?$", _I)
+_PIN_BEFORE = lazy_compile(r"(?<![^\W_])pin(?:[ ]?code)?\b[^\n]{0,24}$", _I)
 
 
 def _is_pin_label(text: str, start: int) -> bool:
@@ -446,7 +447,7 @@ class JwtRecognizer(PatternRecognizer):
 # -- credentials -----------------------------------------------------------------------------
 # what every pattern of the credential recognizer holds: a PEM line, a URL's "://",
 # "AccountKey", "Authorization", or one of its context words
-_CRED_HINTS = re.compile(r"-----begin|://|accountkey|authorization|aws|secret")  # lower-cased
+_CRED_HINTS = lazy_compile(r"-----begin|://|accountkey|authorization|aws|secret")  # lower-cased
 _AWS_WORDS = ("aws", "secret", "aws_secret_access_key", "secret_access_key", "secretaccesskey")
 
 
@@ -553,9 +554,9 @@ _NEAR_WORDS = (
     r"access[_-]?key|api[_-]?key|secret[_-]?key|client[_-]?secret|auth[_-]?token|"
     r"access[_-]?token|refresh[_-]?token|session[_-]?token|private[_-]?key|signing[_-]?key)"
 )
-_NEAR_HINT = re.compile(r"token|secret|key|api|auth|bearer|credential")  # lower-cased
-_SECRET_WORD = re.compile(rf"(?<![A-Za-z]){_NEAR_WORDS}(?![A-Za-z])", _I)
-_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_.=-])[A-Za-z0-9+/_.=-]{20,512}(?![A-Za-z0-9+/_.=-])")
+_NEAR_HINT = lazy_compile(r"token|secret|key|api|auth|bearer|credential")  # lower-cased
+_SECRET_WORD = lazy_compile(rf"(?<![A-Za-z]){_NEAR_WORDS}(?![A-Za-z])", _I)
+_TOKEN = lazy_compile(r"(?<![A-Za-z0-9+/_.=-])[A-Za-z0-9+/_.=-]{20,512}(?![A-Za-z0-9+/_.=-])")
 
 
 def _inside_pem(text: str, start: int) -> bool:
@@ -626,11 +627,11 @@ class HighEntropyTokenRecognizer(Recognizer):
 
 
 # -- surrogates --------------------------------------------------------------------------------
-_KEEP_PREFIX = re.compile(
+_KEEP_PREFIX = lazy_compile(
     r"^(?:AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|[srp]k_(?:live|test)_|AIza|"
     r"sk-(?:proj-|svcacct-|admin-)?|SK|AC|SG\.|npm_|pypi-|eyJ|[A-Za-z][A-Za-z0-9+.-]{1,20}://)"
 )
-_PEM_LINE = re.compile(r"-----(?:BEGIN|END)[ A-Z0-9]*-----")
+_PEM_LINE = lazy_compile(r"-----(?:BEGIN|END)[ A-Z0-9]*-----")
 
 
 def secret_surrogate(value: str, rng: random.Random) -> str:

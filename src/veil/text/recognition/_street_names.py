@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._address import _NAMEWORD, _UP
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import (
@@ -90,7 +91,7 @@ _SURNAME_TYPES = frozenset(_SURNAME_TYPES_TEXT.split())
 _NAME_TYPES = sorted(
     _ROAD_TYPES | _CUED_TYPES | _FEATURE_TYPES | _BUSY_TYPES, key=len, reverse=True
 )
-_STREET_NAME = re.compile(
+_STREET_NAME = lazy_compile(
     rf"(?<![\w'’.&-])(?P<name>(?:{_NAMEWORD}[ \t]+){{1,4}})"
     rf"(?P<type>{'|'.join(re.escape(t) for t in _NAME_TYPES)})\.?(?![\w'’&-])"
 )
@@ -103,13 +104,13 @@ _NOT_NAME_START_TEXT = (
     "left right north south east west"
 )
 _NOT_NAME_START = frozenset(_NOT_NAME_START_TEXT.split())
-_STREET_PREPOSITION = re.compile(r"(?i:\b(?:on|off|along|onto|down|corner\s+of))[ \t]+$")
+_STREET_PREPOSITION = lazy_compile(r"(?i:\b(?:on|off|along|onto|down|corner\s+of))[ \t]+$")
 # "lives in Cayman Islands", "grew up in Den Burg": people live on a street, in a place
-_PLACE_PREPOSITION = re.compile(r"(?i:\b(?:in|from))[ \t]+(?:the[ \t]+)?$")
+_PLACE_PREPOSITION = lazy_compile(r"(?i:\b(?:in|from))[ \t]+(?:the[ \t]+)?$")
 # "the Cayman Islands", "the South Sandwich Islands", "the Hudson River": a road's name
 # takes "the" ("the Pacific Coast Highway"), the other types' names do not
-_THE = re.compile(r"(?i:\bthe)[ \t]+(?:(?:North|South|East|West|Upper|Lower)[ \t]+)?$")
-_CAPITAL_AFTER = re.compile(rf"[ \t]+[{_UP}][a-z]")
+_THE = lazy_compile(r"(?i:\bthe)[ \t]+(?:(?:North|South|East|West|Upper|Lower)[ \t]+)?$")
+_CAPITAL_AFTER = lazy_compile(rf"[ \t]+[{_UP}][a-z]")
 
 
 # the types that, ending an NER place, make it a street rather than a district or a town
@@ -273,7 +274,7 @@ class StreetNameRecognizer(Recognizer):
 
 # a home's unit: "Apt. 4B", "Suite 210", "Apartment #12"
 _HOME_UNIT = r"(?:Apt|Apartment|Suite|Ste|Flat)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?"
-LONE_UNIT = re.compile(_HOME_UNIT)
+LONE_UNIT = lazy_compile(_HOME_UNIT)
 
 
 @recognizers.register("home_unit")

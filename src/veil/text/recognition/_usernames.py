@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer, recognizers
 from veil.text.vocab._lexicon import common_words, word_set
@@ -36,13 +37,13 @@ _LABEL = (
     r"|identifiant|(?:nombre[ ]de[ ])?usuario|utente|gebruikersnaam|user)(?![\w'’-])"
 )
 _VALUE = r"(?P<value>(?:[A-Za-z0-9][\w-]{0,30}\\)?[A-Za-z0-9][\w.@+-]{0,62}[\w])"
-_SEPARATED = re.compile(
+_SEPARATED = lazy_compile(
     _LABEL + r"[ \t]*(?:[:=]|：)[ \t]*[\"'“‘]?" + _VALUE + r"(?![\w@])", re.IGNORECASE
 )
-_IS = re.compile(
+_IS = lazy_compile(
     _LABEL + r"[ \t]+(?:is|was)[ \t]+:?[ \t]*[\"'“‘]?" + _VALUE + r"(?![\w@])", re.IGNORECASE
 )
-_BARE = re.compile(_LABEL + r"[ \t]+" + _VALUE + r"(?![\w@])", re.IGNORECASE)
+_BARE = lazy_compile(_LABEL + r"[ \t]+" + _VALUE + r"(?![\w@])", re.IGNORECASE)
 # words that follow a user-name label without being one
 _NOT_VALUES = word_set(
     """
@@ -56,10 +57,10 @@ _NOT_VALUES = word_set(
 )
 # labels that are everyday words too: their value must not be one ("User: hi there")
 _GENERIC = frozenset({"user", "login", "handle", "utente", "usuario", "identifiant"})
-_PROSE = re.compile(r"[ \t]*,?[ \t]+[a-z]+\b(?![ \t]*[:=])")  # ", my card ...", not " / pwd:"
-_TURN = re.compile(r"^[ \t]*[A-Za-z][\w .'-]{0,30}:[ \t]", re.MULTILINE)
-_STEMS = re.compile(r"user|log|handle|name|benutzer|utente|identifiant|usuario|gebruiker")
-_NAME_CHARS = re.compile(r"[\d._\\-]")
+_PROSE = lazy_compile(r"[ \t]*,?[ \t]+[a-z]+\b(?![ \t]*[:=])")  # ", my card ...", not " / pwd:"
+_TURN = lazy_compile(r"^[ \t]*[A-Za-z][\w .'-]{0,30}:[ \t]", re.MULTILINE)
+_STEMS = lazy_compile(r"user|log|handle|name|benutzer|utente|identifiant|usuario|gebruiker")
+_NAME_CHARS = lazy_compile(r"[\d._\\-]")
 
 
 def _speaker(text: str, start: int, end: int) -> bool:

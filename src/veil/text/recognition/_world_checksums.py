@@ -10,6 +10,7 @@ import datetime as _dt
 import re
 from collections import Counter
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._checksums import luhn_ok
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "za_id_ok",
 ]
 
-_SEP = re.compile(r"[\s./-]")
+_SEP = lazy_compile(r"[\s./-]")
 
 
 def _clean(value: str) -> str:

@@ -15,16 +15,16 @@ import binascii
 import hashlib
 import hmac
 import os
-import re
 from pathlib import Path
 
 from veil._errors import KeyMissingError, WeakKeyError
 from veil._keystrength import weak_key_reason
+from veil._lazyre import lazy_compile
 
 __all__ = ["derive", "load_key"]
 
-_HEX = re.compile(r"^[0-9A-Fa-f]+$")
-_B64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+_HEX = lazy_compile(r"^[0-9A-Fa-f]+$")
+_B64 = lazy_compile(r"^[A-Za-z0-9+/]+={0,2}$")
 
 
 def _decode(text: str, operator: str, source: str) -> bytes:

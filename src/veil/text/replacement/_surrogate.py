@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from veil._lazyre import lazy_compile
 from veil.text.recognition._address_lower import address_layout, address_shape
 from veil.text.recognition._checksums import IBAN_LENGTHS
 from veil.text.recognition._national_ids import (
@@ -183,8 +184,8 @@ def faker_postal_address(fake: Any, locale: str) -> str:
     return str(fake.address()).replace("- ", "-")
 
 
-_DECADE_DIGITS = re.compile(r"((?:(?:early|mid|late)[- ])?)(\d0)s", re.IGNORECASE)
-_DECADE_WORDS = re.compile(r"((?:(?:early|mid|late)[- ])?)[a-z]+ies", re.IGNORECASE)
+_DECADE_DIGITS = lazy_compile(r"((?:(?:early|mid|late)[- ])?)(\d0)s", re.IGNORECASE)
+_DECADE_WORDS = lazy_compile(r"((?:(?:early|mid|late)[- ])?)[a-z]+ies", re.IGNORECASE)
 
 
 class SurrogateFactory:
@@ -466,7 +467,7 @@ class SurrogateFactory:
         return re.sub(r"\d+", number, out)
 
 
-_LINE_SPLIT = re.compile(r"[ \t]*\r?\n[ \t]*")
+_LINE_SPLIT = lazy_compile(r"[ \t]*\r?\n[ \t]*")
 
 
 def _valid_digits(value: str, rng: random.Random, ok: Callable[[str], bool]) -> str:

@@ -8,7 +8,7 @@ Masked values ("XXXX-XXXX-XXXX-9876", "****", "###") are no name of anything eit
 
 from __future__ import annotations
 
-import re
+from veil._lazyre import lazy_compile
 
 __all__ = ["LABEL_WORDS", "names_nothing"]
 
@@ -30,7 +30,7 @@ LABEL_WORDS = frozenset(_LABEL_WORDS_TEXT.split())
 _ANY_CASE = frozenset(("aadhar", "aadhaar", "adhaar", "payroll", "devops", "hris"))
 _NAMED = frozenset(("ORGANIZATION", "LOCATION", "PERSON", "NRP"))
 # every word of the span a mask: X, *, #, • or ● repeated, with separators between
-_MASK = re.compile(r"[\s./-]*(?:[Xx*#•●]+[\s./-]*)+")
+_MASK = lazy_compile(r"[\s./-]*(?:[Xx*#•●]+[\s./-]*)+")
 
 
 def names_nothing(entity: str, span: str) -> bool:

@@ -25,6 +25,7 @@ import importlib
 import pkgutil
 import re
 
+from veil._lazyre import lazy_compile
 from veil.text.vocab._street_words import _STATE_NAMES, _STATES
 
 __all__ = [
@@ -98,7 +99,7 @@ CLINICAL_MARKERS = frozenset(_MARKERS_TEXT.split())
 # currency's code too ("INR 5,000"), and "well versed" is English
 _NAME_MARKERS = word_set("asa doe gerd aline nicu lue kub")
 _WORD_MARKERS = word_set("rue tee bun")
-_WELL = re.compile(r"well[ \t]+$", re.IGNORECASE)
+_WELL = lazy_compile(r"well[ \t]+$", re.IGNORECASE)
 
 # The wider vocabulary: everything above, plus words that are clinical in a note but may
 # also be English ("Plan", "Code", "Lines") or short ("CV", "GI", "PT").
@@ -250,9 +251,9 @@ def relation_pattern(*extra: str) -> str:
     return "|".join(re.escape(w) for w in words)
 
 
-_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9&+]*")
+_WORD = lazy_compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9&+]*")
 # a dosing interval: "Q4H", "q12hrs"
-_INTERVAL = re.compile(r"q\d{1,2}h(?:rs?)?")
+_INTERVAL = lazy_compile(r"q\d{1,2}h(?:rs?)?")
 
 
 def _other_sense(text: str, start: int, word: str, w: str) -> bool:
@@ -466,7 +467,7 @@ def _build_name_lexicon() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(first - common), frozenset(last - common)
 
 
-_NAME_ATTR = re.compile(r"(?:[a-z]+_)?(first|last)_names(?:_[a-z]+)*")
+_NAME_ATTR = lazy_compile(r"(?:[a-z]+_)?(first|last)_names(?:_[a-z]+)*")
 
 
 def _cased(names: list[str]) -> list[str]:
@@ -557,8 +558,8 @@ def first_last_name(words: list[str]) -> bool:
     return not state_or_country(" ".join(words))  # "Sierra Leone", "El Salvador"
 
 
-_LOWER = re.compile(f"[{LOWER_LATIN}]")
-_UPPER = re.compile(f"[{UPPER_LATIN}]")
+_LOWER = lazy_compile(f"[{LOWER_LATIN}]")
+_UPPER = lazy_compile(f"[{UPPER_LATIN}]")
 
 
 def mostly_upper(text: str) -> bool:
@@ -575,7 +576,7 @@ def mostly_upper(text: str) -> bool:
     return upper >= 8 and upper > 2 * len(_LOWER.findall(head))
 
 
-_WORD_START = re.compile(r"(?<![^\W\d_])[^\W\d_]")
+_WORD_START = lazy_compile(r"(?<![^\W\d_])[^\W\d_]")
 
 
 def mostly_lower(text: str) -> bool:
@@ -595,7 +596,7 @@ def mostly_lower(text: str) -> bool:
     return len(starts) >= 4 and 20 * sum(c.isupper() for c in starts) <= len(starts)
 
 
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_TOKEN = lazy_compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _SENTENCE_END = frozenset(".!?:;\n")  # a word after one of these starts a sentence
 
 

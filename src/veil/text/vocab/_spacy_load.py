@@ -51,7 +51,7 @@ def import_spacy() -> ModuleType:
     )
     if hide_torch:
         sys.modules["torch"] = None  # type: ignore[assignment]  # 'import torch' -> ImportError
-    stand_ins = _cli_stand_ins()
+    stand_ins = _cli_stand_ins() | _langcodes_stand_in()
     try:
         spacy = require("spacy", extra="text", purpose="named-entity recognition")
     finally:
@@ -60,10 +60,36 @@ def import_spacy() -> ModuleType:
         for name, module in stand_ins.items():
             if sys.modules.get(name) is module:
                 del sys.modules[name]  # the next 'import spacy.cli' imports the real one
-    if "spacy.cli" not in sys.modules and stand_ins:
+    if "spacy.cli" not in sys.modules and "spacy.cli" in stand_ins:
         # 'spacy.cli.download' without 'import spacy.cli'
         spacy.cli = stand_ins["spacy.cli"]  # type: ignore[attr-defined]
     return spacy
+
+
+def _langcodes_stand_in() -> dict[str, ModuleType]:
+    """A module that stands in for ``langcodes`` during ``import spacy``: ``spacy.util``
+    imports it at once (its language tables take about 30 ms to build) but calls it only to
+    match a language code that spaCy does not know by name, which loading an installed
+    pipeline never does. The first attribute read imports the real module and puts it in
+    ``spacy.util``'s place. Empty when ``langcodes`` is already imported."""
+    if "langcodes" in sys.modules:
+        return {}
+    stand_in = ModuleType("langcodes", "langcodes, imported on first use (veil)")
+
+    def real(attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if sys.modules.get("langcodes") is stand_in:
+            del sys.modules["langcodes"]
+        module = importlib.import_module("langcodes")
+        util = sys.modules.get("spacy.util")
+        if util is not None and getattr(util, "langcodes", None) is stand_in:
+            util.langcodes = module  # type: ignore[attr-defined]
+        return getattr(module, attr)
+
+    stand_in.__getattr__ = real  # type: ignore[method-assign]
+    sys.modules["langcodes"] = stand_in
+    return {"langcodes": stand_in}
 
 
 def _cli_stand_ins() -> dict[str, ModuleType]:

@@ -1,0 +1,80 @@
+"""Regular expressions compiled on first use, not on import.
+
+veil's text recognizers define a few hundred module-level patterns. Compiling them all when
+the package is imported cost about a third of ``veil text detect``'s start-up, although a
+short input reaches only some of them. :func:`lazy_compile` returns a stand-in with the
+pattern's source and flags that compiles on the first call of any method and then binds the
+compiled pattern's methods on itself, so later calls cost what a compiled pattern's do.
+
+Examples
+--------
+>>> rx = lazy_compile(r"\\d{3}-\\d{4}")
+>>> rx.pattern
+'\\\\d{3}-\\\\d{4}'
+>>> rx.search("call 555-1234").group()
+'555-1234'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+__all__ = ["lazy_compile"]
+
+# the methods and attributes that need the compiled pattern, bound on first use
+_COMPILED = (
+    "search",
+    "match",
+    "fullmatch",
+    "finditer",
+    "findall",
+    "sub",
+    "subn",
+    "split",
+    "scanner",
+    "groups",
+    "groupindex",
+)
+
+
+class _LazyPattern:
+    __slots__ = ("__dict__", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self.pattern = pattern
+        self.flags = flags
+
+    def __getattr__(self, name: str) -> Any:
+        # called only for names not yet bound: compile once, bind every method, answer
+        if name not in _COMPILED:
+            raise AttributeError(name)
+        compiled = re.compile(self.pattern, self.flags)
+        self.flags = compiled.flags  # as re reports them (re.UNICODE added for str patterns)
+        for attr in _COMPILED:
+            self.__dict__[attr] = getattr(compiled, attr)
+        self.__dict__["_compiled"] = compiled
+        return self.__dict__[name]
+
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled pattern (for APIs that need a real ``re.Pattern``)."""
+        if "_compiled" not in self.__dict__:
+            self.__getattr__("search")
+        return cast("re.Pattern[str]", self.__dict__["_compiled"])
+
+    def __repr__(self) -> str:
+        return f"lazy_compile({self.pattern!r}, {self.flags!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (lazy_compile, (self.pattern, self.flags))
+
+
+def lazy_compile(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, deferred until the pattern is first used.
+
+    The result is typed as a compiled pattern: ``pattern``, ``flags`` and every matching
+    method behave as on one. ``flags`` reads as given until the first use, then as ``re``
+    reports it. Code that needs a real ``re.Pattern`` (``isinstance``, passing it to a C
+    library) calls ``re.compile(rx.pattern, rx.flags)``, which ``re``'s cache answers.
+    """
+    return cast("re.Pattern[str]", _LazyPattern(pattern, int(flags)))
