@@ -35,7 +35,11 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 unit: $(STAMP)
-	$(PY) -m pytest -q tests
+	# bytecode for veil's own modules, as an installed copy has: the tests start the CLI in
+	# hundreds of subprocesses, and a machine with PYTHONDONTWRITEBYTECODE set would
+	# otherwise compile every module in each of them
+	$(PY) -m compileall -q src/veil
+	$(PY) -m pytest -q --durations=25 tests
 	# the Examples sections of the docstrings (a separate run: modules are imported anew)
 	$(PY) -m pytest -q -p no:cacheprovider --doctest-modules src/veil
 
