@@ -34,7 +34,7 @@ from veil.text.vocab._lexicon import (
     word_set,
 )
 
-__all__ = ["is_english", "shape_findings"]
+__all__ = ["is_english", "setting_or_count", "shape_findings"]
 
 RECOGNIZER = "clinical_shapes"
 _SCORE = 0.6
@@ -81,6 +81,34 @@ _NOT_DATE_AFTER = re.compile(
     r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all)",
     re.IGNORECASE,
 )
+# a ventilator's or a culture's numbers: a mode or a setting word earlier in the clause
+# ("CPAP/PSV 12/5", "flowby 6/3", "on PS 10/5/40%"), a count of bottles or sets after
+_SETTING_BEFORE = re.compile(
+    r"\b(?:cpap|bi-?pap|bi-?level|ipap|epap|psv|ips|ps|peep|settings?|flow-?by|simv|imv|"
+    r"prvc|aprv)\b[^.\n;:]{0,16}$",
+    re.IGNORECASE,
+)
+_SETTING_AFTER = re.compile(
+    r"(?:/\d+)*\s*(?:%|bottles?|btls?|sets?\b)", re.IGNORECASE
+)
+
+
+def setting_or_count(text: str, start: int, end: int) -> bool:
+    """Whether the numbers ``text[start:end]`` ("10/5", "12/10/40") are a ventilator's
+    settings or a count of culture bottles by what stands around them, not a date.
+
+    Examples
+    --------
+    >>> t = "CPAP/PSV 12/5, FIO2 40%. BCX 2/4 bottles. Seen 3/12."
+    >>> [setting_or_count(t, *span) for span in [(9, 13), (29, 32), (48, 52)]]
+    [True, True, False]
+    """
+    return bool(
+        _SETTING_BEFORE.search(text, max(0, start - 40), start)
+        or _SETTING_AFTER.match(text, end)
+    )
+
+
 _FRACTIONS = frozenset({(1, 2), (1, 3), (1, 4), (2, 3), (3, 4)})
 _APOSTROPHE_YEAR = re.compile(r"(?<![\w'’])['’](\d{2})(?![\w'’\"])")
 _CONDITION_YEAR = re.compile(
@@ -132,6 +160,13 @@ _INTRODUCED = re.compile(
     re.IGNORECASE,
 )
 
+# a name before a care-team role: "ANDERSON RRT", "Kowalski RN", "j smith md" ("PT", "OT",
+# "PA" and "RT" are the patient, therapy, an artery and "right" as often)
+_ROLE_AFTER = re.compile(
+    r"(?<![\w.'’-])([^\W\d_][\w'’]*)(?:,?[ \t]+|[ \t]*\()"
+    r"(?:RN|RRT|MD|NP|PA-C|CNA|LPN|MSW|LICSW|PharmD|rn|rrt|md|np)\b(?![/.-]\w)"
+)
+
 
 def _finding(start: int, end: int, entity: str, pattern: str) -> Finding:
     return Finding(
@@ -156,7 +191,7 @@ def _dates(text: str) -> Iterator[Finding]:
             continue
         if _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             continue
-        if _NOT_DATE_AFTER.match(text, m.end()):
+        if _NOT_DATE_AFTER.match(text, m.end()) or setting_or_count(text, m.start(), m.end()):
             continue
         if b == "10" and re.search(r"pain|/10", text[max(0, m.start() - 40) : m.end() + 40], re.I):
             continue
@@ -195,23 +230,48 @@ def _facilities(text: str) -> Iterator[Finding]:
             yield _finding(start, m.end(), "LOCATION", "facility")
 
 
-_INITIAL_NAME = re.compile(r"(?<![\w.])[A-Z]\.\s?([A-Z][\w'’-]+)")
+# a capital initial and a name: "S. DOMINICO", "J. Brown"; not a plural's or a score's
+# letter ("PVC'S. HEMODYNAMICS", "A&O. PLEASANT")
+_INITIAL_NAME = re.compile(r"(?<![\w.'’&/+-])[A-Z]\.\s?([A-Z][\w'’-]+)")
+# words that follow a title without being a name: auxiliaries and charting verbs ("DR WILL
+# SEE PT", "Dr. Aware", "dr paged")
+_NOT_AFTER_TITLE = word_set(
+    "will may can could would should shall must did does do is was were be been has had have "
+    "aware notified paged called informed updated here in at to on of and or who states said "
+    "office note notes team service ordered orders"
+)
+
+
+def _name_after_title(word: str) -> bool:
+    """A word that names someone after a title: a known first or last name, even one that
+    is an everyday word ("DR BROWN", "Dr. King"), unless it is a function, clinical or
+    charting word; or a word that is neither a name nor English."""
+    w = word.casefold()
+    if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or w in _NOT_AFTER_TITLE:
+        return False
+    return is_name_word(w) or not is_english(w)
 
 
 def _names(text: str) -> Iterator[Finding]:
     for m in _INITIAL_NAME.finditer(text):
         word = m.group(1)
-        known_name = is_name_word(word) and word.casefold() not in common_words()
-        if len(word) >= 4 and (known_name or not is_safe_word(word)) and _namelike(word):
+        if len(word) >= 3 and _name_after_title(word) and (is_name_word(word) or len(word) >= 4):
             yield _finding(m.start(), m.end(1), "PERSON", "initial_name")
     for m in _TITLED.finditer(text):
         first, second = m.group(1), m.group(2)
-        if not _namelike(first):
+        if not _name_after_title(first):
             continue
         end = m.end(1)
         if second and _namelike(second) and "\n" not in text[m.end(1) : m.start(2)]:
             end = m.end(2)
         yield _finding(m.start(1), end, "PERSON", "titled_name")
+    for m in _ROLE_AFTER.finditer(text):
+        word = m.group(1)
+        w = word.casefold()
+        if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or len(word) < 3:
+            continue
+        if (is_name_word(w) and w not in common_words()) or not is_safe_word(word):
+            yield _finding(m.start(1), m.end(1), "PERSON", "name_before_role")
     for m in _INTRODUCED.finditer(text):
         word = m.group(1)
         folded = word.casefold()
