@@ -46,6 +46,7 @@ from veil.text.vocab._lexicon import (
     clinical_register,
     common_words,
     mostly_upper,
+    word_classes,
     word_set,
 )
 
@@ -65,7 +66,7 @@ _PLACE_AFTER = word_set(
 )
 _NAME_BEFORE = RELATION_WORDS | word_set(
     "dr doctor mr mrs ms miss rn np pa md attending resident fellow intern dtr friend "
-    "neighbor neighbour with called paged notified per by"
+    "neighbor neighbour called paged notified per by"
 )
 # what follows a hospital's abbreviation: "BUMC ED", "NEMC EW", "GH ICU"
 _UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clinic")
@@ -87,7 +88,33 @@ def allow_pass_applies(profile: str, text: str) -> bool:
     """
     if profile == "clinical":
         return True
-    return profile == "hipaa" and clinical_register(text)
+    return profile == "hipaa" and (clinical_register(text) or _shorthand_note(text))
+
+
+# everyday and business abbreviations that CLINICAL_EXTRA also holds: no sign of a note
+_EVERYDAY_SHORT = word_set(
+    "am pm id cc us uk ok or er ed md do pa ms mr mrs dr drs st rd co ap mg kg ml lb lbs oz ft "
+    "in g l u t min max sec hr hrs wk wks mo mos yr yrs eve asap approx appr apprx assoc med "
+    "sm lg mod neg pos ext fam soc id cm ho sw rt ot rn rns np mds tv vt pc ac ex px "
+    "top floor unit bay bed rm room staff team fellow intern resident attending"
+)
+
+
+def _shorthand_note(text: str, needed: int = 2) -> bool:
+    """A short note with no unambiguous marker that still reads as charting: ``needed``
+    distinct clinical abbreviations that are neither English words nor everyday
+    abbreviations ("pt", "bp", "abd", "sob"), in its first :data:`WINDOW` characters."""
+    seen: set[str] = set()
+    for m in _WORD.finditer(text, 0, min(len(text), WINDOW)):
+        w = m.group().casefold()
+        if w in seen or w not in CLINICAL_EXTRA or w in _EVERYDAY_SHORT:
+            continue
+        if w in common_words() or word_classes(w):
+            continue
+        seen.add(w)
+        if len(seen) >= needed:
+            return True
+    return False
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -125,6 +152,8 @@ def _token_types(
             continue
         word = text[a:b]
         prev = folded[i - 1] if i else ""
+        if prev == "the" and i > 1:
+            prev = folded[i - 2]  # "transferred to the X", "at the X"
         nxt = folded[i + 1] if i + 1 < len(words) else ""
         place = prev in _PLACE_BEFORE or nxt in _PLACE_AFTER
         if is_safe_word(word):
@@ -140,6 +169,12 @@ def _token_types(
         if not thorough and abbreviation:
             types[i] = "LOCATION:abbreviation"
             continue
+        if not thorough and not mixed and word.islower() and place and not named:
+            # a note in lower case: an unknown word after a place word is a place or its
+            # abbreviation ("to gh", "from nwh")
+            types[i] = "LOCATION:abbreviation"
+            continue
+
         if (
             not thorough
             and named

@@ -88,9 +88,7 @@ _SETTING_BEFORE = re.compile(
     r"prvc|aprv)\b[^.\n;:]{0,16}$",
     re.IGNORECASE,
 )
-_SETTING_AFTER = re.compile(
-    r"(?:/\d+)*\s*(?:%|bottles?|btls?|sets?\b)", re.IGNORECASE
-)
+_SETTING_AFTER = re.compile(r"(?:/\d+)*\s*(?:%|bottles?|btls?|sets?\b)", re.IGNORECASE)
 
 
 def setting_or_count(text: str, start: int, end: int) -> bool:
@@ -104,8 +102,7 @@ def setting_or_count(text: str, start: int, end: int) -> bool:
     [True, True, False]
     """
     return bool(
-        _SETTING_BEFORE.search(text, max(0, start - 40), start)
-        or _SETTING_AFTER.match(text, end)
+        _SETTING_BEFORE.search(text, max(0, start - 40), start) or _SETTING_AFTER.match(text, end)
     )
 
 
@@ -145,11 +142,15 @@ _GENERIC = word_set(
     "admitted sent back return returned discharge discharged go going went d/c dc pt patient "
     "rehab hospital hosp clinic and or of for by with ccu micu sicu icu ed er or"
 )
+_FACILITY_FRAME = word_set("to from at @")
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w'’&.-]*)\s+$")
 
 # ---- names -------------------------------------------------------------------------------
+# "Mr" and "Ms" only as titles are written: "MR" and "MS" are mitral regurgitation and
+# mental status in a note
 _TITLED = re.compile(
-    r"\b(?:dr|doctor|mr|mrs|miss|Ms|MS(?=\.))\.?\s+([^\W\d_][\w'’-]*)"
+    r"\b(?:(?:dr|drs|doctor|mrs|miss)\.?['’]?|(?-i:Mr|Ms)\.?|(?-i:MR|mr)\.)"
+    r"\s+([^\W\d_][\w'’-]*)"
     r"(?:\s+([^\W\d_][\w'’-]*))?",
     re.IGNORECASE,
 )
@@ -216,14 +217,24 @@ def _facilities(text: str) -> Iterator[Finding]:
             folded = word.casefold()
             if folded in _GENERIC or folded in _FUNCTION:
                 break
-            if mixed and word[:1].islower() and is_english(word):
+            prev = _WORD_BEFORE.search(text, max(0, w.start(1) - 40), w.start(1))
+            prev_word = prev.group(1).rstrip(".") if prev else ""
+            # "to/from/at X hospital" frames a name, however English its words ("from
+            # baptist hosp", "TO FAULKNER HOSPITAL")
+            framed = prev_word.casefold() in _FACILITY_FRAME
+            if mixed and word[:1].islower() and is_english(word) and not framed:
                 break
-            if not mixed and is_english(word) and words == 0 and len(word) > 4:
-                # an English word alone before "hospital" in capitals or lower case is
-                # a description ("community hospital"), unless a name stands before it
-                prev = _WORD_BEFORE.search(text, max(0, w.start(1) - 40), w.start(1))
-                if prev is None or not _namelike(prev.group(1).rstrip(".")):
-                    break
+            # an English word alone before "hospital" in capitals or lower case is a
+            # description ("community hospital"), unless a name stands before it
+            if (
+                not mixed
+                and is_english(word)
+                and words == 0
+                and len(word) > 4
+                and not framed
+                and not _namelike(prev_word)
+            ):
+                break
             start = w.start(1)
             words += 1
         if words:
@@ -242,20 +253,25 @@ _NOT_AFTER_TITLE = word_set(
 )
 
 
-def _name_after_title(word: str) -> bool:
+def _name_after_title(word: str, *, nouns: bool = True) -> bool:
     """A word that names someone after a title: a known first or last name, even one that
-    is an everyday word ("DR BROWN", "Dr. King"), unless it is a function, clinical or
-    charting word; or a word that is neither a name nor English."""
+    is an everyday word ("DR BROWN", "Dr. King"), or a noun ("DR FLOWERS"), unless it is a
+    function, clinical or charting word; or a word that is neither a name nor English.
+    A verb, adjective or adverb alone is no name there ("dr aware", "DR PAGED")."""
     w = word.casefold()
     if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or w in _NOT_AFTER_TITLE:
         return False
-    return is_name_word(w) or not is_english(w)
+    return is_name_word(w) or not is_english(w) or (nouns and "noun" in word_classes(w))
 
 
 def _names(text: str) -> Iterator[Finding]:
     for m in _INITIAL_NAME.finditer(text):
         word = m.group(1)
-        if len(word) >= 3 and _name_after_title(word) and (is_name_word(word) or len(word) >= 4):
+        if (
+            len(word) >= 3
+            and _name_after_title(word, nouns=word.casefold() not in common_words())
+            and (is_name_word(word) or len(word) >= 4)
+        ):
             yield _finding(m.start(), m.end(1), "PERSON", "initial_name")
     for m in _TITLED.finditer(text):
         first, second = m.group(1), m.group(2)
