@@ -41,6 +41,7 @@ from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
 from veil.text.vocab._lexicon import (
+    CALENDAR_WORDS,
     NOTE_WORDS,
     RELATION_WORDS,
     clinical_register,
@@ -61,6 +62,7 @@ _RULE = "not_in_allow_list"
 
 _WORD = re.compile(r"(?<!\w)[^\W\d_]+(?:['’][^\W\d_]+)*(?!\w)")
 _PLACE_BEFORE = word_set("to from at in near via @ transfer transferred admitted lives")
+_TO_PLACE = word_set("to from at")
 _PLACE_AFTER = word_set(
     "hospital hosp rehab clinic hospice infirmary manor memorial medical center ctr nursing"
 )
@@ -72,6 +74,7 @@ _NAME_BEFORE = RELATION_WORDS | word_set(
 _UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clinic")
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
 _NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
+_GAP = re.compile(r"[ \t]+(?:the[ \t]+)?|[ \t]*@[ \t]*", re.IGNORECASE)
 _JOINERS = frozenset({"and", "&", "/"})
 _INITIAL = re.compile(r"(?<![\w.])[A-Z]\.\s?$")
 
@@ -155,10 +158,26 @@ def _token_types(
         if prev == "the" and i > 1:
             prev = folded[i - 2]  # "transferred to the X", "at the X"
         nxt = folded[i + 1] if i + 1 < len(words) else ""
-        place = prev in _PLACE_BEFORE or nxt in _PLACE_AFTER
+        # a place word counts only right before the word ("at 1645. Last" is no place)
+        near = i > 0 and _GAP.fullmatch(text, words[i - 1][1], a) is not None
+        place = (near and prev in _PLACE_BEFORE) or nxt in _PLACE_AFTER
         if is_safe_word(word):
             if prev in _NAME_BEFORE and _ambiguous_name(word):
                 types[i] = "PERSON"
+            elif (
+                not thorough
+                and mixed
+                and word.istitle()
+                and b - a >= 4
+                and folded[i - 1] in _TO_PLACE
+                and text[words[i - 1][1] : a].isspace()
+                and folded[i] not in CLINICAL_EXTRA
+                and folded[i] not in NOTE_WORDS
+                and folded[i] not in CALENDAR_WORDS
+            ):
+                # a capital in mid-sentence after "to", "from", "at" in a note in ordinary
+                # case names a place, however English ("transferred to Faulkner")
+                types[i] = "LOCATION"
             continue
         named = is_name_word(word)
         # a facility's abbreviation in capitals: "to GH", "from NEMC", "BUMC ED"

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
 from veil.text.vocab._lexicon import (
+    CALENDAR_WORDS,
     NOTE_WORDS,
     RELATION_WORDS,
     common_words,
@@ -67,7 +68,20 @@ def _namelike(word: str) -> bool:
 
 
 # ---- dates -----------------------------------------------------------------------------
-_SHORT_DATE = re.compile(r"(?<![\w/.:])(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})(?![\w/]|[.,]\d|:\d|\s*%)")
+_SHORT_DATE = re.compile(
+    r"(?:(?<![\w/.:])|(?<=(?<![\w/.:])[^\W\d_]{2}[:.])|(?<=[^\W\d_]{3}[:.]))"
+    r"(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})"
+    r"(?![\w/]|[.,]\d|:\d|\s*%)"
+)
+_OUT_OF_TEN = re.compile(r"pain|\d/10\b", re.IGNORECASE)
+# a month named alone is an element of a date (Safe Harbor keeps only the year): full names
+# but "May" (a verb as often), abbreviations only before a day or a year ("Sept 12", "oct
+# '98"; "dec" is "decreased" and "mar" the administration record in a note)
+_MONTH_ALONE = re.compile(
+    r"\b(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?=\s*['’]?\d))\b",
+    re.IGNORECASE,
+)
 # what makes "a/b" a score, a ratio or a setting rather than a date: a word just before
 # ("pain 6/10", "PS 10/5", "strength 5/5", "GCS 3/4") or a unit or score just after
 _NOT_DATE_BEFORE = re.compile(
@@ -78,7 +92,8 @@ _NOT_DATE_BEFORE = re.compile(
 )
 _NOT_DATE_AFTER = re.compile(
     r"\s*(?:mm|cm|mg|mcg|ml|cc|l\b|units?|tabs?|amps?|ns\b|nss\b|strength|str\b|pain|"
-    r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all)",
+    r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all|peep|cp\b|"
+    r"chest)",
     re.IGNORECASE,
 )
 # a ventilator's or a culture's numbers: a mode or a setting word earlier in the clause
@@ -143,6 +158,12 @@ _GENERIC = word_set(
     "rehab hospital hosp clinic and or of for by with ccu micu sicu icu ed er or"
 )
 _FACILITY_FRAME = word_set("to from at @")
+# a ward or unit named by a building and a floor: "transferred to Baker 5", "on ELLISON 12"
+_WARD = re.compile(
+    r"\b(?:to|from|on|at)[ \t]+([^\W\d_]{3,})[ \t]+(\d{1,2})\b(?![./:%-]|[ \t]*(?:units?\b|"
+    r"mg|mcg|l\b|lpm|liters?|cc|ml|x\b|hrs?\b|hours?|days?|min|times|am\b|pm\b|to\b|-))",
+    re.IGNORECASE,
+)
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w'’&.-]*)\s+$")
 
 # ---- names -------------------------------------------------------------------------------
@@ -158,6 +179,12 @@ _INTRODUCED = re.compile(
     rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|friend|"
     r"neighbor|neighbour|talked\s+(?:with|to)|spoke\s+(?:with|to)|called|paged|notified|"
     r"updated|informed|per|by)\s+([^\W\d_][\w'’-]*)",
+    re.IGNORECASE,
+)
+_RELATIVE = re.compile(
+    rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|sons|daughters|"
+    r"brothers|sisters|friend|neighbor|neighbour)['’]?(?:[ \t]*[:-][ \t]*|[ \t]+)"
+    r"([^\W\d_][\w'’]*)",
     re.IGNORECASE,
 )
 
@@ -194,9 +221,14 @@ def _dates(text: str) -> Iterator[Finding]:
             continue
         if _NOT_DATE_AFTER.match(text, m.end()) or setting_or_count(text, m.start(), m.end()):
             continue
-        if b == "10" and re.search(r"pain|/10", text[max(0, m.start() - 40) : m.end() + 40], re.I):
-            continue
+        if b == "10" and (
+            _OUT_OF_TEN.search(text, max(0, m.start() - 40), m.start())
+            or _OUT_OF_TEN.search(text, m.end(), m.end() + 40)
+        ):
+            continue  # a score out of ten, as pain is charted ("pain 3/10")
         yield _finding(m.start(), m.end(), "DATE_TIME", "short_date")
+    for m in _MONTH_ALONE.finditer(text):
+        yield _finding(m.start(), m.end(), "DATE_TIME", "month_name")
     for m in _APOSTROPHE_YEAR.finditer(text):
         yield _finding(m.start(), m.end(), "DATE_TIME", "apostrophe_year")
     for m in _CONDITION_YEAR.finditer(text):
@@ -239,6 +271,16 @@ def _facilities(text: str) -> Iterator[Finding]:
             words += 1
         if words:
             yield _finding(start, m.end(), "LOCATION", "facility")
+
+
+def _wards(text: str) -> Iterator[Finding]:
+    for m in _WARD.finditer(text):
+        w = m.group(1).casefold()
+        if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or w in CALENDAR_WORDS:
+            continue
+        if word_classes(w) & {"verb", "adj", "adv"} and not is_name_word(w):
+            continue  # "up to about 5", "down to only 2"
+        yield _finding(m.start(1), m.end(2), "LOCATION", "ward")
 
 
 # a capital initial and a name: "S. DOMINICO", "J. Brown"; not a plural's or a score's
@@ -295,6 +337,17 @@ def _names(text: str) -> Iterator[Finding]:
             continue
         if is_name_word(word) and folded not in common_words():
             yield _finding(m.start(1), m.end(1), "PERSON", "introduced_name")
+    for m in _RELATIVE.finditer(text):
+        # right after a relation word, as a title: "daughter- JOAN", "husband Bud", "dtr
+        # kim" (a known name, everyday or not, or a word that is not English)
+        word = m.group(1)
+        w = word.casefold()
+        if len(word) < 3 or not _name_after_title(word, nouns=False):
+            continue
+        if is_name_word(w) and word_classes(w) & {"verb", "adj", "adv"}:
+            continue  # "wife said", "son made aware"
+        if is_name_word(w) or not is_safe_word(word):  # not a misspelling ("visisted")
+            yield _finding(m.start(1), m.end(1), "PERSON", "introduced_name")
 
 
 def _pagers(text: str) -> Iterator[Finding]:
@@ -315,4 +368,4 @@ def shape_findings(text: str) -> list[Finding]:
     >>> [t[f.start:f.end] for f in sorted(shape_findings(t), key=lambda f: f.start)]
     ['LAVELY', "'92", '9/7', 'kernan hosp.', '54321']
     """
-    return [*_dates(text), *_facilities(text), *_names(text), *_pagers(text)]
+    return [*_dates(text), *_facilities(text), *_wards(text), *_names(text), *_pagers(text)]

@@ -60,7 +60,7 @@ CLINICAL_EXTRA = word_set(
     ucx bcx scx cx c&s gram gs bal afb rpr hiv hcv hbv hbsag cmv ebv rsv flu
     cxr kub ct cta mri mra us u/s echo tte tee ekg ecg eeg cath ir egd ercp
     ett trach vent bipap cpap peep psv ps simv ac imv prvc aprv fio2 tv vt mv rsbi
-    sbt nrb nc fm ftn shovel mask venti venturi ambu
+    sbt nrb nc fm ftn shovel mask venti venturi ambu pcv vc prvc cmv hfov
     picc cvl tlc swan sgc a-line aline art piv piv's iv's hickman mediport portacath
     afib a-fib aflutter nsr sr st sb svt vt vf pvc pvcs pac pacs pea asystole
     ekg's chb lbbb rbbb ivcd wct nsvt sinus brady tachy bradycardic tachycardic
