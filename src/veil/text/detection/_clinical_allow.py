@@ -75,6 +75,10 @@ _UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clini
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
 _NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
 _GAP = re.compile(r"[ \t]+(?:the[ \t]+)?|[ \t]*@[ \t]*", re.IGNORECASE)
+_FUNCTION_WORDS = word_set(
+    "a an the and or but of in on at by to from with for as is was be this that his her their "
+    "its our my your he she they we it who which not no yes any all some"
+)
 _JOINERS = frozenset({"and", "&", "/"})
 _INITIAL = re.compile(r"(?<![\w.])[A-Z]\.\s?$")
 
@@ -144,6 +148,20 @@ def _ambiguous_name(word: str) -> bool:
     )
 
 
+def _charted_name(w: str) -> bool:
+    """A known first or last name, everyday word or not, that is no clinical, charting,
+    calendar or function word (``w`` case-folded)."""
+    return (
+        len(w) >= 3
+        and is_name_word(w)
+        and w not in NOTE_WORDS
+        and w not in CLINICAL_EXTRA
+        and w not in CALENDAR_WORDS
+        and w not in _FUNCTION_WORDS
+        and not word_classes(w) & {"verb", "adj", "adv"}
+    )
+
+
 def _token_types(
     text: str, start: int, end: int, taken: bytearray, thorough: bool, mixed: bool
 ) -> list[Finding]:
@@ -163,6 +181,14 @@ def _token_types(
         place = (near and prev in _PLACE_BEFORE) or nxt in _PLACE_AFTER
         if is_safe_word(word):
             if prev in _NAME_BEFORE and _ambiguous_name(word):
+                types[i] = "PERSON"
+            elif (
+                not thorough
+                and nxt in _NAME_AFTER
+                and (word.istitle() or not mixed)
+                and _charted_name(folded[i])
+            ):
+                # a known name, however English, before "aware", "notified" ("Hall aware")
                 types[i] = "PERSON"
             elif (
                 not thorough
@@ -227,7 +253,10 @@ def _token_types(
             if (
                 gap.strip().casefold() in _JOINERS
                 and taken.find(1, a, b) < 0
-                and _ambiguous_name(text[a:b])
+                and (
+                    _ambiguous_name(text[a:b])
+                    or (text[a:b].istitle() and _charted_name(text[a:b].casefold()))
+                )
             ):
                 types[i] = "PERSON"
     out: list[Finding] = []

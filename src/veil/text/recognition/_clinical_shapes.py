@@ -133,15 +133,23 @@ _CONDITION_YEAR = re.compile(
 # ---- pagers and extensions --------------------------------------------------------------
 _PAGER = re.compile(
     r"\b(?:pager|pgr|pg|beeper|bpr|beep|page|ext|extension|x)\.?\s*(?:number|num|no\.?|#)?"
-    r"\s*[:#]?\s*#?\s*(\d{4,7})(?![\d/]|\.\d)",
+    r"\s*[:#]?\s*#?\s*(\d{4,7}|\d{1,2}-\d{4})(?![\d/]|\.\d)",
     re.IGNORECASE,
 )
 
+# five to seven digits after "#" with no word: a pager, an extension or a record number
+# ("page #54321"); doses and sizes are shorter or carry a unit ("#8 ETT", "#20g")
+_HASH_NUMBER = re.compile(r"(?<![\w#])#[ \t]?(\d{5,7})(?![\d/.,%-]|[ \t]*(?:mg|cc|ml|fr|g)\b)")
+
 # a North American number as notes write it, with or without an area code ("617-555-0123",
 # "555-0123", "(617) 555 0123"): not the shape of a dose, a vital or a lab value
-_PHONE = re.compile(r"(?<![\w/.-])(\(\d{3}\)\s?|\d{3}[-.\s])?\d{3}-\d{4}(?![\w/-]|\.\d)")
+_PHONE = re.compile(
+    r"(?<![\w/.-])(\(\d{3}\)[ \t]?|\d{3}(?P<sep>[-./ ]))?\d{3}(?(sep)(?P=sep)|[- ])\d{4}"
+    r"(?![\w/-]|\.\d)|(?<![\w/.-])[2-9]\d{9}(?![\w/-]|\.\d)"
+)
 _PHONE_WORD = re.compile(
-    r"\b(?:phone|ph|tel|telephone|cell|home|work|call|called|reached|contact|number|#|no)\b\W*$",
+    r"(?:\b(?:phone|ph|tel|telephone|cell|home|work|call|called|reached|contact|number|no|at)\b|"
+    r"[#@])\W*$",
     re.IGNORECASE,
 )
 
@@ -149,6 +157,13 @@ _PHONE_WORD = re.compile(
 _FACILITY = re.compile(
     r"\b(?:hospital|hosp|medical\s+center|med\s+ctr|rehab|nursing\s+home|hospice|"
     r"infirmary|clinic|manor|memorial)\b\.?",
+    re.IGNORECASE,
+)
+# facility words that are everyday words too: they name a place only in a frame, "to/from/at
+# <one or two words> <word>" ("from Hale Health", "TO MERCER CENTER")
+_WEAK_FACILITY = re.compile(
+    r"\b(?:to|from|at)[ \t]+((?:[^\W\d_][\w'’&-]*[ \t]+){1,2}"
+    r"(?:health(?:care)?|center|centre|ctr|institute|campus|home))\b",
     re.IGNORECASE,
 )
 _GENERIC = word_set(
@@ -271,6 +286,20 @@ def _facilities(text: str) -> Iterator[Finding]:
             words += 1
         if words:
             yield _finding(start, m.end(), "LOCATION", "facility")
+    for m in _WEAK_FACILITY.finditer(text):
+        names = m.group(1).split()[:-1]
+        if any(w.casefold() in _GENERIC or w.casefold() in _FUNCTION for w in names):
+            continue  # "to the home", "from nursing home" (a strong facility word's)
+        if mixed and not all(w[:1].isupper() for w in names):
+            continue  # "back to baseline health"
+        if any(
+            word_classes(w.casefold()) & {"verb", "adj", "adv"} and not is_name_word(w)
+            for w in names
+        ):
+            continue  # "TO GET HOME", "to good health"
+        if all(w.casefold() in CLINICAL_EXTRA or w.casefold() in NOTE_WORDS for w in names):
+            continue
+        yield _finding(m.start(1), m.end(1), "LOCATION", "facility")
 
 
 def _wards(text: str) -> Iterator[Finding]:
@@ -353,9 +382,14 @@ def _names(text: str) -> Iterator[Finding]:
 def _pagers(text: str) -> Iterator[Finding]:
     for m in _PAGER.finditer(text):
         yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "pager")
+    for m in _HASH_NUMBER.finditer(text):
+        yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "hash_number")
     for m in _PHONE.finditer(text):
-        if m.group(1) is None and not _PHONE_WORD.search(text, max(0, m.start() - 24), m.start()):
+        local = m.group(1) is None and len(m.group()) < 10
+        if local and not _PHONE_WORD.search(text, max(0, m.start() - 24), m.start()):
             continue  # seven digits alone are an identifier as often as a phone
+        if " " in m.group() and m.group().endswith("00"):
+            continue  # a list of volumes or counts ("120 200 1000")
         yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_shape")
 
 
