@@ -148,9 +148,10 @@ def _ambiguous_name(word: str) -> bool:
     )
 
 
-def _charted_name(w: str) -> bool:
+def _charted_name(w: str, *, any_class: bool = False) -> bool:
     """A known first or last name, everyday word or not, that is no clinical, charting,
-    calendar or function word (``w`` case-folded)."""
+    calendar or function word (``w`` case-folded); unless ``any_class``, no verb,
+    adjective or adverb either ("Will", "Frank")."""
     return (
         len(w) >= 3
         and is_name_word(w)
@@ -158,7 +159,20 @@ def _charted_name(w: str) -> bool:
         and w not in CLINICAL_EXTRA
         and w not in CALENDAR_WORDS
         and w not in _FUNCTION_WORDS
-        and not word_classes(w) & {"verb", "adj", "adv"}
+        and (any_class or not word_classes(w) & {"verb", "adj", "adv"})
+    )
+
+
+def _everyday_surname(w: str) -> bool:
+    """An English noun that can be a surname where the context says a person ("Green",
+    "Hope", "Bell"): no clinical, charting, calendar or function word."""
+    return (
+        len(w) >= 3
+        and "noun" in word_classes(w)
+        and w not in NOTE_WORDS
+        and w not in CLINICAL_EXTRA
+        and w not in CALENDAR_WORDS
+        and w not in _FUNCTION_WORDS
     )
 
 
@@ -250,12 +264,18 @@ def _token_types(
                 continue
             a, b = words[i]
             gap = text[min(words[j][1], b) : max(words[j][0], a)]
+            w = text[a:b].casefold()
+            after = folded[max(i, j) + 1] if max(i, j) + 1 < len(words) else ""
+            cased = text[a:b].istitle() or not mixed
             if (
                 gap.strip().casefold() in _JOINERS
                 and taken.find(1, a, b) < 0
                 and (
                     _ambiguous_name(text[a:b])
-                    or (text[a:b].istitle() and _charted_name(text[a:b].casefold()))
+                    or (cased and _charted_name(w, any_class=True))
+                    # "Green and Wilson aware": before "aware" a pair is two people,
+                    # however English the surname
+                    or (cased and after in _NAME_AFTER and _everyday_surname(w))
                 )
             ):
                 types[i] = "PERSON"

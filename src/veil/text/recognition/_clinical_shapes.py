@@ -196,6 +196,14 @@ _INTRODUCED = re.compile(
     r"updated|informed|per|by)\s+([^\W\d_][\w'’-]*)",
     re.IGNORECASE,
 )
+# what stands before a role without naming anyone: a shift, a post, a service
+_NOT_BEFORE_ROLE = word_set(
+    "day days night nights eve evening morning charge float travel traveler primary "
+    "covering coverage cover call house team new old other another same senior junior "
+    "staff head nurse unit floor icu renal cardiology cards pulm gi surgery surgical medical "
+    "medicine neuro psych ortho plastics ent onc oncology the this that and or of for with"
+)
+
 _RELATIVE = re.compile(
     rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|sons|daughters|"
     r"brothers|sisters|friend|neighbor|neighbour)['’]?(?:[ \t]*[:-][ \t]*|[ \t]+)"
@@ -357,7 +365,12 @@ def _names(text: str) -> Iterator[Finding]:
         w = word.casefold()
         if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or len(word) < 3:
             continue
-        if (is_name_word(w) and w not in common_words()) or not is_safe_word(word):
+        if w in _NOT_BEFORE_ROLE or w in CALENDAR_WORDS:
+            continue
+        cased = word[:1].isupper()
+        # a known name, a word that is not English, or a capitalised noun ("WHITE MD",
+        # "Okonkwo RN", "Hall RN")
+        if is_name_word(w) or not is_safe_word(word) or (cased and "noun" in word_classes(w)):
             yield _finding(m.start(1), m.end(1), "PERSON", "name_before_role")
     for m in _INTRODUCED.finditer(text):
         word = m.group(1)
