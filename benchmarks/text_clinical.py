@@ -212,9 +212,14 @@ def run_corpus(
         "veil_clinical": lambda: _veil(model, "clinical"),
         "presidio": lambda: _presidio_run(model),
     }
+    same = bool(previous) and previous.get("characters") == sum(map(len, texts))
+    dropped = []  # systems whose last run was on another version of the corpus
     for name in SYSTEMS:
         if name not in only and previous and name in previous.get("systems", {}):
-            systems[name] = {**previous["systems"][name], "carried_over": True}
+            if same:
+                systems[name] = {**previous["systems"][name], "carried_over": True}
+            else:
+                dropped.append(name)
     runners = {name: make() for name, make in makers.items() if name in only}
     for name, run in runners.items():
         pred, secs, cpu = _timed(run, texts)
@@ -239,7 +244,10 @@ def run_corpus(
                 **info,
             }
     systems = {name: systems[name] for name in SYSTEMS if name in systems}
-    return {"records": len(gold), "characters": sum(map(len, texts)), "systems": systems}
+    out = {"records": len(gold), "characters": sum(map(len, texts)), "systems": systems}
+    if dropped:
+        out["not_rerun_on_this_corpus"] = dropped
+    return out
 
 
 def targets(result: dict[str, Any]) -> dict[str, Any]:
@@ -317,6 +325,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         res["source"] = args.source
         res["targets_met"] = targets(res)
         out["corpora"]["physionet_deid"] = res
+    for name, previous in carried.items():
+        if name not in out["corpora"]:  # a corpus not run this time: kept as it was
+            out["corpora"][name] = {**previous, "carried_over": True}
     out["machine"]["load_avg_at_end"] = list(os.getloadavg())
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
