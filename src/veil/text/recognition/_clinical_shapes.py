@@ -377,6 +377,8 @@ def _names(text: str) -> Iterator[Finding]:
         folded = word.casefold()
         if folded in _FUNCTION or folded in NOTE_WORDS or folded in CLINICAL_EXTRA:
             continue
+        if word_classes(folded) & {"verb", "adj", "adv"}:
+            continue  # "wife said", "son made aware"
         if is_name_word(word) and folded not in common_words():
             yield _finding(m.start(1), m.end(1), "PERSON", "introduced_name")
     for m in _RELATIVE.finditer(text):
