@@ -2,7 +2,9 @@
 
 In a clinical note a missed name is a leak and a false positive costs only a word, so the
 ``clinical`` profile (and the ``hipaa`` profile in a text that reads as a clinical note,
-:func:`veil.text.vocab._lexicon.clinical_register`) turns the question round: after veil's typed
+:func:`veil.text.vocab._lexicon.clinical_register`, or a short note with two clinical
+abbreviations that are no English word, "pt", "abd": :func:`_shorthand_note`) turns the
+question round: after veil's typed
 recognizers and NER have run, every word that no finding covers and that is not known to
 be safe is reported.
 
@@ -20,7 +22,14 @@ be safe is reported.
    a note are abbreviations first), and a hospital's abbreviation, an unsafe word in
    capitals after a place word or before a facility or unit word ("to GH", "BUMC ED").
    Their explanations' pattern names say so (``known_name``, ``abbreviation``).
-3. The context gives the type: a word after a place preposition ("to", "from", "at") or
+   The precise pass also reads names and places in context that are English words: a
+   capitalised word right after "to", "from" or "at" in a note in ordinary case
+   ("transferred to Faulkner"), a known name before "aware" or "notified" ("Hall
+   aware"), a surname joined by "and" to a reported name before "aware" ("Green and
+   Wilson aware"), and, in a note in lower case, an unknown word of two or three letters
+   after a place word ("to gh").
+3. The context gives the type: a word right after a place preposition ("to", "from",
+   "at", also across "the"; not across a number or a full stop, "at 1645. Last") or
    before a facility word is a ``LOCATION``, any other a ``PERSON``; a capital initial
    before a reported name joins it ("S. DOMINICO").
 

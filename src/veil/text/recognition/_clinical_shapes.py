@@ -4,19 +4,33 @@ Used only by the recall-first clinical mode (:mod:`veil.text.detection._clinical
 here changes what the ``default`` profile reports. Each shape is a format, not a value:
 
 * **shorthand dates**: month/day and month/year without a year or century ("9/7", "8/87"),
-  unless a score, a ratio or a ventilator setting reads there ("pain 6/10", "strength
-  5/5", "PS 10/5", "1/2 NS"); a year written with an apostrophe ("'92"); a two-digit or
-  four-digit year after a diagnosis or procedure ("MI 92", "s/p CABG in 2001");
-* **pagers, extensions and phones**: four to seven digits after "pager", "pgr", "beeper",
-  "ext", "x" ("Pager: #54321", "ext 4411"); a North American number in any spacing
-  ("555-0123", "617 555-0123"), a shape no dose, vital or lab value takes;
+  also glued to a label ("hx:3/98", "NIDDM.3/98"), unless a score, a ratio or a
+  ventilator setting reads there ("pain 6/10", "strength 5/5", "PS 10/5", "1/2 NS",
+  "flowby 6/3", "2/4 bottles": :func:`setting_or_count`); a year written with an
+  apostrophe ("'92"); a two-digit or four-digit year after a diagnosis or procedure ("MI
+  92", "s/p CABG in 2001"); a month named alone ("seen in September"; an abbreviation only
+  before a number, "Sept 12", as "dec" and "MAR" are charting words);
+* **pagers, extensions and phones**: four to seven digits, or an internal extension
+  ("2-4411"), after "pager", "pgr", "beeper", "ext", "x" ("Pager: #54321", "ext 4411"),
+  five to seven digits after "#"; a North American number with dashes, dots, slashes or
+  spaces ("617/555/0123"; seven digits alone only after a phone word or "@"), ten digits
+  alone, shapes no dose, vital or lab value takes;
 * **facilities**: up to three words before a facility word ("kernan hosp", "FROM CALVERT
   HOSPITAL", "GH hosp", "Briarwood Rehab"), generic words ("outside", "the", "this")
-  excluded;
-* **titled and introduced names**: the word after a title ("DR LAVELY NOTIFIED") when it
-  is a known name or not English, after a relation or a contact verb ("talked with
-  helen", "wife Mary") when it is a known name, and after a capital initial ("S.
-  DOMINICO") when it is a known name or not English.
+  excluded, English words too when "to", "from" or "at" frames the name ("TO FAULKNER
+  HOSPITAL"); one or two names before an everyday facility word ("health", "center",
+  "home") only in that frame ("from Hale Health"); a ward named by a building and a floor
+  ("transferred to Ellison 12");
+* **titled and introduced names**: the word after a title ("DR LAVELY NOTIFIED", "Dr.
+  Brown", "drs' Okafor") when it is a known name, a noun or not English, never a verb,
+  adjective or charting word ("dr aware", "DR WILL SEE"; "Mr" and "Ms" only as titles
+  are written, "MR" and "MS" being mitral regurgitation and mental status); after a
+  relation or a contact verb ("talked with helen", "wife Mary") when it is a known name;
+  right after a relation word, with a dash or colon too, in any case ("DAUGHTER- JOAN");
+  after a capital initial ("S. DOMINICO") when it is a known name or not English (never
+  a plural's or a score's letter, "PVC'S. HEMODYNAMICS", "A&O. PLEASANT"); before a
+  care-team role ("OKAFOR RRT", "Hall RN", "WHITE MD"; not a shift or a service, "CHARGE
+  RN", "DAY RN", and never "PT", "PA" or "RT", the patient, an artery and "right").
 """
 
 from __future__ import annotations
@@ -395,10 +409,13 @@ def _names(text: str) -> Iterator[Finding]:
 
 
 def _pagers(text: str) -> Iterator[Finding]:
+    paged = set()
     for m in _PAGER.finditer(text):
+        paged.add(m.start(1))
         yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "pager")
     for m in _HASH_NUMBER.finditer(text):
-        yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "hash_number")
+        if m.start(1) not in paged:  # "Pager: #54321" is read once
+            yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "hash_number")
     for m in _PHONE.finditer(text):
         local = m.group(1) is None and len(m.group()) < 10
         if local and not _PHONE_WORD.search(text, max(0, m.start() - 24), m.start()):
