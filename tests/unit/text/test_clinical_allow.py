@@ -3,6 +3,7 @@ clinical profiles, and bad input (issue #25)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import os
@@ -380,3 +381,13 @@ def test_pass_never_overlaps_a_typed_finding(
     for f in clinical_findings(text, typed, thorough=thorough):
         assert 0 <= f.start < f.end <= len(text)
         assert not any(f.start < t.end and t.start < f.end for t in typed)
+
+
+def test_docs_example_of_the_second_round() -> None:
+    # the example in docs/text.md ("Clinical notes: the recall-first mode"), run as written
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "text.md").read_text()
+    block = docs[docs.index('note = "OKAFOR RRT') :].split("```", 1)[0]
+    code, _, expected = block.partition("# ")
+    printed: list[object] = []
+    exec(code, {"print": printed.append})
+    assert printed == [ast.literal_eval(expected.split("  (")[0])]
