@@ -386,7 +386,8 @@ def test_pass_never_overlaps_a_typed_finding(
 def test_docs_example_of_the_second_round() -> None:
     # the example in docs/text.md ("Clinical notes: the recall-first mode"), run as written
     docs = (Path(__file__).resolve().parents[3] / "docs" / "text.md").read_text()
-    block = docs[docs.index('note = "OKAFOR RRT') :].split("```", 1)[0]
+    start = docs.rindex("```python\n", 0, docs.index('note = "OKAFOR RRT')) + len("```python\n")
+    block = docs[start:].split("```", 1)[0]
     code, _, expected = block.partition("# ")
     printed: list[object] = []
     exec(code, {"print": printed.append})
