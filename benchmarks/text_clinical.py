@@ -131,11 +131,26 @@ def score(gold: Sequence[dict[str, Any]], pred: Sequence[Spans]) -> dict[str, An
     }
 
 
-def _timed(run: Callable[[list[str]], list[Spans]], texts: list[str]) -> tuple[list[Spans], float]:
+def _halves(gold: Sequence[dict[str, Any]], pred: Sequence[Spans]) -> dict[str, Any]:
+    """Token recall and precision, and per category recall, on each half of the corpus."""
+    h = len(gold) // 2
+    keys = ("token_recall", "token_precision", "span_recall", "category_recall", "token_counts")
+    out = {}
+    for name, sl in (("first", slice(0, h)), ("second", slice(h, None))):
+        res = score(gold[sl], pred[sl])
+        out[name] = {"records": len(gold[sl]), **{k: res[k] for k in keys}}
+    return out
+
+
+def _timed(
+    run: Callable[[list[str]], list[Spans]], texts: list[str]
+) -> tuple[list[Spans], float, float]:
+    """Predictions, wall seconds and CPU seconds of this process (the load of a shared
+    machine stretches the first; the second is what to compare)."""
     run(["Pt seen by Dr. Roe on 3/4, NPO, cont lasix."])  # start-up, untimed
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = run(texts)
-    return out, time.perf_counter() - t0
+    return out, time.perf_counter() - t0, time.process_time() - c0
 
 
 def _veil(model: str, profile: str) -> Callable[[list[str]], list[Spans]]:
@@ -182,9 +197,13 @@ def run_corpus(
     philter_python: str | None,
     only: Sequence[str] = SYSTEMS,
     previous: dict[str, Any] | None = None,
+    halves: bool = False,
 ) -> dict[str, Any]:
     """Score the systems in ``only`` on ``gold``; the others are carried from ``previous``
-    (the same corpus's entry in the last results file) and marked ``carried_over``."""
+    (the same corpus's entry in the last results file) and marked ``carried_over``. With
+    ``halves``, each system is also scored on the corpus's first and second halves (in
+    file order): the rules of issue #25 were developed against the first half only, so
+    the second half is the held-out measure."""
     texts = [r["full_text"] for r in gold]
     systems: dict[str, Any] = {}
     makers: dict[str, Callable[[], Callable[[list[str]], list[Spans]]]] = {
@@ -193,14 +212,23 @@ def run_corpus(
         "veil_clinical": lambda: _veil(model, "clinical"),
         "presidio": lambda: _presidio_run(model),
     }
+    same = bool(previous) and previous.get("characters") == sum(map(len, texts))
+    dropped = []  # systems whose last run was on another version of the corpus
     for name in SYSTEMS:
         if name not in only and previous and name in previous.get("systems", {}):
-            systems[name] = {**previous["systems"][name], "carried_over": True}
+            if same:
+                systems[name] = {**previous["systems"][name], "carried_over": True}
+            else:
+                dropped.append(name)
     runners = {name: make() for name, make in makers.items() if name in only}
     for name, run in runners.items():
-        pred, secs = _timed(run, texts)
+        pred, secs, cpu = _timed(run, texts)
         systems[name] = {**score(gold, pred), "seconds": round(secs, 1)}
         systems[name]["docs_per_s"] = round(len(texts) / secs, 1)
+        systems[name]["cpu_seconds"] = round(cpu, 1)
+        systems[name]["docs_per_cpu_s"] = round(len(texts) / cpu, 1)
+        if halves:
+            systems[name]["halves"] = _halves(gold, pred)
         print(name, {k: systems[name][k] for k in ("token_recall", "token_precision")}, flush=True)
     if philter_python and "philter_lite" in only:
         try:
@@ -210,12 +238,16 @@ def run_corpus(
         else:
             systems["philter_lite"] = {
                 **score(gold, pred),
+                **({"halves": _halves(gold, pred)} if halves else {}),
                 "seconds": round(secs, 1),
                 "docs_per_s": round(len(texts) / secs, 1),
                 **info,
             }
     systems = {name: systems[name] for name in SYSTEMS if name in systems}
-    return {"records": len(gold), "characters": sum(map(len, texts)), "systems": systems}
+    out = {"records": len(gold), "characters": sum(map(len, texts)), "systems": systems}
+    if dropped:
+        out["not_rerun_on_this_corpus"] = dropped
+    return out
 
 
 def targets(result: dict[str, Any]) -> dict[str, Any]:
@@ -233,6 +265,12 @@ def targets(result: dict[str, Any]) -> dict[str, Any]:
         if "docs_per_s" in s.get(peer, {}):
             ratio = h["docs_per_s"] / s[peer]["docs_per_s"]
             out[key] = {"ratio": round(ratio, 1), "met": ratio >= TARGETS[key]}
+            if "docs_per_cpu_s" in s[peer] and "docs_per_cpu_s" in h:
+                # CPU time of this process: comparable under a shared machine's load
+                cpu = h["docs_per_cpu_s"] / s[peer]["docs_per_cpu_s"]
+                out[key].update(cpu_ratio=round(cpu, 1), cpu_met=cpu >= TARGETS[key])
+            if s[peer].get("carried_over") or h.get("carried_over"):
+                out[key]["compares_runs_of_different_loads"] = True
     return out
 
 
@@ -277,10 +315,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         out["corpora"]["generated_clinical"] = res
     if args.deid:
         gold = load_corpus("physionet-deid", args.deid)
-        res = run_corpus(gold, model, args.philter_python, only, carried.get("physionet_deid"))
+        res = run_corpus(
+            gold, model, args.philter_python, only, carried.get("physionet_deid"), halves=True
+        )
+        res["held_out"] = (
+            "halves.second: the notes after the first half (file order), not used while "
+            "writing the rules of 2026-11-27 (developed against halves.first)"
+        )
         res["source"] = args.source
         res["targets_met"] = targets(res)
         out["corpora"]["physionet_deid"] = res
+    for name, previous in carried.items():
+        if name not in out["corpora"]:  # a corpus not run this time: kept as it was
+            out["corpora"][name] = {**previous, "carried_over": True}
     out["machine"]["load_avg_at_end"] = list(os.getloadavg())
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

@@ -3,6 +3,7 @@ clinical profiles, and bad input (issue #25)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import os
@@ -13,6 +14,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer, generate_clinical_notes, generate_corpus
 from veil.text.detection._clinical_allow import WINDOW, allow_pass_applies, clinical_findings
@@ -226,3 +229,166 @@ def test_clinical_profile_in_policy() -> None:
     cfg = TextConfig.model_validate({"profile": "clinical"})
     assert TextAnalyzer.from_config(cfg, ner=False).profile == "clinical"
     assert json.loads(json.dumps(cfg.model_dump()))["profile"] == "clinical"
+
+
+# ---- the second round of issue #25: shapes written from how notes are charted -----------
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        ("OKAFOR RRT IN TO SUCTION", "OKAFOR", "PERSON"),
+        ("report given to Hall RN at 1900", "Hall", "PERSON"),
+        ("DR BROWN AWARE OF K 3.1", "BROWN", "PERSON"),
+        ("Dr. Flowers in to see pt", "Flowers", "PERSON"),
+        ("per drs' Okafor and Lee", "Okafor", "PERSON"),
+        ("SOCIAL: DAUGHTER- JOAN CALLED", "JOAN", "PERSON"),
+        ("seen by S. WOODS today", "S. WOODS", "PERSON"),
+        ("hx: CVA 3/98, NIDDM", "3/98", "DATE_TIME"),
+        ("PMH: NIDDM.3/98 stent", "3/98", "DATE_TIME"),
+        ("seen in clinic in September, f/u", "September", "DATE_TIME"),
+        ("last echo Sept 12, EF 30%", "Sept", "DATE_TIME"),
+        ("transferred to Ellison 12 at 1500", "Ellison 12", "LOCATION"),
+        ("from Hale Health this am", "Hale Health", "LOCATION"),
+        ("TO FAULKNER HOSPITAL FOR MRI", "FAULKNER HOSPITAL", "LOCATION"),
+        ("wife at 617/555/0123 or home", "617/555/0123", "PHONE_NUMBER"),
+        ("son reached @ 555 0123 tonight", "555 0123", "PHONE_NUMBER"),
+        ("son: 6175550123.", "6175550123", "PHONE_NUMBER"),
+        ("covering pgr 2-4411 overnight", "2-4411", "PHONE_NUMBER"),
+        ("resident page #54321 prn", "54321", "PHONE_NUMBER"),
+    ],
+)
+def test_second_round_shapes_found(text: str, value: str, entity: str) -> None:
+    assert _shapes(text).get(value) == entity
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("CPAP/PSV 12/5, FIO2 40%", "12/5"),
+        ("on flowby 6/3, spont vol 400", "6/3"),
+        ("blood cx 2/4 bottles positive", "2/4"),
+        ("AC 600x12x.6/10 peep", "6/10"),
+        ("8/10 CP relieved by NTG", "8/10"),
+        ("FREQ PVC'S. HEMODYNAMICS STABLE", "S. HEMODYNAMICS"),
+        ("NEURO: A&O. PLEASANT AND COOPERATIVE", "O. PLEASANT"),
+        ("changes in MS. Aspiration precautions", "Aspiration"),
+        ("severity of MR d/t MVR", "d"),
+        ("DR WILL SEE PT IN AM", "WILL"),
+        ("dr aware of BP", "aware"),
+        ("CHARGE RN AWARE", "CHARGE"),
+        ("DAY RN TO FOLLOW", "DAY"),
+        ("O2 weaned to 2 L NC, PT RN at bedside", "PT"),
+        ("wife said he has been tired", "said"),
+        ("PT WANTS TO GET HOME ON MONDAY", "GET HOME"),
+        ("dec UOP overnight, MAR reviewed, may need lasix", "dec"),
+        ("dec UOP overnight, MAR reviewed, may need lasix", "MAR"),
+        ("UOP 500-1000cc, given 120 200 1000", "120 200 1000"),
+        ("UOP 500-1000cc overnight", "500-1000"),
+        ("titrated up to 5 per protocol", "up to 5"),
+    ],
+)
+def test_second_round_shapes_leave_charting_alone(text: str, value: str) -> None:
+    assert not any(value in found or found in value for found in _shapes(text) if found)
+
+
+def test_settings_are_no_dates_for_the_typed_recognizer_either() -> None:
+    # the general date recognizer reads "10/5/40" as a date; in a clinical note the
+    # precise pass drops it when a ventilator's setting stands around it
+    hipaa = TextAnalyzer.from_config(ner=False, profile="hipaa")
+    text = "Pt on PS 10/5/40% overnight, NPO, cont lasix. Seen 3/12/98."
+    found = {text[f.start : f.end] for f in hipaa.analyze(text)}
+    assert "10/5/40" not in found and "3/12/98" in found
+
+
+def test_pass_reads_names_and_places_in_their_context() -> None:
+    text = (
+        "Green and Wilson aware of plan. Transferred to Faulkner today. "
+        "Lasix given at 1645. Last CVP 12. NPO after MN."
+    )
+    found = {
+        text[f.start : f.end]: f.entity_type for f in clinical_findings(text, [], thorough=False)
+    }
+    assert found.get("Green") == "PERSON" and found.get("Wilson") == "PERSON"
+    assert found.get("Faulkner") == "LOCATION"
+    assert "Last" not in found  # a place word reads only right before its word
+    lower = "pt transferred to gh for mri, npo after mn, cont lasix. ok per team."
+    low = {lower[f.start : f.end] for f in clinical_findings(lower, [], thorough=False)}
+    assert "gh" in low and "mri" not in low and "ok" not in low
+
+
+def test_short_notes_read_as_charting_by_their_shorthand() -> None:
+    # no unambiguous marker, but two clinical abbreviations that are no English word:
+    # the precise pass runs under hipaa; ordinary text with everyday abbreviations does not
+    assert allow_pass_applies("hipaa", "Pt resting, abd soft, BP stable. DR LAVELY aware.")
+    assert not allow_pass_applies("hipaa", "Meeting at 10 am, ID badge needed, cc the team.")
+    assert not allow_pass_applies("default", "Pt resting, abd soft, BP stable.")
+
+
+_TOKENS = st.sampled_from(
+    [
+        "pt",
+        "DR",
+        "Dr.",
+        "LAVELY",
+        "helen",
+        "to",
+        "from",
+        "at",
+        "9/7",
+        "3/98",
+        "'92",
+        "MI",
+        "s/p",
+        "hosp",
+        "Hospital",
+        "RN",
+        "RRT",
+        "and",
+        "aware",
+        "wife",
+        "DAUGHTER-",
+        "x4411",
+        "#54321",
+        "617/555/0123",
+        ",",
+        ".",
+        "\n",
+        "CPAP",
+        "10/5",
+        "Ellison",
+        "12",
+        "lasix",
+        "NPO",
+        "Green",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    words=st.lists(_TOKENS, min_size=1, max_size=40),
+    covered=st.lists(st.tuples(st.integers(0, 300), st.integers(1, 12)), max_size=4),
+    thorough=st.booleans(),
+)
+def test_pass_never_overlaps_a_typed_finding(
+    words: list[str], covered: list[tuple[int, int]], thorough: bool
+) -> None:
+    # what the pass adds lies inside the text, is never empty, and never touches a span
+    # the typed recognizers already took (they win: docs/text.md, "Findings of the pass")
+    text = " ".join(words)
+    typed = [_covering(a, min(len(text), a + n)) for a, n in covered if a < len(text)]
+    for f in clinical_findings(text, typed, thorough=thorough):
+        assert 0 <= f.start < f.end <= len(text)
+        assert not any(f.start < t.end and t.start < f.end for t in typed)
+
+
+def test_docs_example_of_the_second_round() -> None:
+    # the example in docs/text.md ("Clinical notes: the recall-first mode"), run as written
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "text.md").read_text()
+    start = docs.rindex("```python\n", 0, docs.index('note = "OKAFOR RRT')) + len("```python\n")
+    block = docs[start:].split("```", 1)[0]
+    code, _, expected = block.partition("# ")
+    printed: list[object] = []
+    exec(code, {"print": printed.append})
+    assert printed == [ast.literal_eval(expected.split("  (")[0])]

@@ -2,7 +2,9 @@
 
 In a clinical note a missed name is a leak and a false positive costs only a word, so the
 ``clinical`` profile (and the ``hipaa`` profile in a text that reads as a clinical note,
-:func:`veil.text.vocab._lexicon.clinical_register`) turns the question round: after veil's typed
+:func:`veil.text.vocab._lexicon.clinical_register`, or a short note with two clinical
+abbreviations that are no English word, "pt", "abd": :func:`_shorthand_note`) turns the
+question round: after veil's typed
 recognizers and NER have run, every word that no finding covers and that is not known to
 be safe is reported.
 
@@ -20,7 +22,14 @@ be safe is reported.
    a note are abbreviations first), and a hospital's abbreviation, an unsafe word in
    capitals after a place word or before a facility or unit word ("to GH", "BUMC ED").
    Their explanations' pattern names say so (``known_name``, ``abbreviation``).
-3. The context gives the type: a word after a place preposition ("to", "from", "at") or
+   The precise pass also reads names and places in context that are English words: a
+   capitalised word right after "to", "from" or "at" in a note in ordinary case
+   ("transferred to Faulkner"), a known name before "aware" or "notified" ("Hall
+   aware"), a surname joined by "and" to a reported name before "aware" ("Green and
+   Wilson aware"), and, in a note in lower case, an unknown word of two or three letters
+   after a place word ("to gh").
+3. The context gives the type: a word right after a place preposition ("to", "from",
+   "at", also across "the"; not across a number or a full stop, "at 1645. Last") or
    before a facility word is a ``LOCATION``, any other a ``PERSON``; a capital initial
    before a reported name joins it ("S. DOMINICO").
 
@@ -35,16 +44,20 @@ off from its context by a window edge is judged without it.
 
 from __future__ import annotations
 
+import re
+
 from veil._lazyre import lazy_compile
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
 from veil.text.vocab._lexicon import (
+    CALENDAR_WORDS,
     NOTE_WORDS,
     RELATION_WORDS,
     clinical_register,
     common_words,
     mostly_upper,
+    word_classes,
     word_set,
 )
 
@@ -59,17 +72,23 @@ _RULE = "not_in_allow_list"
 
 _WORD = lazy_compile(r"(?<!\w)[^\W\d_]+(?:['’][^\W\d_]+)*(?!\w)")
 _PLACE_BEFORE = word_set("to from at in near via @ transfer transferred admitted lives")
+_TO_PLACE = word_set("to from at")
 _PLACE_AFTER = word_set(
     "hospital hosp rehab clinic hospice infirmary manor memorial medical center ctr nursing"
 )
 _NAME_BEFORE = RELATION_WORDS | word_set(
     "dr doctor mr mrs ms miss rn np pa md attending resident fellow intern dtr friend "
-    "neighbor neighbour with called paged notified per by"
+    "neighbor neighbour called paged notified per by"
 )
 # what follows a hospital's abbreviation: "BUMC ED", "NEMC EW", "GH ICU"
 _UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clinic")
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
 _NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
+_GAP = lazy_compile(r"[ \t]+(?:the[ \t]+)?|[ \t]*@[ \t]*", re.IGNORECASE)
+_FUNCTION_WORDS = word_set(
+    "a an the and or but of in on at by to from with for as is was be this that his her their "
+    "its our my your he she they we it who which not no yes any all some"
+)
 _JOINERS = frozenset({"and", "&", "/"})
 _INITIAL = lazy_compile(r"(?<![\w.])[A-Z]\.\s?$")
 
@@ -86,7 +105,33 @@ def allow_pass_applies(profile: str, text: str) -> bool:
     """
     if profile == "clinical":
         return True
-    return profile == "hipaa" and clinical_register(text)
+    return profile == "hipaa" and (clinical_register(text) or _shorthand_note(text))
+
+
+# everyday and business abbreviations that CLINICAL_EXTRA also holds: no sign of a note
+_EVERYDAY_SHORT = word_set(
+    "am pm id cc us uk ok or er ed md do pa ms mr mrs dr drs st rd co ap mg kg ml lb lbs oz ft "
+    "in g l u t min max sec hr hrs wk wks mo mos yr yrs eve asap approx appr apprx assoc med "
+    "sm lg mod neg pos ext fam soc id cm ho sw rt ot rn rns np mds tv vt pc ac ex px "
+    "top floor unit bay bed rm room staff team fellow intern resident attending"
+)
+
+
+def _shorthand_note(text: str, needed: int = 2) -> bool:
+    """A short note with no unambiguous marker that still reads as charting: ``needed``
+    distinct clinical abbreviations that are neither English words nor everyday
+    abbreviations ("pt", "bp", "abd", "sob"), in its first :data:`WINDOW` characters."""
+    seen: set[str] = set()
+    for m in _WORD.finditer(text, 0, min(len(text), WINDOW)):
+        w = m.group().casefold()
+        if w in seen or w not in CLINICAL_EXTRA or w in _EVERYDAY_SHORT:
+            continue
+        if w in common_words() or word_classes(w):
+            continue
+        seen.add(w)
+        if len(seen) >= needed:
+            return True
+    return False
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -113,6 +158,34 @@ def _ambiguous_name(word: str) -> bool:
     )
 
 
+def _charted_name(w: str, *, any_class: bool = False) -> bool:
+    """A known first or last name, everyday word or not, that is no clinical, charting,
+    calendar or function word (``w`` case-folded); unless ``any_class``, no verb,
+    adjective or adverb either ("Will", "Frank")."""
+    return (
+        len(w) >= 3
+        and is_name_word(w)
+        and w not in NOTE_WORDS
+        and w not in CLINICAL_EXTRA
+        and w not in CALENDAR_WORDS
+        and w not in _FUNCTION_WORDS
+        and (any_class or not word_classes(w) & {"verb", "adj", "adv"})
+    )
+
+
+def _everyday_surname(w: str) -> bool:
+    """An English noun that can be a surname where the context says a person ("Green",
+    "Hope", "Bell"): no clinical, charting, calendar or function word."""
+    return (
+        len(w) >= 3
+        and "noun" in word_classes(w)
+        and w not in NOTE_WORDS
+        and w not in CLINICAL_EXTRA
+        and w not in CALENDAR_WORDS
+        and w not in _FUNCTION_WORDS
+    )
+
+
 def _token_types(
     text: str, start: int, end: int, taken: bytearray, thorough: bool, mixed: bool
 ) -> list[Finding]:
@@ -124,11 +197,37 @@ def _token_types(
             continue
         word = text[a:b]
         prev = folded[i - 1] if i else ""
+        if prev == "the" and i > 1:
+            prev = folded[i - 2]  # "transferred to the X", "at the X"
         nxt = folded[i + 1] if i + 1 < len(words) else ""
-        place = prev in _PLACE_BEFORE or nxt in _PLACE_AFTER
+        # a place word counts only right before the word ("at 1645. Last" is no place)
+        near = i > 0 and _GAP.fullmatch(text, words[i - 1][1], a) is not None
+        place = (near and prev in _PLACE_BEFORE) or nxt in _PLACE_AFTER
         if is_safe_word(word):
             if prev in _NAME_BEFORE and _ambiguous_name(word):
                 types[i] = "PERSON"
+            elif (
+                not thorough
+                and nxt in _NAME_AFTER
+                and (word.istitle() or not mixed)
+                and _charted_name(folded[i])
+            ):
+                # a known name, however English, before "aware", "notified" ("Hall aware")
+                types[i] = "PERSON"
+            elif (
+                not thorough
+                and mixed
+                and word.istitle()
+                and b - a >= 4
+                and folded[i - 1] in _TO_PLACE
+                and text[words[i - 1][1] : a].isspace()
+                and folded[i] not in CLINICAL_EXTRA
+                and folded[i] not in NOTE_WORDS
+                and folded[i] not in CALENDAR_WORDS
+            ):
+                # a capital in mid-sentence after "to", "from", "at" in a note in ordinary
+                # case names a place, however English ("transferred to Faulkner")
+                types[i] = "LOCATION"
             continue
         named = is_name_word(word)
         # a facility's abbreviation in capitals: "to GH", "from NEMC", "BUMC ED"
@@ -139,6 +238,12 @@ def _token_types(
         if not thorough and abbreviation:
             types[i] = "LOCATION:abbreviation"
             continue
+        if not thorough and not mixed and word.islower() and place and not named:
+            # a note in lower case: an unknown word after a place word is a place or its
+            # abbreviation ("to gh", "from nwh")
+            types[i] = "LOCATION:abbreviation"
+            continue
+
         if (
             not thorough
             and named
@@ -169,10 +274,19 @@ def _token_types(
                 continue
             a, b = words[i]
             gap = text[min(words[j][1], b) : max(words[j][0], a)]
+            w = text[a:b].casefold()
+            after = folded[max(i, j) + 1] if max(i, j) + 1 < len(words) else ""
+            cased = text[a:b].istitle() or not mixed
             if (
                 gap.strip().casefold() in _JOINERS
                 and taken.find(1, a, b) < 0
-                and _ambiguous_name(text[a:b])
+                and (
+                    _ambiguous_name(text[a:b])
+                    or (cased and _charted_name(w, any_class=True))
+                    # "Green and Wilson aware": before "aware" a pair is two people,
+                    # however English the surname
+                    or (cased and after in _NAME_AFTER and _everyday_surname(w))
+                )
             ):
                 types[i] = "PERSON"
     out: list[Finding] = []

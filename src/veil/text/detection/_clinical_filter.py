@@ -36,7 +36,7 @@ from a labelled corpus.
 from __future__ import annotations
 
 from veil._lazyre import lazy_compile
-from veil.text.recognition._clinical_shapes import is_english
+from veil.text.recognition._clinical_shapes import is_english, setting_or_count
 from veil.text.recognition._finding import Finding
 from veil.text.vocab._clinical_vocab import is_name_word
 from veil.text.vocab._lexicon import word_set
@@ -87,6 +87,8 @@ def clinical_keeps(text: str, f: Finding) -> bool:
         if any(label.casefold().strip(" :#.") in CLINICAL_LABELS for label in labels):
             return False
         return bool(_LONG_NUMBER.search(span))
+    if f.recognizer == "date" and setting_or_count(text, f.start, f.end):
+        return False
     if f.recognizer == "password_shape":
         return False
     if f.recognizer == "phone" and f.explanation is not None:

@@ -12,7 +12,12 @@ clinical shapes of :mod:`veil.text.recognition._clinical_shapes` (issue #25) to 
 * care-team and family names in any case: a surname in capitals after "DR", a first name
   in lower case after "talked with", two surnames joined by "and" before "aware", an
   initial before a surname ("S. DOMINICO");
-* pagers and extensions ("Pager: #54321", "ext 4411").
+* pagers and extensions ("Pager: #54321", "ext 4411", "X4411"), phone numbers with
+  slashes or spaces ("617/555/0123");
+* care-team names before a role ("OKAFOR RRT", "Hall RN"), relatives after a dash in
+  capitals ("DAUGHTER- MARY"), surnames that are everyday words after a title or before
+  "aware" ("Dr. Brown", "White and Okafor aware"), wards named by a building and a floor
+  ("transferred to Ellison 12"), a month named alone ("seen in March").
 
 Each note mixes these lines with the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`,
 so the hard negatives (doses, vitals, scores, fractions) stay in every note. Labels are
@@ -52,9 +57,30 @@ SHAPE_LINES: tuple[str, ...] = (
     "Last colonoscopy {DATE_TIME:month_year}, PCP follows; s/p chole {DATE_TIME:yy}.",
     "Transferred to {ORGANIZATION:hosp_abbrev} hosp for MRI, returned at 1600.",
     "Echo {DATE_TIME:month_day} EF 35%; strength 5/5, pain 6/10, 1/2 NS at 75cc/hr.",
+    # added for issue #25's second round: roles after names, wards, relatives in capitals,
+    # surnames that are everyday words, month names, phones as families give them
+    "upper:{PERSON:last} RRT IN TO SUCTION, SATS 95% ON 40% FM. PS 10/5 OVERNIGHT.",
+    "Pt transferred to {LOCATION:ward} at 1500, report given to {PERSON:last} RN.",
+    "upper:SOCIAL: DAUGHTER- {PERSON:first} CALLED, UPDATED BY RN. PLAN DISCUSSED.",
+    "Dr. {PERSON:everyday_last} aware of SBP 88/50, 250cc NS bolus given with effect.",
+    "lower:dr {PERSON:everyday_last} in to see pt, aware of low uop. bcx 2/4 bottles.",
+    "Last seen in clinic in {DATE_TIME:month_name}; f/u w/ PCP, CPAP 5/5 at night.",
+    "Wife can be reached at {PHONE_NUMBER:slashed} or {PHONE_NUMBER:spaced}.",
+    "upper:COVERING RESIDENT PAGED AT X{PHONE_NUMBER:ext}, {PERSON:last} MD AWARE.",
+    "{PERSON:everyday_last} and {PERSON:last} aware, will reassess in AM.",
 )
 
 _HOSP_WORDS = ("hosp", "hospital", "rehab", "nursing home")
+# surnames that are everyday English words (US census surnames): after a title or before
+# "aware" a note's reader takes them as names, and so must the mode
+_EVERYDAY_SURNAMES = (
+    "Brown", "White", "Green", "Young", "King", "Wood", "Hall", "Baker", "Long", "Rose",
+    "Bell", "Hill", "Stone", "Price", "Fox", "Lane", "Black", "Little", "Hope", "Frost",
+)  # fmt: skip
+_MONTHS = (
+    "January", "February", "March", "April", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
 
 
 class _ShapeFiller(_Filler):
@@ -80,6 +106,16 @@ class _ShapeFiller(_Filler):
             return str(r.randint(1000, 9999)), "PHONE_NUMBER", None
         if kind == "PHONE_NUMBER" and variant == "pager":
             return str(r.randint(10**4, 10**5 - 1)), "PHONE_NUMBER", None
+        if kind == "PHONE_NUMBER" and variant in ("slashed", "spaced"):
+            sep = "/" if variant == "slashed" else " "
+            parts = (r.randint(201, 989), r.randint(201, 999), r.randint(1000, 9999))
+            return sep.join(map(str, parts)), "PHONE_NUMBER", None
+        if kind == "PERSON" and variant == "everyday_last":
+            return r.choice(_EVERYDAY_SURNAMES), "PERSON", None
+        if kind == "LOCATION" and variant == "ward":
+            return f"{f.last_name()} {r.randint(2, 14)}", "LOCATION", None
+        if kind == "DATE_TIME" and variant == "month_name":
+            return r.choice(_MONTHS), "DATE_TIME", None
         return super().value(slot)
 
 

@@ -4,19 +4,33 @@ Used only by the recall-first clinical mode (:mod:`veil.text.detection._clinical
 here changes what the ``default`` profile reports. Each shape is a format, not a value:
 
 * **shorthand dates**: month/day and month/year without a year or century ("9/7", "8/87"),
-  unless a score, a ratio or a ventilator setting reads there ("pain 6/10", "strength
-  5/5", "PS 10/5", "1/2 NS"); a year written with an apostrophe ("'92"); a two-digit or
-  four-digit year after a diagnosis or procedure ("MI 92", "s/p CABG in 2001");
-* **pagers, extensions and phones**: four to seven digits after "pager", "pgr", "beeper",
-  "ext", "x" ("Pager: #54321", "ext 4411"); a North American number in any spacing
-  ("555-0123", "617 555-0123"), a shape no dose, vital or lab value takes;
+  also glued to a label ("hx:3/98", "NIDDM.3/98"), unless a score, a ratio or a
+  ventilator setting reads there ("pain 6/10", "strength 5/5", "PS 10/5", "1/2 NS",
+  "flowby 6/3", "2/4 bottles": :func:`setting_or_count`); a year written with an
+  apostrophe ("'92"); a two-digit or four-digit year after a diagnosis or procedure ("MI
+  92", "s/p CABG in 2001"); a month named alone ("seen in September"; an abbreviation only
+  before a number, "Sept 12", as "dec" and "MAR" are charting words);
+* **pagers, extensions and phones**: four to seven digits, or an internal extension
+  ("2-4411"), after "pager", "pgr", "beeper", "ext", "x" ("Pager: #54321", "ext 4411"),
+  five to seven digits after "#"; a North American number with dashes, dots, slashes or
+  spaces ("617/555/0123"; seven digits alone only after a phone word or "@"), ten digits
+  alone, shapes no dose, vital or lab value takes;
 * **facilities**: up to three words before a facility word ("kernan hosp", "FROM CALVERT
   HOSPITAL", "GH hosp", "Briarwood Rehab"), generic words ("outside", "the", "this")
-  excluded;
-* **titled and introduced names**: the word after a title ("DR LAVELY NOTIFIED") when it
-  is a known name or not English, after a relation or a contact verb ("talked with
-  helen", "wife Mary") when it is a known name, and after a capital initial ("S.
-  DOMINICO") when it is a known name or not English.
+  excluded, English words too when "to", "from" or "at" frames the name ("TO FAULKNER
+  HOSPITAL"); one or two names before an everyday facility word ("health", "center",
+  "home") only in that frame ("from Hale Health"); a ward named by a building and a floor
+  ("transferred to Ellison 12");
+* **titled and introduced names**: the word after a title ("DR LAVELY NOTIFIED", "Dr.
+  Brown", "drs' Okafor") when it is a known name, a noun or not English, never a verb,
+  adjective or charting word ("dr aware", "DR WILL SEE"; "Mr" and "Ms" only as titles
+  are written, "MR" and "MS" being mitral regurgitation and mental status); after a
+  relation or a contact verb ("talked with helen", "wife Mary") when it is a known name;
+  right after a relation word, with a dash or colon too, in any case ("DAUGHTER- JOAN");
+  after a capital initial ("S. DOMINICO") when it is a known name or not English (never
+  a plural's or a score's letter, "PVC'S. HEMODYNAMICS", "A&O. PLEASANT"); before a
+  care-team role ("OKAFOR RRT", "Hall RN", "WHITE MD"; not a shift or a service, "CHARGE
+  RN", "DAY RN", and never "PT", "PA" or "RT", the patient, an artery and "right").
 """
 
 from __future__ import annotations
@@ -28,6 +42,7 @@ from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
 from veil.text.vocab._lexicon import (
+    CALENDAR_WORDS,
     NOTE_WORDS,
     RELATION_WORDS,
     common_words,
@@ -35,7 +50,7 @@ from veil.text.vocab._lexicon import (
     word_set,
 )
 
-__all__ = ["is_english", "shape_findings"]
+__all__ = ["is_english", "setting_or_count", "shape_findings"]
 
 RECOGNIZER = "clinical_shapes"
 _SCORE = 0.6
@@ -68,7 +83,20 @@ def _namelike(word: str) -> bool:
 
 
 # ---- dates -----------------------------------------------------------------------------
-_SHORT_DATE = lazy_compile(r"(?<![\w/.:])(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})(?![\w/]|[.,]\d|:\d|\s*%)")
+_SHORT_DATE = lazy_compile(
+    r"(?:(?<![\w/.:])|(?<=(?<![\w/.:])[^\W\d_]{2}[:.])|(?<=[^\W\d_]{3}[:.]))"
+    r"(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})"
+    r"(?![\w/]|[.,]\d|:\d|\s*%)"
+)
+_OUT_OF_TEN = lazy_compile(r"pain|\d/10\b", re.IGNORECASE)
+# a month named alone is an element of a date (Safe Harbor keeps only the year): full names
+# but "May" (a verb as often), abbreviations only before a day or a year ("Sept 12", "oct
+# '98"; "dec" is "decreased" and "mar" the administration record in a note)
+_MONTH_ALONE = lazy_compile(
+    r"\b(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?=\s*['’]?\d))\b",
+    re.IGNORECASE,
+)
 # what makes "a/b" a score, a ratio or a setting rather than a date: a word just before
 # ("pain 6/10", "PS 10/5", "strength 5/5", "GCS 3/4") or a unit or score just after
 _NOT_DATE_BEFORE = lazy_compile(
@@ -79,9 +107,35 @@ _NOT_DATE_BEFORE = lazy_compile(
 )
 _NOT_DATE_AFTER = lazy_compile(
     r"\s*(?:mm|cm|mg|mcg|ml|cc|l\b|units?|tabs?|amps?|ns\b|nss\b|strength|str\b|pain|"
-    r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all)",
+    r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all|peep|cp\b|"
+    r"chest)",
     re.IGNORECASE,
 )
+# a ventilator's or a culture's numbers: a mode or a setting word earlier in the clause
+# ("CPAP/PSV 12/5", "flowby 6/3", "on PS 10/5/40%"), a count of bottles or sets after
+_SETTING_BEFORE = lazy_compile(
+    r"\b(?:cpap|bi-?pap|bi-?level|ipap|epap|psv|ips|ps|peep|settings?|flow-?by|simv|imv|"
+    r"prvc|aprv)\b[^.\n;:]{0,16}$",
+    re.IGNORECASE,
+)
+_SETTING_AFTER = lazy_compile(r"(?:/\d+)*\s*(?:%|bottles?|btls?|sets?\b)", re.IGNORECASE)
+
+
+def setting_or_count(text: str, start: int, end: int) -> bool:
+    """Whether the numbers ``text[start:end]`` ("10/5", "12/10/40") are a ventilator's
+    settings or a count of culture bottles by what stands around them, not a date.
+
+    Examples
+    --------
+    >>> t = "CPAP/PSV 12/5, FIO2 40%. BCX 2/4 bottles. Seen 3/12."
+    >>> [setting_or_count(t, *span) for span in [(9, 13), (29, 32), (48, 52)]]
+    [True, True, False]
+    """
+    return bool(
+        _SETTING_BEFORE.search(text, max(0, start - 40), start) or _SETTING_AFTER.match(text, end)
+    )
+
+
 _FRACTIONS = frozenset({(1, 2), (1, 3), (1, 4), (2, 3), (3, 4)})
 _APOSTROPHE_YEAR = lazy_compile(r"(?<![\w'’])['’](\d{2})(?![\w'’\"])")
 _CONDITION_YEAR = lazy_compile(
@@ -94,15 +148,23 @@ _CONDITION_YEAR = lazy_compile(
 # ---- pagers and extensions --------------------------------------------------------------
 _PAGER = lazy_compile(
     r"\b(?:pager|pgr|pg|beeper|bpr|beep|page|ext|extension|x)\.?\s*(?:number|num|no\.?|#)?"
-    r"\s*[:#]?\s*#?\s*(\d{4,7})(?![\d/]|\.\d)",
+    r"\s*[:#]?\s*#?\s*(\d{4,7}|\d{1,2}-\d{4})(?![\d/]|\.\d)",
     re.IGNORECASE,
 )
 
+# five to seven digits after "#" with no word: a pager, an extension or a record number
+# ("page #54321"); doses and sizes are shorter or carry a unit ("#8 ETT", "#20g")
+_HASH_NUMBER = lazy_compile(r"(?<![\w#])#[ \t]?(\d{5,7})(?![\d/.,%-]|[ \t]*(?:mg|cc|ml|fr|g)\b)")
+
 # a North American number as notes write it, with or without an area code ("617-555-0123",
 # "555-0123", "(617) 555 0123"): not the shape of a dose, a vital or a lab value
-_PHONE = lazy_compile(r"(?<![\w/.-])(\(\d{3}\)\s?|\d{3}[-.\s])?\d{3}-\d{4}(?![\w/-]|\.\d)")
+_PHONE = lazy_compile(
+    r"(?<![\w/.-])(\(\d{3}\)[ \t]?|\d{3}(?P<sep>[-./ ]))?\d{3}(?(sep)(?P=sep)|[- ])\d{4}"
+    r"(?![\w/-]|\.\d)|(?<![\w/.-])[2-9]\d{9}(?![\w/-]|\.\d)"
+)
 _PHONE_WORD = lazy_compile(
-    r"\b(?:phone|ph|tel|telephone|cell|home|work|call|called|reached|contact|number|#|no)\b\W*$",
+    r"(?:\b(?:phone|ph|tel|telephone|cell|home|work|call|called|reached|contact|number|no|at)\b|"
+    r"[#@])\W*$",
     re.IGNORECASE,
 )
 
@@ -112,17 +174,34 @@ _FACILITY = lazy_compile(
     r"infirmary|clinic|manor|memorial)\b\.?",
     re.IGNORECASE,
 )
+# facility words that are everyday words too: they name a place only in a frame, "to/from/at
+# <one or two words> <word>" ("from Hale Health", "TO MERCER CENTER")
+_WEAK_FACILITY = lazy_compile(
+    r"\b(?:to|from|at)[ \t]+((?:[^\W\d_][\w'’&-]*[ \t]+){1,2}"
+    r"(?:health(?:care)?|center|centre|ctr|institute|campus|home))\b",
+    re.IGNORECASE,
+)
 _GENERIC = word_set(
     "outside osh other local this that same another previous prior referring current "
     "nearby area home day the a an his her their our your to from at in transfer transferred "
     "admitted sent back return returned discharge discharged go going went d/c dc pt patient "
     "rehab hospital hosp clinic and or of for by with ccu micu sicu icu ed er or"
 )
+_FACILITY_FRAME = word_set("to from at @")
+# a ward or unit named by a building and a floor: "transferred to Baker 5", "on ELLISON 12"
+_WARD = lazy_compile(
+    r"\b(?:to|from|on|at)[ \t]+([^\W\d_]{3,})[ \t]+(\d{1,2})\b(?![./:%-]|[ \t]*(?:units?\b|"
+    r"mg|mcg|l\b|lpm|liters?|cc|ml|x\b|hrs?\b|hours?|days?|min|times|am\b|pm\b|to\b|-))",
+    re.IGNORECASE,
+)
 _WORD_BEFORE = lazy_compile(r"([^\W\d_][\w'’&.-]*)\s+$")
 
 # ---- names -------------------------------------------------------------------------------
+# "Mr" and "Ms" only as titles are written: "MR" and "MS" are mitral regurgitation and
+# mental status in a note
 _TITLED = lazy_compile(
-    r"\b(?:dr|doctor|mr|mrs|miss|Ms|MS(?=\.))\.?\s+([^\W\d_][\w'’-]*)"
+    r"\b(?:(?:dr|drs|doctor|mrs|miss)\.?['’]?|(?-i:Mr|Ms)\.?|(?-i:MR|mr)\.)"
+    r"\s+([^\W\d_][\w'’-]*)"
     r"(?:\s+([^\W\d_][\w'’-]*))?",
     re.IGNORECASE,
 )
@@ -131,6 +210,27 @@ _INTRODUCED = lazy_compile(
     r"neighbor|neighbour|talked\s+(?:with|to)|spoke\s+(?:with|to)|called|paged|notified|"
     r"updated|informed|per|by)\s+([^\W\d_][\w'’-]*)",
     re.IGNORECASE,
+)
+# what stands before a role without naming anyone: a shift, a post, a service
+_NOT_BEFORE_ROLE = word_set(
+    "day days night nights eve evening morning charge float travel traveler primary "
+    "covering coverage cover call house team new old other another same senior junior "
+    "staff head nurse unit floor icu renal cardiology cards pulm gi surgery surgical medical "
+    "medicine neuro psych ortho plastics ent onc oncology the this that and or of for with"
+)
+
+_RELATIVE = lazy_compile(
+    rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|sons|daughters|"
+    r"brothers|sisters|friend|neighbor|neighbour)['’]?(?:[ \t]*[:-][ \t]*|[ \t]+)"
+    r"([^\W\d_][\w'’]*)",
+    re.IGNORECASE,
+)
+
+# a name before a care-team role: "ANDERSON RRT", "Kowalski RN", "j smith md" ("PT", "OT",
+# "PA" and "RT" are the patient, therapy, an artery and "right" as often)
+_ROLE_AFTER = lazy_compile(
+    r"(?<![\w.'’-])([^\W\d_][\w'’]*)(?:,?[ \t]+|[ \t]*\()"
+    r"(?:RN|RRT|MD|NP|PA-C|CNA|LPN|MSW|LICSW|PharmD|rn|rrt|md|np)\b(?![/.-]\w)"
 )
 
 
@@ -157,11 +257,16 @@ def _dates(text: str) -> Iterator[Finding]:
             continue
         if _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             continue
-        if _NOT_DATE_AFTER.match(text, m.end()):
+        if _NOT_DATE_AFTER.match(text, m.end()) or setting_or_count(text, m.start(), m.end()):
             continue
-        if b == "10" and re.search(r"pain|/10", text[max(0, m.start() - 40) : m.end() + 40], re.I):
-            continue
+        if b == "10" and (
+            _OUT_OF_TEN.search(text, max(0, m.start() - 40), m.start())
+            or _OUT_OF_TEN.search(text, m.end(), m.end() + 40)
+        ):
+            continue  # a score out of ten, as pain is charted ("pain 3/10")
         yield _finding(m.start(), m.end(), "DATE_TIME", "short_date")
+    for m in _MONTH_ALONE.finditer(text):
+        yield _finding(m.start(), m.end(), "DATE_TIME", "month_name")
     for m in _APOSTROPHE_YEAR.finditer(text):
         yield _finding(m.start(), m.end(), "DATE_TIME", "apostrophe_year")
     for m in _CONDITION_YEAR.finditer(text):
@@ -182,52 +287,142 @@ def _facilities(text: str) -> Iterator[Finding]:
             folded = word.casefold()
             if folded in _GENERIC or folded in _FUNCTION:
                 break
-            if mixed and word[:1].islower() and is_english(word):
+            prev = _WORD_BEFORE.search(text, max(0, w.start(1) - 40), w.start(1))
+            prev_word = prev.group(1).rstrip(".") if prev else ""
+            # "to/from/at X hospital" frames a name, however English its words ("from
+            # baptist hosp", "TO FAULKNER HOSPITAL")
+            framed = prev_word.casefold() in _FACILITY_FRAME
+            if mixed and word[:1].islower() and is_english(word) and not framed:
                 break
-            if not mixed and is_english(word) and words == 0 and len(word) > 4:
-                # an English word alone before "hospital" in capitals or lower case is
-                # a description ("community hospital"), unless a name stands before it
-                prev = _WORD_BEFORE.search(text, max(0, w.start(1) - 40), w.start(1))
-                if prev is None or not _namelike(prev.group(1).rstrip(".")):
-                    break
+            # an English word alone before "hospital" in capitals or lower case is a
+            # description ("community hospital"), unless a name stands before it
+            if (
+                not mixed
+                and is_english(word)
+                and words == 0
+                and len(word) > 4
+                and not framed
+                and not _namelike(prev_word)
+            ):
+                break
             start = w.start(1)
             words += 1
         if words:
             yield _finding(start, m.end(), "LOCATION", "facility")
+    for m in _WEAK_FACILITY.finditer(text):
+        names = m.group(1).split()[:-1]
+        if any(w.casefold() in _GENERIC or w.casefold() in _FUNCTION for w in names):
+            continue  # "to the home", "from nursing home" (a strong facility word's)
+        if mixed and not all(w[:1].isupper() for w in names):
+            continue  # "back to baseline health"
+        if any(
+            word_classes(w.casefold()) & {"verb", "adj", "adv"} and not is_name_word(w)
+            for w in names
+        ):
+            continue  # "TO GET HOME", "to good health"
+        if all(w.casefold() in CLINICAL_EXTRA or w.casefold() in NOTE_WORDS for w in names):
+            continue
+        yield _finding(m.start(1), m.end(1), "LOCATION", "facility")
 
 
-_INITIAL_NAME = lazy_compile(r"(?<![\w.])[A-Z]\.\s?([A-Z][\w'’-]+)")
+def _wards(text: str) -> Iterator[Finding]:
+    for m in _WARD.finditer(text):
+        w = m.group(1).casefold()
+        if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or w in CALENDAR_WORDS:
+            continue
+        if word_classes(w) & {"verb", "adj", "adv"} and not is_name_word(w):
+            continue  # "up to about 5", "down to only 2"
+        yield _finding(m.start(1), m.end(2), "LOCATION", "ward")
+
+
+# a capital initial and a name: "S. DOMINICO", "J. Brown"; not a plural's or a score's
+# letter ("PVC'S. HEMODYNAMICS", "A&O. PLEASANT")
+_INITIAL_NAME = lazy_compile(r"(?<![\w.'’&/+-])[A-Z]\.\s?([A-Z][\w'’-]+)")
+# words that follow a title without being a name: auxiliaries and charting verbs ("DR WILL
+# SEE PT", "Dr. Aware", "dr paged")
+_NOT_AFTER_TITLE = word_set(
+    "will may can could would should shall must did does do is was were be been has had have "
+    "aware notified paged called informed updated here in at to on of and or who states said "
+    "office note notes team service ordered orders"
+)
+
+
+def _name_after_title(word: str, *, nouns: bool = True) -> bool:
+    """A word that names someone after a title: a known first or last name, even one that
+    is an everyday word ("DR BROWN", "Dr. King"), or a noun ("DR FLOWERS"), unless it is a
+    function, clinical or charting word; or a word that is neither a name nor English.
+    A verb, adjective or adverb alone is no name there ("dr aware", "DR PAGED")."""
+    w = word.casefold()
+    if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or w in _NOT_AFTER_TITLE:
+        return False
+    return is_name_word(w) or not is_english(w) or (nouns and "noun" in word_classes(w))
 
 
 def _names(text: str) -> Iterator[Finding]:
     for m in _INITIAL_NAME.finditer(text):
         word = m.group(1)
-        known_name = is_name_word(word) and word.casefold() not in common_words()
-        if len(word) >= 4 and (known_name or not is_safe_word(word)) and _namelike(word):
+        if (
+            len(word) >= 3
+            and _name_after_title(word, nouns=word.casefold() not in common_words())
+            and (is_name_word(word) or len(word) >= 4)
+        ):
             yield _finding(m.start(), m.end(1), "PERSON", "initial_name")
     for m in _TITLED.finditer(text):
         first, second = m.group(1), m.group(2)
-        if not _namelike(first):
+        if not _name_after_title(first):
             continue
         end = m.end(1)
         if second and _namelike(second) and "\n" not in text[m.end(1) : m.start(2)]:
             end = m.end(2)
         yield _finding(m.start(1), end, "PERSON", "titled_name")
+    for m in _ROLE_AFTER.finditer(text):
+        word = m.group(1)
+        w = word.casefold()
+        if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or len(word) < 3:
+            continue
+        if w in _NOT_BEFORE_ROLE or w in CALENDAR_WORDS:
+            continue
+        cased = word[:1].isupper()
+        # a known name, a word that is not English, or a capitalised noun ("WHITE MD",
+        # "Okonkwo RN", "Hall RN")
+        if is_name_word(w) or not is_safe_word(word) or (cased and "noun" in word_classes(w)):
+            yield _finding(m.start(1), m.end(1), "PERSON", "name_before_role")
     for m in _INTRODUCED.finditer(text):
         word = m.group(1)
         folded = word.casefold()
         if folded in _FUNCTION or folded in NOTE_WORDS or folded in CLINICAL_EXTRA:
             continue
+        if word_classes(folded) & {"verb", "adj", "adv"}:
+            continue  # "wife said", "son made aware"
         if is_name_word(word) and folded not in common_words():
+            yield _finding(m.start(1), m.end(1), "PERSON", "introduced_name")
+    for m in _RELATIVE.finditer(text):
+        # right after a relation word, as a title: "daughter- JOAN", "husband Bud", "dtr
+        # kim" (a known name, everyday or not, or a word that is not English)
+        word = m.group(1)
+        w = word.casefold()
+        if len(word) < 3 or not _name_after_title(word, nouns=False):
+            continue
+        if is_name_word(w) and word_classes(w) & {"verb", "adj", "adv"}:
+            continue  # "wife said", "son made aware"
+        if is_name_word(w) or not is_safe_word(word):  # not a misspelling ("visisted")
             yield _finding(m.start(1), m.end(1), "PERSON", "introduced_name")
 
 
 def _pagers(text: str) -> Iterator[Finding]:
+    paged = set()
     for m in _PAGER.finditer(text):
+        paged.add(m.start(1))
         yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "pager")
+    for m in _HASH_NUMBER.finditer(text):
+        if m.start(1) not in paged:  # "Pager: #54321" is read once
+            yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "hash_number")
     for m in _PHONE.finditer(text):
-        if m.group(1) is None and not _PHONE_WORD.search(text, max(0, m.start() - 24), m.start()):
+        local = m.group(1) is None and len(m.group()) < 10
+        if local and not _PHONE_WORD.search(text, max(0, m.start() - 24), m.start()):
             continue  # seven digits alone are an identifier as often as a phone
+        if " " in m.group() and m.group().endswith("00"):
+            continue  # a list of volumes or counts ("120 200 1000")
         yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_shape")
 
 
@@ -240,4 +435,4 @@ def shape_findings(text: str) -> list[Finding]:
     >>> [t[f.start:f.end] for f in sorted(shape_findings(t), key=lambda f: f.start)]
     ['LAVELY', "'92", '9/7', 'kernan hosp.', '54321']
     """
-    return [*_dates(text), *_facilities(text), *_names(text), *_pagers(text)]
+    return [*_dates(text), *_facilities(text), *_wards(text), *_names(text), *_pagers(text)]

@@ -60,7 +60,7 @@ CLINICAL_EXTRA = word_set(
     ucx bcx scx cx c&s gram gs bal afb rpr hiv hcv hbv hbsag cmv ebv rsv flu
     cxr kub ct cta mri mra us u/s echo tte tee ekg ecg eeg cath ir egd ercp
     ett trach vent bipap cpap peep psv ps simv ac imv prvc aprv fio2 tv vt mv rsbi
-    sbt nrb nc fm ftn shovel mask venti venturi ambu
+    sbt nrb nc fm ftn shovel mask venti venturi ambu pcv vc prvc cmv hfov
     picc cvl tlc swan sgc a-line aline art piv piv's iv's hickman mediport portacath
     afib a-fib aflutter nsr sr st sb svt vt vf pvc pvcs pac pacs pea asystole
     ekg's chb lbbb rbbb ivcd wct nsvt sinus brady tachy bradycardic tachycardic
@@ -122,6 +122,17 @@ CLINICAL_EXTRA = word_set(
     micu sicu ccu csru nicu picu icu ed er or pacu rehab snf ltac vna ecf tsicu cvicu
     osh ew floor unit bay bed rm room
     dnr dni dnr/dni cmo fc poa hcp
+    con't cont'd rec'd req'd sx'd tx'd dx'd d/c'd dr drs mr mrs ms
+    aureus coli difficile pneumoniae epidermidis faecalis faecium aeruginosa influenzae
+    amb ambul ambulat tol tol'd tolerat prev previously req reqs reqd req'd requir occ occas
+    freq approx apprx grav gravity bldy bld bloody sxn sxnd sxn'd suct suctn suctioned
+    lis lcs lws lics lts rij lij rsc lsc rfv lfv rfa lfa rsc rsv ej nbp abp nibp cuff
+    td thermodil fick lvef ef rvsp tr mr ar as ms ps pr mvp lvh rvh lad lcx rca om pda diag
+    recd rec'ing rec'g recv'd recieved rcvd rcv'd givn gvn wnl nl abnl sl slt sli
+    incont incontinent cath cath'd cathed d/t 2/2 sec secondary c/w r/t w/u wu hx'd
+    bilat bilaterally pt's pts' eval evals re-eval reeval assess assmt asmt
+    cont'd conts contin continues cntd rx'd txfr tx'd trx xfer xfr xferred trnsf transf
+    sedated sedate sed resp'd resps vss vsss afeb afebrile nad hob oob ooc ob ab
     """
 )
 
