@@ -5,6 +5,8 @@ Every number here is made up or taken from ranges set aside for drama and docume
 """
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veil._errors import PolicyError
 from veil.policy import DETECT_SCORE_THRESHOLD, TextConfig
@@ -464,3 +466,34 @@ def test_spaced_layout_not_in_service_yields_to_a_checksummed_id() -> None:
     assert typed(redact, "ref 221 395 1838") == [("221 395 1838", "PHONE_NUMBER")]
     # a number in service keeps its phone type whatever the check digit says
     assert typed(redact, "ref 617 555 0199")[0][1] == "PHONE_NUMBER"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    word=st.text(
+        alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=12
+    ),
+    line=st.sampled_from(["0100", "0123", "0145", "0167", "0199"]),
+)
+def test_a_glued_word_never_enters_the_span(us: PhoneRecognizer, word: str, line: str) -> None:
+    """Whatever word a number in service is glued to, the finding is the number alone."""
+    number = f"617-555-{line}"
+    text = f"note {word}{number} ok"
+    spans = [(text[f.start : f.end], f.score) for f in us.analyze(text)]
+    assert len(spans) == 1 and spans[0][0] == number
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefix=st.integers(min_value=0, max_value=999))
+def test_a_hyphenated_prefix_is_taken_only_when_it_is_a_country_code(
+    us: PhoneRecognizer, prefix: int
+) -> None:
+    import phonenumbers
+
+    text = f"ref {prefix}-617-555-0199 ok"
+    spans = _spans(us, text)
+    code = phonenumbers.region_code_for_country_code(prefix) != phonenumbers.UNKNOWN_REGION
+    if code and prefix != 1:
+        assert spans == [f"{prefix}-617-555-0199"]
+    elif prefix != 1:
+        assert all(not s.startswith(str(prefix)) for s in spans)
