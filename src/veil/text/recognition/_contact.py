@@ -12,8 +12,8 @@ for (default ``("US",)``): North American numbers in their usual layouts ("(617)
 exchange start with 2-9), and bare ten-digit runs only with a context word ("call",
 "phone"); such a number glued to a word ("is415-555-0132") or after a country code and a
 hyphen ("91-415-555-0132") only when ``phonenumbers`` knows it as in service, at the
-redaction threshold; every other region through ``phonenumbers.PhoneNumberMatcher`` with validity for
-that region. With a phone word just before it ("call 020 7946 0958"), a number in national
+redaction threshold; every other region through ``phonenumbers.PhoneNumberMatcher`` with
+validity for that region. With a phone word just before it ("call 020 7946 0958"), a number in national
 notation is also found when it is valid in one of :data:`CONTEXT_REGIONS`: the word is the
 evidence the bare digits lack. Extensions ("x123", "ext. 12") belong to the number. Lab values
 ("91/42/7.36"), dates and version numbers never match these layouts.
