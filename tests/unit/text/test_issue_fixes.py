@@ -254,29 +254,6 @@ def test_a_year_before_a_street_is_no_house_number(
     assert found(regex, text) == [(street, "STREET_ADDRESS")]
 
 
-@pytest.mark.parametrize(
-    ("text", "street"),
-    [
-        ("lives at 86036 Rua do Arenque 1634, Goiania", "Rua do Arenque 1634"),
-        ("the office is at 17151 2450 Crown St", "2450 Crown St"),
-        ("Fagradalsbraut 71 Apt. 762", "Apt. 762"),
-    ],
-)
-def test_a_street_with_its_own_number_is_not_widened(text: str, street: str) -> None:
-    """A street span that holds a number of its own already has its house number: the
-    number before it is something else (a postcode, the line before) and stays outside."""
-    start = text.index(street)
-    f = Finding(start, start + len(street), "STREET_ADDRESS", 0.85, "street_name", 1)
-    assert [text[g.start : g.end] for g in with_house_numbers(text, [f])] == [street]
-
-
-def test_an_ordinal_in_the_street_name_is_no_house_number() -> None:
-    text = "Deliver to 36, 5th Avenue, New York"
-    start = text.index("5th Avenue")
-    f = Finding(start, start + len("5th Avenue"), "STREET_ADDRESS", 0.85, "street_name", 1)
-    assert [text[g.start : g.end] for g in with_house_numbers(text, [f])] == ["36, 5th Avenue"]
-
-
 def test_house_number_held_by_another_finding_stays_its() -> None:
     text = "call 555 Main Street"
     phone = Finding(5, 8, "PHONE_NUMBER", 0.9, "x", 0)

@@ -23,15 +23,11 @@ _HOUSE_NUMBER = re.compile(
 )
 
 _YEAR = re.compile(r"(?:19|20)\d{2}\b")
-# a number of its own in the street's span ("2450 Crown St", "Rua do Arenque 1634", "Apt.
-# 762"; not "5th Avenue"): the street already holds its house number, and a number before
-# it is something else (a postcode, the line before)
-_OWN_NUMBER = re.compile(r"(?<!\w)\d{1,5}[A-Za-z]?(?!\w)")
 
 
 def with_house_numbers(text: str, findings: Sequence[Finding]) -> list[Finding]:
-    """``findings`` with each ``STREET_ADDRESS`` span that holds no number of its own widened
-    back over a house number just before it, where no other finding holds those characters.
+    """``findings`` with each ``STREET_ADDRESS`` span widened back over a house number just
+    before it, where no other finding holds those characters.
 
     Examples
     --------
@@ -43,8 +39,6 @@ def with_house_numbers(text: str, findings: Sequence[Finding]) -> list[Finding]:
     out = list(findings)
     for i, f in enumerate(out):
         if f.entity_type != "STREET_ADDRESS" or not f.start or not text[f.start - 1].isspace():
-            continue
-        if _OWN_NUMBER.search(text, f.start, f.end):
             continue
         m = _HOUSE_NUMBER.search(text, max(0, f.start - 16), f.start)
         if m is None:
