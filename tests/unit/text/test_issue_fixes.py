@@ -6,8 +6,6 @@ lower-case full names, house numbers, masks and label acronyms, passwords near t
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from veil.policy import DETECT_SCORE_THRESHOLD
 from veil.text import TextAnalyzer, TextRedactor, make_operator
@@ -343,19 +341,3 @@ def test_password_word_stops_at_the_sentence(regex: TextAnalyzer) -> None:
     scores = [f.score for f in regex.analyze(text) if f.entity_type == "PASSWORD"]
     assert scores and max(scores) < DETECT_SCORE_THRESHOLD
 
-
-@settings(max_examples=80, deadline=None)
-@given(
-    before=st.integers(min_value=1, max_value=99999),
-    own=st.integers(min_value=1, max_value=99999),
-    name=st.sampled_from(["Crown St", "Rua do Arenque", "Main Street", "ul. Kwiatowa"]),
-    number_first=st.booleans(),
-)
-def test_a_street_holding_a_number_never_takes_the_one_before(
-    before: int, own: int, name: str, number_first: bool
-) -> None:
-    street = f"{own} {name}" if number_first else f"{name} {own}"
-    text = f"at {before} {street}, Leeds"
-    start = text.index(street, 3 + len(str(before)))
-    f = Finding(start, start + len(street), "STREET_ADDRESS", 0.85, "street_name", 1)
-    assert [(g.start, g.end) for g in with_house_numbers(text, [f])] == [(f.start, f.end)]
