@@ -340,4 +340,3 @@ def test_password_word_stops_at_the_sentence(regex: TextAnalyzer) -> None:
     text = "I reset my password yesterday. SecureP@ss8901 is not it"
     scores = [f.score for f in regex.analyze(text) if f.entity_type == "PASSWORD"]
     assert scores and max(scores) < DETECT_SCORE_THRESHOLD
-
