@@ -43,8 +43,9 @@ def test_found_with_its_word(regex: TextAnalyzer, template: str, value: str, ent
 
 @pytest.mark.parametrize(
     ("value", "entity"),
-    # "078-051121" (one dash) is an SSN at 0.45 without a word; a bare "221 395 1837" is
-    # a phone number, an ITIN's layouts are the SSN's
+    # "078-051121" (one dash) is an SSN at 0.45 without a word; a bare "221 395 1837"
+    # passes the NHS check digit and is one at 0.45 (tests/unit/text/test_phone.py); an
+    # ITIN's layouts are the SSN's
     [(v, e) for _, v, e in CASES if e not in ("UK_NHS", "US_ITIN") and v != "078-051121"],
 )
 def test_not_claimed_as_the_type_without_its_word(

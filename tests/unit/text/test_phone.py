@@ -5,6 +5,8 @@ Every number here is made up or taken from ranges set aside for drama and docume
 """
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veil._errors import PolicyError
 from veil.policy import DETECT_SCORE_THRESHOLD, TextConfig
@@ -404,3 +406,94 @@ def test_a_phone_word_after_the_number(
 )
 def test_no_phone_without_its_word_or_cut_inside_a_group(us: PhoneRecognizer, text: str) -> None:
     assert _detected(us, text) == []
+
+
+# A North American number attached to what precedes it: a word with the space left out, or a
+# country code written with a hyphen and no "+". Found for redaction (0.45), below the detect
+# threshold unless a phone word is near; the digits must be a number in service
+ATTACHED = [
+    ("my other one is617-555-0199", "617-555-0199"),
+    ("the desk is at(617) 555-0199 today", "(617) 555-0199"),
+    ("abroad: 44-617-555-0199", "44-617-555-0199"),
+    ("the India desk 91-617-555-0199.", "91-617-555-0199"),
+]
+NOT_ATTACHED = [
+    "part AB12-617-555-0199",  # a code of letters and digits before it
+    "ref 12-617-555-0199",  # 12 is no country code
+    "build v2.617-555-0199",  # a dotted version
+    "mail x@host617-555-0199",  # inside an address
+    "one is221-395-1837",  # area code 221 is not in service
+]
+
+
+@pytest.mark.parametrize(("text", "span"), ATTACHED)
+def test_attached_numbers_are_found_for_redaction(
+    us: PhoneRecognizer, text: str, span: str
+) -> None:
+    found = [(text[f.start : f.end], f.score) for f in us.analyze(text)]
+    assert found == [(span, us.any_region_score)]
+    assert _detected(us, text) == []
+
+
+def test_attached_number_with_a_phone_word_is_detected(us: PhoneRecognizer) -> None:
+    assert _detected(us, "call me on tel617-555-0199") == ["617-555-0199"]
+    assert _detected(us, "reach me at(617) 555-0199") == ["(617) 555-0199"]
+
+
+@pytest.mark.parametrize("text", NOT_ATTACHED)
+def test_attached_negatives(us: PhoneRecognizer, text: str) -> None:
+    assert _spans(us, text) == []
+
+
+def test_spaced_layout_not_in_service_yields_to_a_checksummed_id() -> None:
+    """ "221 395 1837": three, three and four digits spaced (how the NHS prints its numbers),
+    passing the NHS check digit, and no North American number in service. At the redaction
+    threshold the NHS number wins; at the detect threshold (the NHS number alone is below
+    it) and with a phone word it stays a phone number; dashes keep a phone's layout."""
+    redact = TextAnalyzer.from_config(ner=False)
+    detect = TextAnalyzer.from_config(ner=False)
+    detect.score_threshold = DETECT_SCORE_THRESHOLD
+    assert redact.score_threshold < DETECT_SCORE_THRESHOLD
+
+    def typed(a: TextAnalyzer, text: str) -> list[tuple[str, str]]:
+        return [(text[f.start : f.end], f.entity_type) for f in a.analyze(text)]
+
+    assert typed(redact, "ref 221 395 1837") == [("221 395 1837", "UK_NHS")]
+    assert typed(detect, "ref 221 395 1837") == [("221 395 1837", "PHONE_NUMBER")]
+    assert typed(redact, "call 221 395 1837") == [("221 395 1837", "PHONE_NUMBER")]
+    assert typed(redact, "ref 221-395-1837") == [("221-395-1837", "PHONE_NUMBER")]
+    # fails the NHS check digit: the phone layout alone
+    assert typed(redact, "ref 221 395 1838") == [("221 395 1838", "PHONE_NUMBER")]
+    # a number in service keeps its phone type whatever the check digit says
+    assert typed(redact, "ref 617 555 0199")[0][1] == "PHONE_NUMBER"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    word=st.text(
+        alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=12
+    ),
+    line=st.sampled_from(["0100", "0123", "0145", "0167", "0199"]),
+)
+def test_a_glued_word_never_enters_the_span(us: PhoneRecognizer, word: str, line: str) -> None:
+    """Whatever word a number in service is glued to, the finding is the number alone."""
+    number = f"617-555-{line}"
+    text = f"note {word}{number} ok"
+    spans = [(text[f.start : f.end], f.score) for f in us.analyze(text)]
+    assert len(spans) == 1 and spans[0][0] == number
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefix=st.integers(min_value=0, max_value=999))
+def test_a_hyphenated_prefix_is_taken_only_when_it_is_a_country_code(
+    us: PhoneRecognizer, prefix: int
+) -> None:
+    import phonenumbers
+
+    text = f"ref {prefix}-617-555-0199 ok"
+    spans = _spans(us, text)
+    code = phonenumbers.region_code_for_country_code(prefix) != phonenumbers.UNKNOWN_REGION
+    if code and prefix != 1:
+        assert spans == [f"{prefix}-617-555-0199"]
+    elif prefix != 1:
+        assert all(not s.startswith(str(prefix)) for s in spans)

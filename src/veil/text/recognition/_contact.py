@@ -10,8 +10,10 @@ ranges newer than its metadata) is reported only with a phone context word, as a
 for (default ``("US",)``): North American numbers in their usual layouts ("(617) 555-0199",
 "617-555-0199", "617.555.0199", "+1 617 555 0199") by a strict regex (area code and
 exchange start with 2-9), and bare ten-digit runs only with a context word ("call",
-"phone"); every other region through ``phonenumbers.PhoneNumberMatcher`` with validity for
-that region. With a phone word just before it ("call 020 7946 0958"), a number in national
+"phone"); such a number glued to a word ("is415-555-0132") or after a country code and a
+hyphen ("91-415-555-0132") only when ``phonenumbers`` knows it as in service, at the
+redaction threshold; every other region through ``phonenumbers.PhoneNumberMatcher`` with
+validity for that region. With a phone word just before it ("call 020 7946 0958"), a number in national
 notation is also found when it is valid in one of :data:`CONTEXT_REGIONS`: the word is the
 evidence the bare digits lack. Extensions ("x123", "ext. 12") belong to the number. Lab values
 ("91/42/7.36"), dates and version numbers never match these layouts.
@@ -134,6 +136,15 @@ _GLUED_WORD = r"-(?:fax|tel|phone|cell|mobile|home|work|office)\b"
 _NANP_GLUED = lazy_compile(
     _NANP.pattern.removesuffix(r"(?![\w-]|\.\d)") + rf"(?={_GLUED_WORD})", re.I
 )
+# A North American number in a usual layout whose start is attached to what precedes it:
+# glued to a word ("is415-555-0132", a space left out) or after a country code written with
+# a hyphen and no "+" ("91-415-555-0132"); what precedes is checked in
+# :meth:`PhoneRecognizer._attached`
+_NANP_CORE = lazy_compile(r"(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}[-.])[2-9]\d{2}[-.]\d{4}(?![\w-]|\.\d)")
+_ATTACHED_GATE = lazy_compile(r"(?:[A-Za-z]|\d-)(?:\([2-9]|[2-9]\d{2}[-.][2-9])")
+_SPACED_334 = lazy_compile(r"\d{3} \d{3} \d{4}")
+_CC_BEFORE = lazy_compile(r"(?<![\w+.,/-])(\d{1,3})-$")
+_LETTERS_BEFORE = lazy_compile(r"(?<![\w.@/-])[A-Za-z]{1,20}$")
 # what every glued match holds: a digit, a hyphen and a letter; a digit group then "x" or
 # "ext" (cheap scans that let most texts skip the patterns)
 _GLUED_GATE = lazy_compile(r"\d-[A-Za-z]")
@@ -303,6 +314,8 @@ class PhoneRecognizer(Recognizer):
                     for m in _NANP_GLUED.finditer(text)
                     if not any(s < m.end() and m.start() < e for s, e in nanp)
                 )
+            if _ATTACHED_GATE.search(text):
+                spans.extend(self._attached(text, [*nanp, *((s, e) for s, e, _ in spans)]))
             spans.extend(self._local(text, [*nanp, *((s, e) for s, e, _ in spans)]))
         for s, e in nanp:  # unless it is the tail of an international number found above
             if not any(a <= s and e <= b for a, b, _ in spans):
@@ -329,6 +342,45 @@ class PhoneRecognizer(Recognizer):
             ]
             spans.extend(extra)
         return spans
+
+    def _attached(self, text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+        """North American numbers attached to what precedes them (:data:`_NANP_CORE`): glued
+        to a word of letters ("is415-555-0132": ``nanp_glued``, the span without the word) or
+        after a country code and a hyphen ("91-415-555-0132": ``nanp_cc``, the code
+        included). The layout alone is not enough here: the digits must be a number
+        ``phonenumbers`` knows as assigned (in North America, or in the code's country), and
+        the code one it knows."""
+        pn = self._pn
+        found: list[tuple[int, int, str]] = []
+        for m in _NANP_CORE.finditer(text):
+            start, end = m.span()
+            if start == 0 or any(s < end and start < e for s, e in taken):
+                continue
+            window = text[max(0, start - 21) : start]
+            how = None
+            if text[start - 1].isalpha() and _LETTERS_BEFORE.search(window):
+                how, begin = "nanp_glued", start
+            else:
+                cc = _CC_BEFORE.search(window)
+                if cc is not None and cc.group(1) != "1":
+                    code = int(cc.group(1))
+                    if pn.region_code_for_country_code(code) != pn.UNKNOWN_REGION:
+                        how, begin = "nanp_cc", start - len(cc.group(1)) - 1
+            if how is None:
+                continue
+            ok = self._valid_in(m.group(0), "US")
+            if not ok and how == "nanp_cc":
+                ok = self._parse_ok("+" + text[begin:end].replace("-", " ", 1)) == "valid"
+            if ok:
+                found.append((begin, end, how))
+        return found
+
+    def _valid_in(self, number: str, region: str) -> bool:
+        pn = self._pn
+        try:
+            return bool(pn.is_valid_number(pn.parse(number, region)))
+        except pn.NumberParseException:
+            return False
 
     def _local(self, text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
         """Seven-digit local numbers with an extension or a phone word before them, and
@@ -474,7 +526,7 @@ class PhoneRecognizer(Recognizer):
         out: list[Finding] = []
         for start, end, how in sorted(candidates):
             before = text[max(0, start - 1) : start]
-            if before and (before.isalnum() or before in "/."):
+            if before and (before.isalnum() or before in "/.") and how != "nanp_glued":
                 continue
             if before == "(" and ")" in text[start:end] and "(" not in text[start:end]:
                 start -= 1  # "(0044) 20 7946 0958": the parenthesis opened before the prefix
@@ -492,9 +544,24 @@ class PhoneRecognizer(Recognizer):
                 # number no plan knows as assigned may be an amount ("+44 123 456 789")
                 continue
             base = {"possible": self.possible_score, "idd_prefix": self.idd_score}.get(
-                how, self.any_region_score if how.startswith("any_") else self.score
+                how,
+                self.any_region_score
+                if how.startswith(("any_", "nanp_glued", "nanp_cc"))
+                else self.score,
             )
             score = base
+            tier = self.tier
+            if (
+                how == "nanp_layout"
+                and not hit
+                and _SPACED_334.fullmatch(raw)
+                and not self._valid_in(raw, "US")
+            ):
+                # three, three and four digits spaced, no phone word, no number in service: a
+                # layout only (the NHS prints its numbers so), and a checksum-validated id of
+                # the same digits wins ("221 395 1837" passes the NHS check digit; area code
+                # 221 is not in service). Dashes, dots and parentheses are phone layouts
+                tier = 1
             words: tuple[str, ...] = ()
             if word is not None:
                 score = min(1.0, base + 0.2)
@@ -506,7 +573,7 @@ class PhoneRecognizer(Recognizer):
                     "PHONE_NUMBER",
                     score,
                     self.name,
-                    self.tier,
+                    tier,
                     Explanation(
                         self.name,
                         how,
@@ -514,7 +581,9 @@ class PhoneRecognizer(Recognizer):
                         score,
                         words,
                         "phonenumbers"
-                        if how.startswith(("phonenumbers", "idd", "cue_", "any_"))
+                        if how.startswith(
+                            ("phonenumbers", "idd", "cue_", "any_", "nanp_glued", "nanp_cc")
+                        )
                         else None,
                     ),
                 )

@@ -14,15 +14,21 @@ import re
 from collections.abc import Iterator
 
 from veil._lazyre import lazy_compile
+from veil.text.vocab._lexicon import LOWER_LATIN
 
-__all__ = ["cued_lower_pairs", "transcript_names"]
+__all__ = ["acting_lower_pairs", "cued_lower_pairs", "transcript_names"]
+
+# a lower-case word of the Latin alphabets ("kałwa", "étienne"), and a given name that may be
+# hyphenated ("hanne-lore")
+_LWORD = rf"[{LOWER_LATIN}]{{2,}}"
+_LGIVEN = rf"{_LWORD}(?:-{_LWORD})?"
 
 # the verbs that address someone: in a text that capitalises words inside its sentences,
 # its names are capitalised too, and "call alison ramos" there is read as no name (the
 # lexicon tests pin it); the other cues hold in any text
 _ADDRESSING = r"call|ask|email|e-mail|text|tell|meet"
 _CUE = (
-    r"dear|hi|hello|hey|thanks|thank\s+you|"
+    r"dear|hi|hello|hey|thanks|thank\s+you|congrats|congratulations|"
     r"customer|client|caller|tenant|applicant|employee|member|patient|resident|guest|"
     r"spoke\s+(?:with|to)|talked\s+(?:with|to)|speak\s+(?:with|to)|met\s+with|meeting\s+with|"
     r"contacted|emailed|phoned|texted|cc|attn"
@@ -32,9 +38,20 @@ _CUE = (
 _PAIR = lazy_compile(
     rf"(?:\b(?i:(?P<addressing>{_ADDRESSING})|{_CUE})\b[ \t]*[:,]?"
     r"|^[ \t]*(?i:from|to|cc|name|employee|contact|attn)[ \t]*:)"
-    r"[ \t]+(?P<given>[a-zà-öø-ÿ]{2,})[ \t](?P<surname>[a-zà-öø-ÿ]{2,})(?![\w'’@-]|\.\w)",
+    rf"[ \t]+(?P<given>{_LGIVEN})[ \t](?P<surname>{_LWORD})(?![\w'’@-]|\.\w)",
     re.MULTILINE,
 )
+# two lower-case words that act: the subject of a sentence ("hi team, alphons scarponi is
+# out sick today", "maria lopez called"); each word is checked afterwards
+_ACTING_VERBS = (
+    "is|was|has|had|will|would|can|could|should|called|calls|said|says|wrote|writes|asked|"
+    "asks|emailed|phoned|texted|replied|told|mentioned|confirmed|agreed|needs|needed|wants|"
+    "wanted|joined|left|started|starts|reported|requested|submitted|sent"
+)
+_ACTING_PAIR = lazy_compile(
+    rf"(?<![\w'’@./-])(?P<given>{_LGIVEN})[ \t](?P<surname>{_LWORD})[ \t]+(?:{_ACTING_VERBS})\b"
+)
+_ACTING_GATE = lazy_compile(rf"[a-z] (?:{_ACTING_VERBS})\b")
 _GATE = lazy_compile(r"[a-z]{2,} [a-z]{2,}")
 # a capital inside a sentence: after a lower-case letter or a comma and a space
 _MID_CAPITAL = lazy_compile(r"[a-z,;] [A-Z]")
@@ -64,17 +81,31 @@ def cued_lower_pairs(text: str) -> Iterator[tuple[int, int, str, str]]:
         yield m.start("given"), m.end("surname"), m.group("given"), m.group("surname")
 
 
+def acting_lower_pairs(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """``(start, end, first, second)`` of each lower-case pair that a verb follows.
+
+    Examples
+    --------
+    >>> [p[2:] for p in acting_lower_pairs("Hi team, alphons scarponi is out sick")]
+    [('alphons', 'scarponi')]
+    """
+    if _ACTING_GATE.search(text) is None:
+        return
+    for m in _ACTING_PAIR.finditer(text):
+        yield m.start("given"), m.end("surname"), m.group("given"), m.group("surname")
+
+
 # a chat transcript's line: an optional bracketed time, then a label of one or two
 # lower-case words and a colon ("[10:02] jane doe: hi", "agent: how can I help?")
 _TURN = lazy_compile(
     r"^[ \t>]*(?:\[[^\]\n]{1,30}\][ \t]*)?"
-    r"(?P<label>[a-zà-öø-ÿ]{2,}(?:[ \t][a-zà-öø-ÿ]{2,})?)[ \t]*:(?=[ \t]*\S)",
+    rf"(?P<label>{_LGIVEN}(?:[ \t]{_LWORD})?)[ \t]*:(?=[ \t]*\S)",
     re.MULTILINE,
 )
 # a turn that ends by addressing someone: "updated, thanks jane", "bye mike!"
 _ADDRESSED = lazy_compile(
-    r"\b(?i:thanks|thank\s+you|thx|ty|hi|hello|hey|bye|cheers)[ \t]*,?[ \t]+"
-    r"(?P<name>[a-zà-öø-ÿ]{2,})[ \t]*[.!]*[ \t]*$",
+    r"\b(?i:thanks|thank\s+you|thx|ty|hi|hello|hey|bye|cheers|congrats|congratulations)"
+    rf"[ \t]*,?[ \t]+(?P<name>{_LGIVEN})[ \t]*[.!]*[ \t]*$",
     re.MULTILINE,
 )
 

@@ -8,7 +8,11 @@ import re
 
 from veil._lazyre import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
-from veil.text.recognition._lower_names import cued_lower_pairs, transcript_names
+from veil.text.recognition._lower_names import (
+    acting_lower_pairs,
+    cued_lower_pairs,
+    transcript_names,
+)
 from veil.text.recognition._places import gazetteer
 from veil.text.recognition._recognizer import (
     Pattern,
@@ -346,9 +350,13 @@ _LOWER_LABEL = lazy_compile(rf"^[ \t>]*({_LW})[ \t]*:(?=[ \t]*\S)", re.MULTILINE
 # the greetings and verbs that address someone ("Thanks Carly!", "Call Caroline today"),
 # after which a name must be capitalised: in lower case they are everyday phrases ("hi
 # there", "call home")
-_ADDRESSING_TEXT = "thanks hi hello hey dear call ask email e-mail text meet tell"
+_ADDRESSING_TEXT = (
+    "thanks hi hello hey dear call ask email e-mail text meet tell congrats congratulations"
+)
 _ADDRESSING = frozenset([*_ADDRESSING_TEXT.split(), "thank you"])
-_GREETINGS = frozenset(["thanks", "hi", "hello", "hey", "dear", "thank you"])
+_GREETINGS = frozenset(
+    ["thanks", "hi", "hello", "hey", "dear", "thank you", "congrats", "congratulations"]
+)
 _CLOSED = lazy_compile(r"[ \t]*(?:[,!?:;]|\.(?!\w)|$)", re.MULTILINE)
 # a name introduced by its bearer, signed or addressed: "my name is marc collins", "Hi,
 # this is Alejandro from accounting", "Regards, jane roe" in any case, "Thanks Carly"
@@ -470,7 +478,26 @@ class LexiconNameRecognizer(Recognizer):
             for a, b, given, surname in cued_lower_pairs(text)
             if _lower_full_name(given, surname)
         )
+        out.extend(self._acting_lower(text))
         out.extend(self._transcript(text))
+        return out
+
+    def _acting_lower(self, text: str) -> list[Finding]:
+        """A lower-case full name that a verb follows, in any text ("hi team, alphons
+        scarponi is out sick"): a known given name and a word that can only be a surname
+        (:func:`_lower_full_name`), the pair no place ("santa clara is") and the given name
+        no place's opening word or saint's title."""
+        out = []
+        places = gazetteer()
+        for a, b, given, surname in acting_lower_pairs(text):
+            if (
+                given in _PLACE_OPENERS
+                or given in _SAINTS
+                or f"{given} {surname}".title() in places
+                or not _lower_full_name(given, surname)
+            ):
+                continue
+            out.append(self._finding(a, b, "acting_lower"))
         return out
 
     def _transcript(self, text: str) -> list[Finding]:
@@ -480,15 +507,22 @@ class LexiconNameRecognizer(Recognizer):
         with a surname-like second word if two ("agent:", "me:" stay)."""
         out = []
         places = gazetteer()
-        for a, b, words in transcript_names(text):
+        found = list(transcript_names(text))
+        # a chat with a role among its speakers ("me:", "agent:"): its other labels are
+        # people, even a given name that is also a place's ("elizabeth:", "victoria:")
+        chat = any(words[0] in _CHAT_ROLES and len(words) == 1 for _, _, words in found)
+        for a, b, words in found:
             given = words[0]
             if len(words) == 2 and not _lower_full_name(*words):
                 continue
+            # a surname-like second word says "person" ("ramona greggio"); alone, a given
+            # name that is also a place's is one only in a chat
+            place_ok = len(words) == 2 or chat or given.title() not in places
             if (
                 _given_name(given)
                 and given not in common_words()
                 and given not in CALENDAR_WORDS
-                and given.title() not in places
+                and place_ok
                 and given not in _SAINTS
             ):
                 out.append(self._finding(a, b, "transcript_lower"))
@@ -703,6 +737,10 @@ _ACTOR = lazy_compile(rf"(?<![\w'’.-])({_CAP})[ \t]+(?:{_ACTOR_VERBS})\b")
 # verbs that follow a name, some of which are surnames too ("Said", "Told", "Wants")
 _VERBS = frozenset(_ACTOR_VERBS.split("|")) | frozenset(
     ["went", "came", "got", "made", "saw", "knew", "took", "gave", "sent", "left", "goes"]
+)
+# the roles that label a chat's lines beside its people
+_CHAT_ROLES = word_set(
+    "me agent customer support user visitor operator rep bot admin client caller guest"
 )
 # given names that alone are more often a saint's title ("Santa arrived")
 _SAINTS = frozenset(["santa", "santo", "saint"])
