@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from veil.report._audit_html import dp_audit_html, membership_inference_html
 from veil.report._compliance import compliance_section
 from veil.report._leak_html import leak_scan_html
 from veil.report._svg import bar_chart, grouped_bar_chart, line_chart
@@ -634,6 +635,8 @@ SECTION_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "risk": _risk,
     "utility": _utility,
     "dp": _dp,
+    "membership_inference": membership_inference_html,
+    "dp_audit": dp_audit_html,
 }
 _SKIP = {
     "report_version",
@@ -647,6 +650,7 @@ _SKIP = {
     "columns",
     "outputs",
     "compliance",
+    "kind",
     "warnings",
     "examples",
     "$schema",
