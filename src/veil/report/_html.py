@@ -732,11 +732,12 @@ def render_html(report: dict[str, Any]) -> str:
     parts.append(_warnings(report))
     if "risk" in report:
         parts.append(_requirements(report))
-    parts += [
-        '<section id="columns-section"><h2>Columns</h2>',
-        _columns_table(report.get("columns", [])),
-        "</section>",
-    ]
+    if report.get("kind") != "model_audit":  # a model audit has no released columns
+        parts += [
+            '<section id="columns-section"><h2>Columns</h2>',
+            _columns_table(report.get("columns", [])),
+            "</section>",
+        ]
     for name, renderer in SECTION_RENDERERS.items():
         if name in report and report[name] is not None:
             parts.append(renderer(report))
@@ -751,7 +752,7 @@ def render_html(report: dict[str, Any]) -> str:
         )
     parts.append(_compliance(report))
     parts += [
-        _policy(report.get("policy") or {}),
+        _policy(report.get("policy") or {}) if report.get("kind") != "model_audit" else "",
         '<section id="timings"><h2>Timings (s)</h2>',
         _kv_table(report.get("timings", {}), "timings-table"),
         "</section></body></html>",
