@@ -86,3 +86,19 @@ def test_bad_levels_are_refused() -> None:
         tpr_at_fpr([1.0], [0.0], 2.0)
     with pytest.raises(InputError, match="confidence"):
         roc_summary([1.0], [0.0], confidence=1.5)
+
+
+def test_synthetic_table_attack_reports_the_same_roc_figures() -> None:
+    # veil synth evaluate's distance attack goes through roc_summary: a "synthesizer" that
+    # copies its training rows is caught at low FPR, with the interface's keys
+    import pandas as pd
+
+    from veil.synth import privacy_metrics
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=400), "b": rng.choice(list("xyz"), 400)})
+    real, holdout = df.iloc[:200], df.iloc[200:]
+    pm = privacy_metrics(real, real.copy(), holdout, seed=0)
+    assert set(pm["mia_tpr_at_fpr"]) == {"0.001", "0.01"}
+    assert pm["mia_members"] == pm["mia_nonmembers"] == 200
+    assert pm["mia_tpr_at_fpr"]["0.001"] == 1.0 and pm["mia_auc"] == 1.0
