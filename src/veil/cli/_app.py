@@ -49,6 +49,7 @@ _COMMAND_MODULES = [
     "veil.cli._train",
     "veil.cli._synth",
     "veil.cli._fl",
+    "veil.cli._audit",
 ]
 # Top-level command -> the module that registers it. ``main`` builds only the invoked
 # command's module: typer inspects every registered command's signature on each call, which
@@ -69,6 +70,7 @@ _COMMANDS = {
     "train": "veil.cli._train",
     "synth": "veil.cli._synth",
     "fl": "veil.cli._fl",
+    "audit": "veil.cli._audit",
 }
 
 

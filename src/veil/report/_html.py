@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from veil.report._audit_html import dp_audit_html, membership_inference_html
 from veil.report._compliance import compliance_section
 from veil.report._leak_html import leak_scan_html
 from veil.report._svg import bar_chart, grouped_bar_chart, line_chart
@@ -634,6 +635,8 @@ SECTION_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "risk": _risk,
     "utility": _utility,
     "dp": _dp,
+    "membership_inference": membership_inference_html,
+    "dp_audit": dp_audit_html,
 }
 _SKIP = {
     "report_version",
@@ -647,6 +650,7 @@ _SKIP = {
     "columns",
     "outputs",
     "compliance",
+    "kind",
     "warnings",
     "examples",
     "$schema",
@@ -728,11 +732,12 @@ def render_html(report: dict[str, Any]) -> str:
     parts.append(_warnings(report))
     if "risk" in report:
         parts.append(_requirements(report))
-    parts += [
-        '<section id="columns-section"><h2>Columns</h2>',
-        _columns_table(report.get("columns", [])),
-        "</section>",
-    ]
+    if report.get("kind") != "model_audit":  # a model audit has no released columns
+        parts += [
+            '<section id="columns-section"><h2>Columns</h2>',
+            _columns_table(report.get("columns", [])),
+            "</section>",
+        ]
     for name, renderer in SECTION_RENDERERS.items():
         if name in report and report[name] is not None:
             parts.append(renderer(report))
@@ -747,7 +752,7 @@ def render_html(report: dict[str, Any]) -> str:
         )
     parts.append(_compliance(report))
     parts += [
-        _policy(report.get("policy") or {}),
+        _policy(report.get("policy") or {}) if report.get("kind") != "model_audit" else "",
         '<section id="timings"><h2>Timings (s)</h2>',
         _kv_table(report.get("timings", {}), "timings-table"),
         "</section></body></html>",

@@ -11,7 +11,7 @@ import html
 import math
 from collections.abc import Sequence
 
-__all__ = ["bar_chart", "grouped_bar_chart", "line_chart"]
+__all__ = ["bar_chart", "grouped_bar_chart", "line_chart", "roc_chart"]
 
 _COLORS = ("#3b6fb6", "#e08a2c", "#4f9d5d", "#b5475b", "#7a5cad")
 _W, _H = 460, 240
@@ -185,5 +185,75 @@ def line_chart(
             f'<text x="{lx + 14}" y="{ly + 9}" fill="#223">{_e(name)}</text>'
         )
     parts += _x_labels([_fmt(float(x)) for x in xs], [px(i) for i in range(len(xs))], x_label)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def roc_chart(
+    svg_id: str,
+    title: str,
+    curves: dict[str, Sequence[Sequence[float]]],
+    *,
+    floor: float = 1e-4,
+) -> str:
+    """ROC curves on log-log axes (FPR and TPR from ``floor`` to 1), with the chance line.
+
+    ``curves`` maps a name to [fpr, tpr] points; points at 0 are drawn at ``floor`` (the
+    axes cannot show 0), so a curve's start reads "TPR at no false positive".
+    """
+    pw, ph = _W - _ML - _MR, _H - _MT - _MB
+    lo = math.log10(floor)
+
+    def px(f: float) -> float:
+        return _ML + pw * (math.log10(max(f, floor)) - lo) / -lo
+
+    def py(t: float) -> float:
+        return _MT + ph - ph * (math.log10(max(t, floor)) - lo) / -lo
+
+    parts = [
+        f'<svg id="{_e(svg_id)}" role="img" xmlns="http://www.w3.org/2000/svg" '
+        f'viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" font-family="sans-serif" font-size="11">',
+        f"<title>{_e(title)}</title>",
+        f'<text x="{_W / 2}" y="15" text-anchor="middle" font-size="12" font-weight="600">{_e(title)}</text>',
+    ]
+    decade = 0
+    while 10.0**-decade >= floor:
+        v = 10.0**-decade
+        lab = f"{v:g}"
+        parts.append(
+            f'<line x1="{_ML}" x2="{_W - _MR}" y1="{py(v):.1f}" y2="{py(v):.1f}" stroke="#e3e6ec"/>'
+            f'<line x1="{px(v):.1f}" x2="{px(v):.1f}" y1="{_MT}" y2="{_MT + ph}" stroke="#e3e6ec"/>'
+            f'<text x="{_ML - 4}" y="{py(v) + 4:.1f}" text-anchor="end" fill="#445">{lab}</text>'
+            f'<text x="{px(v):.1f}" y="{_H - _MB + 14}" text-anchor="middle" fill="#445">{lab}</text>'
+        )
+        decade += 1
+    parts.append(
+        f'<line x1="{px(floor):.1f}" y1="{py(floor):.1f}" x2="{px(1):.1f}" y2="{py(1):.1f}" '
+        'stroke="#999" stroke-dasharray="4 3"><title>chance (TPR = FPR)</title></line>'
+        f'<text x="{_ML + pw / 2}" y="{_H - 10}" text-anchor="middle" fill="#445">'
+        "false-positive rate (log)</text>"
+        f'<text transform="translate(12 {_MT + ph / 2}) rotate(-90)" text-anchor="middle" '
+        'fill="#445">true-positive rate (log)</text>'
+    )
+    for j, (name, pts) in enumerate(curves.items()):
+        color = _COLORS[j % len(_COLORS)]
+        # a step function: the TPR holds until the next FPR
+        path: list[str] = []
+        prev_t = None
+        for f, t in pts:
+            if prev_t is not None:
+                path.append(f"{px(f):.1f},{py(prev_t):.1f}")
+            path.append(f"{px(f):.1f},{py(t):.1f}")
+            prev_t = t
+        if path:
+            parts.append(
+                f'<polyline points="{" ".join(path)}" fill="none" stroke="{color}" '
+                f'stroke-width="2"><title>{_e(name)}</title></polyline>'
+            )
+        lx, ly = _ML + 8, _MT + 4 + j * 14
+        parts.append(
+            f'<rect x="{lx}" y="{ly}" width="10" height="10" fill="{color}"/>'
+            f'<text x="{lx + 14}" y="{ly + 9}" fill="#223">{_e(name)}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)

@@ -17,7 +17,10 @@
     ``real_duplicate_rate``, the same share for holdout rows (what chance alone gives);
   - ``mia_auc``: a distance-based membership-inference attack against the synthesizer:
     training rows (members) and holdout rows (non-members) are scored by how close the
-    nearest synthetic row is; the AUC of telling them apart (0.5 = no leakage signal).
+    nearest synthetic row is; the AUC of telling them apart (0.5 = no leakage signal);
+  - ``mia_tpr_at_fpr``: the same attack's true-positive rate at 0.1 % and 1 % false-positive
+    rate (:func:`veil.audit.roc_summary`, the code of ``veil audit mia``), beside
+    ``mia_members`` / ``mia_nonmembers`` (with n non-members, FPRs below 1/n read as 0).
 
 No figure contains a data value: only scores, rates and column names.
 """
@@ -32,6 +35,7 @@ import pandas as pd
 
 from veil._errors import InputError, SchemaError
 from veil._progress import NullProgress, Progress
+from veil.audit._roc import roc_summary
 from veil.synth._quality import quality_report, sdtypes
 
 __all__ = ["evaluate", "ml_efficacy", "privacy_metrics"]
@@ -96,15 +100,6 @@ def _two_nearest(
     return out
 
 
-def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    from scipy.stats import rankdata
-
-    scores = np.concatenate([pos, neg])
-    ranks = rankdata(scores)
-    n1, n0 = len(pos), len(neg)
-    return float((ranks[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-
 def _sub(df: pd.DataFrame, k: int, rng: np.random.Generator) -> pd.DataFrame:
     if len(df) <= k:
         return df
@@ -142,6 +137,8 @@ def privacy_metrics(
     syn_all = enc(_sub(synthetic, max(10 * max_rows, 20000), rng))
     s_in = -_two_nearest(enc(members), syn_all)[:, 0]
     s_out = -_two_nearest(enc(non_members), syn_all)[:, 0]
+    # the same ROC code as the attacks on models (veil audit mia)
+    mia = roc_summary(s_in, s_out, n_boot=0)
 
     def _ratio(d: np.ndarray) -> float:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -162,7 +159,10 @@ def privacy_metrics(
         "nndr_holdout": _ratio(d_hold),
         "exact_copy_rate": copies,
         "real_duplicate_rate": dup,
-        "mia_auc": _auc(s_in, s_out),
+        "mia_auc": mia["auc"],
+        "mia_tpr_at_fpr": mia["tpr_at_fpr"],
+        "mia_members": mia["members"],
+        "mia_nonmembers": mia["nonmembers"],
         "rows_compared": len(syn_q),
     }
 
