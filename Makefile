@@ -39,7 +39,7 @@ unit: $(STAMP)
 	# hundreds of subprocesses, and a machine with PYTHONDONTWRITEBYTECODE set would
 	# otherwise compile every module in each of them
 	$(PY) -m compileall -q src/veil
-	$(PY) -m pytest -q --durations=25 tests
+	$(PY) -m pytest -q -n 2 --dist loadfile --durations=25 tests
 	# the Examples sections of the docstrings (a separate run: modules are imported anew)
 	$(PY) -m pytest -q -p no:cacheprovider --doctest-modules src/veil
 
