@@ -69,6 +69,11 @@ def _facts(report: dict[str, Any]) -> dict[str, Any]:
 
 def compliance_section(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Entries ``{framework, provision, evidence: [...], cannot_establish: [...]}``."""
+    if "unlearning" in report and not report.get("columns"):
+        # a model's report (veil unlearn, veil audit unlearning), not a released table's
+        from veil.report._unlearning import unlearning_compliance
+
+        return unlearning_compliance(report)
     f = _facts(report)
     k, hr = f["k"], f["highest_risk"]
     measured = (

@@ -628,12 +628,19 @@ def _compliance(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _unlearning_html(report: dict[str, Any]) -> str:
+    from veil.report._unlearning import unlearning_html
+
+    return unlearning_html(report)
+
+
 # Sections rendered specially; any other report key not in _SKIP is rendered generically.
 SECTION_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "leak_scan": leak_scan_html,
     "risk": _risk,
     "utility": _utility,
     "dp": _dp,
+    "unlearning": _unlearning_html,
 }
 _SKIP = {
     "report_version",
