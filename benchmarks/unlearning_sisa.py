@@ -74,8 +74,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shards", type=int, nargs="+", default=[5, 10, 20])
     ap.add_argument("--slices", type=int, default=4)
-    ap.add_argument("--epochs", type=int, default=5)
-    ap.add_argument("--forgets", type=int, default=5, help="single-id forget runs per model")
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--forgets", type=int, default=3, help="single-id forget runs per model")
     ap.add_argument("--requests", type=int, default=100, help="requests of the verify run")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=OUT)
@@ -156,6 +156,8 @@ def main() -> None:
                 r.update(
                     seconds=j["seconds"],
                     speedup=j["speedup"],
+                    forget_cpu_seconds=j["cpu_seconds"],
+                    speedup_cpu=j["speedup_cpu"],
                     shards_retrained=j["shards_retrained"],
                     slices_retrained=j["slices_retrained"],
                     accuracy=j["accuracy"],
@@ -164,6 +166,7 @@ def main() -> None:
             mono = fj["monolithic"]
             med_sec = statistics.median(f["seconds"] for f in forgets)
             med_wall = statistics.median(f["wall_seconds"] for f in forgets)
+            med_cpu = statistics.median(f["forget_cpu_seconds"] for f in forgets)
             entry = {
                 "shards": shards,
                 "slices": args.slices,
@@ -176,6 +179,9 @@ def main() -> None:
                 "forget_runs": forgets,
                 "forget_seconds_median": round(med_sec, 4),
                 "speedup_in_process": round(mono["seconds"] / med_sec, 2),
+                "monolithic_cpu_seconds": mono["cpu_seconds"],
+                "forget_cpu_seconds_median": round(med_cpu, 4),
+                "speedup_in_process_cpu": round(mono["cpu_seconds"] / med_cpu, 2),
                 "forget_command_wall_median": round(med_wall, 3),
                 "speedup_commands": round(retrain["wall_seconds"] / med_wall, 2),
             }
@@ -201,6 +207,8 @@ def main() -> None:
                     {
                         "shards_retrained": f["shards_retrained"],
                         "forget_seconds": round(f["seconds"], 4),
+                        "forget_cpu_seconds": round(f["cpu_seconds"], 4),
+                        "speedup_cpu": round(f["speedup_cpu"], 2),
                         "exact": v["exact"],
                         "verify_seconds": round(v["seconds"], 4),
                     }
@@ -212,6 +220,9 @@ def main() -> None:
             "all_exact": all(c["exact"] for c in checks),
             "seconds": round(time.perf_counter() - t0, 2),
             "forget_seconds_median": statistics.median(c["forget_seconds"] for c in checks),
+            "forget_cpu_seconds_median": statistics.median(c["forget_cpu_seconds"] for c in checks),
+            "speedup_cpu_median": statistics.median(c["speedup_cpu"] for c in checks),
+            "speedup_cpu_min": min(c["speedup_cpu"] for c in checks),
             "runs": checks,
         }
         print(f"verify run: {result['verify_run']['exact']}/{len(checks)} exact", flush=True)
@@ -232,6 +243,8 @@ def main() -> None:
             else {
                 "accuracy": twenty["accuracy_gap_points"] <= 1.5,
                 "speedup_in_process": twenty["speedup_in_process"] >= 15,
+                "speedup_in_process_cpu": twenty["speedup_in_process_cpu"] >= 15,
+                "speedup_api_cpu_median": result["verify_run"]["speedup_cpu_median"] >= 15,
                 "speedup_commands": twenty["speedup_commands"] >= 15,
                 "verify": result["verify_run"]["all_exact"],
             },
