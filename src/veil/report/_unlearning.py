@@ -56,8 +56,10 @@ def unlearning_report(section: dict[str, Any]) -> dict[str, Any]:
     """A whole report (report.json) around an ``unlearning`` section."""
     model = section.get("model") or {}
     log = section.get("erasure_log") or {}
+    from veil.report._build import REPORT_VERSION
+
     report: dict[str, Any] = {
-        "report_version": "1.1",
+        "report_version": REPORT_VERSION,
         "veil_version": __version__,
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "summary": {

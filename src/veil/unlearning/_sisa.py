@@ -34,7 +34,8 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -484,8 +485,23 @@ class SISAModel:
 
         An id forgotten before is a no-op, recorded in the log. An id that is neither a
         row of the model nor forgotten before fails the whole request (nothing retrained,
-        nothing logged). Returns ``veil unlearn forget --json``'s keys.
+        nothing logged). One erasure at a time per folder (a lock file); the folder must
+        still be at the version this object opened. Returns ``veil unlearn forget --json``'s
+        keys.
         """
+        with _folder_lock(self.path):
+            on_disk = self.store.read_manifest()
+            if on_disk["version"] != self.version:
+                raise InputError(
+                    f"{self.path} changed since it was opened (now version "
+                    f"{on_disk['version']}, opened at {self.version}): another erasure ran",
+                    hint="reopen the model and submit the request again",
+                )
+            return self._forget(ids, reason=reason, progress=progress)
+
+    def _forget(
+        self, ids: Sequence[str], *, reason: str | None, progress: Progress | None
+    ) -> dict[str, Any]:
         t0, c0 = time.perf_counter(), time.process_time()
         progress = progress or NullProgress()
         unique = list(dict.fromkeys(str(i) for i in ids))
@@ -549,21 +565,24 @@ class SISAModel:
                         *(self.trainer.dumps(st) if _keep_ckpt(st) else None for st in states),
                     ]
                     retrained_slices[s] = list(range(j, slices))
+        new_test = self.test
+        if test_hit and self.test is not None:
+            keep_test = np.array([h not in todo_set for h in id_keys(self.test["id"])], dtype=bool)
+            new_test = _subset(self.test, keep_test)
+
+        def write_version() -> None:
             for s in affected:
-                gen = int(manifest["shards"][s]["generation"]) + 1
                 manifest["shards"][s] = _write_shard_blobs(
-                    self.store, s, gen, new_data[s], new_blobs[s]
+                    self.store, s, version, new_data[s], new_blobs[s]
                 )
-            new_test = self.test
-            if test_hit and self.test is not None:
-                keep = np.array([h not in todo_set for h in id_keys(self.test["id"])], dtype=bool)
-                new_test = _subset(self.test, keep)
+            if test_hit and new_test is not None:
                 manifest["test"] = self.store.write_file(
                     f"test/g{version}.npz", dump_arrays(new_test)
                 )
             manifest["version"] = version
             manifest["touched_shards"] = sorted({*manifest["touched_shards"], *affected})
             manifest["forgotten"] = int(manifest["forgotten"]) + len(todo)
+
         seconds = time.perf_counter() - t0
         cpu_seconds = time.process_time() - c0
         mono = (self.manifest.get("metrics") or {}).get("monolithic") or {}
@@ -578,6 +597,8 @@ class SISAModel:
                 self.store.write_manifest(manifest)
 
         try:
+            if todo:
+                write_version()
             request_id = self.log.record(
                 self.model_id,
                 kind="forget",
@@ -592,7 +613,7 @@ class SISAModel:
                 before_commit=commit,
             )
         except BaseException:
-            self.store.sweep(self.manifest)  # drop the new generations; the old stay current
+            self.store.sweep(self.manifest)  # drop the new files; the old version stays current
             raise
         if todo:
             self.manifest = self.store.read_manifest()
@@ -709,6 +730,28 @@ class SISAModel:
         return self.log.requests(self.model_id)
 
 
+@contextmanager
+def _folder_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on the model folder (``.lock``) for the length of an erasure."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    with open(path / ".lock", "a+b") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(
+                f"another erasure is running on {path}",
+                hint="wait for it to finish, then submit the request again",
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def _aggregate(
     trainer: ShardTrainer, finals: list[Any], shards: list[Arrays], data: Arrays, how: str
 ) -> np.ndarray:
@@ -743,7 +786,7 @@ def _write_shard(
 def _write_shard_blobs(
     store: ModelStore, s: int, gen: int, data: Arrays, blobs: list[bytes | None]
 ) -> dict[str, Any]:
-    base = f"shards/{s}/g{gen}"
+    base = f"shards/{s}/g{gen}"  # gen: the model version that wrote it
     return {
         "generation": gen,
         "rows": len(data["y"]),
