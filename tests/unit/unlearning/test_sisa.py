@@ -318,3 +318,27 @@ def test_log_stores_ids_only_as_keyed_hashes(tabular: SISAModel) -> None:
     assert len(rows[0][0]) == 64 and "p0042" not in rows[0][0]
     dump = b"".join(p.read_bytes() for p in tabular.path.glob("erasure-log.sqlite*"))
     assert b"p0042" not in dump
+
+
+def test_a_second_handle_is_refused_after_another_erasure(tabular: SISAModel) -> None:
+    other = SISAModel.open(tabular.path, key=KEY)
+    try:
+        tabular.forget(["p0002"])
+        with pytest.raises(InputError, match="changed since it was opened"):
+            other.forget(["p0003"])
+        assert len(tabular.erasure_log()) == 2  # the refused request left no entry
+    finally:
+        other.close()
+
+
+def test_audit_needs_forgotten_rows(tabular: SISAModel) -> None:
+    from veil.audit import audit_unlearning_table
+
+    with pytest.raises(InputError, match="no row of the table is a forgotten row"):
+        audit_unlearning_table(tabular, _table())
+    tabular.forget(["p0004", "p0100"])
+    out = audit_unlearning_table(tabular, _table())
+    assert out["forgotten"] == 2 and [r["row"] for r in out["rows"]] == [4, 100]
+    assert out["retrained"]["identical"] is True
+    with pytest.raises(InputError, match="fpr"):
+        audit_unlearning_table(tabular, _table(), fpr=1.5)
