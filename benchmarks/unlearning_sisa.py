@@ -75,7 +75,7 @@ def main() -> None:
     ap.add_argument("--shards", type=int, nargs="+", default=[5, 10, 20])
     ap.add_argument("--slices", type=int, default=4)
     ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--forgets", type=int, default=3, help="single-id forget runs per model")
+    ap.add_argument("--forgets", type=int, default=4, help="single-id forget runs per model")
     ap.add_argument("--requests", type=int, default=100, help="requests of the verify run")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=OUT)
