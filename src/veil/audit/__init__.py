@@ -8,6 +8,8 @@
   does it for veil's tabular model trained on a table.
 - :func:`one_run_audit` and :func:`audit_dp_training` give an empirical lower bound on
   epsilon from canaries in one training run (:mod:`veil.audit._dp_audit`).
+- :func:`audit_unlearning` scores the rows a SISA model forgot against rows it never saw
+  (see :mod:`veil.audit._unlearning`).
 
 ``import veil.audit`` loads numpy only; torch loads when a model is trained.
 """
@@ -45,6 +47,7 @@ from veil.audit._mia import (
 from veil.audit._report import audit_report, write_audit_report
 from veil.audit._roc import FPR_LEVELS, auc, roc_curve, roc_summary, tpr_at_fpr
 from veil.audit._tabular import TabularAuditModel, audit_membership
+from veil.audit._unlearning import audit_unlearning, audit_unlearning_table, row_losses
 
 __all__ = [
     "ATTACKS",
@@ -64,6 +67,8 @@ __all__ = [
     "audit_dp_training",
     "audit_membership",
     "audit_report",
+    "audit_unlearning",
+    "audit_unlearning_table",
     "balanced_inclusion",
     "check_attack",
     "check_release",
@@ -77,6 +82,7 @@ __all__ = [
     "p_value",
     "roc_curve",
     "roc_summary",
+    "row_losses",
     "scan_release",
     "tpr_at_fpr",
     "write_audit_report",

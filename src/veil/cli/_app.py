@@ -49,6 +49,7 @@ _COMMAND_MODULES = [
     "veil.cli._train",
     "veil.cli._synth",
     "veil.cli._fl",
+    "veil.cli._unlearn",
     "veil.cli._audit",
 ]
 # Top-level command -> the module that registers it. ``main`` builds only the invoked
@@ -70,6 +71,7 @@ _COMMANDS = {
     "train": "veil.cli._train",
     "synth": "veil.cli._synth",
     "fl": "veil.cli._fl",
+    "unlearn": "veil.cli._unlearn",
     "audit": "veil.cli._audit",
 }
 

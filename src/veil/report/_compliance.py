@@ -139,6 +139,11 @@ def _model_entries(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def compliance_section(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Entries ``{framework, provision, evidence: [...], cannot_establish: [...]}``."""
+    if "unlearning" in report and not report.get("columns"):
+        # a model's report (veil unlearn, veil audit unlearning), not a released table's
+        from veil.report._unlearning import unlearning_compliance
+
+        return unlearning_compliance(report)
     model = _model_entries(report)
     if report.get("kind") == "model_audit":
         return model  # an audit of a model, not a release: the table entries do not apply

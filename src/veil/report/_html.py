@@ -629,6 +629,12 @@ def _compliance(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _unlearning_html(report: dict[str, Any]) -> str:
+    from veil.report._unlearning import unlearning_html
+
+    return unlearning_html(report)
+
+
 # Sections rendered specially; any other report key not in _SKIP is rendered generically.
 SECTION_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "leak_scan": leak_scan_html,
@@ -637,6 +643,7 @@ SECTION_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "dp": _dp,
     "membership_inference": membership_inference_html,
     "dp_audit": dp_audit_html,
+    "unlearning": _unlearning_html,
 }
 _SKIP = {
     "report_version",

@@ -1,0 +1,265 @@
+"""Benchmark: SISA unlearning on Adult, as users run it (``veil unlearn ...``).
+
+For 5, 10 and 20 shards (``--slices`` slices each):
+
+- ``veil unlearn fit ADULT --target salary-class --id-column rid --shards S --slices L
+  --json`` in a fresh process: SISA's held-out accuracy beside the monolithic model's (the
+  same MLP, optimizer, epochs and rows, one shard, one slice) trained in the same command;
+- ``--forgets`` single-id ``veil unlearn forget DIR --id X --json`` runs (random training
+  rows), each in a fresh process; against full retraining of the monolithic model, two ways:
+  (a) in-process: ``seconds`` of forget's JSON (opening the model with every checksum, and
+  the erasure; imports excluded) against the monolithic training seconds fit measured;
+  (b) whole commands: forget's process wall time against ``veil unlearn fit --shards 1
+  --slices 1 --no-monolithic`` (retraining the monolithic model from the table, as a user
+  would), both with Python start-up and imports;
+- on the 20-shard model, a ``--requests``-request run through the Python API: each request
+  forgets one random training row, then ``verify`` retrains the shard it touched from scratch
+  and checks the parameters are bit-identical.
+
+Targets (issue 27): at 20 shards, accuracy within 1.5 points of monolithic; forgetting one
+row at least 15x faster than retraining the monolithic model; verify exact on every request.
+
+ADULT is the shipped UCI Adult table (``src/veil/data/adult/adult.csv.gz``, 30,162 rows)
+with a row-number id column ``rid`` added. Run: ``PYTHONPATH=src python
+benchmarks/unlearning_sisa.py``; writes ``benchmarks/results/unlearning_sisa.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = Path(__file__).parent / "results" / "unlearning_sisa.json"
+ADULT = ROOT / "src" / "veil" / "data" / "adult" / "adult.csv.gz"
+
+
+def _load() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:  # pragma: no cover - not on Linux
+        return None
+
+
+def _run(args: list[str], env: dict[str, str]) -> dict[str, Any]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "veil", *args], env=env, capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"veil {' '.join(args[:2])} failed ({proc.returncode}):\n{proc.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {
+        "wall_seconds": round(wall, 3),
+        "cpu_seconds": round(cpu, 3),
+        "json": json.loads(proc.stdout),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--shards", type=int, nargs="+", default=[5, 10, 20])
+    ap.add_argument("--slices", type=int, default=4)
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--forgets", type=int, default=4, help="single-id forget runs per model")
+    ap.add_argument("--requests", type=int, default=100, help="requests of the verify run")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+
+    import numpy as np
+    import pandas as pd
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from veil.unlearning import SISAModel
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    key_hex = secrets.token_hex(32)
+    env["VEIL_UNLEARN_KEY"] = key_hex
+    rng = np.random.default_rng(args.seed)
+    loads = [_load()]
+    result: dict[str, Any] = {"benchmark": "unlearning_sisa", "models": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        table = Path(tmp) / "adult.csv"
+        df = pd.read_csv(ADULT, sep=";")
+        df.insert(0, "rid", np.arange(len(df)))
+        df.to_csv(table, index=False)
+        common = [
+            "--target",
+            "salary-class",
+            "--id-column",
+            "rid",
+            "--epochs",
+            str(args.epochs),
+            "--seed",
+            str(args.seed),
+            "--json",
+        ]
+        retrain = _run(
+            [
+                "unlearn",
+                "fit",
+                str(table),
+                *common,
+                "--shards",
+                "1",
+                "--slices",
+                "1",
+                "--no-monolithic",
+                "--out",
+                str(Path(tmp) / "mono"),
+            ],
+            env,
+        )
+        retrain_json = retrain.pop("json")
+        print(f"full retraining (command): {retrain}", flush=True)
+        result["full_retrain_command"] = {**retrain, "accuracy": retrain_json["accuracy"]}
+        for shards in args.shards:
+            folder = Path(tmp) / f"sisa{shards}"
+            fit = _run(
+                [
+                    "unlearn",
+                    "fit",
+                    str(table),
+                    *common,
+                    "--shards",
+                    str(shards),
+                    "--slices",
+                    str(args.slices),
+                    "--out",
+                    str(folder),
+                ],
+                env,
+            )
+            fj = fit.pop("json")
+            with SISAModel.open(folder, key=bytes.fromhex(key_hex)) as m:
+                train_ids = [str(i) for i in range(len(df)) if m.shard_of(str(i)) is not None]
+            forgets = []
+            for rid in rng.choice(train_ids, size=args.forgets, replace=False):
+                r = _run(["unlearn", "forget", str(folder), "--id", str(rid), "--json"], env)
+                j = r.pop("json")
+                r.update(
+                    seconds=j["seconds"],
+                    speedup=j["speedup"],
+                    forget_cpu_seconds=j["cpu_seconds"],
+                    speedup_cpu=j["speedup_cpu"],
+                    shards_retrained=j["shards_retrained"],
+                    slices_retrained=j["slices_retrained"],
+                    accuracy=j["accuracy"],
+                )
+                forgets.append(r)
+            mono = fj["monolithic"]
+            med_sec = statistics.median(f["seconds"] for f in forgets)
+            med_wall = statistics.median(f["wall_seconds"] for f in forgets)
+            med_cpu = statistics.median(f["forget_cpu_seconds"] for f in forgets)
+            entry = {
+                "shards": shards,
+                "slices": args.slices,
+                "accuracy": fj["accuracy"],
+                "monolithic_accuracy": mono["accuracy"],
+                "accuracy_gap_points": round(100 * (mono["accuracy"] - fj["accuracy"]), 3),
+                "fit_seconds": fj["seconds"],
+                "monolithic_seconds": mono["seconds"],
+                "fit_command": fit,
+                "forget_runs": forgets,
+                "forget_seconds_median": round(med_sec, 4),
+                "speedup_in_process": round(mono["seconds"] / med_sec, 2),
+                "monolithic_cpu_seconds": mono["cpu_seconds"],
+                "forget_cpu_seconds_median": round(med_cpu, 4),
+                "speedup_in_process_cpu": round(mono["cpu_seconds"] / med_cpu, 2),
+                "forget_command_wall_median": round(med_wall, 3),
+                "speedup_commands": round(retrain["wall_seconds"] / med_wall, 2),
+            }
+            result["models"][str(shards)] = entry
+            loads.append(_load())
+            print(
+                f"{shards} shards: accuracy {fj['accuracy']:.4f} vs monolithic "
+                f"{mono['accuracy']:.4f}; forget {med_sec:.3f} s vs {mono['seconds']:.2f} s "
+                f"({entry['speedup_in_process']}x), commands {med_wall:.2f} s vs "
+                f"{retrain['wall_seconds']:.2f} s ({entry['speedup_commands']}x)",
+                flush=True,
+            )
+        big = max(args.shards)
+        folder = Path(tmp) / f"sisa{big}"
+        checks = []
+        t0 = time.perf_counter()
+        with SISAModel.open(folder, key=bytes.fromhex(key_hex)) as m:
+            remaining = [i for i in train_ids if m.shard_of(i) is not None]
+            for rid in rng.choice(remaining, size=args.requests, replace=False):
+                f = m.forget([str(rid)], reason="benchmark")
+                v = m.verify(shards=f["shards_retrained"])
+                checks.append(
+                    {
+                        "shards_retrained": f["shards_retrained"],
+                        "forget_seconds": round(f["seconds"], 4),
+                        "forget_cpu_seconds": round(f["cpu_seconds"], 4),
+                        "speedup_cpu": round(f["speedup_cpu"], 2),
+                        "exact": v["exact"],
+                        "verify_seconds": round(v["seconds"], 4),
+                    }
+                )
+        result["verify_run"] = {
+            "shards": big,
+            "requests": len(checks),
+            "exact": sum(c["exact"] for c in checks),
+            "all_exact": all(c["exact"] for c in checks),
+            "seconds": round(time.perf_counter() - t0, 2),
+            "forget_seconds_median": statistics.median(c["forget_seconds"] for c in checks),
+            "forget_cpu_seconds_median": statistics.median(c["forget_cpu_seconds"] for c in checks),
+            "speedup_cpu_median": statistics.median(c["speedup_cpu"] for c in checks),
+            "speedup_cpu_min": min(c["speedup_cpu"] for c in checks),
+            "runs": checks,
+        }
+        print(f"verify run: {result['verify_run']['exact']}/{len(checks)} exact", flush=True)
+    loads.append(_load())
+    twenty = result["models"].get("20")
+    result.update(
+        {
+            "data": "UCI Adult (src/veil/data/adult/adult.csv.gz) + id column rid; target "
+            "salary-class; 20 % held out",
+            "settings": {"slices": args.slices, "epochs": args.epochs, "seed": args.seed},
+            "targets": {
+                "accuracy_gap_points_20_shards_max": 1.5,
+                "speedup_min": 15,
+                "verify_exact_all": True,
+            },
+            "met": None
+            if twenty is None
+            else {
+                "accuracy": twenty["accuracy_gap_points"] <= 1.5,
+                "speedup_in_process": twenty["speedup_in_process"] >= 15,
+                "speedup_in_process_cpu": twenty["speedup_in_process_cpu"] >= 15,
+                "speedup_api_cpu_median": result["verify_run"]["speedup_cpu_median"] >= 15,
+                "speedup_commands": twenty["speedup_commands"] >= 15,
+                "verify": result["verify_run"]["all_exact"],
+            },
+            "machine": {
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+                "cpus": os.cpu_count(),
+                "load_average_1min": loads,
+            },
+        }
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

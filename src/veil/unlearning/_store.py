@@ -1,0 +1,214 @@
+"""The SISA model directory: a keyed manifest, checksummed files, generations per shard.
+
+Layout::
+
+    DIR/manifest.json                 the current version: config, metrics, every file + SHA-256,
+                                      and an HMAC over all of it (keyed: a manifest edited
+                                      without the key is refused)
+    DIR/shards/<s>/g<gen>/data.npz    shard s's training rows (encoded features, class, slice,
+                                      keyed id hash); never the raw ids
+    DIR/shards/<s>/g<gen>/slice_<l>.ckpt   the shard's state after slice l
+    DIR/test/g<gen>.npz               held-out rows (accuracy), with their keyed id hashes
+    DIR/erasure-log.sqlite            the default erasure log (see :mod:`veil.unlearning._log`)
+
+A new version writes new generation folders, then replaces ``manifest.json`` atomically: that
+rename is the commit. Only then are the superseded generations deleted (a crash in between
+leaves unreferenced folders, removed by the next write). Files are read only after their
+checksum matches the manifest and the manifest's HMAC matches the key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veil._errors import InputError, KeyMissingError, OutputError
+from veil._version import __version__
+from veil.tabular._keys import Secret, derive_subkey, require_strong
+
+__all__ = [
+    "MODEL_FORMAT",
+    "ModelStore",
+    "dump_arrays",
+    "hash_ids",
+    "id_keys",
+    "load_arrays",
+]
+
+MODEL_FORMAT = "veil-sisa-model/1"
+MANIFEST = "manifest.json"
+HASH_BYTES = 32
+
+
+def _as_secret(key: Secret | bytes) -> Secret:
+    secret = key if isinstance(key, Secret) else Secret(bytes(key), source="the key argument")
+    if secret.nbytes < 16:
+        raise KeyMissingError(
+            f"the erasure key ({secret.source}) is {secret.nbytes} bytes; at least 16 are needed",
+            hint="make one with 'veil keygen --out FILE'",
+        )
+    require_strong(secret, column="id", transform="unlearning")
+    return secret
+
+
+def hash_ids(key: Secret, ids: list[str]) -> np.ndarray:
+    """Keyed hashes (HMAC-SHA256 under a subkey for this purpose) of ids: a ``uint8``
+    array of shape ``(n, 32)``.
+
+    The model directory and the erasure log hold only these: without the key, an id cannot be
+    checked against them by hashing candidates.
+    """
+    sub = derive_subkey(key, "unlearning-id").reveal()
+    out = np.empty((len(ids), HASH_BYTES), dtype=np.uint8)
+    for i, v in enumerate(ids):
+        out[i] = np.frombuffer(hmac.new(sub, v.encode("utf-8"), hashlib.sha256).digest(), np.uint8)
+    return out
+
+
+def id_keys(hashes: np.ndarray) -> list[bytes]:
+    """The rows of a hash array as ``bytes`` (dictionary keys; ``.hex()`` for the log)."""
+    arr = np.ascontiguousarray(hashes, dtype=np.uint8).reshape(-1, HASH_BYTES)
+    return [row.tobytes() for row in arr]
+
+
+def dump_arrays(arrays: dict[str, np.ndarray]) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)  # type: ignore[arg-type]
+    return buf.getvalue()
+
+
+def load_arrays(blob: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(blob), allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _sha256(blob: bytes) -> str:
+    return hashlib.sha256(blob).hexdigest()
+
+
+def _canonical(manifest: dict[str, Any]) -> bytes:
+    body = {k: v for k, v in manifest.items() if k != "mac"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+class ModelStore:
+    """Reads and writes one model directory (see the module docstring)."""
+
+    def __init__(self, path: str | Path, key: Secret | bytes) -> None:
+        self.path = Path(path)
+        self.key = _as_secret(key)
+        self._mac_key = derive_subkey(self.key, "unlearning-manifest").reveal()
+
+    # -- manifest ---------------------------------------------------------------------------
+    def mac(self, manifest: dict[str, Any]) -> str:
+        return hmac.new(self._mac_key, _canonical(manifest), hashlib.sha256).hexdigest()
+
+    def read_manifest(self) -> dict[str, Any]:
+        """The manifest, after its format and keyed MAC are checked."""
+        where = self.path / MANIFEST
+        if not self.path.is_dir():
+            raise InputError(
+                f"{self.path} is not a folder",
+                hint="give the folder 'veil unlearn fit --out' wrote",
+            )
+        try:
+            manifest = json.loads(where.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(
+                f"{self.path} has no {MANIFEST}: not a veil unlearning model",
+                hint="give the folder 'veil unlearn fit --out' wrote",
+            ) from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(
+                f"{where} is not readable JSON ({type(exc).__name__}); the folder was tampered "
+                "with or damaged",
+                hint="restore it from a backup taken after the last erasure, or fit again",
+            ) from None
+        if not isinstance(manifest, dict):
+            raise InputError(f"{where} is not a veil unlearning manifest")
+        fmt = manifest.get("format")
+        if fmt != MODEL_FORMAT:
+            raise InputError(
+                f"{self.path} holds a model of format {str(fmt)[:40]!r}; this veil "
+                f"({__version__}) reads {MODEL_FORMAT!r}",
+                hint="open it with the veil version that wrote it, or fit again",
+            )
+        mac = manifest.get("mac")
+        if not isinstance(mac, str) or not hmac.compare_digest(mac, self.mac(manifest)):
+            raise InputError(
+                f"{where}: its keyed checksum does not match: the manifest was edited, or "
+                "this is not the key the model was written with",
+                hint="use the key given to 'veil unlearn fit'; restore the folder if it was "
+                "modified",
+            )
+        return manifest
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        from veil.io import write_text_atomic
+
+        manifest = dict(manifest)
+        manifest["format"] = MODEL_FORMAT
+        manifest["veil_version"] = __version__
+        manifest["updated"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        manifest["mac"] = self.mac(manifest)
+        write_text_atomic(self.path / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
+
+    # -- files ------------------------------------------------------------------------------
+    def write_file(self, rel: str, blob: bytes) -> dict[str, str]:
+        """Write a file of a new generation; returns its manifest entry."""
+        target = self.path / rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(blob)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write {target} ({exc.strerror or type(exc).__name__}); the model "
+                "is unchanged",
+                hint="check free space and permissions",
+            ) from None
+        return {"path": rel, "sha256": _sha256(blob)}
+
+    def read_file(self, entry: dict[str, str]) -> bytes:
+        """A file's bytes, refused unless they match the manifest's checksum."""
+        rel = str(entry["path"])
+        target = (self.path / rel).resolve()
+        if not target.is_relative_to(self.path.resolve()):
+            raise InputError(f"{self.path}: the manifest names a file outside the model folder")
+        try:
+            blob = target.read_bytes()
+        except OSError:
+            raise InputError(
+                f"{self.path}: the file {rel} the manifest lists is missing or unreadable",
+                hint="the folder was damaged or tampered with: restore it, or fit again",
+            ) from None
+        if _sha256(blob) != entry["sha256"]:
+            raise InputError(
+                f"{self.path}: {rel} does not match its checksum in the manifest (tampered "
+                "or damaged)",
+                hint="restore the folder from a backup taken after the last erasure, or fit again",
+            )
+        return blob
+
+    def sweep(self, manifest: dict[str, Any]) -> None:
+        """Delete every generation folder and file the manifest does not reference."""
+        used = {Path(e["path"]).parent for s in manifest["shards"] for e in _shard_files(s)}
+        for shard_dir in sorted((self.path / "shards").glob("*")):
+            for gen in shard_dir.glob("g*"):
+                if gen.relative_to(self.path) not in used:
+                    shutil.rmtree(gen, ignore_errors=True)
+        test = manifest.get("test")
+        for f in (self.path / "test").glob("*.npz"):
+            if test is None or f.relative_to(self.path) != Path(test["path"]):
+                f.unlink(missing_ok=True)
+
+
+def _shard_files(shard: dict[str, Any]) -> list[dict[str, str]]:
+    return [shard["data"], *(c for c in shard["checkpoints"] if c is not None)]
