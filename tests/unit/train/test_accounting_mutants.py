@@ -80,6 +80,7 @@ def test_sample_rate_for_each_batch_size() -> None:
     assert sample_rate_for(10, 50) == 1.0  # a batch larger than the data: one step
     assert sample_rate_for(10, 10) == 1.0
     assert sample_rate_for(10, 1) == 0.1
+    assert sample_rate_for(1, 5) == 1.0  # one record: still a training set
     with pytest.raises(InputError) as info:
         sample_rate_for(0, 5)
     assert info.value.message == "the training set is empty (0 records)"
