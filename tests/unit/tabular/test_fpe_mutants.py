@@ -1,0 +1,71 @@
+"""FF3-1 tokenization, on what mutation testing showed untested.
+
+Building the transform from a policy (a key file relative to the policy's folder, a tweak
+variable named but unset, the default tweak variable), and the check values recorded with
+a release. docs/mutation.md lists the mutants these kill.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from veil import KeyMissingError
+from veil._keystrength import key_check_value
+from veil.policy._transform_models import TokenizeTransform
+from veil.tabular import Secret, TokenizeTransformer, build_transformer
+
+KEY_HEX = "5c0f9e2a7b31d84466e1a90f3c7d52b8d1e4f7a0b3c6d9e2f5a8b1c4d7e0f3a6"
+TWEAK = bytes.fromhex("a1b2c3d4e5f607")
+
+
+def test_a_relative_key_file_is_read_from_the_policy_folder(tmp_path: Path) -> None:
+    (tmp_path / "fpe.key").write_text(KEY_HEX)
+    t = build_transformer(
+        TokenizeTransform(key_file=Path("fpe.key"), key_env=None),
+        column="ssn",
+        base_dir=tmp_path,
+        environ={},
+    )
+    assert isinstance(t, TokenizeTransformer)
+    assert t.key == Secret(bytes.fromhex(KEY_HEX))
+    assert t.tweak is None
+
+
+def test_a_tweak_variable_named_in_the_policy_must_be_set() -> None:
+    with pytest.raises(KeyMissingError) as info:
+        build_transformer(
+            TokenizeTransform(key_env="K", tweak_env="T"), column="ssn", environ={"K": KEY_HEX}
+        )
+    assert info.value.message == (
+        "column 'ssn': the 'tokenize' transform names the tweak variable T, which is not set"
+    )
+
+
+def test_the_default_tweak_variable_unset_derives_the_tweak_from_the_key() -> None:
+    t = build_transformer(TokenizeTransform(key_env="K"), column="ssn", environ={"K": KEY_HEX})
+    assert isinstance(t, TokenizeTransformer)
+    assert t.tweak is None
+    t = build_transformer(
+        TokenizeTransform(key_env="K"),
+        column="ssn",
+        environ={"K": KEY_HEX, "VEIL_FPE_TWEAK": TWEAK.hex()},
+    )
+    assert isinstance(t, TokenizeTransformer)
+    assert t.tweak == Secret(TWEAK)
+
+
+def test_key_checks_bind_a_tweak_given_apart() -> None:
+    key = bytes.fromhex(KEY_HEX)
+    assert TokenizeTransformer(key=None).key_checks() == {}
+    assert TokenizeTransformer(key=Secret(key)).key_checks() == {"key_check": key_check_value(key)}
+    expected = {
+        "key_check": key_check_value(key),
+        "tweak_check": key_check_value(key, b"tweak\x00" + TWEAK),
+    }
+    assert TokenizeTransformer(key=Secret(key), tweak=Secret(TWEAK)).key_checks() == expected
+    # key and tweak given as bytes: the same values
+    assert TokenizeTransformer(key=key, tweak=TWEAK).key_checks() == expected
+    # no key: nothing to bind the tweak to
+    assert TokenizeTransformer(key=None, tweak=TWEAK).key_checks() == {}

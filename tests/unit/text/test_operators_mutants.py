@@ -1,0 +1,112 @@
+"""Text operators, on what mutation testing showed untested.
+
+The keyed operators' outputs recomputed from their documented construction (HMAC-SHA256
+subkeys with a label, AES-SIV/AES-GCM from ``cryptography``), so a changed label, length or
+option name changes a value the test knows; their options' edges and their key check
+values. docs/mutation.md lists the mutants these kill.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+
+import pytest
+
+from veil import KeyMissingError, PolicyError
+from veil._keystrength import key_check_value
+from veil.text.replacement._operators import EncryptOperator, HashOperator, SurrogateOperator
+
+KEY = bytes.fromhex("8c1f4be0a97d23561e0c7f3a92d4b6e85f01a3c7d9e2b4f6a8c0e2d4f6a8b0c2")
+
+
+@pytest.fixture(autouse=True)
+def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for env in ("VEIL_HMAC_KEY", "VEIL_ENC_KEY"):
+        monkeypatch.setenv(env, "hex:" + KEY.hex())
+
+
+def _derive(key: bytes, label: str, length: int = 32) -> bytes:
+    """The documented subkey: HMAC-SHA256 expansion of ``veil-text NUL label counter``."""
+    out, counter = b"", 0
+    while len(out) < length:
+        counter += 1
+        out += hmac.new(
+            key, b"veil-text\x00" + label.encode() + bytes([counter]), hashlib.sha256
+        ).digest()
+    return out[:length]
+
+
+def _hmac_hex(label: str, message: bytes) -> str:
+    return hmac.new(_derive(KEY, label), message, hashlib.sha256).hexdigest()
+
+
+def test_hash_is_hmac_of_the_normalised_value_under_the_hash_subkey() -> None:
+    op = HashOperator()
+    assert op.length == 16 and op.prefix is False
+    # a phone number loses its separators; the entity type is bound in front
+    assert (
+        op.replace("617-555-0199", "PHONE_NUMBER")
+        == _hmac_hex("hash", b"PHONE_NUMBER\x006175550199")[:16]
+    )
+    assert op.key_check == key_check_value(KEY)
+
+
+def test_hash_length_and_prefix_options() -> None:
+    expected = _hmac_hex("hash", b"PERSON\x00ann lee")
+    assert HashOperator(length=64).replace("Ann  Lee", "PERSON") == expected
+    assert HashOperator(length=8, prefix=True).replace("ann lee", "PERSON") == (
+        "PERSON_" + expected[:8]
+    )
+    for bad in (7, 65):
+        with pytest.raises(PolicyError) as info:
+            HashOperator(length=bad)
+        assert info.value.message == "operator 'hash': length must be between 8 and 64"
+
+
+def test_hash_without_a_key_names_the_operator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VEIL_HMAC_KEY")
+    with pytest.raises(KeyMissingError) as info:
+        HashOperator()
+    assert info.value.message == "operator 'hash' needs a secret key and none was given"
+
+
+def _open(token: str) -> tuple[bytes, bytes]:
+    assert token.startswith("ENC[") and token.endswith("]")
+    body = token[4:-1]
+    raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    entity, _, blob = raw.partition(b"\x00")
+    return entity, blob
+
+
+def test_encrypt_tokens_open_with_the_documented_subkeys() -> None:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESSIV
+
+    op = EncryptOperator()
+    assert op.deterministic is True
+    assert op.key_check == key_check_value(KEY)
+    entity, blob = _open(op.replace("ann@example.org", "EMAIL_ADDRESS"))
+    assert (entity, blob[:1]) == (b"EMAIL_ADDRESS", b"S")
+    siv = AESSIV(_derive(KEY, "aes-siv", 64))
+    assert siv.decrypt(blob[1:], [b"EMAIL_ADDRESS"]) == b"ann@example.org"
+    entity, blob = _open(EncryptOperator(deterministic=False).replace("4111", "CREDIT_CARD"))
+    assert (entity, blob[:1]) == (b"CREDIT_CARD", b"G")
+    gcm = AESGCM(_derive(KEY, "aes-gcm", 32))
+    assert gcm.decrypt(blob[1:13], blob[13:], b"CREDIT_CARD") == b"4111"
+
+
+def test_encrypt_without_a_key_names_the_operator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VEIL_ENC_KEY")
+    with pytest.raises(KeyMissingError) as info:
+        EncryptOperator()
+    assert info.value.message == "operator 'encrypt' needs a secret key and none was given"
+
+
+def test_keyed_surrogate_names_are_seeded_by_the_person_hmac() -> None:
+    op = SurrogateOperator()
+    assert op.keyed and op.key_check == key_check_value(KEY)
+    digest = hmac.new(_derive(KEY, "surrogate"), b"PERSON\x00ann lee", hashlib.sha256).digest()
+    seed = int.from_bytes(digest[:8], "big")
+    assert op.seed_for("Ann Lee", "PERSON") == seed
+    assert op.person_parts("Ann Lee", 2) == op.factory.person_parts(2, seed)
