@@ -16,7 +16,13 @@ import pytest
 
 from veil import KeyMissingError, PolicyError
 from veil._keystrength import key_check_value
-from veil.text.replacement._operators import EncryptOperator, HashOperator, SurrogateOperator
+from veil.text.replacement._operators import (
+    EncryptOperator,
+    HashOperator,
+    MaskOperator,
+    RedactOperator,
+    SurrogateOperator,
+)
 
 KEY = bytes.fromhex("8c1f4be0a97d23561e0c7f3a92d4b6e85f01a3c7d9e2b4f6a8c0e2d4f6a8b0c2")
 
@@ -110,3 +116,28 @@ def test_keyed_surrogate_names_are_seeded_by_the_person_hmac() -> None:
     seed = int.from_bytes(digest[:8], "big")
     assert op.seed_for("Ann Lee", "PERSON") == seed
     assert op.person_parts("Ann Lee", 2) == op.factory.person_parts(2, seed)
+
+
+def test_redact_writes_its_replacement() -> None:
+    assert RedactOperator().replace("Ann Lee", "PERSON") == ""
+    assert RedactOperator(replacement="[gone]").replace("Ann Lee", "PERSON") == "[gone]"
+
+
+def test_mask_options() -> None:
+    assert MaskOperator().replace("4111-1111", "CREDIT_CARD") == "****-****"
+    assert MaskOperator(keep_first=2).replace("4111-1111", "CREDIT_CARD") == "41**-****"
+    assert MaskOperator(keep_last=3).replace("4111-1111", "CREDIT_CARD") == "****-*111"
+    assert MaskOperator(char="#-").replace("12-34", "X") == "##-##"  # one character only
+    assert MaskOperator(char="").replace("12-34", "X") == "**-**"  # empty: the default
+    assert MaskOperator(keep_separators=False).replace("12-34", "X") == "*****"
+
+
+def test_mask_never_returns_the_value_whole() -> None:
+    # keep_first + keep_last covering every character would release it: all is masked
+    assert MaskOperator(keep_first=2, keep_last=2).replace("12-34", "X") == "**-**"
+    assert MaskOperator(keep_first=2, keep_last=1).replace("12-34", "X") == "12-*4"
+
+
+def test_mask_of_a_secret_keeps_only_its_layout() -> None:
+    op = MaskOperator(keep_first=2, keep_last=2, char="#")
+    assert op.replace("sk_live 12-ab", "API_KEY") == "####### #####"
