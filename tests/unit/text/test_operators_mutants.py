@@ -20,6 +20,7 @@ from veil.text.replacement._operators import (
     EncryptOperator,
     HashOperator,
     MaskOperator,
+    PlaceholderOperator,
     RedactOperator,
     SurrogateOperator,
 )
@@ -141,3 +142,29 @@ def test_mask_never_returns_the_value_whole() -> None:
 def test_mask_of_a_secret_keeps_only_its_layout() -> None:
     op = MaskOperator(keep_first=2, keep_last=2, char="#")
     assert op.replace("sk_live 12-ab", "API_KEY") == "####### #####"
+
+
+def test_placeholder_numbers_per_entity_type_and_scope() -> None:
+    op = PlaceholderOperator(numbered=True)
+    assert op.template == "<{entity}_{n}>"
+    assert [op.replace(v, t) for v, t in [("Ann", "PERSON"), ("a@b.org", "EMAIL_ADDRESS")]] == [
+        "<PERSON_1>",
+        "<EMAIL_ADDRESS_1>",
+    ]
+    assert op.replace("ANN", "PERSON") == "<PERSON_1>"  # the same value, any case
+    assert op.replace("Bob", "PERSON") == "<PERSON_2>"
+    op.reset()  # a new document starts counting again
+    assert op.replace("Bob", "PERSON") == "<PERSON_1>"
+    run = PlaceholderOperator(numbered=True, scope="run")
+    assert run.replace("Ann", "PERSON") == "<PERSON_1>"
+    run.reset()  # per run: the numbers carry over documents
+    assert run.replace("Bob", "PERSON") == "<PERSON_2>"
+
+
+def test_placeholder_template_and_its_refusals() -> None:
+    assert PlaceholderOperator().replace("Ann", "PERSON") == "<PERSON>"
+    custom = PlaceholderOperator(template="[{entity}:{n}]")
+    assert custom.replace("Ann", "PERSON") == "[PERSON:0]"  # not numbered: n is 0
+    with pytest.raises(PolicyError) as info:
+        PlaceholderOperator(scope="file")
+    assert info.value.message == "operator 'placeholder': scope must be 'document' or 'run'"
