@@ -179,6 +179,10 @@ def test_classes_satisfying_needs_every_model() -> None:
         True,
     ]
     assert classes_satisfying([], np.array([1, 2]), {}).tolist() == [True, True]
+    # no class at all (every record suppressed): an empty mask, for every model
+    empty = np.zeros((0, 2), dtype=np.int64)
+    every = [*models, RecursiveCLDiversityModel(c=2.0, l=2, column="s")]
+    assert classes_satisfying(every, np.zeros(0, dtype=np.int64), {"s": empty}).tolist() == []
 
 
 def test_whole_table_failures_names_each_failing_column_once() -> None:
