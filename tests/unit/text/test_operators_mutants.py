@@ -18,6 +18,7 @@ from veil import KeyMissingError, PolicyError
 from veil._keystrength import key_check_value
 from veil.text.replacement._operators import (
     EncryptOperator,
+    FpeOperator,
     HashOperator,
     MaskOperator,
     PlaceholderOperator,
@@ -30,7 +31,7 @@ KEY = bytes.fromhex("8c1f4be0a97d23561e0c7f3a92d4b6e85f01a3c7d9e2b4f6a8c0e2d4f6a
 
 @pytest.fixture(autouse=True)
 def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for env in ("VEIL_HMAC_KEY", "VEIL_ENC_KEY"):
+    for env in ("VEIL_HMAC_KEY", "VEIL_ENC_KEY", "VEIL_FPE_KEY"):
         monkeypatch.setenv(env, "hex:" + KEY.hex())
 
 
@@ -168,3 +169,111 @@ def test_placeholder_template_and_its_refusals() -> None:
     with pytest.raises(PolicyError) as info:
         PlaceholderOperator(scope="file")
     assert info.value.message == "operator 'placeholder': scope must be 'document' or 'run'"
+
+
+def _ff3(key: bytes, tweak_seed: bytes, entity: str, alphabet: str, plain: str) -> str:
+    from ff3 import FF3Cipher
+
+    tweak = _derive(tweak_seed, f"fpe-tweak:{entity}", 7).hex()
+    return FF3Cipher.withCustomAlphabet(key.hex(), tweak, alphabet).encrypt(plain)
+
+
+def test_fpe_is_ff3_1_under_the_key_and_a_tweak_per_entity_type() -> None:
+    op = FpeOperator()
+    assert op.key_check == key_check_value(KEY)
+    digits = _ff3(KEY, KEY, "US_SSN", "0123456789", "123456789")
+    token = op.replace("123-45-6789", "US_SSN")
+    assert token == f"{digits[:3]}-{digits[3:5]}-{digits[5:]}"
+    assert op.replace("123-45-6789", "PHONE_NUMBER") != token  # another entity type
+    assert op.decrypt(token, "US_SSN") == "123-45-6789"
+    # a value that ends like a token's bracket is still an FF3-1 token, and round-trips
+    bracket = op.replace("123456]", "ID")
+    assert bracket == _ff3(KEY, KEY, "ID", "0123456789", "123456") + "]"
+    assert op.decrypt(bracket, "ID") == "123456]"
+
+
+def test_fpe_derives_an_aes_key_from_a_key_of_another_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for length, derived in ((20, True), (24, False), (16, False)):
+        key = KEY[:length]
+        monkeypatch.setenv("VEIL_FPE_KEY", "hex:" + key.hex())
+        aes = _derive(key, "fpe-aes", 32) if derived else key  # also the tweak seed
+        assert FpeOperator().replace("123456", "ID") == _ff3(aes, aes, "ID", "0123456789", "123456")
+
+
+def test_fpe_tweak_from_its_own_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    tweak = bytes(7)  # a tweak is not a secret: even all zeros is taken
+    monkeypatch.setenv("TW", "hex:" + tweak.hex())
+    op = FpeOperator(tweak_env="TW")
+    assert op.replace("123456", "ID") == _ff3(KEY, tweak, "ID", "0123456789", "123456")
+    monkeypatch.setenv("TW", "hex:" + bytes(6).hex())
+    with pytest.raises(KeyMissingError) as info:
+        FpeOperator(tweak_env="TW")
+    assert info.value.message == (
+        "operator 'fpe': the key in the environment variable TW is 6 bytes; at least 7 are needed"
+    )
+
+
+def test_fpe_values_ff3_1_cannot_take_become_siv_tokens() -> None:
+    from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+
+    op = FpeOperator()
+    token = op.replace("02139", "ZIP")  # 5 digits: below FF3-1's minimum
+    entity, blob = _open(token)
+    assert (entity, blob[:1]) == (b"ZIP", b"S")
+    assert AESSIV(_derive(KEY, "fpe-siv", 64)).decrypt(blob[1:], [b"ZIP"]) == b"02139"
+    assert op.too_short == 1
+    assert op.decrypt(token, "ZIP") == "02139"
+    with pytest.raises(KeyMissingError) as info:
+        op.decrypt("12", "ZIP")
+    assert info.value.message == "a token does not decrypt with this key (damaged token)"
+
+
+def test_fpe_without_a_key_or_without_ff3_names_what_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from veil import MissingDependencyError
+
+    monkeypatch.delenv("VEIL_FPE_KEY")
+    with pytest.raises(KeyMissingError) as info:
+        FpeOperator()
+    assert info.value.message == "operator 'fpe' needs a secret key and none was given"
+    monkeypatch.setitem(sys.modules, "ff3", None)  # as if not installed
+    with pytest.raises(MissingDependencyError) as dep:
+        FpeOperator()
+    assert dep.value.message == (
+        "the fpe text operator needs the Python package 'ff3', which is not installed"
+    )
+    assert dep.value.hint == "pip install 'veil[text]'"
+
+
+def test_encrypted_tokens_round_trip_whatever_their_bytes() -> None:
+    op = EncryptOperator()
+    # values of 6 characters: 30 bytes a token, a whole number of base64 quanta, so a body
+    # may end in any character. Among these, ciphertexts holding a NUL byte and bodies
+    # ending in "X" (deterministic under the fixed key): the entity type is split at the
+    # first NUL, and only "=" padding is stripped
+    tokens = {v: op.replace(v, "PERSON") for v in (f"n{i:05d}" for i in range(300))}
+    raws = [_open(t)[1] for t in tokens.values()]
+    assert any(b"\x00" in r for r in raws)
+    assert any(t[:-1].endswith("X") for t in tokens.values())
+    assert all(op.decrypt(t) == v for v, t in tokens.items())
+    # bodies of every length modulo 4 get their padding back
+    for v in ("a", "ab", "abc", "abcd"):
+        assert op.decrypt(op.replace(v, "ID")) == v
+    # the body alone (without ENC[ ]) opens too
+    some = next(iter(tokens.values()))
+    assert op.decrypt(some[4:-1]) == next(iter(tokens))
+
+
+def test_a_token_under_another_key_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    token = EncryptOperator().replace("Ann", "PERSON")
+    monkeypatch.setenv("VEIL_ENC_KEY", "hex:" + bytes(reversed(KEY)).hex())
+    with pytest.raises(KeyMissingError) as info:
+        EncryptOperator().decrypt(token)
+    assert info.value.message == (
+        "a token does not decrypt with this key (wrong key or damaged token)"
+    )
