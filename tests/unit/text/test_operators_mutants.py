@@ -277,3 +277,29 @@ def test_a_token_under_another_key_is_refused(monkeypatch: pytest.MonkeyPatch) -
     assert info.value.message == (
         "a token does not decrypt with this key (wrong key or damaged token)"
     )
+
+
+_CASEFOLD = (
+    "EMAIL_ADDRESS",
+    "URL",
+    "PERSON",
+    "LOCATION",
+    "ORGANIZATION",
+    "NRP",
+    "IBAN_CODE",
+    "MAC_ADDRESS",
+)
+_ALNUM = ("PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "US_ITIN", "IBAN_CODE", "ABA_ROUTING_NUMBER")
+
+
+@pytest.mark.parametrize("entity", sorted({*_CASEFOLD, *_ALNUM, "DATE_TIME"}))
+def test_each_entity_type_is_normalised_as_documented(entity: str) -> None:
+    # whitespace collapsed always; case folded for names, e-mails, URLs...; only letters
+    # and digits kept for numbers (IBAN both)
+    norm = "Ab C-1"
+    if entity in _CASEFOLD:
+        norm = norm.casefold()
+    if entity in _ALNUM:
+        norm = "".join(c for c in norm if c.isalnum())
+    expected = _hmac_hex("hash", entity.encode() + b"\x00" + norm.encode())[:16]
+    assert HashOperator().replace("Ab   C-1", entity) == expected
