@@ -303,3 +303,43 @@ def test_each_entity_type_is_normalised_as_documented(entity: str) -> None:
         norm = "".join(c for c in norm if c.isalnum())
     expected = _hmac_hex("hash", entity.encode() + b"\x00" + norm.encode())[:16]
     assert HashOperator().replace("Ab   C-1", entity) == expected
+
+
+def test_unkeyed_surrogates_are_seeded_or_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VEIL_HMAC_KEY")
+    seeded = SurrogateOperator(seed=7)
+    assert (seeded.keyed, seeded.key_check) == (False, None)
+    seed_key = hashlib.sha256(b"veil-seed:7").digest()
+    digest = hmac.new(seed_key, b"PERSON\x00ann lee", hashlib.sha256).digest()
+    assert seeded.seed_for("Ann Lee", "PERSON") == int.from_bytes(digest[:8], "big")
+    # without key or seed: fresh randomness per operator (consistent within one)
+    a, b = SurrogateOperator(), SurrogateOperator()
+    assert a.keyed is False
+    assert a.seed_for("Ann Lee", "PERSON") == a.seed_for("ann  lee", "PERSON")
+    assert a.seed_for("Ann Lee", "PERSON") != b.seed_for("Ann Lee", "PERSON")
+
+
+def test_a_short_surrogate_key_is_refused_naming_the_operator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VEIL_HMAC_KEY", "hex:" + KEY[:8].hex())
+    with pytest.raises(KeyMissingError) as info:
+        SurrogateOperator()
+    assert info.value.message == (
+        "operator 'surrogate': the key in the environment variable VEIL_HMAC_KEY is 8 bytes; "
+        "at least 16 are needed"
+    )
+
+
+def test_surrogate_locale_and_its_cache_bound() -> None:
+    assert SurrogateOperator().factory.locale == "en_US"
+    assert SurrogateOperator(locale="de_DE").factory.locale == "de_DE"
+    assert SurrogateOperator()._cache_size == 10_000
+    op = SurrogateOperator(cache_size=2)
+    first = op.replace("Ann Lee", "PERSON")
+    assert op.replace("Ann Lee", "PERSON") == first  # a cache hit
+    op.replace("Bob Ray", "PERSON")
+    assert len(op._cache) == 2
+    op.replace("Cy Fox", "PERSON")  # the oldest entry goes
+    assert list(op._cache) == [("PERSON", "Bob Ray"), ("PERSON", "Cy Fox")]
+    assert op.replace("Ann Lee", "PERSON") == first  # recomputed alike from its seed
