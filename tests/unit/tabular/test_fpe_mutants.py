@@ -69,3 +69,34 @@ def test_key_checks_bind_a_tweak_given_apart() -> None:
     assert TokenizeTransformer(key=key, tweak=TWEAK).key_checks() == expected
     # no key: nothing to bind the tweak to
     assert TokenizeTransformer(key=None, tweak=TWEAK).key_checks() == {}
+
+
+def test_a_value_longer_than_one_ff3_1_call_is_cut_into_chunks_with_their_own_tweaks() -> None:
+    import hashlib
+    import hmac
+
+    import pandas as pd
+    from ff3 import FF3Cipher
+
+    key = bytes.fromhex(KEY_HEX)
+    cipher = FF3Cipher.withCustomAlphabet(key.hex(), TWEAK.hex(), "0123456789")
+    t = TokenizeTransformer(key=Secret(key), tweak=Secret(TWEAK), alphabet="digits")
+    # 56 digits (2 * floor(96 / log2 10)): one FF3-1 call under the tweak itself
+    v56 = "".join(str(i * 7 % 10) for i in range(56))
+    assert t.fit_transform(pd.Series([v56])).tolist() == [cipher.encrypt(v56)]
+    # 58 digits: two chunks of 29, each under HMAC(tweak, label k i)[:7]
+    v58 = "".join(str(i * 3 % 10) for i in range(58))
+    tweaks = [
+        hmac.new(
+            TWEAK,
+            b"veil\x00ff3-1 chunk\x00" + (2).to_bytes(4, "big") + i.to_bytes(4, "big"),
+            hashlib.sha256,
+        ).digest()[:7]
+        for i in range(2)
+    ]
+    expected = cipher.encrypt_with_tweak(v58[:29], tweaks[0].hex()) + cipher.encrypt_with_tweak(
+        v58[29:], tweaks[1].hex()
+    )
+    out = t.fit_transform(pd.Series([v58])).tolist()
+    assert out == [expected]
+    assert t.inverse_transform(pd.Series(out)).tolist() == [v58]
