@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from veil import KeyMissingError
+from veil import InputError, KeyMissingError
 from veil._keystrength import key_check_value
 from veil.policy._transform_models import TokenizeTransform
 from veil.tabular import Secret, TokenizeTransformer, build_transformer
@@ -100,3 +100,85 @@ def test_a_value_longer_than_one_ff3_1_call_is_cut_into_chunks_with_their_own_tw
     out = t.fit_transform(pd.Series([v58])).tolist()
     assert out == [expected]
     assert t.inverse_transform(pd.Series(out)).tolist() == [v58]
+
+
+_SHORT_HINT = (
+    "use a larger alphabet (alnum, letters), keep_format: true, or hash or mask this column "
+    "instead; short values are refused because no padding keeps them both length-preserving "
+    "and reversible"
+)
+
+
+def test_values_too_short_are_refused_by_count_with_the_rule_and_the_way_out() -> None:
+    import pandas as pd
+
+    key = Secret(bytes.fromhex(KEY_HEX))
+    s = pd.Series(["12345", "123456", "C-1"], name="code")
+    t = TokenizeTransformer(key=key).fit(s)
+    with pytest.raises(InputError) as info:
+        t.transform(s)
+    assert info.value.message == (
+        "column 'code': 2 of 3 value(s) cannot be tokenized: FF3-1 needs at least 6 "
+        "characters from the 'digits' alphabet"
+    )
+    assert info.value.hint == _SHORT_HINT
+    with pytest.raises(InputError) as info:
+        t.inverse_transform(s)
+    assert info.value.message.startswith("column 'code': 2 of 3 value(s) cannot be de-tokenized")
+    strict = TokenizeTransformer(key=key, keep_format=False).fit(s)
+    with pytest.raises(InputError) as info:
+        strict.transform(pd.Series(["123456", "12-3456"], name="code"))
+    assert info.value.message == (
+        "column 'code': 1 of 2 value(s) cannot be tokenized: FF3-1 needs only characters "
+        "from the 'digits' alphabet, at least 6"
+    )
+
+
+def test_fit_refusals_name_the_column_and_the_fix() -> None:
+    import pandas as pd
+
+    from veil import PolicyError, WeakKeyError
+
+    s = pd.Series(["123456"], name="ssn")
+    key = Secret(bytes.fromhex(KEY_HEX))
+    with pytest.raises(PolicyError) as info:
+        TokenizeTransformer(key=key, alphabet="hex").fit(s)
+    assert info.value.message == "tokenize: unknown alphabet 'hex'"
+    assert info.value.hint == "use one of: digits, lower, upper, alnum, letters"
+    with pytest.raises(KeyMissingError) as info:
+        TokenizeTransformer(key=None).fit(s)
+    assert info.value.message == (
+        "column 'ssn': the 'tokenize' transform has no key; veil refuses to run it unkeyed"
+    )
+    with pytest.raises(KeyMissingError) as info:
+        TokenizeTransformer(key=Secret(bytes.fromhex(KEY_HEX)[:20])).fit(s)
+    assert info.value.message == (
+        "column 'ssn': the 'tokenize' key is 20 bytes; FF3-1 (AES) needs exactly 16, 24 or 32"
+    )
+    assert info.value.hint == "make one with 'veil keygen --out FILE'"
+    with pytest.raises(WeakKeyError) as info:
+        TokenizeTransformer(key=Secret(bytes(16), source="a test")).fit(s)
+    assert info.value.message.startswith(
+        "column 'ssn': the 'tokenize' key (a test) is one byte value repeated"
+    )
+    with pytest.raises(KeyMissingError) as info:
+        TokenizeTransformer(key=key, tweak=TWEAK[:6]).fit(s)
+    assert info.value.message == (
+        "column 'ssn': the FF3-1 tweak is 6 bytes; it must be 7 bytes (56 bits, 14 hex digits)"
+    )
+    assert info.value.hint == "fix the tweak variable, or unset it to derive the tweak from the key"
+
+
+def test_without_a_tweak_it_is_derived_from_the_key() -> None:
+    import hashlib
+    import hmac
+
+    import pandas as pd
+    from ff3 import FF3Cipher
+
+    key = bytes.fromhex(KEY_HEX)
+    tweak = hmac.new(key, b"veil\x00ff3-1 tweak\x00v1", hashlib.sha256).digest()[:7]
+    t = TokenizeTransformer(key=Secret(key)).fit(pd.Series(["123456"]))
+    assert repr(t.tweak_) == "Secret(7 bytes from tweak)"
+    expected = FF3Cipher.withCustomAlphabet(key.hex(), tweak.hex(), "0123456789").encrypt("123456")
+    assert t.transform(pd.Series(["123456"])).tolist() == [expected]
