@@ -118,6 +118,13 @@ def test_codes_match_categories_exactly_or_as_text() -> None:
     assert _codes(pd.Series(["1", "2"]), [2, 1]).tolist() == [1, 0]
     assert _codes(pd.Series([True, False]), [True]).tolist() == [0, -1]
     assert _codes(pd.Series([1]), [1]).dtype == np.int64
+    # numbers against categories that are not all numbers (and the reverse): as text, never
+    # a failed conversion to float
+    assert _codes(pd.Series([1, 2]), ["a", "1"]).tolist() == [1, -1]
+    assert _codes(pd.Series(["1", "x"]), [1, 2]).tolist() == [0, -1]
+    # text categories against an object column: exact, so the number 1 is not the text "1"
+    mixed = pd.Series([1, "1", "a"], dtype=object)
+    assert _codes(mixed, ["1", "a"]).tolist() == [-1, 0, 1]
 
 
 @pytest.mark.parametrize("cats", [["a", "a"], [1, 1], [1, "1"]])
