@@ -21,9 +21,12 @@ from veil.text.replacement._operators import (
     FpeOperator,
     HashOperator,
     MaskOperator,
+    Operator,
     PlaceholderOperator,
     RedactOperator,
     SurrogateOperator,
+    VaultOperator,
+    make_operator,
 )
 
 KEY = bytes.fromhex("8c1f4be0a97d23561e0c7f3a92d4b6e85f01a3c7d9e2b4f6a8c0e2d4f6a8b0c2")
@@ -343,3 +346,42 @@ def test_surrogate_locale_and_its_cache_bound() -> None:
     op.replace("Cy Fox", "PERSON")  # the oldest entry goes
     assert list(op._cache) == [("PERSON", "Bob Ray"), ("PERSON", "Cy Fox")]
     assert op.replace("Ann Lee", "PERSON") == first  # recomputed alike from its seed
+
+
+def test_unknown_options_are_named_with_the_ones_taken() -> None:
+    with pytest.raises(PolicyError) as info:
+        make_operator("hash", {"zz": 1, "bogus": 2})
+    assert info.value.message == "operator 'hash': unknown option(s) bogus, zz"
+    assert info.value.hint == "it takes: key_env, key_file, length, prefix"
+    with pytest.raises(PolicyError) as info:
+        Operator(x=1)
+    assert info.value.hint == "it takes: (no options)"
+
+
+def test_a_key_from_the_variable_the_policy_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VEIL_HMAC_KEY")
+    monkeypatch.setenv("MY_KEY", "hex:" + KEY[:16].hex())  # 16 bytes: the minimum
+    op = HashOperator(key_env="MY_KEY")
+    assert op.key_check == key_check_value(KEY[:16])
+    derived = hmac.new(
+        hmac.new(KEY[:16], b"veil-text\x00hash\x01", hashlib.sha256).digest(),
+        b"PERSON\x00ann",
+        hashlib.sha256,
+    ).hexdigest()[:16]
+    assert op.replace("Ann", "PERSON") == derived
+
+
+def test_vault_operator_settings_and_its_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VEIL_VAULT_KEY", "hex:" + KEY.hex())
+    op = VaultOperator()  # opens nothing until used
+    assert (op.url, op.actor, op.key_check) == (
+        "sqlite:///veil-vault.db",
+        "veil",
+        key_check_value(KEY),
+    )
+    op = VaultOperator(url="sqlite:///x.db", actor="ann")
+    assert (op.url, op.actor) == ("sqlite:///x.db", "ann")
+    monkeypatch.delenv("VEIL_VAULT_KEY")
+    with pytest.raises(KeyMissingError) as info:
+        VaultOperator()
+    assert info.value.message == "operator 'vault' needs a secret key and none was given"
