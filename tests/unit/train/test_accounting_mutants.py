@@ -126,6 +126,12 @@ def test_max_steps_within_is_the_last_step_within_the_budget() -> None:
     assert max_steps_within(sigma, q, delta, eps, 60, "rdp") == 60
     assert max_steps_within(sigma, q, delta, eps, 37, "rdp") == 37
     assert max_steps_within(sigma, q, delta, eps, 0, "rdp") == 0
+    assert max_steps_within(sigma, q, delta, eps, 1, "rdp") == 1  # one step that fits
+    # the accountant asked for judges the planned steps too: between PRV's epsilon of 200
+    # steps and RDP's (RDP is the looser), RDP stops before 200
+    e_prv, e_rdp = epsilon_after(sigma, q, 200, delta), epsilon_after(sigma, q, 200, delta, "rdp")
+    assert e_prv < e_rdp
+    assert max_steps_within(sigma, q, delta, (e_prv + e_rdp) / 2, 200, "rdp") < 200
     assert max_steps_within(sigma, q, delta, 1e-9, 200, "rdp") == 0
     prv = max_steps_within(sigma, q, delta, 2.0, 400)
     assert epsilon_after(sigma, q, prv, delta) <= 2.0 < epsilon_after(sigma, q, prv + 1, delta)
