@@ -100,6 +100,12 @@ def test_a_value_longer_than_one_ff3_1_call_is_cut_into_chunks_with_their_own_tw
     out = t.fit_transform(pd.Series([v58])).tolist()
     assert out == [expected]
     assert t.inverse_transform(pd.Series(out)).tolist() == [v58]
+    # 57 digits: chunks of 29 and 28 (the first takes the remainder), same tweaks
+    v57 = v58[:57]
+    expected = cipher.encrypt_with_tweak(v57[:29], tweaks[0].hex()) + cipher.encrypt_with_tweak(
+        v57[29:], tweaks[1].hex()
+    )
+    assert t.transform(pd.Series([v57])).tolist() == [expected]
 
 
 _SHORT_HINT = (
