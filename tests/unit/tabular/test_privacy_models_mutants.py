@@ -276,3 +276,16 @@ def test_build_models_refuses_a_model_without_its_sensitive_column(section: str)
     with pytest.raises(PolicyError) as info:  # a column that was not encoded
         build_models(PrivacyConfig(**{section: body}), _doms("dx"), sensitive=["dx", "pay"])
     assert info.value.message == f"privacy.{section}: {name} needs a sensitive column"
+
+
+def test_k_anonymity_at_k_and_its_share_bound() -> None:
+    ok, share = KAnonymityModel(k=3).check(np.array([3, 2, 4]), {})
+    assert ok.tolist() == [True, False, True]
+    assert share.tolist() == [0.0, 1.0, 0.0]  # every part of a class below k is below k
+
+
+def test_entropy_l_diversity_is_judged_class_by_class() -> None:
+    # l = 1.5: class (1, 1) has entropy ln 2 >= ln 1.5; class (9, 1) has 0.325 < ln 1.5 = 0.405
+    h = _h([1, 1], [9, 1])
+    m = EntropyLDiversityModel(l=1.5, column="s")
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [True, False]
