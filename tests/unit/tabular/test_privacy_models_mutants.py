@@ -289,3 +289,10 @@ def test_entropy_l_diversity_is_judged_class_by_class() -> None:
     h = _h([1, 1], [9, 1])
     m = EntropyLDiversityModel(l=1.5, column="s")
     assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [True, False]
+
+
+def test_entropy_l_diversity_ignores_values_a_class_does_not_hold() -> None:
+    # (1, 1, 0): entropy ln 2 exactly, l = 2 is met; the absent third value adds nothing
+    h = _h([1, 1, 0], [2, 0, 2])
+    m = EntropyLDiversityModel(l=2, column="s")
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [True, True]
