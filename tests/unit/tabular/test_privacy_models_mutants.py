@@ -296,3 +296,11 @@ def test_entropy_l_diversity_ignores_values_a_class_does_not_hold() -> None:
     h = _h([1, 1, 0], [2, 0, 2])
     m = EntropyLDiversityModel(l=2, column="s")
     assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [True, True]
+
+
+def test_entropy_l_diversity_needs_ceil_l_values_in_the_class_itself() -> None:
+    # l a hair above 2: the class (1, 1) has entropy ln 2, within the rounding slack of
+    # ln l, but holds 2 values where ceil(l) = 3 are needed; the table holds 3 values
+    h = _h([1, 1, 0], [0, 0, 4])
+    m = EntropyLDiversityModel(l=2 * (1 + 1e-10), column="s")
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [False, False]
