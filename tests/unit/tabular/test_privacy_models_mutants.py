@@ -9,6 +9,7 @@ docs/mutation.md lists the mutants these kill.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -304,3 +305,14 @@ def test_entropy_l_diversity_needs_ceil_l_values_in_the_class_itself() -> None:
     h = _h([1, 1, 0], [0, 0, 4])
     m = EntropyLDiversityModel(l=2 * (1 + 1e-10), column="s")
     assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [False, False]
+
+
+@pytest.mark.parametrize(("gap", "met"), [(0.5e-9, True), (1.5e-9, False)])
+def test_entropy_slack_is_relative_with_a_floor_of_one(gap: float, met: bool) -> None:
+    # class (2, 1, 1): sum f ln f = 2 ln 2 = 1.39 (between the floor 1 and 2), n = 4. l is
+    # set so that the bound n (ln n - ln l) falls `gap` short of it: within the slack
+    # 1e-9 * max(1, 2 ln 2) = 1.39e-9 it is met, beyond it not
+    h = _h([2, 1, 1])
+    l_ = 4 * math.exp(-(2 * math.log(2) - gap) / 4)
+    m = EntropyLDiversityModel(l=l_, column="s")
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [met]
