@@ -23,6 +23,16 @@ def _spec(**kw: object) -> QuerySpec:
     return QuerySpec(**{"stat": "count", "epsilon": 1.0, **kw})  # type: ignore[arg-type]
 
 
+def test_the_hint_lists_at_most_20_column_names() -> None:
+    from veil._errors import column_names
+
+    df = pd.DataFrame({f"c{i}": [1] for i in range(25)})
+    with pytest.raises(SchemaError) as info:
+        _column(df, "salary")
+    assert info.value.hint == f"the data has {column_names(df.columns, 20)}"
+    assert info.value.hint != f"the data has {column_names(df.columns, 21)}"
+
+
 def test_a_missing_column_is_named_with_the_columns_there_are() -> None:
     df = pd.DataFrame({"age": [1], "zip": [2]})
     assert _column(df, "age").tolist() == [1]
@@ -97,6 +107,15 @@ def test_each_person_keeps_only_their_first_groups() -> None:
     )
     out, _ = _bound_contributions(df, spec)
     assert out["x"].tolist() == [1, 3]
+
+
+def test_a_group_by_without_a_group_bound_bounds_rows_only() -> None:
+    df = pd.DataFrame(
+        {"pid": ["a", "a", "a", "b"], "g": ["g1", "g2", "g3", "g1"], "x": [1, 2, 3, 4]}
+    )
+    spec = _spec(id_column="pid", by="g", categories=("g1", "g2", "g3"), max_contributions=2)
+    out, bound = _bound_contributions(df, spec)
+    assert (out["x"].tolist(), bound) == ([1, 2, 4], 2)
 
 
 def test_an_id_column_with_missing_owners_is_refused() -> None:
