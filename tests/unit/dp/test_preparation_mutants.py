@@ -65,6 +65,8 @@ def test_values_drop_missing_ones_whatever_the_dtype() -> None:
     assert _values(pd.Series([1, None, 3], dtype="Int64"), np.int64).tolist() == [1, 3]
     # a nullable column comes out in the dtype the measurement takes, not as objects
     assert _values(pd.Series([1, None, 3], dtype="Int64"), np.int64).dtype == np.int64
+    floats = _values(pd.Series([1.5, None, 2.5], dtype=object), np.float64)
+    assert floats.dtype == np.float64 and floats.tolist() == [1.5, 2.5]
     assert _values(pd.Series(["a", None, "b"]), object).tolist() == ["a", "b"]
 
 
