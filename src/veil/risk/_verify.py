@@ -7,7 +7,8 @@ the sensitive attribute either: levels describe the records a reader of the rele
 
 Definitions (per sensitive attribute; ``q`` is a class's distribution of the sensitive value,
 ``p`` the distribution over every retained row of the table checked, ``m`` its number of
-distinct values):
+distinct values; with a value order given, ``m`` counts every value the order names, held
+by a row or not):
 
 - **k**: size of the smallest class.
 - **distinct l**: fewest distinct sensitive values in a class.

@@ -480,3 +480,148 @@ def test_a_budget_needs_epsilon_even_with_delta(ledger: BudgetLedger) -> None:
         ledger.init("z", epsilon=0.0, delta=1e-6)
     assert info.value.message == "epsilon must be > 0"
     assert ledger.datasets() == ["d"]
+
+
+def _another_process_inits_first(
+    led: BudgetLedger, dataset: str, *, epsilon: float, fingerprint: str | None
+) -> None:
+    """Make ``dataset``'s row appear, as another process's ``init`` would write it, after
+    ``led.init`` read that there is none and before it inserts its own (on SQLite the read
+    holds the write lock, so the row is written on the reader's connection, just before the
+    savepoint that guards the insert: the savepoint's rollback keeps it)."""
+    engine = led.engine
+    done: list[bool] = []
+
+    def before(*args: object) -> None:  # conn, cursor, statement, parameters, context, many
+        cursor, statement = args[1], args[2]
+        assert isinstance(statement, str)
+        if statement.startswith("SAVEPOINT") and not done:
+            done.append(True)
+            cursor.execute(  # type: ignore[attr-defined]
+                "insert into veil_datasets (name, fingerprint, epsilon_total, delta_total, "
+                "composition, epsilon_sum, delta_sum, n_spends, created_at, created_by) "
+                "values (?, ?, ?, 1e-6, 'rdp', 0, 0, 0, '2026-11-27 10:00:00.000000', 'other')",
+                (dataset, fingerprint, epsilon),
+            )
+
+    sa.event.listen(engine, "before_cursor_execute", before)
+
+
+@pytest.mark.parametrize(
+    ("other", "exist_ok", "refused"),
+    [
+        ({"epsilon": 1.0, "fingerprint": "abc"}, True, False),  # the same budget: it stands
+        ({"epsilon": 1.0, "fingerprint": "abc"}, False, True),  # without exist_ok: refused
+        ({"epsilon": 2.0, "fingerprint": "abc"}, True, True),  # another epsilon
+        ({"epsilon": 1.0, "fingerprint": "xyz"}, True, True),  # another data fingerprint
+    ],
+)
+def test_init_that_loses_the_race_compares_with_what_the_winner_wrote(
+    path: Path, other: dict[str, object], exist_ok: bool, refused: bool
+) -> None:
+    with BudgetLedger(f"sqlite:///{path}") as led:
+        led.init("first", epsilon=1.0)  # opens the ledger: its tables exist
+        _another_process_inits_first(led, "d", **other)  # type: ignore[arg-type]
+        ask = {"epsilon": 1.0, "delta": 1e-6, "fingerprint": "abc", "composition": "rdp"}
+        if refused:
+            with pytest.raises(InputError) as info:
+                led.init("d", who="me", exist_ok=exist_ok, **ask)  # type: ignore[arg-type]
+            assert info.value.message == "dataset 'd' already has a budget in this ledger"
+            assert info.value.hint == (
+                "budgets are never reset; use a new dataset name for new data"
+            )
+        else:
+            led.init("d", who="me", exist_ok=exist_ok, **ask)  # type: ignore[arg-type]
+    if exist_ok:
+        # one row, the winner's: the loser's insert was undone, nothing else was (without
+        # exist_ok the refusal rolls back the whole transaction, and with it the row that
+        # this test, unlike another process, wrote inside it)
+        rows = _rows(path, "select name, epsilon_total, fingerprint, created_by from veil_datasets")
+        assert rows[1:] == [("d", other["epsilon"], other["fingerprint"], "other")]
+
+
+def test_init_on_a_locked_ledger_says_nothing_was_initialized(path: Path) -> None:
+    import sqlite3
+
+    from veil._errors import LedgerUnavailableError
+
+    with BudgetLedger(f"sqlite:///{path}", busy_timeout=0.1) as led:
+        led.init("a", epsilon=1.0)
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(LedgerUnavailableError) as info:
+                led.init("b", epsilon=1.0)
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert info.value.message == (
+            f"the ledger sqlite:///{path} is locked by another process (waited 0.1 s); "
+            "nothing was initialized"
+        )
+        assert led.datasets() == ["a"]
+
+
+def test_in_memory_submitted_spends_check_the_fingerprint() -> None:
+    with BudgetLedger("sqlite:///:memory:") as led:
+        led.init("d", epsilon=1.0, fingerprint="abc")
+        fut = led._submit_spends("d", [SpendRequest(0.1, 0.0, "a", "m")], fingerprint="abd")
+        with pytest.raises(InputError, match="does not match the fingerprint"):
+            fut.result()
+        assert led.history("d") == []
+        led._submit_spends("d", [SpendRequest(0.1, 0.0, "a", "m")], fingerprint="abc").result()
+        assert len(led.history("d")) == 1
+
+
+def test_close_waits_for_submitted_spends_and_the_ledger_opens_again(path: Path) -> None:
+    import time
+
+    BudgetLedger(f"sqlite:///{path}").close()  # closing a ledger never opened
+    led = BudgetLedger(f"sqlite:///{path}")
+    led.init("d", epsilon=1.0)
+    led._before_commit = lambda: time.sleep(0.2)
+    fut = led._submit_spends("d", [SpendRequest(0.1, 0.0, "a", "m")])
+    led.close()
+    assert fut.done()  # close returned only once the spend was committed
+    assert [s.status for s in fut.result()] == ["committed"]
+    led._before_commit = None
+    # a closed ledger opens again when used: a new worker thread, a new engine
+    led._submit_spends("d", [SpendRequest(0.2, 0.0, "b", "m")]).result()
+    assert [s.epsilon for s in led.history("d")] == [0.1, 0.2]
+    led.close()
+
+
+def test_a_basic_ledger_spends_without_opacus(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from veil import MissingDependencyError
+
+    with BudgetLedger(f"sqlite:///{path}") as led:
+        led.init("r", epsilon=1.0, composition="rdp")  # the first row: an rdp dataset
+        led.init("b", epsilon=1.0)
+    # Opacus as if not installed: only the tight compositions need it
+    monkeypatch.setitem(sys.modules, "opacus.accountants.analysis.rdp", None)
+    monkeypatch.setitem(sys.modules, "opacus.accountants", None)
+    with BudgetLedger(f"sqlite:///{path}") as led:
+        led.spend("b", epsilon=0.25, what="x")
+        with led.charge("b", epsilon=0.25, what="y", mechanism="m"):
+            pass
+        assert led.remaining("b") == (0.5, 0.0)
+        with pytest.raises(MissingDependencyError):
+            led.spend("r", epsilon=0.25, what="x")
+        assert led.history("r") == []
+
+
+@pytest.mark.parametrize("memory", [False, True])
+def test_a_spend_exactly_at_the_budget_edge_is_accepted(path: Path, memory: bool) -> None:
+    url = "sqlite:///:memory:" if memory else f"sqlite:///{path}"
+    with BudgetLedger(url) as led:
+        led.init("e", epsilon=1.0)
+        led.spend("e", epsilon=1.0 * (1 + 1e-9), what="all of it and the rounding slack")
+        assert len(led.history("e")) == 1
+
+
+def test_a_spend_of_delta_alone_is_accepted(ledger: BudgetLedger) -> None:
+    spend = ledger.spend("d", epsilon=0.0, delta=5e-7, what="a delta-only release")
+    assert (spend.epsilon, spend.delta) == (0.0, 5e-7)
+    assert ledger.remaining("d") == (1.0, 5e-7)

@@ -226,3 +226,38 @@ def test_recursive_l_below_one_is_refused():
     with pytest.raises(InputError) as info:
         verify(_table(), ["zip"], ["dx"], marker="*", recursive_l=0)
     assert info.value.message == "recursive l must be at least 1, got 0"
+
+
+def test_an_order_counts_its_absent_values_wherever_they_sit():
+    # order (low, mid, high); the table holds low and mid only. p = (1/2, 1/2, 0), m = 3.
+    # class x = (1, 0, 0): cum diff (1/2, 0, 0) -> 1/2 / (m - 1) = 1/4. With m read from the
+    # values present (2), the same class would read 1/2: a t-closeness measured twice as far.
+    df = pd.DataFrame({"g": ["x", "x", "y", "y"], "s": ["low", "low", "mid", "mid"]})
+    levels = verify(df, ["g"], ["s"], orders={"s": ["low", "mid", "high"]}).sensitive["s"]
+    assert levels.distinct_values == 3
+    assert levels.t_ordered == pytest.approx(0.25)
+    # the absent value in the middle of the order counts the same way
+    df = df.assign(s=["low", "low", "high", "high"])
+    levels = verify(df, ["g"], ["s"], orders={"s": ["low", "mid", "high"]}).sensitive["s"]
+    assert levels.distinct_values == 3
+    # x = (1, 0, 0): cum diff (1/2, 1/2, 0) -> 1 / 2
+    assert levels.t_ordered == pytest.approx(0.5)
+
+
+def test_a_constant_sensitive_column_is_zero_beta_likely():
+    # one value everywhere: p = q = 1, (q - p) / p = 0 and its cap -ln 1 = 0: beta 0 is
+    # attained exactly at the cap, so enhanced beta is 0, not "no beta works"
+    df = pd.DataFrame({"g": ["x", "x", "y", "y", "y"], "s": ["flu"] * 5})
+    levels = verify(df, ["g"], ["s"]).sensitive["s"]
+    assert levels.beta_basic == 0.0
+    assert levels.beta_enhanced == 0.0
+    assert verify(df, ["g"], ["s"]).to_dict()["beta_likeness"] == {"basic": 0.0, "enhanced": 0.0}
+
+
+def test_unhashable_sensitive_values_are_refused_naming_the_column_not_the_value():
+    df = pd.DataFrame({"g": ["x", "x", "y"], "diag": [["SECRET-A"], ["SECRET-B"], ["SECRET-A"]]})
+    with pytest.raises(InputError) as info:
+        verify(df, ["g"], ["diag"])
+    assert info.value.message.startswith("column 'diag' holds unhashable values (list)")
+    assert info.value.hint == "convert the column to strings or numbers first"
+    assert "SECRET" not in str(info.value)

@@ -47,7 +47,11 @@ def _opacus(mechanism: str, sigma: float, q: float, steps: int, delta: float) ->
             "epsilon must be a positive finite number, got 0",
             "typical values are 1 to 10",
         ),
-        (("1", 1e-5, 10), "epsilon must be a positive finite number, got '1'", "typical values"),
+        (
+            ("1", 1e-5, 10),
+            "epsilon must be a positive finite number, got '1'",
+            "typical values are 1 to 10",
+        ),
         (
             (100.5, 1e-5, 10),
             "epsilon must be at most 100, got 100.5",
@@ -55,6 +59,9 @@ def _opacus(mechanism: str, sigma: float, q: float, steps: int, delta: float) ->
         ),
         ((1.0, "x", 10), "delta must be in (0, 1), got 'x'", "e.g. 1e-5"),
         ((1.0, math.nan, 10), "delta must be in (0, 1), got nan", "e.g. 1e-5"),
+        ((1.0, 0.0, 10), "delta must be in (0, 1), got 0.0", "e.g. 1e-5"),
+        ((1.0, 1.0, 1), "delta must be in (0, 1), got 1.0", "e.g. 1e-5"),
+        ((1.0, 1.5, 1), "delta must be in (0, 1), got 1.5", "e.g. 1e-5"),
         ((1.0, 1e-5, 0), "the training set is empty (0 records)", "check the input table"),
         (
             (1.0, 0.25, 4),
@@ -67,7 +74,7 @@ def test_check_budget_says_what_and_how(args: tuple, message: str, hint: str) ->
     with pytest.raises(InputError) as info:
         check_budget(*args)
     assert info.value.message == message
-    assert hint in (info.value.hint or "")
+    assert info.value.hint == hint
 
 
 def test_check_budget_edges() -> None:
@@ -80,6 +87,7 @@ def test_sample_rate_for_each_batch_size() -> None:
     assert sample_rate_for(10, 50) == 1.0  # a batch larger than the data: one step
     assert sample_rate_for(10, 10) == 1.0
     assert sample_rate_for(10, 1) == 0.1
+    assert sample_rate_for(1, 5) == 1.0  # one record: still a training set
     with pytest.raises(InputError) as info:
         sample_rate_for(0, 5)
     assert info.value.message == "the training set is empty (0 records)"
@@ -118,6 +126,12 @@ def test_max_steps_within_is_the_last_step_within_the_budget() -> None:
     assert max_steps_within(sigma, q, delta, eps, 60, "rdp") == 60
     assert max_steps_within(sigma, q, delta, eps, 37, "rdp") == 37
     assert max_steps_within(sigma, q, delta, eps, 0, "rdp") == 0
+    assert max_steps_within(sigma, q, delta, eps, 1, "rdp") == 1  # one step that fits
+    # the accountant asked for judges the planned steps too: between PRV's epsilon of 200
+    # steps and RDP's (RDP is the looser), RDP stops before 200
+    e_prv, e_rdp = epsilon_after(sigma, q, 200, delta), epsilon_after(sigma, q, 200, delta, "rdp")
+    assert e_prv < e_rdp
+    assert max_steps_within(sigma, q, delta, (e_prv + e_rdp) / 2, 200, "rdp") < 200
     assert max_steps_within(sigma, q, delta, 1e-9, 200, "rdp") == 0
     prv = max_steps_within(sigma, q, delta, 2.0, 400)
     assert epsilon_after(sigma, q, prv, delta) <= 2.0 < epsilon_after(sigma, q, prv + 1, delta)
