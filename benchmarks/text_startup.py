@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -72,7 +73,11 @@ def main() -> None:
     )
     args = ap.parse_args()
     env = dict(os.environ)
-    if not args.source_only:
+    if args.source_only:  # no bytecode of veil's to read, none written
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        for cache in (ROOT / "src" / "veil").rglob("__pycache__"):
+            shutil.rmtree(cache)
+    else:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         compileall.compile_dir(ROOT / "src" / "veil", quiet=1)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
