@@ -60,7 +60,7 @@ def simulate(
     data: Annotated[Path, typer.Argument(help="The table to train on (CSV, Parquet, JSONL).")],
     target: Annotated[str, typer.Option("--target", help="The column to predict.")],
     clients: Annotated[int, typer.Option("--clients", help="Simulated clients.")] = 10,
-    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 5,
+    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 10,
     partition: Annotated[
         str, typer.Option("--partition", help="iid, dirichlet:ALPHA or column:NAME.")
     ] = "iid",
@@ -69,7 +69,7 @@ def simulate(
     ] = "fedavg",
     local_epochs: Annotated[
         int, typer.Option("--local-epochs", help="Epochs each client trains per round.")
-    ] = 1,
+    ] = 2,
     fraction_fit: Annotated[
         float, typer.Option("--fraction-fit", help="Share of clients sampled per round.")
     ] = 1.0,
@@ -110,6 +110,27 @@ def simulate(
         int | None,
         typer.Option("--workers", help="Ray workers running the clients (default: one per CPU)."),
     ] = None,
+    secagg: Annotated[
+        bool, typer.Option("--secagg", help="Aggregate with SecAgg+: the server sees only sums.")
+    ] = False,
+    secagg_shares: Annotated[
+        float,
+        typer.Option(
+            "--secagg-shares",
+            help="Clients each secret is split among: a share of the round's (<= 1) or a count.",
+        ),
+    ] = 1.0,
+    secagg_threshold: Annotated[
+        float,
+        typer.Option(
+            "--secagg-threshold",
+            help="Shares that rebuild a secret: a share of --secagg-shares (<= 1) or a count.",
+        ),
+    ] = 0.6,
+    dropout: Annotated[
+        float,
+        typer.Option("--dropout", help="Share of each round's clients that vanish mid-round."),
+    ] = 0.0,
     separator: SeparatorOpt = None,
     header: HeaderOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
@@ -139,6 +160,10 @@ def simulate(
         delta=delta,
         clip_norm=clip_norm,
         workers=workers,
+        secagg=secagg,
+        secagg_shares=secagg_shares,
+        secagg_threshold=secagg_threshold,
+        dropout=dropout,
     )
     config.validate()
     if dp is None:

@@ -5,6 +5,7 @@
 
 from veil.federated._local import clip_update
 from veil.federated._partition import PARTITIONS, PartitionSpec, parse_partition, partition_rows
+from veil.federated._secagg import RoundAbortedError, SecAggSettings
 from veil.federated._simulate import FLConfig, simulate_federated
 from veil.federated._strategy import STRATEGIES, ServerStrategy, make_strategy
 
@@ -13,6 +14,8 @@ __all__ = [
     "STRATEGIES",
     "FLConfig",
     "PartitionSpec",
+    "RoundAbortedError",
+    "SecAggSettings",
     "ServerStrategy",
     "clip_update",
     "make_strategy",
