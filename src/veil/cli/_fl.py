@@ -60,7 +60,7 @@ def simulate(
     data: Annotated[Path, typer.Argument(help="The table to train on (CSV, Parquet, JSONL).")],
     target: Annotated[str, typer.Option("--target", help="The column to predict.")],
     clients: Annotated[int, typer.Option("--clients", help="Simulated clients.")] = 10,
-    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 10,
+    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 20,
     partition: Annotated[
         str, typer.Option("--partition", help="iid, dirichlet:ALPHA or column:NAME.")
     ] = "iid",
@@ -69,7 +69,7 @@ def simulate(
     ] = "fedavg",
     local_epochs: Annotated[
         int, typer.Option("--local-epochs", help="Epochs each client trains per round.")
-    ] = 2,
+    ] = 1,
     fraction_fit: Annotated[
         float, typer.Option("--fraction-fit", help="Share of clients sampled per round.")
     ] = 1.0,
@@ -131,6 +131,10 @@ def simulate(
         float,
         typer.Option("--dropout", help="Share of each round's clients that vanish mid-round."),
     ] = 0.0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write report.json and report.html into this folder."),
+    ] = None,
     separator: SeparatorOpt = None,
     header: HeaderOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
@@ -208,6 +212,10 @@ def simulate(
     finally:
         if ledger is not None:
             ledger.close()
+    if out is not None:
+        from veil.federated import write_fl_report
+
+        write_fl_report(summary, out)
     if json_:
         print_json(summary)
     else:

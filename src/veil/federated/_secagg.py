@@ -175,9 +175,7 @@ def secagg_round(
     from flwr.server.compat.legacy_context import LegacyContext
     from flwr.server.workflow import SecAggPlusWorkflow
 
-    fitins = {
-        nid: FitIns(ndarrays_to_parameters(w), dict(cfg)) for nid, (w, cfg) in fit.items()
-    }
+    fitins = {nid: FitIns(ndarrays_to_parameters(w), dict(cfg)) for nid, (w, cfg) in fit.items()}
     strategy = _round_strategy(fitins)
     legacy = LegacyContext(context, strategy=strategy)
     legacy.state.config_records["config"] = ConfigRecord({"current_round": round_number})

@@ -144,9 +144,7 @@ def server_app(
                         fit = {nd: (weights, _config(r, nd, nd in dropping)) for nd in chosen}
                         mean, finished = secagg_round(grid, context, fit, settings, r)
                     if dp:
-                        weights = strategy.step(
-                            weights, _noisy_mean([m * finished for m in mean])
-                        )
+                        weights = strategy.step(weights, _noisy_mean([m * finished for m in mean]))
                     elif finished:
                         weights = strategy.step(weights, mean)
                 else:

@@ -71,15 +71,15 @@ class FLConfig:
     ``secagg_threshold``: see :mod:`veil.federated._secagg`); ``dropout`` is the share of
     each round's clients that vanish after key sharing (or, without SecAgg+, before replying).
 
-    The defaults (10 rounds of 2 local epochs, SGD at 0.05 on batches of 64) are those with
+    The defaults (20 rounds of 1 local epoch, SGD at 0.05 on batches of 64) are those with
     which the issue's accuracy targets were measured on Adult (``benchmarks/fl_accuracy.py``).
     """
 
     clients: int = 10
-    rounds: int = 10
+    rounds: int = 20
     partition: str = "iid"
     strategy: str = "fedavg"
-    local_epochs: int = 2
+    local_epochs: int = 1
     fraction_fit: float = 1.0
     batch_size: int = 64
     lr: float = 0.05
@@ -148,8 +148,7 @@ class FLConfig:
             )
         if self.secagg_shares > 1 and self.secagg_shares > self.clients:
             raise InputError(
-                f"--secagg-shares {int(self.secagg_shares)} is more than --clients "
-                f"{self.clients}",
+                f"--secagg-shares {int(self.secagg_shares)} is more than --clients {self.clients}",
                 hint="pass at most as many shares as clients, or a share such as 1.0",
             )
 
@@ -308,8 +307,7 @@ def simulate_federated(
                     dataset_name,
                     epsilon=eps,
                     delta=config.delta,
-                    what=f"{what}; aborted in round {exc.round_number}, "
-                    f"{released} rounds released",
+                    what=f"{what}; aborted in round {exc.round_number}, {released} rounds released",
                     mechanism="dp-fedavg",
                     fingerprint=fingerprint,
                 )
