@@ -10,6 +10,7 @@ summary holds no data value (only counts, settings and metrics), so neither does
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ def render_fl_html(summary: dict[str, Any]) -> str:
     rounds = summary["rounds"]
     xs = [float(r["round"]) for r in rounds]
     fed = [float(r["accuracy"] or 0.0) for r in rounds]
-    series = {"federated": fed}
+    series: dict[str, Sequence[float]] = {"federated": fed}
     base = summary["centralized"]["accuracy"]
     if base is not None:
         series["centralized"] = [float(base)] * len(rounds)

@@ -53,13 +53,6 @@ log = logging.getLogger(__name__)
 DP_MODES: tuple[str, ...] = ("client",)
 
 
-__all__ = ["FLConfig", "simulate_federated"]
-
-log = logging.getLogger(__name__)
-
-DP_MODES: tuple[str, ...] = ("client",)
-
-
 @dataclass(frozen=True)
 class FLConfig:
     """Settings of a federated simulation (defaults live here).
