@@ -33,6 +33,7 @@ class RunState:
     """What the server loop hands back to :func:`veil.federated.simulate_federated`."""
 
     rounds: list[dict[str, Any]] = field(default_factory=list)
+    round_seconds: list[float] = field(default_factory=list)
     weights: list[Any] = field(default_factory=list)
     error: BaseException | None = None
 
@@ -128,6 +129,7 @@ def server_app(
         client_c: dict[int, list[Any]] = {}
         with progress.task("federated rounds", total=config.rounds) as task:
             for r in range(1, config.rounds + 1):
+                t0 = time.perf_counter()
                 if poisson:
                     chosen = [nd for nd in nodes if private_rng.random() < config.fraction_fit]
                 else:
@@ -181,6 +183,7 @@ def server_app(
                             client_c[nd] = [p + c for p, c in zip(prev, cd, strict=True)]
                             cds.append(cd)
                         strategy.update_control(cds, n)
+                run.round_seconds.append(time.perf_counter() - t0)
                 set_weights(model, weights)
                 acc, loss = evaluate(model, data.test)
                 run.rounds.append(

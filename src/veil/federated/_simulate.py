@@ -341,6 +341,7 @@ def simulate_federated(
             "rounds_completed": len(run.rounds),
         },
         "seconds": time.perf_counter() - t0,
+        "round_seconds": run.round_seconds,
         "strategy": config.strategy,
         "partition": config.partition,
         "clients": config.clients,
