@@ -137,7 +137,9 @@ def server_app(
                     picks = sample_rng.choice(len(nodes), size=size, replace=False)
                     chosen = [nodes[int(i)] for i in sorted(picks)]
                 n_drop = round(config.dropout * len(chosen))
-                dropping = {int(x) for x in drop_rng.permutation(chosen)[:n_drop]}
+                # indices, not the node ids: those are 64-bit unsigned and numpy would not
+                # keep them exact in an array
+                dropping = {chosen[int(i)] for i in drop_rng.permutation(len(chosen))[:n_drop]}
                 zeros = [np.zeros_like(w) for w in weights]
                 if config.secagg:
                     finished = 0
