@@ -85,14 +85,22 @@ def simulate(
         list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")
     ] = None,
     dp: Annotated[
-        str | None, typer.Option("--dp", help="client: client-level DP (clipping + noise).")
+        str | None,
+        typer.Option(
+            "--dp",
+            help="client: client-level DP (clipping + noise); sample: DP-SGD in each client.",
+        ),
     ] = None,
     epsilon: Annotated[
         float | None, typer.Option("--epsilon", help="Target epsilon with --dp.")
     ] = None,
     delta: Annotated[float, typer.Option("--delta", help="Target delta with --dp.")] = 1e-5,
     clip_norm: Annotated[
-        float, typer.Option("--clip-norm", help="L2 bound of each client's update with --dp.")
+        float,
+        typer.Option(
+            "--clip-norm",
+            help="L2 bound of a client's update (--dp client) or of a row's gradient (--dp sample).",
+        ),
     ] = 1.0,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Split, partition and initialization.")

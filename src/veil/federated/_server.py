@@ -76,8 +76,12 @@ def server_app(
     run: RunState,
     progress: Progress,
     observe: Callable[[Any], None] | None = None,
+    sample_sigmas: list[float] | None = None,
 ) -> Any:
-    """The ``ServerApp`` of one simulation; its outcome lands in ``run``."""
+    """The ``ServerApp`` of one simulation; its outcome lands in ``run``.
+
+    ``sigma`` is client-level DP's noise multiplier; ``sample_sigmas`` each client's DP-SGD
+    noise multiplier with ``--dp sample`` (by partition id)."""
     import numpy as np
     from flwr.app import ArrayRecord, ConfigRecord, Context, RecordDict
     from flwr.serverapp import Grid, ServerApp
@@ -104,7 +108,7 @@ def server_app(
             run.error = exc
 
     def _config(r: int, nd: int, drop: bool) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "epochs": config.local_epochs,
             "batch_size": config.batch_size,
             "lr": config.lr,
@@ -113,6 +117,12 @@ def server_app(
             "clip": config.clip_norm if dp else 0.0,
             DROP_KEY: drop,
         }
+        if sample_sigmas is not None:
+            out["dp_sigmas"] = list(sample_sigmas)
+            out["dp_epsilon"] = float(config.epsilon or 0.0)
+            out["dp_delta"] = config.delta
+            out["dp_clip"] = config.clip_norm
+        return out
 
     def _noisy_mean(total: list[Any]) -> list[Any]:
         assert sigma is not None

@@ -50,7 +50,7 @@ __all__ = ["FLConfig", "simulate_federated"]
 
 log = logging.getLogger(__name__)
 
-DP_MODES: tuple[str, ...] = ("client",)
+DP_MODES: tuple[str, ...] = ("client", "sample")
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,13 @@ class FLConfig:
         if self.dp not in DP_MODES:
             raise InputError(
                 f"unknown --dp mode {self.dp!r}",
-                hint=f"use one of: {', '.join(DP_MODES)} (--dp sample is not built yet)",
+                hint=f"use one of: {', '.join(DP_MODES)}",
             )
         if self.epsilon is None:
-            raise InputError("--dp client needs a target --epsilon", hint="e.g. --epsilon 3")
-        if self.strategy == "scaffold":
+            raise InputError(f"--dp {self.dp} needs a target --epsilon", hint="e.g. --epsilon 3")
+        if not self.epsilon > 0 or not math.isfinite(self.epsilon):
+            raise InputError("--epsilon must be a positive number")
+        if self.dp == "client" and self.strategy == "scaffold":
             raise InputError(
                 "--dp client does not combine with --strategy scaffold: its control variates "
                 "would leave the clients unclipped and unnoised",
@@ -165,6 +167,7 @@ def _run_flower(
     sigma: float | None,
     progress: Progress,
     observe: Callable[[Any], None] | None,
+    sample_sigmas: list[float] | None = None,
 ) -> RunState:
     require("flwr", extra="fl", purpose="federated learning")
     require("ray", extra="fl", purpose="Flower's simulation engine (flwr[simulation])")
@@ -175,7 +178,7 @@ def _run_flower(
     from veil.federated._server import RunState, server_app
 
     run = RunState()
-    server = server_app(data, config, sigma, run, progress, observe)
+    server = server_app(data, config, sigma, run, progress, observe, sample_sigmas)
     client = secagg_client_app(data) if config.secagg else client_app(data)
     # one Ray actor per worker, each running clients one after the other
     cpus = config.workers or max(1, min(os.cpu_count() or 1, config.clients))
@@ -249,7 +252,13 @@ def simulate_federated(
     require("flwr", extra="fl", purpose="federated learning")
     import torch
 
-    from veil.train import calibrate_noise, check_budget, epsilon_after, train_nonprivate
+    from veil.train import (
+        calibrate_noise,
+        check_budget,
+        epsilon_after,
+        sample_rate_for,
+        train_nonprivate,
+    )
 
     progress = progress or NullProgress()
     data = prepare(frame, target, config, drop)
@@ -268,13 +277,47 @@ def simulate_federated(
             compare_rdp=False,
         )
         sigma, epsilon_spent = cal.noise_multiplier, cal.epsilon
+    sample_sigmas: list[float] | None = None
+    sample_plan: list[tuple[float, int]] = []
+    if config.dp == "sample":
+        assert config.epsilon is not None
+        check_budget(config.epsilon, config.delta, len(data.train[2]))
+        sample_sigmas, spent = [], []
+        for part in data.parts:
+            rate = sample_rate_for(len(part[2]), config.batch_size)
+            per_round = config.local_epochs * round(1 / rate)
+            cal = calibrate_noise(
+                epsilon=config.epsilon,
+                delta=config.delta,
+                sample_rate=rate,
+                steps=config.rounds * per_round,
+                accountant="rdp",
+                compare_rdp=False,
+            )
+            sample_sigmas.append(cal.noise_multiplier)
+            sample_plan.append((rate, per_round))
+            spent.append(cal.epsilon)
+        # each row is on one client: the clients' DP-SGD runs compose in parallel
+        epsilon_spent = max(spent)
+
+    def released_epsilon(rounds_done: int) -> float:
+        if sample_sigmas is not None:
+            return max(
+                epsilon_after(s, rate, rounds_done * per_round, config.delta, "rdp")
+                for s, (rate, per_round) in zip(sample_sigmas, sample_plan, strict=True)
+            )
+        assert sigma is not None
+        return epsilon_after(sigma, q, rounds_done, config.delta, "rdp")
+
     if ledger is not None and config.dp is None:
-        raise InputError("a ledger spend needs --dp client", hint="drop --dataset/--ledger")
+        raise InputError("a ledger spend needs --dp", hint="drop --dataset/--ledger")
     spend_id = None
+    level = "sample-level DP-SGD" if config.dp == "sample" else "client-level DP"
     what = (
-        f"client-level DP federated {config.strategy}, {config.clients} clients, "
+        f"{level} federated {config.strategy}, {config.clients} clients, "
         f"{config.rounds} rounds" + (", SecAgg+" if config.secagg else "")
     )
+    mechanism = "dp-sgd" if config.dp == "sample" else "dp-fedavg"
     try:
         if ledger is not None:
             if dataset_name is None:
@@ -284,24 +327,24 @@ def simulate_federated(
                 epsilon=float(epsilon_spent or 0.0),
                 delta=config.delta,
                 what=what,
-                mechanism="dp-fedavg",
+                mechanism=mechanism,
                 fingerprint=fingerprint,
             ) as spend:
                 spend_id = spend.id
-                run = _run_flower(data, config, sigma, progress, observe)
+                run = _run_flower(data, config, sigma, progress, observe, sample_sigmas)
         else:
-            run = _run_flower(data, config, sigma, progress, observe)
+            run = _run_flower(data, config, sigma, progress, observe, sample_sigmas)
     except RoundAbortedError as exc:
         released = exc.round_number - 1
-        if sigma is not None and released > 0:
-            eps = epsilon_after(sigma, q, released, config.delta, "rdp")
+        if config.dp is not None and released > 0:
+            eps = released_epsilon(released)
             if ledger is not None and dataset_name is not None:
                 ledger.spend(
                     dataset_name,
                     epsilon=eps,
                     delta=config.delta,
                     what=f"{what}; aborted in round {exc.round_number}, {released} rounds released",
-                    mechanism="dp-fedavg",
+                    mechanism=mechanism,
                     fingerprint=fingerprint,
                 )
             exc.message += (
@@ -309,7 +352,7 @@ def simulate_federated(
                 f"{eps:.4f} (delta {config.delta:g}) "
                 + ("recorded in the ledger" if ledger is not None else "spent, not recorded")
             )
-        elif sigma is not None:
+        elif config.dp is not None:
             exc.message += "; no round was released, so no privacy budget was spent"
         raise
     base_model = fresh_model(data.arch, data.init_seed)
@@ -355,6 +398,18 @@ def simulate_federated(
             "clip_norm": config.clip_norm,
             "sample_rate": q,
             "client_sampling": "poisson" if q < 1 else "all clients every round",
+            "accountant": "rdp",
+            "target_epsilon": config.epsilon,
+        }
+        if config.dp == "client"
+        else {
+            "mode": config.dp,
+            "unit": "one row",
+            "noise_multipliers": sample_sigmas,
+            "sample_rates": [rate for rate, _ in sample_plan],
+            "max_grad_norm": config.clip_norm,
+            "composition": "parallel across clients (each row is on one client), every "
+            "client counted in every round",
             "accountant": "rdp",
             "target_epsilon": config.epsilon,
         },
