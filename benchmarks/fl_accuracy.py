@@ -2,7 +2,7 @@
 
 Each configuration is the command users run, in a fresh process (start-up, Ray, the
 simulation and the centralized baseline included), with the defaults of ``FLConfig``
-(20 rounds of 1 local epoch, SGD at 0.05 on batches of 64):
+(20 rounds of 1 local epoch, SGD at 0.05 on batches of 64, 0.0125 for SCAFFOLD):
 
     veil fl simulate ADULT --target salary-class --clients N --partition P --strategy S --json
 
@@ -102,7 +102,7 @@ def run_inprocess(
                 part,
                 epochs=cfg.local_epochs,
                 batch_size=cfg.batch_size,
-                lr=cfg.lr,
+                lr=cfg.learning_rate,
                 seed=(cfg.seed or 0) * 7919 + r * 1009 + i,
                 proximal_mu=cfg.proximal_mu if strategy == "fedprox" else 0.0,
                 control=control,
@@ -125,7 +125,7 @@ def run_inprocess(
         torch.utils.data.TensorDataset(*data.train),
         epochs=cfg.rounds * cfg.local_epochs,
         batch_size=cfg.batch_size,
-        learning_rate=cfg.lr,
+        learning_rate=cfg.learning_rate,
         optimizer="sgd",
         seed=cfg.seed,
     )

@@ -74,7 +74,10 @@ def simulate(
         float, typer.Option("--fraction-fit", help="Share of clients sampled per round.")
     ] = 1.0,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Local batch size.")] = 64,
-    lr: Annotated[float, typer.Option("--lr", help="Clients' SGD learning rate.")] = 0.05,
+    lr: Annotated[
+        float | None,
+        typer.Option("--lr", help="Clients' SGD learning rate (default 0.05; SCAFFOLD 0.0125)."),
+    ] = None,
     proximal_mu: Annotated[
         float, typer.Option("--proximal-mu", help="FedProx's proximal weight.")
     ] = 0.01,

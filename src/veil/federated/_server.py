@@ -111,7 +111,7 @@ def server_app(
         out: dict[str, Any] = {
             "epochs": config.local_epochs,
             "batch_size": config.batch_size,
-            "lr": config.lr,
+            "lr": config.learning_rate,
             "mu": config.proximal_mu if config.strategy == "fedprox" else 0.0,
             "seed": (config.seed or 0) * 7919 + r * 1009 + int(nd) % 997,
             "clip": config.clip_norm if dp else 0.0,
