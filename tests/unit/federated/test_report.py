@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from veil._errors import InputError, OutputError
-from veil.federated import FLConfig, render_fl_html, write_fl_report
+from veil._errors import OutputError
+from veil.federated import render_fl_html, write_fl_report
 
 
 def _summary(rounds: int = 3) -> dict[str, Any]:
@@ -67,19 +67,3 @@ def test_an_unwritable_folder_is_an_output_error_and_nothing_is_written(tmp_path
     with pytest.raises(OutputError):
         write_fl_report(_summary(), blocker / "out")
     assert blocker.read_text() == "x"
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"secagg": True, "clients": 2}, "at least 3 clients"),
-        ({"secagg": True, "secagg_shares": 12.0}, "more than --clients"),
-        ({"secagg": True, "strategy": "scaffold"}, "scaffold"),
-        ({"secagg": True, "secagg_threshold": 0.3}, "more than half"),
-        ({"dropout": 1.0}, "--dropout"),
-        ({"dropout": -0.1}, "--dropout"),
-    ],
-)
-def test_bad_secure_aggregation_settings_are_refused(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(InputError, match=message):
-        FLConfig(**kwargs).validate()
