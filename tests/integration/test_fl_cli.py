@@ -198,3 +198,29 @@ def test_bad_input_exits_2_with_a_clear_error(data: Path, args: list[str], messa
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert message in proc.stderr
     assert proc.stdout == ""
+
+
+def test_sample_level_dp_spends_the_largest_clients_epsilon(data: Path, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    with BudgetLedger(url) as led:
+        led.init("adult", epsilon=5.0, delta=1e-4)
+    out = _simulate(
+        data,
+        "--dp",
+        "sample",
+        "--epsilon",
+        "3",
+        "--delta",
+        "1e-5",
+        "--dataset",
+        "adult",
+        "--ledger",
+        url,
+    )
+    _check_shape(out)
+    assert out["dp"]["mode"] == "sample" and out["dp"]["unit"] == "one row"
+    assert len(out["dp"]["noise_multipliers"]) == 3
+    assert 0 < out["epsilon_spent"] <= 3.0
+    with BudgetLedger(url) as led:
+        (spend,) = led.history("adult")
+    assert spend.epsilon == out["epsilon_spent"] and spend.mechanism == "dp-sgd"
