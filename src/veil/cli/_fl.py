@@ -40,10 +40,23 @@ def _print_human(summary: dict[str, Any]) -> None:
         f"{pct(summary['centralized']['accuracy'])}; majority class: "
         f"{pct(summary['majority_class_accuracy'])}"
     )
-    if summary["epsilon_spent"] is not None:
+    sa = summary["secagg"]
+    if sa["enabled"]:
         console.print(
-            f"client-level DP: epsilon spent {summary['epsilon_spent']:.4f}, delta "
-            f"{summary['delta']:g}, noise multiplier {summary['dp']['noise_multiplier']:.4f}"
+            f"secure aggregation (SecAgg+): {sa['rounds_completed']} rounds completed, "
+            f"{sa['dropped']} client drop-outs recovered; the server saw only sums"
+        )
+    if summary["epsilon_spent"] is not None:
+        dp = summary["dp"]
+        if dp["mode"] == "client":
+            noise = f"noise multiplier {dp['noise_multiplier']:.4f}"
+            level = "client-level DP"
+        else:
+            noise = f"noise multipliers up to {max(dp['noise_multipliers']):.4f}"
+            level = "sample-level DP-SGD"
+        console.print(
+            f"{level}: epsilon spent {summary['epsilon_spent']:.4f}, delta "
+            f"{summary['delta']:g}, {noise}"
         )
         ledger = summary.get("ledger")
         console.print(
@@ -52,7 +65,7 @@ def _print_human(summary: dict[str, Any]) -> None:
             else "ledger: not recorded (--no-ledger)"
         )
     else:
-        console.print("not private: no differential privacy (pass --dp client)")
+        console.print("not private: no differential privacy (pass --dp client or --dp sample)")
 
 
 @fl_app.command("simulate")
@@ -152,7 +165,7 @@ def simulate(
 ) -> None:
     """Simulate federated training of veil's tabular model on Flower, against centralized.
 
-    With --dp client the run is paid for in the privacy-budget ledger before the first
+    With --dp (client or sample) the run is paid for in the privacy-budget ledger before the first
     round: pass --dataset NAME (created with `veil budget init NAME`), or --no-ledger.
     """
     from veil._errors import InputError
