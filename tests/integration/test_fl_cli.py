@@ -54,11 +54,11 @@ def _simulate(data: Path, *args: str) -> dict[str, Any]:
     return out
 
 
-def _check_shape(out: dict[str, Any], rounds: int = 2) -> None:
+def _check_shape(out: dict[str, Any], rounds: int = 2, *, secagg: bool = False) -> None:
     assert set(out) >= KEYS
     assert set(out["centralized"]) == {"accuracy", "seconds"}
     assert set(out["secagg"]) == {"enabled", "dropped", "rounds_completed"}
-    assert out["secagg"]["enabled"] is False
+    assert out["secagg"]["enabled"] is secagg
     assert out["secagg"]["rounds_completed"] == rounds
     assert [r["round"] for r in out["rounds"]] == list(range(1, rounds + 1))
     for r in out["rounds"]:
@@ -135,6 +135,50 @@ def test_ledger_refusal_exits_3_and_spends_nothing(data: Path, tmp_path: Path) -
         assert led.history("adult") == []
 
 
+def test_secagg_with_client_dp_survives_dropout_and_writes_the_report(
+    data: Path, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    with BudgetLedger(url) as led:
+        led.init("adult", epsilon=5.0, delta=1e-4)
+    out_dir = tmp_path / "report"
+    out = _simulate(
+        data,
+        *("--secagg", "--dropout", "0.34", "--dp", "client", "--epsilon", "3"),
+        *("--dataset", "adult", "--ledger", url, "--out", str(out_dir)),
+    )
+    _check_shape(out, secagg=True)
+    # one of the three clients vanishes after key sharing in every round; the round completes
+    assert [(r["clients"], r["dropped"]) for r in out["rounds"]] == [(2, 1), (2, 1)]
+    assert out["secagg"]["dropped"] == 2 and out["secagg"]["rounds_completed"] == 2
+    assert 0 < out["epsilon_spent"] <= 3.0
+    with BudgetLedger(url) as led:
+        (spend,) = led.history("adult")
+    assert spend.status == "committed" and spend.epsilon == out["epsilon_spent"]
+    assert json.loads((out_dir / "report.json").read_text()) == out
+    page = (out_dir / "report.html").read_text()
+    assert "<svg" in page and "centralized" in page and "<script" not in page
+
+
+def test_more_dropout_than_the_threshold_aborts_and_spends_nothing(
+    data: Path, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    with BudgetLedger(url) as led:
+        led.init("adult", epsilon=5.0, delta=1e-4)
+    out_dir = tmp_path / "report"
+    args = ["--secagg", "--dropout", "0.67", "--dp", "client", "--epsilon", "3"]
+    args += ["--dataset", "adult", "--ledger", url, "--out", str(out_dir)]
+    proc = _veil("fl", "simulate", str(data), "--target", "salary-class", *SMALL, *args)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "round 1 was aborted" in proc.stderr
+    assert "no round was released" in proc.stderr
+    assert proc.stdout == ""
+    assert not (out_dir / "report.json").exists()
+    with BudgetLedger(url) as led:
+        assert led.history("adult") == []
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -144,6 +188,9 @@ def test_ledger_refusal_exits_3_and_spends_nothing(data: Path, tmp_path: Path) -
         (["--target", "no-such-column"], "target column 'no-such-column'"),
         (["--target", "salary-class", "--dp", "client"], "--epsilon"),
         (["--target", "salary-class", "--dp", "client", "--epsilon", "1"], "--dataset"),
+        (["--target", "salary-class", "--secagg", "--secagg-threshold", "0.4"], "more than half"),
+        (["--target", "salary-class", "--secagg", "--strategy", "scaffold"], "--secagg"),
+        (["--target", "salary-class", "--dropout", "1.5"], "--dropout"),
     ],
 )
 def test_bad_input_exits_2_with_a_clear_error(data: Path, args: list[str], message: str) -> None:
@@ -151,3 +198,29 @@ def test_bad_input_exits_2_with_a_clear_error(data: Path, args: list[str], messa
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert message in proc.stderr
     assert proc.stdout == ""
+
+
+def test_sample_level_dp_spends_the_largest_clients_epsilon(data: Path, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    with BudgetLedger(url) as led:
+        led.init("adult", epsilon=5.0, delta=1e-4)
+    out = _simulate(
+        data,
+        "--dp",
+        "sample",
+        "--epsilon",
+        "3",
+        "--delta",
+        "1e-5",
+        "--dataset",
+        "adult",
+        "--ledger",
+        url,
+    )
+    _check_shape(out)
+    assert out["dp"]["mode"] == "sample" and out["dp"]["unit"] == "one row"
+    assert len(out["dp"]["noise_multipliers"]) == 3
+    assert 0 < out["epsilon_spent"] <= 3.0
+    with BudgetLedger(url) as led:
+        (spend,) = led.history("adult")
+    assert spend.epsilon == out["epsilon_spent"] and spend.mechanism == "dp-sgd"

@@ -40,10 +40,23 @@ def _print_human(summary: dict[str, Any]) -> None:
         f"{pct(summary['centralized']['accuracy'])}; majority class: "
         f"{pct(summary['majority_class_accuracy'])}"
     )
-    if summary["epsilon_spent"] is not None:
+    sa = summary["secagg"]
+    if sa["enabled"]:
         console.print(
-            f"client-level DP: epsilon spent {summary['epsilon_spent']:.4f}, delta "
-            f"{summary['delta']:g}, noise multiplier {summary['dp']['noise_multiplier']:.4f}"
+            f"secure aggregation (SecAgg+): {sa['rounds_completed']} rounds completed, "
+            f"{sa['dropped']} client drop-outs recovered; the server saw only sums"
+        )
+    if summary["epsilon_spent"] is not None:
+        dp = summary["dp"]
+        if dp["mode"] == "client":
+            noise = f"noise multiplier {dp['noise_multiplier']:.4f}"
+            level = "client-level DP"
+        else:
+            noise = f"noise multipliers up to {max(dp['noise_multipliers']):.4f}"
+            level = "sample-level DP-SGD"
+        console.print(
+            f"{level}: epsilon spent {summary['epsilon_spent']:.4f}, delta "
+            f"{summary['delta']:g}, {noise}"
         )
         ledger = summary.get("ledger")
         console.print(
@@ -52,7 +65,7 @@ def _print_human(summary: dict[str, Any]) -> None:
             else "ledger: not recorded (--no-ledger)"
         )
     else:
-        console.print("not private: no differential privacy (pass --dp client)")
+        console.print("not private: no differential privacy (pass --dp client or --dp sample)")
 
 
 @fl_app.command("simulate")
@@ -60,7 +73,7 @@ def simulate(
     data: Annotated[Path, typer.Argument(help="The table to train on (CSV, Parquet, JSONL).")],
     target: Annotated[str, typer.Option("--target", help="The column to predict.")],
     clients: Annotated[int, typer.Option("--clients", help="Simulated clients.")] = 10,
-    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 5,
+    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 20,
     partition: Annotated[
         str, typer.Option("--partition", help="iid, dirichlet:ALPHA or column:NAME.")
     ] = "iid",
@@ -74,7 +87,10 @@ def simulate(
         float, typer.Option("--fraction-fit", help="Share of clients sampled per round.")
     ] = 1.0,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Local batch size.")] = 64,
-    lr: Annotated[float, typer.Option("--lr", help="Clients' SGD learning rate.")] = 0.05,
+    lr: Annotated[
+        float | None,
+        typer.Option("--lr", help="Clients' SGD learning rate (default 0.05; SCAFFOLD 0.0125)."),
+    ] = None,
     proximal_mu: Annotated[
         float, typer.Option("--proximal-mu", help="FedProx's proximal weight.")
     ] = 0.01,
@@ -85,14 +101,22 @@ def simulate(
         list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")
     ] = None,
     dp: Annotated[
-        str | None, typer.Option("--dp", help="client: client-level DP (clipping + noise).")
+        str | None,
+        typer.Option(
+            "--dp",
+            help="client: client-level DP (clipping + noise); sample: DP-SGD in each client.",
+        ),
     ] = None,
     epsilon: Annotated[
         float | None, typer.Option("--epsilon", help="Target epsilon with --dp.")
     ] = None,
     delta: Annotated[float, typer.Option("--delta", help="Target delta with --dp.")] = 1e-5,
     clip_norm: Annotated[
-        float, typer.Option("--clip-norm", help="L2 bound of each client's update with --dp.")
+        float,
+        typer.Option(
+            "--clip-norm",
+            help="L2 bound of a client's update (--dp client) or of a row's gradient (--dp sample).",
+        ),
     ] = 1.0,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Split, partition and initialization.")
@@ -110,13 +134,38 @@ def simulate(
         int | None,
         typer.Option("--workers", help="Ray workers running the clients (default: one per CPU)."),
     ] = None,
+    secagg: Annotated[
+        bool, typer.Option("--secagg", help="Aggregate with SecAgg+: the server sees only sums.")
+    ] = False,
+    secagg_shares: Annotated[
+        float,
+        typer.Option(
+            "--secagg-shares",
+            help="Clients each secret is split among: a share of the round's (<= 1) or a count.",
+        ),
+    ] = 1.0,
+    secagg_threshold: Annotated[
+        float,
+        typer.Option(
+            "--secagg-threshold",
+            help="Shares that rebuild a secret: a share of --secagg-shares (<= 1) or a count.",
+        ),
+    ] = 0.6,
+    dropout: Annotated[
+        float,
+        typer.Option("--dropout", help="Share of each round's clients that vanish mid-round."),
+    ] = 0.0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write report.json and report.html into this folder."),
+    ] = None,
     separator: SeparatorOpt = None,
     header: HeaderOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Simulate federated training of veil's tabular model on Flower, against centralized.
 
-    With --dp client the run is paid for in the privacy-budget ledger before the first
+    With --dp (client or sample) the run is paid for in the privacy-budget ledger before the first
     round: pass --dataset NAME (created with `veil budget init NAME`), or --no-ledger.
     """
     from veil._errors import InputError
@@ -139,6 +188,10 @@ def simulate(
         delta=delta,
         clip_norm=clip_norm,
         workers=workers,
+        secagg=secagg,
+        secagg_shares=secagg_shares,
+        secagg_threshold=secagg_threshold,
+        dropout=dropout,
     )
     config.validate()
     if dp is None:
@@ -183,6 +236,10 @@ def simulate(
     finally:
         if ledger is not None:
             ledger.close()
+    if out is not None:
+        from veil.federated import write_fl_report
+
+        write_fl_report(summary, out)
     if json_:
         print_json(summary)
     else:

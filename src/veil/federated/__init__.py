@@ -5,6 +5,8 @@
 
 from veil.federated._local import clip_update
 from veil.federated._partition import PARTITIONS, PartitionSpec, parse_partition, partition_rows
+from veil.federated._report import render_fl_html, write_fl_report
+from veil.federated._secagg import RoundAbortedError, SecAggSettings
 from veil.federated._simulate import FLConfig, simulate_federated
 from veil.federated._strategy import STRATEGIES, ServerStrategy, make_strategy
 
@@ -13,10 +15,14 @@ __all__ = [
     "STRATEGIES",
     "FLConfig",
     "PartitionSpec",
+    "RoundAbortedError",
+    "SecAggSettings",
     "ServerStrategy",
     "clip_update",
     "make_strategy",
     "parse_partition",
     "partition_rows",
+    "render_fl_html",
     "simulate_federated",
+    "write_fl_report",
 ]

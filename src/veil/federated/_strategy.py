@@ -34,10 +34,13 @@ class ServerStrategy:
 
     ``name`` is one of :data:`STRATEGIES`. ``server_lr``, ``beta1``, ``beta2`` and ``tau``
     are FedAdam's (Reddi et al. 2021); SCAFFOLD keeps the server control variate ``c_``.
+    ``server_lr`` 0.03: with ``tau`` 1e-3 each step moves a weight by about ``server_lr``, and
+    at 0.01 twenty rounds left FedAdam near the majority class on Dirichlet 0.5 splits of
+    Adult (at 0.1 it overshot).
     """
 
     name: str
-    server_lr: float = 1e-2
+    server_lr: float = 3e-2
     beta1: float = 0.9
     beta2: float = 0.99
     tau: float = 1e-3

@@ -92,7 +92,7 @@ def test_local_training_clips_what_leaves_the_client() -> None:
         ({"fraction_fit": 0.0}, "--fraction-fit"),
         ({"rounds": 0}, "--rounds"),
         ({"dp": "client"}, "--epsilon"),
-        ({"dp": "sample", "epsilon": 1.0}, "unknown --dp"),
+        ({"dp": "user", "epsilon": 1.0}, "unknown --dp"),
         ({"dp": "client", "epsilon": 1.0, "strategy": "scaffold"}, "scaffold"),
     ],
 )

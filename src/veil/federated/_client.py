@@ -1,0 +1,187 @@
+"""The simulated clients: Flower ``ClientApp``s that train on their own rows.
+
+Two apps, one per aggregation path:
+
+- plain aggregation uses Flower's Message API: a ``@app.train()`` handler replies with the
+  update (``arrays``), the row count and the local loss, and for SCAFFOLD the change of the
+  client's control variate;
+- secure aggregation (SecAgg+) only runs through Flower's legacy path, so that app wraps a
+  ``NumPyClient`` behind ``secaggplus_mod``: the update leaves the client masked, and the
+  server learns only the sum over the clients that finished the round.
+
+``--dropout`` is simulated by :func:`dropout_mod`: a client the server marked ``drop`` for
+the round vanishes after key sharing (it answers its training message with an error and
+forgets its SecAgg+ state, so a late or stale message cannot confuse its next round).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from veil.federated._model import FLData, fresh_model, num, set_weights
+
+if TYPE_CHECKING:
+    from veil.federated._local import LocalResult
+
+__all__ = ["DROP_KEY", "client_app", "dropout_mod", "secagg_client_app"]
+
+DROP_KEY = "veil-drop"  # in a round's train config: this client vanishes after key sharing
+
+
+def _train(data: FLData, pid: int, weights: list[Any], cfg: Any, control: Any) -> LocalResult:
+    import torch
+
+    from veil.federated._local import local_train
+
+    torch.set_num_threads(1)
+    model = fresh_model(data.arch, data.init_seed)
+    set_weights(model, weights)
+    sigmas = cfg.get("dp_sigmas")
+    if sigmas:
+        return _train_dp_sgd(data, pid, model, weights, cfg, float(sigmas[pid]))
+    clip = num(cfg["clip"]) if num(cfg["clip"]) > 0 else None
+    return local_train(
+        model,
+        data.parts[pid],
+        epochs=int(num(cfg["epochs"])),
+        batch_size=int(num(cfg["batch_size"])),
+        lr=num(cfg["lr"]),
+        seed=int(num(cfg["seed"])),
+        proximal_mu=num(cfg["mu"]),
+        control=control,
+        clip=clip,
+    )
+
+
+def _train_dp_sgd(
+    data: FLData, pid: int, model: Any, weights: list[Any], cfg: Any, sigma: float
+) -> LocalResult:
+    """``--dp sample``: the round's local epochs as DP-SGD with veil's trainer (Opacus).
+
+    Poisson-sampled batches, each row's gradient clipped to ``dp_clip``, Gaussian noise of
+    ``sigma`` times that; ``sigma`` was calibrated by the server for this client's rows, batch
+    size and all the rounds, so the trainer's own check (this call's steps within the target)
+    always passes. The update is the trained weights less the global ones.
+    """
+    import torch
+
+    from veil.federated._local import LocalResult
+    from veil.train import DPTrainConfig, train_private
+
+    part = data.parts[pid]
+    conf = DPTrainConfig(
+        epsilon=num(cfg["dp_epsilon"]),
+        delta=num(cfg["dp_delta"]),
+        epochs=int(num(cfg["epochs"])),
+        batch_size=int(num(cfg["batch_size"])),
+        learning_rate=num(cfg["lr"]),
+        optimizer="sgd",
+        max_grad_norm=num(cfg["dp_clip"]),
+        accountant="rdp",
+        noise_multiplier=sigma,
+        compare_rdp=False,
+    )
+    res = train_private(model, torch.utils.data.TensorDataset(*part), config=conf)
+    trained = [p.detach().numpy() for p in res.model.parameters()]
+    delta = [t - w for t, w in zip(trained, weights, strict=True)]
+    return LocalResult(delta=delta, n_examples=len(part[2]), loss=0.0)
+
+
+def _drop_reply(msg: Any) -> Any:
+    from flwr.app import Error, Message
+    from flwr.common.constant import ErrorCode
+
+    return Message(error=Error(ErrorCode.NODE_UNAVAILABLE, "simulated dropout"), reply_to=msg)
+
+
+def client_app(data: FLData) -> Any:
+    """The Message API client of plain aggregation."""
+    from flwr.app import ArrayRecord, Context, Message, MetricRecord, RecordDict
+    from flwr.clientapp import ClientApp
+
+    app = ClientApp()
+
+    @app.train()
+    def train(msg: Message, context: Context) -> Message:
+        cfg = msg.content.config_records["config"]
+        if bool(cfg.get(DROP_KEY, False)):
+            return _drop_reply(msg)  # type: ignore[no-any-return]
+        control = None
+        if "control" in msg.content:
+            c = msg.content.array_records["control"].to_numpy_ndarrays()
+            ci = msg.content.array_records["client_control"].to_numpy_ndarrays()
+            control = (c, ci)
+        weights = msg.content.array_records["arrays"].to_numpy_ndarrays()
+        res = _train(data, int(context.node_config["partition-id"]), weights, cfg, control)
+        content = RecordDict(
+            {
+                "arrays": ArrayRecord(res.delta),
+                "metrics": MetricRecord({"n": res.n_examples, "loss": res.loss}),
+            }
+        )
+        if res.control_delta is not None:
+            content["control"] = ArrayRecord(res.control_delta)
+        return Message(content, reply_to=msg)
+
+    return app
+
+
+def dropout_mod(msg: Any, context: Any, call_next: Any) -> Any:
+    """Make a client marked ``drop`` vanish at SecAgg+'s masked-vector stage.
+
+    It has taken part in the setup and the key sharing, so its masks are in its
+    neighbours' sums: the server must recover them from the key shares (or give up when
+    fewer than the threshold of shares remain). The client clears its SecAgg+ state, so
+    whatever happens to this round, its next round starts from a clean setup.
+    """
+    from flwr.app import MessageType
+    from flwr.common.secure_aggregation.secaggplus_constants import (
+        RECORD_KEY_CONFIGS,
+        RECORD_KEY_STATE,
+        Key,
+        Stage,
+    )
+
+    if msg.metadata.message_type != MessageType.TRAIN:
+        return call_next(msg, context)
+    configs = msg.content.config_records.get(RECORD_KEY_CONFIGS)
+    fit_config = msg.content.config_records.get("fitins.config")
+    if (
+        configs is not None
+        and configs.get(Key.STAGE) == Stage.COLLECT_MASKED_VECTORS
+        and fit_config is not None
+        and bool(fit_config.get(DROP_KEY, False))
+    ):
+        if RECORD_KEY_STATE in context.state.config_records:
+            del context.state.config_records[RECORD_KEY_STATE]
+        return _drop_reply(msg)
+    return call_next(msg, context)
+
+
+def secagg_client_app(data: FLData) -> Any:
+    """The legacy-path client of SecAgg+: ``NumPyClient.fit`` behind ``secaggplus_mod``.
+
+    With client-level DP the client reports a weight of 1 (the server needs the plain sum
+    of clipped updates, and the row counts stay hidden); otherwise its row count, so the
+    securely aggregated mean is FedAvg's example-weighted mean.
+    """
+    from flwr.app import Context
+    from flwr.client import Client, NumPyClient
+    from flwr.client.mod import secaggplus_mod
+    from flwr.clientapp import ClientApp
+
+    class _SecAggClient(NumPyClient):
+        def __init__(self, pid: int) -> None:
+            self.pid = pid
+
+        def fit(
+            self, parameters: list[Any], config: dict[str, Any]
+        ) -> tuple[list[Any], int, dict[str, Any]]:
+            res = _train(data, self.pid, parameters, config, None)
+            weight = 1 if num(config["clip"]) > 0 else res.n_examples
+            return res.delta, weight, {"loss": res.loss}
+
+    def client_fn(context: Context) -> Client:
+        return _SecAggClient(int(context.node_config["partition-id"])).to_client()
+
+    return ClientApp(client_fn=client_fn, mods=[dropout_mod, secaggplus_mod])

@@ -1,0 +1,124 @@
+"""The data and model a simulation shares between server and clients.
+
+The table is split into training rows (dealt to the clients by :mod:`veil.federated._partition`)
+and held-out rows (kept by the server to evaluate the global model), encoded once with
+veil's :class:`~veil.train.TabularEncoder`; every party builds the same tabular MLP from the
+same seed and then takes the weights it is sent.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from veil._errors import InputError, SchemaError
+from veil.federated._partition import parse_partition, partition_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from veil.federated._simulate import FLConfig
+
+__all__ = ["FLData", "evaluate", "fresh_model", "num", "prepare", "set_weights"]
+
+Tensors = tuple[Any, Any, Any]  # category codes, standardized numerics, labels
+
+
+@dataclass
+class FLData:
+    """Each client's rows, the pooled training rows (baseline), the held-out rows."""
+
+    parts: list[Tensors]
+    train: Tensors
+    test: Tensors
+    arch: tuple[list[int], int, int]
+    init_seed: int
+
+
+def prepare(frame: pd.DataFrame, target: str, config: FLConfig, drop: Sequence[str]) -> FLData:
+    """Split, encode and partition ``frame``; every client gets at least one row."""
+    import numpy as np
+    import torch
+
+    from veil.train import TabularEncoder
+
+    if target not in frame.columns:
+        raise SchemaError(
+            f"target column {target!r} is not in the table ({len(frame.columns)} columns)",
+            hint="pass --target with one of the table's column names",
+        )
+    spec = parse_partition(config.partition)
+    if spec.column is not None and spec.column not in frame.columns:
+        raise SchemaError(
+            f"--partition column {spec.column!r} is not in the table",
+            hint="name one of the table's columns",
+        )
+    df = frame.loc[frame[target].notna()]
+    rng = np.random.default_rng(config.seed)
+    order = rng.permutation(len(df))
+    n_test = round(len(df) * config.test_fraction)
+    train_df, test_df = df.iloc[order[n_test:]], df.iloc[order[:n_test]]
+    if len(train_df) == 0:
+        raise InputError("no training rows left after holding out the test rows")
+    if config.clients > len(train_df):
+        raise InputError(
+            f"{config.clients} clients but only {len(train_df)} training rows: "
+            "a client would get no data",
+            hint="pass fewer --clients, or more rows",
+        )
+    enc = TabularEncoder(target=target, drop=list(drop)).fit(train_df)
+    xc, xn = enc.transform(train_df)
+    y = enc.encode_target(train_df[target])
+    test_df = test_df.loc[test_df[target].astype(str).isin(enc.classes_)]
+    tc, tn = enc.transform(test_df)
+    ty = enc.encode_target(test_df[target])
+    column = train_df[spec.column].to_numpy() if spec.column is not None else None
+    idx = partition_rows(spec, config.clients, y.numpy(), column, config.seed)
+    parts = [(xc[torch.as_tensor(i)], xn[torch.as_tensor(i)], y[torch.as_tensor(i)]) for i in idx]
+    init_seed = config.seed if config.seed is not None else secrets.randbits(62)
+    arch = (enc.cardinalities, len(enc.numeric_), len(enc.classes_))
+    return FLData(parts, (xc, xn, y), (tc, tn, ty), arch, init_seed)
+
+
+def fresh_model(arch: tuple[list[int], int, int], seed: int) -> Any:
+    """veil's tabular MLP, initialized from ``seed`` (the same on every party)."""
+    import torch
+
+    from veil.train import make_tabular_mlp
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return make_tabular_mlp(*arch)
+
+
+def set_weights(model: Any, weights: list[Any]) -> None:
+    """Load a list of arrays (the parameters in order) into ``model``."""
+    import torch
+
+    with torch.no_grad():
+        for p, w in zip(model.parameters(), weights, strict=True):
+            p.copy_(torch.as_tensor(w))
+
+
+def evaluate(model: Any, test: Tensors) -> tuple[float | None, float | None]:
+    """Accuracy and cross-entropy loss on the held-out rows (``None`` when there are none)."""
+    import torch
+
+    tc, tn, ty = test
+    if len(ty) == 0:
+        return None, None
+    model.eval()
+    with torch.no_grad():
+        logits = model(tc, tn)
+        loss = float(torch.nn.functional.cross_entropy(logits, ty))
+        acc = float((logits.argmax(1) == ty).float().mean())
+    return acc, loss
+
+
+def num(value: Any) -> float:
+    """A number read back from a Flower record (typed there as a union of record values)."""
+    if not isinstance(value, int | float):
+        raise TypeError(f"expected a number in a Flower record, got {type(value).__name__}")
+    return float(value)

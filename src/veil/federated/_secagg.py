@@ -1,0 +1,202 @@
+"""Secure aggregation with SecAgg+ (Bell et al. 2020) through Flower's legacy workflow.
+
+Flower runs SecAgg+ only on its legacy path (``SecAggPlusWorkflow`` with a ``LegacyContext``
+and an old-style ``Strategy``); veil's server loop is written with the Message API. Each
+round that aggregates securely therefore builds a :class:`_RoundStrategy` that hands the
+workflow this round's fit instructions and catches the aggregate it produces, and runs the
+workflow for that one round. The server only ever receives public keys, encrypted key
+shares (ciphertexts for other clients), masked quantized vectors and the shares needed to
+remove the masks: no client's update in clear. The aggregate is exact up to quantization
+(``clipping_range / quantization_range`` per coordinate and client).
+
+Settings
+--------
+``shares``: how many clients each client's secrets are split among (itself included); a
+number at most 1 is a share of the round's clients (Flower's float form), a whole number
+above 1 is a count (at least 3). ``threshold``: how many shares rebuild a secret; at most 1,
+a share of ``shares``; above 1, a count below ``shares``. It must be more than half of the
+shares, or a dishonest server could collect both the mask seed and the key of the same
+client. A round completes only if every sampled client keeps at least ``threshold``
+neighbours that reached the masked-vector stage; otherwise it is aborted, nothing is
+aggregated, and :class:`RoundAbortedError` says so. The defaults (all the round's clients,
+threshold 60 %) survive 40 % of a round's clients vanishing after key sharing.
+
+Known Flower problems handled here: Flower's ``fixedclipping_mod`` divides by the update's
+norm (NaN for a zero update), so clients clip with :func:`veil.federated.clip_update`; a
+dropped or late client could answer the next round's setup from a stale SecAgg+ state, so
+the simulated dropout clears it, and the workflow runs without a timeout in simulation (a
+vanished client answers with an error at once, so no reply can arrive after the round).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from veil._errors import InputError, VeilError
+
+__all__ = ["RoundAbortedError", "SecAggSettings", "secagg_round"]
+
+
+class RoundAbortedError(VeilError, RuntimeError):
+    """A secure-aggregation round could not complete; nothing of it was aggregated."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, round_number: int, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.round_number = round_number
+
+
+def _as_count_or_share(value: float, flag: str) -> int | float:
+    if not math.isfinite(value) or value <= 0:
+        raise InputError(f"{flag} must be a positive number", hint=f"e.g. {flag} 0.6")
+    if value <= 1:
+        return float(value)
+    if value != int(value):
+        raise InputError(
+            f"{flag} above 1 is a count and must be a whole number",
+            hint="pass a whole number of clients, or a share in (0, 1]",
+        )
+    return int(value)
+
+
+@dataclass(frozen=True)
+class SecAggSettings:
+    """SecAgg+ parameters (see the module docstring); ``clipping_range`` bounds each coordinate."""
+
+    shares: float = 1.0
+    threshold: float = 0.6
+    clipping_range: float = 8.0
+    max_weight: float = 1000.0
+
+    def check(self) -> None:
+        """Refuse settings Flower would refuse or that give a dishonest server both secrets."""
+        shares = _as_count_or_share(self.shares, "--secagg-shares")
+        threshold = _as_count_or_share(self.threshold, "--secagg-threshold")
+        if isinstance(shares, int) and shares < 3:
+            raise InputError(
+                "--secagg-shares as a count must be at least 3",
+                hint="pass 3 or more, or a share of the round's clients such as 1.0",
+            )
+        if isinstance(threshold, float) and threshold <= 0.5:
+            raise InputError(
+                "--secagg-threshold must be more than half of the shares: with half or fewer, "
+                "a dishonest server could rebuild both secrets of one client",
+                hint="e.g. --secagg-threshold 0.6",
+            )
+        if isinstance(threshold, int):
+            if isinstance(shares, int) and not shares / 2 < threshold < shares:
+                raise InputError(
+                    f"--secagg-threshold {threshold} must be more than half of "
+                    f"--secagg-shares {shares} and less than it",
+                    hint=f"e.g. --secagg-threshold {shares // 2 + 1}",
+                )
+            if threshold < 2:
+                raise InputError("--secagg-threshold as a count must be at least 2")
+
+    def resolve(self, sampled: int) -> tuple[int, int]:
+        """The (shares, threshold) Flower will use for a round of ``sampled`` clients."""
+        if isinstance(self.shares, float) and self.shares <= 1:
+            shares = round(self.shares * sampled)
+            if shares < sampled and shares % 2 == 0:
+                shares += 1
+            if shares <= 2:
+                shares = sampled
+        else:
+            shares = int(self.shares)
+        if isinstance(self.threshold, float) and self.threshold <= 1:
+            threshold = max(round(self.threshold * shares), 2)
+        else:
+            threshold = int(self.threshold)
+        return shares, threshold
+
+    def workflow_args(self) -> tuple[int | float, int | float]:
+        """``num_shares`` and ``reconstruction_threshold`` in Flower's int-or-float form."""
+        shares = float(self.shares) if self.shares <= 1 else int(self.shares)
+        threshold = float(self.threshold) if self.threshold <= 1 else int(self.threshold)
+        return shares, threshold
+
+
+def _round_strategy(fitins: dict[int, Any]) -> Any:
+    from flwr.server.strategy import Strategy
+
+    class _RoundStrategy(Strategy):
+        """Gives the workflow one round's fit instructions; keeps the aggregate it makes."""
+
+        def __init__(self) -> None:
+            self.aggregate: list[Any] | None = None
+            self.received = 0
+
+        def initialize_parameters(self, client_manager: Any) -> None:
+            return None
+
+        def configure_fit(self, server_round: int, parameters: Any, client_manager: Any) -> Any:
+            from flwr.server.compat.grid_client_proxy import GridClientProxy
+
+            return [(GridClientProxy(nid, None, 0), ins) for nid, ins in fitins.items()]  # type: ignore[arg-type]
+
+        def aggregate_fit(self, server_round: int, results: Any, failures: Any) -> Any:
+            from flwr.common import parameters_to_ndarrays
+
+            self.received = len(results)
+            if results:
+                self.aggregate = parameters_to_ndarrays(results[0][1].parameters)
+            return None, {}
+
+        def configure_evaluate(self, server_round: int, parameters: Any, cm: Any) -> Any:
+            return []
+
+        def aggregate_evaluate(self, server_round: int, results: Any, failures: Any) -> Any:
+            return None, {}
+
+        def evaluate(self, server_round: int, parameters: Any) -> None:
+            return None
+
+    return _RoundStrategy()
+
+
+def secagg_round(
+    grid: Any,
+    context: Any,
+    fit: dict[int, tuple[list[Any], dict[str, Any]]],
+    settings: SecAggSettings,
+    round_number: int,
+) -> tuple[list[Any], int]:
+    """Run one SecAgg+ round over the clients in ``fit`` (node id -> weights, config).
+
+    Returns the weighted mean of the updates of the clients that finished (weights as the
+    clients reported them) and how many finished. Raises :class:`RoundAbortedError` when
+    too few shares survive to remove the masks (nothing is aggregated).
+    """
+    from flwr.app import ArrayRecord, ConfigRecord
+    from flwr.common import FitIns, ndarrays_to_parameters
+    from flwr.server.compat.legacy_context import LegacyContext
+    from flwr.server.workflow import SecAggPlusWorkflow
+
+    fitins = {nid: FitIns(ndarrays_to_parameters(w), dict(cfg)) for nid, (w, cfg) in fit.items()}
+    strategy = _round_strategy(fitins)
+    legacy = LegacyContext(context, strategy=strategy)
+    legacy.state.config_records["config"] = ConfigRecord({"current_round": round_number})
+    first = next(iter(fit.values()))[0]
+    legacy.state.array_records["parameters"] = ArrayRecord(first)
+    shares, threshold = settings.workflow_args()
+    workflow = SecAggPlusWorkflow(
+        num_shares=shares,
+        reconstruction_threshold=threshold,
+        clipping_range=settings.clipping_range,
+        max_weight=settings.max_weight,
+        timeout=None,
+    )
+    workflow(grid, legacy)
+    if strategy.aggregate is None:
+        n_shares, n_threshold = settings.resolve(len(fit))
+        raise RoundAbortedError(
+            f"secure aggregation of round {round_number} was aborted: fewer than "
+            f"{n_threshold} of a client's {n_shares} key shares were left to remove the "
+            "masks, so nothing of this round was aggregated",
+            round_number=round_number,
+            hint="lower --secagg-threshold or --dropout, or raise --secagg-shares",
+        )
+    return strategy.aggregate, strategy.received

@@ -1,0 +1,194 @@
+"""SecAgg+ rounds run in process: Flower's real workflow and ``secaggplus_mod``, no Ray.
+
+A small in-memory grid delivers each message (a deep copy, as the wire would) to the
+client-side mods of its node and hands the replies back to the server, recording every
+reply: the tests inspect exactly what the server receives.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import pytest
+from flwr.app import Context, Message, RecordDict
+from flwr.client.mod import secaggplus_mod
+from flwr.common import Code, FitRes, Status, bytes_to_ndarray, ndarrays_to_parameters
+from flwr.common.secure_aggregation.secaggplus_constants import (
+    RECORD_KEY_CONFIGS,
+    RECORD_KEY_STATE,
+    Key,
+)
+from flwr.compat.common import recorddict_compat as compat
+from flwr.supercore.task_identity import TaskIdentity
+
+from veil._errors import InputError
+from veil.federated import RoundAbortedError, SecAggSettings
+from veil.federated._client import DROP_KEY, dropout_mod
+from veil.federated._secagg import secagg_round
+
+SHAPES = [(6, 4), (4,), (2, 4)]
+
+
+def _updates(nodes: list[int], seed: int = 0, scale: float = 0.1) -> dict[int, list[Any]]:
+    rng = np.random.default_rng(seed)
+    return {n: [rng.normal(0, scale, s).astype(np.float32) for s in SHAPES] for n in nodes}
+
+
+class _MemoryGrid:
+    """Delivers messages to each node's mods in process; keeps every reply it returns."""
+
+    def __init__(self, updates: dict[int, list[Any]], weights: dict[int, int]) -> None:
+        self.updates = updates
+        self.weights = weights
+        self.contexts = {
+            n: Context(run_id=1, node_id=n, node_config={}, state=RecordDict(), run_config={})
+            for n in updates
+        }
+        self.received: list[Message] = []
+
+    def send_and_receive(self, messages: Any, *, timeout: float | None = None) -> list[Message]:
+        replies = []
+        for sent in messages:
+            msg = copy.deepcopy(sent)
+            msg.metadata.__dict__["_message_id"] = f"m{len(self.received) + len(replies)}"
+            nid = msg.metadata.dst_node_id
+
+            def fit(m: Message, ctx: Context, nid: int = nid) -> Message:
+                params = ndarrays_to_parameters(self.updates[nid])
+                res = FitRes(Status(Code.OK, ""), params, self.weights[nid], {})
+                return Message(compat.fitres_to_recorddict(res, True), reply_to=m)
+
+            reply = dropout_mod(
+                msg, self.contexts[nid], lambda m, c, fit=fit: secaggplus_mod(m, c, fit)
+            )
+            reply.metadata.__dict__["_src_node_id"] = nid
+            replies.append(reply)
+        self.received += replies
+        return replies
+
+
+@pytest.fixture(autouse=True)
+def _task_identity() -> Any:
+    # a ServerApp process has these set by Flower; messages cannot be built without them
+    saved = (TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id)
+    TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 1, 0, 1
+    yield
+    TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id = saved
+
+
+def _round(
+    updates: dict[int, list[Any]],
+    settings: SecAggSettings,
+    weights: dict[int, int] | None = None,
+    drop: set[int] = frozenset(),  # type: ignore[assignment]
+) -> tuple[list[Any], int, _MemoryGrid]:
+    weights = weights or dict.fromkeys(updates, 1)
+    grid = _MemoryGrid(updates, weights)
+    server = Context(run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config={})
+    zeros = [np.zeros(s, np.float32) for s in SHAPES]
+    fit = {n: (zeros, {"clip": 1.0, DROP_KEY: n in drop}) for n in updates}
+    mean, finished = secagg_round(grid, server, fit, settings, 1)
+    return mean, finished, grid
+
+
+def _max_err(a: list[Any], b: list[Any]) -> float:
+    return max(
+        float(np.abs(np.asarray(x, np.float64) - y).max()) for x, y in zip(a, b, strict=True)
+    )
+
+
+def test_the_aggregate_is_the_plain_mean_up_to_quantization() -> None:
+    nodes = [3, 17, 29, 41, 56]
+    updates = _updates(nodes)
+    settings = SecAggSettings(1.0, 0.6, clipping_range=1.0, max_weight=1.0)
+    mean, finished, _ = _round(updates, settings)
+    plain = [np.mean([updates[n][i] for n in nodes], axis=0) for i in range(len(SHAPES))]
+    assert finished == 5
+    # one quantization step of [-1, 1] into 2**22 levels per client, averaged
+    assert _max_err(mean, plain) <= 2 * 1.0 / 2**22 * 2
+
+
+def test_weighted_by_row_counts_it_is_fedavgs_mean() -> None:
+    nodes = [1, 2, 3, 4]
+    updates = _updates(nodes, seed=1)
+    rows = {1: 10, 2: 400, 3: 90, 4: 250}
+    settings = SecAggSettings(1.0, 0.6, clipping_range=8.0, max_weight=400.0)
+    mean, _, _ = _round(updates, settings, rows)
+    total = sum(rows.values())
+    plain = [sum(rows[n] * updates[n][i] for n in nodes) / total for i in range(len(SHAPES))]
+    assert _max_err(mean, plain) < 1e-4
+
+
+def test_the_server_never_receives_an_update_in_clear() -> None:
+    nodes = [5, 6, 7, 8]
+    updates = _updates(nodes, seed=2)
+    settings = SecAggSettings(1.0, 0.6, clipping_range=1.0, max_weight=1.0)
+    _, _, grid = _round(updates, settings)
+    assert len(grid.received) == 4 * 4  # four stages, four clients
+    masked = []
+    for reply in grid.received:
+        # no array record carries anything: the model arrays are cleared by the mod
+        assert all(len(rec) == 0 for rec in reply.content.array_records.values())
+        cfg = reply.content.config_records[RECORD_KEY_CONFIGS]
+        if Key.MASKED_PARAMETERS in cfg:
+            masked.append([bytes_to_ndarray(b) for b in cfg[Key.MASKED_PARAMETERS]])
+    assert len(masked) == 4
+    for vec in masked:
+        flat = np.concatenate([v.ravel() for v in vec[1:]]).astype(np.float64)
+        # a quantized update lies in [0, 2**22); a masked one is spread over [0, 2**32)
+        assert flat.max() > 2**30
+        for upd in updates.values():
+            quantized = np.concatenate([(u.ravel() + 1.0) / 2.0 * 2**22 for u in upd])
+            assert np.abs(flat - quantized).mean() > 2**24
+
+
+def test_clients_that_vanish_after_key_sharing_are_unmasked_away() -> None:
+    nodes = [10, 20, 30, 40, 50]
+    updates = _updates(nodes, seed=3)
+    settings = SecAggSettings(1.0, 0.6, clipping_range=1.0, max_weight=1.0)
+    mean, finished, grid = _round(updates, settings, drop={20, 40})
+    assert finished == 3
+    alive = [10, 30, 50]
+    plain = [np.mean([updates[n][i] for n in alive], axis=0) for i in range(len(SHAPES))]
+    assert _max_err(mean, plain) <= 4 * 1.0 / 2**22
+    # the vanished clients forgot their SecAgg+ state: their next round starts clean
+    for n in (20, 40):
+        assert RECORD_KEY_STATE not in grid.contexts[n].state.config_records
+
+
+def test_more_dropout_than_the_threshold_aborts_with_nothing_aggregated() -> None:
+    nodes = [1, 2, 3, 4, 5]
+    updates = _updates(nodes, seed=4)
+    settings = SecAggSettings(1.0, 0.8, clipping_range=1.0, max_weight=1.0)  # 4 of 5
+    with pytest.raises(RoundAbortedError, match="round 1 was aborted") as info:
+        _round(updates, settings, drop={1, 2})
+    assert info.value.round_number == 1
+    assert "--secagg-threshold" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("shares", "threshold", "message"),
+    [
+        (2.0, 0.6, "at least 3"),
+        (1.0, 0.5, "more than half"),
+        (5.0, 2.0, "more than half"),
+        (5.0, 5.0, "less than it"),
+        (3.5, 0.6, "whole number"),
+        (1.0, 0.0, "positive"),
+        (float("nan"), 0.6, "positive"),
+    ],
+)
+def test_invalid_settings_are_refused(shares: float, threshold: float, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        SecAggSettings(shares, threshold).check()
+
+
+def test_the_defaults_survive_30_percent_dropout() -> None:
+    settings = SecAggSettings()
+    settings.check()
+    for n in (3, 5, 10, 20, 50, 100):
+        shares, threshold = settings.resolve(n)
+        assert n - round(0.3 * n) >= threshold, n
+        assert threshold > shares / 2
