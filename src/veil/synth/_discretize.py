@@ -10,10 +10,13 @@ How the numeric bins are made (each step differentially private or data-independ
    tails: charges, incomes), one bin per whole number for an integer column spanning at
    most 512 values;
 2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
-   discretization share of the budget (see :mod:`veil.synth._marginal`);
+   discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
+   neighbouring fine bins (post-processing; the noise shrinks by sqrt(5), so the thin
+   tails of a column stand out of it);
 3. the coarse bins the model works with (``max_bins``, default 32) cut at the noisy
-   histogram's quantiles: equal mass per bin, so a skewed column is resolved where its
-   rows are, not in an empty tail;
+   histogram's quantiles (of the fine counts above three noise standard deviations, so the
+   noise of many empty fine bins does not add up to phantom mass): equal mass per bin, so a
+   skewed column is resolved where its rows are, not in an empty tail;
 4. decoding draws a fine bin inside the coarse bin in proportion to its noisy count (what
    was measured, less one noise standard deviation; the two outer coarse bins are cut back
    to where the counts are when the bounds may lie far from the data, see
@@ -41,7 +44,10 @@ LOG_SPAN = 1000.0
 _INT_FINE_MAX = 512
 _FLOOR = 1.0  # noise standard deviations taken off every fine count
 _ANCHOR = 4.0  # an outer coarse bin keeps its fine bins up to the outermost count above this
-_EXTEND = 1.0  # ... and beyond it while the counts stay above this
+_EXTEND = 2.0  # ... and beyond it while the counts stay above this
+_GAP = 3  # ... looking this many fine bins ahead (one low noisy count does not stop it)
+_CUT = 3.0
+_SMOOTH = 5  # noisy fine counts are averaged over this many neighbours  # coarse cuts are quantiles of the fine counts above this many
 
 
 def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np.ndarray:
@@ -51,8 +57,8 @@ def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np
     lie far from the data: declared, or DP-estimated on a power-of-two grid) the first and
     last coarse bins, which reach to the bounds, are cut back to the data: to their
     outermost fine bin whose count stands 4 standard deviations above zero (an empty bin
-    does so once in 30,000), extended outwards while the counts stay above one standard
-    deviation; with no such bin, to the fine bin next to the neighbouring coarse bin.
+    does so once in 30,000), extended outwards while the counts stay above two standard
+    deviations in one of the next three fine bins; with no such bin, to the fine bin next to the neighbouring coarse bin.
     Everything here is post-processing of the noisy counts.
     """
     noisy = np.asarray(noisy, dtype=float)
@@ -64,13 +70,13 @@ def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np
         hot = np.flatnonzero(part > _ANCHOR * sigma)
         if first:
             k = int(hot[0]) if hot.size else b - a - 1
-            while k > 0 and part[k - 1] > _EXTEND * sigma:
+            while k > 0 and (part[max(k - _GAP, 0) : k] > _EXTEND * sigma).any():
                 k -= 1
             w[a : a + k] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
         else:
             k = int(hot[-1]) if hot.size else 0
-            while k < b - a - 1 and part[k + 1] > _EXTEND * sigma:
+            while k < b - a - 1 and (part[k + 1 : k + 1 + _GAP] > _EXTEND * sigma).any():
                 k += 1
             w[a + k + 1 : b] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
@@ -173,7 +179,12 @@ class Discretizer:
                     noisy = budget.gaussian(counts, sigma, what=f"fine histogram {spec.kind}")
                 else:
                     noisy, sigma = counts, 0.0
-                cuts = _cuts(noisy, max_bins)
+                if sigma > 0:  # averaged over 5 neighbouring fine bins: noise / sqrt(5)
+                    noisy = np.convolve(noisy, np.ones(_SMOOTH) / _SMOOTH, mode="same")
+                    sigma = sigma / math.sqrt(_SMOOTH)
+                # quantiles of the counts that stand out of the noise: the noise of many
+                # empty fine bins would otherwise add up to phantom mass past the data
+                cuts = _cuts(np.where(noisy > _CUT * sigma, noisy, 0.0), max_bins)
                 weights = _weights(noisy, cuts, sigma, spec.name not in exact_bounds)
                 col.update(
                     kind="bins",
