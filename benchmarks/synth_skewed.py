@@ -52,8 +52,20 @@ TARGETS = {"ks_complement_min": 0.90, "quality_min": 0.95, "auc_gap_max": 0.03}
 
 
 def run(
-    method: str, domain: str, train: pd.DataFrame, hold: pd.DataFrame, seed: int
+    method: str,
+    domain: str,
+    train: pd.DataFrame,
+    hold: pd.DataFrame,
+    seed: int,
+    *,
+    numeric: list[str] | None = None,
+    target: str = TARGET,
+    public: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Fit ``method`` (domain ``declared``: ``public`` or DOMAIN; ``dp``; ``data``), sample,
+    and measure it against ``train`` and the holdout."""
+    numeric_cols = numeric or NUMERIC
+    public = public or DOMAIN
     kw: dict[str, Any] = {"seed": seed}
     fit_kw: dict[str, Any] = {}
     name = method
@@ -64,8 +76,8 @@ def run(
         kw.update(epsilon=1.0, delta=1e-6, account=False)
     if domain == "declared":
         fit_kw = {
-            "bounds": {k: tuple(v) for k, v in DOMAIN["bounds"].items()},
-            "categories": DOMAIN["categories"],
+            "bounds": {k: tuple(v) for k, v in public["bounds"].items()},
+            "categories": public["categories"],
         }
     c0, w0 = time.process_time(), time.perf_counter()
     syn = synthesizers.get(name)(**kw).fit(train, **fit_kw)
@@ -73,7 +85,7 @@ def run(
     synthetic = syn.sample(len(train), seed=seed + 1)
     q = quality_report(train, synthetic)
     shapes = {d["column"]: d["score"] for d in q["details"]["column_shapes"]}
-    eff = ml_efficacy(train, synthetic, hold, TARGET, seed=0)
+    eff = ml_efficacy(train, synthetic, hold, target, seed=0)
     info = syn.fit_info_
     numeric = {
         c: {
@@ -81,7 +93,7 @@ def run(
             "median_real": float(train[c].median()),
             "median_synthetic": float(synthetic[c].median()),
         }
-        for c in NUMERIC
+        for c in numeric_cols
     }
     auc_gap = eff["real_auc"] - eff["synthetic_auc"]
     out = {
