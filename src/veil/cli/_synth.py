@@ -342,10 +342,20 @@ def evaluate(
     table.add_column("measure")
     table.add_column("value", justify="right")
     q = result["quality"]
-    for key in ("score", "column_shapes", "column_pair_trends"):
+    for key in ("score", "score_all_pairs", "column_shapes", "column_pair_trends", "all_pairs"):
         table.add_row(
             f"quality {key.replace('_', ' ')}", "n/a" if q.get(key) is None else f"{q[key]:.4f}"
         )
+    worst_col, worst_pair = q.get("worst_column"), q.get("worst_pair")
+    if worst_col:
+        table.add_row(f"worst column: {worst_col['column']}", f"{worst_col['score']:.4f}")
+    if worst_pair:
+        table.add_row(
+            f"worst pair: {' x '.join(worst_pair['columns'])}", f"{worst_pair['score']:.4f}"
+        )
+    table.add_row(
+        "pairs scored (sdmetrics / all)", f"{q.get('pairs_scored')} / {q.get('pairs_total')}"
+    )
     for section in ("ml_efficacy", "privacy"):
         for key, value in result.get(section, {}).items():
             if isinstance(value, float):
