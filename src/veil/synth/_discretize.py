@@ -17,6 +17,9 @@ How the numeric bins are made (each step differentially private or data-independ
    histogram's quantiles (of the fine counts above three noise standard deviations, so the
    noise of many empty fine bins does not add up to phantom mass): equal mass per bin, so a
    skewed column is resolved where its rows are, not in an empty tail;
+   When less than half of the mass stands out of the noise (few rows for the budget), the
+   bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
+   that scale inside a bin (``weak_signal`` in the saved layout);
 4. decoding draws a fine bin inside the coarse bin in proportion to its noisy count (what
    was measured, less one noise standard deviation; the two outer coarse bins are cut back
    to where the counts are when the bounds may lie far from the data, see
@@ -47,6 +50,7 @@ _ANCHOR = 4.0  # an outer coarse bin keeps its fine bins up to the outermost cou
 _EXTEND = 2.0  # ... and beyond it while the counts stay above this
 _GAP = 3  # ... looking this many fine bins ahead (one low noisy count does not stop it)
 _CUT = 3.0
+_WEAK = 0.5  # below this share of the mass standing out of the noise: equal bins
 _SMOOTH = 5  # noisy fine counts are averaged over this many neighbours  # coarse cuts are quantiles of the fine counts above this many
 
 
@@ -184,8 +188,15 @@ class Discretizer:
                     sigma = sigma / math.sqrt(_SMOOTH)
                 # quantiles of the counts that stand out of the noise: the noise of many
                 # empty fine bins would otherwise add up to phantom mass past the data
-                cuts = _cuts(np.where(noisy > _CUT * sigma, noisy, 0.0), max_bins)
-                weights = _weights(noisy, cuts, sigma, spec.name not in exact_bounds)
+                standing = np.where(noisy > _CUT * sigma, noisy, 0.0)
+                if standing.sum() >= _WEAK * max(float(noisy.sum()), 1.0):
+                    cuts = _cuts(standing, max_bins)
+                    weights = _weights(noisy, cuts, sigma, spec.name not in exact_bounds)
+                else:  # too few rows for this noise: equal bins on the grid's scale
+                    f = len(noisy)
+                    cuts = sorted({round(j * f / max_bins) for j in range(max_bins + 1)})
+                    weights = np.ones(f)
+                    col["weak_signal"] = True
                 col.update(
                     kind="bins",
                     low=lo,
