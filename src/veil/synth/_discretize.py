@@ -63,11 +63,17 @@ def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np
     outermost fine bin whose count stands 4 standard deviations above zero (an empty bin
     does so once in 30,000), extended outwards while the counts stay above two standard
     deviations in one of the next three fine bins; with no such bin, to the fine bin next to the neighbouring coarse bin.
+    Without ``trim`` (bounds read from the data, so values reach them) every fine bin keeps
+    a weight of at least 1 % of the mean, so the synthetic column spans the real range.
     Everything here is post-processing of the noisy counts.
     """
     noisy = np.asarray(noisy, dtype=float)
     w = np.clip(noisy - _FLOOR * sigma, 0.0, None)
-    if len(cuts) < 3 or not trim or sigma <= 0:
+    if sigma <= 0:
+        return w
+    if not trim:  # bounds read from the data: values exist out to them, keep every bin alive
+        return w + 0.01 * float(w.mean())
+    if len(cuts) < 3:
         return w
     for first, (a, b) in ((True, (cuts[0], cuts[1])), (False, (cuts[-2], cuts[-1]))):
         part = noisy[a:b]
