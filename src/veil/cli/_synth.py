@@ -53,6 +53,58 @@ def _constraints(texts: list[str], files: list[Path]) -> list[Any]:
     return out
 
 
+def _domain_options(
+    bounds: list[str], categories: list[str], public_domain: Path | None, df: Any
+) -> tuple[dict[str, tuple[float, float]], dict[str, list[Any]]]:
+    """``--bounds COL=LO:HI``, ``--categories COL=FILE`` and ``--public-domain FILE``."""
+    from veil._errors import InputError
+    from veil.synth._domain import read_public_domain
+
+    out_b: dict[str, tuple[float, float]] = {}
+    out_c: dict[str, list[Any]] = {}
+    if public_domain is not None:
+        out_b, out_c = read_public_domain(public_domain)
+    for text in bounds:
+        name, sep, rng = text.rpartition("=")
+        lo, colon, hi = rng.partition(":")
+        try:
+            if not (sep and colon and name):
+                raise ValueError
+            out_b[name] = (float(lo), float(hi))
+        except ValueError:
+            raise InputError(
+                f"--bounds {text!r}: expected COL=LOW:HIGH with two numbers",
+                hint="e.g. --bounds age=0:120",
+            ) from None
+    for text in categories:
+        name, sep, file = text.partition("=")
+        if not (sep and name and file):
+            raise InputError(
+                f"--categories {text!r}: expected COL=FILE", hint="e.g. --categories sex=sex.txt"
+            )
+        try:
+            lines = Path(file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(
+                f"--categories: cannot read the category file {file} ({type(exc).__name__})"
+            ) from None
+        out_c[name] = [line.strip() for line in lines if line.strip()]
+    unknown = sorted({*out_b, *out_c} - {str(c) for c in df.columns})
+    if unknown:
+        raise InputError(
+            f"the declared domain names column(s) not in the data: {', '.join(unknown)}"
+        )
+    for name, cats in out_c.items():  # a numeric column's categories are numbers
+        if df[name].dtype.kind in "iuf":
+            try:
+                out_c[name] = [float(v) if df[name].dtype.kind == "f" else int(v) for v in cats]
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"--categories {name}: the column is numeric but the file lists non-numbers"
+                ) from None
+    return out_b, out_c
+
+
 def fit(
     data: Annotated[Path, typer.Argument(help="Training table (csv, parquet, jsonl).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Model file to write.")],
@@ -88,6 +140,28 @@ def fit(
     constraints_file: Annotated[
         list[Path] | None, typer.Option("--constraints", help="JSON file of constraints.")
     ] = None,
+    bounds: Annotated[
+        list[str] | None,
+        typer.Option("--bounds", help="Public bounds of a numeric column: COL=LO:HI (repeatable)."),
+    ] = None,
+    categories: Annotated[
+        list[str] | None,
+        typer.Option("--categories", help="Public categories of a column: COL=FILE, one per line."),
+    ] = None,
+    public_domain: Annotated[
+        Path | None,
+        typer.Option(
+            "--public-domain",
+            help="JSON/YAML file {bounds: {COL: [LO, HI]}, categories: {COL: [...]}}.",
+        ),
+    ] = None,
+    domain_from_data: Annotated[
+        bool,
+        typer.Option(
+            "--domain-from-data",
+            help="mst/aim: read undeclared bounds and categories from the data, outside DP.",
+        ),
+    ] = False,
     epochs: Annotated[int | None, typer.Option("--epochs", help="tvae training epochs.")] = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Seed of the ordinary randomness.")
@@ -117,6 +191,10 @@ def fit(
         kw.update(epsilon=epsilon)
         if delta is not None:
             kw["delta"] = delta
+        if domain_from_data:
+            if method not in ("mst", "aim"):
+                raise InputError("--domain-from-data applies to the mst and aim methods only")
+            kw["domain_from_data"] = True
         if no_ledger:
             kw["account"] = False
         else:
@@ -130,6 +208,12 @@ def fit(
             kw.update(ledger=BudgetLedger(url=ledger), dataset=dataset)
     elif epsilon is not None:
         raise InputError(f"the {method} synthesizer is not differentially private; drop --epsilon")
+    elif domain_from_data:
+        raise InputError(
+            f"--domain-from-data applies to the mst and aim methods only; {method} without "
+            "--epsilon is not differentially private and reads everything from the data"
+        )
+    dom_bounds, dom_categories = _domain_options(bounds or [], categories or [], public_domain, df)
     if epochs is not None:
         if method != "tvae":
             raise InputError("--epochs applies to the tvae method only")
@@ -143,7 +227,11 @@ def fit(
     cpu0, wall0 = time.process_time(), time.perf_counter()
     with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
         syn = cls(**kw).fit(
-            df, declared={c: "categorical" for c in categorical or []}, progress=progress
+            df,
+            declared={c: "categorical" for c in categorical or []},
+            bounds=dom_bounds,
+            categories=dom_categories,
+            progress=progress,
         )
         if formats:  # saved with the model: `veil synth sample` writes values as the input did
             syn.fit_info_["text_formats"] = {c: list(f) for c, f in formats.items()}
@@ -166,10 +254,16 @@ def fit(
         f"{summary['cpu_seconds']} CPU s, peak memory {summary['peak_memory_mb']} MiB -> {out}"
     )
     info = syn.fit_info_
+    statement = info.get("privacy_statement") or ""
     if info.get("differential_privacy"):
-        console.print(
-            f"  ({info.get('epsilon')}, {info.get('delta')})-DP, unit: {info.get('unit')}"
-        )
+        console.print(f"  {statement}; unit: {info.get('unit')}")
+        if info.get("domain_from_data"):
+            err_console.print(
+                "  warning: the domain of column(s) "
+                f"{', '.join(info['domain_from_data'])} was read from the data without DP"
+            )
+    else:
+        err_console.print(f"  warning: {method} is {statement}")
     for note in info.get("notes", []):
         err_console.print(f"  note: {note}")
 
@@ -194,17 +288,23 @@ def sample(
         syn.sample(n, seed=seed), {c: (f[0], int(f[1])) for c, f in formats.items()}
     )
     write_table(df, out)
+    info = syn.fit_info_
     summary = {
         "model": str(model),
         "method": syn.name,
         "rows": len(df),
         "out": str(out),
         "cpu_seconds": round(time.process_time() - cpu0, 2),
+        "differential_privacy": bool(info.get("differential_privacy")),
+        "privacy_statement": info.get("privacy_statement"),
     }
     if json_:
         print_json(summary)
     else:
         console.print(f"wrote {len(df)} synthetic rows ({syn.name}) to {out}")
+        if summary["privacy_statement"]:
+            stream = console if summary["differential_privacy"] else err_console
+            stream.print(f"  {syn.name}: {summary['privacy_statement']}")
 
 
 def evaluate(
@@ -242,10 +342,20 @@ def evaluate(
     table.add_column("measure")
     table.add_column("value", justify="right")
     q = result["quality"]
-    for key in ("score", "column_shapes", "column_pair_trends"):
+    for key in ("score", "score_all_pairs", "column_shapes", "column_pair_trends", "all_pairs"):
         table.add_row(
             f"quality {key.replace('_', ' ')}", "n/a" if q.get(key) is None else f"{q[key]:.4f}"
         )
+    worst_col, worst_pair = q.get("worst_column"), q.get("worst_pair")
+    if worst_col:
+        table.add_row(f"worst column: {worst_col['column']}", f"{worst_col['score']:.4f}")
+    if worst_pair:
+        table.add_row(
+            f"worst pair: {' x '.join(worst_pair['columns'])}", f"{worst_pair['score']:.4f}"
+        )
+    table.add_row(
+        "pairs scored (sdmetrics / all)", f"{q.get('pairs_scored')} / {q.get('pairs_total')}"
+    )
     for section in ("ml_efficacy", "privacy"):
         for key, value in result.get(section, {}).items():
             if isinstance(value, float):

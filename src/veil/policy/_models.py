@@ -493,6 +493,13 @@ class SynthConfig(_Model):
     dataset: str | None = None
     ledger: str | None = None
     seed: int | None = None
+    # the public domain (docs/synthetic-data.md): declared bounds and category lists cost no
+    # budget; other columns' domains are estimated under DP (mst, aim), or read from the
+    # data outside the guarantee with domain_from_data: true (then stated in the report)
+    bounds: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    categories: dict[str, tuple[Any, ...]] = Field(default_factory=dict)
+    public_domain: str | None = None  # a JSON/YAML file {bounds: ..., categories: ...}
+    domain_from_data: bool = False
 
 
 # --------------------------------------------------------------------------- the policy

@@ -36,18 +36,31 @@ from veil.synth._constraints import (
     enforce,
 )
 from veil.synth._format import read_model_file, write_model_file
-from veil.synth._schema import TableSchema, infer_schema, restore_dtypes
+from veil.synth._schema import TableSchema, clip_to_bounds, infer_schema, restore_dtypes
 
 if TYPE_CHECKING:
     from typing import Self
 
-__all__ = ["LedgerLike", "Synthesizer", "load_synthesizer", "synthesizers"]
+__all__ = [
+    "NOT_DP",
+    "LedgerLike",
+    "Synthesizer",
+    "dp_statement",
+    "load_synthesizer",
+    "synthesizers",
+]
 
 log = logging.getLogger(__name__)
 
 synthesizers: Registry[type[Synthesizer]] = Registry("synthesizer")
 
 MAX_EPSILON = 100.0
+
+NOT_DP = (
+    "not differentially private: the model and the synthetic rows are learnt from the data "
+    "with no formal privacy guarantee (test data and development only; check them with "
+    "'veil synth evaluate')"
+)
 
 
 class LedgerLike(Protocol):
@@ -118,8 +131,10 @@ class Synthesizer:
         data = data.reset_index(drop=True)
         data.columns = [str(c) for c in data.columns]
         schema = infer_schema(data, declared=declared, categories=categories, bounds=bounds)
+        self._declared_domain = set(categories or {}) | set(bounds or {})
         check_constraints(data, self.constraints)
         self._check_dp_params(len(data))
+        data = clip_to_bounds(data, schema)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         modelled = [c.name for c in schema.modelled]
         self._fit(data[modelled], schema, progress)
@@ -140,7 +155,7 @@ class Synthesizer:
         return None
 
     def _privacy_info(self) -> dict[str, Any]:
-        return {"differential_privacy": False}
+        return {"differential_privacy": False, "privacy_statement": NOT_DP}
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "schema_"):
@@ -255,6 +270,20 @@ def dp_guard(
             dataset, epsilon=epsilon, delta=delta, what=what, mechanism=mechanism, curve=curve
         )
     return ledger.charge(dataset, epsilon=epsilon, delta=delta, what=what, mechanism=mechanism)
+
+
+def dp_statement(epsilon: float, delta: float, from_data: Sequence[str]) -> str:
+    """What the (epsilon, delta) of a DP fit covers, in words (CLI, JSON and report)."""
+    head = f"({epsilon:g}, {delta:g})-DP for one row"
+    if not from_data:
+        return (
+            f"{head}; epsilon covers the values and the domain (bounds, categories) of every column"
+        )
+    return (
+        f"{head}; epsilon covers the values, not the domain of columns "
+        f"{', '.join(from_data)} (bounds, categories or constant values read from the data "
+        "without DP)"
+    )
 
 
 def check_epsilon_delta(epsilon: float, delta: float, n: int, *, need_delta: bool = True) -> None:

@@ -1,13 +1,32 @@
 """Discrete codes for the marginal-based synthesizers (MST, AIM) and back.
 
-- categorical and boolean: one code per category, plus one for "missing" if the column
-  had missing values;
-- numeric, integer and date: equal-width bins between the column's bounds (integers get
-  whole-number widths), plus a "missing" code. Decoding draws uniformly inside the bin.
+- categorical and boolean: one code per category, plus one for "missing";
+- numeric, integer and date: bins that **follow the data's shape**, plus a "missing" code.
 
-The bins depend only on the bounds, not on the distribution of the data; with declared
-bounds the encoding is data-independent, as a DP guarantee needs (see the module notes of
-:mod:`veil.synth._marginal`).
+How the numeric bins are made (each step differentially private or data-independent):
+
+1. a *fine grid* over the column's bounds that depends only on the bounds: 256 equal bins,
+   on a log scale (``log1p(x - low)``) when the bounds span more than 1,000 units (long
+   tails: charges, incomes), one bin per whole number for an integer column spanning at
+   most 512 values;
+2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
+   discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
+   neighbouring fine bins (post-processing; the noise shrinks by sqrt(5), so the thin
+   tails of a column stand out of it);
+3. the coarse bins the model works with (``max_bins``, default 32) cut at the noisy
+   histogram's quantiles (of the fine counts above three noise standard deviations, so the
+   noise of many empty fine bins does not add up to phantom mass): equal mass per bin, so a
+   skewed column is resolved where its rows are, not in an empty tail;
+   When less than half of the mass stands out of the noise (few rows for the budget), the
+   bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
+   that scale inside a bin (``weak_signal`` in the saved layout);
+4. decoding draws a fine bin inside the coarse bin in proportion to its noisy count (what
+   was measured, less one noise standard deviation; the two outer coarse bins are cut back
+   to where the counts are when the bounds may lie far from the data, see
+   :func:`_weights`), then a value
+   uniformly inside the fine bin (on the log scale for a log grid).
+
+Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """
 
 from __future__ import annotations
@@ -18,37 +37,221 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from veil.synth._noise import ZCDPBudget
 from veil.synth._schema import ColumnSpec, TableSchema
 
-__all__ = ["Discretizer"]
+__all__ = ["FINE_BINS", "LOG_SPAN", "Discretizer", "fine_edges"]
+
+FINE_BINS = 256
+LOG_SPAN = 1000.0
+_INT_FINE_MAX = 512
+_FLOOR = 1.0  # noise standard deviations taken off every fine count
+_ANCHOR = 4.0  # an outer coarse bin keeps its fine bins up to the outermost count above this
+_EXTEND = 2.0  # ... and beyond it while the counts stay above this
+_GAP = 3  # ... looking this many fine bins ahead (one low noisy count does not stop it)
+_CUT = 3.0
+_WEAK = 0.5  # below this share of the mass standing out of the noise: equal bins
+_SMOOTH = 5  # noisy fine counts are averaged over this many neighbours  # coarse cuts are quantiles of the fine counts above this many
+
+
+def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np.ndarray:
+    """Within-bin sampling weights of the fine bins, from their noisy counts.
+
+    One noise standard deviation is taken off every count. With ``trim`` (bounds that may
+    lie far from the data: declared, or DP-estimated on a power-of-two grid) the first and
+    last coarse bins, which reach to the bounds, are cut back to the data: to their
+    outermost fine bin whose count stands 4 standard deviations above zero (an empty bin
+    does so once in 30,000), extended outwards while the counts stay above two standard
+    deviations in one of the next three fine bins; with no such bin, to the fine bin next to the neighbouring coarse bin.
+    Without ``trim`` (bounds read from the data, so values reach them) every fine bin keeps
+    a weight of at least 1 % of the mean, so the synthetic column spans the real range.
+    Everything here is post-processing of the noisy counts.
+    """
+    noisy = np.asarray(noisy, dtype=float)
+    w = np.clip(noisy - _FLOOR * sigma, 0.0, None)
+    if sigma <= 0:
+        return w
+    if not trim:  # bounds read from the data: values exist out to them, keep every bin alive
+        return w + 0.01 * float(w.mean())
+    if len(cuts) < 3:
+        return w
+    for first, (a, b) in ((True, (cuts[0], cuts[1])), (False, (cuts[-2], cuts[-1]))):
+        part = noisy[a:b]
+        hot = np.flatnonzero(part > _ANCHOR * sigma)
+        if first:
+            k = int(hot[0]) if hot.size else b - a - 1
+            while k > 0 and (part[max(k - _GAP, 0) : k] > _EXTEND * sigma).any():
+                k -= 1
+            w[a : a + k] = 0.0
+            w[a + k] = max(w[a + k], 1e-9)
+        else:
+            k = int(hot[-1]) if hot.size else 0
+            while k < b - a - 1 and (part[k + 1 : k + 1 + _GAP] > _EXTEND * sigma).any():
+                k += 1
+            w[a + k + 1 : b] = 0.0
+            w[a + k] = max(w[a + k], 1e-9)
+    return w
+    for first, (a, b) in ((True, (cuts[0], cuts[1])), (False, (cuts[-2], cuts[-1]))):
+        hot = np.flatnonzero(noisy[a:b] > trim)
+        if first:
+            keep_from = a + (int(hot[0]) if hot.size else b - a - 1)
+            w[a:keep_from] = 0.0
+            if not hot.size:
+                w[keep_from] = 1.0
+        else:
+            keep_to = a + (int(hot[-1]) if hot.size else 0)
+            w[keep_to + 1 : b] = 0.0
+            if not hot.size:
+                w[keep_to] = 1.0
+    return w
+
+
+def fine_edges(kind: str, low: float, high: float) -> tuple[np.ndarray, str]:
+    """The fine grid over ``[low, high]`` (edges) and its scale; depends on the bounds only."""
+    span = high - low
+    if kind == "integer" and span + 1 <= _INT_FINE_MAX:
+        return np.arange(low - 0.5, high + 1.0, 1.0), "linear"
+    if kind != "datetime" and span > LOG_SPAN:
+        t = np.linspace(0.0, math.log1p(span), FINE_BINS + 1)
+        edges = low + np.expm1(t)
+        if kind == "integer":
+            edges = np.unique(np.ceil(edges)) - 0.5
+            edges[0], edges[-1] = low - 0.5, high + 0.5
+        edges[-1] = max(edges[-1], high)
+        return edges, "log"
+    if kind == "integer":
+        edges = np.unique(np.round(np.linspace(low, high + 1, FINE_BINS + 1))) - 0.5
+        return edges, "linear"
+    return np.linspace(low, high if high > low else low + 1.0, FINE_BINS + 1), "linear"
+
+
+def _as_float(s: pd.Series, kind: str) -> np.ndarray:
+    if kind == "datetime":
+        return np.where(s.isna(), np.nan, s.astype("int64", errors="ignore").astype(float))
+    return pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+
+
+def _cuts(noisy: np.ndarray, bins: int) -> list[int]:
+    """Fine-bin indices where the coarse bins start (plus the end): equal noisy mass."""
+    f = len(noisy)
+    if f <= bins:
+        return list(range(f + 1))
+    cum = np.maximum.accumulate(np.cumsum(np.asarray(noisy, dtype=float)))
+    total = cum[-1]
+    if total <= 0:
+        return sorted({round(j * f / bins) for j in range(bins + 1)})
+    cuts = {0, f}
+    for j in range(1, bins):
+        k = int(np.searchsorted(cum, total * j / bins, side="left")) + 1
+        cuts.add(min(max(k, 1), f))
+    return sorted(cuts)
 
 
 class Discretizer:
-    """Map each modelled column to integer codes ``0..size-1`` and back."""
+    """Map each modelled column to integer codes ``0..size-1`` and back.
 
-    def __init__(self, schema: TableSchema, max_bins: int = 32) -> None:
-        self.columns: list[dict[str, Any]] = []
+    ``columns`` is the JSON-able description saved with a model; build one with
+    :meth:`build`.
+    """
+
+    def __init__(self, columns: list[dict[str, Any]]) -> None:
+        self.columns = columns
+
+    @classmethod
+    def build(
+        cls,
+        schema: TableSchema,
+        data: pd.DataFrame,
+        *,
+        max_bins: int = 32,
+        budget: ZCDPBudget | None = None,
+        sigmas: dict[str, float] | None = None,
+        missing_code: bool = False,
+        exact_bounds: set[str] | frozenset[str] = frozenset(),
+    ) -> Discretizer:
+        """Lay out the codes. Continuous columns are measured on their fine grid with
+        Gaussian noise of scale ``sigmas[column]`` drawn from ``budget`` (exact when
+        ``budget`` is None). ``missing_code``: every column gets a missing code (a DP domain, where
+        whether a column has missing values is not read from the data)."""
+        columns: list[dict[str, Any]] = []
         for spec in schema.modelled:
-            col: dict[str, Any] = {"name": spec.name, "missing": spec.has_missing}
+            missing = bool(spec.has_missing or missing_code)
+            col: dict[str, Any] = {"name": spec.name, "missing": missing}
             if spec.continuous:
                 lo, hi = float(spec.low or 0.0), float(spec.high or 0.0)
-                if spec.kind == "integer":
-                    width = max(1.0, float(math.ceil((hi - lo + 1) / max_bins)))
-                    nb = math.ceil((hi - lo + 1) / width)
+                edges, scale = fine_edges(spec.kind, lo, hi)
+                x = _as_float(data[spec.name], spec.kind)
+                x = np.clip(x[~np.isnan(x)], edges[0], edges[-1])
+                idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
+                counts = np.bincount(idx, minlength=len(edges) - 1).astype(float)
+                sigma = (sigmas or {}).get(spec.name)
+                if budget is not None and sigma is not None:
+                    noisy = budget.gaussian(counts, sigma, what=f"fine histogram {spec.kind}")
                 else:
-                    nb = max_bins
-                    width = (hi - lo) / nb if hi > lo else 1.0
-                col.update(kind="bins", low=lo, high=hi, width=width, bins=nb)
-                col["size"] = nb + int(spec.has_missing)
+                    noisy, sigma = counts, 0.0
+                if sigma > 0:  # averaged over 5 neighbouring fine bins: noise / sqrt(5)
+                    noisy = np.convolve(noisy, np.ones(_SMOOTH) / _SMOOTH, mode="same")
+                    sigma = sigma / math.sqrt(_SMOOTH)
+                # quantiles of the counts that stand out of the noise: the noise of many
+                # empty fine bins would otherwise add up to phantom mass past the data
+                standing = np.where(noisy > _CUT * sigma, noisy, 0.0)
+                if standing.sum() >= _WEAK * max(float(noisy.sum()), 1.0):
+                    cuts = _cuts(standing, max_bins)
+                    weights = _weights(noisy, cuts, sigma, spec.name not in exact_bounds)
+                else:  # too few rows for this noise: equal bins on the grid's scale
+                    f = len(noisy)
+                    cuts = sorted({round(j * f / max_bins) for j in range(max_bins + 1)})
+                    weights = np.ones(f)
+                    col["weak_signal"] = True
+                col.update(
+                    kind="bins",
+                    low=lo,
+                    high=hi,
+                    scale=scale,
+                    integer=spec.kind == "integer",
+                    edges=[float(e) for e in edges],
+                    weights=[float(w) for w in weights],
+                    cuts=[int(c) for c in cuts],
+                    bins=len(cuts) - 1,
+                )
+                col["size"] = col["bins"] + int(missing)
             else:
-                col.update(kind="cat", size=len(spec.categories) + int(spec.has_missing))
-            self.columns.append(col)
+                col.update(kind="cat", size=len(spec.categories) + int(missing))
+            columns.append(col)
+        return cls(columns)
+
+    def drop_unmeasured_missing(self, one_way: dict[str, tuple[np.ndarray, float]]) -> None:
+        """A DP domain gives every column a missing code; where the column's noisy one-way
+        count of missing values is within 3 noise standard deviations of zero, sampled
+        rows that drew it get a value instead, drawn from the noisy one-way counts of the
+        other codes (post-processing: no column gains missing values from noise alone)."""
+        for col in self.columns:
+            got = one_way.get(col["name"])
+            if not col["missing"] or got is None:
+                continue
+            noisy, sigma = got
+            if noisy[-1] <= 3.0 * sigma:
+                col["fill_missing"] = [float(v) for v in np.clip(noisy[:-1], 0.0, None)]
+
+    def _fill(self, col: dict[str, Any], c: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Codes with the missing code replaced by draws from ``fill_missing``."""
+        fill = col.get("fill_missing")
+        miss = c >= col["size"] - 1
+        if not fill or not miss.any():
+            return c
+        w = np.asarray(fill, dtype=float)
+        w = w / w.sum() if w.sum() > 0 else np.full(len(w), 1.0 / len(w))
+        c = c.copy()
+        c[miss] = rng.choice(len(w), size=int(miss.sum()), p=w)
+        return c
 
     @property
     def sizes(self) -> dict[str, int]:
         return {c["name"]: int(c["size"]) for c in self.columns}
 
     def encode(self, data: pd.DataFrame, schema: TableSchema) -> dict[str, np.ndarray]:
+        """Codes per column. Values outside the domain: numbers are clipped to the bounds,
+        categories not in the list become the missing code."""
         out: dict[str, np.ndarray] = {}
         for col in self.columns:
             spec: ColumnSpec = schema[col["name"]]
@@ -58,15 +261,16 @@ class Discretizer:
                     pd.Categorical(s, categories=spec.categories).codes, dtype=np.int64
                 )
                 codes[codes < 0] = len(spec.categories)
+                if not col["missing"]:
+                    codes = np.minimum(codes, max(len(spec.categories) - 1, 0))
             else:
-                x = (
-                    np.where(s.isna(), np.nan, s.astype("int64", errors="ignore").astype(float))
-                    if spec.kind == "datetime"
-                    else pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
-                )
-                b = np.floor((np.nan_to_num(x, nan=col["low"]) - col["low"]) / col["width"])
-                codes = np.clip(b, 0, col["bins"] - 1).astype(np.int64)
-                codes[np.isnan(x)] = col["bins"]
+                x = _as_float(s, spec.kind)
+                edges = np.asarray(col["edges"])
+                xc = np.clip(np.nan_to_num(x, nan=edges[0]), edges[0], edges[-1])
+                fine = np.clip(np.searchsorted(edges, xc, side="right") - 1, 0, len(edges) - 2)
+                codes = np.searchsorted(np.asarray(col["cuts"]), fine, side="right") - 1
+                codes = np.clip(codes, 0, col["bins"] - 1).astype(np.int64)
+                codes[np.isnan(x)] = col["bins"] if col["missing"] else codes[np.isnan(x)]
             out[col["name"]] = codes
         return out
 
@@ -76,20 +280,40 @@ class Discretizer:
         out: dict[str, Any] = {}
         for col in self.columns:
             spec = schema[col["name"]]
-            c = np.asarray(codes[col["name"]], dtype=np.int64)
+            c = self._fill(col, np.asarray(codes[col["name"]], dtype=np.int64), rng)
             if col["kind"] == "cat":
                 cats = np.array([*spec.categories, None], dtype=object)
                 out[col["name"]] = cats[np.minimum(c, len(spec.categories))]
+                continue
+            missing = c >= col["bins"]
+            b = np.minimum(c, col["bins"] - 1)
+            edges = np.asarray(col["edges"], dtype=float)
+            weights = np.asarray(col["weights"], dtype=float)
+            cuts = np.asarray(col["cuts"], dtype=np.int64)
+            fine = np.empty(len(c), dtype=np.int64)
+            u = rng.random(len(c))
+            for k in np.unique(b):
+                rows = np.flatnonzero(b == k)
+                w = weights[cuts[k] : cuts[k + 1]]
+                if w.sum() <= 0:  # nothing measured above the noise: every fine bin alike
+                    w = np.ones(cuts[k + 1] - cuts[k])
+                cdf = np.cumsum(w) / w.sum()
+                cdf[-1] = 1.0
+                fine[rows] = cuts[k] + np.searchsorted(cdf, u[rows], side="right").clip(
+                    0, len(w) - 1
+                )
+            left, right = edges[fine], edges[fine + 1]
+            v = rng.random(len(c))
+            if col["scale"] == "log":
+                lo = col["low"]
+                tl, tr = np.log1p(np.maximum(left - lo, 0)), np.log1p(np.maximum(right - lo, 0))
+                x = lo + np.expm1(tl + v * (tr - tl))
             else:
-                missing = c >= col["bins"]
-                left = col["low"] + np.minimum(c, col["bins"] - 1) * col["width"]
-                if spec.kind == "integer":
-                    right = np.minimum(left + col["width"] - 1, col["high"])
-                    x = np.floor(left + rng.random(len(c)) * (right - left + 1))
-                else:
-                    right = np.minimum(left + col["width"], col["high"])
-                    x = left + rng.random(len(c)) * (right - left)
-                    if spec.kind == "datetime":
-                        x = np.round(x)
-                out[col["name"]] = np.where(missing, np.nan, x)
+                x = left + v * (right - left)
+            x = np.clip(x, col["low"], col["high"])
+            if col.get("integer"):
+                x = np.clip(np.round(x), math.ceil(col["low"]), math.floor(col["high"]))
+            elif spec.kind == "datetime":
+                x = np.round(x)
+            out[col["name"]] = np.where(missing, np.nan, x)
         return pd.DataFrame(out)

@@ -38,7 +38,7 @@ from veil._progress import NullProgress, Progress
 from veil.audit._roc import roc_summary
 from veil.synth._quality import quality_report, sdtypes
 
-__all__ = ["evaluate", "ml_efficacy", "privacy_metrics"]
+__all__ = ["column_histograms", "evaluate", "ml_efficacy", "privacy_metrics"]
 
 
 def _as_num(s: pd.Series) -> np.ndarray:
@@ -255,6 +255,83 @@ def ml_efficacy(
         "real_auc": real_auc,
         "positive_class_rank": 1 if len(classes) == 2 else None,
     }
+
+
+def column_histograms(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Any,
+    *,
+    public: set[str] | None = None,
+    bins: int = 20,
+    top: int = 20,
+) -> list[dict[str, Any]]:
+    """Real and synthetic shares per bin of every modelled column, for the report's plots.
+
+    Numeric columns: ``bins`` equal bins between the model's bounds; categorical columns:
+    the model's categories (at most ``top``, by real share, the rest summed). Labels name
+    the bins only for columns in ``public`` (a declared or DP domain); other columns are
+    labelled by position, so the report holds shares, never a value from the data.
+    """
+    public = set(public or ())
+    out: list[dict[str, Any]] = []
+    for spec in schema.modelled:
+        name = spec.name
+        if name not in real.columns or name not in synthetic.columns:
+            continue
+        shown = name in public
+        if spec.continuous:
+            lo, hi = float(spec.low or 0.0), float(spec.high or 0.0)
+            if not hi > lo:
+                continue
+            edges = np.linspace(lo, hi, bins + 1)
+
+            def shares(s: pd.Series, edges: np.ndarray = edges) -> list[float]:
+                x = _as_num(s)
+                x = np.clip(x[~np.isnan(x)], edges[0], edges[-1])
+                h = np.histogram(x, bins=edges)[0].astype(float)
+                return [float(v) for v in (h / h.sum() if h.sum() else h)]
+
+            labels = (
+                [f"{edges[i]:.4g}" for i in range(bins)]
+                if shown and spec.kind != "datetime"
+                else [str(i + 1) for i in range(bins)]
+            )
+            out.append(
+                {
+                    "column": name,
+                    "kind": "numeric",
+                    "labels": labels,
+                    "labels_are_values": shown and spec.kind != "datetime",
+                    "real": shares(real[name]),
+                    "synthetic": shares(synthetic[name]),
+                }
+            )
+        else:
+            cats = list(spec.categories)
+            r = real[name].astype(str).value_counts(normalize=True)
+            sy = synthetic[name].astype(str).value_counts(normalize=True)
+            keys = [str(c) for c in cats]
+            order = sorted(keys, key=lambda k: -float(r.get(k, 0.0)))
+            head, rest = order[:top], order[top:]
+            rv = [float(r.get(k, 0.0)) for k in head]
+            sv = [float(sy.get(k, 0.0)) for k in head]
+            labels = head if shown else [f"#{i + 1}" for i in range(len(head))]
+            if rest:
+                rv.append(float(sum(r.get(k, 0.0) for k in rest)))
+                sv.append(float(sum(sy.get(k, 0.0) for k in rest)))
+                labels.append("others")
+            out.append(
+                {
+                    "column": name,
+                    "kind": "categorical",
+                    "labels": labels,
+                    "labels_are_values": shown,
+                    "real": rv,
+                    "synthetic": sv,
+                }
+            )
+    return out
 
 
 def evaluate(

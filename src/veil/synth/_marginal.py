@@ -18,11 +18,22 @@ from the model (see :mod:`veil.synth._pgm`, columns drawn independently).
 
 Privacy: (epsilon, delta)-DP for one row (add/remove). The budget is converted to rho-zCDP
 with OpenDP and every selection and measurement is an OpenDP mechanism whose cost OpenDP's
-privacy map states (:class:`~veil.synth._noise.ZCDPBudget`). The *domain* (category lists,
-numeric bounds) is treated as public: pass ``categories=``/``bounds=`` to ``fit`` to declare
-it; otherwise it is read from the data and ``fit_info_["domain_from_data"]`` lists the
-columns whose domain was not declared (a small leak outside the guarantee, as in most DP
-synthesizers). Constant and all-missing columns are likewise reproduced from the data.
+privacy map states (:class:`~veil.synth._noise.ZCDPBudget`).
+
+The *domain* (bounds, category lists) and the numeric bins are part of the guarantee:
+
+- a share of rho, ``DOMAIN_SHARE`` (a tenth) times the share of modelled columns that need
+  it, goes to the columns' domains: each numeric column gets a noisy fine histogram that
+  places its bins (:mod:`veil.synth._discretize`), and, when its bounds were not declared,
+  a noisy histogram on a fixed grid that finds them; each categorical column whose list was
+  not declared gets a stability histogram (:mod:`veil.synth._domain`), which also spends
+  half of delta (the rest of rho then comes from the other half);
+- declared domains (``categories=`` / ``bounds=`` to ``fit``; CLI ``--bounds``,
+  ``--categories``, ``--public-domain``) cost nothing;
+- ``domain_from_data=True`` reads undeclared domains from the data *outside* the
+  guarantee; ``fit_info_["domain_from_data"]`` lists those columns and
+  ``fit_info_["privacy_statement"]`` says so in words. Constant and all-missing columns are
+  always reproduced from the data and listed there too.
 """
 
 from __future__ import annotations
@@ -43,10 +54,12 @@ from veil.synth._base import (
     Synthesizer,
     check_epsilon_delta,
     dp_guard,
+    dp_statement,
     synthesizers,
 )
 from veil.synth._constraints import Constraint
 from veil.synth._discretize import Discretizer
+from veil.synth._domain import dp_bounds, dp_categories, stability_threshold
 from veil.synth._noise import ZCDPBudget, epsilon_for, rho_for
 from veil.synth._pgm import calibrate, forward_sample, sampling_plan
 from veil.synth._schema import TableSchema
@@ -56,6 +69,8 @@ __all__ = ["AIMSynthesizer", "MSTSynthesizer"]
 log = logging.getLogger(__name__)
 
 Clique = tuple[str, ...]
+
+DOMAIN_SHARE = 0.1
 
 
 def _mbi() -> Any:
@@ -85,14 +100,16 @@ class _MarginalSynthesizer(Synthesizer):
         epsilon: float = 1.0,
         delta: float = 1e-9,
         max_bins: int = 32,
-        iters: int = 1000,
+        iters: int = 5000,
         ledger: LedgerLike | None = None,
         dataset: str | None = None,
         account: bool = True,
+        domain_from_data: bool = False,
         constraints: Sequence[Constraint] = (),
         seed: int | None = None,
     ) -> None:
         super().__init__(constraints=constraints, seed=seed)
+        self.domain_from_data = bool(domain_from_data)
         self.epsilon = epsilon
         self.delta = delta
         self.max_bins = max_bins
@@ -108,6 +125,7 @@ class _MarginalSynthesizer(Synthesizer):
             "delta": self.delta,
             "max_bins": self.max_bins,
             "iters": self.iters,
+            "domain_from_data": self.domain_from_data,
         }
 
     def _check_dp_params(self, n: int) -> None:
@@ -126,6 +144,9 @@ class _MarginalSynthesizer(Synthesizer):
             "unit": "one row (add/remove)",
             "measurements": self.measured_,
             "domain_from_data": self.domain_from_data_,
+            "domain": self.domain_,
+            "domain_budget": self.domain_budget_,
+            "privacy_statement": dp_statement(self.epsilon, self.delta, self.domain_from_data_),
             "ledger_entry": self.ledger_entry_,
         }
 
@@ -140,18 +161,35 @@ class _MarginalSynthesizer(Synthesizer):
     ) -> Any:
         raise NotImplementedError
 
+    def _domain_plan(self, schema: TableSchema) -> dict[str, str]:
+        """Column -> what its domain needs: ``declared``, ``data`` (read outside DP, on
+        request), ``dp`` (estimated here). Continuous columns also get a fine histogram."""
+        declared: set[str] = getattr(self, "_declared_domain", set())
+        plan: dict[str, str] = {}
+        for spec in schema.modelled:
+            if spec.name in declared or spec.kind == "boolean":
+                plan[spec.name] = "declared"
+            elif self.domain_from_data:
+                plan[spec.name] = "data"
+            else:
+                plan[spec.name] = "dp"
+        return plan
+
     def _fit(self, data: pd.DataFrame, schema: TableSchema, progress: Progress) -> None:
         mbi = _mbi()
-        self.domain_from_data_ = sorted(
-            s.name
-            for s in schema.columns
-            if not getattr(self, "_declared_domain", set()) & {s.name}
-        )
-        disc = Discretizer(schema, max_bins=self.max_bins)
-        sizes = disc.sizes
-        rho = rho_for(self.epsilon, self.delta)
+        plan = self._domain_plan(schema)
+        specs = {s.name: s for s in schema.modelled}
+        needs = [c for c, how in plan.items() if how == "dp" or specs[c].continuous]
+        thresholded = [c for c, how in plan.items() if how == "dp" and not specs[c].continuous]
+        # half of delta pays for the stability histograms' thresholds, when there are any
+        delta_thr = self.delta / 2 if thresholded else 0.0
+        rho = rho_for(self.epsilon, self.delta - delta_thr)
+        share = DOMAIN_SHARE * len(needs) / max(len(specs), 1)
+        rho_domain = rho * share
         curve = None
-        if self.ledger is not None:
+        if self.ledger is not None and not delta_thr:
+            # the zCDP curve lets the ledger compose tightly; a stability histogram adds a
+            # delta outside the curve, so then the plain (epsilon, delta) charge stands
             from veil.dp import curve_zcdp
 
             curve = curve_zcdp(rho)
@@ -166,13 +204,84 @@ class _MarginalSynthesizer(Synthesizer):
             curve=curve,
         )
         with guard as spend:
+            dbudget = ZCDPBudget(rho_domain) if rho_domain > 0 else None
+            domain: dict[str, dict[str, Any]] = {}
+            if needs and dbudget is not None:
+                rho_col = rho_domain / len(needs)
+                with progress.task(f"{self.name}: domains and bins (DP)", total=1) as task:
+                    for c in needs:
+                        spec = specs[c]
+                        entry: dict[str, Any] = {"source": plan[c], "kind": spec.kind}
+                        if plan[c] == "dp" and spec.continuous:
+                            x = pd.Series(data[c]).dropna()
+                            vals = (
+                                x.astype("int64").to_numpy(dtype=float)
+                                if spec.kind == "datetime"
+                                else pd.to_numeric(x, errors="coerce").to_numpy(dtype=float)
+                            )
+                            sig = math.sqrt(1 / (2 * (rho_col / 2)))
+                            lo, hi, clipped = dp_bounds(
+                                vals, spec.kind, sig, dbudget, f"bounds {spec.kind}"
+                            )
+                            spec.low, spec.high = lo, hi
+                            entry["clipped"] = clipped
+                        elif plan[c] == "dp":
+                            sig = math.sqrt(1 / (2 * rho_col))
+                            thr = stability_threshold(sig, delta_thr / len(thresholded))
+                            cats, dropped = dp_categories(
+                                pd.Series(data[c]), sig, thr, dbudget, "category list"
+                            )
+                            spec.categories = cats
+                            entry["categories_dropped"] = dropped
+                        domain[c] = entry
+                    task.advance()
+            for c, how in plan.items():
+                domain.setdefault(c, {"source": how, "kind": specs[c].kind})
+            sigmas: dict[str, float] = {}
+            if needs:
+                rho_col = rho_domain / len(needs)
+                for c in needs:
+                    if specs[c].continuous:  # half went to its bounds when they were estimated
+                        rho_fine = rho_col / 2 if plan[c] == "dp" else rho_col
+                        sigmas[c] = math.sqrt(1 / (2 * rho_fine))
+            disc = Discretizer.build(
+                schema,
+                data,
+                max_bins=self.max_bins,
+                budget=dbudget,
+                sigmas=sigmas,
+                missing_code=not self.domain_from_data,
+                exact_bounds={c for c, how in plan.items() if how == "data"},
+            )
+            sizes = disc.sizes
             codes = disc.encode(data, schema)
-            budget = ZCDPBudget(rho)
+            budget = ZCDPBudget(rho - rho_domain)
             self.measured_: list[list[str]] = []
+            self.one_way_: dict[str, tuple[np.ndarray, float]] = {}
             model = self._select_and_measure(codes, sizes, budget, mbi, progress)
-            self.rho_, self.rho_spent_ = rho, budget.spent
+            spent_domain = dbudget.spent if dbudget is not None else 0.0
+            self.rho_, self.rho_spent_ = rho, budget.spent + spent_domain
             self.ledger_entry_ = getattr(spend, "id", None)
+        for c in plan:
+            spec = specs[c]
+            if spec.continuous:
+                domain[c].update(low=spec.low, high=spec.high)
+            else:
+                domain[c]["categories"] = len(spec.categories)
+        self.domain_ = domain
+        self.domain_budget_ = {
+            "share_of_rho": round(share, 6),
+            "rho": rho_domain,
+            "rho_spent": dbudget.spent if dbudget is not None else 0.0,
+            "delta_thresholds": delta_thr,
+            "rule": f"{DOMAIN_SHARE:g} x rho x (columns needing it / modelled columns)",
+        }
+        self.domain_from_data_ = sorted(
+            [c for c, how in plan.items() if how == "data"]
+            + [s.name for s in schema.columns if not s.modelled]
+        )
         self._store_model(model, sizes, mbi)
+        disc.drop_unmeasured_missing(self.one_way_)
         self.disc_ = disc
         # the mbi model itself, for comparisons in benchmarks; never saved
         self.mbi_model_ = model
@@ -248,13 +357,12 @@ class _MarginalSynthesizer(Synthesizer):
         self.order_ = list(meta["order"])
         self.total_ = float(meta["total"])
         self.marginals_ = {nd: arrays[f"marginal.{i}"] for i, nd in enumerate(self.nodes_)}
-        disc = Discretizer.__new__(Discretizer)
-        disc.columns = list(meta["discretizer"])
-        self.disc_ = disc
+        self.disc_ = Discretizer(list(meta["discretizer"]))
 
     def fit(self, data: pd.DataFrame, **kw: Any) -> Any:  # type: ignore[override]
-        declared = set(kw.get("categories") or {}) | set(kw.get("bounds") or {})
-        self._declared_domain = declared
+        """As :meth:`Synthesizer.fit`; ``categories=``/``bounds=`` declare the public domain
+        (free of charge), every other column's domain is estimated under DP (or read from
+        the data with ``domain_from_data=True``, outside the guarantee)."""
         return super().fit(data, **kw)
 
 
@@ -270,9 +378,11 @@ def _one_way(
     ms, probs = [], {}
     for c in sizes:
         m = self._measure(codes, sizes, (c,), sigma, budget, mbi)
-        p = np.clip(np.asarray(m.noisy_measurement), 0, None) + 1e-9
+        noisy = np.asarray(m.noisy_measurement, dtype=float)
+        p = np.clip(noisy, 0, None) + 1e-9
         probs[c] = p / p.sum()
         ms.append(m)
+        self.one_way_[c] = (noisy, sigma)
     return ms, probs
 
 

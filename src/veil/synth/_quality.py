@@ -17,6 +17,18 @@ with sdmetrics' on several tables whenever sdmetrics is installed.
 - **Score**: the mean of the two property averages (a property with no scored item is
   left out).
 
+A mean can hide a broken column, and sdmetrics scores only associated pairs, so beside it:
+
+- **every pair** gets a joint score, ``joint_score``: ``1 - TVD`` of the pair's two-way
+  table (continuous columns cut into the 10 bins of the *real* column, for both tables),
+  whether or not the pair is
+  associated; a pair that cannot be scored (a column with no value in either table) has
+  ``joint_score`` None and a ``reason``. ``all_pairs`` is their mean and
+  ``score_all_pairs`` the mean of ``column_shapes`` and ``all_pairs`` (the score with no
+  pair left out; ``score`` stays sdmetrics' number, for comparison with peers);
+- ``worst_column`` and ``worst_pair``: the lowest column-shape score and the lowest joint
+  score, with the column names.
+
 Every number lies in [0, 1]; identical tables score 1.
 """
 
@@ -96,6 +108,12 @@ def _discretize(s: pd.Series) -> pd.Series:
     return pd.Series(np.digitize(x.to_numpy(), bins=edges), index=s.index)
 
 
+def _discretize_like(s: pd.Series, real: pd.Series) -> pd.Series:
+    """``s`` cut at the edges of the *real* column (values beyond fall in the outer codes)."""
+    edges = np.histogram_bin_edges(_to_num(real).dropna())
+    return pd.Series(np.digitize(_to_num(s).to_numpy(), bins=edges), index=s.index)
+
+
 def _cramers_v_sparse(counts: pd.Series) -> float:
     """Cramer's V (no continuity correction, as ``scipy.stats.contingency.association``) from
     the non-zero cells of a two-way table: a dense table of two near-unique columns has
@@ -115,6 +133,19 @@ def _cramers_v_sparse(counts: pd.Series) -> float:
     expected = rows * cols / n
     chi2 = float(((obs - expected) ** 2 / expected).sum() + (n - expected.sum()))
     return math.sqrt(max(chi2, 0.0) / (n * (k - 1)))
+
+
+def joint_similarity(real: pd.DataFrame, synthetic: pd.DataFrame) -> float:
+    """``1 - TVD`` of the two-way tables of two (already discretized) columns; NaN when a
+    table has no complete row. Missing values count as a value."""
+    cols = list(real.columns[:2])
+    if len(real) == 0 or len(synthetic) == 0:
+        return math.nan
+    pr = real.groupby(cols, dropna=False).size() / len(real)
+    ps = synthetic.groupby(cols, dropna=False).size() / len(synthetic)
+    idx = pr.index.union(ps.index, sort=False).drop_duplicates()
+    diff = (pr.reindex(idx, fill_value=0) - ps.reindex(idx, fill_value=0)).abs().fillna(0)
+    return float(1 - diff.sum() / 2)
 
 
 def contingency_similarity(real: pd.DataFrame, synthetic: pd.DataFrame) -> tuple[float, float]:
@@ -203,35 +234,53 @@ def quality_report(
     snum = {c: _to_num(synthetic[c]) for c in cols if _continuous(types[c])}
     rdisc = {c: _discretize(real[c]) for c in rnum}
     sdisc = {c: _discretize(synthetic[c]) for c in snum}
+    scommon = {c: _discretize_like(synthetic[c], real[c]) for c in snum}
     pairs: list[dict[str, Any]] = []
+    rng = np.random.default_rng(0)
+    r_keep = rng.permutation(len(real))[: min(SUBSAMPLE, len(real))]
+    s_keep = rng.permutation(len(synthetic))[: min(SUBSAMPLE, len(synthetic))]
     for a, b in itertools.combinations(cols, 2):
         ca, cb = _continuous(types[a]), _continuous(types[b])
+        ra = rdisc[a] if ca else real[a]
+        rb = rdisc[b] if cb else real[b]
+        sa = sdisc[a] if ca else synthetic[a]
+        sb = sdisc[b] if cb else synthetic[b]
+        rf = pd.DataFrame({a: ra, b: rb})
+        sf = pd.DataFrame({a: sa, b: sb})
+        if max(len(rf), len(sf)) > SUBSAMPLE:
+            rf, sf = rf.iloc[r_keep], sf.iloc[s_keep]
         if ca and cb:
             score, strength = correlation_similarity(
                 pd.DataFrame({a: rnum[a], b: rnum[b]}), pd.DataFrame({a: snum[a], b: snum[b]})
             )
             metric = "CorrelationSimilarity"
         else:
-            ra = rdisc[a] if ca else real[a]
-            rb = rdisc[b] if cb else real[b]
-            sa = sdisc[a] if ca else synthetic[a]
-            sb = sdisc[b] if cb else synthetic[b]
-            rf = pd.DataFrame({a: ra, b: rb})
-            sf = pd.DataFrame({a: sa, b: sb})
-            if max(len(rf), len(sf)) > SUBSAMPLE:
-                rng = np.random.default_rng(0)
-                rf = rf.iloc[rng.permutation(len(rf))[: min(SUBSAMPLE, len(rf))]]
-                sf = sf.iloc[rng.permutation(len(sf))[: min(SUBSAMPLE, len(sf))]]
             score, strength = contingency_similarity(rf, sf)
             metric = "ContingencySimilarity"
-        pairs.append(
-            {
-                "columns": [a, b],
-                "metric": metric,
-                "score": None if math.isnan(score) else score,
-                "real_strength": None if math.isnan(strength) else strength,
-            }
+        empty = [c for c in (a, b) if real[c].isna().all() or synthetic[c].isna().all()]
+        # the joint score cuts both tables at the real table's edges (sdmetrics cuts each
+        # table at its own, so one stray synthetic value moves every bin)
+        jf = pd.DataFrame(
+            {a: scommon[a] if ca else synthetic[a], b: scommon[b] if cb else synthetic[b]}
         )
+        if len(jf) > SUBSAMPLE:
+            jf = jf.iloc[s_keep]
+        joint = math.nan if empty else joint_similarity(rf, jf)
+        item: dict[str, Any] = {
+            "columns": [a, b],
+            "metric": metric,
+            "score": None if math.isnan(score) else score,
+            "real_strength": None if math.isnan(strength) else strength,
+            "joint_score": None if math.isnan(joint) else joint,
+        }
+        if empty:
+            item["reason"] = f"no value in column(s) {', '.join(empty)} of one table"
+        elif item["score"] is None:
+            item["reason"] = (
+                "not associated in the real data (|r| <= 0.5 or Cramer's V <= 0.3): "
+                "left out of the sdmetrics pair score, scored jointly"
+            )
+        pairs.append(item)
     shape_scores = [
         s["score"] for s in shapes if s["score"] is not None and not math.isnan(s["score"])
     ]
@@ -240,10 +289,29 @@ def quality_report(
     col_pairs = float(np.mean(pair_scores)) if pair_scores else math.nan
     parts = [x for x in (col_shapes, col_pairs) if not math.isnan(x)]
     score = float(np.mean(parts)) if parts else math.nan
+    jointly = [p for p in pairs if p["joint_score"] is not None]
+    all_pairs = float(np.mean([p["joint_score"] for p in jointly])) if jointly else math.nan
+    parts_all = [x for x in (col_shapes, all_pairs) if not math.isnan(x)]
+    scored_shapes = [s for s in shapes if s["score"] is not None and not math.isnan(s["score"])]
+    worst_col = min(scored_shapes, key=lambda s: s["score"]) if scored_shapes else None
+    worst_pair = min(jointly, key=lambda p: p["joint_score"]) if jointly else None
     return {
         "score": score,
         "column_shapes": col_shapes,
         "column_pair_trends": None if math.isnan(col_pairs) else col_pairs,
+        "all_pairs": None if math.isnan(all_pairs) else all_pairs,
+        "score_all_pairs": float(np.mean(parts_all)) if parts_all else None,
+        "worst_column": None
+        if worst_col is None
+        else {
+            "column": worst_col["column"],
+            "metric": worst_col["metric"],
+            "score": worst_col["score"],
+        },
+        "worst_pair": None
+        if worst_pair is None
+        else {"columns": worst_pair["columns"], "score": worst_pair["joint_score"]},
+        "pairs_total": len(pairs),
         "pairs_scored": len(pair_scores),
         "details": {"column_shapes": shapes, "column_pair_trends": pairs},
         "definition": "sdmetrics 0.32 QualityReport (re-implemented; thresholds 0.5 / 0.3)",

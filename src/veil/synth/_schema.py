@@ -42,6 +42,7 @@ class ColumnSpec:
     high: float | None = None
     missing_rate: float = 0.0
     dtype: str = "object"
+    decimals: int | None = None
 
     @property
     def has_missing(self) -> bool:
@@ -247,15 +248,31 @@ def infer_schema(
             ):
                 refused.append(name)  # a running number: a row identifier
                 continue
+            if kind == "integer" and name in declared:
+                fractional = int((np.mod(values, 1) != 0).sum())
+                if fractional:
+                    raise InputError(
+                        f"column {name!r} is declared integer but {fractional} of its "
+                        f"{len(values)} value(s) have a fractional part",
+                        hint="declare it numeric, or round the column first",
+                    )
+            if kind == "numeric":
+                spec.decimals = _decimals(values)
             if name in bounds:
                 blo, bhi = (float(b) for b in bounds[name])
                 if not blo < bhi:
                     raise InputError(f"column {name!r}: declared bounds need low < high")
                 outside = int(((values < blo) | (values > bhi)).sum())
-                if outside:
+                if outside * 2 > len(values):
                     raise InputError(
-                        f"column {name!r}: {outside} value(s) outside the declared bounds",
-                        hint="widen the bounds, or clip the data first",
+                        f"column {name!r}: the declared bounds exclude {outside} of its "
+                        f"{len(values)} value(s), more than half",
+                        hint="check the bounds (low:high) and the column's unit",
+                    )
+                if outside:
+                    notes.append(
+                        f"column {name!r}: {outside} value(s) outside the declared bounds "
+                        "are clipped to them"
                     )
                 lo, hi = blo, bhi
             spec.low, spec.high = lo, hi
@@ -271,6 +288,29 @@ def infer_schema(
     for note in notes:
         log.info(note)
     return TableSchema(columns=specs, notes=notes)
+
+
+def _decimals(values: np.ndarray, most: int = 6) -> int | None:
+    """The fewest decimals (at most ``most``) that write every value exactly; None if more."""
+    for d in range(most + 1):
+        scaled = values * 10.0**d
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return d
+    return None
+
+
+def clip_to_bounds(df: pd.DataFrame, schema: TableSchema) -> pd.DataFrame:
+    """Numeric columns clipped to the schema's bounds (declared bounds may exclude values)."""
+    out = df
+    for spec in schema.modelled:
+        if spec.kind not in ("numeric", "integer") or spec.low is None or spec.high is None:
+            continue
+        x = pd.to_numeric(df[spec.name], errors="coerce")
+        if ((x < spec.low) | (x > spec.high)).any():
+            if out is df:
+                out = df.copy()
+            out[spec.name] = x.clip(spec.low, spec.high)
+    return out
 
 
 def restore_dtypes(df: pd.DataFrame, schema: TableSchema) -> pd.DataFrame:
@@ -289,6 +329,8 @@ def restore_dtypes(df: pd.DataFrame, schema: TableSchema) -> pd.DataFrame:
                     s = s.astype(pd.api.types.pandas_dtype(spec.dtype))
                 except (TypeError, ValueError):
                     s = s.astype("int64")
+        elif spec.kind == "numeric" and spec.decimals is not None:
+            s = pd.to_numeric(s, errors="coerce").astype("float64").round(spec.decimals)
         elif spec.kind == "boolean" and not s.isna().any():
             s = s.astype(bool)
         out[spec.name] = s.reset_index(drop=True)

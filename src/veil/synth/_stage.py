@@ -10,6 +10,10 @@ Policy::
       dataset: adult         # ledger dataset charged (required for DP methods)
       ledger: sqlite:///l.db # optional; default: the user's ledger
       seed: 0
+      bounds: {age: [0, 120]}            # public domain: costs no budget
+      categories: {sex: [F, M]}
+      public_domain: domain.json         # or a file of both (JSON or YAML)
+      domain_from_data: false            # mst/aim: read undeclared domains outside DP
 
 Decisions (see ``docs/synthetic-data.md``):
 
@@ -54,6 +58,15 @@ def _table_bytes(df: pd.DataFrame, fmt: str) -> str | bytes:
     return buf.getvalue()
 
 
+def _public_domain(syn: Any, bounds: dict[str, Any], categories: dict[str, Any]) -> set[str]:
+    """Columns whose domain may label the report's plots: declared, or estimated under DP."""
+    out = set(bounds) | set(categories)
+    for name, entry in (syn.fit_info_.get("domain") or {}).items():
+        if entry.get("source") in ("declared", "dp"):
+            out.add(name)
+    return out
+
+
 class SynthStage:
     """Fit the policy's synthesizer, sample, evaluate, and attach ``synthetic.<fmt>``."""
 
@@ -77,6 +90,11 @@ class SynthStage:
                 "the copula synthesizer is not differentially private; remove epsilon",
                 key="synth.epsilon",
                 hint="use method: aim or mst for a DP synthetic table",
+            )
+        if cfg.domain_from_data and cfg.method not in _DP_METHODS:
+            raise PolicyError(
+                "domain_from_data applies to the mst and aim methods only",
+                key="synth.domain_from_data",
             )
         if cfg.epsilon is not None and cfg.epsilon > 100:
             raise PolicyError("epsilon must be at most 100", key="synth.epsilon")
@@ -103,7 +121,7 @@ class SynthStage:
         import pandas as pd
 
         from veil.synth._base import synthesizers
-        from veil.synth._evaluate import evaluate
+        from veil.synth._evaluate import column_histograms, evaluate
 
         policy = ctx.policy
         cfg = policy.synth
@@ -124,6 +142,16 @@ class SynthStage:
         train = table.iloc[perm[n_hold:]].reset_index(drop=True)
 
         kw: dict[str, Any] = {"seed": cfg.seed}
+        if cfg.domain_from_data:
+            kw["domain_from_data"] = True
+        bounds: dict[str, tuple[float, float]] = {}
+        categories: dict[str, list[Any]] = {}
+        if cfg.public_domain is not None:
+            from veil.synth._domain import read_public_domain
+
+            bounds, categories = read_public_domain(cfg.public_domain)
+        bounds.update({k: (float(v[0]), float(v[1])) for k, v in cfg.bounds.items()})
+        categories.update({k: list(v) for k, v in cfg.categories.items()})
         ledger = None
         if self._is_dp(policy):
             from veil.dp import BudgetLedger
@@ -133,7 +161,9 @@ class SynthStage:
             if cfg.delta is not None:
                 kw["delta"] = cfg.delta
         try:
-            syn = synthesizers.get(cfg.method)(**kw).fit(train, progress=ctx.progress)
+            syn = synthesizers.get(cfg.method)(**kw).fit(
+                train, bounds=bounds, categories=categories, progress=ctx.progress
+            )
         finally:
             if ledger is not None:
                 ledger.close()
@@ -168,6 +198,14 @@ class SynthStage:
             "columns": cols,
             "fit": info,
             "evaluation": evaluation,
+            "privacy_statement": info.get("privacy_statement"),
+            "domain_from_data": info.get("domain_from_data", []),
+            "histograms": column_histograms(
+                train,
+                syn.sample(min(rows, 20_000), seed=(cfg.seed or 0) + 1),
+                syn.schema_,
+                public=_public_domain(syn, bounds, categories),
+            ),
             "summary": {
                 "synthetic_rows": rows,
                 "synthetic_quality": round(float(evaluation["quality"]["score"] or 0.0), 4),

@@ -32,10 +32,12 @@ import pandas as pd
 from veil._deps import require
 from veil._progress import Progress
 from veil.synth._base import (
+    NOT_DP,
     LedgerLike,
     Synthesizer,
     check_epsilon_delta,
     dp_guard,
+    dp_statement,
     synthesizers,
 )
 from veil.synth._constraints import Constraint
@@ -164,8 +166,14 @@ class TVAESynthesizer(Synthesizer):
 
     def _privacy_info(self) -> dict[str, Any]:
         if self.epsilon is None:
-            return {"differential_privacy": False}
+            return {"differential_privacy": False, "privacy_statement": NOT_DP}
+        declared: set[str] = getattr(self, "_declared_domain", set())
+        from_data = sorted(
+            s.name for s in self.schema_.columns if s.name not in declared and s.kind != "boolean"
+        )
         return {
+            "privacy_statement": dp_statement(self.epsilon, self.delta, from_data),
+            "domain_from_data": from_data,
             "differential_privacy": True,
             "epsilon": self.epsilon,
             "delta": self.delta,

@@ -90,8 +90,13 @@ def test_declared_domain_is_enforced_without_echoing_values() -> None:
     with pytest.raises(InputError) as err:
         infer_schema(df, categories={"c": ["b"]})
     assert "secret-value" not in str(err.value)
-    with pytest.raises(InputError, match="bounds"):
-        infer_schema(df, bounds={"n": (0, 100)})
+    # bounds that exclude more than half of the values are an error naming the count;
+    # fewer are clipped, and the notes say how many (issue 28)
+    with pytest.raises(InputError, match=r"exclude 20 of its 20 value\(s\)") as err:
+        infer_schema(df, bounds={"n": (600, 700)})
+    assert "500" not in str(err.value)
+    clipped = infer_schema(df, bounds={"n": (0, 100)})
+    assert any("10 value(s) outside the declared bounds are clipped" in n for n in clipped.notes)
     schema = infer_schema(df, bounds={"n": (0, 1000)})
     assert (schema["n"].low, schema["n"].high) == (0.0, 1000.0)
 

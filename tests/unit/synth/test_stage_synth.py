@@ -92,3 +92,37 @@ def test_run_policy_writes_the_synthetic_artifact(
     report = json.loads(result.outputs["report_json"].read_text(encoding="utf-8"))
     assert report["summary"]["synthetic_rows"] == 120
     assert report["synth"]["evaluation"]["quality"]["score"] is not None
+
+
+def test_report_has_statement_quality_extremes_and_histograms() -> None:
+    from veil.report._html import render_html
+
+    pol = _policy(
+        {
+            "method": "copula",
+            "rows": 200,
+            "seed": 1,
+            "bounds": {"age": [0, 120]},
+            "categories": {"sex": ["F", "M"]},
+        }
+    )
+    df = _frame()
+    ctx = RunContext(policy=pol, original=df, data=df.copy())
+    SynthStage().run(ctx)
+    sec = ctx.report["synth"]
+    assert sec["privacy_statement"].startswith("not differentially private")
+    hist = {h["column"]: h for h in sec["histograms"]}
+    assert set(hist) == {"age", "sex", "y"}
+    assert sum(hist["age"]["real"]) == pytest.approx(1.0)
+    assert hist["age"]["labels_are_values"] and sorted(hist["sex"]["labels"]) == ["F", "M"]
+    assert not hist["y"]["labels_are_values"] and hist["y"]["labels"] == ["#1", "#2"]
+    q = sec["evaluation"]["quality"]
+    assert q["pairs_total"] == 3 and q["worst_column"]["column"] in {"age", "sex", "y"}
+    page = render_html({"summary": {}, "columns": [], "synth": sec})
+    assert "not differentially private" in page and 'id="synth-hist-0"' in page
+    assert "worst pair" in page
+
+
+def test_domain_from_data_needs_a_dp_method() -> None:
+    with pytest.raises(PolicyError, match="mst and aim"):
+        SynthStage().check(_policy({"method": "copula", "domain_from_data": True}))

@@ -1,0 +1,187 @@
+"""Numeric bins that follow the data, DP domains, and the bad inputs of issue 28."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import ks_2samp
+
+from veil._errors import InputError
+from veil.synth._discretize import Discretizer, _weights, fine_edges
+from veil.synth._domain import (
+    dp_bounds,
+    dp_categories,
+    read_public_domain,
+    stability_threshold,
+)
+from veil.synth._noise import ZCDPBudget
+from veil.synth._schema import infer_schema, restore_dtypes
+
+
+def _skewed(n: int = 5000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)  # test data only
+    return pd.DataFrame(
+        {
+            "charges": np.round(np.exp(rng.normal(9.5, 1.0, n)), 2),
+            "stay": 1 + rng.poisson(3, n),
+            "zeros": np.where(rng.random(n) < 0.6, 0, 1 + rng.poisson(2, n)),
+        }
+    )
+
+
+def test_fine_grid_depends_on_the_bounds_only_and_goes_log_for_long_ranges() -> None:
+    edges, scale = fine_edges("numeric", 0.0, 2_000_000.0)
+    assert scale == "log" and edges[0] == 0.0 and edges[-1] >= 2_000_000.0
+    assert np.all(np.diff(edges) > 0)
+    assert np.diff(edges)[0] < 1.0 < np.diff(edges)[-1]  # fine at the bottom, wide in the tail
+    ints, scale = fine_edges("integer", 1.0, 365.0)
+    assert scale == "linear" and len(ints) == 366  # one fine bin per whole number
+    assert fine_edges("numeric", 0.0, 100.0)[1] == "linear"
+
+
+def test_quantile_bins_resolve_a_skewed_column_and_sampling_follows_it() -> None:
+    df = _skewed()
+    schema = infer_schema(df, bounds={"charges": (0, 2_000_000), "stay": (1, 365)})
+    disc = Discretizer.build(schema, df, max_bins=32)
+    codes = disc.encode(df, schema)
+    counts = np.bincount(codes["charges"])
+    # equal mass per bin (exact histogram here): none holds more than twice its share
+    assert counts.max() <= 2 * len(df) / len(counts)
+    out = restore_dtypes(disc.decode(codes, schema, np.random.default_rng(0)), schema)
+    for c in df.columns:
+        assert 1 - ks_2samp(df[c], out[c], method="asymp").statistic >= 0.97, c
+    assert abs(out["charges"].median() - df["charges"].median()) < 0.05 * df["charges"].median()
+    # the old equal-width bins on [0, 2e6] put every row in the first bin: median ~ 31,000
+    assert out["stay"].dtype.kind == "i" and out["stay"].between(1, 365).all()
+
+
+def test_noisy_fine_histogram_spends_its_budget_and_outer_bins_are_cut_back() -> None:
+    df = _skewed()
+    schema = infer_schema(df, bounds={"charges": (0, 2_000_000), "stay": (1, 365)})
+    budget = ZCDPBudget(1.0)
+    sig = {"charges": 20.0, "stay": 20.0, "zeros": 20.0}
+    disc = Discretizer.build(schema, df, budget=budget, sigmas=sig, missing_code=True)
+    assert budget.spent == pytest.approx(3 / (2 * 20.0**2), rel=1e-6)
+    out = disc.decode(disc.encode(df, schema), schema, np.random.default_rng(1))
+    # declared bounds reach 365 days; the sampled stays stay near the data
+    assert out["stay"].max() <= df["stay"].max() + 3
+    assert 1 - ks_2samp(df["charges"], out["charges"], method="asymp").statistic >= 0.95
+
+
+def test_weights_drop_a_stray_noisy_bin_far_beyond_the_data() -> None:
+    sigma = 10.0
+    noisy = np.zeros(100)
+    noisy[:10] = 500.0  # the data
+    noisy[90] = 35.0  # noise: 3.5 sigma, far out
+    w = _weights(noisy, [0, 5, 10, 100], sigma, trim=True)
+    assert w[90] == 0 and w[:10].sum() > 0
+    kept = _weights(noisy, [0, 5, 10, 100], sigma, trim=False)
+    assert kept[90] > 0  # bounds read from the data are not cut back
+
+
+def test_dp_bounds_cover_the_data_on_a_fixed_grid() -> None:
+    x = _skewed()["charges"].to_numpy(dtype=float)
+    budget = ZCDPBudget(1.0)
+    lo, hi, clipped = dp_bounds(x, "numeric", 5.0, budget, "bounds")
+    assert math.log2(hi).is_integer()  # an edge of the power-of-two grid, not a data value
+    assert math.log2(lo).is_integer()
+    # only bins whose noisy count stands 4.5 sigma out are kept: the rest is clipped, counted
+    assert clipped == int(((x < lo) | (x > hi)).sum()) <= 0.01 * len(x)
+    assert budget.spent == pytest.approx(1 / (2 * 25.0), rel=1e-6)
+    lo0, _, _ = dp_bounds(np.array([0.0] * 500 + [7.0] * 500), "integer", 5.0, budget, "b")
+    assert lo0 == 0.0  # the bin around zero ends the range at zero
+
+
+def test_stability_histogram_keeps_frequent_categories_only() -> None:
+    s = pd.Series(["a"] * 3000 + ["b"] * 2000 + ["rare"] * 3)
+    budget = ZCDPBudget(1.0)
+    thr = stability_threshold(5.0, 1e-10)
+    assert thr > 30
+    kept, dropped = dp_categories(s, 5.0, thr, budget, "categories")
+    assert kept == ["a", "b"] and dropped == 1
+
+
+def test_missing_code_unmeasured_by_noise_is_filled() -> None:
+    df = pd.DataFrame({"c": ["x", "y"] * 50})
+    schema = infer_schema(df)
+    disc = Discretizer.build(schema, df, missing_code=True)
+    codes = {"c": np.array([0, 1, 2, 2])}  # 2 = the missing code
+    disc.drop_unmeasured_missing({"c": (np.array([50.0, 50.0, 1.0]), 5.0)})
+    out = disc.decode(codes, schema, np.random.default_rng(0))
+    assert out["c"].notna().all()
+
+
+def test_declared_integer_with_fractions_is_an_error() -> None:
+    df = pd.DataFrame({"n": [1.0, 2.5, 3.0, 4.25] * 5})
+    with pytest.raises(InputError, match=r"declared integer but 10 of its 20 value"):
+        infer_schema(df, declared={"n": "integer"})
+
+
+def test_all_missing_numeric_column_is_written_back_missing_and_noted() -> None:
+    df = pd.DataFrame({"n": [np.nan] * 20, "c": ["a", "b"] * 10})
+    schema = infer_schema(df, bounds={"n": (0, 10)})
+    assert schema["n"].kind == "empty"
+    assert any("entirely missing" in n for n in schema.notes)
+
+
+def test_numeric_decimals_are_restored() -> None:
+    df = pd.DataFrame({"x": np.round(np.linspace(0, 100, 40), 2)})
+    schema = infer_schema(df)
+    assert schema["x"].decimals == 2
+    out = restore_dtypes(pd.DataFrame({"x": [1.23456789, 2.0]}), schema)
+    assert out["x"].tolist() == [1.23, 2.0]
+
+
+def test_public_domain_file_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good = tmp_path / "d.json"
+    good.write_text('{"bounds": {"a": [0, 5]}, "categories": {"b": ["x"]}}')
+    assert read_public_domain(good) == ({"a": (0.0, 5.0)}, {"b": ["x"]})
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"bounds": {"a": [0]}}')
+    with pytest.raises(InputError, match="must be \\[low, high\\]"):
+        read_public_domain(bad)
+    other = tmp_path / "o.json"
+    other.write_text('{"columns": {}}')
+    with pytest.raises(InputError, match="'bounds' and/or 'categories'"):
+        read_public_domain(other)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lo=st.integers(-1000, 1000),
+    span=st.integers(1, 100_000),
+    kind=st.sampled_from(["integer", "numeric"]),
+    seed=st.integers(0, 2**16),
+)
+def test_decoded_values_stay_inside_the_bounds(lo: int, span: int, kind: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    hi = lo + span
+    x = rng.uniform(lo, hi, 300)
+    x = np.round(x) if kind == "integer" else x
+    df = pd.DataFrame({"v": x, "c": rng.choice(["p", "q"], 300)})
+    schema = infer_schema(df, declared={"v": kind}, bounds={"v": (lo, hi)})
+    disc = Discretizer.build(schema, df, max_bins=16)
+    codes = disc.encode(df, schema)
+    assert all(codes[c].max() < disc.sizes[c] for c in codes)
+    out = disc.decode(codes, schema, rng)["v"].to_numpy(dtype=float)
+    assert np.all((out >= lo) & (out <= hi))
+    if kind == "integer":
+        assert np.all(out == np.round(out))
+
+
+def test_few_rows_for_the_noise_fall_back_to_equal_bins_on_the_grid() -> None:
+    rng = np.random.default_rng(5)  # test data only
+    df = pd.DataFrame({"life": rng.normal(60, 12, 1400).clip(20, 85)})
+    schema = infer_schema(df, bounds={"life": (0, 100)})
+    disc = Discretizer.build(schema, df, budget=ZCDPBudget(1.0), sigmas={"life": 41.0})
+    col = disc.columns[0]
+    assert col["weak_signal"] and col["bins"] == 32
+    codes = disc.encode(df, schema)
+    out = disc.decode(codes, schema, np.random.default_rng(0))
+    # the model's one-way marginal carries the shape; equal bins of ~3 years keep it
+    assert 1 - ks_2samp(df["life"], out["life"], method="asymp").statistic >= 0.97
