@@ -42,8 +42,11 @@ def test_mst_dp_domain_keeps_skewed_columns_and_accounts_for_it() -> None:
     assert info["rho_spent"] == pytest.approx(info["rho"], rel=1e-6)
     assert info["epsilon_spent"] <= 1.0 + 1e-6
     out = syn.sample(len(df), seed=1)
+    # the 0.90 is the benchmark's (40,000 rows, benchmarks/synth_skewed.py); here one
+    # unseeded DP draw on 8,000 rows: charges ranged 0.87 to 0.95 over runs, so the bar has a
+    # margin; the uniform-within-bin sampling this replaced scored 0.38 (stay) and 0.67
     for c in ("stay", "charges", "procedures"):
-        assert 1 - ks_2samp(df[c], out[c], method="asymp").statistic >= 0.9, c
+        assert 1 - ks_2samp(df[c], out[c], method="asymp").statistic >= 0.8, c
     assert out["stay"].dtype.kind == "i" and out.notna().all().all()
     assert abs(out["stay"].median() - df["stay"].median()) <= 1
 

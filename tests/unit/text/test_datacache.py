@@ -95,4 +95,7 @@ def test_cached_lexicon_and_gazetteer_equal_the_built_ones(
         _places.gazetteer.cache_clear()
         assert _lexicon.name_lexicon() == built_names
         assert _places.gazetteer() == built_places
-    assert {p.name.split("-")[0] for p in tmp_path.glob("*.json")} == {"name_lexicon", "gazetteer"}
+    written = {p.name.split("-")[0] for p in tmp_path.glob("*.json")}
+    # building them may also cache the word list they read (when no earlier test in this
+    # process has): the two are there, and nothing that is not a known list
+    assert {"name_lexicon", "gazetteer"} <= written <= {"name_lexicon", "gazetteer", "lorem_words"}
