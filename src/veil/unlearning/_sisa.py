@@ -142,8 +142,9 @@ class SISAModel:
     >>> m = SISAModel.fit(d, {"x": x, "y": y}, [str(i) for i in range(200)],
     ...                   trainer=SklearnShardTrainer(LogisticRegression()), key=key,
     ...                   shards=4, slices=1)
-    >>> m.forget(["7"])["shards_retrained"] == [m.shard_of("7")]
-    True
+    >>> shard = m.shard_of("7")
+    >>> m.forget(["7"])["shards_retrained"] == [shard], m.shard_of("7")
+    (True, None)
     >>> m.verify()["exact"]
     True
     """
