@@ -10,9 +10,7 @@ Examples
 >>> result = veil.run_policy(policy)  # doctest: +SKIP
 """
 
-import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
-from typing import Any as _Any
 
 from veil._errors import (
     InputError,
@@ -29,6 +27,7 @@ from veil._errors import (
     VerificationError,
     WeakKeyError,
 )
+from veil._lazy import lazy_exports as _lazy_exports
 from veil._version import __version__
 
 if _TYPE_CHECKING:
@@ -71,14 +70,4 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> _Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'veil' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = _lazy_exports(__name__, _HOME)

@@ -6,8 +6,9 @@ text section's model (:class:`TextConfig`) and the thresholds, not every policy 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from veil._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from veil.policy._loader import load_policy, parse_policy, policy_schema
@@ -54,14 +55,8 @@ _TEXT = ("DETECT_SCORE_THRESHOLD", "REDACT_SCORE_THRESHOLD", "TextConfig")
 _LOADER = ("load_policy", "parse_policy", "policy_schema")
 
 
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module 'veil.policy' has no attribute {name!r}")
-    home = "_text_models" if name in _TEXT else "_loader" if name in _LOADER else "_models"
-    value = getattr(importlib.import_module(f"veil.policy.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+_HOME = {
+    name: f"veil.policy.{'_text_models' if name in _TEXT else '_loader' if name in _LOADER else '_models'}"
+    for name in __all__
+}
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)

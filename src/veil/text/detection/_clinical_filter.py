@@ -35,7 +35,7 @@ from a labelled corpus.
 
 from __future__ import annotations
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._clinical_shapes import is_english, setting_or_count
 from veil.text.recognition._finding import Finding
 from veil.text.vocab._clinical_vocab import is_name_word

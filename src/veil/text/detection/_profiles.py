@@ -29,7 +29,7 @@ import datetime as _dt
 import re
 
 from veil._errors import PolicyError
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Finding
 from veil.text.vocab._lexicon import state_or_country
 

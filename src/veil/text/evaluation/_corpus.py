@@ -29,7 +29,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.evaluation._corpus_secrets import SECRET_TYPES, secret_value
 from veil.text.replacement._surrogate import faker_postal_address
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from veil._errors import InputError
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 
 __all__ = ["EvaluationReport", "evaluate_spans", "load_gold", "load_label_map"]
 

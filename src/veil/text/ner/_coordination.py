@@ -3,7 +3,7 @@ Marta", "Isabel & Anthony"): a step after the recognizers, since it reads their 
 
 from __future__ import annotations
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._names import _CAP, _given_name
 from veil.text.vocab._lexicon import clinical_register, first_last_name, name_lexicon

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from veil._errors import InputError
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.ner._ner_lines import line_pieces
 from veil.text.recognition._dates import MONTHS, looks_like_absolute_date
 from veil.text.recognition._finding import Explanation, Finding

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.vocab._lexicon import (
     LOWER_LATIN,
     NOTE_WORDS,

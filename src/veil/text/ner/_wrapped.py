@@ -14,7 +14,7 @@ surname opening the next is a person though nothing found either (score 0.6).
 
 from __future__ import annotations
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._names import _given_name, surname_like
 from veil.text.vocab._lexicon import LOWER_LATIN, UPPER_LATIN, first_last_name

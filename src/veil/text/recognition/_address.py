@@ -67,7 +67,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._recognizer import (
     scan,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._address import _CA_PC, _REGIONS, _UNIT_WORDS, _Address, _addresses
 from veil.text.recognition._recognizer import text_features
 from veil.text.vocab._street_words import _EN_STRONG, _EN_WEAKS

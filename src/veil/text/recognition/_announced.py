@@ -44,7 +44,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._checksums import (
     aba_ok,
     card_issuer,

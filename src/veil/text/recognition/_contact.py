@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from veil._errors import PolicyError
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._phone_regions import ANY_REGIONS, amount_shaped, cued_regions
 from veil.text.recognition._recognizer import (

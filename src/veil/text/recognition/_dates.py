@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._recognizer import Pattern, PatternRecognizer, recognizers
 
 __all__ = ["MONTHS", "DateRecognizer", "MonthNameRecognizer", "looks_like_absolute_date"]

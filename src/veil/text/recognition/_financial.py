@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._checksums import (
     IBAN_LENGTHS,
     aba_ok,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.vocab._lexicon import LOWER_LATIN
 
 __all__ = ["acting_lower_pairs", "cued_lower_pairs", "transcript_names"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._lower_names import (
     acting_lower_pairs,

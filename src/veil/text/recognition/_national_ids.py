@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._recognizer import Pattern, recognizers
 from veil.text.recognition._world_ids import STRONG, WEAK, WorldIdRecognizer
 

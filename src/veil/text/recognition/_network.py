@@ -16,7 +16,7 @@ import ipaddress
 import re
 from dataclasses import replace
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Finding
 from veil.text.recognition._recognizer import (
     ContextMatcher,

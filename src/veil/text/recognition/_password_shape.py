@@ -19,7 +19,7 @@ redaction threshold (:data:`veil.policy.DETECT_SCORE_THRESHOLD`,
 
 from __future__ import annotations
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer, recognizers
 

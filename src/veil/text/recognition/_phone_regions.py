@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 
 __all__ = ["ANY_REGIONS", "amount_shaped", "cued_regions"]
 

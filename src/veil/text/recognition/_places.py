@@ -32,7 +32,7 @@ import functools
 import re
 import unicodedata
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer, recognizers
 from veil.text.vocab._lexicon import (

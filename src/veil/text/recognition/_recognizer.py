@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil._registry import Registry
 from veil.text.recognition._finding import Explanation, Finding
 

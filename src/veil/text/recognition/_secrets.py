@@ -44,7 +44,7 @@ import random
 import re
 from collections import Counter
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import (
     Pattern,

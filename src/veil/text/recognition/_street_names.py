@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._address import _NAMEWORD, _UP
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import (

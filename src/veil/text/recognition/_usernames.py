@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer, recognizers
 from veil.text.vocab._lexicon import common_words, word_set

@@ -10,7 +10,7 @@ import datetime as _dt
 import re
 from collections import Counter
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._checksums import luhn_ok
 
 __all__ = [

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from veil._errors import KeyMissingError, WeakKeyError
 from veil._keystrength import weak_key_reason
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 
 __all__ = ["derive", "load_key"]
 

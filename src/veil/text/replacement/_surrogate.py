@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.recognition._address_lower import address_layout, address_shape
 from veil.text.recognition._checksums import IBAN_LENGTHS
 from veil.text.recognition._national_ids import (

@@ -8,7 +8,7 @@ Masked values ("XXXX-XXXX-XXXX-9876", "****", "###") are no name of anything eit
 
 from __future__ import annotations
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 
 __all__ = ["LABEL_WORDS", "names_nothing"]
 

@@ -25,7 +25,7 @@ import importlib
 import pkgutil
 import re
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 from veil.text.vocab._street_words import _STATE_NAMES, _STATES
 
 __all__ = [

@@ -1,14 +1,16 @@
-"""``lazy_compile``: a pattern compiled on first use answers exactly as ``re.compile``."""
+"""``lazy_compile``: a pattern compiled on first use answers exactly as ``re.compile``;
+``lazy_exports``: a package name imported on first read."""
 
 from __future__ import annotations
 
 import pickle
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from veil._lazyre import lazy_compile
+from veil._lazy import lazy_compile
 
 PATTERNS = [
     (r"\b\d{3}-\d{2}-\d{4}\b", 0),
@@ -28,13 +30,9 @@ def test_nothing_compiles_until_first_use() -> None:
 
 
 def test_a_bad_pattern_fails_on_first_use() -> None:
-    rx = lazy_compile(r"(\d")
-    try:
+    rx = lazy_compile(r"(\d")  # no error yet: nothing is compiled
+    with pytest.raises(re.error):
         rx.search("1")
-    except re.error:
-        pass
-    else:  # pragma: no cover - the assertion below names the failure
-        raise AssertionError("a bad pattern matched")
 
 
 def test_unknown_attributes_are_attribute_errors() -> None:
@@ -61,3 +59,25 @@ def test_every_method_answers_as_re_compile(spec: tuple[str, int], text: str) ->
         a, b = getattr(lazy, method)(text), getattr(eager, method)(text)
         assert (a and a.span()) == (b and b.span())
     assert lazy.groupindex == eager.groupindex
+
+
+def test_lazy_exports_import_a_name_on_first_read_and_keep_it() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, types, json\n"
+        "from veil._lazy import lazy_exports\n"
+        "pkg = types.ModuleType('pkg_under_test'); sys.modules['pkg_under_test'] = pkg\n"
+        "get, names = lazy_exports('pkg_under_test', {'dumps': 'json', 'Fraction': 'fractions'})\n"
+        "pkg.__getattr__ = get\n"
+        "before = 'fractions' in sys.modules\n"
+        "frac = pkg.Fraction\n"
+        "try:\n    pkg.nothing\n    missing = False\nexcept AttributeError:\n    missing = True\n"
+        "print(json.dumps([before, 'fractions' in sys.modules, 'Fraction' in vars(pkg),"
+        " missing, sorted(n for n in names() if not n.startswith('_'))]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == '[false, true, true, true, ["Fraction", "dumps"]]'

@@ -1,4 +1,8 @@
-"""Regular expressions compiled on first use, not on import.
+"""What veil loads on first use, not on import: regular expressions and package exports.
+
+:func:`lazy_exports` gives a package a module ``__getattr__`` (PEP 562) that imports each
+public name from the module that defines it when the name is first read, so that ``import
+veil`` or ``import veil.text`` does not import every part (``veil text detect``'s start-up).
 
 veil's text recognizers define a few hundred module-level patterns. Compiling them all when
 the package is imported cost about a third of ``veil text detect``'s start-up, although a
@@ -17,10 +21,13 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-__all__ = ["lazy_compile"]
+__all__ = ["lazy_compile", "lazy_exports"]
 
 # the methods and attributes that need the compiled pattern, bound on first use
 _COMPILED = (
@@ -78,3 +85,28 @@ def lazy_compile(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]
     library) calls ``re.compile(rx.pattern, rx.flags)``, which ``re``'s cache answers.
     """
     return cast("re.Pattern[str]", _LazyPattern(pattern, int(flags)))
+
+
+def lazy_exports(
+    module: str, homes: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for package ``module``: a name in ``homes`` is imported
+    from the module ``homes[name]`` on first read and then kept in the package's namespace.
+
+    Use in a package's ``__init__.py``, with the same names imported under ``TYPE_CHECKING``
+    for type checkers: ``__getattr__, __dir__ = lazy_exports(__name__, {"X": "pkg._x"})``.
+    """
+    package = sys.modules[module]
+
+    def __getattr__(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        setattr(package, name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(package)) | set(homes))
+
+    return __getattr__, __dir__
