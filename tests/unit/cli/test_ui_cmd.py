@@ -1,0 +1,114 @@
+"""``veil ui`` as users start it: a subprocess that prints its URL and refuses strangers."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[3] / "src")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _veil(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "veil", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": SRC},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _status(url: str, headers: dict[str, str] | None = None) -> int:
+    req = urllib.request.Request(url, headers=headers or {})
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(req, timeout=10) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return None
+
+
+def test_veil_ui_prints_its_url_and_refuses_requests_without_the_token(tmp_path: Path) -> None:
+    (tmp_path / "t.csv").write_text("age,zip\n30,12345\n")
+    port = _free_port()
+    proc = _veil("ui", "--port", str(port), "--no-browser", "--workdir", str(tmp_path), cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line and "token=" in line
+        token = re.search(r"token=([A-Za-z0-9_-]+)", line)
+        assert token is not None and len(token.group(1)) >= 40
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 20
+        while True:  # the line is printed just before the server accepts
+            try:
+                status = _status(base + "/data")
+                break
+            except (ConnectionError, urllib.error.URLError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        assert status == 401
+        assert _status(base + "/data", {"Host": "evil.example"}) in (400, 403)
+        assert _status(base + "/?token=wrong") == 403
+        assert _status(f"{base}/?token={token.group(1)}", {"Host": "evil.example"}) == 403
+        assert _status(f"{base}/?token={token.group(1)}") == 303  # the token opens a session
+        assert _status(f"{base}/?token={token.group(1)}") == 403  # and only once
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+    assert token.group(1) not in err  # nothing logs the token
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--host", "0.0.0.0"], "not a loopback address"),
+        (["--host", "0.0.0.0", "--allow-remote"], "needs TLS"),
+        (["--workdir", "nope"], "--workdir is not a folder"),
+    ],
+)
+def test_veil_ui_refuses_unsafe_or_bad_options(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    proc = _veil("ui", "--no-browser", "--port", "0", *args, cwd=tmp_path)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert message in err and "hint:" in err
+    assert "token=" not in out
+
+
+def test_veil_ui_refuses_a_port_in_use(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        proc = _veil("ui", "--no-browser", "--port", str(port), cwd=tmp_path)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "cannot listen on port" in err and "token=" not in out
