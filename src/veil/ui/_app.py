@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 from veil._errors import VeilError
 from veil.ui._security import Guard, Sessions, allowed_hosts, safe_path
 
-__all__ = ["UiSettings", "create_app", "list_tables", "describe_table", "explain_text"]
+__all__ = ["UiSettings", "create_app", "describe_table", "explain_text", "list_tables"]
 
 log = logging.getLogger("veil.ui")
 
@@ -190,7 +190,8 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
             except VeilError as exc:
                 problem, status = error(exc), 400
         log.info(
-            "data view: %s in %.2f s", "refused" if problem else "rendered",
+            "data view: %s in %.2f s",
+            "refused" if problem else "rendered",
             time.perf_counter() - started,
         )
         return page(

@@ -81,7 +81,7 @@ def _cookie(headers: dict[str, str], name: str) -> str | None:
     jar: SimpleCookie = SimpleCookie()
     try:
         jar.load(raw)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a malformed Cookie header is no session
         return None
     morsel = jar.get(name)
     return morsel.value if morsel is not None else None
@@ -151,9 +151,8 @@ class Guard:
                 return
             rest = {k: v for k, v in query.items() if k != "token"}
             location = scope.get("path", "/") + ("?" + urlencode(rest, doseq=True) if rest else "")
-            cookie = (
-                f"{SESSION_COOKIE}={sid}; Path=/; HttpOnly; SameSite=Strict"
-                + ("; Secure" if self.secure_cookie else "")
+            cookie = f"{SESSION_COOKIE}={sid}; Path=/; HttpOnly; SameSite=Strict" + (
+                "; Secure" if self.secure_cookie else ""
             )
             await _plain(
                 send,
@@ -188,7 +187,7 @@ class Guard:
             "application/x-www-form-urlencoded"
         ):
             form = parse_qs(body.decode("utf-8", "replace"))
-            offered_csrf = (form.get("csrf") or [None])[0]
+            offered_csrf = (form.get("csrf") or [""])[0] or None
         if offered_csrf is None or not hmac.compare_digest(offered_csrf.encode(), csrf.encode()):
             await _plain(
                 send,
@@ -246,7 +245,5 @@ def safe_path(workdir: Path, relative: str) -> Path:
             hint="pick a file inside the working folder (links out of it are refused too)",
         )
     if not resolved.is_file():
-        raise InputError(
-            "no such file in the working folder", hint="pick a file from the list"
-        )
+        raise InputError("no such file in the working folder", hint="pick a file from the list")
     return resolved

@@ -53,7 +53,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 def test_veil_ui_prints_its_url_and_refuses_requests_without_the_token(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("age,zip\n30,12345\n")
     port = _free_port()
-    proc = _veil("ui", "--port", str(port), "--no-browser", "--workdir", str(tmp_path), cwd=tmp_path)
+    proc = _veil(
+        "ui", "--port", str(port), "--no-browser", "--workdir", str(tmp_path), cwd=tmp_path
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

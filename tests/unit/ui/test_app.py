@@ -18,7 +18,7 @@ with warnings.catch_warnings():  # starlette 1.x prefers httpx2, which is not in
     warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
     from starlette.testclient import TestClient
 
-from veil.ui import UiSettings, create_app  # noqa: E402
+from veil.ui import UiSettings, create_app
 
 # third-party deprecations between starlette 1.x, httpx and anyio (not ours to fix)
 pytestmark = [
@@ -43,7 +43,9 @@ def workdir(tmp_path: Path) -> Path:
         )
     )
     (root / "sub").mkdir()
-    (root / "sub" / "events.jsonl").write_text('{"city": "Oslo", "n": 1}\n{"city": "Rome", "n": 2}\n')
+    (root / "sub" / "events.jsonl").write_text(
+        '{"city": "Oslo", "n": 1}\n{"city": "Rome", "n": 2}\n'
+    )
     (root / "notes.txt.bin").write_bytes(b"\x00\x01binary")
     (root / "broken.csv").write_bytes(b"\xff\xfe\x00garbage\x00\n\x01")
     (tmp_path / "secret.csv").write_text("ssn\n123-45-6789\n")
@@ -133,19 +135,15 @@ def test_post_needs_the_csrf_token_and_our_origin(workdir: Path) -> None:
     assert client.post("/text", data=text).status_code == 403
     assert client.post("/text", data={**text, "csrf": "wrong"}).status_code == 403
     assert client.post("/api/text/explain", json=text).status_code == 403
-    r = client.post(
-        "/text", data={**text, "csrf": csrf}, headers={"origin": "http://evil.example"}
-    )
+    r = client.post("/text", data={**text, "csrf": csrf}, headers={"origin": "http://evil.example"})
     assert r.status_code == 403
     assert client.post("/text", data={**text, "csrf": csrf}).status_code == 200
-    r = client.post(
-        "/api/text/explain", json=text, headers={"x-csrf-token": csrf, "origin": BASE}
-    )
+    r = client.post("/api/text/explain", json=text, headers={"x-csrf-token": csrf, "origin": BASE})
     assert r.status_code == 200
 
 
 def test_csrf_tokens_are_per_session(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+    _client, csrf = _session(workdir)
     # the same app, a second session opened by a fresh token, is a different CSRF token
     settings = UiSettings(workdir=workdir, port=PORT)
     app = create_app(settings)
@@ -183,13 +181,15 @@ def test_a_symlink_out_of_the_workdir_is_refused_and_not_listed(workdir: Path) -
     assert r.status_code == 400 and "leaves the working folder" in r.json()["error"]["message"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(parts=st.lists(st.sampled_from(["..", ".", "sub", "x", "%2e%2e", "..\\.."]), max_size=6))
 def test_property_no_path_reaches_outside(workdir: Path, parts: list[str]) -> None:
     from veil._errors import InputError
     from veil.ui._security import safe_path
 
-    rel = "/".join(parts + ["secret.csv"])
+    rel = "/".join([*parts, "secret.csv"])
     try:
         got = safe_path(workdir, rel)
     except InputError:
@@ -237,7 +237,9 @@ def test_text_view_highlights_findings_with_their_explanation(workdir: Path) -> 
     text = "Call 212-555-0175 or mail ann@example.com, card 4111 1111 1111 1111 <b>x</b>"
     page = client.post("/text", data={"text": text, "csrf": csrf})
     assert page.status_code == 200
-    marks = re.findall(r'<mark class="(e-[a-z]+)" title="([A-Z_]+) \(#\d+\)">([^<]*)<sup>', page.text)
+    marks = re.findall(
+        r'<mark class="(e-[a-z]+)" title="([A-Z_]+) \(#\d+\)">([^<]*)<sup>', page.text
+    )
     assert ("e-finance", "CREDIT_CARD", CARD) in marks
     assert ("e-contact", "EMAIL_ADDRESS", "ann@example.com") in marks
     assert "luhn" in page.text  # the card's validation, from the explanation
