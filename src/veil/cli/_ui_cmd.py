@@ -120,6 +120,9 @@ def ui(
         import webbrowser
 
         webbrowser.open(settings.url)
+    import threading
+
+    threading.Thread(target=app.warm, name="veil-ui-warm", daemon=True).start()
     server.run(sockets=[sock])
 
 

@@ -8,6 +8,7 @@ aggregate statistics, and findings in the text the user pasted: never a table's 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,13 +162,23 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
     templates = Jinja2Templates(directory=str(_HERE / "templates"))
     workdir = settings.workdir.resolve()
     cache: dict[str, Any] = {"analyzer": analyzer}
+    lock = threading.Lock()
 
     def get_analyzer() -> Any:
-        if cache["analyzer"] is None:
-            from veil.text import TextAnalyzer
+        with lock:
+            if cache["analyzer"] is None:
+                from veil.text import TextAnalyzer
 
-            cache["analyzer"] = TextAnalyzer.from_config(ner=False)
-        return cache["analyzer"]
+                cache["analyzer"] = TextAnalyzer.from_config(ner=False)
+            return cache["analyzer"]
+
+    def warm() -> None:
+        """Import what the views need and build the analyzer, so the first page a user
+        opens does not wait for it (``veil ui`` calls this in a thread once listening)."""
+        import veil.io
+        import veil.policy._draft  # noqa: F401
+
+        get_analyzer().analyze("warm up 212-555-0175")
 
     def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
         base = {"csrf": request.scope["state"]["csrf"], "workdir_name": workdir.name}
@@ -276,4 +287,5 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         hosts=hosts,
         origins=frozenset(f"{scheme}://{h}" for h in hosts),
         secure_cookie=settings.tls,
+        warm=warm,
     )

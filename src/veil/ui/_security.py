@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -116,8 +117,10 @@ class Guard:
         hosts: frozenset[str],
         origins: frozenset[str],
         secure_cookie: bool = False,
+        warm: Callable[[], None] | None = None,
     ) -> None:
         self.app = app
+        self.warm = warm or (lambda: None)
         self.sessions = sessions
         self.hosts = hosts
         self.origins = origins

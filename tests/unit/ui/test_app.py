@@ -273,3 +273,15 @@ def test_no_data_value_in_the_server_log(workdir: Path, caplog: pytest.LogCaptur
     assert "text view" in logged and "data view" in logged
     for value in (CARD, "ann@example.com", "p1@example.com"):
         assert value not in logged
+
+
+def test_warm_up_builds_the_analyzer_the_text_view_then_uses(workdir: Path) -> None:
+    settings, app = _app(workdir)
+    app.warm()
+    client = TestClient(app, base_url=BASE)
+    client.get(f"/?token={settings.sessions.token}")
+    page = client.get("/text")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert csrf is not None
+    r = client.post("/text", data={"text": "mail ann@example.com", "csrf": csrf.group(1)})
+    assert "EMAIL_ADDRESS" in r.text
