@@ -285,3 +285,17 @@ def test_warm_up_builds_the_analyzer_the_text_view_then_uses(workdir: Path) -> N
     assert csrf is not None
     r = client.post("/text", data={"text": "mail ann@example.com", "csrf": csrf.group(1)})
     assert "EMAIL_ADDRESS" in r.text
+
+
+def test_every_response_forbids_framing_foreign_assets_and_caching(workdir: Path) -> None:
+    settings, app = _app(workdir)
+    client = TestClient(app, base_url=BASE)
+    refused = client.get("/data")
+    client.get(f"/?token={settings.sessions.token}")
+    for r in (refused, client.get("/data"), client.get("/static/veil.css")):
+        csp = r.headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+        assert r.headers["x-frame-options"] == "DENY"
+        assert r.headers["cache-control"] == "no-store"
+    page = client.get("/text").text
+    assert "http://" not in page and "https://" not in page and "<script" not in page
