@@ -19,6 +19,7 @@ Nothing here logs or echoes a request's body, query or a file's content.
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from veil._errors import InputError
+
+log = logging.getLogger("veil.ui")
 
 __all__ = ["SESSION_COOKIE", "Guard", "Sessions", "allowed_hosts", "safe_path"]
 
@@ -179,7 +182,7 @@ class Guard:
             return
         scope.setdefault("state", {})["csrf"] = csrf
         if scope["method"] in _SAFE_METHODS:
-            await self.app(scope, receive, send)
+            await self._run(scope, receive, send)
             return
         origin = headers.get("origin")
         if origin is not None and origin.lower() not in self.origins:
@@ -202,7 +205,25 @@ class Guard:
                 "Forbidden: the CSRF token is missing or wrong. Reload the page and try again.",
             )
             return
-        await self.app(scope, _replay(body), send)
+        await self._run(scope, _replay(body), send)
+
+    async def _run(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """The view; an unexpected error is logged by its type only (its message could
+        quote a value) and answered 500, instead of the server's traceback log."""
+        started = False
+
+        async def tracked(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:  # noqa: BLE001 - the log must not carry the message
+            log.error("%s %s failed: %s", scope["method"], scope["path"], type(exc).__name__)
+            if not started:
+                await _plain(send, 500, "Internal error: the view failed; see the server log.")
 
 
 # every response: no framing (clickjacking), nothing but our own assets, no caching of

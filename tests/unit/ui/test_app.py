@@ -219,6 +219,18 @@ def test_data_view_lists_tables_and_shows_columns_roles_and_no_values(workdir: P
         assert value not in page.text
     jsonl = client.get("/api/table", params={"path": "sub/events.jsonl"}).json()
     assert [c["name"] for c in jsonl["columns"]] == ["city", "n"]
+    import pandas as pd
+
+    pd.DataFrame({"zip": ["02139", "02139", None], "sex": ["F", "M", "F"]}).to_parquet(
+        workdir / "t.parquet"
+    )
+    assert "t.parquet" in client.get("/api/tables").json()["tables"]
+    pq = {
+        c["name"]: c
+        for c in client.get("/api/table", params={"path": "t.parquet"}).json()["columns"]
+    }
+    assert pq["zip"]["distinct"] == 1 and pq["zip"]["missing"] == 1
+    assert pq["sex"]["role"] == "quasi_identifier"
 
 
 def test_a_file_that_is_not_a_table_is_refused_with_a_message(workdir: Path) -> None:
@@ -299,3 +311,25 @@ def test_every_response_forbids_framing_foreign_assets_and_caching(workdir: Path
         assert r.headers["cache-control"] == "no-store"
     page = client.get("/text").text
     assert "http://" not in page and "https://" not in page and "<script" not in page
+
+
+def test_an_unexpected_error_is_a_500_and_logs_no_value(
+    workdir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Broken:
+        def explain(self, text: str) -> list[dict[str, object]]:
+            raise RuntimeError(f"failed on {text!r}")
+
+    settings = UiSettings(workdir=workdir, port=PORT)
+    app = create_app(settings, analyzer=Broken())
+    client = TestClient(app, base_url=BASE, raise_server_exceptions=False)
+    client.get(f"/?token={settings.sessions.token}")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/text").text)
+    assert csrf is not None
+    with caplog.at_level(logging.DEBUG):
+        r = client.post("/text", data={"text": f"card {CARD}", "csrf": csrf.group(1)})
+    assert r.status_code == 500 and CARD not in r.text
+    logged = "\n".join(
+        r.getMessage() + (str(r.exc_info[1]) if r.exc_info else "") for r in caplog.records
+    )
+    assert "RuntimeError" in logged and CARD not in logged
