@@ -288,4 +288,5 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         origins=frozenset(f"{scheme}://{h}" for h in hosts),
         secure_cookie=settings.tls,
         warm=warm,
+        port=settings.port,
     )

@@ -34,7 +34,9 @@ log = logging.getLogger("veil.ui")
 
 __all__ = ["SESSION_COOKIE", "Guard", "Sessions", "allowed_hosts", "safe_path"]
 
-SESSION_COOKIE = "veil_ui_session"
+# browsers send a host's cookies to every port of it: the cookie is named by the port, so
+# two veil ui servers on one machine do not overwrite each other's session
+SESSION_COOKIE = "veil_ui_session_{port}"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _MAX_FORM_BYTES = 2_000_000  # a pasted text, never a file upload
 
@@ -121,8 +123,10 @@ class Guard:
         origins: frozenset[str],
         secure_cookie: bool = False,
         warm: Callable[[], None] | None = None,
+        port: int = 0,
     ) -> None:
         self.app = app
+        self.cookie = SESSION_COOKIE.format(port=port)
         self.warm = warm or (lambda: None)
         self.sessions = sessions
         self.hosts = hosts
@@ -161,7 +165,7 @@ class Guard:
                 return
             rest = {k: v for k, v in query.items() if k != "token"}
             location = scope.get("path", "/") + ("?" + urlencode(rest, doseq=True) if rest else "")
-            cookie = f"{SESSION_COOKIE}={sid}; Path=/; HttpOnly; SameSite=Strict" + (
+            cookie = f"{self.cookie}={sid}; Path=/; HttpOnly; SameSite=Strict" + (
                 "; Secure" if self.secure_cookie else ""
             )
             await _plain(
@@ -171,7 +175,7 @@ class Guard:
                 [(b"location", location.encode()), (b"set-cookie", cookie.encode())],
             )
             return
-        csrf = self.sessions.csrf_for(_cookie(headers, SESSION_COOKIE))
+        csrf = self.sessions.csrf_for(_cookie(headers, self.cookie))
         if csrf is None:
             await _plain(
                 send,

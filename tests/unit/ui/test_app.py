@@ -80,6 +80,7 @@ def test_no_token_is_401_and_wrong_token_is_403(workdir: Path) -> None:
     r = client.get("/data?token=" + "x" * len(settings.sessions.token))
     assert r.status_code == 403
     assert "veil_ui_session" not in r.headers.get("set-cookie", "")
+    assert settings.sessions.spent is False
 
 
 def test_token_becomes_an_httponly_samesite_cookie_and_is_spent(workdir: Path) -> None:
@@ -89,6 +90,7 @@ def test_token_becomes_an_httponly_samesite_cookie_and_is_spent(workdir: Path) -
     assert r.status_code == 303
     assert r.headers["location"] == "/data?path=people.csv"  # the token leaves the address bar
     cookie = r.headers["set-cookie"]
+    assert cookie.startswith(f"veil_ui_session_{PORT}=")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
     assert settings.sessions.token not in cookie
     assert client.get("/data").status_code == 200
@@ -97,7 +99,7 @@ def test_token_becomes_an_httponly_samesite_cookie_and_is_spent(workdir: Path) -
     assert other.get(f"/?token={settings.sessions.token}").status_code == 403
     assert other.get("/data").status_code == 401
     # a forged session cookie is not a session
-    other.cookies.set("veil_ui_session", "forged")
+    other.cookies.set(f"veil_ui_session_{PORT}", "forged")
     assert other.get("/data").status_code == 401
 
 
