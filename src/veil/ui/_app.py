@@ -27,6 +27,34 @@ TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq", ".jsonl", ".ndjson")
 _MAX_LISTED = 500  # tables listed from the working folder
 _MAX_DEPTH = 4  # folder levels searched below it
 _MAX_TEXT_CHARS = 200_000
+TEXT_SUFFIXES = (".txt", ".md", ".log")
+
+
+def load_text(workdir: Path, relative: str) -> str:
+    """A UTF-8 text file inside ``workdir``, at most ``_MAX_TEXT_CHARS`` characters."""
+    from veil._errors import InputError
+
+    path = safe_path(workdir, relative)
+    if not path.name.lower().endswith(TEXT_SUFFIXES):
+        raise InputError("this file is not a text file", hint="pick a .txt, .md or .log file")
+    if path.stat().st_size > 4 * _MAX_TEXT_CHARS:
+        raise InputError(
+            f"the file is longer than {_MAX_TEXT_CHARS:,} characters",
+            hint="use `veil redact` for long files",
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"the file is not UTF-8 text (byte {exc.start})", hint="save it as UTF-8"
+        ) from exc
+    if len(text) > _MAX_TEXT_CHARS:
+        raise InputError(
+            f"the file is longer than {_MAX_TEXT_CHARS:,} characters",
+            hint="use `veil redact` for long files",
+        )
+    return text.replace("\r\n", "\n")
+
 
 # one colour class per finding type family (CSS in static/veil.css)
 _ENTITY_CLASS = {
@@ -60,9 +88,9 @@ class UiSettings:
         return f"{scheme}://{name}:{self.port}/?token={self.sessions.token}"
 
 
-def list_tables(workdir: Path) -> list[str]:
-    """Tables under ``workdir`` (relative POSIX paths), hidden folders skipped, links
-    leading out of it left out."""
+def list_tables(workdir: Path, suffixes: tuple[str, ...] = TABLE_SUFFIXES) -> list[str]:
+    """Tables (files ending in ``suffixes``) under ``workdir`` as relative POSIX paths,
+    hidden folders skipped, links leading out of it left out."""
     root = workdir.resolve()
     found: list[str] = []
 
@@ -82,7 +110,7 @@ def list_tables(workdir: Path) -> list[str]:
                 continue
             if p.is_dir() and not p.is_symlink() and depth < _MAX_DEPTH:
                 walk(p, depth + 1)
-            elif p.is_file() and p.name.lower().endswith(TABLE_SUFFIXES):
+            elif p.is_file() and p.name.lower().endswith(suffixes):
                 found.append(p.relative_to(root).as_posix())
 
     walk(root, 0)
@@ -213,8 +241,23 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         )
 
     async def text_page(request: Request) -> Response:
-        context: dict[str, Any] = {"text": "", "result": None, "problem": None}
+        context: dict[str, Any] = {
+            "text": "",
+            "result": None,
+            "problem": None,
+            "files": list_tables(workdir, TEXT_SUFFIXES),
+            "selected": request.query_params.get("path"),
+        }
         status = 200
+        if request.method == "GET" and context["selected"]:
+            try:
+                context["text"] = load_text(workdir, context["selected"])
+                context["result"] = explain_text(get_analyzer(), context["text"])
+            except VeilError as exc:
+                context["problem"], status = error(exc), 400
+            log.info(
+                "text view (file): %d findings", len((context["result"] or {}).get("findings", []))
+            )
         if request.method == "POST":
             # a urlencoded form, parsed here: Starlette's own parser needs python-multipart
             form = parse_qs((await request.body()).decode("utf-8", "replace"))

@@ -335,3 +335,23 @@ def test_an_unexpected_error_is_a_500_and_logs_no_value(
         r.getMessage() + (str(r.exc_info[1]) if r.exc_info else "") for r in caplog.records
     )
     assert "RuntimeError" in logged and CARD not in logged
+
+
+def test_text_view_loads_a_text_file_from_the_workdir_only(workdir: Path) -> None:
+    (workdir / "note.txt").write_text(f"Paid with card {CARD}.\r\n")
+    (workdir / "latin1.txt").write_bytes("caf\xe9 4111".encode("latin-1"))
+    (workdir.parent / "outside.txt").write_text(f"card {CARD}")
+    client, _ = _session(workdir)
+    page = client.get("/text")
+    assert 'value="note.txt"' in page.text and "outside.txt" not in page.text
+    loaded = client.get("/text", params={"path": "note.txt"})
+    assert loaded.status_code == 200
+    assert f'title="CREDIT_CARD (#1)">{CARD}<sup>' in loaded.text
+    for bad, message in [
+        ("../outside.txt", "leaves the working folder"),
+        ("latin1.txt", "not UTF-8"),
+        ("people.csv", "not a text file"),
+    ]:
+        r = client.get("/text", params={"path": bad})
+        assert r.status_code == 400 and message in r.text
+        assert CARD not in r.text
