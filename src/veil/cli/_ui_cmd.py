@@ -78,6 +78,12 @@ def ui(
             "--host is not a loopback address, so other machines could reach the app",
             hint="add --allow-remote with --tls-cert and --tls-key, or keep --host 127.0.0.1",
         )
+    if host in ("0.0.0.0", "::", ""):  # noqa: S104 - refused, not bound
+        raise InputError(
+            "--host names every address, but the app answers only to the Host it was given "
+            "(DNS-rebinding protection)",
+            hint="give the address or name that browsers will use, e.g. --host 192.0.2.10",
+        )
     tls = tls_cert is not None or tls_key is not None
     if tls and (tls_cert is None or tls_key is None):
         raise InputError("--tls-cert and --tls-key go together", hint="give both files")

@@ -92,7 +92,8 @@ def test_veil_ui_prints_its_url_and_refuses_requests_without_the_token(tmp_path:
     ("args", "message"),
     [
         (["--host", "0.0.0.0"], "not a loopback address"),
-        (["--host", "0.0.0.0", "--allow-remote"], "needs TLS"),
+        (["--host", "192.0.2.10", "--allow-remote"], "needs TLS"),
+        (["--host", "0.0.0.0", "--allow-remote"], "names every address"),
         (["--workdir", "nope"], "--workdir is not a folder"),
     ],
 )
