@@ -115,3 +115,74 @@ def test_veil_ui_refuses_a_port_in_use(tmp_path: Path) -> None:
         proc = _veil("ui", "--no-browser", "--port", str(port), cwd=tmp_path)
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "cannot listen on port" in err and "token=" not in out
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+def test_veil_ui_serves_https_with_tls_files(tmp_path: Path) -> None:
+    import ssl
+
+    cert, key = _self_signed(tmp_path)
+    port = _free_port()
+    proc = _veil(
+        "ui", "--no-browser", "--port", str(port), "--tls-cert", str(cert), "--tls-key", str(key),
+        cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert f"https://127.0.0.1:{port}/?token=" in line
+        ctx = ssl.create_default_context(cafile=str(cert))
+        ctx.check_hostname = False  # the certificate names an IP address as its CN only
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(f"https://127.0.0.1:{port}/data", context=ctx, timeout=10)
+                status = 200
+                break
+            except urllib.error.HTTPError as e:
+                status = e.code
+                break
+            except (ConnectionError, urllib.error.URLError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        assert status == 401
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
