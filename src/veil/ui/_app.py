@@ -118,10 +118,13 @@ def list_tables(workdir: Path, suffixes: tuple[str, ...] = TABLE_SUFFIXES) -> li
 
 
 def describe_table(workdir: Path, relative: str) -> dict[str, Any]:
-    """Rows, and each column's type, distinct count, inferred role and the reason for it
-    (:func:`veil.policy._draft.guess_column`). No value of the table is returned."""
-    from veil.io import read_table
-    from veil.policy._draft import guess_column
+    """Rows, each column's type, distinct and missing counts, inferred role and the reason
+    for it, and the draft policy YAML: what ``veil policy init`` writes for the file (the
+    same :func:`veil.policy._draft.draft_policy`, the separator sniffed the same way), with
+    the path relative to the working folder. No value of the table is returned."""
+    from veil.io import infer_format, read_table
+    from veil.io._sniff import sniff_separator
+    from veil.policy._draft import draft_policy
 
     path = safe_path(workdir, relative)
     if not path.name.lower().endswith(TABLE_SUFFIXES):
@@ -131,21 +134,23 @@ def describe_table(workdir: Path, relative: str) -> dict[str, Any]:
             "this file is not a table veil reads",
             hint="pick a .csv, .tsv, .parquet or .jsonl file",
         )
-    frame = read_table(path)
-    columns = []
-    for name in frame.columns:
-        guess = guess_column(str(name), frame[name])
-        columns.append(
-            {
-                "name": str(name),
-                "dtype": guess["dtype"],
-                "distinct": guess["distinct"],
-                "missing": int(frame[name].isna().sum()),
-                "role": guess["role"],
-                "reason": guess["reason"],
-            }
-        )
-    return {"path": relative, "rows": len(frame), "columns": columns}
+    sep = sniff_separator(path) if infer_format(path) == "csv" else None
+    frame = read_table(path, separator=sep)
+    yaml_text, guesses = draft_policy(
+        frame, data_path=path.relative_to(workdir.resolve()), separator=sep or ","
+    )
+    columns = [
+        {
+            "name": name,
+            "dtype": g["dtype"],
+            "distinct": g["distinct"],
+            "missing": int(frame[col].isna().sum()),
+            "role": g["role"],
+            "reason": g["reason"],
+        }
+        for col, (name, g) in zip(frame.columns, guesses.items(), strict=True)
+    ]
+    return {"path": relative, "rows": len(frame), "columns": columns, "policy_yaml": yaml_text}
 
 
 def explain_text(analyzer: Any, text: str) -> dict[str, Any]:
@@ -286,6 +291,17 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         except VeilError as exc:
             return JSONResponse({"error": error(exc)}, status_code=400)
 
+    async def api_policy_draft(request: Request) -> Response:
+        try:
+            info = describe_table(workdir, request.query_params.get("path", ""))
+        except VeilError as exc:
+            return JSONResponse({"error": error(exc)}, status_code=400)
+        return Response(
+            info["policy_yaml"],
+            media_type="application/yaml",
+            headers={"content-disposition": 'attachment; filename="policy.yaml"'},
+        )
+
     async def api_explain(request: Request) -> Response:
         try:
             body = await request.json()
@@ -318,6 +334,7 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         Route("/text", text_page, methods=["GET", "POST"]),
         Route("/api/tables", api_tables),
         Route("/api/table", api_table),
+        Route("/api/table/policy.yaml", api_policy_draft),
         Route("/api/text/explain", api_explain, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static"),
     ]

@@ -355,3 +355,23 @@ def test_text_view_loads_a_text_file_from_the_workdir_only(workdir: Path) -> Non
         r = client.get("/text", params={"path": bad})
         assert r.status_code == 400 and message in r.text
         assert CARD not in r.text
+
+
+def test_data_view_shows_and_serves_the_draft_policy_of_veil_policy_init(workdir: Path) -> None:
+    import yaml
+
+    from veil.policy import load_policy
+
+    (workdir / "semi.csv").write_text("age;sex\n30;F\n41;M\n")
+    client, _ = _session(workdir)
+    page = client.get("/data", params={"path": "semi.csv"})
+    assert 'id="policy-yaml"' in page.text and "k_anonymity" in page.text
+    r = client.get("/api/table/policy.yaml", params={"path": "semi.csv"})
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    draft = yaml.safe_load(r.text)
+    assert draft["data"]["path"] == "semi.csv" and draft["data"]["separator"] == ";"
+    assert draft["columns"]["age"]["role"] == "quasi_identifier"
+    (workdir / "policy.yaml").write_text(r.text)
+    assert load_policy(workdir / "policy.yaml") is not None  # a valid policy, as drafted
+    bad = client.get("/api/table/policy.yaml", params={"path": "../secret.csv"})
+    assert bad.status_code == 400
