@@ -51,6 +51,7 @@ _COMMAND_MODULES = [
     "veil.cli._fl",
     "veil.cli._unlearn",
     "veil.cli._audit",
+    "veil.cli._ui_cmd",
 ]
 # Top-level command -> the module that registers it. ``main`` builds only the invoked
 # command's module: typer inspects every registered command's signature on each call, which
@@ -73,6 +74,7 @@ _COMMANDS = {
     "fl": "veil.cli._fl",
     "unlearn": "veil.cli._unlearn",
     "audit": "veil.cli._audit",
+    "ui": "veil.cli._ui_cmd",
 }
 
 

@@ -1,0 +1,143 @@
+"""How long ``veil ui`` takes to start and to render its views on UCI Adult.
+
+The path users run: ``veil ui --no-browser`` as a subprocess (start-up until the URL line),
+then HTTP requests from a client holding the session cookie: the data view of Adult
+(30,162 rows, 9 columns: read, types, distinct counts, drafted roles, the HTML page) and the text view
+of a pasted clinical note. Side by side, the baseline: ``veil policy init adult.csv --json``,
+the CLI that drafts the same roles with the same code, start-up included.
+
+    PYTHONPATH=src python benchmarks/ui_views.py [--repeat 3]
+
+Writes benchmarks/results/ui_views.json. Wall times, best of ``--repeat`` (each a fresh server; the text view is its first
+request of that kind); the load
+average at the start and the end is recorded with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = str(HERE.parent / "src")
+
+NOTE = (
+    "Patient John Smith (DOB 04/12/1957), MRN 4471203, seen on 03/02/2024 at 12 Oak Street, "
+    "Springfield. Call 212-555-0175 or mail john.smith@example.com. Card on file "
+    "4111 1111 1111 1111. Follow up with Dr. Alice Brown in two weeks. "
+) * 8
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": SRC}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    sys.path.insert(0, SRC)
+    from veil.data import adult_frame
+
+    load_start = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        adult = adult_frame()
+        adult.to_csv(work / "adult.csv", index=False)
+
+        # the baseline: the CLI drafting the same roles
+        policy_init = float("inf")
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "veil", "policy", "init", "adult.csv", "--json"],
+                cwd=work,
+                env=_env(),
+                check=True,
+                capture_output=True,
+            )
+            policy_init = min(policy_init, time.perf_counter() - t0)
+
+        startup = float("inf")
+        data_view = float("inf")
+        data_again = float("inf")
+        text_view = float("inf")
+        findings = 0
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "veil", "ui", "--no-browser", "--workdir", str(work)],
+                env=_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            try:
+                assert proc.stdout is not None
+                line = proc.stdout.readline()
+                startup = min(startup, time.perf_counter() - t0)
+                url = re.search(r"(http://\S+)", line)
+                assert url is not None, "veil ui printed no URL"
+                base, _, token = url.group(1).partition("/?token=")
+                opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+                for _ in range(100):
+                    try:
+                        opener.open(f"{base}/?token={token}", timeout=30).read()
+                        break
+                    except OSError:
+                        time.sleep(0.05)
+                # the first view right after the session opens (the worst case: the
+                # server's warm-up thread may still be importing), then the same view again
+                t1 = time.perf_counter()
+                page = opener.open(f"{base}/data?path=adult.csv", timeout=60).read().decode()
+                data_view = min(data_view, time.perf_counter() - t1)
+                t1 = time.perf_counter()
+                opener.open(f"{base}/data?path=adult.csv", timeout=60).read()
+                data_again = min(data_again, time.perf_counter() - t1)
+                assert f"{len(adult):,} rows" in page, "the data view did not describe Adult"
+                csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)
+                assert csrf is not None
+                form = urllib.parse.urlencode({"text": NOTE, "csrf": csrf.group(1)}).encode()
+                t2 = time.perf_counter()
+                page = opener.open(f"{base}/text", data=form, timeout=60).read().decode()
+                text_view = min(text_view, time.perf_counter() - t2)
+                findings = len(re.findall(r"<mark ", page))
+            finally:
+                proc.send_signal(signal.SIGINT)
+                proc.wait(timeout=30)
+
+    result = {
+        "benchmark": "ui_views",
+        "command": "PYTHONPATH=src python benchmarks/ui_views.py",
+        "repeat": args.repeat,
+        "table": {"name": "UCI Adult", "rows": len(adult), "columns": adult.shape[1]},
+        "load_average_start": [round(x, 2) for x in load_start],
+        "load_average_end": [round(x, 2) for x in os.getloadavg()],
+        "seconds": {
+            "ui_startup_to_url": round(startup, 3),
+            "data_view_adult_first": round(data_view, 3),
+            "data_view_adult_again": round(data_again, 3),
+            "text_view_note": round(text_view, 3),
+            "baseline_policy_init_cli": round(policy_init, 3),
+        },
+        "text_note_chars": len(NOTE),
+        "text_findings_marked": findings,
+        "target_view_seconds": 1.0,
+    }
+    out = HERE / "results" / "ui_views.json"
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
