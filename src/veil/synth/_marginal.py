@@ -71,6 +71,9 @@ log = logging.getLogger(__name__)
 Clique = tuple[str, ...]
 
 DOMAIN_SHARE = 0.1
+# AIM's default model-size cap: junction-tree cells per training row (and at most MAX_CELLS).
+CELLS_PER_ROW = 20
+MAX_CELLS = 2_000_000
 
 
 def _mbi() -> Any:
@@ -461,7 +464,12 @@ class AIMSynthesizer(_MarginalSynthesizer):
     workload
         Cliques whose accuracy matters; default all pairs of columns.
     max_cells
-        Largest junction tree (total cells) a selected clique may lead to.
+        Largest junction tree (total cells) the measured cliques may lead to; default
+        ``min(2,000,000, CELLS_PER_ROW x rows)``. Checked after *every* selection, also
+        within a round: pairs that are each harmless can together force a clique over all
+        their columns (all ten pairs of five 32-bin columns make one 33-million-cell table).
+        Tying the default to the rows follows AIM's own rule that the model must not
+        outgrow what the data can support; it bounds each mirror-descent iteration's work.
 
     Examples
     --------
@@ -477,7 +485,7 @@ class AIMSynthesizer(_MarginalSynthesizer):
         rounds: int = 2,
         per_round: int | None = None,
         workload: Sequence[Sequence[str]] | None = None,
-        max_cells: int = 2_000_000,
+        max_cells: int | None = None,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
@@ -494,6 +502,11 @@ class AIMSynthesizer(_MarginalSynthesizer):
             "workload": self.workload,
             "max_cells": self.max_cells,
         }
+
+    def _cell_cap(self, n: int) -> int:
+        if self.max_cells is not None:
+            return int(self.max_cells)
+        return int(min(MAX_CELLS, CELLS_PER_ROW * max(n, 1)))
 
     def _tree_cells(self, mbi: Any, sizes: dict[str, int], cliques: list[Clique]) -> float:
         domain = mbi.Domain(list(sizes), [sizes[c] for c in sizes])
@@ -547,14 +560,13 @@ class AIMSynthesizer(_MarginalSynthesizer):
         per_round = self.per_round or max(1, len(cols))
         rounds = max(1, self.rounds)
         rho_round = 0.9 * rho / rounds
+        n = len(next(iter(codes.values())))
+        cap = self._cell_cap(n)
+        self.model_cells_ = self._tree_cells(mbi, sizes, [(c,) for c in cols])
         with progress.task("aim: rounds", total=rounds) as task:
             for _r in range(rounds):
                 pool = [c for c in cands if c not in measured]
-                pool = [
-                    c
-                    for c in pool
-                    if self._tree_cells(mbi, sizes, [*measured, c]) <= self.max_cells
-                ]
+                pool = [c for c in pool if self._tree_cells(mbi, sizes, [*measured, c]) <= cap]
                 k = min(per_round, len(pool))
                 if k == 0:
                     break
@@ -580,9 +592,20 @@ class AIMSynthesizer(_MarginalSynthesizer):
                         score, rho_sel, max(weights[c] for c in pool), "aim selection"
                     )
                     chosen.append(pool.pop(j))
+                    # the cap holds for the batch as a whole, not only for each pick alone
+                    pool = [
+                        c
+                        for c in pool
+                        if self._tree_cells(mbi, sizes, [*measured, *chosen, c]) <= cap
+                    ]
+                    if not pool:
+                        break
+                if len(chosen) < k:  # the cap ended the batch early: unspent selection budget
+                    sigma = math.sqrt(len(chosen) / (2 * (rho_round - rho_sel * len(chosen))))
                 for c in chosen:
                     ms.append(self._measure(codes, sizes, c, sigma, budget, mbi))
                     measured.append(c)
+                self.model_cells_ = self._tree_cells(mbi, sizes, [*[(c,) for c in cols], *measured])
                 model = self._estimate(mbi, sizes, ms, warm=model)
                 task.advance()
         if model is None:
