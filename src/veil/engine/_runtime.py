@@ -1,0 +1,89 @@
+"""Connecting to Ray: a cluster at an address, or a local runtime veil starts and stops."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from veil._errors import InputError, MissingDependencyError
+
+__all__ = ["ENGINES", "import_ray", "ray_session"]
+
+ENGINES = ("local", "ray")
+logger = logging.getLogger(__name__)
+
+
+def import_ray() -> Any:
+    """``ray`` (with Ray Data), or an error naming the extra to install."""
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        raise MissingDependencyError(
+            "--engine ray needs Ray with Ray Data", hint="pip install 'veil[ray]'"
+        ) from None
+    return ray
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """The TCP endpoint of ``host:port`` or ``ray://host:port``; None for ``auto``/``local``."""
+    body = address.removeprefix("ray://")
+    if body in ("auto", "local"):
+        return None
+    host, sep, port = body.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise InputError(
+            f"--ray-address {address!r} is not HOST:PORT",
+            hint="e.g. --ray-address 10.0.0.5:6379 (the head node's GCS port) or "
+            "ray://10.0.0.5:10001",
+        )
+    return host.strip("[]"), int(port)
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast, naming the address, where nothing listens (ray.init would retry for long)."""
+    endpoint = _host_port(address)
+    if endpoint is None:
+        return
+    try:
+        with socket.create_connection(endpoint, timeout=timeout):
+            pass
+    except OSError as exc:
+        raise InputError(
+            f"cannot reach the Ray cluster at {address} ({type(exc).__name__})",
+            hint="start it with 'ray start --head' on that machine, check the address and "
+            "port, or leave --ray-address out to run a local Ray runtime",
+        ) from None
+
+
+@contextmanager
+def ray_session(address: str | None = None, *, num_cpus: int | None = None) -> Iterator[Any]:
+    """Ray, connected for the block: to ``address``, or to a local runtime started here.
+
+    A runtime this process already has (``ray.init`` called before) is used as it is and
+    left running; one started here is shut down on the way out, error or not.
+    """
+    ray = import_ray()
+    if ray.is_initialized():
+        yield ray
+        return
+    if address is not None:
+        _check_reachable(address)
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+    if address is None:
+        kwargs["num_cpus"] = num_cpus
+    try:
+        ray.init(address=address, **kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise InputError(
+            f"cannot connect to the Ray cluster at {address or 'a local runtime'} "
+            f"({type(exc).__name__})",
+            hint="check the address, and that the cluster runs the same Ray and Python",
+        ) from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
