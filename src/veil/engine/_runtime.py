@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -67,11 +68,14 @@ def ray_session(address: str | None = None, *, num_cpus: int | None = None) -> I
     left running; one started here is shut down on the way out, error or not.
     """
     ray = import_ray()
+    if address is not None:
+        _check_reachable(address)
     if ray.is_initialized():
         yield ray
         return
-    if address is not None:
-        _check_reachable(address)
+    # Ray's FutureWarning "tip" on every start: opt in to its future behaviour (veil asks
+    # for no GPU, and leaves the visible devices as the user set them)
+    os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
     if address is None:
         kwargs["num_cpus"] = num_cpus

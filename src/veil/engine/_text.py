@@ -82,7 +82,8 @@ class _TextActor:
         except VeilError as exc:
             # returned, not raised: a Ray task error would wrap it (and its chain) in text
             # veil does not control; the driver raises it again, data-free, with exit 2
-            return pa.table({_ERR: [str(exc)] * n, _OUT: [None] * n, _COUNTS: ["{}"] * n})
+            err = json.dumps([exc.message, exc.hint])
+            return pa.table({_ERR: [err] * n, _OUT: [None] * n, _COUNTS: ["{}"] * n})
 
     # texts in, per-text results out --------------------------------------------------------
     def _run(self, texts: list[str | None]) -> tuple[list[Any], list[Counter[str]]]:
@@ -253,6 +254,10 @@ def _table_plan(
 
 
 def _dataset(ray: Any, kind: Kind, files: list[Path], args: dict[str, Any]) -> Any:
+    # before the dataset exists: a dataset keeps the context it was created under
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True  # rows out in input order
+    ctx.enable_progress_bars = False
     paths = [str(f) for f in files]
     if kind == "jsonl":
         return ray.data.read_text(paths, include_paths=True, drop_empty_lines=True)
@@ -270,9 +275,6 @@ def _batches(
     workers: int,
     batch_size: int,
 ) -> Iterator[pa.Table]:
-    ctx = ray.data.DataContext.get_current()
-    ctx.execution_options.preserve_order = True  # rows out in input order
-    ctx.enable_progress_bars = False
     mapped = ds.map_batches(
         _TextActor,
         fn_constructor_kwargs={"config": config, "plan": plan, "operator": operator},
@@ -285,9 +287,8 @@ def _batches(
         for b in mapped.iter_batches(batch_format="pyarrow", batch_size=None):
             err = b.column(_ERR)
             if err.null_count < b.num_rows:
-                raise InputError(
-                    next(e for e in err.to_pylist() if e is not None) + "; nothing was written"
-                )
+                message, hint = json.loads(next(e for e in err.to_pylist() if e is not None))
+                raise InputError(message, hint=hint)
             yield b
     except ray.exceptions.RayError as exc:
         # never the exception's text: it can quote a record
