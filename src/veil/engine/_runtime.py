@@ -70,13 +70,37 @@ def ray_session(address: str | None = None, *, num_cpus: int | None = None) -> I
     ray = import_ray()
     if address is not None:
         _check_reachable(address)
-    if ray.is_initialized():
-        yield ray
-        return
+    with _quiet_ray_logs():
+        if ray.is_initialized():
+            yield ray
+            return
+        yield from _started(ray, address, num_cpus)
+
+
+@contextmanager
+def _quiet_ray_logs() -> Iterator[None]:
+    """Ray's and Ray Data's INFO/WARNING lines (execution plans, object-store sizing tips)
+    are not veil's output: only their errors reach the terminal while veil runs."""
+    names = ("ray", "ray.data")
+    before = {n: logging.getLogger(n).level for n in names}
+    for n in names:
+        logging.getLogger(n).setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for n, level in before.items():
+            logging.getLogger(n).setLevel(level)
+
+
+def _started(ray: Any, address: str | None, num_cpus: int | None) -> Iterator[Any]:
     # Ray's FutureWarning "tip" on every start: opt in to its future behaviour (veil asks
     # for no GPU, and leaves the visible devices as the user set them)
     os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.ERROR,
+    }
     if address is None:
         kwargs["num_cpus"] = num_cpus
     try:

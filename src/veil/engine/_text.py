@@ -280,7 +280,7 @@ def _batches(
         fn_constructor_kwargs={"config": config, "plan": plan, "operator": operator},
         batch_size=batch_size,
         batch_format="pyarrow",
-        concurrency=workers,
+        compute=ray.data.ActorPoolStrategy(size=workers),
         num_cpus=ACTOR_CPUS,
     )
     try:
