@@ -231,3 +231,24 @@ def test_partition_with_another_schema(cli, corpus: Path, tmp_path: Path) -> Non
     assert res.code == 2
     assert "p1.parquet has another schema than p0.parquet" in res.err
     assert not (tmp_path / "r.parquet").exists()
+
+
+def test_unreadable_partition_is_an_input_error_without_data(cli, tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.csv").write_text("id,note\n1,Call Jo\n", encoding="utf-8")
+    (tmp_path / "in" / "b.csv").write_text("id,note\n2,x,Bloggs-078-05\n", encoding="utf-8")
+    res = cli(
+        "redact",
+        tmp_path / "in",
+        "--out",
+        tmp_path / "r.csv",
+        "--engine",
+        "ray",
+        "--no-ner",
+        "--column",
+        "note",
+    )
+    assert res.code == 2
+    assert "an input file could not be read" in res.err
+    assert "Bloggs" not in res.err + res.out + res.logs  # Ray's own task log is silenced
+    assert not (tmp_path / "r.csv").exists()

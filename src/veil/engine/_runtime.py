@@ -79,12 +79,13 @@ def ray_session(address: str | None = None, *, num_cpus: int | None = None) -> I
 
 @contextmanager
 def _quiet_ray_logs() -> Iterator[None]:
-    """Ray's and Ray Data's INFO/WARNING lines (execution plans, object-store sizing tips)
-    are not veil's output: only their errors reach the terminal while veil runs."""
+    """Ray's and Ray Data's log lines are not veil's output, and their errors can quote data:
+    a failed read task logs its traceback, whose message (a CSV parser's, say) may hold a
+    row. Silenced while veil runs; veil raises its own, data-free error instead."""
     names = ("ray", "ray.data")
     before = {n: logging.getLogger(n).level for n in names}
     for n in names:
-        logging.getLogger(n).setLevel(logging.ERROR)
+        logging.getLogger(n).setLevel(logging.CRITICAL + 1)
     try:
         yield
     finally:

@@ -229,7 +229,12 @@ def _table_plan(
     for f in files:
         s, nm = csv_layout(f, separator, header)
         if nm is None:
-            nm = [str(c) for c in pd.read_csv(f, sep=s, nrows=0, dtype=str).columns]
+            try:
+                nm = [str(c) for c in pd.read_csv(f, sep=s, nrows=0, dtype=str).columns]
+            except (pd.errors.ParserError, UnicodeDecodeError):
+                raise InputError(
+                    f"{f.name}: malformed CSV", hint="check quoting and separators"
+                ) from None
         if all_names is None:
             all_names = nm
         elif nm != all_names or s != sep:
@@ -292,6 +297,15 @@ def _batches(
             yield b
     except ray.exceptions.RayError as exc:
         # never the exception's text: it can quote a record
+        cause = getattr(exc, "cause", None)
+        if isinstance(cause, (UnicodeDecodeError, ValueError)):
+            # a read task refused a file: bad UTF-8, a malformed CSV row (pyarrow's
+            # ArrowInvalid is a ValueError); Ray does not say which file
+            raise InputError(
+                f"an input file could not be read ({type(cause).__name__}); nothing was written",
+                hint="check that every file is UTF-8 and well-formed (same columns on every "
+                "row); --engine local names the file and line",
+            ) from None
         raise VeilError(
             f"the Ray job failed ({type(exc).__name__}); nothing was written",
             hint="check the input files are readable (UTF-8, well-formed) and the cluster's "
