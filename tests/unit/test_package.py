@@ -42,6 +42,7 @@ def test_top_level_all_is_complete_and_sorted() -> None:
         "unlearning",
         "audit",
         "ui",
+        "engine",
     }
     exported = set(veil.__all__) - {"__version__"}
     assert public == exported

@@ -77,6 +77,23 @@ _Batch = Annotated[
 ]
 _Procs = Annotated[int, typer.Option("--processes", "-p", min=1, help="Worker processes.")]
 _Json = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
+_Engine = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        help="'local' (this process, the default) or 'ray': Ray Data with an actor pool of "
+        "--processes actors; the input may then be a folder or glob of JSONL, CSV or Parquet "
+        "files (one output file, rows in input order).",
+    ),
+]
+_RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT); without it, --engine ray "
+        "starts a local Ray runtime and shuts it down at the end.",
+    ),
+]
 _Profile = Annotated[
     str,
     typer.Option(
@@ -135,7 +152,7 @@ def _options(values: list[str] | None) -> dict[str, Any]:
     return out
 
 
-def _analyzer(
+def _text_config(
     entities: list[str] | None,
     model: str | None,
     no_ner: bool,
@@ -148,7 +165,6 @@ def _analyzer(
 ) -> Any:
     from veil.cli._text_lists import pattern_specs, read_terms
     from veil.policy import TextConfig
-    from veil.text import TextAnalyzer
     from veil.text.detection._profiles import check_profile
 
     # the options become the policy's text fields, built by the same code as a policy's
@@ -162,7 +178,42 @@ def _analyzer(
         deny_list=read_terms(deny_list, "--deny-list") if deny_list is not None else (),
         allow_list=read_terms(allow_list, "--allow-list") if allow_list is not None else (),
     )
+    return cfg
+
+
+def _analyzer(
+    entities: list[str] | None,
+    model: str | None,
+    no_ner: bool,
+    threshold: float,
+    profile: str = "default",
+    *,
+    patterns: list[str] | None = None,
+    deny_list: Path | None = None,
+    allow_list: Path | None = None,
+) -> Any:
+    from veil.text import TextAnalyzer
+
+    cfg = _text_config(
+        entities,
+        model,
+        no_ner,
+        threshold,
+        profile,
+        patterns=patterns,
+        deny_list=deny_list,
+        allow_list=allow_list,
+    )
     return TextAnalyzer.from_config(cfg)
+
+
+def _engine(value: str) -> str:
+    from veil._errors import InputError
+    from veil.engine._runtime import ENGINES
+
+    if value not in ENGINES:
+        raise InputError(f"--engine must be one of {', '.join(ENGINES)}, got an unknown name")
+    return value
 
 
 def redact(
@@ -196,6 +247,8 @@ def redact(
     allow_list: _AllowList = None,
     batch_size: _Batch = 500,
     processes: _Procs = 1,
+    engine: _Engine = "local",
+    ray_address: _RayAddress = None,
     json_: _Json = False,
 ) -> None:
     """Replace personal data in text columns or fields (or a text file), streaming in batches.
@@ -210,6 +263,33 @@ def redact(
     fields = FieldUse()
     sep = separator_value(separator)
     op = make_operator(operator, _options(option))  # keys are checked before any reading
+    if _engine(engine) == "ray":
+        _redact_ray(
+            input,
+            out,
+            op,
+            operator,
+            column,
+            all_fields,
+            sep,
+            header,
+            batch_size,
+            processes,
+            ray_address,
+            json_,
+            _text_config(
+                _entities(entities),
+                model,
+                no_ner,
+                threshold,
+                profile,
+                patterns=pattern,
+                deny_list=deny_list,
+                allow_list=allow_list,
+            ),
+            profile,
+        )
+        return
     analyzer = _analyzer(
         _entities(entities),
         model,
@@ -299,6 +379,8 @@ def detect(
     allow_list: _AllowList = None,
     batch_size: _Batch = 500,
     processes: _Procs = 1,
+    engine: _Engine = "local",
+    ray_address: _RayAddress = None,
     json_: _Json = False,
 ) -> None:
     """Write raw findings: {"index", "findings": [{start, end, entity_type, score, recognizer}]}."""
@@ -309,6 +391,32 @@ def detect(
 
     if Path(input).resolve() == Path(out).resolve():
         raise InputError("the output would overwrite the input", hint="choose another --out")
+    if _engine(engine) == "ray":
+        cfg = _text_config(
+            _entities(entities),
+            model,
+            no_ner,
+            threshold,
+            profile,
+            patterns=pattern,
+            deny_list=deny_list,
+            allow_list=allow_list,
+        )
+        _detect_ray(
+            input,
+            out,
+            cfg,
+            column,
+            explain,
+            separator_value(separator),
+            header,
+            batch_size,
+            processes,
+            ray_address,
+            json_,
+            profile,
+        )
+        return
     analyzer = _analyzer(
         _entities(entities),
         model,
@@ -367,6 +475,132 @@ def detect(
             f"{n} records, {sum(counts.values())} findings -> {out} "
             f"(model: {analyzer.model_name or 'none (regex only)'})"
         )
+
+
+def _ray_summary(n: int, counts: Any, cfg: Any, out: Path, t0: float) -> dict[str, Any]:
+    from veil.text.ner._ner import _resolve_model
+
+    return {
+        "records": n,
+        "model": _resolve_model(cfg.model, cfg.language) if cfg.ner else None,
+        "output": str(out),
+        "seconds": round(time.perf_counter() - t0, 3),
+        "engine": "ray",
+    }
+
+
+def _redact_ray(
+    input: Path,
+    out: Path,
+    op: Any,
+    operator: str,
+    column: list[str] | None,
+    all_fields: bool,
+    sep: str | None,
+    header: bool | None,
+    batch_size: int,
+    processes: int,
+    ray_address: str | None,
+    json_: bool,
+    cfg: Any,
+    profile: str,
+) -> None:
+    from veil.engine import expand_inputs, ray_redact, ray_session
+    from veil.text.redaction._files import FieldUse
+
+    kind, files = expand_inputs(input)  # before Ray starts: a bad input fails in no time
+    fields = FieldUse()
+    t0 = time.perf_counter()
+    with (
+        ray_session(ray_address) as ray,
+        RichProgressAdapter(enabled=not json_ and not state.quiet) as progress,
+    ):
+        n, counts = ray_redact(
+            ray,
+            files,
+            kind,
+            out,
+            cfg,
+            op,
+            column=column,
+            all_fields=all_fields,
+            separator=sep,
+            header=header,
+            batch_size=batch_size,
+            workers=processes,
+            fields=fields,
+            progress=progress,
+        )
+    untouched = fields.untouched()
+    summary = _ray_summary(n, counts, cfg, out, t0)
+    summary.update(
+        redacted_fields=list(fields.used),
+        untouched_fields=untouched,
+        replaced=dict(sorted(counts.items())),
+        operator=operator,
+        profile=profile,
+        files=len(files),
+    )
+    if json_:
+        print_json(summary)
+    else:
+        console.print(
+            f"redacted {n} records from {len(files)} file(s) -> {out} "
+            f"({summary['seconds']} s, engine: ray)"
+        )
+        for k, v in summary["replaced"].items():
+            console.print(f"  {k:<24} {v}")
+    if untouched:
+        err_console.print(
+            f"left untouched (not redacted): {', '.join(untouched)}; pass --column for each "
+            "field to redact, or --all-fields",
+            highlight=False,
+            markup=False,
+        )
+
+
+def _detect_ray(
+    input: Path,
+    out: Path,
+    cfg: Any,
+    column: str | None,
+    explain: bool,
+    sep: str | None,
+    header: bool | None,
+    batch_size: int,
+    processes: int,
+    ray_address: str | None,
+    json_: bool,
+    profile: str,
+) -> None:
+    from veil.engine import expand_inputs, ray_detect, ray_session
+
+    kind, files = expand_inputs(input)
+    t0 = time.perf_counter()
+    with (
+        ray_session(ray_address) as ray,
+        RichProgressAdapter(enabled=not json_ and not state.quiet) as progress,
+    ):
+        n, counts = ray_detect(
+            ray,
+            files,
+            kind,
+            out,
+            cfg,
+            column=column,
+            explain=explain,
+            separator=sep,
+            header=header,
+            batch_size=batch_size,
+            workers=processes,
+            progress=progress,
+        )
+    summary = _ray_summary(n, counts, cfg, out, t0)
+    summary.update(findings=dict(sorted(counts.items())), profile=profile, files=len(files))
+    if json_:
+        print_json(summary)
+    else:
+        console.print(f"{n} records, {sum(counts.values())} findings -> {out} (engine: ray)")
 
 
 def evaluate(

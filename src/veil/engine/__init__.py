@@ -1,0 +1,14 @@
+"""Where veil's work runs: the local process (the default) or a Ray cluster.
+
+``--engine ray`` sends text detection and redaction to Ray Data: the input (a file, a
+folder or a glob of JSONL, CSV or Parquet files) is read as a Ray dataset, an actor pool
+analyses it (each actor builds its :class:`~veil.text.TextAnalyzer` once, so spaCy loads
+once per actor), and the driver writes one output file atomically, rows in input order,
+in the format the local engine writes. Ray is imported only here, and only when used.
+"""
+
+from veil.engine._inputs import expand_inputs
+from veil.engine._runtime import ENGINES, ray_session
+from veil.engine._text import ray_detect, ray_redact
+
+__all__ = ["ENGINES", "expand_inputs", "ray_detect", "ray_redact", "ray_session"]
