@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RunState", "server_app"]
 
+PULL_INTERVAL = 0.01  # seconds between the server's looks for replies in simulation
+
 
 @dataclass
 class RunState:
@@ -102,6 +104,10 @@ def server_app(
 
     @app.main()
     def main(grid: Grid, context: Context) -> None:
+        if isinstance(getattr(grid, "pull_interval", None), float):
+            # the simulation's in-memory grid sleeps this long between looks for replies
+            # (0.1 s): SecAgg+ waits on it four times a round, plain aggregation once
+            grid.pull_interval = min(grid.pull_interval, PULL_INTERVAL)  # type: ignore[attr-defined]
         try:
             _loop(grid if observe is None else _ObservedGrid(grid, observe), context)
         except BaseException as exc:  # noqa: BLE001 - re-raised by simulate_federated

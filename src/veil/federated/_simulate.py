@@ -28,9 +28,11 @@ from __future__ import annotations
 import logging
 import math
 import os
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veil._deps import require
@@ -188,12 +190,11 @@ def _run_flower(
     from flwr.common.logger import FLOWER_LOGGER
     from flwr.simulation import run_simulation
 
-    from veil.federated._client import client_app, secagg_client_app
+    from veil.federated._client import WorkerData, client_app, secagg_client_app
     from veil.federated._server import RunState, server_app
 
     run = RunState()
     server = server_app(data, config, sigma, run, progress, observe, sample_sigmas)
-    client = secagg_client_app(data) if config.secagg else client_app(data)
     # one Ray actor per worker, each running clients one after the other
     cpus = config.workers or max(1, min(os.cpu_count() or 1, config.clients))
     backend = {
@@ -213,7 +214,10 @@ def _run_flower(
     if not log.isEnabledFor(logging.DEBUG):
         FLOWER_LOGGER.setLevel(logging.CRITICAL)
     try:
-        run_simulation(server, client, num_supernodes=config.clients, backend_config=backend)  # type: ignore[arg-type]
+        with tempfile.TemporaryDirectory(prefix="veil-fl-") as tmp:  # mode 0700
+            rows = WorkerData.save(data, Path(tmp) / "rows.pickle")
+            client = secagg_client_app(rows) if config.secagg else client_app(rows)
+            run_simulation(server, client, num_supernodes=config.clients, backend_config=backend)  # type: ignore[arg-type]
     finally:
         FLOWER_LOGGER.setLevel(level)
     if run.error is not None:
