@@ -316,3 +316,40 @@ def test_entropy_slack_is_relative_with_a_floor_of_one(gap: float, met: bool) ->
     l_ = 4 * math.exp(-(2 * math.log(2) - gap) / 4)
     m = EntropyLDiversityModel(l=l_, column="s")
     assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [met]
+
+
+def test_check_reads_the_histograms_and_gives_one_share_per_class() -> None:
+    # distinct l = 2, monotonic under suppression: a failing class fails in every part
+    h = _h([1, 1], [3, 0], [0, 2])
+    ok, share = DistinctLDiversityModel(l=2, column="s").check(h.sum(axis=1), {"s": h})
+    assert ok.tolist() == [True, False, False]
+    assert share.tolist() == [0.0, 1.0, 1.0]
+    # entropy l-diversity is not monotonic under suppression: nothing is known of the parts,
+    # a share of 0 for each class (an array as long as the classes, not a scalar)
+    ok, share = EntropyLDiversityModel(l=2, column="s").check(h.sum(axis=1), {"s": h})
+    assert ok.tolist() == [True, False, False]
+    assert share.shape == (3,) and share.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(("gap", "met"), [(1e-8, True), (4e-8, False)])
+def test_entropy_slack_grows_with_the_sum(gap: float, met: bool) -> None:
+    # class (8, 4, 4): sum f ln f = 8 ln 8 + 8 ln 4 = 27.7, n = 16, ceil(l) = 3 values. The
+    # slack is 1e-9 * 27.7 = 2.77e-8: a bound 1e-8 short is met, 4e-8 short is not (a slack
+    # divided by the sum, 3.6e-11, would refuse both)
+    h = _h([8, 4, 4])
+    flogf = 8 * math.log(8) + 8 * math.log(4)
+    l_ = 16 * math.exp(-(flogf - gap) / 16)
+    assert math.ceil(l_) == 3
+    m = EntropyLDiversityModel(l=l_, column="s")
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [met]
+
+
+def test_hierarchical_t_closeness_without_a_hierarchy_is_refused_by_key() -> None:
+    dom = SensitiveDomain("dx", np.array([2, 1, 1], dtype=np.int64))
+    with pytest.raises(PolicyError) as info:
+        HierarchicalDistanceTClosenessModel(t=0.2, domain=dom)
+    assert info.value.message == (
+        "privacy.t_closeness.hierarchy: "
+        "hierarchical t-closeness needs a hierarchy for the sensitive column"
+    )
+    assert info.value.key == "privacy.t_closeness.hierarchy"
