@@ -353,3 +353,21 @@ def test_hierarchical_t_closeness_without_a_hierarchy_is_refused_by_key() -> Non
         "hierarchical t-closeness needs a hierarchy for the sensitive column"
     )
     assert info.value.key == "privacy.t_closeness.hierarchy"
+
+
+def test_t_closeness_at_t_and_its_share_bound() -> None:
+    # global distribution (1/2, 1/2); equal-distance EMD of (1, 1), (1, 0), (3, 1): 0, 1/2, 1/4
+    dom = SensitiveDomain("s", np.array([1, 1], dtype=np.int64))
+    h = _h([1, 1], [1, 0], [3, 1])
+    m = EqualDistanceTClosenessModel(t=0.25, domain=dom)
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [True, False, True]  # d = t is met
+    ok, share = m.check(h.sum(axis=1), {"s": h})
+    assert ok.tolist() == [True, False, True]
+    # W >= (d - t) / (1 - t), less a slack of 1e-9 against rounding
+    assert share.tolist() == [0.0, pytest.approx((0.5 - 0.25 - 1e-9) / 0.75, rel=1e-12), 0.0]
+    # t = 1 allows every class (an EMD is at most 1): nothing is known of the parts
+    whole = SensitiveDomain("s", np.array([1, 0], dtype=np.int64))
+    h1 = _h([0, 3], [2, 0])
+    ok, share = EqualDistanceTClosenessModel(t=1.0, domain=whole).check(h1.sum(axis=1), {"s": h1})
+    assert ok.tolist() == [True, True]  # the first at distance exactly 1
+    assert share.shape == (2,) and share.tolist() == [0.0, 0.0]
