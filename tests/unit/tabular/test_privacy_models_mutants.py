@@ -371,3 +371,12 @@ def test_t_closeness_at_t_and_its_share_bound() -> None:
     ok, share = EqualDistanceTClosenessModel(t=1.0, domain=whole).check(h1.sum(axis=1), {"s": h1})
     assert ok.tolist() == [True, True]  # the first at distance exactly 1
     assert share.shape == (2,) and share.tolist() == [0.0, 0.0]
+
+
+def test_t_closeness_of_an_empty_table_is_zero_not_nan() -> None:
+    # no record at all: the global distribution is all zeros (not 0 / 0), so is a class's
+    dom = SensitiveDomain("s", np.array([0, 0], dtype=np.int64))
+    h = _h([0, 0])
+    m = EqualDistanceTClosenessModel(t=0.1, domain=dom)
+    assert m.distances({"s": h}).tolist() == [0.0]
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [True]
