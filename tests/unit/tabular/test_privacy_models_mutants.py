@@ -316,3 +316,67 @@ def test_entropy_slack_is_relative_with_a_floor_of_one(gap: float, met: bool) ->
     l_ = 4 * math.exp(-(2 * math.log(2) - gap) / 4)
     m = EntropyLDiversityModel(l=l_, column="s")
     assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [met]
+
+
+def test_check_reads_the_histograms_and_gives_one_share_per_class() -> None:
+    # distinct l = 2, monotonic under suppression: a failing class fails in every part
+    h = _h([1, 1], [3, 0], [0, 2])
+    ok, share = DistinctLDiversityModel(l=2, column="s").check(h.sum(axis=1), {"s": h})
+    assert ok.tolist() == [True, False, False]
+    assert share.tolist() == [0.0, 1.0, 1.0]
+    # entropy l-diversity is not monotonic under suppression: nothing is known of the parts,
+    # a share of 0 for each class (an array as long as the classes, not a scalar)
+    ok, share = EntropyLDiversityModel(l=2, column="s").check(h.sum(axis=1), {"s": h})
+    assert ok.tolist() == [True, False, False]
+    assert share.shape == (3,) and share.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(("gap", "met"), [(1e-8, True), (4e-8, False)])
+def test_entropy_slack_grows_with_the_sum(gap: float, met: bool) -> None:
+    # class (8, 4, 4): sum f ln f = 8 ln 8 + 8 ln 4 = 27.7, n = 16, ceil(l) = 3 values. The
+    # slack is 1e-9 * 27.7 = 2.77e-8: a bound 1e-8 short is met, 4e-8 short is not (a slack
+    # divided by the sum, 3.6e-11, would refuse both)
+    h = _h([8, 4, 4])
+    flogf = 8 * math.log(8) + 8 * math.log(4)
+    l_ = 16 * math.exp(-(flogf - gap) / 16)
+    assert math.ceil(l_) == 3
+    m = EntropyLDiversityModel(l=l_, column="s")
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [met]
+
+
+def test_hierarchical_t_closeness_without_a_hierarchy_is_refused_by_key() -> None:
+    dom = SensitiveDomain("dx", np.array([2, 1, 1], dtype=np.int64))
+    with pytest.raises(PolicyError) as info:
+        HierarchicalDistanceTClosenessModel(t=0.2, domain=dom)
+    assert info.value.message == (
+        "privacy.t_closeness.hierarchy: "
+        "hierarchical t-closeness needs a hierarchy for the sensitive column"
+    )
+    assert info.value.key == "privacy.t_closeness.hierarchy"
+
+
+def test_t_closeness_at_t_and_its_share_bound() -> None:
+    # global distribution (1/2, 1/2); equal-distance EMD of (1, 1), (1, 0), (3, 1): 0, 1/2, 1/4
+    dom = SensitiveDomain("s", np.array([1, 1], dtype=np.int64))
+    h = _h([1, 1], [1, 0], [3, 1])
+    m = EqualDistanceTClosenessModel(t=0.25, domain=dom)
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [True, False, True]  # d = t is met
+    ok, share = m.check(h.sum(axis=1), {"s": h})
+    assert ok.tolist() == [True, False, True]
+    # W >= (d - t) / (1 - t), less a slack of 1e-9 against rounding
+    assert share.tolist() == [0.0, pytest.approx((0.5 - 0.25 - 1e-9) / 0.75, rel=1e-12), 0.0]
+    # t = 1 allows every class (an EMD is at most 1): nothing is known of the parts
+    whole = SensitiveDomain("s", np.array([1, 0], dtype=np.int64))
+    h1 = _h([0, 3], [2, 0])
+    ok, share = EqualDistanceTClosenessModel(t=1.0, domain=whole).check(h1.sum(axis=1), {"s": h1})
+    assert ok.tolist() == [True, True]  # the first at distance exactly 1
+    assert share.shape == (2,) and share.tolist() == [0.0, 0.0]
+
+
+def test_t_closeness_of_an_empty_table_is_zero_not_nan() -> None:
+    # no record at all: the global distribution is all zeros (not 0 / 0), so is a class's
+    dom = SensitiveDomain("s", np.array([0, 0], dtype=np.int64))
+    h = _h([0, 0])
+    m = EqualDistanceTClosenessModel(t=0.1, domain=dom)
+    assert m.distances({"s": h}).tolist() == [0.0]
+    assert m.satisfied(h.sum(axis=1), {"s": h}).tolist() == [True]

@@ -221,3 +221,20 @@ def test_noise_calibration_without_rdp_has_no_saving() -> None:
     cal = NoiseCalibration(1.0, "prv", 1.0, 1e-5, 0.1, 10, 0.9, None, None)
     assert cal.saving_vs_rdp is None
     assert NoiseCalibration(1.0, "prv", 1.0, 1e-5, 0.1, 10, 0.9, 4.0, 1.0).saving_vs_rdp == 0.75
+
+
+def test_epsilon_table_is_each_count_of_one_schedule() -> None:
+    sigma, q, delta, steps = 1.0, 0.05, 1e-5, [10, 40]
+    rdp = epsilon_table(sigma, q, steps, delta, "rdp")
+    assert rdp == [epsilon_after(sigma, q, k, delta, "rdp") for k in steps]
+    from veil.train._prv import prv_epsilon_table
+
+    prv = epsilon_table(sigma, q, steps, delta)
+    assert prv == prv_epsilon_table(sigma, q, steps, delta, eps_error=0.02)
+    for k, e in zip(steps, prv, strict=True):  # an upper bound, about 0.01 above Opacus'
+        assert (
+            _opacus("prv", sigma, q, k, delta) - 1e-6
+            <= e
+            <= _opacus("prv", sigma, q, k, delta) + 0.03
+        )
+    assert prv[0] < prv[1]
