@@ -181,30 +181,11 @@ def _text_config(
     return cfg
 
 
-def _analyzer(
-    entities: list[str] | None,
-    model: str | None,
-    no_ner: bool,
-    threshold: float,
-    profile: str = "default",
-    *,
-    patterns: list[str] | None = None,
-    deny_list: Path | None = None,
-    allow_list: Path | None = None,
-) -> Any:
+def _analyzer(*args: Any, **kwargs: Any) -> Any:
+    """The analyzer the options describe (:func:`_text_config`'s arguments)."""
     from veil.text import TextAnalyzer
 
-    cfg = _text_config(
-        entities,
-        model,
-        no_ner,
-        threshold,
-        profile,
-        patterns=patterns,
-        deny_list=deny_list,
-        allow_list=allow_list,
-    )
-    return TextAnalyzer.from_config(cfg)
+    return TextAnalyzer.from_config(_text_config(*args, **kwargs))
 
 
 def _engine(value: str) -> str:
