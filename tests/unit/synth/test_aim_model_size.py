@@ -51,7 +51,7 @@ def test_default_cap_follows_the_rows_and_holds_for_the_whole_batch() -> None:
     # 7-million-cell clique
     assert cells <= CELLS_PER_ROW * n
     assert syn.model_cells_ == cells
-    assert max(len(nd) for nd in syn.nodes_) <= 3
+    # (no bound on a clique's width: DP-estimated bins can make a 4-column clique fit the cap)
     pairs = [m for m in syn.measured_ if len(m) == 2]
     assert 4 <= len(pairs) < 10  # it still measures pairs, just not all of them
     # stopping a batch early moves its unspent selection budget to the measurements
