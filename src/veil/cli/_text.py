@@ -188,6 +188,26 @@ def _analyzer(*args: Any, **kwargs: Any) -> Any:
     return TextAnalyzer.from_config(_text_config(*args, **kwargs))
 
 
+def _report_redaction(
+    summary: dict[str, Any], headline: str, untouched: list[str], json_: bool
+) -> None:
+    """A redaction's summary (JSON or a headline and counts), both engines alike; the fields
+    left untouched always go to stderr, as they went out as they came in."""
+    if json_:
+        print_json(summary)
+    else:
+        console.print(headline)
+        for k, v in summary["replaced"].items():
+            console.print(f"  {k:<24} {v}")
+    if untouched:
+        err_console.print(
+            f"left untouched (not redacted): {', '.join(untouched)}; pass --column for each "
+            "field to redact, or --all-fields",
+            highlight=False,
+            markup=False,
+        )
+
+
 def _engine(value: str) -> str:
     from veil._errors import InputError
     from veil.engine._runtime import ENGINES
@@ -320,23 +340,13 @@ def redact(
         "output": str(out),
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    if json_:
-        print_json(summary)
-    else:
-        console.print(
-            f"redacted {n} records -> {out} ({summary['seconds']} s, model: "
-            f"{analyzer.model_name or 'none (regex only)'})"
-        )
-        for k, v in summary["replaced"].items():
-            console.print(f"  {k:<24} {v}")
-    if untouched:
-        # on stderr in either mode: the fields that went out as they came in
-        err_console.print(
-            f"left untouched (not redacted): {', '.join(untouched)}; pass --column for each "
-            "field to redact, or --all-fields",
-            highlight=False,
-            markup=False,
-        )
+    _report_redaction(
+        summary,
+        f"redacted {n} records -> {out} ({summary['seconds']} s, model: "
+        f"{analyzer.model_name or 'none (regex only)'})",
+        untouched,
+        json_,
+    )
 
 
 def detect(
@@ -522,22 +532,13 @@ def _redact_ray(
         profile=profile,
         files=len(files),
     )
-    if json_:
-        print_json(summary)
-    else:
-        console.print(
-            f"redacted {n} records from {len(files)} file(s) -> {out} "
-            f"({summary['seconds']} s, engine: ray)"
-        )
-        for k, v in summary["replaced"].items():
-            console.print(f"  {k:<24} {v}")
-    if untouched:
-        err_console.print(
-            f"left untouched (not redacted): {', '.join(untouched)}; pass --column for each "
-            "field to redact, or --all-fields",
-            highlight=False,
-            markup=False,
-        )
+    _report_redaction(
+        summary,
+        f"redacted {n} records from {len(files)} file(s) -> {out} "
+        f"({summary['seconds']} s, engine: ray)",
+        untouched,
+        json_,
+    )
 
 
 def _detect_ray(
