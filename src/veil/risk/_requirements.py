@@ -412,7 +412,9 @@ def _tree(hier: Any, domain: list[str], col: str) -> list[np.ndarray]:
         parent[below] = node
         parents.append(parent)
         below = node
-    if len(below) and int(below.max()) > 0:  # several top nodes: a root above them
+    # several top nodes in the hierarchy: a root above them, whatever nodes the data reaches
+    # (the height is the hierarchy's, as the anonymizer measures it)
+    if len(below) and len(pd.unique(pd.Series(table[:, -1].astype(str)))) > 1:
         parents.append(np.zeros(int(below.max()) + 1, dtype=np.int64))
     return parents
 

@@ -293,6 +293,11 @@ def encode(
             for level in range(1, sh.height):
                 lc, _ = pd.factorize(sh.table[rows_s, level])
                 maps.append(lc.astype(np.int64))
+            if maps and len(pd.unique(sh.table[:, -1])) > 1:
+                # the root above the hierarchy's several top nodes is part of its tree even
+                # when the data holds values under only one of them (as Mondrian's tree and
+                # the re-check): the height is the hierarchy's, not the data's
+                maps.append(np.zeros(len(rows_s), dtype=np.int64))
             hier_maps = tuple(maps)
         try:
             nums = np.array([float(v) for v in slabels.tolist()])
