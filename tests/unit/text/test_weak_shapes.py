@@ -5,6 +5,10 @@ a ZIP code, a version or an order number."""
 
 from __future__ import annotations
 
+import json
+import warnings
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,6 +17,11 @@ from veil.policy import DETECT_SCORE_THRESHOLD, REDACT_SCORE_THRESHOLD, TextConf
 from veil.text import TextAnalyzer
 from veil.text.recognition._checksums import ssn_kind
 from veil.text.recognition._weak_shapes import WEAK_SCORE, WeakShapeRecognizer, weak_type
+
+with warnings.catch_warnings():
+    # typer imports names that click deprecates (click.utils.get_binary_stream): not ours to fix
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from veil.cli._app import main
 
 WEAK_TYPES = {"US_SSN", "US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE"}
 
@@ -56,6 +65,21 @@ def test_shape_without_label_is_redacted_not_detected(
     assert typed(redact, text) == [(value, entity)]
     assert [f.score for f in redact.analyze(text)] == [WEAK_SCORE]
     assert not [t for _, t in typed(detect, text) if t in WEAK_TYPES]
+
+
+def test_cli_redact_replaces_them_and_detect_does_not_report_them(tmp_path: Path) -> None:
+    text = "Form 3: 078051121, A12803456, order 123456789"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"text": text}) + "\n")
+    red = tmp_path / "red.jsonl"
+    assert main(["-q", "redact", str(src), "-c", "text", "--no-ner", "--out", str(red)]) == 0
+    assert json.loads(red.read_text())["text"] == (
+        "Form 3: <US_SSN>, <US_PASSPORT>, order 123456789"
+    )
+    det = tmp_path / "det.jsonl"
+    args = ["-q", "text", "detect", str(src), "-c", "text", "--no-ner", "--out", str(det)]
+    assert main(args) == 0
+    assert json.loads(det.read_text())["findings"] == []
 
 
 @pytest.mark.parametrize(

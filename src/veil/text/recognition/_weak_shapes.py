@@ -25,17 +25,18 @@ joined by a dash                       numbering rules allow them
                                        all-same digits, publicised numbers refused);
                                        otherwise a 9-digit run is
                                        ``US_DRIVER_LICENSE`` and a 5-4 group nothing
-a capital letter and eight digits      ``US_PASSPORT`` (the format of US passport books
-                                       and cards since 2021)
+a capital letter and eight digits      ``US_PASSPORT`` (the format of US passport cards
+                                       and of the books issued since 2021)
 10 to 14 digits                        ``US_DRIVER_LICENSE`` (state formats of 9 to 14
                                        digits)
 =====================================  ===========================================
 
 What other readings of the same characters win, or stop the candidate:
 
-* tier 2: any other recognizer's finding on the same characters wins (a phone number, a
-  card, a checked national id, a ZIP code after a state, a date, a street address, a
-  value after its label), as does a longer NER span;
+* tier 2: a finding of tier 0 or 1 on the same characters wins (a phone number, a card,
+  a checked national id, a ZIP code after a state, a date, a street address, a value
+  after its label), as does one of tier 2 (NER, a bank account after its word) that is
+  longer or scores higher;
 * digits glued to a word, a currency sign, a decimal point or thousands separator, a
   slash, ``#``, ``@``, ``+`` or a dash are part of something else (an amount, a version,
   a path, an order number, a phone number);
