@@ -53,6 +53,7 @@ from veil.text.recognition import (  # noqa: F401 - modules register their recog
     _street_address,
     _street_names,
     _usernames,
+    _weak_shapes,
     _world_ids,
 )
 from veil.text.recognition._finding import ENTITIES, Explanation, Finding

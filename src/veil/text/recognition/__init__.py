@@ -7,7 +7,7 @@ The base classes and registry (``_recognizer``), the :class:`Finding` they retur
 (``_finding``), checksum validators (``_checksums``) and one module per family: contact
 details, network identifiers, financial and government numbers, national IDs, dates,
 street addresses and postcodes, names and organisations, places, secrets, values announced
-by a label, nationalities/religions/political groups, and the adapter for Presidio's own
-recognizers. A family registers itself when imported (:mod:`veil.text.detection` imports
+by a label, identifier shapes without one, nationalities/religions/political groups, and
+the adapter for Presidio's own recognizers. A family registers itself when imported (:mod:`veil.text.detection` imports
 them all). Imports only :mod:`veil.text.vocab`.
 """
