@@ -232,3 +232,13 @@ def test_a_changed_digit_fails_the_tfn_and_abn_rules(seed: int, i: int, delta: i
         number = SurrogateFactory().make(entity, value, seed).replace(" ", "")
         changed = number[:i] + str((int(number[i]) + delta) % 10) + number[i + 1 :]
         assert not rule(changed), (entity, number, changed)
+
+
+def test_an_all_zero_placeholder_is_no_tax_file_number(analyzer: TextAnalyzer) -> None:
+    # 000 000 000 passes the TFN's weighted sum; the ATO issues no such number, so a bare
+    # placeholder is not reported as one at any score (after its word it is kept unvalidated,
+    # as every announced value that fails its rule)
+    assert not tfn_ok("000000000")
+    assert not [f for f in analyzer.analyze("see 000 000 000") if f.entity_type == "AU_TFN"]
+    (announced,) = [f for f in analyzer.analyze("TFN 000 000 000") if f.entity_type == "AU_TFN"]
+    assert announced.explanation is not None and announced.explanation.validation is None

@@ -257,11 +257,13 @@ def tfn_ok(value: str) -> bool:
 
     Examples
     --------
-    >>> tfn_ok("123 456 782"), tfn_ok("123 456 789")
-    (True, False)
+    >>> tfn_ok("123 456 782"), tfn_ok("123 456 789"), tfn_ok("000 000 000")
+    (True, False, False)
+
+    All zeros passes the sum but is no number the ATO issues (a placeholder).
     """
     v = re.sub(r"\s", "", value)
-    if not re.fullmatch(r"\d{9}", v):
+    if not re.fullmatch(r"\d{9}", v) or v == "000000000":
         return False
     weights = (1, 4, 3, 7, 5, 8, 6, 9, 10)
     return sum(w * int(x) for w, x in zip(weights, v, strict=True)) % 11 == 0
