@@ -163,12 +163,15 @@ def secagg_round(
     fit: dict[int, tuple[list[Any], dict[str, Any]]],
     settings: SecAggSettings,
     round_number: int,
+    timeout: float | None = None,
 ) -> tuple[list[Any], int]:
     """Run one SecAgg+ round over the clients in ``fit`` (node id -> weights, config).
 
     Returns the weighted mean of the updates of the clients that finished (weights as the
     clients reported them) and how many finished. Raises :class:`RoundAbortedError` when
-    too few shares survive to remove the masks (nothing is aggregated).
+    too few shares survive to remove the masks (nothing is aggregated). ``timeout`` bounds
+    each stage's wait for replies: none in simulation (a vanished client answers with an
+    error at once), a finite one on real SuperNodes (one that crashed never answers).
     """
     from flwr.app import ArrayRecord, ConfigRecord
     from flwr.common import FitIns, ndarrays_to_parameters
@@ -187,7 +190,7 @@ def secagg_round(
         reconstruction_threshold=threshold,
         clipping_range=settings.clipping_range,
         max_weight=settings.max_weight,
-        timeout=None,
+        timeout=timeout,
     )
     workflow(grid, legacy)
     if strategy.aggregate is None:
