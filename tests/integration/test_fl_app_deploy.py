@@ -172,6 +172,7 @@ def _wait_for(check: Any, what: str, procs: _Procs, deadline: float) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_app_runs_on_superlink_and_supernodes_over_tls_and_survives_a_killed_node(
     tmp_path: Path,
 ) -> None:
