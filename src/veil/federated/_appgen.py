@@ -117,12 +117,17 @@ def _readme(settings: AppSettings, target: str, veil_version: str) -> str:
         else "plain aggregation (the server sees each update)"
     )
     require = f" {REQUIRE_SECAGG_KEY}=true" if s.secagg else ""
+    refuse = (
+        f"\n`{REQUIRE_SECAGG_KEY}=true` makes the SuperNode refuse to send an update in clear."
+        if s.secagg
+        else ""
+    )
     ledger = ""
     if s.dp == "client" and not s.no_ledger:
         ledger = f"""
 The privacy spend is reserved in the ledger before the first round, on the SuperLink's
-machine ({"ledger " + repr(s.ledger) if s.ledger else "veil's local ledger file"}), from the budget of
-dataset `{s.dataset}`. Create that budget there once:
+machine ({"ledger " + repr(s.ledger) if s.ledger else "veil's local ledger file"}), from the budget
+of dataset `{s.dataset}`. Create that budget there once:
 
     veil budget init {s.dataset} --epsilon TOTAL_EPSILON --delta TOTAL_DELTA
 """
@@ -130,10 +135,16 @@ dataset `{s.dataset}`. Create that budget there once:
 
 Written by `veil fl app` (veil {veil_version}). It trains veil's tabular classifier of
 `{target}` across SuperNodes; each SuperNode reads its own table and its rows never leave
-it. Aggregation: {secagg}. Privacy: {privacy}. The encoding every party shares is
-`{PACKAGE}/schema.json` (columns, categories, numeric statistics, classes): it travels to
-every machine, so it must hold nothing private. Only the files of `fab-include` in
-`pyproject.toml` are sent by `flwr run`; never put data or keys in this folder.
+it.
+
+- Aggregation: {secagg}.
+- Privacy: {privacy}. After each round every SuperNode reports how many of its held-out
+  rows the model gets right: counts the server sees in clear, not covered by DP
+  (`--run-config 'evaluate=false'` skips them).
+- The encoding every party shares is `{PACKAGE}/schema.json` (columns, categories, numeric
+  statistics, classes): it travels to every machine, so it must hold nothing private.
+- Only the files of `fab-include` in `pyproject.toml` are sent by `flwr run`; still, never
+  put data or keys in this folder.
 
 Every machine needs the same veil: `pip install "veil[fl]=={veil_version}"`.
 
@@ -165,9 +176,9 @@ the SuperNodes reach the SuperLink at):
     flower-supernode --superlink SUPERLINK_HOST:9093 --root-certificates ca.crt \\
         --node-config '{DATA_PATH_KEY}="/path/to/local-table.csv"{require}'
 
-The table (CSV, Parquet or JSONL) needs the schema's columns and `{target}`.
-{"`" + REQUIRE_SECAGG_KEY + "=true` makes the SuperNode refuse to send an update in clear. " if s.secagg else ""}Several SuperNodes on one machine need distinct `--port`s (their local API, 9094 by default).
-The server waits for {s.clients} SuperNodes before the first round.
+The table (CSV, Parquet or JSONL) needs the schema's columns and `{target}`.{refuse}
+Several SuperNodes on one machine need distinct `--port`s (their local API, 9094 by
+default). The server waits for {s.clients} SuperNodes before the first round.
 
 ## 4. Run
 
@@ -182,12 +193,15 @@ then, from this folder:
 
     flwr run . veil --stream
 
+(`flwr run` exits 0 even when it cannot reach the SuperLink: read its message.)
+
 Override a setting for one run: `flwr run . veil --run-config 'rounds=5 out-dir="/srv/fl-out"'`.
 The server writes `report.json` (per-round accuracy and loss from the SuperNodes' held-out
 rows, clients and drop-outs per round, epsilon spent) and `model.pt` (a veil tabular model:
 `veil.train.load_tabular_model`) into `out-dir` (`{s.out_dir}`, relative to the SuperLink's
-working directory). A SuperNode that vanishes mid-round is waited for `round-timeout`
-({s.round_timeout:g}) seconds, then left out of the round.
+working directory). A SuperNode that stops mid-round is left out of the round at once; one
+that crashes is waited for `round-timeout` ({s.round_timeout:g}) seconds at each stage, until
+Flower marks it offline (about a minute without its heartbeat).
 """
 
 
