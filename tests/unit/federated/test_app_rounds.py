@@ -29,7 +29,8 @@ class _LocalGrid:
 
     def __init__(self, nodes: dict[int, tuple[Any, Any]]) -> None:
         self.nodes = nodes  # node id -> (ClientApp, Context)
-        self.gone: set[int] = set()
+        self.gone: set[int] = set()  # left: the SuperLink answers for them with an error
+        self.crash_after: dict[int, int] = {}  # node -> messages it answers, then silence
         self.replies: dict[str, Any] = {}
         # every reply the server got: (its type, has content, how many arrays it held)
         self.received: list[tuple[str, bool, int]] = []
@@ -55,7 +56,12 @@ class _LocalGrid:
             node = msg.metadata.dst_node_id
             if node in self.gone:
                 reply = Message(error=Error(code=0, reason="node_unavail"), reply_to=msg)
+            elif node in self.crash_after and self.crash_after[node] <= 0:
+                ids.append(msg.metadata.message_id)  # never answered
+                continue
             else:
+                if node in self.crash_after:
+                    self.crash_after[node] -= 1
                 app, context = self.nodes[node]
                 # each side gets its own copy through Flower's wire format, as over the
                 # network (the SecAgg+ workflow sends one content object to every node, and
@@ -154,6 +160,18 @@ def test_secagg_rounds_aggregate_without_any_update_in_clear(federation: Any) ->
     assert all(ok and arrays == 0 for _, ok, arrays in grid.received)
     start = _initial(encoder)
     assert sum(float(np.abs(a - b).sum()) for a, b in zip(weights, start, strict=True)) > 0
+
+
+def test_secagg_survives_a_node_that_crashes_after_sharing_its_keys(federation: Any) -> None:
+    """It never answers again: each stage waits round-timeout, then removes its masks."""
+    make, encoder = federation
+    settings = AppSettings(rounds=2, clients=4, secagg=True, evaluate=False, round_timeout=1.0)
+    grid, ctx = make(settings)
+    grid.crash_after[103] = 2  # the setup and the key sharing of round 1
+    rounds, weights, _ = run_rounds(_PollingGrid(grid), ctx, settings, encoder, None)
+    # still listed online (no heartbeat check here): sampled again in round 2, silent again
+    assert [(r["clients"], r["dropped"]) for r in rounds] == [(3, 1), (3, 1)]
+    assert all(np.isfinite(w).all() for w in weights)
 
 
 def test_client_level_dp_adds_noise_of_sigma_times_the_clip(federation: Any) -> None:
