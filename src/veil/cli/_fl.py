@@ -1,4 +1,4 @@
-"""``veil fl``: federated learning on Flower (``veil fl simulate``)."""
+"""``veil fl``: federated learning on Flower (``veil fl simulate``, ``veil fl app``)."""
 
 from __future__ import annotations
 
@@ -244,6 +244,154 @@ def simulate(
         print_json(summary)
     else:
         _print_human(summary)
+
+
+@fl_app.command("app")
+def app_cmd(
+    directory: Annotated[Path, typer.Argument(help="The folder to write the Flower App into.")],
+    target: Annotated[str, typer.Option("--target", help="The column to predict.")],
+    schema: Annotated[
+        Path,
+        typer.Option(
+            "--schema",
+            help="A PUBLIC table (CSV, Parquet, JSONL) whose columns, categories and numeric "
+            "statistics every party shares: it is copied into the app.",
+        ),
+    ],
+    clients: Annotated[
+        int, typer.Option("--clients", help="SuperNodes the server waits for before round 1.")
+    ] = 3,
+    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 20,
+    strategy: Annotated[
+        str, typer.Option("--strategy", help="fedavg, fedprox or fedadam.")
+    ] = "fedavg",
+    local_epochs: Annotated[
+        int, typer.Option("--local-epochs", help="Epochs each client trains per round.")
+    ] = 1,
+    fraction_fit: Annotated[
+        float, typer.Option("--fraction-fit", help="Share of SuperNodes sampled per round.")
+    ] = 1.0,
+    batch_size: Annotated[int, typer.Option("--batch-size", help="Local batch size.")] = 64,
+    lr: Annotated[
+        float | None, typer.Option("--lr", help="Clients' SGD learning rate (default 0.05).")
+    ] = None,
+    proximal_mu: Annotated[
+        float, typer.Option("--proximal-mu", help="FedProx's proximal weight.")
+    ] = 0.01,
+    test_fraction: Annotated[
+        float,
+        typer.Option("--test-fraction", help="Share of each SuperNode's rows held out."),
+    ] = 0.2,
+    drop: Annotated[
+        list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")
+    ] = None,
+    dp: Annotated[
+        str | None, typer.Option("--dp", help="client: client-level DP (clipping + noise).")
+    ] = None,
+    epsilon: Annotated[
+        float | None, typer.Option("--epsilon", help="Target epsilon with --dp.")
+    ] = None,
+    delta: Annotated[float, typer.Option("--delta", help="Target delta with --dp.")] = 1e-5,
+    clip_norm: Annotated[
+        float, typer.Option("--clip-norm", help="L2 bound of a client's update (--dp client).")
+    ] = 1.0,
+    seed: Annotated[int, typer.Option("--seed", help="Hold-out split and initialization.")] = 0,
+    secagg: Annotated[
+        bool, typer.Option("--secagg", help="Aggregate with SecAgg+: the server sees only sums.")
+    ] = False,
+    secagg_shares: Annotated[
+        float,
+        typer.Option("--secagg-shares", help="A share of the round's clients (<= 1) or a count."),
+    ] = 1.0,
+    secagg_threshold: Annotated[
+        float,
+        typer.Option("--secagg-threshold", help="A share of --secagg-shares (<= 1) or a count."),
+    ] = 0.6,
+    max_weight: Annotated[
+        float,
+        typer.Option("--max-weight", help="Most rows a client may weigh in a SecAgg+ sum."),
+    ] = 100_000.0,
+    round_timeout: Annotated[
+        float, typer.Option("--round-timeout", help="Seconds to wait for a round's replies.")
+    ] = 120.0,
+    wait_timeout: Annotated[
+        float,
+        typer.Option("--wait-timeout", help="Seconds to wait for --clients SuperNodes."),
+    ] = 600.0,
+    out: Annotated[
+        str,
+        typer.Option("--out", help="Where the server writes report.json and model.pt."),
+    ] = "veil-fl-out",
+    ledger_url: Annotated[
+        str | None,
+        typer.Option("--ledger", help="Ledger URL on the server (default: its local file)."),
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", help="Dataset name whose budget pays (with --dp).")
+    ] = None,
+    no_ledger: Annotated[
+        bool, typer.Option("--no-ledger", help="Run --dp without recording the spend.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the contents of a non-empty folder.")
+    ] = False,
+    separator: SeparatorOpt = None,
+    header: HeaderOpt = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Write a Flower App that trains across real SuperNodes (flower-superlink, TLS).
+
+    Each SuperNode trains on its own table (--node-config 'data-path="..."'); the app's README
+    has the commands for the certificates, the SuperLink, the SuperNodes and flwr run.
+    """
+    from veil._errors import InputError
+    from veil.federated import AppSettings, write_flower_app
+
+    settings = AppSettings(
+        rounds=rounds,
+        clients=clients,
+        strategy=strategy,
+        fraction_fit=fraction_fit,
+        local_epochs=local_epochs,
+        batch_size=batch_size,
+        lr=lr,
+        proximal_mu=proximal_mu,
+        test_fraction=test_fraction,
+        seed=seed,
+        dp=dp,
+        epsilon=epsilon,
+        delta=delta,
+        clip_norm=clip_norm,
+        secagg=secagg,
+        secagg_shares=secagg_shares,
+        secagg_threshold=secagg_threshold,
+        max_weight=max_weight,
+        round_timeout=round_timeout,
+        wait_timeout=wait_timeout,
+        out_dir=out,
+        ledger=ledger_url or "",
+        dataset=dataset or "",
+        no_ledger=no_ledger,
+    )
+    settings.validate()
+    if directory.exists() and not directory.is_dir():
+        raise InputError(f"{directory} exists and is not a folder", hint="name a new folder")
+    if directory.is_dir() and any(directory.iterdir()) and not force:
+        raise InputError(
+            f"{directory} exists and is not empty",
+            hint="name a new folder, or pass --force to replace its contents",
+        )
+    from veil.cli._input import read_input
+    from veil.train import TabularEncoder
+
+    frame = read_input(schema, separator, header)
+    encoder = TabularEncoder(target=target, drop=list(drop or ())).fit(frame)
+    files = write_flower_app(directory, settings, encoder.to_dict(), force=force)
+    if json_:
+        print_json({"app": str(directory), "files": [str(f) for f in files]})
+        return
+    console.print(f"wrote a Flower App to {directory} ({len(files)} files)")
+    console.print(f"next: follow {directory / 'README.md'} (certificates, SuperLink, SuperNodes)")
 
 
 def register(app: typer.Typer) -> None:

@@ -26,6 +26,12 @@ norm (NaN for a zero update), so clients clip with :func:`veil.federated.clip_up
 dropped or late client could answer the next round's setup from a stale SecAgg+ state, so
 the simulated dropout clears it, and the workflow runs without a timeout in simulation (a
 vanished client answers with an error at once, so no reply can arrive after the round).
+Flower's workflow counts every sampled client that did not send its masked vector as
+dropped, and asks the others for their shares of its key: a client that vanished before it
+shared its keys (one that never answered the setup, as a crashed SuperNode still listed
+online does) has no such shares, so every other client failed the unmasking and the round
+was lost. :func:`_workflow` counts only the clients that shared their keys, as the protocol
+does (their pairwise masks are the only ones in the masked vectors).
 """
 
 from __future__ import annotations
@@ -157,23 +163,39 @@ def _round_strategy(fitins: dict[int, Any]) -> Any:
     return _RoundStrategy()
 
 
+def _workflow(**kwargs: Any) -> Any:
+    """Flower's ``SecAggPlusWorkflow``, counting as dropped only clients that shared keys."""
+    from flwr.server.workflow import SecAggPlusWorkflow
+
+    class _Workflow(SecAggPlusWorkflow):
+        def share_keys_stage(self, grid: Any, context: Any, state: Any) -> bool:
+            ok: bool = super().share_keys_stage(grid, context, state)
+            # the masked vectors hold pairwise masks only with these clients
+            state.sampled_node_ids = set(state.active_node_ids)
+            return ok
+
+    return _Workflow(**kwargs)
+
+
 def secagg_round(
     grid: Any,
     context: Any,
     fit: dict[int, tuple[list[Any], dict[str, Any]]],
     settings: SecAggSettings,
     round_number: int,
+    timeout: float | None = None,
 ) -> tuple[list[Any], int]:
     """Run one SecAgg+ round over the clients in ``fit`` (node id -> weights, config).
 
     Returns the weighted mean of the updates of the clients that finished (weights as the
     clients reported them) and how many finished. Raises :class:`RoundAbortedError` when
-    too few shares survive to remove the masks (nothing is aggregated).
+    too few shares survive to remove the masks (nothing is aggregated). ``timeout`` bounds
+    each stage's wait for replies: none in simulation (a vanished client answers with an
+    error at once), a finite one on real SuperNodes (one that crashed never answers).
     """
     from flwr.app import ArrayRecord, ConfigRecord
     from flwr.common import FitIns, ndarrays_to_parameters
     from flwr.server.compat.legacy_context import LegacyContext
-    from flwr.server.workflow import SecAggPlusWorkflow
 
     fitins = {nid: FitIns(ndarrays_to_parameters(w), dict(cfg)) for nid, (w, cfg) in fit.items()}
     strategy = _round_strategy(fitins)
@@ -182,12 +204,12 @@ def secagg_round(
     first = next(iter(fit.values()))[0]
     legacy.state.array_records["parameters"] = ArrayRecord(first)
     shares, threshold = settings.workflow_args()
-    workflow = SecAggPlusWorkflow(
+    workflow = _workflow(
         num_shares=shares,
         reconstruction_threshold=threshold,
         clipping_range=settings.clipping_range,
         max_weight=settings.max_weight,
-        timeout=None,
+        timeout=timeout,
     )
     workflow(grid, legacy)
     if strategy.aggregate is None:
