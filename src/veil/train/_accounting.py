@@ -65,6 +65,18 @@ def check_budget(epsilon: float, delta: float, n: int) -> None:
     ...
     veil._errors.InputError: delta must be below 1/n = 3.33e-05 for n = 30000 training records, got 0.001 (hint: pass a smaller --delta, e.g. 1e-5 or 1/(10 n))
     """
+    _check_target(epsilon, delta)
+    if n < 1:
+        raise InputError("the training set is empty (0 records)", hint="check the input table")
+    if delta >= 1.0 / n:
+        raise InputError(
+            f"delta must be below 1/n = {1.0 / n:.3g} for n = {n} training records, got {delta!r}",
+            hint="pass a smaller --delta, e.g. 1e-5 or 1/(10 n)",
+        )
+
+
+def _check_target(epsilon: float, delta: float) -> None:
+    """Refuse an (epsilon, delta) target outside (0, 100] x (0, 1), whatever the data."""
     if not isinstance(epsilon, int | float) or not math.isfinite(epsilon) or epsilon <= 0:
         raise InputError(
             f"epsilon must be a positive finite number, got {epsilon!r}",
@@ -77,13 +89,6 @@ def check_budget(epsilon: float, delta: float, n: int) -> None:
         )
     if not isinstance(delta, int | float) or not math.isfinite(delta) or not 0 < delta < 1:
         raise InputError(f"delta must be in (0, 1), got {delta!r}", hint="e.g. 1e-5")
-    if n < 1:
-        raise InputError("the training set is empty (0 records)", hint="check the input table")
-    if delta >= 1.0 / n:
-        raise InputError(
-            f"delta must be below 1/n = {1.0 / n:.3g} for n = {n} training records, got {delta!r}",
-            hint="pass a smaller --delta, e.g. 1e-5 or 1/(10 n)",
-        )
 
 
 def sample_rate_for(n: int, batch_size: int) -> float:
@@ -369,6 +374,7 @@ def calibrate_noise(
     >>> cal.noise_multiplier < cal.rdp_noise_multiplier  # doctest: +SKIP
     True
     """
+    _check_target(epsilon, delta)
     if steps < 1:
         raise InputError(f"the schedule needs at least one step, got {steps}")
     if not 0 < sample_rate <= 1:

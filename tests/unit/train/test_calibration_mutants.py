@@ -14,6 +14,7 @@ docs/mutation.md lists the mutants these kill and the equivalent ones.
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from collections.abc import Iterator
@@ -338,3 +339,23 @@ def test_without_opacus_each_entry_point_names_the_extra(
         "DP-SGD noise calibration needs the Python package 'opacus', which is not installed"
     )
     assert info.value.hint == "pip install 'veil[dp]'"
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "what"),
+    [
+        (0.0, 1e-5, "epsilon must be a positive"),
+        (-1.0, 1e-5, "epsilon must be a positive"),
+        (float("nan"), 1e-5, "epsilon must be a positive"),
+        (101.0, 1e-5, "epsilon must be at most 100"),
+        (3.0, 0.0, "delta must be in (0, 1)"),
+        (3.0, 1.0, "delta must be in (0, 1)"),
+    ],
+)
+def test_calibrate_noise_refuses_an_impossible_target(
+    epsilon: float, delta: float, what: str
+) -> None:
+    # the Python API is not only reached through check_budget: a target out of range is
+    # refused before any accountant runs (Opacus would search for a sigma that cannot exist)
+    with pytest.raises(InputError, match=re.escape(what)):
+        calibrate_noise(epsilon=epsilon, delta=delta, sample_rate=0.01, steps=100)
