@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from veil.data import ADULT_QUASI_IDENTIFIERS, adult_frame, adult_hierarchy_path
 from veil.pipeline import run_policy
 from veil.policy import load_policy
+from veil.report import schema
 
 ray = pytest.importorskip("ray", reason="the ray extra is part of the test environment")
 
@@ -157,6 +158,8 @@ def test_release_optimum_and_report_match_local(
     assert report["engine"]["partitions"] == 4 and report["engine"]["not_run"] == ["risk"]
     assert report["summary"]["input_rows"] == ROWS
     assert report["anonymize"]["transformation"] is not None
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(schema()).validate(report)
     _compare(local_policy, report, ray_out, fmt)
     assert sorted(p.name for p in ray_out.iterdir()) == sorted(
         ["report.html", "report.json", f"released.{fmt}"]
