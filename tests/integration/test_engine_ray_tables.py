@@ -256,6 +256,22 @@ def test_partition_with_another_schema_writes_nothing(
     assert not (tmp_path / f"out-{pol2.stem}").exists()
 
 
+def test_unreadable_partition_names_it_and_writes_nothing(
+    cli, adult: pd.DataFrame, tmp_path: Path
+) -> None:
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    adult.iloc[:200].to_csv(parts / "a.csv", index=False)
+    good = adult.iloc[200:230].to_csv(index=False).encode("utf-8")
+    (parts / "b.csv").write_bytes(good + b"Male,39,Jo Bl\xf6ggs,x,y,z,w,v,u\n")  # latin-1
+    pol = _policy(tmp_path, "parts", privacy=PRIVACY)
+    res = cli("run", pol, "--engine", "ray")
+    assert res.code == 2
+    assert "b.csv" in res.err and "not valid utf-8" in res.err
+    assert "ggs" not in res.err + res.out
+    assert not (tmp_path / f"out-{pol.stem}").exists()
+
+
 def test_folder_without_readable_files(cli, tmp_path: Path) -> None:
     (tmp_path / "parts").mkdir()
     (tmp_path / "parts" / "_SUCCESS").write_text("", encoding="utf-8")

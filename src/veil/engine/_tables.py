@@ -121,7 +121,8 @@ def _raise(failed: Failed, path: str) -> None:
     cls = getattr(_errors, failed.kind, None)
     if not (isinstance(cls, type) and issubclass(cls, VeilError)):
         cls = InputError
-    raise cls(f"{Path(path).name}: {failed.message}", hint=failed.hint)
+    named = Path(path).name in failed.message  # veil's readers name the file themselves
+    raise cls(failed.message if named else f"{Path(path).name}: {failed.message}", hint=failed.hint)
 
 
 def _ray_get(ray: Any, refs: Any) -> Any:
