@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -143,12 +144,15 @@ def _compare(local_policy: Path, ray_report: dict[str, Any], ray_out: Path, fmt:
     ],
 )
 def test_release_optimum_and_report_match_local(
-    cli, adult: pd.DataFrame, tmp_path: Path, fmt: str, privacy: str
+    cli, adult: pd.DataFrame, tmp_path: Path, fmt: str, privacy: str, monkeypatch
 ) -> None:
     # besides Adult: a code with leading zeros, masked (a field transform, and text a CSV
     # reader turns into numbers); a serial released as it is (near-unique: a warning); the
-    # age again (it gives a generalized age back: a warning)
+    # age again (it gives a generalized age back: a warning); a reference, keyed-hashed with
+    # a key set after Ray started (its workers lack it: the driver's transformer travels)
+    monkeypatch.setenv("VEIL_HMAC_KEY", secrets.token_hex(32))
     adult = adult.assign(
+        ref=[f"R{i % 997}" for i in range(len(adult))],
         code=[f"{i * 7 % 10000:05d}" for i in range(len(adult))],
         serial=range(len(adult)),
         age_again=adult["age"],
@@ -156,6 +160,7 @@ def test_release_optimum_and_report_match_local(
     more = (
         "  code: {role: insensitive, transform: {type: mask, keep_last: 2}}\n"
         "  serial: {role: insensitive}\n  age_again: {role: insensitive}\n"
+        "  ref: {role: insensitive, transform: {type: hash}}\n"
     )
     adult.to_csv(tmp_path / "all.csv", index=False)
     if fmt == "parquet":
@@ -179,7 +184,7 @@ def test_release_optimum_and_report_match_local(
     jsonschema.Draft202012Validator(schema()).validate(report)
     _compare(local_policy, report, ray_out, fmt)
     assert sorted(p.name for p in ray_out.iterdir()) == sorted(
-        ["report.html", "report.json", f"released.{fmt}"]
+        ["key_check.json", "report.html", "report.json", f"released.{fmt}"]
     )
 
 

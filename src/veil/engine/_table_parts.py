@@ -35,12 +35,16 @@ SUP = "__veil_suppressed"
 
 @dataclass(frozen=True)
 class PartPlan:
-    """What every task needs: the policy and the columns of the aggregates."""
+    """What every task needs: the policy, the columns of the aggregates, and the field
+    transformers the driver built (their keys resolved there: a worker on another node
+    need not have them in its environment; they cross the cluster's network, as the
+    text engine's operators do)."""
 
     policy: Policy
     kind: str  # csv | parquet | jsonl
     qis: tuple[str, ...]
     sensitive: tuple[str, ...]  # sensitive columns not among the quasi-identifiers
+    transformers: dict[str, Any] | None = None
 
     @property
     def cols(self) -> list[str]:
@@ -111,12 +115,16 @@ def _read(plan: PartPlan, path: Path) -> tuple[Policy, Any, Any, Any]:
     return policy, _reconcile_columns(policy, data), raw, exact
 
 
-def _transformed(policy: Policy, data: Any) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+def _transformed(
+    plan: PartPlan, policy: Policy, data: Any
+) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     from veil.pipeline import RunContext
     from veil.tabular._stage import TransformStage
 
     ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False))
-    TransformStage().run(ctx)
+    stage = TransformStage()
+    stage._built = plan.transformers
+    stage.run(ctx)
     return ctx.data, ctx.report.get("transforms", {}), ctx.artifacts
 
 
@@ -166,7 +174,7 @@ def prepare_part(plan: PartPlan, path: str) -> Prepared | Failed:
 
 def _prepare(plan: PartPlan, path: Path) -> Prepared:
     policy, data, raw, _ = _read(plan, path)
-    released, transforms, artifacts = _transformed(policy, data)
+    released, transforms, artifacts = _transformed(plan, policy, data)
     _, agg = groups(_searched(plan, released, raw), plan.cols)
     return Prepared(len(data), [str(c) for c in data.columns], transforms, artifacts, agg)
 
@@ -205,7 +213,7 @@ def _release(
     from veil.report._warnings import _numbers
 
     policy, original, raw, exact = _read(plan, path)
-    data, _, _ = _transformed(policy, original)
+    data, _, _ = _transformed(plan, policy, original)
     view = _searched(plan, data, raw)
     ids, _ = groups(view, plan.cols)
     rows = to_global[ids] if len(ids) else np.zeros(0, dtype=np.int64)

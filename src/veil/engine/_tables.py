@@ -228,7 +228,15 @@ def ray_run_policy(
 
     sweep_stale(_out_dir(policy, out_dir))
     qis = tuple(policy.quasi_identifiers)
-    part_plan = PartPlan(policy, kind, qis, tuple(s for s in policy.sensitive if s not in qis))
+    from veil.tabular._stage import build_policy_transformers
+
+    part_plan = PartPlan(
+        policy,
+        kind,
+        qis,
+        tuple(s for s in policy.sensitive if s not in qis),
+        build_policy_transformers(policy),
+    )
     cols = part_plan.cols
     paths = [str(f) for f in files]
     timings: dict[str, float] = {}
