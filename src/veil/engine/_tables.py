@@ -211,7 +211,22 @@ def ray_run_policy(
     progress: Progress | None = None,
     engine: dict[str, Any] | None = None,
 ) -> RunResult:
-    """Run ``policy`` on Ray over the partitions of ``policy.data.path``; see the module."""
+    """Run ``policy`` on Ray over the partitions of ``policy.data.path``; see the module.
+
+    The release is written (``out_dir``, else ``policy.output.path``), never collected:
+    the result's ``data`` holds the released columns and no row; its ``report`` and
+    ``outputs`` are those of :func:`veil.pipeline.run_policy`, less the risk stage's
+    sections, plus ``report["engine"]``.
+
+    Raises
+    ------
+    PolicyError
+        What the Ray engine does not run yet (:func:`check_ray_policy`).
+    InputError, SchemaError
+        No readable partition, a partition veil cannot read or with other columns (named).
+    PrivacyRequirementNotMet, VerificationError
+        As locally; nothing is written.
+    """
     import pandas as pd
 
     from veil.pipeline import RunResult, _out_dir, plan
