@@ -172,6 +172,7 @@ def test_release_optimum_and_report_match_local(
     assert res.code == 0, res.err
     out = json.loads(res.out)
     assert out["engine"] == "ray"
+    assert "note: not run on the Ray engine yet: risk" in res.err
     ray_out = tmp_path / f"out-{ray_policy.stem}"
     report = json.loads((ray_out / "report.json").read_text(encoding="utf-8"))
     assert report["engine"]["partitions"] == 4 and report["engine"]["not_run"] == ["risk"]

@@ -103,6 +103,14 @@ def run(
     else:
         _summary_table(result.report, result.outputs)
     _print_warnings(result.report)
+    skipped = (result.report.get("engine") or {}).get("not_run")
+    if skipped and not state.quiet:
+        from veil.cli._ui import err_console
+
+        err_console.print(
+            f"note: not run on the Ray engine yet: {', '.join(skipped)} (report.json: engine)",
+            highlight=False,
+        )
 
 
 def _engine_choice(
