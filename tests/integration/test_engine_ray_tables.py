@@ -235,6 +235,8 @@ def test_policy_engine_section_and_cli_override(cli, adult: pd.DataFrame, tmp_pa
     assert not out.exists()
     res = cli("run", pol, "--engine", "local", "--ray-address", address)
     assert res.code == 2 and "--ray-address needs the Ray engine" in res.err
+    res = cli("run", pol, "--engine", "local")  # the command line wins over the policy
+    assert res.code == 2 and "is a folder or a pattern: the local engine reads one" in res.err
     # --engine ray without --ray-address on the command line keeps the policy's address
     res = cli("run", pol, "--engine", "ray")
     assert res.code == 2 and f"cannot reach the Ray cluster at {address}" in res.err

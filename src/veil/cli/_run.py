@@ -90,6 +90,7 @@ def run(
                     engine={"address": address, "num_cpus": num_cpus},
                 )
         else:
+            _one_file(pol)
             result = run_policy(pol, out_dir=out, progress=progress)
     if json_:
         print_json(
@@ -110,6 +111,22 @@ def run(
         err_console.print(
             f"note: not run on the Ray engine yet: {', '.join(skipped)} (report.json: engine)",
             highlight=False,
+        )
+
+
+def _one_file(policy: Any) -> None:
+    """The local engine reads one file: a folder or glob of partitions is Ray's input."""
+    from veil._errors import InputError
+
+    if policy.data.path is None:
+        return
+    path = policy.resolve(policy.data.path)
+    if path.is_dir() or (not path.exists() and any(ch in str(path) for ch in "*?[")):
+        raise InputError(
+            f"data.path {policy.data.path} is a folder or a pattern: the local engine reads "
+            "one file",
+            hint="run it with --engine ray (a local Ray runtime without --ray-address), or "
+            "point data.path at one file",
         )
 
 
