@@ -298,3 +298,29 @@ def test_what_ray_does_not_run_is_refused_before_it_starts(cli, tmp_path: Path) 
     assert res.code == 2
     assert "the Ray engine does not run search: mondrian yet" in res.err
     assert "--engine local" in res.err
+
+
+def test_veil_starts_and_stops_its_own_runtime(adult: pd.DataFrame, tmp_path: Path) -> None:
+    """The policy's engine: {type: ray, num_cpus: 1} in a fresh process: veil starts a local
+    runtime of one CPU, releases, and shuts it down (the process ends, exit 0)."""
+    import subprocess
+    import sys
+
+    frame = adult.iloc[:600]
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    _write_parts(frame, tmp_path / "parts", [250], "csv")
+    pol = _policy(tmp_path, "parts", privacy=PRIVACY, extra="engine: {type: ray, num_cpus: 1}\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "veil", "-q", "run", str(pol), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = tmp_path / f"out-{pol.stem}"
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["engine"]["num_cpus"] == 1 and report["engine"]["address"] is None
+    _compare(_policy(tmp_path, "all.csv", privacy=PRIVACY), report, out, "csv")
