@@ -44,6 +44,7 @@ __all__ = [
     "DateShiftTransform",
     "DeltaPresenceConfig",
     "DropTransform",
+    "EngineConfig",
     "FileHierarchyConfig",
     "GeoDisplaceTransform",
     "GeoRoundTransform",
@@ -129,6 +130,31 @@ class OutputConfig(_Model):
     def _sql_pair(self) -> OutputConfig:
         if (self.url is None) != (self.table is None):
             raise ValueError("writing to SQL needs both 'url' and 'table'")
+        return self
+
+
+class EngineConfig(_Model):
+    """Where ``veil run`` runs: this process (``local``) or Ray (``ray``, docs/scale.md).
+
+    ``--engine`` and ``--ray-address`` on the command line override these keys.
+    """
+
+    type: Literal["local", "ray"] = "local"
+    address: str | None = Field(
+        None,
+        description="Ray cluster (HOST:PORT or ray://HOST:PORT); unset: veil starts a local "
+        "Ray runtime and shuts it down at the end",
+    )
+    num_cpus: int | None = Field(
+        None, ge=1, description="CPUs of the local Ray runtime veil starts (unset: all)"
+    )
+
+    @model_validator(mode="after")
+    def _ray_only(self) -> EngineConfig:
+        if self.type == "local" and (self.address is not None or self.num_cpus is not None):
+            raise ValueError("'address' and 'num_cpus' need type: ray")
+        if self.address is not None and self.num_cpus is not None:
+            raise ValueError("'num_cpus' sizes a local Ray runtime; a cluster has its own")
         return self
 
 
@@ -519,6 +545,7 @@ class Policy(_Model):
     dp: DPConfig | None = None
     synth: SynthConfig | None = None
     output: OutputConfig = Field(default_factory=OutputConfig)
+    engine: EngineConfig = Field(default_factory=EngineConfig)
     unlisted_columns: Literal["error", "drop", "keep"] = Field(
         "error", description="what to do with input columns the policy does not list"
     )

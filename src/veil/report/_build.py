@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import platform
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from veil._version import __version__
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from veil.pipeline import RunContext
     from veil.policy import Policy
 
-__all__ = ["REPORT_VERSION", "build_report", "schema"]
+__all__ = ["REPORT_VERSION", "ReleaseFacts", "build_report", "schema"]
 
 REPORT_VERSION = "1.1"
 
@@ -56,7 +57,19 @@ def policy_for_report(policy: Policy) -> dict[str, Any]:
     return dumped
 
 
-def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class ReleaseFacts:
+    """What the report reads from the rows, measured elsewhere: the Ray engine merges these
+    from the partitions, and gives :func:`build_report` frames that hold only the columns."""
+
+    input_rows: int
+    released_rows: int
+    suppressed_rows: int
+    generalized: list[str] | None  # the quasi-identifiers the release changed
+    warnings: list[dict[str, Any]]  # release_warnings of the whole release
+
+
+def _column_section(ctx: RunContext, facts: ReleaseFacts | None = None) -> list[dict[str, Any]]:
     out = []
     released = set(map(str, ctx.data.columns))
     # A two-column transform (geo) rewrites its partner column too: say so on the partner.
@@ -67,7 +80,7 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
     }
     from veil.report._warnings import _generalized_qis, generalization_labels
 
-    compared = _generalized_qis(ctx)
+    compared = _generalized_qis(ctx) if facts is None else facts.generalized
     changed = set(compared) if compared is not None else None
     shown = generalization_labels(ctx, changed)
     for name, col in ctx.policy.columns.items():
@@ -93,14 +106,26 @@ def _column_section(ctx: RunContext) -> list[dict[str, Any]]:
 
 
 def build_report(
-    ctx: RunContext, *, timings: dict[str, float], stages: list[str]
+    ctx: RunContext,
+    *,
+    timings: dict[str, float],
+    stages: list[str],
+    facts: ReleaseFacts | None = None,
 ) -> dict[str, Any]:
-    """Build the JSON report of a run (see ``veil/report/schema.json``)."""
-    suppressed = int(ctx.suppressed.sum()) if ctx.suppressed is not None else 0
+    """Build the JSON report of a run (see ``veil/report/schema.json``).
+
+    ``facts``: the row counts, generalized columns and warnings, when ``ctx``'s frames do
+    not hold the rows (the Ray engine); else they are measured on ``ctx.original`` and
+    ``ctx.data``.
+    """
+    if facts is not None:
+        suppressed = facts.suppressed_rows
+    else:
+        suppressed = int(ctx.suppressed.sum()) if ctx.suppressed is not None else 0
     summary: dict[str, Any] = {
-        "input_rows": len(ctx.original),
+        "input_rows": len(ctx.original) if facts is None else facts.input_rows,
         "input_columns": len(ctx.original.columns),
-        "released_rows": len(ctx.data),
+        "released_rows": len(ctx.data) if facts is None else facts.released_rows,
         "released_columns": len(ctx.data.columns),
         "suppressed_rows": suppressed,
         "dropped_columns": len(ctx.original.columns) - len(ctx.data.columns),
@@ -117,12 +142,13 @@ def build_report(
         "stages": stages,
         "timings": timings,
         "summary": summary,
-        "columns": _column_section(ctx),
+        "columns": _column_section(ctx, facts),
     }
     report.update(ctx.report)
     from veil.report._warnings import release_warnings
 
-    report["warnings"] = [*report.get("warnings", []), *release_warnings(ctx)]
+    found = release_warnings(ctx) if facts is None else facts.warnings
+    report["warnings"] = [*report.get("warnings", []), *found]
     from veil.report._compliance import compliance_section
 
     report["compliance"] = compliance_section(report)

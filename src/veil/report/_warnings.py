@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "generalization_labels",
     "near_unique_columns",
+    "near_unique_columns_counted",
     "recomputable_quasi_identifiers",
     "release_warnings",
 ]
@@ -48,15 +49,24 @@ def near_unique_columns(
     released: pd.DataFrame, columns: list[str], *, share: float = UNIQUE_SHARE
 ) -> list[dict[str, Any]]:
     """Warnings for the ``columns`` of ``released`` whose values are nearly all distinct."""
-    out = []
+    counted = {}
     for c in columns:
         if c not in released.columns:
             continue
         values = released[c].dropna()
-        n = len(values)
+        counted[c] = (int(values.nunique()), len(values))
+    return near_unique_columns_counted(counted, share=share)
+
+
+def near_unique_columns_counted(
+    counted: dict[str, tuple[int, int]], *, share: float = UNIQUE_SHARE
+) -> list[dict[str, Any]]:
+    """:func:`near_unique_columns` from counts: column -> (distinct values, non-missing
+    cells), as the Ray engine merges them from the partitions."""
+    out = []
+    for c, (distinct, n) in counted.items():
         if n == 0:
             continue
-        distinct = int(values.nunique())
         if distinct >= UNIQUE_MIN and distinct / n > share:
             out.append(
                 {

@@ -147,6 +147,7 @@ def check_release(
     values: pd.DataFrame | None = None,
     reference: pd.DataFrame | None = None,
     hierarchies: Mapping[str, Any] | None = None,
+    weights: Any = None,
 ) -> list[Requirement]:
     """Measure every model of ``privacy`` (but the population ones) on a release.
 
@@ -169,6 +170,9 @@ def check_release(
     hierarchies
         Built hierarchy (:class:`veil.tabular.Hierarchy`) of a sensitive column, for the
         hierarchical distance.
+    weights
+        Records each row stands for (rows of ``released``, ``values`` and ``reference``
+        alike, which must then be one table's rows): the Ray engine's aggregates.
     """
     import pandas as pd
 
@@ -176,6 +180,9 @@ def check_release(
     sup = np.zeros(n, dtype=bool) if suppressed is None else np.asarray(suppressed, dtype=bool)
     if sup.shape != (n,):
         raise InputError(f"the suppression mask has {sup.size} entries for {n} rows")
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
+    if w is not None and w.shape != (n,):
+        raise InputError(f"{w.size} weights for {n} rows")
     values = released if values is None else values
     reference = values if reference is None else reference
     keep = ~sup
@@ -185,7 +192,13 @@ def check_release(
         ids = kept.groupby(qis, observed=True, sort=False, dropna=False).ngroup().to_numpy()
     else:
         ids = np.zeros(len(kept), dtype=np.int64)
-    sizes = np.bincount(ids) if len(ids) else np.zeros(0, dtype=np.int64)
+    w_kept = None if w is None else w[keep]
+    if not len(ids):
+        sizes = np.zeros(0, dtype=np.int64)
+    elif w_kept is None:
+        sizes = np.bincount(ids)
+    else:
+        sizes = np.bincount(ids, weights=w_kept).astype(np.int64)
     out: list[Requirement] = []
     if privacy.k_anonymity is not None:
         k = privacy.k_anonymity.k
@@ -209,9 +222,9 @@ def check_release(
         domain = pd.Index(pd.unique(np.concatenate([ref_txt, rel_txt]).astype(str)))
         ref_codes = domain.get_indexer(pd.Index(ref_txt.astype(str)))
         rel_codes = domain.get_indexer(pd.Index(rel_txt.astype(str)))
-        p = np.bincount(ref_codes, minlength=len(domain)).astype(np.float64)
+        p = np.bincount(ref_codes, weights=w, minlength=len(domain)).astype(np.float64)
         p /= max(p.sum(), 1.0)
-        return _Cells.of(ids, rel_codes, len(sizes), len(domain)), p, domain
+        return _Cells.of(ids, rel_codes, len(sizes), len(domain), w_kept), p, domain
 
     # a model that names no column protects every sensitive column: one requirement each
     ld = privacy.l_diversity
@@ -287,8 +300,15 @@ class _Cells:
     m: int
 
     @classmethod
-    def of(cls, ids: np.ndarray, codes: np.ndarray, n_cls: int, m: int) -> _Cells:
-        pair, cnt = np.unique(ids.astype(np.int64) * max(m, 1) + codes, return_counts=True)
+    def of(
+        cls, ids: np.ndarray, codes: np.ndarray, n_cls: int, m: int, weights: Any = None
+    ) -> _Cells:
+        key = ids.astype(np.int64) * max(m, 1) + codes
+        if weights is None:
+            pair, cnt = np.unique(key, return_counts=True)
+        else:
+            pair, inverse = np.unique(key, return_inverse=True)
+            cnt = np.bincount(inverse.ravel(), weights=weights, minlength=len(pair))
         return cls(pair // max(m, 1), pair % max(m, 1), cnt.astype(np.int64), n_cls, m)
 
     def dense(self, lo: int, hi: int) -> np.ndarray:

@@ -251,6 +251,7 @@ class AnonymizationResult:
     k_sweep: list[dict[str, Any]] | None = None
     details: dict[str, Any] = field(default_factory=dict)
     population: dict[str, Any] | None = None
+    records: int | None = None  # records ``data`` stands for, when its rows are weighted
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able summary (no data values)."""
@@ -265,14 +266,14 @@ class AnonymizationResult:
             "satisfied": self.satisfied,
             "search": self.search,
             "models": self.models,
-            "rows": len(self.data),
+            "rows": len(self.data) if self.records is None else self.records,
             **({"k_sweep": self.k_sweep} if self.k_sweep is not None else {}),
             **({"details": self.details} if self.details else {}),
             **({"population": self.population} if self.population is not None else {}),
         }
 
 
-def _check_table(df: pd.DataFrame, config: AnonymizeConfig) -> None:
+def _check_table(df: pd.DataFrame, config: AnonymizeConfig, n: int | None = None) -> None:
     if len(config.quasi_identifiers) == 0:
         raise InputError("no quasi-identifier given", hint="mark columns role: quasi_identifier")
     missing = [c for c in (*config.quasi_identifiers, *config.sensitive) if c not in df.columns]
@@ -281,13 +282,14 @@ def _check_table(df: pd.DataFrame, config: AnonymizeConfig) -> None:
             f"{len(missing)} column(s) named by the policy are not in the data: "
             + ", ".join(missing)
         )
-    if len(df) == 0:
+    n = len(df) if n is None else n
+    if n == 0:
         raise InputError("the table is empty: there is nothing to anonymize")
     k = config.privacy.k_anonymity.k if config.privacy.k_anonymity else None
-    if k is not None and k > len(df):
+    if k is not None and k > n:
         raise PrivacyRequirementNotMet(
-            f"k={k} is larger than the table ({len(df)} records): no release can satisfy it",
-            hint=f"the largest k that works is {len(df)}",
+            f"k={k} is larger than the table ({n} records): no release can satisfy it",
+            hint=f"the largest k that works is {n}",
         )
     _check_numeric(df, config, "")
 
@@ -351,13 +353,12 @@ def _sensitive_hierarchies(df: pd.DataFrame, config: AnonymizeConfig) -> dict[st
 
 
 def _not_met(
-    df: pd.DataFrame,
     config: AnonymizeConfig,
     ft: FrequencyTable,
     models: Sequence[PrivacyModel],
     found: SearchResult,
 ) -> PrivacyRequirementNotMet:
-    n = len(df)
+    n = ft.n_rows
     top = evaluate_node(ft, models, [h - 1 for h in ft.heights])
     least = top.suppressed_records
     if found.min_suppressed is not None:
@@ -423,8 +424,15 @@ def anonymize(
     progress: Progress | None = None,
     sweep: Sequence[int] | None = None,
     sweep_seconds: float = 2.0,
+    weights: np.ndarray | None = None,
 ) -> AnonymizationResult:
     """Release ``df`` under ``config`` with the least information loss.
+
+    ``weights`` (optimal search without a population only): each row of ``df`` stands for
+    that many records, ``df`` holding the distinct rows in the order of their first record
+    (the Ray engine's aggregate). The search, its optimum, the metrics, the k sweep and the
+    re-check are then the records' own; ``result.data`` and ``result.suppressed`` describe
+    the aggregate's rows.
 
     ``sweep`` (optimal search only): also find the optimum for each of these k, the other
     models and the suppression limit unchanged, on the same frequency table, and record the
@@ -449,6 +457,10 @@ def anonymize(
             hint="set search: {algorithm: optimal}",
         )
     started = time.perf_counter()
+    if weights is not None and (
+        config.search.algorithm != "optimal" or config.privacy.uses_population
+    ):
+        raise ValueError("weighted rows need the optimal search without a population table")
     with progress.task("reading the population"):
         df, population = split_population(
             df,
@@ -458,7 +470,8 @@ def anonymize(
             base_dir=config.base_dir,
             read_options=config.read_options,
         )
-    _check_table(df, config)
+    n_rows = len(df) if weights is None else int(np.asarray(weights, dtype=np.int64).sum())
+    _check_table(df, config, n_rows)
     if config.search.algorithm == "mondrian":
         return _mondrian(df, config, progress)
     if config.search.algorithm in ("mdav", "cell_suppression"):
@@ -480,6 +493,7 @@ def anonymize(
             config.sensitive,
             sensitive_hierarchies=sens_h,
             population=None if population is None else population.table,
+            weights=weights,
         )
         if population is not None and population.source == "table":
             check_contained(ft)
@@ -490,7 +504,7 @@ def anonymize(
     with progress.task("searching the lattice"):
         found = search.run(ft)
     if found.levels is None or found.node is None:
-        raise _not_met(df, config, ft, models, found)
+        raise _not_met(config, ft, models, found)
     node = found.node
     released, row_sup = _release(df, ft, node)
     info: dict[str, float] = {}
@@ -518,6 +532,7 @@ def anonymize(
             "total_seconds": round(time.perf_counter() - started, 6),
         },
         models=[m.describe() for m in models],
+        records=None if weights is None else n_rows,
     )
     if population is not None:
         result.population = _population_summary(ft, node, population)
@@ -530,10 +545,11 @@ def anonymize(
         sensitive_hierarchies=dict(sens_h),
         population=None if population is None else population.table,
         hierarchies=hier,
+        weights=weights,
     )
     if sweep:
         with progress.task("risk-utility sweep over k"):
-            result.k_sweep = _k_sweep(ft, config, metric, len(df), sweep, sweep_seconds)
+            result.k_sweep = _k_sweep(ft, config, metric, n_rows, sweep, sweep_seconds)
     return result
 
 

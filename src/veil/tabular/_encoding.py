@@ -76,12 +76,18 @@ def factorize_sorted(
     return codes, packed[first]
 
 
-def factorize_int(key: np.ndarray, size_hint: int | None = None) -> tuple[np.ndarray, int]:
+def factorize_int(
+    key: np.ndarray, size_hint: int | None = None, rows: int | None = None
+) -> tuple[np.ndarray, int]:
     """Dense ids ``0..n-1`` for the distinct values of an integer array (order of appearance
-    is not kept). Uses a counting pass when the key space is small, hashing otherwise."""
+    is not kept). Uses a counting pass when the key space is small, hashing otherwise.
+
+    ``rows``: the records ``key`` stands for when each entry is a weighted group of them
+    (the Ray engine's aggregate); the choice of pass, and so the order of the ids, is then
+    the one the records themselves would get."""
     if key.size == 0:
         return np.zeros(0, dtype=np.int64), 0
-    if size_hint is not None and size_hint <= 2 * key.size + 64:
+    if size_hint is not None and size_hint <= 2 * (key.size if rows is None else rows) + 64:
         present = np.zeros(size_hint, dtype=bool)
         present[key] = True
         nz = np.flatnonzero(present)
@@ -183,10 +189,12 @@ class FrequencyTable:
         return out
 
 
-def _encode_qi(name: str, series: pd.Series, hierarchy: Hierarchy) -> tuple[EncodedQI, np.ndarray]:
+def _encode_qi(
+    name: str, series: pd.Series, hierarchy: Hierarchy, weights: np.ndarray | None = None
+) -> tuple[EncodedQI, np.ndarray]:
     check_missing(hierarchy, bool(series.isna().any()))
     codes, labels = value_labels(series)
-    counts = np.bincount(codes, minlength=len(labels))
+    counts = _count(codes, len(labels), weights)
     table = hierarchy.table
     label_row = match_rows(hierarchy, labels.tolist(), counts.tolist())
     rows = label_row[codes] if len(codes) else np.zeros(0, dtype=np.int64)
@@ -224,13 +232,22 @@ def _population_rows(name: str, series: pd.Series, hierarchy: Hierarchy) -> np.n
     return label_row[codes] if len(codes) else np.zeros(0, dtype=np.int64)
 
 
-def _combine(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndarray, int]:
+def _count(codes: np.ndarray, minlength: int, weights: np.ndarray | None) -> np.ndarray:
+    """Records per code: one per entry, or each entry's weight (exact below 2**53)."""
+    if weights is None:
+        return np.bincount(codes, minlength=minlength).astype(np.int64)
+    return np.bincount(codes, weights=weights, minlength=minlength).astype(np.int64)
+
+
+def _combine(
+    columns: Sequence[np.ndarray], radices: Sequence[int], rows: int | None = None
+) -> tuple[np.ndarray, int]:
     """Row ids of the distinct combinations of several code columns (pairwise factorizing)."""
     n = len(columns[0]) if columns else 0
     key = np.zeros(n, dtype=np.int64)
     size = 1
     for col, r in zip(columns, radices, strict=True):
-        key, size = factorize_int(key * r + col, size * r)
+        key, size = factorize_int(key * r + col, size * r, rows)
     return key, size
 
 
@@ -243,6 +260,7 @@ def encode(
     sensitive_order: Mapping[str, np.ndarray] | None = None,
     sensitive_hierarchies: Mapping[str, Hierarchy] | None = None,
     population: pd.DataFrame | None = None,
+    weights: np.ndarray | None = None,
 ) -> FrequencyTable:
     """Encode ``df`` into a :class:`FrequencyTable`.
 
@@ -250,24 +268,32 @@ def encode(
     quasi-identifier columns) adds its combinations and ``population_counts``. Metrics and
     sensitive distributions still describe ``df`` only.
 
+    ``weights`` (no population then): each row of ``df`` stands for that many records,
+    as in the Ray engine's aggregate of distinct rows. With the rows in the order of their
+    first record, the table is the one the records themselves give (same combinations in
+    the same order, same counts); ``row_combo`` then maps the aggregate's rows.
+
     Raises
     ------
     InputError
         A value of a quasi-identifier is missing from its hierarchy (counts only).
     """
+    if weights is not None and population is not None:
+        raise ValueError("weights and a population table cannot be combined")
     encoded: list[EncodedQI] = []
     row_codes: list[np.ndarray] = []
     n = len(df)
+    total = n if weights is None else int(np.asarray(weights, dtype=np.int64).sum())
     for name in qis:
-        q, rows = _encode_qi(name, df[name], hierarchies[name])
+        q, rows = _encode_qi(name, df[name], hierarchies[name], weights)
         if population is not None:
             rows = np.concatenate([rows, _population_rows(name, population[name], q.hierarchy)])
         encoded.append(q)
         row_codes.append(rows)
     radices = [q.domain_size for q in encoded]
-    all_combo, m = _combine(row_codes, radices)
+    all_combo, m = _combine(row_codes, radices, None if weights is None else total)
     row_combo = all_combo[:n]
-    counts = np.bincount(row_combo, minlength=m).astype(np.int64)
+    counts = _count(row_combo, m, weights)
     combos = np.zeros((m, len(encoded)), dtype=np.int64)
     for d, rc in enumerate(row_codes):
         combos[all_combo, d] = rc
@@ -306,8 +332,10 @@ def encode(
             order = np.argsort(np.array(slabels.tolist(), dtype=str), kind="stable")
         if sensitive_order and col in sensitive_order:
             order = sensitive_order[col]
-        pair_key, n_pairs = factorize_int(row_combo * s + scodes, m * s)
-        pair_cnt = np.bincount(pair_key, minlength=n_pairs).astype(np.int64)
+        pair_key, n_pairs = factorize_int(
+            row_combo * s + scodes, m * s, None if weights is None else total
+        )
+        pair_cnt = _count(pair_key, n_pairs, weights)
         first = np.zeros(n_pairs, dtype=np.int64)
         first[pair_key[::-1]] = np.arange(len(pair_key))[::-1]
         pair_combo = row_combo[first]
@@ -315,11 +343,11 @@ def encode(
         ft.pairs[col] = (pair_combo, pair_code, pair_cnt)
         ft.domains[col] = SensitiveDomain(
             col,
-            np.bincount(scodes, minlength=s).astype(np.int64),
+            _count(scodes, s, weights),
             order=order,
             hierarchy=hier_maps,
         )
         ft.sensitive_labels[col] = slabels
-    if len(encoded) == 0 or ft.n_rows != len(df):
+    if len(encoded) == 0 or ft.n_rows != total:
         raise InputError("nothing to encode: no quasi-identifier or no rows")
     return ft

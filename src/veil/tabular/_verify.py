@@ -66,28 +66,41 @@ def verify_release(
     sensitive_hierarchies: dict[str, Any] | None = None,
     population: pd.DataFrame | None = None,
     hierarchies: Mapping[str, Any] | None = None,
+    weights: Any = None,
 ) -> dict[str, bool]:
     """Re-check ``result`` against ``config``; return model -> True, or raise.
 
     ``population`` and ``hierarchies`` (the built quasi-identifier hierarchies) are needed
     for delta-presence and k-map against a population table; ``original`` is then the
     subset that was released.
+
+    ``weights``: each row (of ``original`` and of the release alike) stands for that many
+    records (the Ray engine's aggregates; k, l and t only, no population, no MDAV or cell
+    suppression).
     """
     import pandas as pd
 
     qis = list(config.quasi_identifiers)
     rel = result.data.reset_index(drop=True)
     orig = original.reset_index(drop=True)
-    n = len(orig)
-    if len(rel) != n:
+    if len(rel) != len(orig):
         raise _fail("the release does not have one row per input record")
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
+    if w is not None and (
+        w.shape != (len(orig),)
+        or config.privacy.uses_population
+        or config.search.algorithm in ("mdav", "cell_suppression")
+    ):
+        raise ValueError("weights: one per row, and k, l and t models only")
+    n = len(orig) if w is None else int(w.sum())
     sup = np.asarray(result.suppressed, dtype=bool)
     privacy = config.privacy
     satisfied: dict[str, bool] = {}
     # suppression: within the limit, and the quasi-identifiers of suppressed rows are masked
     limit = math.floor(privacy.suppression_limit * float(n))
-    if int(sup.sum()) > limit:
-        raise _fail(f"{int(sup.sum())} records suppressed, the limit allows {limit}")
+    n_sup = int(sup.sum()) if w is None else int(w[sup].sum())
+    if n_sup > limit:
+        raise _fail(f"{n_sup} records suppressed, the limit allows {limit}")
     if sup.any():
         masked = np.ones(int(sup.sum()), dtype=bool)
         for q in qis:
@@ -111,6 +124,7 @@ def verify_release(
         values=orig,
         reference=orig,
         hierarchies={**config.sensitive_hierarchies, **(sensitive_hierarchies or {})},
+        weights=w,
     )
     failed = [r for r in requirements if not r.met]
     if failed:

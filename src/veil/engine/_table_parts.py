@@ -1,0 +1,266 @@
+"""What the Ray engine does to one partition of a table: plain pandas, run inside Ray tasks.
+
+Each function here reads one partition file exactly as the local engine reads its input
+(:func:`veil.io.read_table` with the policy's options, the columns the search reads as
+written, the text of rewritten numbers), applies the field transforms, and reduces the
+partition to small, mergeable pieces: the distinct rows of the quasi-identifiers and
+sensitive columns with their counts and first position (:func:`prepare_part`), or, once the
+driver has chosen the transformation, the released partition with the aggregates the
+independent re-check and the report need (:func:`release_part`). No function raises a
+veil error out of a Ray task: it returns ``_Failed`` (message and hint, data-free), so the
+driver raises it again as it is, naming the partition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from veil._errors import VeilError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from veil.policy import Policy
+
+__all__ = ["PartPlan", "ReleaseMap", "prepare_part", "release_part"]
+
+N = "__veil_n"
+FIRST = "__veil_first"
+SUP = "__veil_suppressed"
+
+
+@dataclass(frozen=True)
+class PartPlan:
+    """What every task needs: the policy, the columns of the aggregates, and the field
+    transformers the driver built (their keys resolved there: a worker on another node
+    need not have them in its environment; they cross the cluster's network, as the
+    text engine's operators do)."""
+
+    policy: Policy
+    kind: str  # csv | parquet | jsonl
+    qis: tuple[str, ...]
+    sensitive: tuple[str, ...]  # sensitive columns not among the quasi-identifiers
+    transformers: dict[str, Any] | None = None
+
+    @property
+    def cols(self) -> list[str]:
+        return [*self.qis, *self.sensitive]
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A veil error raised in a task, carried back as data (never the exception's chain)."""
+
+    kind: str
+    message: str
+    hint: str | None
+
+
+@dataclass
+class Prepared:
+    """One partition, reduced: its size, columns, transform counts and aggregate."""
+
+    rows: int
+    columns: list[str]
+    transforms: dict[str, Any]
+    artifacts: dict[str, Any]
+    agg: pd.DataFrame  # distinct rows of plan.cols, with N and FIRST (local positions)
+
+
+@dataclass(frozen=True)
+class ReleaseMap:
+    """The chosen release of every distinct row of the aggregate (broadcast to the tasks)."""
+
+    codes: dict[str, np.ndarray]  # quasi-identifier -> category code of each global row
+    categories: dict[str, list[Any]]  # quasi-identifier -> categories of the released column
+    suppressed: np.ndarray  # bool per global row
+
+
+@dataclass
+class Released:
+    """One released partition's aggregates (the frame itself travels apart)."""
+
+    rows: int
+    columns: list[str]
+    numeric: list[str]  # released columns of a numeric (not boolean) dtype here
+    generalized: list[str]  # quasi-identifiers whose released value differs from the input
+    recheck: pd.DataFrame  # distinct (released QIs, sensitive as searched, SUP), N, FIRST
+    distinct: dict[str, list[Any]]  # as-is column -> its distinct non-missing values
+    non_missing: dict[str, int]  # as-is column -> its non-missing cells
+    sample_original: pd.DataFrame  # the sampled rows' input quasi-identifiers
+    sample_released: pd.DataFrame  # the sampled rows' released numeric columns
+
+
+def _policy_for(plan: PartPlan, path: Path) -> Policy:
+    """The policy with this partition as its input (read as the local engine reads a file)."""
+    data = plan.policy.data.model_copy(update={"path": path, "format": plan.kind})
+    return plan.policy.model_copy(update={"data": data})
+
+
+def _read(plan: PartPlan, path: Path) -> tuple[Policy, Any, Any, Any]:
+    """(policy, input as read, columns as written, text of rewritten numbers)."""
+    from veil.io import read_table
+    from veil.io._exact import read_exact_text
+    from veil.pipeline import _read_raw, _reconcile_columns, text_columns
+    from veil.tabular._anonymize_stage import AnonymizeStage
+
+    policy = _policy_for(plan, path)
+    data = read_table(policy.data, text_columns=text_columns(policy))
+    raw = _read_raw(policy, [AnonymizeStage()], data)  # type: ignore[list-item]
+    exact = read_exact_text(policy, data)
+    return policy, _reconcile_columns(policy, data), raw, exact
+
+
+def _transformed(
+    plan: PartPlan, policy: Policy, data: Any
+) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    from veil.pipeline import RunContext
+    from veil.tabular._stage import TransformStage
+
+    ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False))
+    stage = TransformStage()
+    stage._built = plan.transformers
+    stage.run(ctx)
+    return ctx.data, ctx.report.get("transforms", {}), ctx.artifacts
+
+
+def _searched(plan: PartPlan, data: Any, raw: Any) -> Any:
+    """The aggregate's columns as the search reads them (as written, where the pipeline
+    swaps them in: see :meth:`veil.tabular._anonymize_stage.AnonymizeStage.run`)."""
+    from veil.tabular._anonymize import raw_columns
+
+    view = data[plan.cols].copy(deep=False)
+    if raw is not None and len(raw) == len(data):
+        for c in raw_columns(plan.policy):
+            if c in raw.columns and c in view.columns:
+                view[c] = raw[c].to_numpy()
+    return view
+
+
+def groups(view: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """Group id of each row (in order of first appearance) and the distinct rows with their
+    count (``N``) and first position (``FIRST``)."""
+    n = len(view)
+    if n == 0:
+        agg = view[cols].iloc[:0].copy()
+        agg[N] = np.zeros(0, dtype=np.int64)
+        agg[FIRST] = np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), agg
+    ids = view.groupby(cols, dropna=False, sort=False, observed=True).ngroup().to_numpy()
+    ids = ids.astype(np.int64, copy=False)
+    _, first = np.unique(ids, return_index=True)
+    agg = view.iloc[first][cols].reset_index(drop=True)
+    agg[N] = np.bincount(ids).astype(np.int64)
+    agg[FIRST] = first.astype(np.int64)
+    return ids, agg
+
+
+def _guard(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except VeilError as exc:
+        return Failed(type(exc).__name__, exc.message, exc.hint)
+
+
+def prepare_part(plan: PartPlan, path: str) -> Prepared | Failed:
+    """Pass 1 on one partition: read, transform, aggregate."""
+    result: Prepared | Failed = _guard(_prepare, plan, Path(path))
+    return result
+
+
+def _prepare(plan: PartPlan, path: Path) -> Prepared:
+    policy, data, raw, _ = _read(plan, path)
+    released, transforms, artifacts = _transformed(plan, policy, data)
+    _, agg = groups(_searched(plan, released, raw), plan.cols)
+    return Prepared(len(data), [str(c) for c in data.columns], transforms, artifacts, agg)
+
+
+def release_part(
+    plan: PartPlan,
+    path: str,
+    to_global: np.ndarray,
+    release: ReleaseMap,
+    sample: np.ndarray,
+    as_is: list[str],
+) -> tuple[Released | Failed, Any]:
+    """Pass 2 on one partition: the released frame, and its aggregates.
+
+    ``to_global`` maps the partition's groups (as :func:`groups` numbers them, the same
+    as in pass 1) to the rows of the merged aggregate; ``sample`` holds the positions, in
+    this partition, of the rows the report's recomputation check samples.
+    """
+    try:
+        return _release(plan, Path(path), to_global, release, sample, as_is)
+    except VeilError as exc:
+        return Failed(type(exc).__name__, exc.message, exc.hint), None
+
+
+def _release(
+    plan: PartPlan,
+    path: Path,
+    to_global: np.ndarray,
+    release: ReleaseMap,
+    sample: np.ndarray,
+    as_is: list[str],
+) -> tuple[Released, Any]:
+    import pandas as pd
+
+    from veil.io._exact import restore_exact_text
+    from veil.report._warnings import _numbers
+
+    policy, original, raw, exact = _read(plan, path)
+    data, _, _ = _transformed(plan, policy, original)
+    view = _searched(plan, data, raw)
+    ids, _ = groups(view, plan.cols)
+    rows = to_global[ids] if len(ids) else np.zeros(0, dtype=np.int64)
+    out = data.copy(deep=False)
+    for q in plan.qis:
+        out[q] = pd.Categorical.from_codes(
+            release.codes[q][rows], categories=pd.Index(release.categories[q])
+        )
+    sup = release.suppressed[rows]
+    keep = ~sup
+    generalized = [
+        q
+        for q in plan.qis
+        if q in original.columns
+        and bool(
+            (out[q].astype(str).to_numpy()[keep] != original[q].astype(str).to_numpy()[keep]).any()
+        )
+    ]
+    check = pd.DataFrame({q: out[q] for q in plan.qis})
+    for s in plan.sensitive:
+        check[s] = view[s].to_numpy()
+    check[SUP] = sup
+    _, recheck = groups(check, [*plan.cols, SUP])
+    present = [c for c in as_is if c in out.columns]
+    distinct = {c: pd.unique(out[c].dropna()).tolist() for c in present}
+    non_missing = {c: int(out[c].notna().sum()) for c in present}
+    numeric = [
+        str(c)
+        for c in out.columns
+        if pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c])
+    ]
+    others = [str(c) for c in out.columns if str(c) not in plan.qis]
+    sample_released = pd.DataFrame(
+        {c: _numbers(out[c].iloc[sample]) for c in others if c in numeric}
+    )
+    sample_original = pd.DataFrame(
+        {q: _numbers(original[q].iloc[sample]) for q in plan.qis if q in original.columns}
+    )
+    facts = Released(
+        rows=len(out),
+        columns=[str(c) for c in out.columns],
+        numeric=numeric,
+        generalized=generalized,
+        recheck=recheck,
+        distinct=distinct,
+        non_missing=non_missing,
+        sample_original=sample_original,
+        sample_released=sample_released,
+    )
+    return facts, restore_exact_text(out, original, exact)
