@@ -367,3 +367,15 @@ def test_a_policy_target_never_leaves_the_folder(workdir: Path, rel: str) -> Non
         assert type(exc).__name__ == "InputError"
         return
     assert target.resolve().is_relative_to(workdir.resolve())
+
+
+def test_only_one_run_goes_at_a_time(workdir: Path) -> None:
+    from veil._errors import InputError
+    from veil.ui._runs import Runs
+
+    (workdir / "policy.yaml").write_text(GOOD)
+    runs = Runs(workdir)
+    runs.jobs["busy"] = Job(id="busy", policy="policy.yaml")  # still running
+    with pytest.raises(InputError, match="another run is still going"):
+        runs.start("policy.yaml")
+    assert list(runs.jobs) == ["busy"] and not (workdir / "out").exists()
