@@ -61,7 +61,7 @@ def ui(
         Path | None, typer.Option("--tls-key", help="TLS private key (PEM) for --allow-remote.")
     ] = None,
 ) -> None:
-    """Start the local web app (data and text views) and print its one-time URL."""
+    """Start the local web app (data, policy, run, budget and text views) and print its URL."""
     from veil._deps import require
 
     require("starlette", extra="ui", purpose="veil ui")

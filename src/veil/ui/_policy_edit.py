@@ -4,12 +4,14 @@ A policy is edited as its YAML text. The form's fields (each column's role and t
 the privacy models) are applied to that text's mapping and dumped back; checking runs the
 same code as ``veil policy check`` (:func:`veil.policy.load_yaml_located`,
 :func:`veil.policy.parse_policy`, then :func:`veil.pipeline.plan`), so the messages are the
-CLI's, with the file, line and key. Saving writes the file atomically inside the working
-folder, and only a policy that passes the check.
+CLI's, with the file, line and key. Every file the policy names (data, hierarchies,
+populations, the output folder) must lie in the working folder. Saving writes the file
+atomically inside the working folder, and only a policy that passes the check.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +73,25 @@ def _inside(root: Path, path: Path, key: str, source: str) -> None:
         )
 
 
+# keys whose string value names a file the run reads (data, hierarchies, taxonomies,
+# populations, public domains) or writes (output)
+_PATH_KEYS = frozenset({"path", "population", "public_domain"})
+
+
+def _file_paths(
+    node: Any, loc: tuple[str | int, ...]
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _PATH_KEYS and isinstance(value, str):
+                yield (*loc, key), value
+            else:
+                yield from _file_paths(value, (*loc, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _file_paths(value, (*loc, i))
+
+
 def check_policy_text(workdir: Path, relative: str, text: str) -> dict[str, Any]:
     """Validate policy YAML ``text`` as if saved at ``relative``, with ``veil policy
     check``'s code. Returns ``{"valid", "error", "summary"}``; ``error`` has the CLI's
@@ -93,8 +114,8 @@ def check_policy_text(workdir: Path, relative: str, text: str) -> dict[str, Any]
         pol = parse_policy(data, source=relative, lines=lines, base_dir=target.parent)
         stages = [s.name for s in plan(pol)]
         root = workdir.resolve()
-        if pol.data.path is not None:
-            _inside(root, pol.resolve(pol.data.path), "data.path", relative)
+        for loc, value in _file_paths(data, ()):
+            _inside(root, target.parent / value, ".".join(map(str, loc)), relative)
         if pol.output.url is None:
             _inside(root, pol.resolve(pol.output.path), "output.path", relative)
     except PolicyError as exc:

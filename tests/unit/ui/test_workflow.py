@@ -154,6 +154,10 @@ def test_errors_are_the_clis_and_shown_at_the_key(workdir: Path, monkeypatch) ->
         ("data: {path: people.csv}\ncolumns: {a: {role: insensitive}}\nbogus: 1\n", "bogus"),
         ("data: {path: ../outside/x.csv}\ncolumns: {a: {role: insensitive}}\n", "data.path"),
         (GOOD.replace("path: out,", "path: ../outside/out,"), "output.path"),
+        (
+            GOOD.replace("{type: mask}", "{type: file, path: /etc/hosts}"),
+            "columns.zip.hierarchy.path",
+        ),
         ("a: [1, 2\n", None),
         ("", None),
     ],
