@@ -78,6 +78,7 @@ def workflow_routes(
         status: int = 200,
         saved: bool = False,
         problem: dict[str, Any] | None = None,
+        preview: dict[str, Any] | None = None,
     ) -> Any:
         checked = check_policy_text(workdir, target, text)
         context = {
@@ -90,6 +91,7 @@ def workflow_routes(
             "saved": saved,
             "policies": list_files(POLICY_SUFFIXES),
             "problem": problem,
+            "preview": preview,
         }
         if status == 200 and not checked["valid"]:
             status = 422
@@ -137,6 +139,15 @@ def workflow_routes(
                 media_type="application/yaml",
                 headers={"content-disposition": 'attachment; filename="policy.yaml"'},
             )
+        if action == "preview":
+            from veil.ui._hierarchy_preview import hierarchy_preview
+
+            try:
+                preview = hierarchy_preview(workdir, target, text)
+            except VeilError as exc:
+                return editor_page(request, target, text, table, 400, problem=_problem(exc))
+            log.info("hierarchy preview of %d column(s)", len(preview["columns"]))
+            return editor_page(request, target, text, table, preview=preview)
         if action == "save":
             try:
                 result = save_policy_text(workdir, target, text)

@@ -383,3 +383,38 @@ def test_only_one_run_goes_at_a_time(workdir: Path) -> None:
     with pytest.raises(InputError, match="another run is still going"):
         runs.start("policy.yaml")
     assert list(runs.jobs) == ["busy"] and not (workdir / "out").exists()
+
+
+def test_the_hierarchy_preview_counts_groups_per_level(workdir: Path) -> None:
+    from veil.ui._hierarchy_preview import hierarchy_preview
+
+    preview = hierarchy_preview(workdir, "policy.yaml", GOOD)
+    assert preview["k"] == 5 and preview["rows"] == 60
+    by_name = {c["name"]: c for c in preview["columns"]}
+    assert set(by_name) == {"age", "zip"}
+    age = by_name["age"]["levels"]
+    assert age[0]["groups"] == 50  # ages 20..69, one group per value at level 0
+    # each level coarsens the one before, and every row is in a group
+    for c in preview["columns"]:
+        groups = [lv["groups"] for lv in c["levels"]]
+        assert groups == sorted(groups, reverse=True) and groups[-1] >= 1
+        assert c["uncovered_values"] == 0 and c["problems"] == []
+        assert all(lv["rows_below_k"] <= 60 for lv in c["levels"])
+    assert age[-1]["groups_below_k"] == 0
+    # through the page; no value of the table on it
+    client, csrf = _session(workdir)
+    r = client.post(
+        "/policy", data={"csrf": csrf, "target": "policy.yaml", "yaml": GOOD, "action": "preview"}
+    )
+    assert r.status_code == 200 and r.text.count('class="grid hierarchy-preview"') == 2
+    assert "p1@example.com" not in r.text and "10003" not in r.text
+    bad = client.post(
+        "/policy",
+        data={
+            "csrf": csrf,
+            "target": "p.yaml",
+            "yaml": GOOD.replace("k: 5", "k: 1"),
+            "action": "preview",
+        },
+    )
+    assert bad.status_code == 400
