@@ -1,8 +1,8 @@
 """The newcomer's path through ``veil ui`` in headless Chromium, over the DevTools protocol.
 
 Starts ``veil ui --no-browser`` as users do, opens its one-time URL, opens the demo data
-(Adult's first 2,000 rows), sets a role, sets k=5, saves and runs the policy, and reads the
-report inside the app. Fails on a console error, an uncaught exception, a failed load or a
+(Adult's first 2,000 rows), sets a role, sets k=5, previews the hierarchies, saves and runs
+the policy, and reads the report inside the app. Fails on a console error, an uncaught exception, a failed load or a
 request to any other address than the app's. Screenshots of each view go to
 ``$VEIL_SCREENSHOT_DIR`` when set (else the test's tmp folder). Skips when no Chromium is
 installed, except under ``CI=true``.
@@ -169,6 +169,10 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         )[:600]
         assert "role: insensitive" in _eval(b, "document.getElementById('yaml').value")
         b.screenshot(shots / "ui-policy.png")
+        # preview the hierarchies of the six quasi-identifiers left
+        _navigate_by(b, "document.getElementById('preview').click()")
+        assert _eval(b, "document.querySelectorAll('table.hierarchy-preview').length") == 6
+        b.screenshot(shots / "ui-hierarchies.png")
         _navigate_by(b, "document.getElementById('save').click()")
         assert _eval(b, "!!document.getElementById('saved')")
         assert (workdir / "policy.yaml").is_file()
