@@ -122,7 +122,13 @@ class Runs:
                 raise InputError(
                     "another run is still going", hint="wait for it to finish, or cancel it"
                 )
-            checked = check_policy_text(self.workdir, relative, path.read_text(encoding="utf-8"))
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"the policy is not UTF-8 text (byte {exc.start})", hint="save it as UTF-8"
+                ) from None
+            checked = check_policy_text(self.workdir, relative, text)
             if not checked["valid"]:
                 err = checked["error"]
                 raise InputError(err["message"], hint=err["hint"])

@@ -288,12 +288,14 @@ def test_a_failing_run_says_why_and_writes_nothing(workdir: Path) -> None:
         ("../outside/p.yaml", "leaves the working folder"),
         ("people.csv", "ends in .yaml"),
         ("bad.yaml", "Input should be greater than or equal to 2"),
+        ("latin1.yaml", "not UTF-8"),
     ],
 )
 def test_a_run_that_cannot_start_is_refused(workdir: Path, policy: str, why: str) -> None:
     client, csrf = _session(workdir)
     (workdir.parent / "outside" / "p.yaml").write_text(GOOD)
     (workdir / "bad.yaml").write_text(GOOD.replace("k: 5", "k: 1"))
+    (workdir / "latin1.yaml").write_bytes(GOOD.encode() + b"# caf\xe9\n")
     r = client.post("/run", data={"csrf": csrf, "policy": policy})
     assert r.status_code == 400 and why in html.unescape(r.text)
     assert not (workdir / "out").exists()
