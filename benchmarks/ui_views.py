@@ -3,8 +3,11 @@
 The path users run: ``veil ui --no-browser`` as a subprocess (start-up until the URL line),
 then HTTP requests from a client holding the session cookie: the data view of Adult
 (30,162 rows, 9 columns: read, types, distinct counts, drafted roles, the HTML page) and the text view
-of a pasted clinical note. Side by side, the baseline: ``veil policy init adult.csv --json``,
-the CLI that drafts the same roles with the same code, start-up included.
+of a pasted clinical note; the policy view of Adult (the drafted policy checked as ``veil
+policy check`` does), saving it, running it with k=5 from the app until its page says done,
+and the budget view. Side by side, the baselines: ``veil policy init adult.csv --json``,
+the CLI that drafts the same roles with the same code, and ``veil run policy.yaml --json``
+on the same policy, start-up included.
 
     PYTHONPATH=src python benchmarks/ui_views.py [--repeat 3]
 
@@ -16,6 +19,7 @@ average at the start and the end is recorded with them.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import re
@@ -39,7 +43,8 @@ NOTE = (
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": SRC}
+    ledger = Path(tempfile.gettempdir()) / f"veil-ui-bench-{os.getpid()}.db"
+    return {**os.environ, "PYTHONPATH": SRC, "VEIL_LEDGER_URL": f"sqlite:///{ledger}"}
 
 
 def main() -> None:
@@ -68,6 +73,31 @@ def main() -> None:
             )
             policy_init = min(policy_init, time.perf_counter() - t0)
 
+        # the drafted policy (k=5), for the CLI baseline of the run
+        draft = subprocess.run(
+            [sys.executable, "-m", "veil", "policy", "init", "adult.csv", "-o", "cli.yaml"],
+            cwd=work,
+            env=_env(),
+            check=True,
+            capture_output=True,
+        )
+        assert draft.returncode == 0
+        run_cli = float("inf")
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "veil", "run", "cli.yaml", "--json", "-o", "out-cli"],
+                cwd=work,
+                env=_env(),
+                check=True,
+                capture_output=True,
+            )
+            run_cli = min(run_cli, time.perf_counter() - t0)
+
+        policy_view = float("inf")
+        policy_save = float("inf")
+        run_ui = float("inf")
+        budget_view = float("inf")
         startup = float("inf")
         data_view = float("inf")
         data_again = float("inf")
@@ -112,6 +142,42 @@ def main() -> None:
                 page = opener.open(f"{base}/text", data=form, timeout=60).read().decode()
                 text_view = min(text_view, time.perf_counter() - t2)
                 findings = len(re.findall(r"<mark ", page))
+                t1 = time.perf_counter()
+                page = opener.open(f"{base}/policy?table=adult.csv", timeout=60).read().decode()
+                policy_view = min(policy_view, time.perf_counter() - t1)
+                assert 'id="check-ok"' in page, "the drafted policy did not check"
+                yaml_text = re.search(
+                    r'<textarea id="yaml" name="yaml"[^>]*>(.*?)</textarea>', page, re.S
+                )
+                assert yaml_text is not None
+                form = urllib.parse.urlencode(
+                    {
+                        "csrf": csrf.group(1),
+                        "target": "policy.yaml",
+                        "yaml": html.unescape(yaml_text.group(1)),
+                        "action": "save",
+                    }
+                ).encode()
+                t1 = time.perf_counter()
+                page = opener.open(f"{base}/policy", data=form, timeout=60).read().decode()
+                policy_save = min(policy_save, time.perf_counter() - t1)
+                assert 'id="saved"' in page, "the policy was not saved"
+                form = urllib.parse.urlencode({"csrf": csrf.group(1), "policy": "policy.yaml"})
+                t1 = time.perf_counter()
+                with opener.open(f"{base}/run", data=form.encode(), timeout=60) as resp:
+                    run_url = resp.geturl()
+                while True:
+                    page = opener.open(run_url, timeout=60).read().decode()
+                    state = re.search(r'data-state="(\w+)"', page)
+                    assert state is not None
+                    if state.group(1) != "running":
+                        break
+                    time.sleep(0.1)
+                run_ui = min(run_ui, time.perf_counter() - t1)
+                assert state.group(1) == "done", "the run from the app failed"
+                t1 = time.perf_counter()
+                opener.open(f"{base}/budget", timeout=60).read()
+                budget_view = min(budget_view, time.perf_counter() - t1)
             finally:
                 proc.send_signal(signal.SIGINT)
                 proc.wait(timeout=30)
@@ -129,11 +195,17 @@ def main() -> None:
             "data_view_adult_again": round(data_again, 3),
             "text_view_note": round(text_view, 3),
             "baseline_policy_init_cli": round(policy_init, 3),
+            "policy_view_adult": round(policy_view, 3),
+            "policy_save": round(policy_save, 3),
+            "run_adult_k5_until_done_ui": round(run_ui, 3),
+            "baseline_run_adult_k5_cli": round(run_cli, 3),
+            "budget_view": round(budget_view, 3),
         },
         "text_note_chars": len(NOTE),
         "text_findings_marked": findings,
         "target_view_seconds": 1.0,
     }
+    Path(_env()["VEIL_LEDGER_URL"].removeprefix("sqlite:///")).unlink(missing_ok=True)
     out = HERE / "results" / "ui_views.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))

@@ -61,7 +61,7 @@ def ui(
         Path | None, typer.Option("--tls-key", help="TLS private key (PEM) for --allow-remote.")
     ] = None,
 ) -> None:
-    """Start the local web app (data and text views) and print its one-time URL."""
+    """Start the local web app (data, policy, run, budget and text views) and print its URL."""
     from veil._deps import require
 
     require("starlette", extra="ui", purpose="veil ui")
@@ -107,6 +107,9 @@ def ui(
             f"cannot listen on port {port} ({exc.strerror})",
             hint="pick another --port, or --port 0 for a free one",
         ) from exc
+    # listen now, so a browser that opens the printed URL before uvicorn has started waits
+    # in the backlog instead of being refused
+    sock.listen(128)
     bound = sock.getsockname()[1]
     settings = UiSettings(workdir=workdir, host=host, port=bound, tls=tls)
     app = create_app(settings)

@@ -1,4 +1,4 @@
-"""A local web app over veil's workflow (``veil ui``): the data view and the text view.
+"""A local web app over veil's workflow (``veil ui``): data, policy, run, budget and text views.
 
 The server listens on the loopback address by default and answers only to a browser that
 opened the one-time token URL it printed (see :mod:`veil.ui._security`). It needs the

@@ -1,4 +1,5 @@
-"""The Starlette app behind ``veil ui``: the data view and the text view.
+"""The Starlette app behind ``veil ui``: the data and text views (the policy, run and
+budget views are in :mod:`veil.ui._workflow`).
 
 Pages are rendered on the server with Jinja2 (autoescaped), so they work without any
 script; the one stylesheet is served from the package. Views show column names and
@@ -32,11 +33,20 @@ TEXT_SUFFIXES = (".txt", ".md", ".log")
 
 def load_text(workdir: Path, relative: str) -> str:
     """A UTF-8 text file inside ``workdir``, at most ``_MAX_TEXT_CHARS`` characters."""
+    return load_text_file(workdir, relative, TEXT_SUFFIXES, "a text file")
+
+
+def load_text_file(workdir: Path, relative: str, suffixes: tuple[str, ...], kind: str) -> str:
+    """A UTF-8 file ending in one of ``suffixes`` inside ``workdir``, at most
+    ``_MAX_TEXT_CHARS`` characters."""
     from veil._errors import InputError
 
     path = safe_path(workdir, relative)
-    if not path.name.lower().endswith(TEXT_SUFFIXES):
-        raise InputError("this file is not a text file", hint="pick a .txt, .md or .log file")
+    if not path.name.lower().endswith(suffixes):
+        raise InputError(
+            f"this file is not {kind}",
+            hint="pick a file ending in " + " or ".join(suffixes),
+        )
     if path.stat().st_size > 4 * _MAX_TEXT_CHARS:
         raise InputError(
             f"the file is longer than {_MAX_TEXT_CHARS:,} characters",
@@ -79,6 +89,7 @@ class UiSettings:
     host: str = "127.0.0.1"
     port: int = 8765
     tls: bool = False
+    ledger_url: str | None = None  # the budget view's ledger (None: veil's default)
     sessions: Sessions = field(default_factory=Sessions)
 
     @property
@@ -338,6 +349,16 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         Route("/api/text/explain", api_explain, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static"),
     ]
+    from veil.ui._runs import Runs
+    from veil.ui._workflow import workflow_routes
+
+    routes[-1:-1] = workflow_routes(
+        workdir,
+        page,
+        lambda suffixes: list_tables(workdir, suffixes),
+        Runs(workdir),
+        settings.ledger_url,
+    )
     inner = Starlette(routes=routes)
     hosts = allowed_hosts(settings.host, settings.port)
     scheme = "https" if settings.tls else "http"

@@ -240,7 +240,9 @@ _HEADERS = [
     ),
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin, not no-referrer: under no-referrer Chromium sends "Origin: null" on the
+    # app's own form posts, which the Origin check must refuse
+    (b"referrer-policy", b"same-origin"),
     (b"cache-control", b"no-store"),
 ]
 
