@@ -92,6 +92,8 @@ def _make_trainer(
 def warm_up() -> None:
     """Import torch, its optimizer machinery (see :meth:`TorchShardTrainer.warm_up`) and
     veil's tabular model."""
+    import sqlalchemy.dialects.sqlite  # noqa: F401  (the default erasure log's driver)
+
     import veil.train  # noqa: F401
 
     TorchShardTrainer(lambda: None).warm_up()  # type: ignore[arg-type, return-value]
