@@ -232,6 +232,8 @@ class SISAModel:
         monolithic: bool = True,
         meta: dict[str, Any] | None = None,
         progress: Progress | None = None,
+        partition: str = "permutation",
+        monolithic_trainer: ShardTrainer | None = None,
     ) -> SISAModel:
         """Train ``shards`` x ``slices`` SISA shards and write the model folder ``out``.
 
@@ -249,6 +251,13 @@ class SISAModel:
             baseline for accuracy and the full-retraining time ``forget`` compares with.
         log_url
             The erasure log (SQLAlchemy URL); default a SQLite file in ``out``.
+        partition
+            ``"permutation"`` (default): a seeded permutation split into equal shards and
+            slices. ``"keyed"``: each row's shard and slice from its keyed id hash alone
+            (sizes vary a little), which DP training needs (see :mod:`veil.unlearning._dp`).
+        monolithic_trainer
+            The baseline's trainer when it differs from the shards' (a DP schedule
+            calibrated for the whole table); default ``trainer``.
         """
         progress = progress or NullProgress()
         out = Path(out)
@@ -289,14 +298,11 @@ class SISAModel:
                 raise InputError(f"{len(t_hashes)} test ids for {len(test['y'])} test rows")
             if set(id_keys(t_hashes)) & set(id_keys(hashes)):
                 raise InputError("an id is both a training and a held-out row")
-        rng = np.random.default_rng(derive_seed(seed, -1))
-        order = rng.permutation(n)
-        shard_rows = np.array_split(order, shards)
+        if partition not in ("permutation", "keyed"):
+            raise InputError(f"partition must be 'permutation' or 'keyed', got {partition!r}")
+        shard_rows, slice_parts = _partition(hashes, n, shards, slices, seed, partition)
         shard_data: list[Arrays] = []
-        for rows in shard_rows:  # in permuted order: a slice is a random part of the shard
-            slice_of = np.empty(len(rows), dtype=np.int64)
-            for j, part in enumerate(np.array_split(np.arange(len(rows)), slices)):
-                slice_of[part] = j
+        for rows, slice_of in zip(shard_rows, slice_parts, strict=True):
             d = {k: np.asarray(v)[rows] for k, v in train.items()}
             d["slice"] = slice_of
             d["id"] = hashes[rows]
@@ -304,7 +310,8 @@ class SISAModel:
         # Imports first (torch, and what its optimizers import): no timing should include them.
         getattr(trainer, "warm_up", lambda: None)()
         initial = [trainer.initial_state(derive_seed(seed, s)) for s in range(shards)]
-        mono_init = trainer.initial_state(derive_seed(seed, -1)) if monolithic else None
+        mono_trainer = monolithic_trainer or trainer
+        mono_init = mono_trainer.initial_state(derive_seed(seed, -1)) if monolithic else None
         t0 = time.perf_counter()
         states: list[list[Any]] = []
         with progress.task("SISA shards (stages)", total=shards * slices) as task:
@@ -322,14 +329,14 @@ class SISAModel:
                 whole = {k: np.asarray(v) for k, v in train.items()}
                 whole["slice"] = np.zeros(n, dtype=np.int64)
                 mono_state = _train_shard(
-                    trainer, whole, seed=seed, shard=-1, slices=1, state=mono_init
+                    mono_trainer, whole, seed=seed, shard=-1, slices=1, state=mono_init
                 )[-1]
                 task.advance()
             mono_seconds = time.perf_counter() - t1
             mono_cpu = time.process_time() - c1
             mono_acc = None
             if test is not None and len(test["y"]):
-                pred = trainer.predict_proba(mono_state, test).argmax(axis=1)
+                pred = mono_trainer.predict_proba(mono_state, test).argmax(axis=1)
                 mono_acc = float((pred == test["y"]).mean())
             mono = {"accuracy": mono_acc, "seconds": mono_seconds, "cpu_seconds": mono_cpu}
         model_id = uuid.uuid4().hex
@@ -344,6 +351,7 @@ class SISAModel:
                 "slices": slices,
                 "seed": seed,
                 "aggregation": aggregation,
+                "partition": partition,
                 "trainer": trainer.describe(),
                 **(meta or {}),
             },
@@ -421,17 +429,20 @@ class SISAModel:
         if trainer is None:
             from veil.unlearning._tabular import trainer_from_manifest
 
-            trainer = trainer_from_manifest(manifest)
+            trainer = trainer_from_manifest(manifest, store.key)
         # imports (torch's optimizer machinery) now, not in the first request's timing
         getattr(trainer, "warm_up", lambda: None)()
         t0 = time.perf_counter()
-        if (trainer.describe().get("kind"), trainer.describe().get("name")) != (
+        given = trainer.describe()
+        if (given.get("kind"), given.get("name"), given.get("dp")) != (
             described.get("kind"),
             described.get("name"),
+            described.get("dp"),
         ):
             raise InputError(
                 f"{store.path} was trained with a {described.get('kind')} trainer named "
-                f"{described.get('name')!r}; the trainer given is another",
+                f"{described.get('name')!r}{' with DP-SGD' if described.get('dp') else ''}; "
+                "the trainer given is another",
                 hint="pass the trainer the model was fitted with",
             )
         if log_url is None:
@@ -776,6 +787,27 @@ def _aggregate(
     if not probas:
         raise InputError("every shard of the model is empty: nothing is left to predict with")
     return aggregate(probas, how)
+
+
+def _partition(
+    hashes: np.ndarray, n: int, shards: int, slices: int, seed: int, how: str
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each shard's row indices and the slice of each of them."""
+    if how == "keyed":
+        from veil.unlearning._dp import keyed_partition
+
+        shard_of, slice_of = keyed_partition(hashes, shards, slices)
+        rows = [np.flatnonzero(shard_of == s) for s in range(shards)]
+        return rows, [slice_of[r] for r in rows]
+    order = np.random.default_rng(derive_seed(seed, -1)).permutation(n)
+    rows = np.array_split(order, shards)
+    parts = []
+    for r in rows:  # in permuted order: a slice is a random part of the shard
+        slice_of = np.empty(len(r), dtype=np.int64)
+        for j, part in enumerate(np.array_split(np.arange(len(r)), slices)):
+            slice_of[part] = j
+        parts.append(slice_of)
+    return rows, parts
 
 
 def _keep_ckpt(state: Any) -> bool:
