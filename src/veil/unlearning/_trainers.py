@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import io
+import json
 import pickle
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -239,6 +240,9 @@ class TorchShardTrainer:
             }
 
     def dumps(self, state: Any) -> bytes:
+        fast = _dump_state(state)
+        if fast is not None:
+            return fast
         import torch
 
         buf = io.BytesIO()
@@ -246,6 +250,8 @@ class TorchShardTrainer:
         return buf.getvalue()
 
     def loads(self, blob: bytes) -> Any:
+        if blob.startswith(_STATE_MAGIC):
+            return _load_state(blob)
         import torch
 
         return torch.load(io.BytesIO(blob), weights_only=True, map_location="cpu")
@@ -513,6 +519,75 @@ def _canonical(v: Any, name: str, out: dict[str, bytes], *, depth: int) -> None:
             _canonical(state, f"{name}@", out, depth=depth + 1)
         else:
             out[name] = pickle.dumps(v, protocol=5)
+
+
+_STATE_MAGIC = b"veil-sisa-torch-state/1\n"
+
+
+def _dump_state(state: Any) -> bytes | None:
+    """A trainer state (module tensors, Adam's) as the magic line and an ``.npz``: about
+    ten times faster to read back than ``torch.load``'s restricted unpickler, which was a
+    tenth of a one-row erasure. ``None`` when the state holds something else (a module's
+    extra state, a dtype NumPy lacks): the caller falls back to ``torch.save``."""
+    import torch
+
+    arrays: dict[str, np.ndarray] = {}
+    module = state.get("module")
+    opt = state.get("optimizer")
+    if not isinstance(module, dict):
+        return None
+    try:
+        for i, v in enumerate(module.values()):
+            if not isinstance(v, torch.Tensor) or v.dtype == torch.bfloat16:
+                return None
+            arrays[f"m{i}"] = v.detach().cpu().numpy()
+        opt_state: dict[str, list[str]] = {}
+        if opt is not None:
+            for p, st in opt["state"].items():
+                opt_state[str(p)] = list(st)
+                for name, v in st.items():
+                    if not isinstance(v, torch.Tensor):
+                        return None
+                    arrays[f"o{int(p)}.{name}"] = v.detach().cpu().numpy()
+        meta = {
+            "seed": int(state["seed"]),
+            "module": list(module),
+            "optimizer": None
+            if opt is None
+            else {"state": opt_state, "param_groups": opt["param_groups"]},
+        }
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+    buf = io.BytesIO()
+    buf.write(_STATE_MAGIC)
+    np.savez(buf, **arrays)  # type: ignore[arg-type]
+    return buf.getvalue()
+
+
+def _load_state(blob: bytes) -> Any:
+    from collections import OrderedDict
+
+    import torch
+
+    with np.load(io.BytesIO(blob[len(_STATE_MAGIC) :]), allow_pickle=False) as z:
+        meta = json.loads(z["meta"].tobytes())
+        module = OrderedDict(
+            (k, torch.from_numpy(z[f"m{i}"])) for i, k in enumerate(meta["module"])
+        )
+        opt = meta["optimizer"]
+        if opt is not None:
+            groups = opt["param_groups"]
+            for g in groups:
+                g["betas"] = tuple(g["betas"])
+            opt = {
+                "state": {
+                    int(p): {name: torch.from_numpy(z[f"o{p}.{name}"]) for name in names}
+                    for p, names in opt["state"].items()
+                },
+                "param_groups": groups,
+            }
+    return {"seed": meta["seed"], "module": module, "optimizer": opt}
 
 
 def stack(parts: Sequence[Arrays], keys: Sequence[str]) -> dict[str, np.ndarray]:
