@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from veil._errors import InputError
+from veil.unlearning._partition import keyed_partition
 from veil.unlearning._trainers import Adam, Arrays, TorchShardTrainer, _clone, deterministic_torch
 
 __all__ = ["DPSchedule", "DPTorchShardTrainer", "keyed_partition", "plan_schedule"]
@@ -111,12 +112,6 @@ def plan_schedule(
         epsilon_accountant=float(cal.epsilon),
         batch_size=int(batch_size),
     )
-
-
-def keyed_partition(hashes: np.ndarray, shards: int, slices: int) -> tuple[np.ndarray, np.ndarray]:
-    """Shard and slice of each row from its keyed id hash alone (first 8 bytes)."""
-    h = np.ascontiguousarray(hashes[:, :8]).view(">u8").ravel()
-    return (h % shards).astype(np.int64), ((h // shards) % slices).astype(np.int64)
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """SISA training (Bourtoule et al., IEEE S&P 2021): sharded, isolated, sliced, aggregated.
 
-The training rows are split into ``shards`` disjoint shards (a seeded permutation) and each
-shard into ``slices`` slices. Shard ``s`` is trained in stages: stage ``j`` continues from
+The training rows are split into ``shards`` disjoint shards (a seeded permutation, or with
+DP training each row's keyed id hash: :mod:`veil.unlearning._dp`) and each shard into
+``slices`` slices. Shard ``s`` is trained in stages: stage ``j`` continues from
 stage ``j-1``'s state on the shard's slices ``0..j`` and is checkpointed. Each shard has its
 own model; a prediction aggregates them:
 
@@ -40,10 +41,11 @@ from typing import Any
 
 import numpy as np
 
-from veil._errors import InputError, OutputError, VerificationError
+from veil._errors import InputError, LedgerUnavailableError, OutputError, VerificationError
 from veil._progress import NullProgress, Progress
 from veil.tabular._keys import Secret
 from veil.unlearning._log import ErasureLog
+from veil.unlearning._partition import partition_rows
 from veil.unlearning._store import (
     LazyArrays,
     ModelStore,
@@ -300,7 +302,7 @@ class SISAModel:
                 raise InputError("an id is both a training and a held-out row")
         if partition not in ("permutation", "keyed"):
             raise InputError(f"partition must be 'permutation' or 'keyed', got {partition!r}")
-        shard_rows, slice_parts = _partition(hashes, n, shards, slices, seed, partition)
+        shard_rows, slice_parts = partition_rows(hashes, n, shards, slices, seed, partition)
         shard_data: list[Arrays] = []
         for rows, slice_of in zip(shard_rows, slice_parts, strict=True):
             d = {k: np.asarray(v)[rows] for k, v in train.items()}
@@ -430,7 +432,7 @@ class SISAModel:
             from veil.unlearning._tabular import trainer_from_manifest
 
             trainer = trainer_from_manifest(manifest, store.key)
-        # imports (torch's optimizer machinery) now, not in the first request's timing
+        # imports (torch) now, not in the first request's timing
         getattr(trainer, "warm_up", lambda: None)()
         t0 = time.perf_counter()
         given = trainer.describe()
@@ -452,9 +454,15 @@ class SISAModel:
                     hint="pass that URL with --log (the password is not stored)",
                 )
             log_url = default_log_url(store.path)
-        elog = ErasureLog(log_url)
+        # the model's fit created the tables: no schema check on the common path
+        elog = ErasureLog(log_url, create=False)
         try:
-            latest = elog.latest_version(manifest["model_id"])
+            try:
+                latest = elog.latest_version(manifest["model_id"])
+            except LedgerUnavailableError:  # no tables (another log?) or unreachable
+                elog.close()
+                elog = ErasureLog(log_url)  # checks the schema; an outage raises here
+                latest = elog.latest_version(manifest["model_id"])
             if latest is None:
                 raise InputError(
                     f"the erasure log {elog.where} has no record of the model in {store.path}",
@@ -787,27 +795,6 @@ def _aggregate(
     if not probas:
         raise InputError("every shard of the model is empty: nothing is left to predict with")
     return aggregate(probas, how)
-
-
-def _partition(
-    hashes: np.ndarray, n: int, shards: int, slices: int, seed: int, how: str
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Each shard's row indices and the slice of each of them."""
-    if how == "keyed":
-        from veil.unlearning._dp import keyed_partition
-
-        shard_of, slice_of = keyed_partition(hashes, shards, slices)
-        rows = [np.flatnonzero(shard_of == s) for s in range(shards)]
-        return rows, [slice_of[r] for r in rows]
-    order = np.random.default_rng(derive_seed(seed, -1)).permutation(n)
-    rows = np.array_split(order, shards)
-    parts = []
-    for r in rows:  # in permuted order: a slice is a random part of the shard
-        slice_of = np.empty(len(r), dtype=np.int64)
-        for j, part in enumerate(np.array_split(np.arange(len(r)), slices)):
-            slice_of[part] = j
-        parts.append(slice_of)
-    return rows, parts
 
 
 def _keep_ckpt(state: Any) -> bool:

@@ -478,3 +478,10 @@ def test_checkpoint_format_round_trips_and_falls_back_to_torch_save() -> None:
     assert not blob.startswith(b"veil-sisa") and torch.equal(
         t.loads(blob)["module"]["w"], odd["module"]["w"]
     )
+
+
+def test_another_log_is_refused_with_a_clear_message(tabular: SISAModel, tmp_path: Path) -> None:
+    """Opening skips the schema check; a log without the tables still gets the clear error."""
+    tabular.close()
+    with pytest.raises(InputError, match="has no record of the model"):
+        SISAModel.open(tabular.path, key=KEY, log_url=f"sqlite:///{tmp_path / 'other.sqlite'}")
