@@ -40,6 +40,8 @@ def _audit(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
             "2",
             "--workers",
             "1",
+            "--seed",
+            "0",
             "--json",
             *args,
         ],
