@@ -7,8 +7,9 @@ For 5, 10 and 20 shards (``--slices`` slices each):
   same MLP, optimizer, epochs and rows, one shard, one slice) trained in the same command;
 - ``--forgets`` single-id ``veil unlearn forget DIR --id X --json`` runs (random training
   rows), each in a fresh process; against full retraining of the monolithic model, two ways:
-  (a) in-process: ``seconds`` of forget's JSON (opening the model with every checksum, and
-  the erasure; imports excluded) against the monolithic training seconds fit measured;
+  (a) in-process: ``seconds`` of forget's JSON (opening the model: manifest and stored rows
+  checked; and the whole erasure, writing and logging included; imports excluded) against
+  the monolithic training seconds fit measured;
   (b) whole commands: forget's process wall time against ``veil unlearn fit --shards 1
   --slices 1 --no-monolithic`` (retraining the monolithic model from the table, as a user
   would), both with Python start-up and imports;

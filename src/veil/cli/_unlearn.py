@@ -336,10 +336,10 @@ def forget(
 
     An id forgotten before is a recorded no-op; an id the model does not know fails the
     whole request (nothing retrained, nothing logged). `seconds` is the command's work:
-    opening the model (every checksum) and the erasure (imports and the accuracy evaluated
-    after it excluded); `speedup` compares
-    it with the monolithic model's training time measured at fit (`speedup_cpu`: the same
-    in CPU seconds, steadier on a busy machine).
+    opening the model (manifest, stored rows) and the whole erasure (imports and the
+    accuracy evaluated after it excluded); `speedup` compares it with the monolithic
+    model's training time measured at fit (`speedup_cpu`: the same in CPU seconds, steadier
+    on a busy machine). A DP model's budget is never refunded (`privacy_budget`).
     """
     ids = _read_ids(id_, ids_file)
     from veil.unlearning._tabular import warm_up

@@ -418,7 +418,8 @@ class SISAModel:
         trainer: ShardTrainer | None = None,
         log_url: str | None = None,
     ) -> SISAModel:
-        """Reopen a model folder: manifest MAC, every checksum and the erasure log are checked.
+        """Reopen a model folder: the manifest's MAC, the stored rows' checksums and the erasure
+        log are checked (each checkpoint's checksum when it is first read).
 
         ``trainer`` is needed for models trained from Python (scikit-learn, a user's module);
         the built-in tabular model rebuilds its own from the manifest. The folder must be at
