@@ -7,14 +7,20 @@ For 5, 10 and 20 shards (``--slices`` slices each):
   same MLP, optimizer, epochs and rows, one shard, one slice) trained in the same command;
 - ``--forgets`` single-id ``veil unlearn forget DIR --id X --json`` runs (random training
   rows), each in a fresh process; against full retraining of the monolithic model, two ways:
-  (a) in-process: ``seconds`` of forget's JSON (opening the model with every checksum, and
-  the erasure; imports excluded) against the monolithic training seconds fit measured;
+  (a) in-process: ``seconds`` of forget's JSON (opening the model: manifest and stored rows
+  checked; and the whole erasure, writing and logging included; imports excluded) against
+  the monolithic training seconds fit measured;
   (b) whole commands: forget's process wall time against ``veil unlearn fit --shards 1
   --slices 1 --no-monolithic`` (retraining the monolithic model from the table, as a user
   would), both with Python start-up and imports;
 - on the 20-shard model, a ``--requests``-request run through the Python API: each request
   forgets one random training row, then ``verify`` retrains the shard it touched from scratch
-  and checks the parameters are bit-identical.
+  and checks the parameters are bit-identical;
+- ``--baseline-src DIR`` (e.g. the main branch's ``src``): the largest model is fitted again
+  with that code and the same ids are forgotten with it, side by side (process CPU and wall
+  are comparable; the JSON ``cpu_seconds`` of older code left out writing the new version);
+- ``--dp-epsilon E``: the largest shard count fitted with DP-SGD shards (``--epsilon E
+  --no-ledger``): accuracy against the DP monolithic model, and one forget + verify.
 
 Targets (issue 27): at 20 shards, accuracy within 1.5 points of monolithic; forgetting one
 row at least 15x faster than retraining the monolithic model; verify exact on every request.
@@ -52,7 +58,9 @@ def _load() -> float | None:
         return None
 
 
-def _run(args: list[str], env: dict[str, str]) -> dict[str, Any]:
+def _run(args: list[str], env: dict[str, str], src: Path | None = None) -> dict[str, Any]:
+    if src is not None:
+        env = {**env, "PYTHONPATH": str(src)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(
@@ -70,6 +78,117 @@ def _run(args: list[str], env: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def _baseline(
+    args: Any,
+    env: dict[str, str],
+    table: Path,
+    common: list[str],
+    shards: int,
+    ids: list[str],
+    tmp: str,
+) -> dict[str, Any]:
+    """The same fit and the same forgets with another veil's code (side by side)."""
+    folder = Path(tmp) / f"baseline{shards}"
+    fit = _run(
+        [
+            "unlearn",
+            "fit",
+            str(table),
+            *common,
+            "--shards",
+            str(shards),
+            "--slices",
+            str(args.slices),
+            "--out",
+            str(folder),
+        ],
+        env,
+        args.baseline_src,
+    )
+    fj = fit.pop("json")
+    runs = []
+    for rid in ids:
+        r = _run(["unlearn", "forget", str(folder), "--id", rid, "--json"], env, args.baseline_src)
+        j = r.pop("json")
+        r.update(
+            json_cpu_seconds=j.get("cpu_seconds"),
+            speedup_cpu=j.get("speedup_cpu"),
+            slices_retrained=j["slices_retrained"],
+        )
+        runs.append(r)
+    return {
+        "src": str(args.baseline_src),
+        "monolithic_cpu_seconds": fj["monolithic"]["cpu_seconds"],
+        "forget_runs": runs,
+        "forget_process_cpu_median": statistics.median(r["cpu_seconds"] for r in runs),
+        "forget_process_wall_median": statistics.median(r["wall_seconds"] for r in runs),
+        "forget_json_cpu_seconds_median": statistics.median(r["json_cpu_seconds"] for r in runs),
+        "note": "older code's JSON cpu_seconds left out writing the new version and the log",
+        "speedup_in_process_cpu_median": statistics.median(r["speedup_cpu"] for r in runs),
+    }
+
+
+def _dp_runs(
+    args: Any,
+    env: dict[str, str],
+    table: Path,
+    common: list[str],
+    shards: int,
+    train_ids: list[str],
+    rng: Any,
+    tmp: str,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for eps in args.dp_epsilon:
+        folder = Path(tmp) / f"dp{shards}-{eps:g}"
+        fit = _run(
+            [
+                "unlearn",
+                "fit",
+                str(table),
+                *common,
+                "--shards",
+                str(shards),
+                "--slices",
+                str(args.slices),
+                "--out",
+                str(folder),
+                "--epsilon",
+                str(eps),
+                "--no-ledger",
+            ],
+            env,
+        )
+        fj = fit.pop("json")
+        rid = str(rng.choice(train_ids))
+        f = _run(["unlearn", "forget", str(folder), "--id", rid, "--json"], env)
+        f_json = f.pop("json")
+        v = _run(["unlearn", "verify", str(folder), "--json"], env)
+        mono = fj["monolithic"]
+        out[f"{eps:g}"] = {
+            "epsilon": eps,
+            "shards": shards,
+            "accuracy": fj["accuracy"],
+            "monolithic_accuracy": mono["accuracy"],
+            "accuracy_gap_points": round(100 * (mono["accuracy"] - fj["accuracy"]), 3),
+            "noise_multiplier": fj["dp"]["noise_multiplier"],
+            "epsilon_accountant": fj["dp"]["epsilon_accountant"],
+            "fit_command": fit,
+            "forget_command": {
+                **f,
+                "speedup_cpu": f_json["speedup_cpu"],
+                "privacy_budget_refunded": f_json["privacy_budget"]["refunded"],
+            },
+            "verify_exact": v["json"]["exact"],
+        }
+        print(
+            f"DP eps {eps:g}: accuracy {fj['accuracy']:.4f} vs DP monolithic "
+            f"{mono['accuracy']:.4f}; verify exact {v['json']['exact']}",
+            flush=True,
+        )
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shards", type=int, nargs="+", default=[5, 10, 20])
@@ -79,6 +198,8 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=100, help="requests of the verify run")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--baseline-src", type=Path, default=None, help="another veil src dir")
+    ap.add_argument("--dp-epsilon", type=float, nargs="*", default=[3.0])
     args = ap.parse_args()
 
     import numpy as np
@@ -150,7 +271,8 @@ def main() -> None:
             with SISAModel.open(folder, key=bytes.fromhex(key_hex)) as m:
                 train_ids = [str(i) for i in range(len(df)) if m.shard_of(str(i)) is not None]
             forgets = []
-            for rid in rng.choice(train_ids, size=args.forgets, replace=False):
+            chosen = [str(x) for x in rng.choice(train_ids, size=args.forgets, replace=False)]
+            for rid in chosen:
                 r = _run(["unlearn", "forget", str(folder), "--id", str(rid), "--json"], env)
                 j = r.pop("json")
                 r.update(
@@ -183,8 +305,13 @@ def main() -> None:
                 "forget_cpu_seconds_median": round(med_cpu, 4),
                 "speedup_in_process_cpu": round(mono["cpu_seconds"] / med_cpu, 2),
                 "forget_command_wall_median": round(med_wall, 3),
+                "forget_command_cpu_median": round(
+                    statistics.median(f["cpu_seconds"] for f in forgets), 3
+                ),
                 "speedup_commands": round(retrain["wall_seconds"] / med_wall, 2),
             }
+            if args.baseline_src is not None and shards == max(args.shards):
+                entry["baseline"] = _baseline(args, env, table, common, shards, chosen, tmp)
             result["models"][str(shards)] = entry
             loads.append(_load())
             print(
@@ -226,6 +353,8 @@ def main() -> None:
             "runs": checks,
         }
         print(f"verify run: {result['verify_run']['exact']}/{len(checks)} exact", flush=True)
+        if args.dp_epsilon:
+            result["dp"] = _dp_runs(args, env, table, common, big, train_ids, rng, tmp)
     loads.append(_load())
     twenty = result["models"].get("20")
     result.update(

@@ -7,7 +7,9 @@
   at low FPR (:mod:`veil.audit._mia`, :mod:`veil.audit._roc`); :func:`audit_membership`
   does it for veil's tabular model trained on a table.
 - :func:`one_run_audit` and :func:`audit_dp_training` give an empirical lower bound on
-  epsilon from canaries in one training run (:mod:`veil.audit._dp_audit`).
+  epsilon from canaries in one training run (:mod:`veil.audit._dp_audit`);
+  :func:`audit_dp_federated` on a federated simulation with client-level DP
+  (:mod:`veil.audit._dp_fl`).
 - :func:`audit_unlearning` scores the rows a SISA model forgot against rows it never saw
   (see :mod:`veil.audit._unlearning`).
 
@@ -22,6 +24,7 @@ from veil.audit._dp_audit import (
     one_run_audit,
     p_value,
 )
+from veil.audit._dp_fl import audit_dp_federated
 from veil.audit._leak_scan import (
     MIN_DIGITS_ACROSS,
     MIN_LENGTH,
@@ -64,6 +67,7 @@ __all__ = [
     "TabularAuditModel",
     "attack_scores",
     "auc",
+    "audit_dp_federated",
     "audit_dp_training",
     "audit_membership",
     "audit_report",

@@ -193,6 +193,24 @@ def dp(
     separator: SeparatorOpt = None,
     header: HeaderOpt = None,
     threads: ThreadsOpt = 1,
+    fl: Annotated[
+        bool,
+        typer.Option(
+            "--fl", help="Audit federated training with client-level DP (veil fl simulate)."
+        ),
+    ] = False,
+    clients: Annotated[int, typer.Option("--clients", min=1, help="With --fl: clients.")] = 10,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="With --fl: rounds.")] = 20,
+    local_epochs: Annotated[
+        int, typer.Option("--local-epochs", min=1, help="With --fl: local epochs per round.")
+    ] = 1,
+    clip_norm: Annotated[
+        float, typer.Option("--clip-norm", help="With --fl: clipping norm of a client's update.")
+    ] = 1.0,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", min=1, help="With --fl: Ray workers (default one per CPU)."),
+    ] = None,
     out: OutOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -200,8 +218,11 @@ def dp(
 
     --canaries mislabelled rows are each included with probability 1/2, veil's DP-SGD
     trains once at --epsilon (without DP when omitted), and the canaries' losses give a
-    lower bound on epsilon at --confidence (Steinke, Nasr, Jagielski 2023). A bound above
-    the claimed epsilon is a bug in the DP implementation: exit 4.
+    lower bound on epsilon at --confidence (Steinke, Nasr, Jagielski 2023). With --fl the
+    run is a federated simulation with client-level DP at --epsilon (`veil fl simulate --dp
+    client`; --clients, --rounds, --local-epochs, --clip-norm), the canaries spread over the
+    clients' rows. A bound above the claimed epsilon is a bug in the DP implementation:
+    exit 4.
     """
     from veil._errors import InputError
     from veil.audit import DPAuditFailed, audit_dp_training
@@ -213,21 +234,41 @@ def dp(
     frame = read_input(data, separator, header)
     _threads(threads)
     with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
-        result = audit_dp_training(
-            frame,
-            target,
-            epsilon=epsilon,
-            delta=delta,
-            canaries=canaries,
-            seed=seed,
-            confidence=confidence,
-            epochs=epochs,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            hidden=tuple(hidden) if hidden else (128,),
-            drop=drop or (),
-            progress=progress,
-        )
+        if fl:
+            from veil.audit import audit_dp_federated
+
+            result = audit_dp_federated(
+                frame,
+                target,
+                epsilon=epsilon,
+                delta=delta,
+                canaries=canaries,
+                seed=seed,
+                confidence=confidence,
+                clients=clients,
+                rounds=rounds,
+                local_epochs=local_epochs,
+                clip_norm=clip_norm,
+                drop=drop or (),
+                workers=workers,
+                progress=progress,
+            )
+        else:
+            result = audit_dp_training(
+                frame,
+                target,
+                epsilon=epsilon,
+                delta=delta,
+                canaries=canaries,
+                seed=seed,
+                confidence=confidence,
+                epochs=epochs,
+                batch_size=batch_size,
+                learning_rate=learning_rate,
+                hidden=tuple(hidden) if hidden else (128,),
+                drop=drop or (),
+                progress=progress,
+            )
     written = None
     if out is not None:
         from veil.audit import audit_report, write_audit_report

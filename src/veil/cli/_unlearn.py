@@ -70,6 +70,8 @@ def _model_section(model: SISAModel) -> dict[str, Any]:
         "monolithic": metrics.get("monolithic"),
         "n_train": sum(len(d["y"]) for d in model.data),
         "n_test": None if model.test is None else len(model.test["y"]),
+        "dp": _dp_summary(model),
+        "ledger": cfg.get("ledger"),
     }
 
 
@@ -116,6 +118,24 @@ def fit(
         typer.Option("--monolithic/--no-monolithic", help="Also train the monolithic baseline."),
     ] = True,
     seed: Annotated[int, typer.Option("--seed", help="Split, shards, slices, init, order.")] = 0,
+    epsilon: Annotated[
+        float | None,
+        typer.Option("--epsilon", help="Train the shards with DP-SGD to this epsilon (the model)."),
+    ] = None,
+    delta: Annotated[float, typer.Option("--delta", help="DP-SGD delta; below 1/n.")] = 1e-5,
+    max_grad_norm: Annotated[
+        float, typer.Option("--max-grad-norm", help="DP-SGD per-sample clipping norm.")
+    ] = 1.0,
+    accountant: Annotated[str, typer.Option("--accountant", help="prv (default) or rdp.")] = "prv",
+    ledger_url: Annotated[
+        str | None, typer.Option("--ledger", help="Ledger URL (default: the local SQLite file).")
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", help="Dataset name whose budget pays for the fit.")
+    ] = None,
+    no_ledger: Annotated[
+        bool, typer.Option("--no-ledger", help="Train with DP without recording the spend.")
+    ] = False,
     log_url: LogOpt = None,
     key_env: KeyEnvOpt = KEY_ENV,
     key_file: KeyFileOpt = None,
@@ -126,33 +146,69 @@ def fit(
     """Train veil's tabular classifier in shards x slices (SISA) so rows can be forgotten.
 
     The erasure key (at least 16 random bytes: `veil keygen --out FILE`) hashes the ids and
-    signs the model folder; keep it: every later command needs it.
+    signs the model folder; keep it: every later command needs it. With --epsilon every
+    shard trains with DP-SGD and the model is (epsilon, delta)-DP for the training rows
+    (parallel composition over the disjoint shards), paid once from the ledger: pass
+    --dataset NAME (created with `veil budget init NAME`), or --no-ledger. Erasures never
+    refund the budget.
     """
+    from veil._errors import InputError
     from veil.cli._input import read_input
     from veil.unlearning import fit_table
 
+    if epsilon is None and (dataset is not None or ledger_url is not None or no_ledger):
+        raise InputError(
+            "--dataset/--ledger/--no-ledger are for DP training, which needs --epsilon",
+            hint="pass --epsilon E to train the shards with DP-SGD, or drop those options",
+        )
+    if no_ledger and (dataset is not None or ledger_url is not None):
+        raise InputError("--no-ledger contradicts --dataset/--ledger", hint="pass one or the other")
+    if epsilon is not None and not no_ledger and dataset is None:
+        raise InputError(
+            "say which dataset's privacy budget pays for this fit",
+            hint="pass --dataset NAME (create it with: veil budget init NAME --epsilon E "
+            "--delta D), or --no-ledger to train without recording the spend",
+        )
     key = erasure_key(key_env, key_file)
     frame = read_input(data, separator, header)
-    with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
-        model = fit_table(
-            frame,
-            target,
-            id_column,
-            out=out,
-            key=key,
-            shards=shards,
-            slices=slices,
-            epochs=epochs,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            aggregation=aggregation,
-            test_fraction=test_fraction,
-            drop=drop or (),
-            seed=seed,
-            log_url=log_url,
-            monolithic=monolithic,
-            progress=progress,
-        )
+    ledger = None
+    fingerprint = None
+    if epsilon is not None and not no_ledger:
+        from veil.dp import BudgetLedger, fingerprint_frame
+
+        ledger = BudgetLedger(ledger_url)
+        fingerprint = fingerprint_frame(frame)  # the ledger refuses a budget of other data
+    try:
+        with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
+            model = fit_table(
+                frame,
+                target,
+                id_column,
+                out=out,
+                key=key,
+                shards=shards,
+                slices=slices,
+                epochs=epochs,
+                batch_size=batch_size,
+                learning_rate=learning_rate,
+                aggregation=aggregation,
+                test_fraction=test_fraction,
+                drop=drop or (),
+                seed=seed,
+                log_url=log_url,
+                monolithic=monolithic,
+                progress=progress,
+                epsilon=epsilon,
+                delta=delta,
+                max_grad_norm=max_grad_norm,
+                accountant=accountant,
+                ledger=ledger,
+                dataset_name=dataset,
+                fingerprint=fingerprint,
+            )
+    finally:
+        if ledger is not None:
+            ledger.close()
     with model:
         metrics = model.manifest["metrics"]
         result = {
@@ -166,6 +222,8 @@ def fit(
             "n_test": metrics["n_test"],
             "model": str(out),
             "model_version": model.version,
+            "dp": _dp_summary(model),
+            "ledger": model.config.get("ledger"),
         }
         result["report"] = write_report(model, None, {"operation": {"fit": result}})
     if json_:
@@ -177,7 +235,47 @@ def fit(
         f"{_pct(metrics['accuracy'])} in {metrics['seconds']:.1f} s; monolithic "
         f"{_pct(mono.get('accuracy'))} in {_sec(mono.get('seconds'))}"
     )
+    if result["dp"]:
+        ledger_rec = result["ledger"]
+        console.print(
+            f"DP-SGD shards: (epsilon {result['dp']['epsilon']:g}, delta "
+            f"{result['dp']['delta']:g}) for the whole model (parallel composition); "
+            + (
+                f"charged to {ledger_rec['dataset']!r} (spend {ledger_rec['spend_id']})"
+                if ledger_rec
+                else "not recorded (--no-ledger)"
+            )
+        )
     console.print(f"model written to {out}; report: {result['report']['html']}")
+
+
+def _dp_summary(model: SISAModel) -> dict[str, Any] | None:
+    dp = model.config.get("dp")
+    if not dp:
+        return None
+    keys = (
+        "epsilon",
+        "delta",
+        "noise_multiplier",
+        "sample_rate",
+        "steps_per_stage",
+        "accountant",
+        "epsilon_accountant",
+        "max_grad_norm",
+    )
+    return {k: dp[k] for k in keys}
+
+
+def _budget_kept(model: SISAModel) -> dict[str, Any] | None:
+    """What a DP model's erasure does to its privacy budget: nothing (recorded so)."""
+    if not model.config.get("dp"):
+        return None
+    return {
+        "refunded": False,
+        "ledger": model.config.get("ledger"),
+        "why": "the model versions already released were trained on the erased rows; "
+        "the spend stays in the ledger",
+    }
 
 
 def _pct(x: float | None) -> str:
@@ -238,10 +336,10 @@ def forget(
 
     An id forgotten before is a recorded no-op; an id the model does not know fails the
     whole request (nothing retrained, nothing logged). `seconds` is the command's work:
-    opening the model (every checksum) and the erasure (imports and the accuracy evaluated
-    after it excluded); `speedup` compares
-    it with the monolithic model's training time measured at fit (`speedup_cpu`: the same
-    in CPU seconds, steadier on a busy machine).
+    opening the model (manifest, stored rows) and the whole erasure (imports and the
+    accuracy evaluated after it excluded); `speedup` compares it with the monolithic
+    model's training time measured at fit (`speedup_cpu`: the same in CPU seconds, steadier
+    on a busy machine). A DP model's budget is never refunded (`privacy_budget`).
     """
     ids = _read_ids(id_, ids_file)
     from veil.unlearning._tabular import warm_up
@@ -260,6 +358,7 @@ def forget(
         result["speedup"] = None if not full else full / seconds
         result["cpu_seconds"] = cpu
         result["speedup_cpu"] = None if not full_cpu else full_cpu / cpu
+        result["privacy_budget"] = _budget_kept(model)
         result["report"] = write_report(model, None, {"operation": {"forget": result}})
     if json_:
         print_json(result)

@@ -230,6 +230,24 @@ def _run_flower(
     return run
 
 
+def client_noise(config: FLConfig) -> tuple[float, float]:
+    """``--dp client``: the server's noise multiplier and the epsilon RDP certifies for it
+    (``config.rounds`` rounds, each client in a round with probability ``fraction_fit``)."""
+    from veil.train import calibrate_noise, check_budget
+
+    assert config.epsilon is not None
+    check_budget(config.epsilon, config.delta, config.clients)
+    cal = calibrate_noise(
+        epsilon=config.epsilon,
+        delta=config.delta,
+        sample_rate=config.fraction_fit,
+        steps=config.rounds,
+        accountant="rdp",
+        compare_rdp=False,
+    )
+    return cal.noise_multiplier, cal.epsilon
+
+
 def simulate_federated(
     frame: pd.DataFrame,
     target: str,
@@ -284,17 +302,7 @@ def simulate_federated(
     epsilon_spent = None
     q = config.fraction_fit
     if config.dp == "client":
-        assert config.epsilon is not None
-        check_budget(config.epsilon, config.delta, config.clients)
-        cal = calibrate_noise(
-            epsilon=config.epsilon,
-            delta=config.delta,
-            sample_rate=q,
-            steps=config.rounds,
-            accountant="rdp",
-            compare_rdp=False,
-        )
-        sigma, epsilon_spent = cal.noise_multiplier, cal.epsilon
+        sigma, epsilon_spent = client_noise(config)
     sample_sigmas: list[float] | None = None
     sample_plan: list[tuple[float, int]] = []
     if config.dp == "sample":

@@ -6,9 +6,12 @@ slices; :class:`SISAModel` also trains scikit-learn estimators
 Python. :meth:`SISAModel.forget` retrains only the shards that held the rows, from their last
 clean slice; :meth:`SISAModel.verify` retrains them from scratch and checks the parameters
 are bit-identical; every request goes to the :class:`ErasureLog` (ids as keyed hashes).
+With an epsilon, shards train with DP-SGD (:class:`DPTorchShardTrainer`, :func:`plan_schedule`;
+:mod:`veil.unlearning._dp`), paid once from the privacy-budget ledger.
 ``import veil.unlearning`` does not import torch.
 """
 
+from veil.unlearning._dp import DPSchedule, DPTorchShardTrainer, plan_schedule
 from veil.unlearning._log import ErasureLog
 from veil.unlearning._sisa import AGGREGATIONS, SISAModel, aggregate, default_log_url
 from veil.unlearning._store import MODEL_FORMAT, ModelStore, hash_ids
@@ -23,6 +26,8 @@ from veil.unlearning._trainers import (
 __all__ = [
     "AGGREGATIONS",
     "MODEL_FORMAT",
+    "DPSchedule",
+    "DPTorchShardTrainer",
     "ErasureLog",
     "ModelStore",
     "SISAModel",
@@ -35,5 +40,6 @@ __all__ = [
     "fit_table",
     "hash_ids",
     "id_strings",
+    "plan_schedule",
     "table_arrays",
 ]

@@ -42,7 +42,9 @@ class ErasureLog:
     ['fit']
     """
 
-    def __init__(self, url: str, *, busy_timeout: float = 30.0) -> None:
+    def __init__(self, url: str, *, busy_timeout: float = 30.0, create: bool = True) -> None:
+        """``create=False``: the tables exist already (a model's log, reopened); skips the
+        schema check, a few milliseconds of a one-row erasure."""
         self.url = url
         self.busy_timeout = busy_timeout
         self.engine = make_engine(url, busy_timeout=busy_timeout)
@@ -72,8 +74,9 @@ class ErasureLog:
             sa.Column("outcome", sa.String(20), nullable=False),
             sa.Index("ix_veil_erasure_ids_model_hash", "model_id", "id_hash"),
         )
-        with db_errors(url, busy_timeout, "open"):
-            md.create_all(self.engine)
+        if create:
+            with db_errors(url, busy_timeout, "open"):
+                md.create_all(self.engine)
 
     @property
     def where(self) -> str:

@@ -1,7 +1,8 @@
 """SISA training (Bourtoule et al., IEEE S&P 2021): sharded, isolated, sliced, aggregated.
 
-The training rows are split into ``shards`` disjoint shards (a seeded permutation) and each
-shard into ``slices`` slices. Shard ``s`` is trained in stages: stage ``j`` continues from
+The training rows are split into ``shards`` disjoint shards (a seeded permutation, or with
+DP training each row's keyed id hash: :mod:`veil.unlearning._dp`) and each shard into
+``slices`` slices. Shard ``s`` is trained in stages: stage ``j`` continues from
 stage ``j-1``'s state on the shard's slices ``0..j`` and is checkpointed. Each shard has its
 own model; a prediction aggregates them:
 
@@ -34,23 +35,25 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from veil._errors import InputError, OutputError, VerificationError
+from veil._errors import InputError, LedgerUnavailableError, OutputError, VerificationError
 from veil._progress import NullProgress, Progress
 from veil.tabular._keys import Secret
 from veil.unlearning._log import ErasureLog
+from veil.unlearning._partition import partition_rows
 from veil.unlearning._store import (
+    LazyArrays,
     ModelStore,
     dump_arrays,
+    folder_lock,
     hash_ids,
     id_keys,
-    load_arrays,
+    write_shard_blobs,
 )
 from veil.unlearning._trainers import ShardTrainer, derive_seed
 
@@ -181,17 +184,26 @@ class SISAModel:
         return str(self.manifest["model_id"])
 
     def _load(self) -> None:
-        """Read every file the manifest lists (each checked against its checksum)."""
+        """Read the shards' rows and the held-out rows (each file checked against its
+        checksum). Checkpoints are read when first needed (:meth:`ckpt_blob`), checked the
+        same way: an erasure reads only its shard's, not every shard's."""
         self.data: list[Arrays] = []
-        self.ckpt_blobs: list[list[bytes | None]] = []
         for shard in self.manifest["shards"]:
-            arrays = load_arrays(self.store.read_file(shard["data"]))
-            self.data.append(arrays)
-            self.ckpt_blobs.append(
-                [None if c is None else self.store.read_file(c) for c in shard["checkpoints"]]
-            )
+            self.data.append(LazyArrays(self.store.read_file(shard["data"])))  # type: ignore[arg-type]
+        self._blobs: dict[tuple[int, int], bytes | None] = {}
         test = self.manifest.get("test")
-        self.test: Arrays | None = None if test is None else load_arrays(self.store.read_file(test))
+        self.test: Arrays | None = (
+            None if test is None else LazyArrays(self.store.read_file(test))  # type: ignore[assignment]
+        )
+
+    def ckpt_blob(self, shard: int, stage: int) -> bytes | None:
+        """Shard ``shard``'s checkpoint after slice ``stage`` (``None``: not kept), read and
+        checked against the manifest's checksum on first use."""
+        where = (shard, stage)
+        if where not in self._blobs:
+            entry = self.manifest["shards"][shard]["checkpoints"][stage]
+            self._blobs[where] = None if entry is None else self.store.read_file(entry)
+        return self._blobs[where]
 
     def close(self) -> None:
         self.log.close()
@@ -222,6 +234,8 @@ class SISAModel:
         monolithic: bool = True,
         meta: dict[str, Any] | None = None,
         progress: Progress | None = None,
+        partition: str = "permutation",
+        monolithic_trainer: ShardTrainer | None = None,
     ) -> SISAModel:
         """Train ``shards`` x ``slices`` SISA shards and write the model folder ``out``.
 
@@ -239,6 +253,13 @@ class SISAModel:
             baseline for accuracy and the full-retraining time ``forget`` compares with.
         log_url
             The erasure log (SQLAlchemy URL); default a SQLite file in ``out``.
+        partition
+            ``"permutation"`` (default): a seeded permutation split into equal shards and
+            slices. ``"keyed"``: each row's shard and slice from its keyed id hash alone
+            (sizes vary a little), which DP training needs (see :mod:`veil.unlearning._dp`).
+        monolithic_trainer
+            The baseline's trainer when it differs from the shards' (a DP schedule
+            calibrated for the whole table); default ``trainer``.
         """
         progress = progress or NullProgress()
         out = Path(out)
@@ -279,14 +300,11 @@ class SISAModel:
                 raise InputError(f"{len(t_hashes)} test ids for {len(test['y'])} test rows")
             if set(id_keys(t_hashes)) & set(id_keys(hashes)):
                 raise InputError("an id is both a training and a held-out row")
-        rng = np.random.default_rng(derive_seed(seed, -1))
-        order = rng.permutation(n)
-        shard_rows = np.array_split(order, shards)
+        if partition not in ("permutation", "keyed"):
+            raise InputError(f"partition must be 'permutation' or 'keyed', got {partition!r}")
+        shard_rows, slice_parts = partition_rows(hashes, n, shards, slices, seed, partition)
         shard_data: list[Arrays] = []
-        for rows in shard_rows:  # in permuted order: a slice is a random part of the shard
-            slice_of = np.empty(len(rows), dtype=np.int64)
-            for j, part in enumerate(np.array_split(np.arange(len(rows)), slices)):
-                slice_of[part] = j
+        for rows, slice_of in zip(shard_rows, slice_parts, strict=True):
             d = {k: np.asarray(v)[rows] for k, v in train.items()}
             d["slice"] = slice_of
             d["id"] = hashes[rows]
@@ -294,7 +312,8 @@ class SISAModel:
         # Imports first (torch, and what its optimizers import): no timing should include them.
         getattr(trainer, "warm_up", lambda: None)()
         initial = [trainer.initial_state(derive_seed(seed, s)) for s in range(shards)]
-        mono_init = trainer.initial_state(derive_seed(seed, -1)) if monolithic else None
+        mono_trainer = monolithic_trainer or trainer
+        mono_init = mono_trainer.initial_state(derive_seed(seed, -1)) if monolithic else None
         t0 = time.perf_counter()
         states: list[list[Any]] = []
         with progress.task("SISA shards (stages)", total=shards * slices) as task:
@@ -312,14 +331,14 @@ class SISAModel:
                 whole = {k: np.asarray(v) for k, v in train.items()}
                 whole["slice"] = np.zeros(n, dtype=np.int64)
                 mono_state = _train_shard(
-                    trainer, whole, seed=seed, shard=-1, slices=1, state=mono_init
+                    mono_trainer, whole, seed=seed, shard=-1, slices=1, state=mono_init
                 )[-1]
                 task.advance()
             mono_seconds = time.perf_counter() - t1
             mono_cpu = time.process_time() - c1
             mono_acc = None
             if test is not None and len(test["y"]):
-                pred = trainer.predict_proba(mono_state, test).argmax(axis=1)
+                pred = mono_trainer.predict_proba(mono_state, test).argmax(axis=1)
                 mono_acc = float((pred == test["y"]).mean())
             mono = {"accuracy": mono_acc, "seconds": mono_seconds, "cpu_seconds": mono_cpu}
         model_id = uuid.uuid4().hex
@@ -334,6 +353,7 @@ class SISAModel:
                 "slices": slices,
                 "seed": seed,
                 "aggregation": aggregation,
+                "partition": partition,
                 "trainer": trainer.describe(),
                 **(meta or {}),
             },
@@ -398,7 +418,8 @@ class SISAModel:
         trainer: ShardTrainer | None = None,
         log_url: str | None = None,
     ) -> SISAModel:
-        """Reopen a model folder: manifest MAC, every checksum and the erasure log are checked.
+        """Reopen a model folder: the manifest's MAC, the stored rows' checksums and the erasure
+        log are checked (each checkpoint's checksum when it is first read).
 
         ``trainer`` is needed for models trained from Python (scikit-learn, a user's module);
         the built-in tabular model rebuilds its own from the manifest. The folder must be at
@@ -411,17 +432,20 @@ class SISAModel:
         if trainer is None:
             from veil.unlearning._tabular import trainer_from_manifest
 
-            trainer = trainer_from_manifest(manifest)
-        # imports (torch's optimizer machinery) now, not in the first request's timing
+            trainer = trainer_from_manifest(manifest, store.key)
+        # imports (torch) now, not in the first request's timing
         getattr(trainer, "warm_up", lambda: None)()
         t0 = time.perf_counter()
-        if (trainer.describe().get("kind"), trainer.describe().get("name")) != (
+        given = trainer.describe()
+        if (given.get("kind"), given.get("name"), given.get("dp")) != (
             described.get("kind"),
             described.get("name"),
+            described.get("dp"),
         ):
             raise InputError(
                 f"{store.path} was trained with a {described.get('kind')} trainer named "
-                f"{described.get('name')!r}; the trainer given is another",
+                f"{described.get('name')!r}{' with DP-SGD' if described.get('dp') else ''}; "
+                "the trainer given is another",
                 hint="pass the trainer the model was fitted with",
             )
         if log_url is None:
@@ -431,9 +455,15 @@ class SISAModel:
                     hint="pass that URL with --log (the password is not stored)",
                 )
             log_url = default_log_url(store.path)
-        elog = ErasureLog(log_url)
+        # the model's fit created the tables: no schema check on the common path
+        elog = ErasureLog(log_url, create=False)
         try:
-            latest = elog.latest_version(manifest["model_id"])
+            try:
+                latest = elog.latest_version(manifest["model_id"])
+            except LedgerUnavailableError:  # no tables (another log?) or unreachable
+                elog.close()
+                elog = ErasureLog(log_url)  # checks the schema; an outage raises here
+                latest = elog.latest_version(manifest["model_id"])
             if latest is None:
                 raise InputError(
                     f"the erasure log {elog.where} has no record of the model in {store.path}",
@@ -457,7 +487,8 @@ class SISAModel:
     # -- prediction -------------------------------------------------------------------------
     def final_states(self) -> list[Any]:
         """Each shard's state after its last slice."""
-        blobs = [b[-1] for b in self.ckpt_blobs]
+        last = self.config["slices"] - 1
+        blobs = [self.ckpt_blob(s, last) for s in range(len(self.data))]
         return [self.trainer.loads(b) if b is not None else None for b in blobs]
 
     def predict_proba(self, data: Arrays) -> np.ndarray:
@@ -473,10 +504,16 @@ class SISAModel:
         return None if where is None else where[0]
 
     def accuracy(self) -> float | None:
+        """Held-out accuracy of the current version (computed once per version)."""
         if self.test is None or not len(self.test["y"]):
             return None
+        memo = self.__dict__.get("_accuracy")
+        if memo is not None and memo[0] == self.version:
+            return float(memo[1])
         proba = self.predict_proba(self.test)
-        return float((proba.argmax(axis=1) == self.test["y"]).mean())
+        value = float((proba.argmax(axis=1) == self.test["y"]).mean())
+        self.__dict__["_accuracy"] = (self.version, value)
+        return value
 
     # -- forget -----------------------------------------------------------------------------
     def forget(
@@ -488,22 +525,32 @@ class SISAModel:
         row of the model nor forgotten before fails the whole request (nothing retrained,
         nothing logged). One erasure at a time per folder (a lock file); the folder must
         still be at the version this object opened. Returns ``veil unlearn forget --json``'s
-        keys.
+        keys. ``seconds`` and ``cpu_seconds`` cover the whole erasure: the lock, the
+        retraining, writing the new version and the log entry (not the ``accuracy``
+        evaluated afterwards).
         """
-        with _folder_lock(self.path):
-            on_disk = self.store.read_manifest()
-            if on_disk["version"] != self.version:
+        clock = (time.perf_counter(), time.process_time())
+        with folder_lock(self.path):
+            on_disk = self.store.read_version()
+            if on_disk != self.version:
                 raise InputError(
                     f"{self.path} changed since it was opened (now version "
-                    f"{on_disk['version']}, opened at {self.version}): another erasure ran",
+                    f"{on_disk}, opened at {self.version}): another erasure ran",
                     hint="reopen the model and submit the request again",
                 )
-            return self._forget(ids, reason=reason, progress=progress)
+            result = self._forget(ids, reason=reason, progress=progress, clock=clock)
+        result["accuracy"] = self.accuracy()
+        return result
 
     def _forget(
-        self, ids: Sequence[str], *, reason: str | None, progress: Progress | None
+        self,
+        ids: Sequence[str],
+        *,
+        reason: str | None,
+        progress: Progress | None,
+        clock: tuple[float, float],
     ) -> dict[str, Any]:
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0 = clock
         progress = progress or NullProgress()
         unique = list(dict.fromkeys(str(i) for i in ids))
         if not unique:
@@ -533,7 +580,7 @@ class SISAModel:
         seed = self.config["seed"]
         manifest = {**self.manifest, "shards": list(self.manifest["shards"])}
         new_data = dict(enumerate(self.data))
-        new_blobs = {s: list(b) for s, b in enumerate(self.ckpt_blobs)}
+        new_blobs: dict[int, list[bytes | None]] = {}
         version = self.version
         retrained_slices: dict[int, list[int]] = {}
         if todo:
@@ -546,7 +593,7 @@ class SISAModel:
                     kept = _subset(d, keep)
                     prev = None
                     if j > 0:
-                        blob = self.ckpt_blobs[s][j - 1]
+                        blob = self.ckpt_blob(s, j - 1)
                         prev = self.trainer.loads(blob) if blob is not None else None
                         if prev is None:  # a trainer without intermediate checkpoints
                             prev = _replay(self.trainer, kept, seed, s, slices, j)
@@ -562,7 +609,7 @@ class SISAModel:
                     )
                     new_data[s] = kept
                     new_blobs[s] = [
-                        *self.ckpt_blobs[s][:j],
+                        *(self.ckpt_blob(s, k) for k in range(j)),
                         *(self.trainer.dumps(st) if _keep_ckpt(st) else None for st in states),
                     ]
                     retrained_slices[s] = list(range(j, slices))
@@ -573,7 +620,7 @@ class SISAModel:
 
         def write_version() -> None:
             for s in affected:
-                manifest["shards"][s] = _write_shard_blobs(
+                manifest["shards"][s] = write_shard_blobs(
                     self.store, s, version, new_data[s], new_blobs[s]
                 )
             if test_hit and new_test is not None:
@@ -584,8 +631,6 @@ class SISAModel:
             manifest["touched_shards"] = sorted({*manifest["touched_shards"], *affected})
             manifest["forgotten"] = int(manifest["forgotten"]) + len(todo)
 
-        seconds = time.perf_counter() - t0
-        cpu_seconds = time.process_time() - c0
         mono = (self.manifest.get("metrics") or {}).get("monolithic") or {}
         full = mono.get("seconds")
         full_cpu = mono.get("cpu_seconds")
@@ -593,9 +638,11 @@ class SISAModel:
             (h.hex(), "forgotten") for h in todo
         ]
 
+        written: list[dict[str, Any]] = []
+
         def commit() -> None:
             if todo:
-                self.store.write_manifest(manifest)
+                written.append(self.store.write_manifest(manifest))
 
         try:
             if todo:
@@ -610,19 +657,22 @@ class SISAModel:
                 already=len(already),
                 shards=sorted(affected),
                 slices=retrained_slices,
-                seconds=seconds,
+                seconds=time.perf_counter() - t0,  # up to this entry
                 before_commit=commit,
             )
         except BaseException:
             self.store.sweep(self.manifest)  # drop the new files; the old version stays current
             raise
         if todo:
-            self.manifest = self.store.read_manifest()
+            self.manifest = written[0]
             self.store.sweep(self.manifest)
             self.data = [new_data[s] for s in range(len(self.data))]
-            self.ckpt_blobs = [new_blobs[s] for s in range(len(self.data))]
+            for s, blobs in new_blobs.items():
+                self._blobs.update({(s, k): b for k, b in enumerate(blobs)})
             if test_hit:
                 self.test = new_test
+        seconds = time.perf_counter() - t0
+        cpu_seconds = time.process_time() - c0
         return {
             "request_id": request_id,
             "forgotten": len(todo),
@@ -635,7 +685,7 @@ class SISAModel:
             "cpu_seconds": cpu_seconds,
             "full_retrain_cpu_seconds": full_cpu,
             "speedup_cpu": None if not full_cpu or not cpu_seconds else full_cpu / cpu_seconds,
-            "accuracy": self.accuracy(),
+            "accuracy": None,  # set by forget(), outside the timing
             "model_version": self.version,
         }
 
@@ -663,7 +713,10 @@ class SISAModel:
             return set()
         ids = np.ascontiguousarray(self.test["id"]).view("V32").ravel()
         query = np.frombuffer(b"".join(keys), dtype="V32")
-        return {keys[int(i)] for i in np.flatnonzero(np.isin(query, ids))}
+        # the stored ids are tested against the (few) query ids: np.isin then compares
+        # element-wise instead of sorting every stored id (tens of ms per request)
+        found = ids[np.isin(ids, query)]
+        return {h.tobytes() for h in found}
 
     # -- verify -----------------------------------------------------------------------------
     def verify(
@@ -701,7 +754,8 @@ class SISAModel:
                     slices=slices,
                     task=task,
                 )
-                for st, blob in zip(fresh, self.ckpt_blobs[s], strict=True):
+                for j, st in enumerate(fresh):
+                    blob = self.ckpt_blob(s, j)
                     if blob is None:
                         continue
                     if self.trainer.params(st) != self.trainer.params(self.trainer.loads(blob)):
@@ -729,28 +783,6 @@ class SISAModel:
 
     def erasure_log(self) -> list[dict[str, Any]]:
         return self.log.requests(self.model_id)
-
-
-@contextmanager
-def _folder_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock on the model folder (``.lock``) for the length of an erasure."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no lock
-        yield
-        return
-    with open(path / ".lock", "a+b") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise InputError(
-                f"another erasure is running on {path}",
-                hint="wait for it to finish, then submit the request again",
-            ) from None
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _aggregate(
@@ -781,19 +813,4 @@ def _write_shard(
     store: ModelStore, trainer: ShardTrainer, s: int, gen: int, data: Arrays, states: list[Any]
 ) -> dict[str, Any]:
     blobs = [trainer.dumps(st) if _keep_ckpt(st) else None for st in states]
-    return _write_shard_blobs(store, s, gen, data, blobs)
-
-
-def _write_shard_blobs(
-    store: ModelStore, s: int, gen: int, data: Arrays, blobs: list[bytes | None]
-) -> dict[str, Any]:
-    base = f"shards/{s}/g{gen}"  # gen: the model version that wrote it
-    return {
-        "generation": gen,
-        "rows": len(data["y"]),
-        "data": store.write_file(f"{base}/data.npz", dump_arrays(data)),
-        "checkpoints": [
-            None if b is None else store.write_file(f"{base}/slice_{j}.ckpt", b)
-            for j, b in enumerate(blobs)
-        ],
-    }
+    return write_shard_blobs(store, s, gen, data, blobs)

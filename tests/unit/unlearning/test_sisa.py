@@ -78,16 +78,22 @@ def test_forget_retrains_only_the_shard_from_the_last_clean_slice(tabular: SISAM
 
     key = id_keys(hash_ids(tabular.store.key, [target]))[0]
     s, j = tabular.locate([key])[key]  # the slice the row sits in
-    before = [b[:] for b in tabular.ckpt_blobs]
+    before = [dict(e) for e in tabular.manifest["shards"]]
+    blobs = [tabular.ckpt_blob(1, k) for k in range(3)]
     out = tabular.forget([target], reason="request 1")
     assert out["forgotten"] == 1 and out["shards_retrained"] == [s] == [1]
     assert out["slices_retrained"] == {"1": list(range(j, 3))}
     assert out["model_version"] == 2 and tabular.version == 2
     assert out["full_retrain_seconds"] > 0 and out["speedup"] > 0
-    # other shards and the clean slices of shard 1 are untouched, byte for byte
+    # other shards (their files: same paths, same checksums) and the clean slices of
+    # shard 1 are untouched, byte for byte
+    after = tabular.manifest["shards"]
     for other in (0, 2):
-        assert tabular.ckpt_blobs[other] == before[other]
-    assert tabular.ckpt_blobs[1][:j] == before[1][:j]
+        assert after[other] == before[other]
+    assert [tabular.ckpt_blob(1, k) for k in range(j)] == blobs[:j]
+    assert [c["sha256"] for c in after[1]["checkpoints"][:j]] == [
+        c["sha256"] for c in before[1]["checkpoints"][:j]
+    ]
     assert len(tabular.data[1]["y"]) == 63
     assert tabular.shard_of(target) is None
     # the old generation is gone from disk
@@ -106,10 +112,10 @@ def test_verify_is_exact_after_forgets_and_detects_a_changed_parameter(
     assert v["shards_checked"] == tabular.manifest["touched_shards"]
     # a model whose stored state is not the retrained one fails verification
     s = v["shards_checked"][0]
-    state = tabular.trainer.loads(tabular.ckpt_blobs[s][-1])
+    state = tabular.trainer.loads(tabular.ckpt_blob(s, 2))
     first = next(iter(state["module"]))
     state["module"][first] = state["module"][first] + 1e-6
-    tabular.ckpt_blobs[s][-1] = tabular.trainer.dumps(state)
+    tabular._blobs[(s, 2)] = tabular.trainer.dumps(state)  # what the checkpoint would hold
     bad = tabular.verify(shards=[s])
     assert bad["exact"] is False and bad["mismatched_shards"] == [s]
     from veil._errors import VerificationError
@@ -178,6 +184,15 @@ def test_reopen_checks_checksums_mac_and_version(tabular: SISAModel, tmp_path: P
     blob = bytearray(ckpt.read_bytes())
     blob[-20] ^= 1
     ckpt.write_bytes(bytes(blob))
+    # checkpoints are checked when read: every use of shard 0's refuses it
+    with SISAModel.open(path, key=KEY) as m:
+        with pytest.raises(InputError, match="checksum"):
+            m.verify(shards=[0])
+        with pytest.raises(InputError, match="checksum"):
+            m.accuracy()
+    # a tampered shard data file is refused when the folder is opened
+    data = next((path / "shards" / "1").rglob("data.npz"))
+    data.write_bytes(data.read_bytes() + b"\0")
     with pytest.raises(InputError, match="checksum"):
         SISAModel.open(path, key=KEY)
 
@@ -342,3 +357,131 @@ def test_audit_needs_forgotten_rows(tabular: SISAModel) -> None:
     assert out["retrained"]["identical"] is True
     with pytest.raises(InputError, match="fpr"):
         audit_unlearning_table(tabular, _table(), fpr=1.5)
+
+
+def test_adam_is_torch_adam_bit_for_bit() -> None:
+    """The trainer's Adam (no torch._dynamo import) computes what torch.optim.Adam does,
+    including when resumed from a torch.optim.Adam state_dict (checkpoints of older veils)."""
+    import torch
+    from torch import nn
+
+    from veil.unlearning._trainers import Adam
+
+    def run(use_torch: bool, resume_from_torch: bool = False) -> list[bytes]:
+        torch.manual_seed(3)
+        m = nn.Sequential(nn.Linear(5, 7), nn.ReLU(), nn.Linear(7, 3))
+        x, y = torch.randn(40, 5), torch.randint(0, 3, (40,))
+        make = (
+            (lambda: torch.optim.Adam(m.parameters(), lr=0.01))
+            if use_torch
+            else (lambda: Adam(list(m.parameters()), lr=0.01))
+        )
+        opt = make()
+        for step in range(6):
+            if step == 3:  # resume from a state_dict, as forget does from a checkpoint
+                sd = opt.state_dict()
+                opt = Adam(list(m.parameters()), lr=0.01) if resume_from_torch else make()
+                opt.load_state_dict(sd)
+            for p in m.parameters():
+                p.grad = None
+            nn.functional.cross_entropy(m(x[step::3]), y[step::3]).backward()
+            opt.step()
+        out = [p.detach().numpy().tobytes() for p in m.parameters()]
+        for st in opt.state_dict()["state"].values():
+            out += [v.numpy().tobytes() for v in st.values()]
+        return out
+
+    reference = run(True)
+    assert run(False) == reference
+    assert run(True, resume_from_torch=True) == reference
+    with pytest.raises(InputError, match="not the Adam"):
+        Adam([torch.zeros(2, requires_grad=True)], lr=0.1).load_state_dict(
+            {"state": {}, "param_groups": [{"params": [0, 1], "betas": (0.9, 0.999)}]}
+        )
+
+
+def test_user_torch_module_with_dropout_is_exact(tmp_path: Path) -> None:
+    """Dropout draws from torch's global generator: each stage seeds it from its own seed,
+    so resuming from a checkpoint and retraining from scratch draw the same masks."""
+    import torch
+    from torch import nn
+
+    data, ids = _xy(240)
+    data = {"x": data["x"].astype(np.float32), "y": data["y"]}
+    trainer = TorchShardTrainer(
+        lambda: nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 2)),
+        ("x",),
+        epochs=3,
+        batch_size=16,
+    )
+    with SISAModel.fit(
+        tmp_path / "m", data, ids, trainer=trainer, key=KEY, shards=2, slices=3
+    ) as m:
+        locs = m.locate(_keys(m, ids))
+        late = next(i for i, k in zip(ids, _keys(m, ids), strict=True) if locs[k][1] == 2)
+        torch.manual_seed(999)  # the caller's generator is elsewhere than at fit
+        out = m.forget([late])  # resumes from the checkpoint after slice 1
+        assert out["slices_retrained"] == {str(locs[_keys(m, [late])[0]][0]): [2]}
+        torch.rand(5)  # and elsewhere again
+        assert m.verify()["exact"] is True
+
+
+def _keys(m: SISAModel, ids: list[str]) -> list[bytes]:
+    from veil.unlearning import hash_ids
+    from veil.unlearning._store import id_keys
+
+    return id_keys(hash_ids(m.store.key, ids))
+
+
+def test_sklearn_random_forest_exact_and_a_changed_model_is_caught(tmp_path: Path) -> None:
+    """A randomized scikit-learn estimator (random_state from the shard's seed) unlearns
+    exactly, and verify is not vacuous: a shard fitted otherwise fails it."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    data, ids = _xy(240)
+    trainer = SklearnShardTrainer(RandomForestClassifier(n_estimators=5), n_classes=2)
+    with SISAModel.fit(
+        tmp_path / "m", data, ids, trainer=trainer, key=KEY, shards=3, slices=2
+    ) as m:
+        out = m.forget(["id10", "id11", "id12"])
+        shards = out["shards_retrained"]
+        result = m.verify()
+        assert result["exact"] is True and result["shards_checked"] == shards
+        s = shards[0]
+        state = m.trainer.loads(m.ckpt_blob(s, 1))
+        state["estimator"].set_params(random_state=12345)  # same rows, other randomness
+        state["estimator"].fit(m.data[s]["x"], m.data[s]["y"])
+        m._blobs[(s, 1)] = m.trainer.dumps(state)
+        bad = m.verify(shards=[s])
+        assert bad["exact"] is False and bad["mismatched_shards"] == [s]
+
+
+def test_checkpoint_format_round_trips_and_falls_back_to_torch_save() -> None:
+    import torch
+    from torch import nn
+
+    data, _ = _xy(64)
+    data = {"x": data["x"].astype(np.float32), "y": data["y"]}
+    t = TorchShardTrainer(lambda: nn.Linear(4, 2), ("x",), epochs=1, batch_size=16)
+    state = t.train_stage(t.initial_state(1), data, 5, final=True)
+    blob = t.dumps(state)
+    assert blob.startswith(b"veil-sisa-torch-state/1\n")
+    back = t.loads(blob)
+    assert t.params(back) == t.params(state)
+    # resuming from the loaded state trains exactly as from the live one
+    assert t.params(t.train_stage(back, data, 6, final=True)) == t.params(
+        t.train_stage(state, data, 6, final=True)
+    )
+    # a dtype NumPy lacks: torch.save, read back the same
+    odd = {"seed": 1, "module": {"w": torch.ones(2, dtype=torch.bfloat16)}, "optimizer": None}
+    blob = t.dumps(odd)
+    assert not blob.startswith(b"veil-sisa") and torch.equal(
+        t.loads(blob)["module"]["w"], odd["module"]["w"]
+    )
+
+
+def test_another_log_is_refused_with_a_clear_message(tabular: SISAModel, tmp_path: Path) -> None:
+    """Opening skips the schema check; a log without the tables still gets the clear error."""
+    tabular.close()
+    with pytest.raises(InputError, match="has no record of the model"):
+        SISAModel.open(tabular.path, key=KEY, log_url=f"sqlite:///{tmp_path / 'other.sqlite'}")
