@@ -150,7 +150,7 @@ class BudgetLedger:
             engine = make_engine(self.url, busy_timeout=self.busy_timeout)
             # Close pooled connections when the ledger is garbage-collected unclosed.
             self._finalizer = weakref.finalize(self, engine.dispose)
-            with self._db_errors("open"):
+            with self._db_errors("opened"):
                 try:
                     self._tables.create(engine)
                 except BaseException:
@@ -175,12 +175,12 @@ class BudgetLedger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _db_errors(self, action: str) -> AbstractContextManager[None]:
-        return db_errors(self.url, self.busy_timeout, action)
+    def _db_errors(self, done: str) -> AbstractContextManager[None]:
+        return db_errors(self.url, self.busy_timeout, done)
 
     @contextmanager
     def _locked(
-        self, dataset: str, action: str, *, durable: bool = True
+        self, dataset: str, done: str, *, durable: bool = True
     ) -> Iterator[tuple[Connection, Any]]:
         """A transaction holding the dataset's lock, and the dataset's row.
 
@@ -192,7 +192,7 @@ class BudgetLedger:
         check_name(dataset)
         t = self._tables
         with (
-            self._db_errors(action),
+            self._db_errors(done),
             self.engine.connect() as raw,
             raw.execution_options(sqlite_sync="FULL" if durable else "NORMAL").begin(),
         ):
@@ -269,7 +269,7 @@ class BudgetLedger:
             )
         t = self._tables
         lost_race = False
-        with self._db_errors("initializ"), self.engine.begin() as conn:
+        with self._db_errors("initialized"), self.engine.begin() as conn:
             existing = conn.execute(
                 sa.select(t.datasets).where(t.datasets.c.name == dataset)
             ).first()
@@ -696,7 +696,7 @@ class BudgetLedger:
         t = self._tables
         ids = [sp.id for sp in spends]
         try:
-            with self._locked(dataset, "releas", durable=False) as (conn, row):
+            with self._locked(dataset, "released", durable=False) as (conn, row):
                 gone = list(
                     conn.execute(
                         sa.select(t.spends.c.epsilon, t.spends.c.delta).where(
@@ -723,7 +723,7 @@ class BudgetLedger:
 
     def _commit_reservations(self, dataset: str, spends: list[Spend]) -> None:
         t = self._tables
-        with self._locked(dataset, "committ", durable=False) as (conn, _row):
+        with self._locked(dataset, "committed", durable=False) as (conn, _row):
             conn.execute(
                 sa.update(t.spends)
                 .where(t.spends.c.id.in_([sp.id for sp in spends]))
@@ -737,7 +737,7 @@ class BudgetLedger:
         ledger keeps such reservations counted because it cannot know.
         """
         t = self._tables
-        with self._locked(dataset, "releas") as (conn, row):
+        with self._locked(dataset, "released") as (conn, row):
             r = conn.execute(
                 sa.select(t.spends).where(
                     t.spends.c.id == spend_id, t.spends.c.dataset_id == row.id

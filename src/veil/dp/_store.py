@@ -74,9 +74,12 @@ def redact_url(url: str) -> str:
 
 
 @contextmanager
-def db_errors(url: str, busy_timeout: float, action: str) -> Iterator[None]:
+def db_errors(
+    url: str, busy_timeout: float, done: str, *, store: str = "the ledger"
+) -> Iterator[None]:
     """Turn the database's errors into :class:`~veil.LedgerUnavailableError` saying what
-    was not done (``action`` + "ed"), with the URL's password hidden and no SQL or values.
+    was not done ("nothing was ``done``", a past participle) in which ``store``, with the
+    URL's password hidden and no SQL or values.
 
     Both SQLAlchemy's wrapped errors and ``sqlite3``'s own (from the spend path that runs on
     the DB-API connection, :mod:`veil.dp._spend_txn`) are mapped."""
@@ -87,20 +90,20 @@ def db_errors(url: str, busy_timeout: float, action: str) -> Iterator[None]:
         text = str(orig).lower() if orig is not None else ""
         if "locked" in text or "busy" in text or "lock timeout" in text:
             raise LedgerUnavailableError(
-                f"the ledger {redact_url(url)} is locked by another process "
-                f"(waited {busy_timeout:g} s); nothing was {action}ed",
+                f"{store} {redact_url(url)} is locked by another process "
+                f"(waited {busy_timeout:g} s); nothing was {done}",
                 hint="retry later, or raise busy_timeout",
             ) from None
         raise LedgerUnavailableError(
-            f"cannot reach the ledger {redact_url(url)} "
+            f"cannot reach {store} {redact_url(url)} "
             f"({type(orig).__name__ if orig is not None else 'error'}); "
-            f"nothing was {action}ed",
+            f"nothing was {done}",
             hint="check the --ledger URL, that the server runs and that you may connect",
         ) from None
     except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
         orig = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
         raise LedgerUnavailableError(
-            f"the ledger {redact_url(url)} failed ({type(orig).__name__}); nothing was {action}ed",
+            f"{store} {redact_url(url)} failed ({type(orig).__name__}); nothing was {done}",
             hint="is the URL a veil ledger? check the database's health",
         ) from None
 

@@ -28,6 +28,8 @@ import sqlalchemy as sa
 
 from veil.dp._store import db_errors, make_engine, redact_url
 
+_STORE = "the erasure log"  # named in database errors
+
 __all__ = ["ErasureLog"]
 
 
@@ -75,7 +77,7 @@ class ErasureLog:
             sa.Index("ix_veil_erasure_ids_model_hash", "model_id", "id_hash"),
         )
         if create:
-            with db_errors(url, busy_timeout, "open"):
+            with db_errors(url, busy_timeout, "opened", store=_STORE):
                 md.create_all(self.engine)
 
     @property
@@ -87,7 +89,10 @@ class ErasureLog:
 
     def latest_version(self, model_id: str) -> int | None:
         t = self.requests_t
-        with db_errors(self.url, self.busy_timeout, "read"), self.engine.connect() as c:
+        with (
+            db_errors(self.url, self.busy_timeout, "read", store=_STORE),
+            self.engine.connect() as c,
+        ):
             got = c.execute(
                 sa.select(sa.func.max(t.c.model_version)).where(t.c.model_id == model_id)
             ).scalar()
@@ -96,7 +101,10 @@ class ErasureLog:
     def forgotten(self, model_id: str) -> set[str]:
         """Hex hashes of every id forgotten from the model."""
         t = self.ids_t
-        with db_errors(self.url, self.busy_timeout, "read"), self.engine.connect() as c:
+        with (
+            db_errors(self.url, self.busy_timeout, "read", store=_STORE),
+            self.engine.connect() as c,
+        ):
             rows = c.execute(
                 sa.select(t.c.id_hash).where(t.c.model_id == model_id, t.c.outcome == "forgotten")
             )
@@ -125,7 +133,10 @@ class ErasureLog:
         """
         request_id = uuid.uuid4().hex
         pairs = list(id_hashes)
-        with db_errors(self.url, self.busy_timeout, "record"), self.engine.begin() as c:
+        with (
+            db_errors(self.url, self.busy_timeout, "recorded", store=_STORE),
+            self.engine.begin() as c,
+        ):
             c.execute(
                 self.requests_t.insert().values(
                     request_id=request_id,
@@ -159,7 +170,10 @@ class ErasureLog:
     def requests(self, model_id: str) -> list[dict[str, Any]]:
         """Every request of the model, oldest first (no id hashes: counts only)."""
         t = self.requests_t
-        with db_errors(self.url, self.busy_timeout, "read"), self.engine.connect() as c:
+        with (
+            db_errors(self.url, self.busy_timeout, "read", store=_STORE),
+            self.engine.connect() as c,
+        ):
             rows = c.execute(
                 sa.select(t).where(t.c.model_id == model_id).order_by(t.c.created, t.c.request_id)
             ).mappings()
