@@ -16,7 +16,7 @@ here changes what the ``default`` profile reports. Each shape is a format, not a
   spaces ("617/555/0123"; seven digits alone only after a phone word or "@"), ten digits
   alone, shapes no dose, vital or lab value takes;
 * **facilities**: up to three words before a facility word ("kernan hosp", "FROM CALVERT
-  HOSPITAL", "GH hosp", "Briarwood Rehab"), generic words ("outside", "the", "this")
+  HOSPITAL", "GH hosp", "Briarwood Rehab"; "hospital" misspelt too, "HOSPIATAL"), generic words ("outside", "the", "this")
   excluded, English words too when "to", "from" or "at" frames the name ("TO FAULKNER
   HOSPITAL"); one or two names before an everyday facility word ("health", "center",
   "home") only in that frame ("from Hale Health"); a ward named by a building and a floor
@@ -170,7 +170,7 @@ _PHONE_WORD = lazy_compile(
 
 # ---- facilities -------------------------------------------------------------------------
 _FACILITY = lazy_compile(
-    r"\b(?:hospital|hosp|medical\s+center|med\s+ctr|rehab|nursing\s+home|hospice|"
+    r"\b(?:hosp(?!itali[sz])[a-z]{0,5}|medical\s+center|med\s+ctr|rehab|nursing\s+home|hospice|"
     r"infirmary|clinic|manor|memorial)\b\.?",
     re.IGNORECASE,
 )
