@@ -33,6 +33,7 @@ Each rule is a format or a context, not a value:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 
@@ -155,10 +156,12 @@ _MONTH_AFTER = lazy_compile(
     r"[ \t]+((?:jan|feb|apr|jun|jul|aug|sept?|oct|nov)\b\.?)(?![ \t]*\d)",
     re.IGNORECASE,
 )
+# a full numeric date glued to a word or a dash ("TOXICITY-9/2/92", "hx9/2/92"): the
+# general date recognizer wants a boundary before it; what stands before is checked apart
 _GLUED_DATE = lazy_compile(
-    r"(?<=[^\W\d_]-|[^\W\d_]{2})(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])/(?:(?:19|20)\d{2}|\d{2})"
-    r"(?![\d/%])"
+    r"(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])/(?:(?:19|20)\d{2}|\d{2})(?![\d/%])"
 )
+_GLUED_BEFORE = lazy_compile(r"[^\W\d_](?:-|[^\W\d_])")
 
 
 def _dates(text: str) -> Iterator[Finding]:
@@ -170,6 +173,8 @@ def _dates(text: str) -> Iterator[Finding]:
             continue  # "in JUN" in a note in ordinary case: an abbreviation, not a month
         yield _finding(m.start(1), m.start(1) + len(word), "DATE_TIME", "month_abbreviation")
     for m in _GLUED_DATE.finditer(text):
+        if m.start() < 2 or not _GLUED_BEFORE.fullmatch(text, m.start() - 2, m.start()):
+            continue
         if setting_or_count(text, m.start(), m.end()):
             continue  # "psv5/5/40%": a ventilator's settings
         yield _finding(m.start(), m.end(), "DATE_TIME", "glued_date")
@@ -257,11 +262,20 @@ _TOWN_BEFORE = lazy_compile(
     r"\b(?:in|to|from|at|near|into)[ \t]+((?:[^\W\d_][\w'’-]*)(?:[ \t]+[^\W\d_][\w'’-]*){0,2})",
     re.IGNORECASE,
 )
-_TOWN_AFTER = lazy_compile(
-    r"((?:[^\W\d_][\w'’-]*[ \t]+){1,3})(?:hospital|hosp|rehab|clinic|medical|med|regional|"
-    r"general|memorial|nursing|hospice|infirmary|center|ctr)\b",
+_TOWN_FACILITY = lazy_compile(
+    r"\b(?:hospital|hosp|rehab|clinic|medical|med|regional|general|memorial|nursing|hospice|"
+    r"infirmary|center|ctr)\b",
     re.IGNORECASE,
 )
+_THREE_BEFORE = lazy_compile(r"(?:[^\W\d_][\w'’-]*[ \t]+){1,3}$")
+
+
+@functools.cache
+def _town_openers() -> frozenset[str]:
+    """The first words of the gazetteer's names, case-folded: most words open none."""
+    from veil.text.recognition._places import gazetteer
+
+    return frozenset(name.split()[0].casefold() for name in gazetteer() if name.strip())
 
 
 def _town(words: list[str]) -> int:
@@ -272,6 +286,8 @@ def _town(words: list[str]) -> int:
     bursa")."""
     from veil.text.recognition._places import gazetteer
 
+    if not words or words[0].casefold() not in _town_openers():
+        return 0
     places = gazetteer()
     for n in range(min(3, len(words)), 0, -1):
         parts = words[:n]
@@ -307,8 +323,11 @@ def _places(text: str) -> Iterator[Finding]:
             end = m.start(1) + len(" ".join(words[:n]))
             if text[m.start(1) : end] == " ".join(words[:n]):
                 yield _finding(m.start(1), end, "LOCATION", "town")
-    for m in _TOWN_AFTER.finditer(text):
-        spans = [(w.start(), w.end()) for w in _WORDS_ONLY.finditer(text, m.start(1), m.end(1))]
+    for f in _TOWN_FACILITY.finditer(text):
+        m = _THREE_BEFORE.search(text, max(0, f.start() - 80), f.start())
+        if m is None:
+            continue
+        spans = [(w.start(), w.end()) for w in _WORDS_ONLY.finditer(text, m.start(), m.end())]
         words = [text[x:y] for x, y in spans]
         for k in range(len(words)):
             if _town(words[k:]) == len(words) - k:

@@ -83,11 +83,27 @@ def _namelike(word: str) -> bool:
 
 
 # ---- dates -----------------------------------------------------------------------------
-_SHORT_DATE = lazy_compile(
-    r"(?:(?<![\w/.:])|(?<=(?<![\w/.:])[^\W\d_]{2}[:.])|(?<=[^\W\d_]{3}[:.]))"
-    r"(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})"
-    r"(?![\w/]|[.,]\d|:\d|\s*%)"
-)
+# what may stand before a short date is checked apart (:func:`_date_start`): a lookbehind
+# tried at every character of a note cost more than the rest of the pattern
+_SHORT_DATE = lazy_compile(r"(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})(?![\w/]|[.,]\d|:\d|\s*%)")
+_GLUED_LABEL = lazy_compile(r"(?:(?<![\w/.:])[^\W\d_]{2}|[^\W\d_]{3})[:.]")
+_NOT_BEFORE_DATE = frozenset("/.:")
+
+
+def _date_start(text: str, start: int) -> bool:
+    """Whether a short date may start at ``start``: after no word character, slash, dot or
+    colon, or glued to a label of two or three letters and a colon or dot ("hx:3/98")."""
+    if start == 0:
+        return True
+    c = text[start - 1]
+    if not (c.isalnum() or c == "_" or c in _NOT_BEFORE_DATE):
+        return True
+    return c in ":." and (
+        _GLUED_LABEL.fullmatch(text, max(0, start - 3), start) is not None
+        or _GLUED_LABEL.fullmatch(text, max(0, start - 4), start) is not None
+    )
+
+
 _OUT_OF_TEN = lazy_compile(r"pain|\d/10\b", re.IGNORECASE)
 # a month named alone is an element of a date (Safe Harbor keeps only the year): full names
 # but "May" (a verb as often), abbreviations only before a day or a year ("Sept 12", "oct
@@ -248,6 +264,8 @@ def _finding(start: int, end: int, entity: str, pattern: str) -> Finding:
 
 def _dates(text: str) -> Iterator[Finding]:
     for m in _SHORT_DATE.finditer(text):
+        if not _date_start(text, m.start()):
+            continue
         a, b = int(m.group(1)), m.group(2)
         if len(b) <= 2 and (a, int(b)) in _FRACTIONS:
             continue
