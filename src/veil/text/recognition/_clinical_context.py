@@ -324,10 +324,10 @@ def _places(text: str) -> Iterator[Finding]:
             if text[m.start(1) : end] == " ".join(words[:n]):
                 yield _finding(m.start(1), end, "LOCATION", "town")
     for f in _TOWN_FACILITY.finditer(text):
-        m = _THREE_BEFORE.search(text, max(0, f.start() - 80), f.start())
-        if m is None:
+        run = _THREE_BEFORE.search(text, max(0, f.start() - 80), f.start())
+        if run is None:
             continue
-        spans = [(w.start(), w.end()) for w in _WORDS_ONLY.finditer(text, m.start(), m.end())]
+        spans = [(w.start(), w.end()) for w in _WORDS_ONLY.finditer(text, run.start(), run.end())]
         words = [text[x:y] for x, y in spans]
         for k in range(len(words)):
             if _town(words[k:]) == len(words) - k:
