@@ -136,6 +136,8 @@ _DOTTED_LOCAL = lazy_compile(
 
 def _phones(text: str) -> Iterator[Finding]:
     for m in _SPACED_PHONE.finditer(text):
+        if m.group().endswith("00"):
+            continue  # a list of volumes or counts ("500- 250- 1000")
         if re.search(r"[ \t]", m.group()) or m.group().startswith(("1", "+")):
             yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_spaced")
     for m in _COUNTRY_PHONE.finditer(text):
@@ -150,6 +152,7 @@ _ORDINAL_DAY = lazy_compile(
     r"((?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th))\b",
     re.IGNORECASE,
 )
+_NEXT_WORD = lazy_compile(r"[ \t]+([^\W\d_]+)")
 # "mar" (the administration record), "dec" (decreased) and "may" are no months in a note
 _MONTH_AFTER = lazy_compile(
     r"\b(?:in|since|until|till|early|late|mid|of|last|next|during|through|thru|before|after)"
@@ -166,6 +169,9 @@ _GLUED_BEFORE = lazy_compile(r"[^\W\d_](?:-|[^\W\d_])")
 
 def _dates(text: str) -> Iterator[Finding]:
     for m in _ORDINAL_DAY.finditer(text):
+        after = _NEXT_WORD.match(text, m.end(1))
+        if after is not None and after.group(1).casefold() not in _FUNCTION:
+            continue  # "on the 2nd liter", "by the 3rd attempt": a count, not a day
         yield _finding(m.start(1), m.end(1), "DATE_TIME", "ordinal_day")
     for m in _MONTH_AFTER.finditer(text):
         word = m.group(1).rstrip(".")
@@ -259,7 +265,8 @@ _WARD = lazy_compile(
 # a town from the gazetteer right after a place word, or before a facility word ("HOME IN
 # MILFORD MILL", "RETURN TO Baltimore", "BY BALTIMORE REHAB")
 _TOWN_BEFORE = lazy_compile(
-    r"\b(?:in|to|from|at|near|into)[ \t]+((?:[^\W\d_][\w'’-]*)(?:[ \t]+[^\W\d_][\w'’-]*){0,2})",
+    r"\b(?:in|to|from|at|near|into)[ \t]+"
+    r"(?=((?:[^\W\d_][\w'’-]*)(?:[ \t]+[^\W\d_][\w'’-]*){0,2}))",
     re.IGNORECASE,
 )
 _TOWN_FACILITY = lazy_compile(
