@@ -4,6 +4,9 @@ mentions of a found name or place; each with the charting it must leave alone.""
 
 from __future__ import annotations
 
+import itertools
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -182,8 +185,7 @@ def test_context_and_growth_stay_inside_and_apart(words: list[str], thorough: bo
     for f in context_findings(text):
         assert 0 <= f.start < f.end <= len(text) and text[f.start : f.end].strip()
     people = [
-        Finding(m.start(), m.end(), "PERSON", 0.6, "x")
-        for m in __import__("re").finditer(r"[A-Za-z]{3,}", text)
+        Finding(m.start(), m.end(), "PERSON", 0.6, "x") for m in re.finditer(r"[A-Za-z]{3,}", text)
     ][:3]
     people = [p for i, p in enumerate(people) if all(p.start >= q.end for q in people[:i])]
     taken = bytearray(len(text))
@@ -193,7 +195,7 @@ def test_context_and_growth_stay_inside_and_apart(words: list[str], thorough: bo
         assert new.start <= old.start and new.end >= old.end
         assert "\n" not in text[new.start : new.end] or "\n" in text[old.start : old.end]
     found = sorted(clinical_findings(text, [], thorough=thorough), key=lambda f: f.start)
-    for a, b in zip(found, found[1:], strict=False):
+    for a, b in itertools.pairwise(found):
         assert a.end <= b.start
 
 
