@@ -39,6 +39,13 @@ def _pass(text: str) -> dict[str, str]:
     [
         ("dtr Frances- 212- 476- 8356.", "212- 476- 8356", "PHONE_NUMBER"),
         ("call 1-800-555-0199 for results", "1-800-555-0199", "PHONE_NUMBER"),
+        ("GRAND DAUGHTER-LUCI---301 944-5032. RESIDENT", "301 944-5032", "PHONE_NUMBER"),
+        ("wife at (617) 555.0123 after 5", "(617) 555.0123", "PHONE_NUMBER"),
+        ("LIVES ALONE. SON ROB 285-4821 AND A DTR", "285-4821", "PHONE_NUMBER"),
+        ("call wife 867.5309 tonight", "867.5309", "PHONE_NUMBER"),
+        ("MET W/ CASEWORKER LEONA, SISTER IN", "LEONA", "PERSON"),
+        ("PCP Okafor aware of plan", "Okafor", "PERSON"),
+        ("RN Hall in to assess", "Hall", "PERSON"),
         ("wife's cell 555.0123 if needed", "555.0123", "PHONE_NUMBER"),
         ("cultures drawn on the 11th, no growth", "11th", "DATE_TIME"),
         ("admitted in sept. with PNA", "sept", "DATE_TIME"),
@@ -83,6 +90,19 @@ def test_context_shapes_found(text: str, value: str, entity: str) -> None:
         ("to the general floor today", "the general"),
         ("back to general medical floor", "general"),
         ("on the 2nd liter of NS", "2nd"),
+        ("TV 450-500, RR 20-30, SVR 900-1300", "450-500"),
+        ("VT 800-1000 rr 24", "800-1000"),
+        ("RN aware of plan", "aware"),
+        ("MD notified of K 3.1", "notified"),
+        ("resident Will see pt", "Will"),
+        ("nurse practitioner in to see pt", "practitioner"),
+        ("SW consult placed", "consult"),
+        ("NEEDS ATTENDING CO-SIGNATURE", "CO-SIGNATURE"),
+        ("HER SVR IS 954-1183; CO 6.5", "954-1183"),
+        ("UO 450-1251 cc over 8 hrs", "450-1251"),
+        ("Tidal volumes 950-1000 on PS 10", "950-1000"),
+        ("plt 150-1234 trending up", "150-1234"),
+        ("Pt seen by resident okafor", "okafor"),  # lower case in a note in ordinary case
     ],
 )
 def test_context_shapes_leave_charting_alone(text: str, value: str) -> None:
@@ -130,6 +150,15 @@ def test_names_grow_over_initials_and_surnames(text: str, found: str, grown: str
     f = _person(text, found)
     (g,) = extend_names(text, [f], bytearray(len(text)))
     assert text[g.start : g.end] == grown
+
+
+def test_coordinated_names() -> None:
+    text = "Pmicu note: Drs' Ballou and Dutter pronounced. Dr. Roe and team aware. Pt on vent."
+    found = _pass(text)
+    assert found.get("Ballou") == "PERSON" and found.get("Dutter") == "PERSON"
+    assert "team" not in found and "vent" not in found
+    text = "DR ROE AND NEURO AWARE, PT ON VENT. DR LEE & LASIX GIVEN."
+    assert not {"NEURO", "LASIX"} & set(_pass(text))
 
 
 def test_names_do_not_grow_over_other_findings() -> None:

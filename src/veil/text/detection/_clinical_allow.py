@@ -50,6 +50,7 @@ from veil._lazy import lazy_compile
 from veil.text.recognition._clinical_context import (
     charting_note,
     context_findings,
+    coordinated_people,
     extend_names,
     name_growth,
     repeat_mentions,
@@ -363,6 +364,7 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
             taken[f.start : f.end] = b"\x01" * (f.end - f.start)
         extra.extend(words)
     extra = [*extend_names(text, extra, taken), *name_growth(text, found, taken)]
+    extra.extend(coordinated_people(text, [*found, *extra], taken))
     extra.extend(repeat_mentions(text, [*found, *extra], taken))
     extra.sort(key=lambda f: (f.start, f.end))
     return extra

@@ -9,9 +9,12 @@ Each rule is a format or a context, not a value:
   marker still reads as charting when it holds two distinct words of the charting register
   ("pt", "vent", "sats", "suctioned", "f/u", "pager": :data:`CHARTING_WORDS`), words that
   business and everyday text do not use together;
-* **phones**: a North American number whose dashes are followed by spaces ("212- 476-
-  8356"), with a leading country code ("1-800-555-0199"), or seven digits with a dot
-  after a phone word ("cell 555.0123");
+* **phones**: a North American number (area code 2-9) with separators mixed or spaced
+  ("212- 476- 8356", "301 944-5032", "(617) 555.0123"), with a leading country code
+  ("1-800-555-0199"), seven digits with a dot after a phone word ("cell 555.0123"), or
+  seven digits with a dash or dot alone ("SON ROB 555-1234") unless both ends are round,
+  a vent or vital label stands before or a unit after ("TV 900-1300", "SVR 954-1183",
+  "UO 450-1250 cc": ranges); never a run ending in "00" ("250 500 1000" are volumes);
 * **dates**: an ordinal day after "on the", "of the" ("on the 11th"); a month's
   abbreviation after a preposition of time ("in sept.", "since Aug"; never "mar", "dec"
   or "may", which are charting words or a verb); a full numeric date glued to a word or a
@@ -20,6 +23,9 @@ Each rule is a format or a context, not a value:
   religious name ("Holy Cross", "Sacred Heart", "St. Mary", "Good Samaritan"); a name
   before "Regional", "General", "Memorial", "Community", "County" when "to", "from", "at"
   or "into" frames it ("TO LAUREL REGIONAL");
+* **names after a care-team role** ("CASEWORKER LEONA", "PCP Okafor", "RN Hall"): a
+  known name that is no everyday word, verb or adjective, or an unknown word, capitalised
+  in a note in ordinary case (never "RN aware", "MD notified", "resident Will");
 * **names around a found name** (:func:`extend_names`): a person found by the pass takes
   the initials and the known first name before it ("HERMAN W. EMPERATRICE", "s.
   roberto"), and the known surname or unknown word after a known first name ("dtr
@@ -54,6 +60,7 @@ __all__ = [
     "CHARTING_WORDS",
     "charting_note",
     "context_findings",
+    "coordinated_people",
     "extend_names",
     "name_growth",
     "repeat_mentions",
@@ -122,11 +129,25 @@ def _plain(w: str) -> bool:
 # dashes followed or preceded by spaces ("212- 476- 8356"), a country code ("1-800-555-
 # 0199", "+1 617 555 0123"): shapes no dose, vital or lab value takes
 _SPACED_PHONE = lazy_compile(
-    r"(?<![\w/.-])(?:\+?1[ \t]*[-.][ \t]*|\+1[ \t]+)?\(?\d{3}\)?[ \t]*-[ \t]*\d{3}[ \t]*-[ \t]*"
-    r"\d{4}(?![\w/-]|\.\d)"
+    r"(?<![\w/.])(?<!\d-)(?:\+?1[ \t]*[-.][ \t]*|\+1[ \t]+)?\(?[2-9]\d{2}\)?"
+    r"(?:[ \t]*[-./][ \t]*|[ \t]+)"
+    r"\d{3}(?:[ \t]*[-./][ \t]*|[ \t]+)\d{4}(?![\w/-]|\.\d)"
 )
 _COUNTRY_PHONE = lazy_compile(
     r"(?<![\w/.+-])(?:\+?1[-. ])\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}(?![\w/-]|\.\d)"
+)
+# seven digits with a dash or a dot and no phone word ("SON ROB 555-1234"): a local number
+# as families give it; never a range of volumes or a vital's ("TV 900-1300", "SVR
+# 954-1183", "UO 450-1250 cc": both ends round, a vent or vital label before, a unit after)
+_LOCAL_PHONE = lazy_compile(
+    r"(?<![\w/.-])(?<!\d-)([2-9]\d\d)[ \t]*[-.][ \t]*(\d{4})"
+    r"(?![\w/-]|\.\d|[ \t]*(?:cc|ml|mg|mcg|units?|u\b|l\b|%|mmhg|/))",
+    re.IGNORECASE,
+)
+_VITAL_BEFORE = lazy_compile(
+    r"\b(?:svr|pvr|tv|vt|stv|vol(?:ume)?s?|ci|co|bs|fs|glucose|rr|hr|bp|sbp|map|ps|peep|uo|"
+    r"u/o|i/o|plt|plts?|wbc|range|ranging|between)\b[^.;,\n\d]{0,12}$",
+    re.IGNORECASE,
 )
 _DOTTED_LOCAL = lazy_compile(
     r"\b(?:phone|ph|tel|cell|home|work|call|number|no|#)\W{0,3}(\d{3}\.\d{4}|\d{7})(?![\w/.-])",
@@ -135,13 +156,26 @@ _DOTTED_LOCAL = lazy_compile(
 
 
 def _phones(text: str) -> Iterator[Finding]:
+    seen: set[int] = set()
+    spans: list[tuple[int, int]] = []
     for m in _SPACED_PHONE.finditer(text):
+        seen.add(m.start())
+        spans.append(m.span())
         if m.group().endswith("00"):
             continue  # a list of volumes or counts ("500- 250- 1000")
-        if re.search(r"[ \t]", m.group()) or m.group().startswith(("1", "+")):
-            yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_spaced")
+        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_spaced")
     for m in _COUNTRY_PHONE.finditer(text):
+        if m.start() in seen:
+            continue
         yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_country_code")
+    for m in _LOCAL_PHONE.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue  # inside a number read whole above
+        if m.group(1)[-1] in "05" and m.group(2)[-1] in "05":
+            continue  # "900-1300", "450-1250": a range
+        if _VITAL_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+            continue
+        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_local")
     for m in _DOTTED_LOCAL.finditer(text):
         yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "phone_local")
 
@@ -345,6 +379,44 @@ def _places(text: str) -> Iterator[Finding]:
 _WORDS_ONLY = lazy_compile(r"[^\s]+")
 
 
+# ---- names after a care-team role -----------------------------------------------------
+# "CASEWORKER LEONA LABOWICH", "IV NURSE VIRGINIA SALLESE", "PCP Okafor", "SW: Ms Hall"
+_ROLE_BEFORE = lazy_compile(
+    r"\b(?:nurse|caseworker|case[ \t]+manager|case[ \t]+worker|cm|sw|social[ \t]+worker|"
+    r"chaplain|resident|attending|fellow|intern|pcp|np|therapist|pharmacist|dietitian|"
+    r"nutritionist|interpreter|proxy|hcp|guardian|coordinator|rn|rrt)s?['’]?"
+    r"(?:[ \t]*[:-][ \t]*|[ \t]+)([^\W\d_][\w'’-]*)",
+    re.IGNORECASE,
+)
+
+
+def _role_name(word: str, mixed: bool) -> bool:
+    """A word after a care-team role that names someone: capitalised in a note in ordinary
+    case; a known name that is no everyday, clinical or charting word, verb, adjective or
+    adverb ("RN Hall", not "RN aware"), or a word of four letters or more that no English
+    dictionary holds ("SW Okonkwo", "RN Dutter")."""
+    if mixed and not word[:1].isupper():
+        return False
+    if "-" in word and all(is_safe_word(p) for p in word.split("-") if p):
+        return False  # "CO-SIGNATURE"
+    w = word.casefold()
+    if _plain(w) or w in common_words():
+        return False
+    if is_name_word(w):
+        return not word_classes(w) & {"verb", "adj", "adv"}
+    # a word no dictionary holds, though one letter off an English word ("Dutter"): the
+    # role says a name, which the misspelling rule of the allow list would let pass
+    return len(w) >= 4 and not word_classes(w) and "/" not in w and "'" not in w
+
+
+def _role_names(text: str) -> Iterator[Finding]:
+    head = text[:2000]
+    mixed = head != head.upper() and head != head.lower()
+    for m in _ROLE_BEFORE.finditer(text):
+        if _role_name(m.group(1), mixed):
+            yield _finding(m.start(1), m.end(1), "PERSON", "name_after_role")
+
+
 def context_findings(text: str) -> list[Finding]:
     """The rules above that read a span's own shape and context (phones, dates,
     institutions), unresolved.
@@ -355,7 +427,13 @@ def context_findings(text: str) -> list[Finding]:
     >>> [t[f.start:f.end] for f in sorted(context_findings(t), key=lambda f: f.start)]
     ['212- 476- 8356', '11th', 'ST. MARY', 'sept']
     """
-    return [*_phones(text), *_dates(text), *_institutions(text), *_places(text)]
+    return [
+        *_phones(text),
+        *_dates(text),
+        *_institutions(text),
+        *_places(text),
+        *_role_names(text),
+    ]
 
 
 # ---- names around a found name -----------------------------------------------------------
@@ -471,6 +549,46 @@ def name_growth(text: str, found: Iterable[Finding], taken: bytearray) -> list[F
     return out
 
 
+_AND_AFTER = lazy_compile(r"[ \t]*(?:and|&)[ \t]+([^\W\d_][\w'’-]*)", re.IGNORECASE)
+_AND_BEFORE = lazy_compile(r"([^\W\d_][\w'’-]*)[ \t]+(?:and|&)[ \t]*$", re.IGNORECASE)
+
+
+def coordinated_people(text: str, people: Iterable[Finding], taken: bytearray) -> list[Finding]:
+    """Names joined by "and" or "&" to a found person ("Drs' Ballou and Dutter", "Sons
+    Morris and Okafor"): a word in the person's case that is a known name (no everyday,
+    clinical or charting word, verb, adjective or adverb) or an unknown word of four letters
+    or more; nothing ``taken`` marks.
+
+    Examples
+    --------
+    >>> from veil.text.recognition._finding import Finding
+    >>> t = "Drs' Ballou and Dutter pronounced. Dr. Roe and team aware."
+    >>> fs = [Finding(5, 11, "PERSON", 0.6, "x"), Finding(39, 42, "PERSON", 0.6, "x")]
+    >>> [t[f.start:f.end] for f in coordinated_people(t, fs, bytearray(len(t)))]
+    ['Dutter']
+    """
+    out: list[Finding] = []
+    for f in people:
+        if f.entity_type != "PERSON":
+            continue
+        core = text[f.start : f.end].split()
+        if not core:
+            continue
+        case = _case(core[-1])
+        for m in (
+            _AND_AFTER.match(text, f.end),
+            _AND_BEFORE.search(text, max(0, f.start - 40), f.start),
+        ):
+            if m is None or taken.find(1, m.start(1), m.end(1)) >= 0:
+                continue
+            word = m.group(1)
+            if _case(word) != case or not _role_name(word, mixed=False):
+                continue
+            taken[m.start(1) : m.end(1)] = b"\x01" * (m.end(1) - m.start(1))
+            out.append(_finding(m.start(1), m.end(1), "PERSON", "coordinated_name"))
+    return out
+
+
 _BEFORE = lazy_compile(r"([^\W\d_][\w'’]*\.?|[^\W\d_]\.?)[ \t]+$")
 
 
@@ -497,6 +615,7 @@ REPEATED_FROM = frozenset(
         "titled_cased",
         "introduced_name",
         "name_before_role",
+        "name_after_role",
         "after_relation",
     }
 )

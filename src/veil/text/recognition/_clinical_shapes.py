@@ -25,8 +25,9 @@ here changes what the ``default`` profile reports. Each shape is a format, not a
   Brown", "drs' Okafor") when it is a known name, a noun or not English, never a verb,
   adjective or charting word ("dr aware", "DR WILL SEE"; "Mr" and "Ms" only as titles
   are written, "MR" and "MS" being mitral regurgitation and mental status); after a
-  relation or a contact verb ("talked with helen", "wife Mary") when it is a known name;
-  right after a relation word, with a dash or colon too, in any case ("DAUGHTER- JOAN");
+  relation or a contact verb ("talked with helen", "wife Mary", "d/w Okafor", "left
+  message for Joan") when it is a known name; right after a relation word, with a dash,
+  colon or comma too, in any case ("DAUGHTER- JOAN", "dtr, Emily,");
   after a capital initial ("S. DOMINICO") when it is a known name or not English (never
   a plural's or a score's letter, "PVC'S. HEMODYNAMICS", "A&O. PLEASANT"); before a
   care-team role ("OKAFOR RRT", "Hall RN", "WHITE MD"; not a shift or a service, "CHARGE
@@ -224,7 +225,8 @@ _TITLED = lazy_compile(
 _INTRODUCED = lazy_compile(
     rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|friend|"
     r"neighbor|neighbour|talked\s+(?:with|to)|spoke\s+(?:with|to)|called|paged|notified|"
-    r"updated|informed|per|by)\s+([^\W\d_][\w'’-]*)",
+    r"updated|informed|per|by|met\s+with|discussed\s+with|d/w|reviewed\s+with|"
+    r"message\s+(?:for|with)|reach|reached|contacted|phoned)\s+([^\W\d_][\w'’-]*)",
     re.IGNORECASE,
 )
 # what stands before a role without naming anyone: a shift, a post, a service
@@ -237,7 +239,7 @@ _NOT_BEFORE_ROLE = word_set(
 
 _RELATIVE = lazy_compile(
     rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|sons|daughters|"
-    r"brothers|sisters|friend|neighbor|neighbour)['’]?(?:[ \t]*[:-][ \t]*|[ \t]+)"
+    r"brothers|sisters|friend|neighbor|neighbour)['’]?(?:[ \t]*[:,-][ \t]*|[ \t]+)"
     r"([^\W\d_][\w'’]*)",
     re.IGNORECASE,
 )
