@@ -245,3 +245,20 @@ def test_hipaa_profile_end_to_end(hipaa: TextAnalyzer) -> None:
     # outside a note nothing of the mode runs: a pager in a business mail stays as typed
     mail = "Please return the pager to IT by Friday; ticket 55210."
     assert not {f.recognizer for f in hipaa.analyze(mail)} & {"clinical_shapes"}
+
+
+@pytest.mark.parametrize("thorough", [False, True])
+def test_a_word_without_end_is_bounded(thorough: bool) -> None:
+    # a run of letters with no space (a pasted blob): its one-letter misspellings were
+    # looked up, and a word of 20,000 letters took 20 GB; now it is judged in bounded memory
+    import tracemalloc
+
+    text = "Pt on vent, suctioned. " + "x" * 100_000 + " wife Mary aware."
+    tracemalloc.start()
+    try:
+        found = clinical_findings(text, [], thorough=thorough)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20
+    assert "Mary" in {text[f.start : f.end] for f in found}
