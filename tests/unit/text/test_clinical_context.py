@@ -116,6 +116,9 @@ def test_charting_notes_without_a_marker() -> None:
     assert allow_pass_applies("hipaa", "Chart reviewed. No further PT needs, f/u tomorrow.")
     assert not charting_note("Please update the status of ticket 5521 by Friday.")
     assert not charting_note("The pager was returned to IT.")
+    assert not charting_note("rx errors 12, tx errors 3 on eth0")  # a network's counters
+    assert not charting_note("pls check pager rn")  # chat's "right now"
+    assert not charting_note("Our labs lead mobility research.")
     for rec in generate_business_corpus(300, seed=7) + generate_corpus(300, seed=7):
         words = rec["full_text"]
         if charting_note(words):

@@ -71,16 +71,17 @@ _SCORE = 0.6
 
 #: words of the charting register: patient and care abbreviations, respiratory and nursing
 #: terms, that business and everyday text do not use two at a time (checked on the
-#: generated business and general corpora: none of their texts holds two)
+#: generated business and general corpora: none of their texts holds two); not "rx" and
+#: "tx" (a network's counters), "rn" (chat's "right now"), "labs", "mobility" or "resp"
 CHARTING_WORDS = word_set(
     """
-    pt pts pt's f/u d/c d/c'd dc'd s/p c/o h/o w/u rx tx sx hx
-    pager pgr beeper rrt crt rn rns lpn cna
+    pt pts pt's f/u d/c d/c'd dc'd s/p c/o h/o w/u sx hx
+    pager pgr beeper rrt crt lpn cna
     vent vented ventilator intubated intubation extubated extubation trach suction
     suctioned suctioning sats sat'ing sputum secretions rhonchi crackles rales
     sedated sedation afebrile febrile edema dialysis hemodialysis bronch bronchoscopy
-    tolerating tol meds labs vitals micu ccu sicu nicu picu icu nursing respiratory resp
-    pulmonary mobility ambulated ambulating dsg foley ngt ogt picc neb nebs
+    tolerating tol meds vitals micu ccu sicu nicu picu icu nursing respiratory
+    pulmonary ambulated ambulating dsg foley ngt ogt picc neb nebs
     """
 )
 
