@@ -47,6 +47,14 @@ from __future__ import annotations
 import re
 
 from veil._lazy import lazy_compile
+from veil.text.recognition._clinical_context import (
+    charting_note,
+    context_findings,
+    coordinated_people,
+    extend_names,
+    name_growth,
+    repeat_mentions,
+)
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
@@ -71,8 +79,8 @@ _SCORE = 0.6
 _RULE = "not_in_allow_list"
 
 _WORD = lazy_compile(r"(?<!\w)[^\W\d_]+(?:['’][^\W\d_]+)*(?!\w)")
-_PLACE_BEFORE = word_set("to from at in near via @ transfer transferred admitted lives")
-_TO_PLACE = word_set("to from at")
+_PLACE_BEFORE = word_set("to from at into in near via @ transfer transferred admitted lives leave")
+_TO_PLACE = word_set("to from at into")
 _PLACE_AFTER = word_set(
     "hospital hosp rehab clinic hospice infirmary manor memorial medical center ctr nursing"
 )
@@ -84,6 +92,7 @@ _NAME_BEFORE = RELATION_WORDS | word_set(
 _UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clinic")
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
 _NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
+_NOT_ABBREVIATION_BEFORE = word_set("in via near")
 _GAP = lazy_compile(r"[ \t]+(?:the[ \t]+)?|[ \t]*@[ \t]*", re.IGNORECASE)
 _FUNCTION_WORDS = word_set(
     "a an the and or but of in on at by to from with for as is was be this that his her their "
@@ -105,7 +114,9 @@ def allow_pass_applies(profile: str, text: str) -> bool:
     """
     if profile == "clinical":
         return True
-    return profile == "hipaa" and (clinical_register(text) or _shorthand_note(text))
+    return profile == "hipaa" and (
+        clinical_register(text) or _shorthand_note(text) or charting_note(text, WINDOW)
+    )
 
 
 # everyday and business abbreviations that CLINICAL_EXTRA also holds: no sign of a note
@@ -187,7 +198,12 @@ def _everyday_surname(w: str) -> bool:
 
 
 def _token_types(
-    text: str, start: int, end: int, taken: bytearray, thorough: bool, mixed: bool
+    text: str,
+    start: int,
+    end: int,
+    taken: bytearray,
+    thorough: bool,
+    mixed: bool,
 ) -> list[Finding]:
     words = [(m.start(), m.end()) for m in _WORD.finditer(text, start, end)]
     folded = [text[a:b].casefold() for a, b in words]
@@ -231,7 +247,12 @@ def _token_types(
             continue
         named = is_name_word(word)
         # a facility's abbreviation in capitals: "to GH", "from NEMC", "BUMC ED"
-        abbreviation = word.isupper() and not named and (place or nxt in _UNIT_AFTER)
+        # not after "in" or "via": "in CAREVUE", "via OETT" name a record or a device
+        abbreviation = (
+            word.isupper()
+            and not named
+            and ((place and prev not in _NOT_ABBREVIATION_BEFORE) or nxt in _UNIT_AFTER)
+        )
         if b - a <= 3 and not (place or abbreviation or (named and not is_english(word))):
             continue
         cased = word[:1].isupper()  # in a note in ordinary case, a capital says a name
@@ -330,13 +351,20 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
     for f in found:
         taken[f.start : f.end] = b"\x01" * (f.end - f.start)
     extra: list[Finding] = []
-    for f in sorted(shape_findings(text), key=lambda f: (f.start, -f.end)):
+    shapes = [*shape_findings(text), *context_findings(text)]
+    for f in sorted(shapes, key=lambda f: (f.start, -f.end)):
         if taken.find(1, f.start, f.end) < 0:
             taken[f.start : f.end] = b"\x01" * (f.end - f.start)
             extra.append(f)
     for a, b in _windows(text):
         window = text[a:b]
         mixed = not (mostly_upper(window) or window == window.lower())
-        extra.extend(_token_types(text, a, b, taken, thorough, mixed))
+        words = _token_types(text, a, b, taken, thorough, mixed)
+        for f in words:
+            taken[f.start : f.end] = b"\x01" * (f.end - f.start)
+        extra.extend(words)
+    extra = [*extend_names(text, extra, taken), *name_growth(text, found, taken)]
+    extra.extend(coordinated_people(text, [*found, *extra], taken))
+    extra.extend(repeat_mentions(text, [*found, *extra], taken))
     extra.sort(key=lambda f: (f.start, f.end))
     return extra

@@ -17,7 +17,11 @@ clinical shapes of :mod:`veil.text.recognition._clinical_shapes` (issue #25) to 
 * care-team names before a role ("OKAFOR RRT", "Hall RN"), relatives after a dash in
   capitals ("DAUGHTER- MARY"), surnames that are everyday words after a title or before
   "aware" ("Dr. Brown", "White and Okafor aware"), wards named by a building and a floor
-  ("transferred to Ellison 12"), a month named alone ("seen in March").
+  ("transferred to Ellison 12"), a month named alone ("seen in March");
+* signatures with initials ("HERMAN W. EMPERATRICE, RRT", "s. roberto rrt"), phones
+  with spaced dashes ("212- 476- 8356"), days by ordinal ("on the 11th"), a university's
+  or a saint's name ("UNIVERSITY OF MARYLAND", "St. Mary"), wards glued to their floor
+  ("QUARTERMAIN7").
 
 Each note mixes these lines with the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`,
 so the hard negatives (doses, vitals, scores, fractions) stay in every note. Labels are
@@ -68,6 +72,16 @@ SHAPE_LINES: tuple[str, ...] = (
     "Wife can be reached at {PHONE_NUMBER:slashed} or {PHONE_NUMBER:spaced}.",
     "upper:COVERING RESIDENT PAGED AT X{PHONE_NUMBER:ext}, {PERSON:last} MD AWARE.",
     "{PERSON:everyday_last} and {PERSON:last} aware, will reassess in AM.",
+    # added for issue #25's third round: signatures with initials, names and phones as
+    # families give them, days by ordinal, institutions by a saint's or a university's
+    # name, wards glued to their floor
+    "upper:SPUTUM THICK TAN, SX Q2H. {PERSON:first_initial_last}, RRT",
+    "lower:all is well at this time. {PERSON:initial_last} rrt",
+    "dtr {PERSON:full}- {PHONE_NUMBER:dash_spaced}. Updated on plan, NPO after MN.",
+    "Cultures drawn on the {DATE_TIME:ordinal}, no growth to date; vanco trough 15.",
+    "upper:PT ADMITTED FROM {ORGANIZATION:university} WITH PNA, INTUBATED ON ARRIVAL.",
+    "Bed offered at {ORGANIZATION:saint}, case manager to follow; PT/OT following.",
+    "upper:PT ADMITTED TO {LOCATION:ward_glued} W/ CHF, LASIX 40 IV GIVEN.",
 )
 
 _HOSP_WORDS = ("hosp", "hospital", "rehab", "nursing home")
@@ -114,6 +128,25 @@ class _ShapeFiller(_Filler):
             return r.choice(_EVERYDAY_SURNAMES), "PERSON", None
         if kind == "LOCATION" and variant == "ward":
             return f"{f.last_name()} {r.randint(2, 14)}", "LOCATION", None
+        if kind == "PERSON" and variant == "first_initial_last":
+            self.new_person()
+            middle = r.choice("ABCDEFGHJKLMNPRSTW")
+            return f"{self.person['first']} {middle}. {self.person['last']}", "PERSON", None
+        if kind == "PHONE_NUMBER" and variant == "dash_spaced":
+            parts = (r.randint(201, 989), r.randint(201, 999), r.randint(1001, 9999))
+            return "- ".join(map(str, parts)), "PHONE_NUMBER", None
+        if kind == "DATE_TIME" and variant == "ordinal":
+            day = r.randint(1, 28)
+            suffix = (
+                "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+            )
+            return f"{day}{suffix}", "DATE_TIME", None
+        if kind == "ORGANIZATION" and variant == "university":
+            return f"University of {f.state()}", "ORGANIZATION", None
+        if kind == "ORGANIZATION" and variant == "saint":
+            return f"St. {f.first_name()}", "ORGANIZATION", None
+        if kind == "LOCATION" and variant == "ward_glued":
+            return f"{f.last_name()}{r.randint(2, 14)}", "LOCATION", None
         if kind == "DATE_TIME" and variant == "month_name":
             return r.choice(_MONTHS), "DATE_TIME", None
         return super().value(slot)

@@ -16,7 +16,7 @@ here changes what the ``default`` profile reports. Each shape is a format, not a
   spaces ("617/555/0123"; seven digits alone only after a phone word or "@"), ten digits
   alone, shapes no dose, vital or lab value takes;
 * **facilities**: up to three words before a facility word ("kernan hosp", "FROM CALVERT
-  HOSPITAL", "GH hosp", "Briarwood Rehab"), generic words ("outside", "the", "this")
+  HOSPITAL", "GH hosp", "Briarwood Rehab"; "hospital" misspelt too, "HOSPIATAL"), generic words ("outside", "the", "this")
   excluded, English words too when "to", "from" or "at" frames the name ("TO FAULKNER
   HOSPITAL"); one or two names before an everyday facility word ("health", "center",
   "home") only in that frame ("from Hale Health"); a ward named by a building and a floor
@@ -25,8 +25,9 @@ here changes what the ``default`` profile reports. Each shape is a format, not a
   Brown", "drs' Okafor") when it is a known name, a noun or not English, never a verb,
   adjective or charting word ("dr aware", "DR WILL SEE"; "Mr" and "Ms" only as titles
   are written, "MR" and "MS" being mitral regurgitation and mental status); after a
-  relation or a contact verb ("talked with helen", "wife Mary") when it is a known name;
-  right after a relation word, with a dash or colon too, in any case ("DAUGHTER- JOAN");
+  relation or a contact verb ("talked with helen", "wife Mary", "d/w Okafor", "left
+  message for Joan") when it is a known name; right after a relation word, with a dash,
+  colon or comma too, in any case ("DAUGHTER- JOAN", "dtr, Emily,");
   after a capital initial ("S. DOMINICO") when it is a known name or not English (never
   a plural's or a score's letter, "PVC'S. HEMODYNAMICS", "A&O. PLEASANT"); before a
   care-team role ("OKAFOR RRT", "Hall RN", "WHITE MD"; not a shift or a service, "CHARGE
@@ -83,11 +84,27 @@ def _namelike(word: str) -> bool:
 
 
 # ---- dates -----------------------------------------------------------------------------
-_SHORT_DATE = lazy_compile(
-    r"(?:(?<![\w/.:])|(?<=(?<![\w/.:])[^\W\d_]{2}[:.])|(?<=[^\W\d_]{3}[:.]))"
-    r"(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})"
-    r"(?![\w/]|[.,]\d|:\d|\s*%)"
-)
+# what may stand before a short date is checked apart (:func:`_date_start`): a lookbehind
+# tried at every character of a note cost more than the rest of the pattern
+_SHORT_DATE = lazy_compile(r"(1[0-2]|0?[1-9])/(\d{4}|\d{1,2})(?![\w/]|[.,]\d|:\d|\s*%)")
+_GLUED_LABEL = lazy_compile(r"(?:(?<![\w/.:])[^\W\d_]{2}|[^\W\d_]{3})[:.]")
+_NOT_BEFORE_DATE = frozenset("/.:")
+
+
+def _date_start(text: str, start: int) -> bool:
+    """Whether a short date may start at ``start``: after no word character, slash, dot or
+    colon, or glued to a label of two or three letters and a colon or dot ("hx:3/98")."""
+    if start == 0:
+        return True
+    c = text[start - 1]
+    if not (c.isalnum() or c == "_" or c in _NOT_BEFORE_DATE):
+        return True
+    return c in ":." and (
+        _GLUED_LABEL.fullmatch(text, max(0, start - 3), start) is not None
+        or _GLUED_LABEL.fullmatch(text, max(0, start - 4), start) is not None
+    )
+
+
 _OUT_OF_TEN = lazy_compile(r"pain|\d/10\b", re.IGNORECASE)
 # a month named alone is an element of a date (Safe Harbor keeps only the year): full names
 # but "May" (a verb as often), abbreviations only before a day or a year ("Sept 12", "oct
@@ -170,7 +187,7 @@ _PHONE_WORD = lazy_compile(
 
 # ---- facilities -------------------------------------------------------------------------
 _FACILITY = lazy_compile(
-    r"\b(?:hospital|hosp|medical\s+center|med\s+ctr|rehab|nursing\s+home|hospice|"
+    r"\b(?:hosp(?!itali[sz])[a-z]{0,5}|medical\s+center|med\s+ctr|rehab|nursing\s+home|hospice|"
     r"infirmary|clinic|manor|memorial)\b\.?",
     re.IGNORECASE,
 )
@@ -208,7 +225,8 @@ _TITLED = lazy_compile(
 _INTRODUCED = lazy_compile(
     rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|friend|"
     r"neighbor|neighbour|talked\s+(?:with|to)|spoke\s+(?:with|to)|called|paged|notified|"
-    r"updated|informed|per|by)\s+([^\W\d_][\w'’-]*)",
+    r"updated|informed|per|by|met\s+with|discussed\s+with|d/w|reviewed\s+with|"
+    r"message\s+(?:for|with)|reach|reached|contacted|phoned)\s+([^\W\d_][\w'’-]*)",
     re.IGNORECASE,
 )
 # what stands before a role without naming anyone: a shift, a post, a service
@@ -221,7 +239,7 @@ _NOT_BEFORE_ROLE = word_set(
 
 _RELATIVE = lazy_compile(
     rf"\b(?:{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))}|dtr|sons|daughters|"
-    r"brothers|sisters|friend|neighbor|neighbour)['’]?(?:[ \t]*[:-][ \t]*|[ \t]+)"
+    r"brothers|sisters|friend|neighbor|neighbour)['’]?(?:[ \t]*[:,-][ \t]*|[ \t]+)"
     r"([^\W\d_][\w'’]*)",
     re.IGNORECASE,
 )
@@ -248,6 +266,8 @@ def _finding(start: int, end: int, entity: str, pattern: str) -> Finding:
 
 def _dates(text: str) -> Iterator[Finding]:
     for m in _SHORT_DATE.finditer(text):
+        if not _date_start(text, m.start()):
+            continue
         a, b = int(m.group(1)), m.group(2)
         if len(b) <= 2 and (a, int(b)) in _FRACTIONS:
             continue

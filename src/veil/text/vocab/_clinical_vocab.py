@@ -189,6 +189,11 @@ def is_safe_word(word: str) -> bool:
     return _safe(word.casefold().replace("’", "'"))
 
 
+#: the longest word whose misspellings and affixes are looked up (English's longest
+#: dictionary words have 30 letters or so; each letter more costs memory, quadratically)
+_LONGEST = 40
+
+
 @functools.lru_cache(maxsize=65536)
 def _safe(w: str) -> bool:
     if w in CLINICAL_EXTRA or w in NOTE_WORDS or w in common_words():
@@ -198,6 +203,10 @@ def _safe(w: str) -> bool:
     if w.endswith("'s") and _safe(w[:-2]):
         return True
     if not w.isalpha() or len(w) < 5 or is_name_word(w):
+        return False
+    if len(w) > _LONGEST:
+        # no dictionary word is this long: a run of letters with no space (a pasted blob,
+        # a 10 MB note without one) is no misspelling, and its edits would fill memory
         return False
     return _derived(w) or _misspelt(w)
 
