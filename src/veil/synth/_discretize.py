@@ -51,7 +51,55 @@ _EXTEND = 2.0  # ... and beyond it while the counts stay above this
 _GAP = 3  # ... looking this many fine bins ahead (one low noisy count does not stop it)
 _CUT = 3.0
 _WEAK = 0.5  # below this share of the mass standing out of the noise: equal bins
-_SMOOTH = 5  # noisy fine counts are averaged over this many neighbours  # coarse cuts are quantiles of the fine counts above this many
+_SMOOTH = 5  # noisy fine counts are averaged over this many neighbours ...
+_SPIKE = 4.0  # ... except a count this many noise standard deviations off their average
+_TAIL_FIT = 3  # the tail past a cut-back outer bin decays as its last kept bins did ...
+_TAIL_RATIO = 0.5  # ... by at most this factor per fine bin
+
+
+def _tail(inner: np.ndarray, room: int, sigma: float) -> np.ndarray:
+    """Weights for the ``room`` fine bins past a cut-back outer bin's last counted one.
+
+    ``inner`` are the kept weights from that bin inwards. Past it the counts are under the
+    noise (``sigma``), but the data rarely stop there: the tail starts at the last kept
+    weight or one noise standard deviation, whichever is lower, and decays by the factor
+    the last ``_TAIL_FIT`` kept bins show against the ``_TAIL_FIT`` before them (per fine
+    bin, at most ``_TAIL_RATIO``; no tail when the counts do not decrease outwards),
+    dropped where it falls under a thousandth of its start. Post-processing of noisy
+    counts.
+    """
+    out = np.zeros(max(room, 0))
+    if room <= 0 or len(inner) < 2 * _TAIL_FIT:
+        return out
+    near, far = float(inner[:_TAIL_FIT].sum()), float(inner[_TAIL_FIT:].sum())
+    if near <= 0 or far <= 0 or near >= far:
+        return out
+    r = min((near / far) ** (1.0 / _TAIL_FIT), _TAIL_RATIO)
+    steps = np.arange(1, room + 1, dtype=float)
+    start = min(float(inner[0]), sigma)
+    tail = start * r**steps
+    tail[tail < 1e-3 * start] = 0.0
+    return tail
+
+
+def _smooth(noisy: np.ndarray, sigma: float) -> np.ndarray:
+    """Noisy fine counts averaged over ``_SMOOTH`` neighbours (fewer at the ends, so no mass
+    is lost there), except where a count differs from that average by more than
+    ``_SPIKE`` noise standard deviations: a spike (all the zeros of a zero-inflated count,
+    the newborns' age 0) the noise cannot explain keeps its own count instead of being
+    spread over its neighbours, which are averaged without it. Post-processing of the
+    noisy counts."""
+    box = np.ones(_SMOOTH)
+    ones = np.ones(len(noisy))
+    avg = np.convolve(noisy, box, mode="same") / np.convolve(ones, box, mode="same")
+    spike = np.abs(noisy - avg) > _SPIKE * sigma
+    if not spike.any():
+        return avg
+    # the neighbours of a spike are averaged without it (it would leak into them)
+    rest = np.where(spike, 0.0, noisy)
+    n_rest = np.convolve(ones - spike, box, mode="same")
+    avg = np.convolve(rest, box, mode="same") / np.maximum(n_rest, 1.0)
+    return np.where(spike | (n_rest < 1.0), noisy, avg)
 
 
 def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np.ndarray:
@@ -84,25 +132,14 @@ def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np
                 k -= 1
             w[a : a + k] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
+            w[a : a + k] = _tail(w[a + k :][: _TAIL_FIT * 2], k, sigma)[::-1]
         else:
             k = int(hot[-1]) if hot.size else 0
             while k < b - a - 1 and (part[k + 1 : k + 1 + _GAP] > _EXTEND * sigma).any():
                 k += 1
             w[a + k + 1 : b] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
-    return w
-    for first, (a, b) in ((True, (cuts[0], cuts[1])), (False, (cuts[-2], cuts[-1]))):
-        hot = np.flatnonzero(noisy[a:b] > trim)
-        if first:
-            keep_from = a + (int(hot[0]) if hot.size else b - a - 1)
-            w[a:keep_from] = 0.0
-            if not hot.size:
-                w[keep_from] = 1.0
-        else:
-            keep_to = a + (int(hot[-1]) if hot.size else 0)
-            w[keep_to + 1 : b] = 0.0
-            if not hot.size:
-                w[keep_to] = 1.0
+            w[a + k + 1 : b] = _tail(w[: a + k + 1][::-1][: _TAIL_FIT * 2], b - a - k - 1, sigma)
     return w
 
 
@@ -190,7 +227,7 @@ class Discretizer:
                 else:
                     noisy, sigma = counts, 0.0
                 if sigma > 0:  # averaged over 5 neighbouring fine bins: noise / sqrt(5)
-                    noisy = np.convolve(noisy, np.ones(_SMOOTH) / _SMOOTH, mode="same")
+                    noisy = _smooth(noisy, sigma)
                     sigma = sigma / math.sqrt(_SMOOTH)
                 # quantiles of the counts that stand out of the noise: the noise of many
                 # empty fine bins would otherwise add up to phantom mass past the data
