@@ -12,7 +12,10 @@ How the numeric bins are made (each step differentially private or data-independ
 2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
    discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
    neighbouring fine bins (post-processing; the noise shrinks by sqrt(5), so the thin
-   tails of a column stand out of it);
+   tails of a column stand out of it), fewer at the ends (no mass lost there), except a
+   count more than 4 noise standard deviations off its neighbours' average: such a
+   spike (a zero-inflated count's zeros, a value data were clipped to) keeps its own
+   count, so it gets its own coarse bin instead of being spread over five values;
 3. the coarse bins the model works with (``max_bins``, default 32) cut at the noisy
    histogram's quantiles (of the fine counts above three noise standard deviations, so the
    noise of many empty fine bins does not add up to phantom mass): equal mass per bin, so a
@@ -23,8 +26,9 @@ How the numeric bins are made (each step differentially private or data-independ
 4. decoding draws a fine bin inside the coarse bin in proportion to its noisy count (what
    was measured, less one noise standard deviation; the two outer coarse bins are cut back
    to where the counts are when the bounds may lie far from the data, see
-   :func:`_weights`), then a value
-   uniformly inside the fine bin (on the log scale for a log grid).
+   :func:`_weights`, and continued past the cut by a thin geometric tail, see
+   :func:`_tail`), then a value uniformly inside the fine bin (on the log scale for a
+   log grid).
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """
@@ -71,7 +75,8 @@ def _tail(inner: np.ndarray, room: int, sigma: float) -> np.ndarray:
     out = np.zeros(max(room, 0))
     if room <= 0 or len(inner) < 2 * _TAIL_FIT:
         return out
-    near, far = float(inner[:_TAIL_FIT].sum()), float(inner[_TAIL_FIT:].sum())
+    near = float(inner[:_TAIL_FIT].sum())
+    far = float(inner[_TAIL_FIT : 2 * _TAIL_FIT].sum())
     if near <= 0 or far <= 0 or near >= far:
         return out
     r = min((near / far) ** (1.0 / _TAIL_FIT), _TAIL_RATIO)
