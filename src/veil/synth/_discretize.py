@@ -13,8 +13,8 @@ How the numeric bins are made (each step differentially private or data-independ
    discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
    neighbouring fine bins (post-processing; the noise shrinks by sqrt(5), so the thin
    tails of a column stand out of it), fewer at the ends (no mass lost there), except a
-   count more than 4 noise standard deviations off its neighbours' average: such a
-   spike (a zero-inflated count's zeros, a value data were clipped to) keeps its own
+   count more than 6 noise standard deviations off its neighbours' average (noise alone
+   does so about once in 500 million fine bins): such a spike (a zero-inflated count's zeros, a value data were clipped to) keeps its own
    count, so it gets its own coarse bin instead of being spread over five values;
 3. the coarse bins the model works with (``max_bins``, default 32) cut at the noisy
    histogram's quantiles (of the fine counts above three noise standard deviations, so the
@@ -56,7 +56,7 @@ _GAP = 3  # ... looking this many fine bins ahead (one low noisy count does not 
 _CUT = 3.0
 _WEAK = 0.5  # below this share of the mass standing out of the noise: equal bins
 _SMOOTH = 5  # noisy fine counts are averaged over this many neighbours ...
-_SPIKE = 4.0  # ... except a count this many noise standard deviations off their average
+_SPIKE = 6.0  # ... except a count this many noise standard deviations off their average
 _TAIL_FIT = 3  # the tail past a cut-back outer bin decays as its last kept bins did ...
 _TAIL_RATIO = 0.5  # ... by at most this factor per fine bin
 
