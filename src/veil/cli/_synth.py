@@ -163,6 +163,13 @@ def fit(
         ),
     ] = False,
     epochs: Annotated[int | None, typer.Option("--epochs", help="tvae training epochs.")] = None,
+    target: Annotated[
+        str | None,
+        typer.Option(
+            "--target",
+            help="mst: a column to be predicted; its pairs with every column are measured.",
+        ),
+    ] = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Seed of the ordinary randomness.")
     ] = None,
@@ -218,6 +225,15 @@ def fit(
         if method != "tvae":
             raise InputError("--epochs applies to the tvae method only")
         kw["epochs"] = epochs
+    if target is not None:
+        if method != "mst":
+            raise InputError("--target applies to the mst method only")
+        if target not in df.columns:
+            raise InputError(
+                f"--target names a column not in the data: {target}",
+                hint="give one of the table's column names (after --drop)",
+            )
+        kw["target"] = target
     # columns whose numeric parse rewrites their text ("01", "3.50") are learnt as written
     from veil.io._exact import read_exact_text_file, text_forms_for_synthesis
 

@@ -12,19 +12,25 @@ How the numeric bins are made (each step differentially private or data-independ
 2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
    discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
    neighbouring fine bins (post-processing; the noise shrinks by sqrt(5), so the thin
-   tails of a column stand out of it);
+   tails of a column stand out of it), fewer at the ends (no mass lost there), except a
+   count more than 5 noise standard deviations off its neighbours' mean (noise alone
+   does so about once in 1.7 million fine bins): such a spike (a zero-inflated count's
+   zeros, a value data were clipped to) keeps its own count, so it gets its own coarse
+   bin instead of being spread over five values;
 3. the coarse bins the model works with (``max_bins``, default 32) cut at the noisy
    histogram's quantiles (of the fine counts above three noise standard deviations, so the
    noise of many empty fine bins does not add up to phantom mass): equal mass per bin, so a
    skewed column is resolved where its rows are, not in an empty tail;
-   When less than half of the mass stands out of the noise (few rows for the budget), the
-   bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
+   When less than half of the mass stands out of the noise, or what stands out is less
+   than 3 standard deviations of the noise in the histogram's total (few rows for the
+   budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
    that scale inside a bin (``weak_signal`` in the saved layout);
 4. decoding draws a fine bin inside the coarse bin in proportion to its noisy count (what
    was measured, less one noise standard deviation; the two outer coarse bins are cut back
    to where the counts are when the bounds may lie far from the data, see
-   :func:`_weights`), then a value
-   uniformly inside the fine bin (on the log scale for a log grid).
+   :func:`_weights`, and continued past the cut by a thin geometric tail, see
+   :func:`_tail`), then a value uniformly inside the fine bin (on the log scale for a
+   log grid).
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """
@@ -50,8 +56,70 @@ _ANCHOR = 4.0  # an outer coarse bin keeps its fine bins up to the outermost cou
 _EXTEND = 2.0  # ... and beyond it while the counts stay above this
 _GAP = 3  # ... looking this many fine bins ahead (one low noisy count does not stop it)
 _CUT = 3.0
-_WEAK = 0.5  # below this share of the mass standing out of the noise: equal bins
-_SMOOTH = 5  # noisy fine counts are averaged over this many neighbours  # coarse cuts are quantiles of the fine counts above this many
+_WEAK = 0.5  # below this share of the mass standing out of the noise: equal bins ...
+_TOTAL_SDS = 3.0  # ... or below this many sd of the noise in the histogram's total
+_SMOOTH = 5  # noisy fine counts are averaged over this many neighbours ...
+_SPIKE = 5.0  # ... except a count this many noise sd off its neighbours' mean
+_TAIL_FIT = 3  # the tail past a cut-back outer bin decays as its last kept bins did ...
+_TAIL_RATIO = 0.5  # ... by at most this factor per fine bin
+
+
+def _tail(inner: np.ndarray, room: int, sigma: float) -> np.ndarray:
+    """Weights for the ``room`` fine bins past a cut-back outer bin's last counted one.
+
+    ``inner`` are the kept weights from that bin inwards. Past it the counts are under the
+    noise (``sigma``), but the data rarely stop there: the tail starts at the last kept
+    weight or one noise standard deviation, whichever is lower, and decays by the factor
+    the last ``_TAIL_FIT`` kept bins show against the ``_TAIL_FIT`` before them (per fine
+    bin, at most ``_TAIL_RATIO``; no tail when the counts do not decrease outwards),
+    dropped where it falls under a thousandth of its start. Post-processing of noisy
+    counts.
+    """
+    out = np.zeros(max(room, 0))
+    if room <= 0 or len(inner) < 2 * _TAIL_FIT:
+        return out
+    near = float(inner[:_TAIL_FIT].sum())
+    far = float(inner[_TAIL_FIT : 2 * _TAIL_FIT].sum())
+    if near <= 0 or far <= 0 or near >= far:
+        return out
+    r = min((near / far) ** (1.0 / _TAIL_FIT), _TAIL_RATIO)
+    steps = np.arange(1, room + 1, dtype=float)
+    start = min(float(inner[0]), sigma)
+    tail = start * r**steps
+    tail[tail < 1e-3 * start] = 0.0
+    return tail
+
+
+def _window_sum(x: np.ndarray) -> np.ndarray:
+    """Sum over the ``_SMOOTH`` bins centred on each bin (fewer at the ends; any length)."""
+    c = np.concatenate([[0.0], np.cumsum(x, dtype=float)])
+    i = np.arange(len(x))
+    half = _SMOOTH // 2
+    return c[np.minimum(i + half + 1, len(x))] - c[np.maximum(i - half, 0)]
+
+
+def _smooth(noisy: np.ndarray, sigma: float) -> np.ndarray:
+    """Noisy fine counts averaged over ``_SMOOTH`` neighbours (fewer at the ends, so no mass
+    is lost there), except where a count differs from the mean of those neighbours by
+    more than ``_SPIKE`` standard deviations of that difference's noise: a spike (all the zeros of a zero-inflated count,
+    the newborns' age 0) the noise cannot explain keeps its own count instead of being
+    spread over its neighbours, which are averaged without it. Post-processing of the
+    noisy counts."""
+    noisy = np.asarray(noisy, dtype=float)
+    ones = np.ones(len(noisy))
+    k = _window_sum(ones)
+    avg = _window_sum(noisy) / k
+    # a count against the mean of its k - 1 neighbours: the noise of the difference has
+    # sd sigma x sqrt(1 + 1 / (k - 1))
+    nb = (avg * k - noisy) / np.maximum(k - 1, 1)
+    sd = sigma * np.sqrt(1 + 1 / np.maximum(k - 1, 1))
+    spike = (np.abs(noisy - nb) > _SPIKE * sd) & (k > 1)
+    if not spike.any():
+        return avg
+    # the neighbours of a spike are averaged without it (it would leak into them)
+    n_rest = _window_sum(ones - spike)
+    avg = _window_sum(np.where(spike, 0.0, noisy)) / np.maximum(n_rest, 1.0)
+    return np.where(spike | (n_rest < 1.0), noisy, avg)
 
 
 def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np.ndarray:
@@ -84,25 +152,14 @@ def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np
                 k -= 1
             w[a : a + k] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
+            w[a : a + k] = _tail(w[a + k :][: _TAIL_FIT * 2], k, sigma)[::-1]
         else:
             k = int(hot[-1]) if hot.size else 0
             while k < b - a - 1 and (part[k + 1 : k + 1 + _GAP] > _EXTEND * sigma).any():
                 k += 1
             w[a + k + 1 : b] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
-    return w
-    for first, (a, b) in ((True, (cuts[0], cuts[1])), (False, (cuts[-2], cuts[-1]))):
-        hot = np.flatnonzero(noisy[a:b] > trim)
-        if first:
-            keep_from = a + (int(hot[0]) if hot.size else b - a - 1)
-            w[a:keep_from] = 0.0
-            if not hot.size:
-                w[keep_from] = 1.0
-        else:
-            keep_to = a + (int(hot[-1]) if hot.size else 0)
-            w[keep_to + 1 : b] = 0.0
-            if not hot.size:
-                w[keep_to] = 1.0
+            w[a + k + 1 : b] = _tail(w[: a + k + 1][::-1][: _TAIL_FIT * 2], b - a - k - 1, sigma)
     return w
 
 
@@ -190,12 +247,15 @@ class Discretizer:
                 else:
                     noisy, sigma = counts, 0.0
                 if sigma > 0:  # averaged over 5 neighbouring fine bins: noise / sqrt(5)
-                    noisy = np.convolve(noisy, np.ones(_SMOOTH) / _SMOOTH, mode="same")
+                    noisy = _smooth(noisy, sigma)
                     sigma = sigma / math.sqrt(_SMOOTH)
                 # quantiles of the counts that stand out of the noise: the noise of many
                 # empty fine bins would otherwise add up to phantom mass past the data
                 standing = np.where(noisy > _CUT * sigma, noisy, 0.0)
-                if standing.sum() >= _WEAK * max(float(noisy.sum()), 1.0):
+                # the noisy total has noise of sd sigma x sqrt(fine bins): when it is as
+                # large as the data, "half of the total" can be a few noise bins
+                total_sd = sigma * math.sqrt(_SMOOTH * len(noisy))
+                if standing.sum() >= max(_WEAK * float(noisy.sum()), _TOTAL_SDS * total_sd, 1.0):
                     cuts = _cuts(standing, max_bins)
                     weights = _weights(noisy, cuts, sigma, spec.name not in exact_bounds)
                 else:  # too few rows for this noise: equal bins on the grid's scale

@@ -6,7 +6,8 @@ from the model (see :mod:`veil.synth._pgm`, columns drawn independently).
 
 - **MST** (McKenna et al., 2021): all one-way marginals, then a maximum spanning tree of
   pairs chosen with the exponential mechanism (Kruskal; weight = how badly the
-  independent model misses the pair), then those pairs measured. Budget thirds.
+  independent model misses the pair), then those pairs measured. Budget thirds. With a
+  declared ``target`` its pairs with every other column are measured too (last third).
 - **AIM** (McKenna et al., 2022), adapted for speed: one-way marginals (10 % of the
   budget), then a few rounds; each round selects a batch of cliques with the exponential
   mechanism, scoring each candidate by how far the *current model* is from the data on it
@@ -48,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from veil._deps import require
+from veil._errors import InputError
 from veil._progress import Progress
 from veil.synth._base import (
     LedgerLike,
@@ -402,6 +404,17 @@ def _independent(probs: dict[str, np.ndarray], clique: Clique, total: float) -> 
 class MSTSynthesizer(_MarginalSynthesizer):
     """MST: one-way marginals plus a DP maximum spanning tree of pairs (mbi 2.x, OpenDP).
 
+    Parameters
+    ----------
+    target
+        A column a model will be trained to predict from the synthetic table (public
+        information from the user, like a workload). A tree gives the target one edge to
+        each neighbour only, so a target that depends on several columns at once loses
+        most of that dependence; with ``target`` every pair of the target with another
+        column is measured too (from the same third of the budget as the tree's pairs,
+        which then get more noise each). The model is no longer a tree: its junction
+        tree has cliques of three columns (the target and a tree edge).
+
     Examples
     --------
     >>> from veil.data import adult_frame
@@ -409,6 +422,35 @@ class MSTSynthesizer(_MarginalSynthesizer):
     >>> syn.fit(adult_frame(2000)).sample(10).shape  # doctest: +SKIP
     (10, 9)
     """
+
+    def __init__(self, *, target: str | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.target = None if target is None else str(target)
+
+    def _params(self) -> dict[str, Any]:
+        return {**super()._params(), "target": self.target}
+
+    def fit(self, data: pd.DataFrame, **kw: Any) -> Any:  # type: ignore[override]
+        """As :meth:`_MarginalSynthesizer.fit`; a ``target`` must be a column of ``data``
+        (checked before anything is measured)."""
+        if (
+            self.target is not None
+            and isinstance(data, pd.DataFrame)
+            and self.target not in {str(c) for c in data.columns}
+        ):
+            raise InputError(
+                f"the target column {self.target!r} is not in the table",
+                hint="name one of the table's columns, or leave the target out",
+            )
+        return super().fit(data, **kw)
+
+    def _target_pairs(self, cols: list[str], tree: list[Clique]) -> list[Clique]:
+        """The declared target's pairs with every other column that the tree lacks."""
+        t = self.target
+        if t is None or t not in cols:  # a constant target is reproduced, not modelled
+            return []
+        have = {frozenset(p) for p in tree}
+        return [(c, t) for c in cols if c != t and frozenset((c, t)) not in have]
 
     def _select_and_measure(self, codes, sizes, budget, mbi, progress):  # type: ignore[no-untyped-def]
         cols = list(sizes)
@@ -441,6 +483,8 @@ class MSTSynthesizer(_MarginalSynthesizer):
                     comp[find(a)] = find(b)
                     chosen.append(cand[k])
                     task.advance()
+            # a declared target's pairs join the tree's, from the same third of rho
+            chosen += self._target_pairs(cols, chosen)
             sigma = math.sqrt(len(chosen) / (2 * (rho / 3)))
             for p in chosen:
                 ms.append(self._measure(codes, sizes, p, sigma, budget, mbi))
