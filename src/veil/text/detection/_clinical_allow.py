@@ -321,6 +321,8 @@ def _token_types(
             out.append(_finding(last.start, b, kind, joined or _RULE))
             continue
         initial = _INITIAL.search(text, max(0, a - 3), a) if kind == "PERSON" else None
+        if initial is not None and taken.find(1, initial.start(), a) >= 0:
+            initial = None  # the initial is another finding's already ("DR W. roberto")
         out.append(_finding(initial.start() if initial else a, b, kind, rule or _RULE))
     return out
 
