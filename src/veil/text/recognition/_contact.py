@@ -414,8 +414,7 @@ class PhoneRecognizer(Recognizer):
         in digit groups, in any of :data:`ANY_REGIONS` (``any_XX``): no phone word needed.
         Dates, amounts and the tails of international numbers are left alone."""
         pn = self._pn
-        supported = self._supported
-        cued = cued_regions(text, supported)
+        cued: list[str] | None = None  # read when a candidate needs it: most texts have none
         found: list[tuple[int, int, str]] = []
         for m in _NATIONAL.finditer(text):
             start, end = m.span()
@@ -434,6 +433,8 @@ class PhoneRecognizer(Recognizer):
             # 901820"), the national notation of most of the world; NANP numbers have
             # their own layout regex, and a group of digits opening 1-9 is as often an id
             trunk = re.match(r"\(?0[1-9]", raw) is not None
+            if cued is None:
+                cued = cued_regions(text, self._supported)
             regions = [(r, "cue") for r in cued]
             if trunk and not raw.isdigit():
                 regions += [(r, "any") for r in ANY_REGIONS if r not in cued]

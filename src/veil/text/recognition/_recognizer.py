@@ -17,7 +17,7 @@ import re
 import re._constants as _c  # type: ignore[import-not-found]
 import re._parser as _sre  # type: ignore[import-not-found]
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from veil._lazy import lazy_compile
@@ -26,14 +26,12 @@ from veil.text.recognition._finding import Explanation, Finding
 
 __all__ = [
     "ContextMatcher",
+    "Gate",
     "Pattern",
     "PatternRecognizer",
     "Recognizer",
     "recognizers",
 ]
-
-
-_DIGIT = lazy_compile(r"\d")
 
 
 class Recognizer:
@@ -57,6 +55,12 @@ class Recognizer:
 
     def wants(self, entities: frozenset[str]) -> bool:
         return any(e in entities for e in self.entities)
+
+    def gate(self) -> Gate | None:
+        """What a text must hold for :meth:`analyze` to find anything in it (a provable
+        condition, never a guess), or ``None`` to make no claim: the analyzer then calls
+        :meth:`analyze` on every text."""
+        return None
 
 
 #: Built-in recognizer classes by name; ``TextAnalyzer`` instantiates what is needed.
@@ -371,6 +375,26 @@ def needs(regex: str, flags: int = 0) -> Needs:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """When a :class:`PatternRecognizer` can find something in a text: the text holds
+    ``requires`` (when set) and meets at least one of ``needs`` (one per pattern).
+
+    :class:`~veil.text.TextAnalyzer` sorts recognizers out by the needs' digit counts
+    once for each distinct pair of a text's digit count and longest digit run, not once
+    for each text, and checks the rest on the text.
+    """
+
+    requires: str | None
+    needs: tuple[Needs, ...]
+
+    def open(self, text: str, feats: TextFeatures) -> bool:
+        """Whether ``text`` (whose features are ``feats``) can hold a finding."""
+        if self.requires is not None and self.requires not in text:
+            return False
+        return any(need.met_by(feats) for need in self.needs)
+
+
 class ContextMatcher:
     """Whole-word, case-insensitive context words near a span.
 
@@ -426,6 +450,12 @@ class PatternRecognizer(Recognizer):
     """
 
     entity: ClassVar[str] = ""
+    #: set ``True`` in a subclass whose ``analyze`` override only filters, trims or
+    #: rescores what ``super().analyze`` found: its texts can then be sorted out by the
+    #: patterns' needs (:meth:`gate`). An override that finds more (a password near its
+    #: word, a card searched digit group by digit group) leaves it unset, and so does
+    #: every subclass of it that does not set it again itself.
+    pattern_bound: ClassVar[bool] = False
     patterns: Sequence[Pattern] = ()
     context: Sequence[str] = ()
     context_required: bool = False
@@ -457,6 +487,11 @@ class PatternRecognizer(Recognizer):
             self.tier = tier
         self.entities = (self.entity,)
         self._compiled = [(p, _needs_cached(p.regex, p.flags)) for p in self.patterns]
+        # per pattern: the digit counts its needs ask, and the needs themselves when they
+        # ask more than digits (checked inline: most patterns of most texts stop there)
+        self._digit_needs = [
+            (n.digits, n.run, n if n.strings or n.anyof else None) for _, n in self._compiled
+        ]
         # A class's own patterns compile when a text first meets their needs: most never
         # do in a short run, and compiling all of them was a good part of the start-up of
         # 'veil text detect'. Patterns given to the constructor compile here, so that a
@@ -486,19 +521,40 @@ class PatternRecognizer(Recognizer):
         (a word after a grouped number); called before ``invalidate``."""
         return end
 
+    def gate(self) -> Gate | None:
+        """The patterns' needs (:class:`Needs`), with ``requires`` and ``needs_digit``:
+        ``None`` when a class's ``analyze`` override may find what no pattern matched
+        (see :attr:`pattern_bound`)."""
+        for cls in type(self).__mro__:
+            if cls is PatternRecognizer:
+                break
+            if "analyze" in cls.__dict__ and not cls.__dict__.get("pattern_bound", False):
+                return None
+        least = 1 if self.needs_digit else 0
+        needs = tuple(
+            need
+            if need.digits >= least and need.run >= least
+            else replace(need, digits=max(need.digits, least), run=max(need.run, least))
+            for _, need in self._compiled
+        )
+        return Gate(self.requires, needs)
+
     # ----------------------------------------------------------------------------------
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
         if self.requires is not None and self.requires not in text:
             return out
-        if self.needs_digit and _DIGIT.search(text) is None:
+        feats = text_features(text)
+        digits, run = feats.digits, feats.run
+        if self.needs_digit and not digits:
             return out
         seen: set[tuple[int, int]] = set()
-        feats = text_features(text)
         has_context: bool | None = None
-        for i, (pattern, need) in enumerate(self._compiled):
-            if not need.met_by(feats):  # the text lacks what every match contains
+        for i, (least, least_run, need) in enumerate(self._digit_needs):
+            # the text lacks what every match contains
+            if digits < least or run < least_run or (need is not None and not need.met_by(feats)):
                 continue
+            pattern = self._compiled[i][0]
             if pattern.context_required:
                 if has_context is None:
                     has_context = self._context.anywhere(text)
