@@ -36,6 +36,7 @@ from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
 from veil.text.ner._wrapped import join_wrapped_names
 from veil.text.recognition import (  # noqa: F401 - modules register their recognizers
+    _ages,
     _announced,
     _business_ids,
     _contact,
@@ -46,6 +47,7 @@ from veil.text.recognition import (  # noqa: F401 - modules register their recog
     _national_ids,
     _network,
     _nrp,
+    _organizations,
     _password_shape,
     _places,
     _postcodes,
