@@ -34,6 +34,7 @@ from veil.text.recognition._phone_regions import ANY_REGIONS, amount_shaped, cue
 from veil.text.recognition._recognizer import (
     Recognizer,
     recognizers,
+    scan,
     text_features,
 )
 
@@ -502,7 +503,7 @@ class PhoneRecognizer(Recognizer):
         return out
 
     def analyze(self, text: str) -> list[Finding]:
-        pagers = _PAGER.search(text) is not None
+        pagers = next(scan(_PAGER, text), None) is not None  # skipped without a pager word
         # the hint holds for every North American and international candidate; national
         # numbers of other regions may be shorter ("22158" on St Helena) or written with
         # other dashes ("020–7946–0958"), so with such regions any digit opens the scan
