@@ -54,6 +54,30 @@ def test_needs_reads_alternatives(
     assert needs(regex, flags).anyof == anyof
 
 
+@pytest.mark.parametrize(
+    ("regex", "flags", "upper_run"),
+    [
+        (r"\b[A-Z]{2}\d{7}\b", 0, 9),  # capitals and digits in one run
+        (r"[A-HJ-NP-Z]\d{2}[A-Z0-9]{6}", 0, 9),  # ranges within A-Z
+        (r"[A-Z]{2}(?:\d{2})?[A-Z]", 0, 3),  # an optional part claims nothing of its own
+        (r"[A-Z]{4}[- ]?\d{3}", 0, 4),  # an optional separator breaks the run
+        (r"\d{3}-\d{4}", 0, 0),  # no longer than the digit run: nothing more to say
+        (r"[A-Z]{5}", re.IGNORECASE, 0),  # "[A-Z]" matches small letters then
+        (r"x(?i:[A-Z]{5})", 0, 0),  # a case-insensitive group anywhere: no claim
+        (r"[A-Za-z]{6}", 0, 0),  # small letters break it
+        (r"[A-ZÄ]{6}", 0, 0),  # so do capitals outside A-Z
+    ],
+)
+def test_needs_reads_runs_of_capitals_and_digits(regex: str, flags: int, upper_run: int) -> None:
+    assert needs(regex, flags).upper_run == upper_run
+
+
+def test_a_text_without_a_long_enough_capital_run_is_skipped() -> None:
+    n = needs(r"\b[A-Z]{2}\d{7}\b")
+    assert n.met_by(TextFeatures.of("passport AB1234567 on file"))
+    assert not n.met_by(TextFeatures.of("passport ab1234567 or AB 1234567"))
+
+
 def test_case_folding_that_lower_does_not_know_is_not_claimed() -> None:
     # under IGNORECASE "ſ" (long s) matches "s" and the Kelvin sign matches "k", but
     # str.lower() maps neither to ASCII: such texts are scanned, not skipped

@@ -485,7 +485,7 @@ class TextAnalyzer:
                 needs = tuple(n for n in g.needs if n.digits <= key[0] and n.run <= key[1])
                 if not needs:
                     continue  # too few digits for every pattern
-                if any(not n.strings and not n.anyof for n in needs):
+                if any(not n.strings and not n.anyof and not n.upper_run for n in needs):
                     plan.append((r, g.requires, None))  # the digits are all it needs
                 else:
                     plan.append((r, g.requires, needs))

@@ -98,9 +98,14 @@ class Needs:
     strings: tuple[str, ...] = ()  # literal substrings, each at least 1 character
     ignorecase: bool = False  # compare ``strings`` with the text lower-cased
     anyof: tuple[tuple[str, ...], ...] = ()  # of each tuple, at least one string
+    # a run of at least this many consecutive capitals A-Z and digits ("DE12345678"),
+    # claimed only where it says more than ``run`` and no letter is matched in any case
+    upper_run: int = 0
 
     def met_by(self, feats: TextFeatures) -> bool:
         if feats.digits < self.digits or feats.run < self.run:
+            return False
+        if feats.upper_run < self.upper_run:
             return False
         if self.ignorecase:
             if not feats.ascii:  # "ſ" matches "s" under IGNORECASE; str.lower() disagrees
@@ -129,15 +134,20 @@ class TextFeatures:
     run: int
     ascii: bool
     lower: str
+    upper_run: int = 0  # the longest run of capitals A-Z and digits
 
     @classmethod
     def of(cls, text: str) -> TextFeatures:
         runs = [len(r) for r in _DIGIT_RUNS.findall(text)]
         ascii_ = text.isascii()
-        return cls(text, sum(runs), max(runs, default=0), ascii_, text.lower() if ascii_ else "")
+        upper = max(map(len, _UPPER_RUNS.findall(text)), default=0)
+        return cls(
+            text, sum(runs), max(runs, default=0), ascii_, text.lower() if ascii_ else "", upper
+        )
 
 
 _DIGIT_RUNS = lazy_compile(r"\d+")
+_UPPER_RUNS = lazy_compile(r"[A-Z\d]+")
 # the last text seen and its features: every recognizer of an analyzer reads the same
 # string object in turn, so its features are computed once (one tuple, swapped whole, so
 # threads never see one text's features under another's name)
@@ -177,9 +187,12 @@ class _Req:
     literal: str | None = None
     # sets of strings of which each match holds at least one ("Jan|Feb|...|Dec")
     anyof: frozenset[frozenset[str]] = frozenset()
+    # the same as ``run`` and ``all_digit`` for capitals A-Z and digits together
+    urun: int = 0
+    all_upper: bool = False
 
 
-_ZERO_WIDTH = _Req(all_digit=True, literal="")
+_ZERO_WIDTH = _Req(all_digit=True, literal="", all_upper=True)
 _UNKNOWN = _Req()
 
 
@@ -198,10 +211,27 @@ def _is_digit_class(items: list[tuple[Any, Any]]) -> bool:
     return True
 
 
+def _is_upper_class(items: list[tuple[Any, Any]]) -> bool:
+    """Whether every character of a class is a capital A-Z or a digit (``\\d``)."""
+    c = _c
+    if not items:
+        return False
+    for op, av in items:
+        if op is c.CATEGORY and av is c.CATEGORY_DIGIT:
+            continue
+        if op is c.LITERAL and (48 <= av <= 57 or 65 <= av <= 90):
+            continue
+        if op is c.RANGE and ((av[0] >= 48 and av[1] <= 57) or (av[0] >= 65 and av[1] <= 90)):
+            continue
+        return False
+    return True
+
+
 def _seq(items: Any) -> _Req:
     """Requirements of a sequence of parsed nodes: every node must match, in order."""
-    out = _Req(all_digit=True, literal="")
+    out = _Req(all_digit=True, literal="", all_upper=True)
     run = 0
+    urun = 0
     strings: set[str] = set()
     pending = ""  # the literal text of the current stretch of fixed nodes
 
@@ -228,10 +258,17 @@ def _seq(items: Any) -> _Req:
             out.run = max(out.run, run, r.run)
             run = 0
             out.all_digit = False
+        if r.all_upper:
+            urun += r.min_len
+        else:
+            out.urun = max(out.urun, urun, r.urun)
+            urun = 0
+            out.all_upper = False
         if out.literal is not None:
             out.literal = out.literal + r.literal if r.literal is not None else None
     close()
     out.run = max(out.run, run)
+    out.urun = max(out.urun, urun)
     out.strings = frozenset(strings)
     out.anyof = frozenset(anyof)
     return out
@@ -242,14 +279,18 @@ def _node(op: Any, av: Any) -> _Req:
     if op is c.LITERAL:
         ch = chr(av)
         digit = ch in "0123456789"
-        return _Req(int(digit), int(digit), frozenset(), digit, 1, ch)
+        upper = digit or "A" <= ch <= "Z"
+        return _Req(
+            int(digit), int(digit), frozenset(), digit, 1, ch, urun=int(upper), all_upper=upper
+        )
     if op is c.IN:
         if av and av[0][0] is c.NEGATE:
             return _Req(min_len=1)
         digit = _is_digit_class(av)
         if len(av) == 1 and av[0][0] is c.LITERAL:
             return _node(c.LITERAL, av[0][1])
-        return _Req(int(digit), int(digit), frozenset(), digit, 1)
+        upper = _is_upper_class(av)
+        return _Req(int(digit), int(digit), frozenset(), digit, 1, urun=int(upper), all_upper=upper)
     if op in (c.ANY, c.NOT_LITERAL):
         return _Req(min_len=1)
     if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
@@ -262,7 +303,7 @@ def _node(op: Any, av: Any) -> _Req:
         lo, _, sub = av
         r = _seq(sub)
         if lo == 0:
-            return _Req(all_digit=r.all_digit)
+            return _Req(all_digit=r.all_digit, all_upper=r.all_upper)
         return _Req(
             digits=lo * r.digits,
             run=lo * r.min_len if r.all_digit else r.run,
@@ -271,6 +312,8 @@ def _node(op: Any, av: Any) -> _Req:
             min_len=lo * r.min_len,
             literal=r.literal * lo if r.literal is not None and lo == av[1] else None,
             anyof=r.anyof,
+            urun=lo * r.min_len if r.all_upper else r.urun,
+            all_upper=r.all_upper,
         )
     if op is c.BRANCH:
         subs = [_seq(b) for b in av[1]]
@@ -290,6 +333,8 @@ def _node(op: Any, av: Any) -> _Req:
             all_digit=all(s.all_digit for s in subs),
             min_len=min(s.min_len for s in subs),
             anyof=anyof,
+            urun=min(s.urun for s in subs),
+            all_upper=all(s.all_upper for s in subs),
         )
     return _UNKNOWN  # back-references, conditionals: no claim
 
@@ -335,7 +380,9 @@ def needs(regex: str, flags: int = 0) -> Needs:
     Examples
     --------
     >>> needs(r"\\b\\d{3}-\\d{2}-\\d{4}\\b")
-    Needs(digits=9, run=4, strings=('-',), ignorecase=False, anyof=())
+    Needs(digits=9, run=4, strings=('-',), ignorecase=False, anyof=(), upper_run=0)
+    >>> needs(r"\\b[A-Z]{2}\\d{7}\\b").upper_run
+    9
     >>> needs(r"(?:Jan|Feb|Mar)\\s+\\d+").anyof
     (('Feb', 'Jan', 'Mar'),)
     >>> needs(r"(?:aged|age of)\\s+(\\d{1,3})", re.IGNORECASE).strings
@@ -372,6 +419,9 @@ def needs(regex: str, flags: int = 0) -> Needs:
         ignorecase,
         # a long list costs more to test than the scan it would skip
         tuple(sorted(tuple(sorted(alts)) for alts in anyof if len(alts) <= _MAX_ANYOF)),
+        # under IGNORECASE "[A-Z]" matches small letters too; a run no longer than the
+        # digit run says nothing more (every digit run is such a run)
+        r.urun if not ignorecase and r.urun > r.run else 0,
     )
 
 
@@ -490,7 +540,8 @@ class PatternRecognizer(Recognizer):
         # per pattern: the digit counts its needs ask, and the needs themselves when they
         # ask more than digits (checked inline: most patterns of most texts stop there)
         self._digit_needs = [
-            (n.digits, n.run, n if n.strings or n.anyof else None) for _, n in self._compiled
+            (n.digits, n.run, n if n.strings or n.anyof or n.upper_run else None)
+            for _, n in self._compiled
         ]
         # A class's own patterns compile when a text first meets their needs: most never
         # do in a short run, and compiling all of them was a good part of the start-up of
