@@ -610,4 +610,5 @@ class TextAnalyzer:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_pool"] = None
+        state["_plans"], state["_plans_for"] = {}, None  # made again where it is used
         return state
