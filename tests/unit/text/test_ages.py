@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer
-from veil.text.recognition._contact import number_words, spelled_number
+from veil.text.recognition._ages import number_words, spelled_number
 from veil.text.replacement._surrogate import SurrogateFactory
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from veil.text import TextAnalyzer
-from veil.text.recognition._names import OrganizationRecognizer
+from veil.text.recognition._organizations import OrganizationRecognizer
 
 
 @pytest.fixture(scope="module")

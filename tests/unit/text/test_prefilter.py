@@ -1,6 +1,7 @@
 """The regex prefilter (``needs``): what it claims every match contains must be true, so
 skipping a text that lacks it can never lose a finding."""
 
+import dataclasses
 import re
 
 import pytest
@@ -51,6 +52,30 @@ def test_needs_reads_alternatives(
     regex: str, flags: int, anyof: tuple[tuple[str, ...], ...]
 ) -> None:
     assert needs(regex, flags).anyof == anyof
+
+
+@pytest.mark.parametrize(
+    ("regex", "flags", "upper_run"),
+    [
+        (r"\b[A-Z]{2}\d{7}\b", 0, 9),  # capitals and digits in one run
+        (r"[A-HJ-NP-Z]\d{2}[A-Z0-9]{6}", 0, 9),  # ranges within A-Z
+        (r"[A-Z]{2}(?:\d{2})?[A-Z]", 0, 3),  # an optional part claims nothing of its own
+        (r"[A-Z]{4}[- ]?\d{3}", 0, 4),  # an optional separator breaks the run
+        (r"\d{3}-\d{4}", 0, 0),  # no longer than the digit run: nothing more to say
+        (r"[A-Z]{5}", re.IGNORECASE, 0),  # "[A-Z]" matches small letters then
+        (r"x(?i:[A-Z]{5})", 0, 0),  # a case-insensitive group anywhere: no claim
+        (r"[A-Za-z]{6}", 0, 0),  # small letters break it
+        (r"[A-ZÄ]{6}", 0, 0),  # so do capitals outside A-Z
+    ],
+)
+def test_needs_reads_runs_of_capitals_and_digits(regex: str, flags: int, upper_run: int) -> None:
+    assert needs(regex, flags).upper_run == upper_run
+
+
+def test_a_text_without_a_long_enough_capital_run_is_skipped() -> None:
+    n = needs(r"\b[A-Z]{2}\d{7}\b")
+    assert n.met_by(TextFeatures.of("passport AB1234567 on file"))
+    assert not n.met_by(TextFeatures.of("passport ab1234567 or AB 1234567"))
 
 
 def test_case_folding_that_lower_does_not_know_is_not_claimed() -> None:
@@ -117,6 +142,60 @@ def test_every_match_of_every_builtin_pattern_meets_its_needs(
     assert need.met_by(TextFeatures.of(text)), name
 
 
+def _without_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every prefilter off: needs always met, no recognizer gated, every text taken to
+    hold any number of digits in a run (the gates and patterns compare digit counts
+    without calling ``met_by``)."""
+    from veil.text.recognition import _recognizer
+
+    real = TextFeatures.of
+
+    def of(cls: type[TextFeatures], text: str) -> TextFeatures:
+        return dataclasses.replace(real(text), digits=10**9, run=10**9)
+
+    monkeypatch.setattr(Needs, "met_by", lambda self, feats: True)
+    monkeypatch.setattr(PatternRecognizer, "gate", lambda self: None)
+    monkeypatch.setattr(TextFeatures, "of", classmethod(of))
+    monkeypatch.setattr(_recognizer, "_LAST", ("", real("")))
+
+
+def test_the_gates_leave_recognizers_uncalled() -> None:
+    # a text without digits calls none of the checksum rules; one with a long digit run
+    # calls more recognizers (the measure of what the gates save, not only that they hold)
+    analyzer = TextAnalyzer.from_config(ner=False)
+    words = "Please send the report to the office before the meeting."
+    digits = "Ref 4111 1111 1111 1111 and 123-45-6789 on 2024-03-05."
+    called = [
+        len(analyzer._plan(f.digits, f.run))
+        for f in (TextFeatures.of(words), TextFeatures.of(digits))
+    ]
+    assert called[0] < called[1] < len(analyzer.recognizers)
+    assert all(
+        r.gate() is None for r, *_ in analyzer._plan(0, 0) if not isinstance(r, PatternRecognizer)
+    )
+
+
+def test_a_recognizer_that_finds_more_than_its_patterns_is_never_gated() -> None:
+    from veil.text.recognition._secrets import PasswordRecognizer
+    from veil.text.recognition._world_ids import WorldIdRecognizer
+
+    assert PasswordRecognizer().gate() is None  # it finds passwords near a word, too
+    assert WorldIdRecognizer.pattern_bound  # it only rescores what its patterns found
+
+    class Finder(PatternRecognizer):
+        pattern_bound = True
+
+        def analyze(self, text: str) -> list:  # type: ignore[override]
+            return super().analyze(text)
+
+    class MoreFinder(Finder):  # overrides again without saying it only filters
+        def analyze(self, text: str) -> list:  # type: ignore[override]
+            return [*super().analyze(text)]
+
+    assert Finder().gate() is not None
+    assert MoreFinder().gate() is None
+
+
 def test_findings_are_the_same_with_and_without_the_prefilter(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -124,8 +203,8 @@ def test_findings_are_the_same_with_and_without_the_prefilter(
     texts += [r["full_text"] for r in generate_clinical_notes(40, seed=4)]
     analyzer = TextAnalyzer.from_config(ner=False)
     with_filter = [[f.to_dict() for f in analyzer.analyze(t)] for t in texts]
-    monkeypatch.setattr(Needs, "met_by", lambda self, feats: True)
-    without = [[f.to_dict() for f in analyzer.analyze(t)] for t in texts]
+    _without_prefilter(monkeypatch)
+    without = [[f.to_dict() for f in TextAnalyzer.from_config(ner=False).analyze(t)] for t in texts]
     assert with_filter == without
     assert sum(map(len, with_filter)) > len(texts)  # the corpus does hold findings
 

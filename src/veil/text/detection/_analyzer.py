@@ -36,6 +36,7 @@ from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
 from veil.text.ner._wrapped import join_wrapped_names
 from veil.text.recognition import (  # noqa: F401 - modules register their recognizers
+    _ages,
     _announced,
     _business_ids,
     _contact,
@@ -46,6 +47,7 @@ from veil.text.recognition import (  # noqa: F401 - modules register their recog
     _national_ids,
     _network,
     _nrp,
+    _organizations,
     _password_shape,
     _places,
     _postcodes,
@@ -57,7 +59,16 @@ from veil.text.recognition import (  # noqa: F401 - modules register their recog
     _world_ids,
 )
 from veil.text.recognition._finding import ENTITIES, Explanation, Finding
-from veil.text.recognition._recognizer import Pattern, PatternRecognizer, Recognizer, recognizers
+from veil.text.recognition._recognizer import (
+    Gate,
+    Needs,
+    Pattern,
+    PatternRecognizer,
+    Recognizer,
+    TextFeatures,
+    recognizers,
+    text_features,
+)
 from veil.text.recognition._redos import catastrophic_regex
 from veil.text.vocab._label_words import names_nothing
 from veil.text.vocab._lexicon import mostly_upper, truecase
@@ -242,6 +253,10 @@ def _readable(text: str) -> str:
     return truecase(text) if mostly_upper(text) else text
 
 
+# one recognizer of a text's plan: the string the text must hold and the needs of which it
+# must meet one (``TextAnalyzer._plan``)
+_Step = tuple[Recognizer, str | None, tuple[Needs, ...] | None]
+
 _WORKER: TextAnalyzer | None = None
 # the smallest part a worker is sent, in texts: each part pays a fixed cost (its spaCy
 # memory zone), and a call of fewer than two parts runs in the calling process
@@ -341,6 +356,13 @@ class TextAnalyzer:
         self.allow = frozenset(a.strip().casefold() for a in allow_list if a.strip())
         self._pool: Any = None
         self._pool_size = 0
+        # recognizers sorted out by a text's digits (``_plan``), made for the list
+        # ``self.recognizers`` is (made again when it is replaced or grows)
+        self._plans: dict[tuple[int, int], list[_Step]] = {}
+        self._plans_for: list[Recognizer] | None = None
+        self._plans_len = 0
+        self._gates: list[Gate | None] = []
+        self._caps = (0, 0)
 
     # construction -----------------------------------------------------------------------
     @classmethod
@@ -432,17 +454,70 @@ class TextAnalyzer:
             found = sorted([*found, *(f for f in extra if self._keeps(text, f))], key=_by_start)
         return found
 
+    def _plan(self, digits: int, run: int) -> list[_Step]:
+        """The recognizers that can find something in a text with ``digits`` digits and a
+        longest digit run of ``run``, in their order, each with what is left to check on
+        the text: a string it must hold (``None``: none) and the patterns' needs of which
+        it must meet one (``None``: none left to check, call the recognizer).
+
+        Most recognizers find nothing in most texts, and calling one to learn that cost a
+        good part of the pattern stage. A recognizer's :class:`Gate` says what a text must
+        hold for it to find anything; the digit counts sort out at once those that need
+        more digits (one list for each distinct pair, capped at what any gate asks, made
+        on first use), and the rest of the gate is checked on the text's features.
+        """
+        if self._plans_for is not self.recognizers or self._plans_len != len(self.recognizers):
+            self._gates = [r.gate() for r in self.recognizers]
+            self._caps = (
+                max((n.digits for g in self._gates if g is not None for n in g.needs), default=0),
+                max((n.run for g in self._gates if g is not None for n in g.needs), default=0),
+            )
+            self._plans = {}
+            self._plans_for = self.recognizers
+            self._plans_len = len(self.recognizers)
+        key = (min(digits, self._caps[0]), min(run, self._caps[1]))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = []
+            for r, g in zip(self.recognizers, self._gates, strict=True):
+                if g is None:
+                    plan.append((r, None, None))
+                    continue
+                needs = tuple(n for n in g.needs if n.digits <= key[0] and n.run <= key[1])
+                if not needs:
+                    continue  # too few digits for every pattern
+                if any(not n.strings and not n.anyof and not n.upper_run for n in needs):
+                    plan.append((r, g.requires, None))  # the digits are all it needs
+                else:
+                    plan.append((r, g.requires, needs))
+            self._plans[key] = plan
+        return plan
+
     def _pattern_findings(self, text: str, readable: str | None = None) -> list[Finding]:
         """Every recognizer's findings; ``readable`` is ``text`` in ordinary case (see
-        :attr:`Recognizer.reads_case`), made here when not given."""
+        :attr:`Recognizer.reads_case`), made here when not given. A recognizer is not
+        called on a text that cannot open its :class:`Gate` (it would find nothing)."""
         out: list[Finding] = []
-        for r in self.recognizers:
+        feats = text_features(text)
+        read_feats: TextFeatures | None = None
+        for r, requires, needs in self._plan(feats.digits, feats.run):
+            src, src_feats = text, feats
             if r.reads_case:
                 if readable is None:
                     readable = _readable(text)
-                out.extend(r.analyze(readable))
-            else:
-                out.extend(r.analyze(text))
+                if read_feats is None:
+                    # the same digits (letter case aside, the same text)
+                    read_feats = feats if readable is text else TextFeatures.of(readable)
+                src, src_feats = readable, read_feats
+            if requires is not None and requires not in src:
+                continue
+            if needs is not None:
+                for need in needs:
+                    if need.met_by(src_feats):
+                        break
+                else:
+                    continue
+            out.extend(r.analyze(src))
         return out
 
     def analyze(self, text: str | None) -> list[Finding]:
@@ -536,4 +611,5 @@ class TextAnalyzer:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_pool"] = None
+        state["_plans"], state["_plans_for"] = {}, None  # made again where it is used
         return state

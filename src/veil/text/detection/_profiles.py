@@ -72,7 +72,7 @@ def check_profile(name: str) -> str:
 
 
 def _age_value(span: str) -> int | None:
-    from veil.text.recognition._contact import spelled_number
+    from veil.text.recognition._ages import spelled_number
 
     digits = re.search(r"\d+", span)
     return int(digits.group()) if digits else spelled_number(span)

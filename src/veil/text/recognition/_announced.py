@@ -56,7 +56,7 @@ from veil.text.recognition._checksums import (
 )
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._national_ids import aadhaar_ok, nino_ok
-from veil.text.recognition._recognizer import Recognizer, recognizers
+from veil.text.recognition._recognizer import Recognizer, recognizers, text_features
 
 __all__ = ["ANNOUNCED_SCORE", "FAILED_SCORE", "LABELS", "AnnouncedIdRecognizer", "Label"]
 
@@ -406,7 +406,9 @@ class AnnouncedIdRecognizer(Recognizer):
 
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
-        if not any(c.isdigit() for c in text) and not re.search(r"[A-Z]{5}", text):
+        feats = text_features(text)  # in ASCII, str.isdigit() is \d: no loop over the text
+        digit = feats.digits > 0 or (not feats.ascii and any(c.isdigit() for c in text))
+        if not digit and not re.search(r"[A-Z]{5}", text):
             return out
         pos = 0
         while (m := _BEFORE.search(text, pos)) is not None:

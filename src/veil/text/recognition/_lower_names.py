@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterator
 
 from veil._lazy import lazy_compile
-from veil.text.vocab._lexicon import LOWER_LATIN
+from veil.text.recognition._recognizer import text_features
+from veil.text.vocab._lexicon import LOWER_LATIN, word_set
 
 __all__ = ["acting_lower_pairs", "cued_lower_pairs", "transcript_names"]
 
@@ -53,6 +54,26 @@ _ACTING_PAIR = lazy_compile(
 )
 _ACTING_GATE = lazy_compile(rf"[a-z] (?:{_ACTING_VERBS})\b")
 _GATE = lazy_compile(r"[a-z]{2,} [a-z]{2,}")
+# the letter run of each cue of _PAIR ("e-mail": "mail"; "spoke with": "spoke"): a cue is a
+# whole word, so an ASCII text holds its run as one of its own (a necessary condition)
+_CUE_RUNS = word_set(
+    "call ask email mail text tell meet dear hi hello hey thanks thank congrats congratulations "
+    "customer client caller tenant applicant employee member patient resident guest spoke "
+    "talked speak met meeting contacted emailed phoned texted cc attn"
+)
+_ASCII_RUN = lazy_compile(r"[a-z]+")
+
+
+def _may_hold_cue(text: str) -> bool:
+    """Whether a text can hold a match of :data:`_PAIR` (whose case-insensitive alternation
+    is slow to scan): a header's colon, or a cue's letters as a word of an ASCII text;
+    other texts are always scanned."""
+    if ":" in text:
+        return True
+    lower = text_features(text).lower  # lower-cased once per text, for every recognizer
+    return not lower or not _CUE_RUNS.isdisjoint(_ASCII_RUN.findall(lower))
+
+
 # a capital inside a sentence: after a lower-case letter or a comma and a space
 _MID_CAPITAL = lazy_compile(r"[a-z,;] [A-Z]")
 
@@ -69,7 +90,7 @@ def cued_lower_pairs(text: str) -> Iterator[tuple[int, int, str, str]]:
     >>> list(cued_lower_pairs("Please call alison ramos, said Mr. Brown."))
     []
     """
-    if _GATE.search(text) is None:
+    if _GATE.search(text) is None or not _may_hold_cue(text):
         return
     capitals: bool | None = None
     for m in _PAIR.finditer(text):

@@ -196,6 +196,7 @@ class ObfuscatedEmailRecognizer(PatternRecognizer):
 
     entity = "EMAIL_ADDRESS"
     tier = 0
+    pattern_bound = True  # ``analyze`` skips texts before the patterns run
     patterns = (
         Pattern(
             "email_bracketed",
@@ -308,6 +309,7 @@ class MacRecognizer(PatternRecognizer):
 
     entity = "MAC_ADDRESS"
     tier = 0
+    pattern_bound = True  # ``analyze`` rescores the patterns' findings
     patterns = (
         Pattern(
             "mac",
@@ -349,6 +351,7 @@ class UrlRecognizer(PatternRecognizer):
     entity = "URL"
     requires = "."
     tier = 0
+    pattern_bound = True  # ``analyze`` trims the patterns' findings
     patterns = (
         Pattern("url_scheme", r"\b(?:https?|ftp)://[^\s<>\"'`]+", 0.9, flags=re.IGNORECASE),
         Pattern("url_www", r"\bwww\.[^\s<>\"'`]+", 0.85, flags=re.IGNORECASE),

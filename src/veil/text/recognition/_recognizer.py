@@ -17,7 +17,7 @@ import re
 import re._constants as _c  # type: ignore[import-not-found]
 import re._parser as _sre  # type: ignore[import-not-found]
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from veil._lazy import lazy_compile
@@ -26,14 +26,12 @@ from veil.text.recognition._finding import Explanation, Finding
 
 __all__ = [
     "ContextMatcher",
+    "Gate",
     "Pattern",
     "PatternRecognizer",
     "Recognizer",
     "recognizers",
 ]
-
-
-_DIGIT = lazy_compile(r"\d")
 
 
 class Recognizer:
@@ -57,6 +55,12 @@ class Recognizer:
 
     def wants(self, entities: frozenset[str]) -> bool:
         return any(e in entities for e in self.entities)
+
+    def gate(self) -> Gate | None:
+        """What a text must hold for :meth:`analyze` to find anything in it (a provable
+        condition, never a guess), or ``None`` to make no claim: the analyzer then calls
+        :meth:`analyze` on every text."""
+        return None
 
 
 #: Built-in recognizer classes by name; ``TextAnalyzer`` instantiates what is needed.
@@ -94,9 +98,14 @@ class Needs:
     strings: tuple[str, ...] = ()  # literal substrings, each at least 1 character
     ignorecase: bool = False  # compare ``strings`` with the text lower-cased
     anyof: tuple[tuple[str, ...], ...] = ()  # of each tuple, at least one string
+    # a run of at least this many consecutive capitals A-Z and digits ("DE12345678"),
+    # claimed only where it says more than ``run`` and no letter is matched in any case
+    upper_run: int = 0
 
     def met_by(self, feats: TextFeatures) -> bool:
         if feats.digits < self.digits or feats.run < self.run:
+            return False
+        if feats.upper_run < self.upper_run:
             return False
         if self.ignorecase:
             if not feats.ascii:  # "ſ" matches "s" under IGNORECASE; str.lower() disagrees
@@ -125,15 +134,20 @@ class TextFeatures:
     run: int
     ascii: bool
     lower: str
+    upper_run: int = 0  # the longest run of capitals A-Z and digits
 
     @classmethod
     def of(cls, text: str) -> TextFeatures:
         runs = [len(r) for r in _DIGIT_RUNS.findall(text)]
         ascii_ = text.isascii()
-        return cls(text, sum(runs), max(runs, default=0), ascii_, text.lower() if ascii_ else "")
+        upper = max(map(len, _UPPER_RUNS.findall(text)), default=0)
+        return cls(
+            text, sum(runs), max(runs, default=0), ascii_, text.lower() if ascii_ else "", upper
+        )
 
 
 _DIGIT_RUNS = lazy_compile(r"\d+")
+_UPPER_RUNS = lazy_compile(r"[A-Z\d]+")
 # the last text seen and its features: every recognizer of an analyzer reads the same
 # string object in turn, so its features are computed once (one tuple, swapped whole, so
 # threads never see one text's features under another's name)
@@ -173,9 +187,12 @@ class _Req:
     literal: str | None = None
     # sets of strings of which each match holds at least one ("Jan|Feb|...|Dec")
     anyof: frozenset[frozenset[str]] = frozenset()
+    # the same as ``run`` and ``all_digit`` for capitals A-Z and digits together
+    urun: int = 0
+    all_upper: bool = False
 
 
-_ZERO_WIDTH = _Req(all_digit=True, literal="")
+_ZERO_WIDTH = _Req(all_digit=True, literal="", all_upper=True)
 _UNKNOWN = _Req()
 
 
@@ -194,10 +211,27 @@ def _is_digit_class(items: list[tuple[Any, Any]]) -> bool:
     return True
 
 
+def _is_upper_class(items: list[tuple[Any, Any]]) -> bool:
+    """Whether every character of a class is a capital A-Z or a digit (``\\d``)."""
+    c = _c
+    if not items:
+        return False
+    for op, av in items:
+        if op is c.CATEGORY and av is c.CATEGORY_DIGIT:
+            continue
+        if op is c.LITERAL and (48 <= av <= 57 or 65 <= av <= 90):
+            continue
+        if op is c.RANGE and ((av[0] >= 48 and av[1] <= 57) or (av[0] >= 65 and av[1] <= 90)):
+            continue
+        return False
+    return True
+
+
 def _seq(items: Any) -> _Req:
     """Requirements of a sequence of parsed nodes: every node must match, in order."""
-    out = _Req(all_digit=True, literal="")
+    out = _Req(all_digit=True, literal="", all_upper=True)
     run = 0
+    urun = 0
     strings: set[str] = set()
     pending = ""  # the literal text of the current stretch of fixed nodes
 
@@ -224,10 +258,17 @@ def _seq(items: Any) -> _Req:
             out.run = max(out.run, run, r.run)
             run = 0
             out.all_digit = False
+        if r.all_upper:
+            urun += r.min_len
+        else:
+            out.urun = max(out.urun, urun, r.urun)
+            urun = 0
+            out.all_upper = False
         if out.literal is not None:
             out.literal = out.literal + r.literal if r.literal is not None else None
     close()
     out.run = max(out.run, run)
+    out.urun = max(out.urun, urun)
     out.strings = frozenset(strings)
     out.anyof = frozenset(anyof)
     return out
@@ -238,14 +279,18 @@ def _node(op: Any, av: Any) -> _Req:
     if op is c.LITERAL:
         ch = chr(av)
         digit = ch in "0123456789"
-        return _Req(int(digit), int(digit), frozenset(), digit, 1, ch)
+        upper = digit or "A" <= ch <= "Z"
+        return _Req(
+            int(digit), int(digit), frozenset(), digit, 1, ch, urun=int(upper), all_upper=upper
+        )
     if op is c.IN:
         if av and av[0][0] is c.NEGATE:
             return _Req(min_len=1)
         digit = _is_digit_class(av)
         if len(av) == 1 and av[0][0] is c.LITERAL:
             return _node(c.LITERAL, av[0][1])
-        return _Req(int(digit), int(digit), frozenset(), digit, 1)
+        upper = _is_upper_class(av)
+        return _Req(int(digit), int(digit), frozenset(), digit, 1, urun=int(upper), all_upper=upper)
     if op in (c.ANY, c.NOT_LITERAL):
         return _Req(min_len=1)
     if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
@@ -258,7 +303,7 @@ def _node(op: Any, av: Any) -> _Req:
         lo, _, sub = av
         r = _seq(sub)
         if lo == 0:
-            return _Req(all_digit=r.all_digit)
+            return _Req(all_digit=r.all_digit, all_upper=r.all_upper)
         return _Req(
             digits=lo * r.digits,
             run=lo * r.min_len if r.all_digit else r.run,
@@ -267,6 +312,8 @@ def _node(op: Any, av: Any) -> _Req:
             min_len=lo * r.min_len,
             literal=r.literal * lo if r.literal is not None and lo == av[1] else None,
             anyof=r.anyof,
+            urun=lo * r.min_len if r.all_upper else r.urun,
+            all_upper=r.all_upper,
         )
     if op is c.BRANCH:
         subs = [_seq(b) for b in av[1]]
@@ -286,6 +333,8 @@ def _node(op: Any, av: Any) -> _Req:
             all_digit=all(s.all_digit for s in subs),
             min_len=min(s.min_len for s in subs),
             anyof=anyof,
+            urun=min(s.urun for s in subs),
+            all_upper=all(s.all_upper for s in subs),
         )
     return _UNKNOWN  # back-references, conditionals: no claim
 
@@ -331,7 +380,9 @@ def needs(regex: str, flags: int = 0) -> Needs:
     Examples
     --------
     >>> needs(r"\\b\\d{3}-\\d{2}-\\d{4}\\b")
-    Needs(digits=9, run=4, strings=('-',), ignorecase=False, anyof=())
+    Needs(digits=9, run=4, strings=('-',), ignorecase=False, anyof=(), upper_run=0)
+    >>> needs(r"\\b[A-Z]{2}\\d{7}\\b").upper_run
+    9
     >>> needs(r"(?:Jan|Feb|Mar)\\s+\\d+").anyof
     (('Feb', 'Jan', 'Mar'),)
     >>> needs(r"(?:aged|age of)\\s+(\\d{1,3})", re.IGNORECASE).strings
@@ -368,7 +419,30 @@ def needs(regex: str, flags: int = 0) -> Needs:
         ignorecase,
         # a long list costs more to test than the scan it would skip
         tuple(sorted(tuple(sorted(alts)) for alts in anyof if len(alts) <= _MAX_ANYOF)),
+        # under IGNORECASE "[A-Z]" matches small letters too; a run no longer than the
+        # digit run says nothing more (every digit run is such a run)
+        r.urun if not ignorecase and r.urun > r.run else 0,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """When a :class:`PatternRecognizer` can find something in a text: the text holds
+    ``requires`` (when set) and meets at least one of ``needs`` (one per pattern).
+
+    :class:`~veil.text.TextAnalyzer` sorts recognizers out by the needs' digit counts
+    once for each distinct pair of a text's digit count and longest digit run, not once
+    for each text, and checks the rest on the text.
+    """
+
+    requires: str | None
+    needs: tuple[Needs, ...]
+
+    def open(self, text: str, feats: TextFeatures) -> bool:
+        """Whether ``text`` (whose features are ``feats``) can hold a finding."""
+        if self.requires is not None and self.requires not in text:
+            return False
+        return any(need.met_by(feats) for need in self.needs)
 
 
 class ContextMatcher:
@@ -426,6 +500,12 @@ class PatternRecognizer(Recognizer):
     """
 
     entity: ClassVar[str] = ""
+    #: set ``True`` in a subclass whose ``analyze`` override only filters, trims or
+    #: rescores what ``super().analyze`` found: its texts can then be sorted out by the
+    #: patterns' needs (:meth:`gate`). An override that finds more (a password near its
+    #: word, a card searched digit group by digit group) leaves it unset, and so does
+    #: every subclass of it that does not set it again itself.
+    pattern_bound: ClassVar[bool] = False
     patterns: Sequence[Pattern] = ()
     context: Sequence[str] = ()
     context_required: bool = False
@@ -457,6 +537,12 @@ class PatternRecognizer(Recognizer):
             self.tier = tier
         self.entities = (self.entity,)
         self._compiled = [(p, _needs_cached(p.regex, p.flags)) for p in self.patterns]
+        # per pattern: the digit counts its needs ask, and the needs themselves when they
+        # ask more than digits (checked inline: most patterns of most texts stop there)
+        self._digit_needs = [
+            (n.digits, n.run, n if n.strings or n.anyof or n.upper_run else None)
+            for _, n in self._compiled
+        ]
         # A class's own patterns compile when a text first meets their needs: most never
         # do in a short run, and compiling all of them was a good part of the start-up of
         # 'veil text detect'. Patterns given to the constructor compile here, so that a
@@ -486,19 +572,40 @@ class PatternRecognizer(Recognizer):
         (a word after a grouped number); called before ``invalidate``."""
         return end
 
+    def gate(self) -> Gate | None:
+        """The patterns' needs (:class:`Needs`), with ``requires`` and ``needs_digit``:
+        ``None`` when a class's ``analyze`` override may find what no pattern matched
+        (see :attr:`pattern_bound`)."""
+        for cls in type(self).__mro__:
+            if cls is PatternRecognizer:
+                break
+            if "analyze" in cls.__dict__ and not cls.__dict__.get("pattern_bound", False):
+                return None
+        least = 1 if self.needs_digit else 0
+        needs = tuple(
+            need
+            if need.digits >= least and need.run >= least
+            else replace(need, digits=max(need.digits, least), run=max(need.run, least))
+            for _, need in self._compiled
+        )
+        return Gate(self.requires, needs)
+
     # ----------------------------------------------------------------------------------
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []
         if self.requires is not None and self.requires not in text:
             return out
-        if self.needs_digit and _DIGIT.search(text) is None:
+        feats = text_features(text)
+        digits, run = feats.digits, feats.run
+        if self.needs_digit and not digits:
             return out
         seen: set[tuple[int, int]] = set()
-        feats = text_features(text)
         has_context: bool | None = None
-        for i, (pattern, need) in enumerate(self._compiled):
-            if not need.met_by(feats):  # the text lacks what every match contains
+        for i, (least, least_run, need) in enumerate(self._digit_needs):
+            # the text lacks what every match contains
+            if digits < least or run < least_run or (need is not None and not need.met_by(feats)):
                 continue
+            pattern = self._compiled[i][0]
             if pattern.context_required:
                 if has_context is None:
                     has_context = self._context.anywhere(text)

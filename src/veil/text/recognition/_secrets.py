@@ -128,6 +128,7 @@ class _LabelledValueRecognizer(PatternRecognizer):
     against the words that follow a label without being a value."""
 
     tier = 0
+    pattern_bound = True  # ``analyze`` trims and filters the patterns' findings
 
     def invalidate(self, value: str, text: str, start: int, end: int) -> bool:
         return value.casefold() in _NOT_VALUES or not any(ch.isalnum() for ch in value)
@@ -358,6 +359,7 @@ class ApiKeyRecognizer(PatternRecognizer):
 
     entity = "API_KEY"
     tier = 0
+    pattern_bound = True  # ``analyze`` filters the patterns' findings
     patterns = (
         Pattern("aws_access_key_id", rf"{_B}(?:AKIA|ASIA)[A-Z0-9]{{16}}{_E}", 0.9),
         Pattern("github_token", rf"{_B}gh[pousr]_[A-Za-z0-9]{{36,255}}{_E}", 0.95),
@@ -508,6 +510,7 @@ class CredentialRecognizer(PatternRecognizer):
     )
     context = _AWS_WORDS
     context_window = 64
+    pattern_bound = True  # ``analyze`` skips texts and trims the patterns' findings
 
     def analyze(self, text: str) -> list[Finding]:
         out: list[Finding] = []

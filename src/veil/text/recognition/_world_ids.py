@@ -194,6 +194,7 @@ class WorldIdRecognizer(PatternRecognizer):
     value needs a context word."""
 
     bare_score: float = STRONG
+    pattern_bound = True  # ``analyze`` rescores the patterns' findings
 
     def validate(self, value: str) -> str | None:
         ok = self.checksum is not None and self.checksum[1](value)

@@ -414,7 +414,7 @@ class SurrogateFactory:
         """An age near the real one, written as it was: "47" -> "44", "40s" -> "50s",
         "early 40s" -> "early 30s", "forty-five" -> "forty-one", "mid-fifties" ->
         "mid-sixties". Never the value itself: what cannot be read becomes a number."""
-        from veil.text.recognition._contact import decade_words, number_words, spelled_number
+        from veil.text.recognition._ages import decade_words, number_words, spelled_number
 
         def near(age: int, step: int, lo: int, hi: int, width: int = 5) -> int:
             """Another age within ``width`` steps of ``age`` (a decade moves by 10)."""

@@ -571,9 +571,20 @@ def mostly_upper(text: str) -> bool:
     >>> mostly_upper("PT SEEN BY DR. SMITH, WIFE MARY AWARE."), mostly_upper("Pt seen by Dr. Smith")
     (True, False)
     """
+    global _LAST_UPPER
+    last = _LAST_UPPER
+    if last[0] is text:
+        return last[1]
     head = text[:600]
     upper = len(_UPPER.findall(head))
-    return upper >= 8 and upper > 2 * len(_LOWER.findall(head))
+    result = upper >= 8 and upper > 2 * len(_LOWER.findall(head))
+    _LAST_UPPER = (text, result)
+    return result
+
+
+# the last text asked about and its answer: the analyzer, the place and the name
+# recognizers ask about the same string object in turn (one tuple, swapped whole)
+_LAST_UPPER: tuple[str, bool] = ("", False)
 
 
 _WORD_START = lazy_compile(r"(?<![^\W\d_])[^\W\d_]")
