@@ -116,7 +116,7 @@ def run_inprocess(
                 cds.append(res.control_delta)
         weights = rule.step(weights, rule.mean_delta(deltas, sizes))
         if strategy == "scaffold":
-            rule.update_control(cds, clients)
+            rule.update_control(cds, sizes, clients)
         set_weights(model, weights)
         acc, loss = evaluate(model, data.test)
         rounds.append({"round": r, "accuracy": acc, "loss": loss})

@@ -137,8 +137,9 @@ class FLConfig:
 
         SCAFFOLD applies its correction ``c - c_i`` at every local step, so its effective step
         on the global gradient grows with ``lr x local steps`` (its convergence proof asks for
-        that product to be small); at 0.05 it swung back to the majority class on Dirichlet
-        0.5 splits of Adult, at 0.0125 it converges (``benchmarks/fl_accuracy.py``).
+        that product to be small); on Dirichlet 0.5 splits of Adult its accuracy swung between
+        80 and 83.6 % from round to round at 0.05, at 0.0125 it converges
+        (``benchmarks/fl_accuracy.py``).
         """
         if self.lr is not None:
             return self.lr
