@@ -99,7 +99,7 @@ def server_app(
     private_rng = np.random.default_rng(secrets.randbits(128))
     sample_rng = private_rng if poisson else np.random.default_rng(config.seed)
     drop_rng = np.random.default_rng(None if config.seed is None else config.seed + 1)
-    model = fresh_model(data.arch, data.init_seed)
+    model = fresh_model(data.arch, data.init_seed, data.model)
     settings = config.secagg_settings(data)
 
     @app.main()
