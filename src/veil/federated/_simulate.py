@@ -135,6 +135,12 @@ class FLConfig:
                 "would leave the clients unclipped and unnoised",
                 hint="use fedavg, fedprox or fedadam with --dp client",
             )
+        if self.dp == "sample" and self.strategy == "scaffold":
+            raise InputError(
+                "--dp sample does not combine with --strategy scaffold: the clients' DP-SGD "
+                "training neither applies SCAFFOLD's correction nor returns control variates",
+                hint="use fedavg, fedprox or fedadam with --dp sample",
+            )
         if not self.clip_norm > 0 or not math.isfinite(self.clip_norm):
             raise InputError("--clip-norm must be a positive number")
 
