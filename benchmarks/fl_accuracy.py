@@ -24,7 +24,7 @@ shared 2-core machine (load ~16) made the full CLI matrix take hours. Its timing
 those of the command.
 
 Run: ``PYTHONPATH=src python benchmarks/fl_accuracy.py [--clients 10] [--alphas 0.5]
-[--engine cli|inprocess]``; writes ``benchmarks/results/fl_accuracy.json`` (``--out``).
+[--strategies fedavg,...] [--no-iid] [--engine cli|inprocess]``; writes ``benchmarks/results/fl_accuracy.json`` (``--out``).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def run_inprocess(
                 cds.append(res.control_delta)
         weights = rule.step(weights, rule.mean_delta(deltas, sizes))
         if strategy == "scaffold":
-            rule.update_control(cds, clients)
+            rule.update_control(cds, sizes, clients)
         set_weights(model, weights)
         acc, loss = evaluate(model, data.test)
         rounds.append({"round": r, "accuracy": acc, "loss": loss})
@@ -148,10 +148,11 @@ def main() -> None:
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--engine", choices=("cli", "inprocess"), default="cli")
+    ap.add_argument("--no-iid", action="store_true", help="skip the IID FedAvg run")
     a = ap.parse_args()
     data = SHARED if SHARED.exists() else SHIPPED
     runs: list[dict[str, Any]] = []
-    plan = [("iid", "fedavg")] + [
+    plan = ([] if a.no_iid else [("iid", "fedavg")]) + [
         (f"dirichlet:{alpha}", s) for alpha in a.alphas.split(",") for s in a.strategies.split(",")
     ]
     for partition, strategy in plan:

@@ -59,9 +59,23 @@ def _ledger_entry(url: str, spend_id: Any) -> dict[str, Any]:
 
 
 def run_inprocess(
-    data_path: Path, clients: int, rounds: int, epsilon: float | None, delta: float, url: str
+    data_path: Path,
+    clients: int,
+    rounds: int,
+    epsilon: float | None,
+    delta: float,
+    url: str,
+    *,
+    model: str = "mlp",
+    clip_norm: float = 1.0,
+    local_epochs: int = 1,
+    strategy: str = "fedavg",
 ) -> tuple[dict[str, Any], float, float]:
-    """One client-level DP FedAvg run without Flower (see the module docstring)."""
+    """One client-level DP run without Flower (see the module docstring).
+
+    ``model``, ``clip_norm``, ``local_epochs`` and ``strategy`` are the command's ``--model``,
+    ``--clip-norm``, ``--local-epochs`` and ``--strategy`` (``benchmarks/fl_dp_options.py``).
+    """
     import secrets
     import time
 
@@ -82,6 +96,10 @@ def run_inprocess(
     cfg = FLConfig(
         clients=clients,
         rounds=rounds,
+        model=model,
+        clip_norm=clip_norm,
+        local_epochs=local_epochs,
+        strategy=strategy,
         secagg=True,
         dp="client" if dp else None,
         epsilon=epsilon,
@@ -102,9 +120,9 @@ def run_inprocess(
         )
         sigma, spent = cal.noise_multiplier, cal.epsilon
     rng = np.random.default_rng(secrets.randbits(128))
-    model = fresh_model(data.arch, data.init_seed)
-    rule = make_strategy("fedavg")
-    weights = [p.detach().numpy().copy() for p in model.parameters()]
+    net = fresh_model(data.arch, data.init_seed, data.model)
+    rule = make_strategy(strategy)
+    weights = [p.detach().numpy().copy() for p in net.parameters()]
     rounds_out = []
     ledger = BudgetLedger(url) if dp else None
     charge = (
@@ -122,7 +140,7 @@ def run_inprocess(
     for r in range(1, rounds + 1):
         deltas, sizes = [], []
         for i, part in enumerate(data.parts):
-            m = fresh_model(data.arch, data.init_seed)
+            m = fresh_model(data.arch, data.init_seed, data.model)
             set_weights(m, weights)
             res = local_train(
                 m,
@@ -131,6 +149,7 @@ def run_inprocess(
                 batch_size=cfg.batch_size,
                 lr=cfg.learning_rate,
                 seed=(cfg.seed or 0) * 7919 + r * 1009 + i,
+                proximal_mu=cfg.proximal_mu if strategy == "fedprox" else 0.0,
                 clip=cfg.clip_norm if dp else None,
             )
             deltas.append(res.delta)
@@ -145,17 +164,17 @@ def run_inprocess(
         else:
             mean = rule.mean_delta(deltas, sizes)
         weights = rule.step(weights, mean)
-        set_weights(model, weights)
-        acc, loss = evaluate(model, data.test)
+        set_weights(net, weights)
+        acc, loss = evaluate(net, data.test)
         rounds_out.append({"round": r, "accuracy": acc, "loss": loss})
     if charge is not None:
         assert spend is not None
         spend_id = spend.id
         charge.__exit__(None, None, None)
     base = train_nonprivate(
-        fresh_model(data.arch, data.init_seed),
+        fresh_model(data.arch, data.init_seed, data.model),
         torch.utils.data.TensorDataset(*data.train),
-        epochs=rounds,
+        epochs=rounds * local_epochs,
         batch_size=cfg.batch_size,
         learning_rate=cfg.learning_rate,
         optimizer="sgd",

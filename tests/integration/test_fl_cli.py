@@ -91,6 +91,13 @@ def test_fedprox_on_a_natural_column_split(data: Path) -> None:
     assert out["strategy"] == "fedprox"
 
 
+def test_the_logistic_model_trains_on_the_engine(data: Path) -> None:
+    out = _simulate(data, "--model", "logistic", "--local-epochs", "2")
+    _check_shape(out)
+    assert out["model"] == "logistic"
+    assert out["rounds"][1]["loss"] < out["rounds"][0]["loss"]
+
+
 def test_client_dp_spends_what_it_reports_before_the_rounds(data: Path, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
     with BudgetLedger(url) as led:

@@ -87,6 +87,13 @@ def simulate(
         float, typer.Option("--fraction-fit", help="Share of clients sampled per round.")
     ] = 1.0,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Local batch size.")] = 64,
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            help="mlp (veil's tabular MLP) or logistic (fewer parameters: for --dp client).",
+        ),
+    ] = "mlp",
     lr: Annotated[
         float | None,
         typer.Option("--lr", help="Clients' SGD learning rate (default 0.05; SCAFFOLD 0.0125)."),
@@ -174,6 +181,7 @@ def simulate(
     config = FLConfig(
         clients=clients,
         rounds=rounds,
+        model=model,
         partition=partition,
         strategy=strategy,
         local_epochs=local_epochs,

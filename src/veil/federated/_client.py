@@ -74,7 +74,7 @@ def _train(data: FLData, pid: int, weights: list[Any], cfg: Any, control: Any) -
     from veil.federated._local import local_train
 
     torch.set_num_threads(1)
-    model = fresh_model(data.arch, data.init_seed)
+    model = fresh_model(data.arch, data.init_seed, data.model)
     set_weights(model, weights)
     sigmas = cfg.get("dp_sigmas")
     if sigmas:

@@ -99,7 +99,7 @@ def server_app(
     private_rng = np.random.default_rng(secrets.randbits(128))
     sample_rng = private_rng if poisson else np.random.default_rng(config.seed)
     drop_rng = np.random.default_rng(None if config.seed is None else config.seed + 1)
-    model = fresh_model(data.arch, data.init_seed)
+    model = fresh_model(data.arch, data.init_seed, data.model)
     settings = config.secagg_settings(data)
 
     @app.main()
@@ -184,13 +184,13 @@ def server_app(
                     ok = [m for m in replies if m.has_content()]
                     finished = len(ok)
                     deltas = [m.content.array_records["arrays"].to_numpy_ndarrays() for m in ok]
+                    sizes = [int(num(m.content.metric_records["metrics"]["n"])) for m in ok]
                     if dp:
                         total = zeros
                         for d in deltas:
                             total = [t + x for t, x in zip(total, d, strict=True)]
                         weights = strategy.step(weights, _noisy_mean(total))
                     elif deltas:
-                        sizes = [int(num(m.content.metric_records["metrics"]["n"])) for m in ok]
                         weights = strategy.step(weights, strategy.mean_delta(deltas, sizes))
                     if config.strategy == "scaffold":
                         cds = []
@@ -200,7 +200,7 @@ def server_app(
                             prev = client_c.get(nd, zeros)
                             client_c[nd] = [p + c for p, c in zip(prev, cd, strict=True)]
                             cds.append(cd)
-                        strategy.update_control(cds, n)
+                        strategy.update_control(cds, sizes, n)
                 run.round_seconds.append(time.perf_counter() - t0)
                 set_weights(model, weights)
                 acc, loss = evaluate(model, data.test)

@@ -48,8 +48,9 @@ def test_fedadam_moves_against_the_sign_with_bounded_step() -> None:
 
 def test_scaffold_control_variate_tracks_client_corrections() -> None:
     s = make_strategy("scaffold")
-    s.update_control([[np.array([2.0])], [np.array([4.0])]], n_clients=4)
-    assert s.c_ is not None and s.c_[0][0] == pytest.approx(0.5 * 3.0)
+    # two of four clients replied, with 3 and 1 rows: c += 2/4 * (3 * 2 + 1 * 4) / 4
+    s.update_control([[np.array([2.0])], [np.array([4.0])]], [3, 1], n_clients=4)
+    assert s.c_ is not None and s.c_[0][0] == pytest.approx(0.5 * 2.5)
 
 
 def test_unknown_strategy_lists_the_valid_ones() -> None:

@@ -46,12 +46,14 @@ def test_a_client_trains_with_dp_sgd_and_returns_a_noisy_update(frame: pd.DataFr
     assert a.n_examples == len(data.parts[0][2])
 
 
-def test_sample_level_dp_needs_an_epsilon_and_allows_scaffold() -> None:
+def test_sample_level_dp_needs_an_epsilon_and_refuses_scaffold() -> None:
     with pytest.raises(InputError, match="--dp sample needs a target --epsilon"):
         FLConfig(dp="sample").validate()
     with pytest.raises(InputError, match="--epsilon must be a positive number"):
         FLConfig(dp="sample", epsilon=-1.0).validate()
-    # the control variates are computed from the DP-SGD update: post-processing
-    FLConfig(dp="sample", epsilon=3.0, strategy="scaffold").validate()
+    # DP-SGD clients return no control variates (the server failed on the missing record)
+    with pytest.raises(InputError, match="--dp sample does not combine with --strategy scaffold"):
+        FLConfig(dp="sample", epsilon=3.0, strategy="scaffold").validate()
+    FLConfig(dp="sample", epsilon=3.0, strategy="fedprox").validate()
     with pytest.raises(InputError, match="scaffold"):
         FLConfig(dp="client", epsilon=3.0, strategy="scaffold").validate()
