@@ -212,16 +212,9 @@ def simulate(
                 hint="a run without --dp spends no privacy budget",
             )
     else:
-        if no_ledger and (dataset is not None or ledger_url is not None):
-            raise InputError(
-                "--no-ledger contradicts --dataset/--ledger", hint="pass one or the other"
-            )
-        if not no_ledger and dataset is None:
-            raise InputError(
-                "say which dataset's privacy budget pays for this run",
-                hint="pass --dataset NAME (create it with: veil budget init NAME --epsilon E "
-                "--delta D), or --no-ledger to run without recording the spend",
-            )
+        from veil.cli._budget import check_ledger_choice
+
+        check_ledger_choice(dataset, ledger_url, no_ledger, paying="run", verb="run")
     from veil.cli._input import read_input
 
     frame = read_input(data, separator, header)
