@@ -310,28 +310,13 @@ def _out_dir(policy: Policy, out_dir: str | Path | None) -> Path:
 def _write_outputs(
     ctx: RunContext, report: dict[str, Any], out_dir: str | Path | None
 ) -> dict[str, Path]:
-    import json
-
     from veil.io import atomic_dir, write_table
-    from veil.report import render_html
 
     policy = ctx.policy
     out = _out_dir(policy, out_dir)
     fmt = policy.output.format
     table_name = f"{policy.output.name}.{fmt}"
-    outputs: dict[str, Path] = {"table": out / table_name}
-    if "json" in policy.output.report:
-        outputs["report_json"] = out / "report.json"
-    if "html" in policy.output.report:
-        outputs["report_html"] = out / "report.html"
-    for name in ctx.artifacts:
-        if name in {table_name, "report.json", "report.html"}:
-            raise PolicyError(
-                f"the release and another output would both be written as {name}",
-                key="output.name",
-                hint="choose another output.name",
-            )
-        outputs[f"artifact:{name}"] = out / name
+    outputs = _output_paths(policy, out, ctx.artifacts)
     report["outputs"] = {k: str(v) for k, v in outputs.items()}
     if policy.output.url is not None:
         from veil.io import write_sql
@@ -343,13 +328,44 @@ def _write_outputs(
         report["outputs"]["sql_table"] = policy.output.table
     with atomic_dir(out) as stage:
         write_table(ctx.data, stage / table_name, format=fmt)
-        if "json" in policy.output.report:
-            _put(stage / "report.json", json.dumps(report, indent=2, default=str) + "\n")
-        if "html" in policy.output.report:
-            _put(stage / "report.html", render_html(report))
-        for name, content in ctx.artifacts.items():
-            _put(stage / name, content if isinstance(content, bytes) else str(content))
+        _put_reports(stage, policy, report, ctx.artifacts)
     return outputs
+
+
+def _output_paths(policy: Policy, out: Path, artifacts: dict[str, Any]) -> dict[str, Path]:
+    """Where the release, the reports the policy asks for and the artifacts go in ``out``
+    (:class:`PolicyError` for an artifact that would overwrite the release or a report)."""
+    table_name = f"{policy.output.name}.{policy.output.format}"
+    outputs: dict[str, Path] = {"table": out / table_name}
+    if "json" in policy.output.report:
+        outputs["report_json"] = out / "report.json"
+    if "html" in policy.output.report:
+        outputs["report_html"] = out / "report.html"
+    for name in artifacts:
+        if name in {table_name, "report.json", "report.html"}:
+            raise PolicyError(
+                f"the release and another output would both be written as {name}",
+                key="output.name",
+                hint="choose another output.name",
+            )
+        outputs[f"artifact:{name}"] = out / name
+    return outputs
+
+
+def _put_reports(
+    stage: Path, policy: Policy, report: dict[str, Any], artifacts: dict[str, Any]
+) -> None:
+    """Write the reports the policy asks for and the artifacts into the staged folder."""
+    import json
+
+    from veil.report import render_html
+
+    if "json" in policy.output.report:
+        _put(stage / "report.json", json.dumps(report, indent=2, default=str) + "\n")
+    if "html" in policy.output.report:
+        _put(stage / "report.html", render_html(report))
+    for name, content in artifacts.items():
+        _put(stage / name, content if isinstance(content, bytes) else str(content))
 
 
 def _put(target: Path, content: str | bytes) -> None:

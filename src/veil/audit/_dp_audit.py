@@ -212,6 +212,33 @@ def one_run_audit(
     }
 
 
+def check_canaries(canaries: Any) -> None:
+    """Refuse a canary count the one-run audit cannot use (before any training)."""
+    if not isinstance(canaries, int) or canaries < 2:
+        raise InputError(f"--canaries must be an integer >= 2, got {canaries!r}")
+
+
+def claim_audit(
+    scores: Any, included: Any, *, epsilon: float | None, delta: float, confidence: float
+) -> dict[str, Any]:
+    """:func:`one_run_audit` of the canaries' scores set against the claimed ``epsilon``
+    (None: trained without DP): the leading keys of every one-run audit's result."""
+    audit = one_run_audit(scores, included, delta=delta, confidence=confidence)
+    bound = audit["epsilon_lower_bound"]
+    return {
+        "epsilon_claimed": epsilon,
+        "epsilon_lower_bound": bound,
+        "confidence": confidence,
+        "canaries": audit["canaries"],
+        "bound_exceeds_claim": epsilon is not None and bound > epsilon,
+        **{
+            k: v
+            for k, v in audit.items()
+            if k not in ("epsilon_lower_bound", "confidence", "canaries")
+        },
+    }
+
+
 def _fixed_rate_batch(n_base: int, m: int, batch: int | None) -> int:
     """A batch size whose ``ceil(n / batch)`` is the same for every n in [n_base, n_base + m]."""
     target = batch if batch is not None else max(1, min(4096, (n_base + m // 2) // 6))
@@ -254,23 +281,23 @@ def audit_dp_training(
         ``canaries``, ``bound_exceeds_claim``, the details of :func:`one_run_audit`, and the
         training settings.
     """
-    from veil.audit._tabular import TabularAuditModel, check_epsilon
+    from veil.audit._tabular import audit_model
 
     t0 = time.perf_counter()
     progress = progress or NullProgress()
-    check_epsilon(epsilon, delta)
-    if not isinstance(canaries, int) or canaries < 2:
-        raise InputError(f"--canaries must be an integer >= 2, got {canaries!r}")
-    model = TabularAuditModel(
-        target=target,
+    check_canaries(canaries)
+    model = audit_model(
+        frame,
+        target,
         epsilon=epsilon,
         delta=delta,
         epochs=epochs,
+        batch_size=None,  # set below, once the canaries are drawn
         learning_rate=learning_rate,
         hidden=hidden,
         max_grad_norm=max_grad_norm,
         drop=drop,
-    ).fit_encoder(frame)
+    )
     n = model.n_rows
     if canaries > n // 2:
         raise InputError(
@@ -291,19 +318,8 @@ def audit_dp_training(
         trained = model.train(rows, int(rng.integers(2**62)), labels=labels)
         task.advance()
     scores = -model.loss(trained, canary_rows, labels)
-    audit = one_run_audit(scores, included, delta=delta, confidence=confidence)
-    bound = audit["epsilon_lower_bound"]
     out: dict[str, Any] = {
-        "epsilon_claimed": epsilon,
-        "epsilon_lower_bound": bound,
-        "confidence": confidence,
-        "canaries": canaries,
-        "bound_exceeds_claim": epsilon is not None and bound > epsilon,
-        **{
-            k_: v_
-            for k_, v_ in audit.items()
-            if k_ not in ("epsilon_lower_bound", "confidence", "canaries")
-        },
+        **claim_audit(scores, included, epsilon=epsilon, delta=delta, confidence=confidence),
         "canary_kind": "mislabelled rows (a random other class)",
         "score": "minus the canary's cross-entropy loss",
         "training": {**model.settings(), "batch_size": model.batch_size, **model.last_privacy_},

@@ -57,14 +57,13 @@ def audit_dp_federated(
     ``confidence``, ``canaries``, ``bound_exceeds_claim``, ...) with ``federated`` settings."""
     import torch
 
-    from veil.audit._dp_audit import one_run_audit
+    from veil.audit._dp_audit import check_canaries, claim_audit
     from veil.federated._model import fresh_model, prepare, set_weights
     from veil.federated._simulate import FLConfig, _run_flower, client_noise
 
     t0 = time.perf_counter()
     progress = progress or NullProgress()
-    if not isinstance(canaries, int) or canaries < 2:
-        raise InputError(f"--canaries must be an integer >= 2, got {canaries!r}")
+    check_canaries(canaries)
     config = FLConfig(
         clients=clients,
         rounds=rounds,
@@ -134,19 +133,9 @@ def audit_dp_federated(
         losses = torch.nn.functional.cross_entropy(
             model(xc, xn), torch.tensor(canary_y), reduction="none"
         )
-    audit = one_run_audit(-losses.double().numpy(), included, delta=delta, confidence=confidence)
-    bound = audit["epsilon_lower_bound"]
+    scores = -losses.double().numpy()
     return {
-        "epsilon_claimed": epsilon,
-        "epsilon_lower_bound": bound,
-        "confidence": confidence,
-        "canaries": canaries,
-        "bound_exceeds_claim": epsilon is not None and bound > epsilon,
-        **{
-            k_: v_
-            for k_, v_ in audit.items()
-            if k_ not in ("epsilon_lower_bound", "confidence", "canaries")
-        },
+        **claim_audit(scores, included, epsilon=epsilon, delta=delta, confidence=confidence),
         "canary_kind": "mislabelled training rows (a random other class), spread over the clients",
         "score": "minus the canary's cross-entropy loss under the final global model",
         "federated": {

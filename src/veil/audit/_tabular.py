@@ -194,6 +194,36 @@ class TabularAuditModel:
         }
 
 
+def audit_model(
+    frame: pd.DataFrame,
+    target: str,
+    *,
+    epsilon: float | None,
+    delta: float,
+    epochs: int,
+    batch_size: int | None,
+    learning_rate: float,
+    hidden: Sequence[int],
+    max_grad_norm: float,
+    drop: Sequence[str],
+) -> TabularAuditModel:
+    """The model under audit with its encoder fitted on ``frame``: the training setup every
+    audit of veil's tabular model shares (:func:`audit_membership`,
+    :func:`veil.audit.audit_dp_training`). ``epsilon`` and ``delta`` are checked first."""
+    check_epsilon(epsilon, delta)
+    return TabularAuditModel(
+        target=target,
+        epsilon=epsilon,
+        delta=delta,
+        epochs=epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        hidden=hidden,
+        max_grad_norm=max_grad_norm,
+        drop=drop,
+    ).fit_encoder(frame)
+
+
 def audit_membership(
     frame: pd.DataFrame,
     target: str,
@@ -222,13 +252,13 @@ def audit_membership(
     """
     from veil.audit._mia import check_attack, membership_inference
 
-    check_epsilon(epsilon, delta)
     attacks = list(attacks)
     for a in attacks:
         check_attack(a, shadows)
     t0 = time.perf_counter()
-    model = TabularAuditModel(
-        target=target,
+    model = audit_model(
+        frame,
+        target,
         epsilon=epsilon,
         delta=delta,
         epochs=epochs,
@@ -237,7 +267,7 @@ def audit_membership(
         hidden=hidden,
         max_grad_norm=max_grad_norm,
         drop=drop,
-    ).fit_encoder(frame)
+    )
     if epsilon is not None:
         from veil.train import check_budget
 

@@ -66,15 +66,15 @@ def _quantiles(x: np.ndarray) -> dict[str, float] | None:
 
 def _retrained_proba(model: SISAModel, data: dict[str, np.ndarray]) -> np.ndarray:
     """The aggregated prediction with the touched shards retrained from scratch."""
-    from veil.unlearning._sisa import _aggregate, _train_shard
+    from veil.unlearning._stages import aggregate_shards, train_shard
 
     cfg = model.config
     finals = model.final_states()
     for s in model.manifest["touched_shards"]:
-        finals[s] = _train_shard(
+        finals[s] = train_shard(
             model.trainer, model.data[s], seed=cfg["seed"], shard=s, slices=cfg["slices"]
         )[-1]
-    return _aggregate(model.trainer, finals, model.data, data, cfg["aggregation"])
+    return aggregate_shards(model.trainer, finals, model.data, data, cfg["aggregation"])
 
 
 def audit_unlearning(

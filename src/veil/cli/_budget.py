@@ -31,6 +31,24 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON only.")]
 DatasetArg = Annotated[str, typer.Argument(help="Dataset name.")]
 
 
+def check_ledger_choice(
+    dataset: str | None, ledger_url: str | None, no_ledger: bool, *, paying: str, verb: str
+) -> None:
+    """Refuse a DP command's contradictory or missing say in who pays: --no-ledger with
+    --dataset/--ledger, or neither --dataset nor --no-ledger (``paying``: "run", "fit";
+    ``verb``: what the command does without recording the spend, "run", "train")."""
+    from veil._errors import InputError
+
+    if no_ledger and (dataset is not None or ledger_url is not None):
+        raise InputError("--no-ledger contradicts --dataset/--ledger", hint="pass one or the other")
+    if not no_ledger and dataset is None:
+        raise InputError(
+            f"say which dataset's privacy budget pays for this {paying}",
+            hint="pass --dataset NAME (create it with: veil budget init NAME --epsilon E "
+            f"--delta D), or --no-ledger to {verb} without recording the spend",
+        )
+
+
 def _ledger(url: str | None) -> Any:
     from veil.dp import BudgetLedger
 

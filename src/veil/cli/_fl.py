@@ -12,6 +12,31 @@ from veil.cli._ui import RichProgressAdapter, console, print_json, state
 
 __all__ = ["register"]
 
+# Options that `simulate` and `app` declare alike.
+TargetOpt = Annotated[str, typer.Option("--target", help="The column to predict.")]
+RoundsOpt = Annotated[int, typer.Option("--rounds", help="Federated rounds.")]
+LocalEpochsOpt = Annotated[
+    int, typer.Option("--local-epochs", help="Epochs each client trains per round.")
+]
+BatchSizeOpt = Annotated[int, typer.Option("--batch-size", help="Local batch size.")]
+ProximalMuOpt = Annotated[float, typer.Option("--proximal-mu", help="FedProx's proximal weight.")]
+DropOpt = Annotated[
+    list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")
+]
+EpsilonOpt = Annotated[float | None, typer.Option("--epsilon", help="Target epsilon with --dp.")]
+DeltaOpt = Annotated[float, typer.Option("--delta", help="Target delta with --dp.")]
+DatasetOpt = Annotated[
+    str | None, typer.Option("--dataset", help="Dataset name whose budget pays (with --dp).")
+]
+NoLedgerOpt = Annotated[
+    bool, typer.Option("--no-ledger", help="Run --dp without recording the spend.")
+]
+SecAggOpt = Annotated[
+    bool, typer.Option("--secagg", help="Aggregate with SecAgg+: the server sees only sums.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
 fl_app = typer.Typer(
     name="fl",
     help="Federated learning: train across data holders whose rows never leave them.",
@@ -71,22 +96,20 @@ def _print_human(summary: dict[str, Any]) -> None:
 @fl_app.command("simulate")
 def simulate(
     data: Annotated[Path, typer.Argument(help="The table to train on (CSV, Parquet, JSONL).")],
-    target: Annotated[str, typer.Option("--target", help="The column to predict.")],
+    target: TargetOpt,
     clients: Annotated[int, typer.Option("--clients", help="Simulated clients.")] = 10,
-    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 20,
+    rounds: RoundsOpt = 20,
     partition: Annotated[
         str, typer.Option("--partition", help="iid, dirichlet:ALPHA or column:NAME.")
     ] = "iid",
     strategy: Annotated[
         str, typer.Option("--strategy", help="fedavg, fedprox, fedadam or scaffold.")
     ] = "fedavg",
-    local_epochs: Annotated[
-        int, typer.Option("--local-epochs", help="Epochs each client trains per round.")
-    ] = 1,
+    local_epochs: LocalEpochsOpt = 1,
     fraction_fit: Annotated[
         float, typer.Option("--fraction-fit", help="Share of clients sampled per round.")
     ] = 1.0,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Local batch size.")] = 64,
+    batch_size: BatchSizeOpt = 64,
     model: Annotated[
         str,
         typer.Option(
@@ -98,15 +121,11 @@ def simulate(
         float | None,
         typer.Option("--lr", help="Clients' SGD learning rate (default 0.05; SCAFFOLD 0.0125)."),
     ] = None,
-    proximal_mu: Annotated[
-        float, typer.Option("--proximal-mu", help="FedProx's proximal weight.")
-    ] = 0.01,
+    proximal_mu: ProximalMuOpt = 0.01,
     test_fraction: Annotated[
         float, typer.Option("--test-fraction", help="Rows held out for evaluation.")
     ] = 0.2,
-    drop: Annotated[
-        list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")
-    ] = None,
+    drop: DropOpt = None,
     dp: Annotated[
         str | None,
         typer.Option(
@@ -114,10 +133,8 @@ def simulate(
             help="client: client-level DP (clipping + noise); sample: DP-SGD in each client.",
         ),
     ] = None,
-    epsilon: Annotated[
-        float | None, typer.Option("--epsilon", help="Target epsilon with --dp.")
-    ] = None,
-    delta: Annotated[float, typer.Option("--delta", help="Target delta with --dp.")] = 1e-5,
+    epsilon: EpsilonOpt = None,
+    delta: DeltaOpt = 1e-5,
     clip_norm: Annotated[
         float,
         typer.Option(
@@ -131,19 +148,13 @@ def simulate(
     ledger_url: Annotated[
         str | None, typer.Option("--ledger", help="Ledger URL (default: the local SQLite file).")
     ] = None,
-    dataset: Annotated[
-        str | None, typer.Option("--dataset", help="Dataset name whose budget pays (with --dp).")
-    ] = None,
-    no_ledger: Annotated[
-        bool, typer.Option("--no-ledger", help="Run --dp without recording the spend.")
-    ] = False,
+    dataset: DatasetOpt = None,
+    no_ledger: NoLedgerOpt = False,
     workers: Annotated[
         int | None,
         typer.Option("--workers", help="Ray workers running the clients (default: one per CPU)."),
     ] = None,
-    secagg: Annotated[
-        bool, typer.Option("--secagg", help="Aggregate with SecAgg+: the server sees only sums.")
-    ] = False,
+    secagg: SecAggOpt = False,
     secagg_shares: Annotated[
         float,
         typer.Option(
@@ -168,7 +179,7 @@ def simulate(
     ] = None,
     separator: SeparatorOpt = None,
     header: HeaderOpt = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_: JsonOpt = False,
 ) -> None:
     """Simulate federated training of veil's tabular model on Flower, against centralized.
 
@@ -209,16 +220,9 @@ def simulate(
                 hint="a run without --dp spends no privacy budget",
             )
     else:
-        if no_ledger and (dataset is not None or ledger_url is not None):
-            raise InputError(
-                "--no-ledger contradicts --dataset/--ledger", hint="pass one or the other"
-            )
-        if not no_ledger and dataset is None:
-            raise InputError(
-                "say which dataset's privacy budget pays for this run",
-                hint="pass --dataset NAME (create it with: veil budget init NAME --epsilon E "
-                "--delta D), or --no-ledger to run without recording the spend",
-            )
+        from veil.cli._budget import check_ledger_choice
+
+        check_ledger_choice(dataset, ledger_url, no_ledger, paying="run", verb="run")
     from veil.cli._input import read_input
 
     frame = read_input(data, separator, header)
@@ -257,7 +261,7 @@ def simulate(
 @fl_app.command("app")
 def app_cmd(
     directory: Annotated[Path, typer.Argument(help="The folder to write the Flower App into.")],
-    target: Annotated[str, typer.Option("--target", help="The column to predict.")],
+    target: TargetOpt,
     schema: Annotated[
         Path,
         typer.Option(
@@ -269,44 +273,34 @@ def app_cmd(
     clients: Annotated[
         int, typer.Option("--clients", help="SuperNodes the server waits for before round 1.")
     ] = 3,
-    rounds: Annotated[int, typer.Option("--rounds", help="Federated rounds.")] = 20,
+    rounds: RoundsOpt = 20,
     strategy: Annotated[
         str, typer.Option("--strategy", help="fedavg, fedprox or fedadam.")
     ] = "fedavg",
-    local_epochs: Annotated[
-        int, typer.Option("--local-epochs", help="Epochs each client trains per round.")
-    ] = 1,
+    local_epochs: LocalEpochsOpt = 1,
     fraction_fit: Annotated[
         float, typer.Option("--fraction-fit", help="Share of SuperNodes sampled per round.")
     ] = 1.0,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Local batch size.")] = 64,
+    batch_size: BatchSizeOpt = 64,
     lr: Annotated[
         float | None, typer.Option("--lr", help="Clients' SGD learning rate (default 0.05).")
     ] = None,
-    proximal_mu: Annotated[
-        float, typer.Option("--proximal-mu", help="FedProx's proximal weight.")
-    ] = 0.01,
+    proximal_mu: ProximalMuOpt = 0.01,
     test_fraction: Annotated[
         float,
         typer.Option("--test-fraction", help="Share of each SuperNode's rows held out."),
     ] = 0.2,
-    drop: Annotated[
-        list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")
-    ] = None,
+    drop: DropOpt = None,
     dp: Annotated[
         str | None, typer.Option("--dp", help="client: client-level DP (clipping + noise).")
     ] = None,
-    epsilon: Annotated[
-        float | None, typer.Option("--epsilon", help="Target epsilon with --dp.")
-    ] = None,
-    delta: Annotated[float, typer.Option("--delta", help="Target delta with --dp.")] = 1e-5,
+    epsilon: EpsilonOpt = None,
+    delta: DeltaOpt = 1e-5,
     clip_norm: Annotated[
         float, typer.Option("--clip-norm", help="L2 bound of a client's update (--dp client).")
     ] = 1.0,
     seed: Annotated[int, typer.Option("--seed", help="Hold-out split and initialization.")] = 0,
-    secagg: Annotated[
-        bool, typer.Option("--secagg", help="Aggregate with SecAgg+: the server sees only sums.")
-    ] = False,
+    secagg: SecAggOpt = False,
     secagg_shares: Annotated[
         float,
         typer.Option("--secagg-shares", help="A share of the round's clients (<= 1) or a count."),
@@ -334,18 +328,14 @@ def app_cmd(
         str | None,
         typer.Option("--ledger", help="Ledger URL on the server (default: its local file)."),
     ] = None,
-    dataset: Annotated[
-        str | None, typer.Option("--dataset", help="Dataset name whose budget pays (with --dp).")
-    ] = None,
-    no_ledger: Annotated[
-        bool, typer.Option("--no-ledger", help="Run --dp without recording the spend.")
-    ] = False,
+    dataset: DatasetOpt = None,
+    no_ledger: NoLedgerOpt = False,
     force: Annotated[
         bool, typer.Option("--force", help="Replace the contents of a non-empty folder.")
     ] = False,
     separator: SeparatorOpt = None,
     header: HeaderOpt = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_: JsonOpt = False,
 ) -> None:
     """Write a Flower App that trains across real SuperNodes (flower-superlink, TLS).
 

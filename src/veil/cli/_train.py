@@ -144,14 +144,9 @@ def train(
                 hint="drop --out/--checkpoint, or drop --baseline-only to train with DP",
             )
         no_ledger, dataset, ledger_url = True, None, None
-    if no_ledger and (dataset is not None or ledger_url is not None):
-        raise InputError("--no-ledger contradicts --dataset/--ledger", hint="pass one or the other")
-    if not no_ledger and dataset is None:
-        raise InputError(
-            "say which dataset's privacy budget pays for this run",
-            hint="pass --dataset NAME (create it with: veil budget init NAME --epsilon E "
-            "--delta D), or --no-ledger to train without recording the spend",
-        )
+    from veil.cli._budget import check_ledger_choice
+
+    check_ledger_choice(dataset, ledger_url, no_ledger, paying="run", verb="train")
     if out is not None and out.is_dir():
         raise InputError(f"--out is a folder: {out}", hint="give a file name, e.g. model.pt")
 

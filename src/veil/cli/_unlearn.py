@@ -161,14 +161,10 @@ def fit(
             "--dataset/--ledger/--no-ledger are for DP training, which needs --epsilon",
             hint="pass --epsilon E to train the shards with DP-SGD, or drop those options",
         )
-    if no_ledger and (dataset is not None or ledger_url is not None):
-        raise InputError("--no-ledger contradicts --dataset/--ledger", hint="pass one or the other")
-    if epsilon is not None and not no_ledger and dataset is None:
-        raise InputError(
-            "say which dataset's privacy budget pays for this fit",
-            hint="pass --dataset NAME (create it with: veil budget init NAME --epsilon E "
-            "--delta D), or --no-ledger to train without recording the spend",
-        )
+    if epsilon is not None:  # without it, the check above refused any of the three
+        from veil.cli._budget import check_ledger_choice
+
+        check_ledger_choice(dataset, ledger_url, no_ledger, paying="fit", verb="train")
     key = erasure_key(key_env, key_file)
     frame = read_input(data, separator, header)
     ledger = None

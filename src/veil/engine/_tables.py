@@ -436,31 +436,16 @@ def _write(
     artifacts: dict[str, Any],
 ) -> dict[str, Path]:
     """The release (one file, partitions in path order) and the reports, as a set."""
-    import json
-
     from veil.io import atomic_dir
-    from veil.pipeline import _out_dir, _put
-    from veil.report import render_html
+    from veil.pipeline import _out_dir, _output_paths, _put_reports
 
     out = _out_dir(policy, out_dir)
     fmt = policy.output.format
-    table_name = f"{policy.output.name}.{fmt}"
-    outputs: dict[str, Path] = {"table": out / table_name}
-    if "json" in policy.output.report:
-        outputs["report_json"] = out / "report.json"
-    if "html" in policy.output.report:
-        outputs["report_html"] = out / "report.html"
-    for name in artifacts:
-        outputs[f"artifact:{name}"] = out / name
+    outputs = _output_paths(policy, out, artifacts)
     report["outputs"] = {k: str(v) for k, v in outputs.items()}
     with atomic_dir(out) as stage:
-        _write_table(ray, frames, stage / table_name, fmt)
-        if "json" in policy.output.report:
-            _put(stage / "report.json", json.dumps(report, indent=2, default=str) + "\n")
-        if "html" in policy.output.report:
-            _put(stage / "report.html", render_html(report))
-        for name, content in artifacts.items():
-            _put(stage / name, content if isinstance(content, bytes) else str(content))
+        _write_table(ray, frames, stage / outputs["table"].name, fmt)
+        _put_reports(stage, policy, report, artifacts)
     return outputs
 
 

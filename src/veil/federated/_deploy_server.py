@@ -273,24 +273,15 @@ def _write_outputs(
 
 
 def _run(grid: Any, context: Any, schema_path: Path) -> dict[str, Any]:
-    from veil.train import calibrate_noise, check_budget, epsilon_after
+    from veil.federated._simulate import client_noise
+    from veil.train import epsilon_after
 
     t0 = time.perf_counter()
     s = AppSettings.from_run_config(context.run_config)
     encoder = load_schema(schema_path)
     sigma = epsilon_spent = None
     if s.dp == "client":
-        assert s.epsilon is not None
-        check_budget(s.epsilon, s.delta, s.clients)
-        cal = calibrate_noise(
-            epsilon=s.epsilon,
-            delta=s.delta,
-            sample_rate=s.fraction_fit,
-            steps=s.rounds,
-            accountant="rdp",
-            compare_rdp=False,
-        )
-        sigma, epsilon_spent = cal.noise_multiplier, cal.epsilon
+        sigma, epsilon_spent = client_noise(s.fl_config())  # the same noise as simulate's
     _log("waiting for %s SuperNodes", s.clients)
     _wait_for_nodes(grid, s.clients, s.wait_timeout)
     what = f"client-level DP federated {s.strategy} (Flower app), {s.clients} clients, " + (

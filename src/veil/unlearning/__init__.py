@@ -13,7 +13,8 @@ With an epsilon, shards train with DP-SGD (:class:`DPTorchShardTrainer`, :func:`
 
 from veil.unlearning._dp import DPSchedule, DPTorchShardTrainer, plan_schedule
 from veil.unlearning._log import ErasureLog
-from veil.unlearning._sisa import AGGREGATIONS, SISAModel, aggregate, default_log_url
+from veil.unlearning._sisa import SISAModel, default_log_url
+from veil.unlearning._stages import AGGREGATIONS, aggregate
 from veil.unlearning._store import MODEL_FORMAT, ModelStore, hash_ids
 from veil.unlearning._tabular import fit_table, id_strings, table_arrays
 from veil.unlearning._trainers import (

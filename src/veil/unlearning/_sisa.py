@@ -4,12 +4,9 @@ The training rows are split into ``shards`` disjoint shards (a seeded permutatio
 DP training each row's keyed id hash: :mod:`veil.unlearning._dp`) and each shard into
 ``slices`` slices. Shard ``s`` is trained in stages: stage ``j`` continues from
 stage ``j-1``'s state on the shard's slices ``0..j`` and is checkpointed. Each shard has its
-own model; a prediction aggregates them:
-
-* ``mean`` (default): the average of the shards' predicted class probabilities (soft vote;
-  it uses each shard's confidence and was the more accurate on Adult);
-* ``vote``: the share of shards whose most probable class is each class (hard majority
-  vote, as in the SISA paper; ties go to the lower class index).
+own model; a prediction aggregates them (``mean``, the default, or ``vote``). The staged
+training, checkpoints and aggregation are :mod:`veil.unlearning._stages`; this module keeps
+the model folder, its versions and the requests (fit, open, forget, verify).
 
 **Forgetting** a row of shard ``s``, slice ``j`` removes it and retrains only shard ``s``,
 from its checkpoint after slice ``j-1`` (the last state that never saw the row) through the
@@ -46,6 +43,16 @@ from veil._progress import NullProgress, Progress
 from veil.tabular._keys import Secret
 from veil.unlearning._log import ErasureLog
 from veil.unlearning._partition import partition_rows
+from veil.unlearning._stages import (
+    AGGREGATIONS,
+    Arrays,
+    aggregate_shards,
+    checkpoint_blobs,
+    replay,
+    subset,
+    train_shard,
+    write_shard,
+)
 from veil.unlearning._store import (
     LazyArrays,
     ModelStore,
@@ -57,73 +64,14 @@ from veil.unlearning._store import (
 )
 from veil.unlearning._trainers import ShardTrainer, derive_seed
 
-__all__ = ["AGGREGATIONS", "SISAModel", "aggregate", "default_log_url"]
+__all__ = ["SISAModel", "default_log_url"]
 
 log = logging.getLogger(__name__)
-
-AGGREGATIONS = ("mean", "vote")
-Arrays = dict[str, np.ndarray]
 
 
 def default_log_url(path: Path) -> str:
     """The default erasure log: a SQLite file inside the model folder."""
     return f"sqlite:///{Path(path).resolve() / 'erasure-log.sqlite'}"
-
-
-def _subset(arrays: Arrays, mask: np.ndarray) -> Arrays:
-    return {k: v[mask] for k, v in arrays.items()}
-
-
-def _stage_data(data: Arrays, j: int) -> Arrays:
-    upto = data["slice"] <= j
-    out = _subset(data, upto)
-    out["new_mask"] = out["slice"] == j
-    return out
-
-
-def _train_shard(
-    trainer: ShardTrainer,
-    data: Arrays,
-    *,
-    seed: int,
-    shard: int,
-    slices: int,
-    start: int = 0,
-    stop: int | None = None,
-    state: Any = None,
-    task: Any = None,
-) -> list[Any]:
-    """States after slices ``start..stop-1`` (``state``: the one after ``start-1``) of a
-    shard of ``slices`` slices."""
-    if state is None:
-        state = trainer.initial_state(derive_seed(seed, shard))
-    out = []
-    for j in range(start, slices if stop is None else stop):
-        state = trainer.train_stage(
-            state,
-            _stage_data(data, j),
-            derive_seed(seed, shard, j),
-            final=j == slices - 1,
-            stages=slices,
-        )
-        out.append(state)
-        if task is not None:
-            task.advance()
-    return out
-
-
-def aggregate(probas: list[np.ndarray], how: str) -> np.ndarray:
-    """Combine the shards' class probabilities (see the module docstring)."""
-    stacked = np.stack(probas)
-    if how == "mean":
-        result: np.ndarray = stacked.mean(axis=0)
-        return result
-    votes = np.zeros(stacked.shape[1:])
-    winners = stacked.argmax(axis=2)
-    for w in winners:
-        votes[np.arange(len(w)), w] += 1
-    result = votes / len(probas)
-    return result
 
 
 class SISAModel:
@@ -319,7 +267,7 @@ class SISAModel:
         with progress.task("SISA shards (stages)", total=shards * slices) as task:
             for s, d in enumerate(shard_data):
                 states.append(
-                    _train_shard(
+                    train_shard(
                         trainer, d, seed=seed, shard=s, slices=slices, state=initial[s], task=task
                     )
                 )
@@ -330,7 +278,7 @@ class SISAModel:
             with progress.task("monolithic baseline", total=1) as task:
                 whole = {k: np.asarray(v) for k, v in train.items()}
                 whole["slice"] = np.zeros(n, dtype=np.int64)
-                mono_state = _train_shard(
+                mono_state = train_shard(
                     mono_trainer, whole, seed=seed, shard=-1, slices=1, state=mono_init
                 )[-1]
                 task.advance()
@@ -365,14 +313,14 @@ class SISAModel:
         }
         try:
             for s, (d, st) in enumerate(zip(shard_data, states, strict=True)):
-                manifest["shards"].append(_write_shard(store, trainer, s, 1, d, st))
+                manifest["shards"].append(write_shard(store, trainer, s, 1, d, st))
             if test is not None:
                 t = {k: np.asarray(v) for k, v in test.items()}
                 t["id"] = t_hashes  # type: ignore[assignment]
                 manifest["test"] = store.write_file("test/g1.npz", dump_arrays(t))
             accuracy = None
             if test is not None and len(test["y"]):
-                proba = _aggregate(
+                proba = aggregate_shards(
                     trainer, [st[-1] for st in states], shard_data, test, aggregation
                 )
                 accuracy = float((proba.argmax(axis=1) == test["y"]).mean())
@@ -493,7 +441,7 @@ class SISAModel:
 
     def predict_proba(self, data: Arrays) -> np.ndarray:
         """Class probabilities aggregated over the shards (``mean`` or ``vote``)."""
-        return _aggregate(
+        return aggregate_shards(
             self.trainer, self.final_states(), self.data, data, self.config["aggregation"]
         )
 
@@ -590,14 +538,14 @@ class SISAModel:
                 for s, j in sorted(affected.items()):
                     d = self.data[s]
                     keep = np.array([h not in todo_set for h in id_keys(d["id"])], dtype=bool)
-                    kept = _subset(d, keep)
+                    kept = subset(d, keep)
                     prev = None
                     if j > 0:
                         blob = self.ckpt_blob(s, j - 1)
                         prev = self.trainer.loads(blob) if blob is not None else None
                         if prev is None:  # a trainer without intermediate checkpoints
-                            prev = _replay(self.trainer, kept, seed, s, slices, j)
-                    states = _train_shard(
+                            prev = replay(self.trainer, kept, seed, s, slices, j)
+                    states = train_shard(
                         self.trainer,
                         kept,
                         seed=seed,
@@ -610,13 +558,13 @@ class SISAModel:
                     new_data[s] = kept
                     new_blobs[s] = [
                         *(self.ckpt_blob(s, k) for k in range(j)),
-                        *(self.trainer.dumps(st) if _keep_ckpt(st) else None for st in states),
+                        *checkpoint_blobs(self.trainer, states),
                     ]
                     retrained_slices[s] = list(range(j, slices))
         new_test = self.test
         if test_hit and self.test is not None:
             keep_test = np.array([h not in todo_set for h in id_keys(self.test["id"])], dtype=bool)
-            new_test = _subset(self.test, keep_test)
+            new_test = subset(self.test, keep_test)
 
         def write_version() -> None:
             for s in affected:
@@ -746,7 +694,7 @@ class SISAModel:
         mismatched: list[int] = []
         with progress.task("retraining shards from scratch", total=len(shards) * slices) as task:
             for s in sorted(int(x) for x in shards):
-                fresh = _train_shard(
+                fresh = train_shard(
                     self.trainer,
                     self.data[s],
                     seed=self.config["seed"],
@@ -783,34 +731,3 @@ class SISAModel:
 
     def erasure_log(self) -> list[dict[str, Any]]:
         return self.log.requests(self.model_id)
-
-
-def _aggregate(
-    trainer: ShardTrainer, finals: list[Any], shards: list[Arrays], data: Arrays, how: str
-) -> np.ndarray:
-    probas = [
-        trainer.predict_proba(st, data)
-        for st, d in zip(finals, shards, strict=True)
-        if st is not None and len(d["y"])
-    ]
-    if not probas:
-        raise InputError("every shard of the model is empty: nothing is left to predict with")
-    return aggregate(probas, how)
-
-
-def _keep_ckpt(state: Any) -> bool:
-    return not (isinstance(state, dict) and state.get("fitted") is False and "estimator" in state)
-
-
-def _replay(
-    trainer: ShardTrainer, data: Arrays, seed: int, shard: int, slices: int, upto: int
-) -> Any:
-    """The state after slice ``upto-1`` when it was not checkpointed (replayed from scratch)."""
-    return _train_shard(trainer, data, seed=seed, shard=shard, slices=slices, stop=upto)[-1]
-
-
-def _write_shard(
-    store: ModelStore, trainer: ShardTrainer, s: int, gen: int, data: Arrays, states: list[Any]
-) -> dict[str, Any]:
-    blobs = [trainer.dumps(st) if _keep_ckpt(st) else None for st in states]
-    return write_shard_blobs(store, s, gen, data, blobs)
