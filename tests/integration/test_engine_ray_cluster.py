@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -178,6 +179,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(g, signal.SIGKILL)
             time.sleep(0.2)
+        # Ray's session logs can quote the data: not left behind in /tmp
+        shutil.rmtree(temp, ignore_errors=True)
         assert not leftovers, f"Ray processes left running: {[p for p, _ in leftovers]}"
 
 
