@@ -70,7 +70,7 @@ def ray_session(address: str | None = None, *, num_cpus: int | None = None) -> I
     ray = import_ray()
     if address is not None:
         _check_reachable(address)
-    with _quiet_ray_logs():
+    with _quiet_ray_logs(), _no_ray_prints(ray):
         if ray.is_initialized():
             yield ray
             return
@@ -91,6 +91,24 @@ def _quiet_ray_logs() -> Iterator[None]:
     finally:
         for n, level in before.items():
             logging.getLogger(n).setLevel(level)
+
+
+@contextmanager
+def _no_ray_prints(ray: Any) -> Iterator[None]:
+    """Ray's driver prints the cluster's error messages ("A worker died or was killed ...")
+    to ``sys.stdout`` from a thread of its own, ``log_to_driver=False`` or not: in the middle
+    of ``--json`` output, which stops parsing. Dropped while veil runs: veil reports a
+    failed run itself (a lost worker Ray recovers from is no error)."""
+    module = getattr(getattr(ray, "_private", None), "worker", None)
+    original = getattr(module, "print_to_stdstream", None)
+    if original is None:  # another Ray: nothing to patch
+        yield
+        return
+    module.print_to_stdstream = lambda data, ignore_prefix: None  # type: ignore[union-attr]
+    try:
+        yield
+    finally:
+        module.print_to_stdstream = original  # type: ignore[union-attr]
 
 
 def _started(ray: Any, address: str | None, num_cpus: int | None) -> Iterator[Any]:

@@ -10,6 +10,8 @@ driver built (its key included), so keyed operators give the local engine's pseu
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -47,6 +49,10 @@ _ERR = "__veil_error"
 _COUNTS = "__veil_counts"
 _FIELDS = "__veil_fields"
 _OUT = "__veil_out"
+#: Tests only: seconds each actor sleeps before each batch, read from the actor's own
+#: environment (on a cluster: the node's, set where ``ray start`` ran). It makes a run
+#: long enough for a test to kill a worker mid-run; unset, it costs one lookup per actor.
+PAUSE_ENV = "VEIL_TEST_RAY_BATCH_PAUSE"
 
 
 @dataclass(frozen=True)
@@ -70,10 +76,13 @@ class _TextActor:
         self.plan = plan
         self.analyzer = TextAnalyzer.from_config(config)
         self.redactor = TextRedactor(self.analyzer, operator) if operator is not None else None
+        self.pause = float(os.environ.get(PAUSE_ENV) or 0)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         import pyarrow as pa
 
+        if self.pause > 0:
+            time.sleep(self.pause)
         n = batch.num_rows
         try:
             if self.plan.kind == "jsonl":
@@ -264,11 +273,15 @@ def _dataset(ray: Any, kind: Kind, files: list[Path], args: dict[str, Any]) -> A
     ctx.execution_options.preserve_order = True  # rows out in input order
     ctx.enable_progress_bars = False
     paths = [str(f) for f in files]
+    # read tasks ask for what an actor asks: at 1 CPU, two actors placed one on each of two
+    # 1-CPU nodes left half a CPU free on each, and no read task could ever run (a hang)
+    remote = {"ray_remote_args": {"num_cpus": ACTOR_CPUS}}
     if kind == "jsonl":
-        return ray.data.read_text(paths, include_paths=True, drop_empty_lines=True)
+        return ray.data.read_text(paths, include_paths=True, drop_empty_lines=True, **remote)
     if kind == "csv":
-        return ray.data.read_csv(paths, **{k: v for k, v in args.items() if not k.startswith("_")})
-    return ray.data.read_parquet(paths)
+        csv_args = {k: v for k, v in args.items() if not k.startswith("_")}
+        return ray.data.read_csv(paths, **csv_args, **remote)
+    return ray.data.read_parquet(paths, **remote)
 
 
 def _batches(
