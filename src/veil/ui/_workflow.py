@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from veil._errors import VeilError
+from veil._errors import InputError, VeilError
 from veil.ui._policy_edit import (
     POLICY_SUFFIXES,
     ROLES,
@@ -247,6 +247,14 @@ def workflow_routes(
     def budget_data(dataset: str | None) -> dict[str, Any]:
         from veil.dp import BudgetLedger
 
+        if _sqlite_file_missing(ledger_url):
+            # a page view creates no ledger: there is none yet, so no dataset has a budget
+            if dataset:
+                raise InputError(
+                    "the ledger has no datasets yet",
+                    hint="create a budget first: veil budget init DATASET --epsilon E",
+                )
+            return {"datasets": [], "dataset": None, "history": None}
         with BudgetLedger(ledger_url) as led:
             statuses = [led.status(n).as_dict() for n in led.datasets()]
             history = [e.as_dict() for e in led.history(dataset)] if dataset else None
@@ -280,3 +288,19 @@ def workflow_routes(
         Route("/budget", budget_page),
         Route("/api/budget", api_budget),
     ]
+
+
+def _sqlite_file_missing(url: str | None) -> bool:
+    """True when ``url`` (``None``: veil's default ledger) is a SQLite file not yet made."""
+    import sqlalchemy as sa
+
+    from veil.dp._store import default_ledger_url
+
+    try:
+        parsed = sa.engine.make_url(url or default_ledger_url())
+    except sa.exc.ArgumentError:
+        return False  # the ledger itself reports a malformed URL
+    database = parsed.database
+    if not parsed.drivername.startswith("sqlite") or not database or database == ":memory:":
+        return False
+    return not Path(database).exists()

@@ -344,6 +344,16 @@ def test_the_budget_view_shows_spent_remaining_and_history(workdir: Path, tmp_pa
     assert client.get("/budget?dataset=nope").status_code == 400
 
 
+def test_the_budget_view_creates_no_ledger(workdir: Path, tmp_path: Path) -> None:
+    # a GET shows that there is no ledger yet; it never makes the SQLite file
+    path = tmp_path / "not-yet" / "ledger.db"
+    client, _ = _session(workdir, ledger_url=f"sqlite:///{path}")
+    assert client.get("/api/budget").json() == {"datasets": [], "dataset": None, "history": None}
+    assert 'id="no-budgets"' in client.get("/budget").text
+    assert client.get("/budget?dataset=adult").status_code == 400
+    assert not path.exists() and not path.parent.exists()
+
+
 # --- properties ------------------------------------------------------------------------------
 
 
