@@ -34,7 +34,7 @@ def _figures(result: Any) -> dict[str, Any]:
     return d
 
 
-def _same(df: pd.DataFrame, config: AnonymizeConfig, cols: list[str], sweep: Any) -> None:
+def assert_same(df: pd.DataFrame, config: AnonymizeConfig, cols: list[str], sweep: Any) -> None:
     whole = anonymize(df, config, sweep=sweep, sweep_seconds=60)
     agg, weights, ids = _aggregate(df, cols)
     weighted = anonymize(agg, config, sweep=sweep, sweep_seconds=60, weights=weights)
@@ -63,7 +63,7 @@ def test_adult_weighted_aggregate_is_the_records(adult: pd.DataFrame, kwargs: di
     hier = {q: read_arx_hierarchy(adult_hierarchy_path(q), q) for q in QIS}
     config = AnonymizeConfig.build(QIS, hier, **kwargs)
     cols = QIS + [s for s in kwargs.get("sensitive", []) if s not in QIS]
-    _same(adult, config, cols, (2, 5, 10))
+    assert_same(adult, config, cols, (2, 5, 10))
 
 
 _ROW = st.tuples(
@@ -92,7 +92,7 @@ def test_any_table_weighted_aggregate_is_the_records(rows: list[tuple], k: int) 
         with pytest.raises(type(exc)):
             anonymize(agg, config, weights=weights)
         return
-    _same(df, config, ["age", "zip", "dx"], (2, 3))
+    assert_same(df, config, ["age", "zip", "dx"], (2, 3))
 
 
 def test_weights_need_the_optimal_search(adult: pd.DataFrame) -> None:
