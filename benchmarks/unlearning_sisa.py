@@ -58,6 +58,14 @@ def _load() -> float | None:
         return None
 
 
+def _fit_args(table: Path, common: list[str], shards: int, slices: int, folder: Path) -> list[str]:
+    """``veil unlearn fit`` of ``table`` into ``folder`` (the arguments after ``veil``)."""
+    return [
+        "unlearn", "fit", str(table), *common,
+        "--shards", str(shards), "--slices", str(slices), "--out", str(folder),
+    ]  # fmt: skip
+
+
 def _run(args: list[str], env: dict[str, str], src: Path | None = None) -> dict[str, Any]:
     if src is not None:
         env = {**env, "PYTHONPATH": str(src)}
@@ -90,18 +98,7 @@ def _baseline(
     """The same fit and the same forgets with another veil's code (side by side)."""
     folder = Path(tmp) / f"baseline{shards}"
     fit = _run(
-        [
-            "unlearn",
-            "fit",
-            str(table),
-            *common,
-            "--shards",
-            str(shards),
-            "--slices",
-            str(args.slices),
-            "--out",
-            str(folder),
-        ],
+        _fit_args(table, common, shards, args.slices, folder),
         env,
         args.baseline_src,
     )
@@ -143,16 +140,7 @@ def _dp_runs(
         folder = Path(tmp) / f"dp{shards}-{eps:g}"
         fit = _run(
             [
-                "unlearn",
-                "fit",
-                str(table),
-                *common,
-                "--shards",
-                str(shards),
-                "--slices",
-                str(args.slices),
-                "--out",
-                str(folder),
+                *_fit_args(table, common, shards, args.slices, folder),
                 "--epsilon",
                 str(eps),
                 "--no-ledger",
@@ -232,19 +220,7 @@ def main() -> None:
             "--json",
         ]
         retrain = _run(
-            [
-                "unlearn",
-                "fit",
-                str(table),
-                *common,
-                "--shards",
-                "1",
-                "--slices",
-                "1",
-                "--no-monolithic",
-                "--out",
-                str(Path(tmp) / "mono"),
-            ],
+            [*_fit_args(table, common, 1, 1, Path(tmp) / "mono"), "--no-monolithic"],
             env,
         )
         retrain_json = retrain.pop("json")
@@ -253,18 +229,7 @@ def main() -> None:
         for shards in args.shards:
             folder = Path(tmp) / f"sisa{shards}"
             fit = _run(
-                [
-                    "unlearn",
-                    "fit",
-                    str(table),
-                    *common,
-                    "--shards",
-                    str(shards),
-                    "--slices",
-                    str(args.slices),
-                    "--out",
-                    str(folder),
-                ],
+                _fit_args(table, common, shards, args.slices, folder),
                 env,
             )
             fj = fit.pop("json")
