@@ -16,7 +16,6 @@ pytest.importorskip("opacus")
 
 from opacus.accountants import create_accountant
 
-import veil.train._accounting as accounting
 from veil import InputError
 from veil.train import (
     NoiseCalibration,
@@ -29,27 +28,11 @@ from veil.train import (
 )
 from veil.train._accounting import _calibrate, _calibrate_from
 
-pytestmark = pytest.mark.filterwarnings("ignore:Optimal order:UserWarning")
-
-
-@pytest.fixture(autouse=True)
-def _searches_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A search or bisection that never ends fails the test instead of hanging it.
-
-    Every call the module makes to ``epsilon_after`` is counted; none of these tests needs
-    5,000 (a mutant that loops on a cached sigma would spin without one).
-    """
-    real = accounting.epsilon_after
-    calls = 0
-
-    def counted(*args: object, **kwargs: object) -> float:
-        nonlocal calls
-        calls += 1
-        if calls > 5000:
-            raise AssertionError("5,000 accountant calls in one test: the search does not end")
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(accounting, "epsilon_after", counted)
+# a search that never ends fails the test (tests/unit/train/conftest.py)
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Optimal order:UserWarning"),
+    pytest.mark.usefixtures("searches_end"),
+]
 
 
 def _opacus(mechanism: str, sigma: float, q: float, steps: int, delta: float) -> float:
