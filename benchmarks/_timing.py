@@ -41,3 +41,30 @@ def cpu_and_blas() -> dict[str, Any]:
         if info.get("user_api") == "blas"
     ]
     return {"cpu_model": model, "numpy_blas": blas}
+
+
+def ray_comparison(runs: dict[str, Any], local_seconds: float, load_before: Any) -> dict[str, Any]:
+    """The ratios of the Ray engine's runs (``runs["ray-1"]``, ``runs["ray-2"]``, each with
+    ``seconds``) against the local engine's time, and the machine they ran on."""
+    import os
+
+    ray1, ray2 = runs["ray-1"]["seconds"], runs["ray-2"]["seconds"]
+    return {
+        "runs": runs,
+        "ray1_overhead_vs_local": round(ray1 / local_seconds - 1, 3),
+        "ray2_overhead_vs_local": round(ray2 / local_seconds - 1, 3),
+        "ray2_speedup_vs_ray1": round(ray1 / ray2, 3),
+        "load_avg_before": [round(x, 2) for x in load_before],
+        "load_avg_after": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+
+
+def write_result(out: Path, result: dict[str, Any]) -> None:
+    """Write a benchmark's JSON result (folders made) and print it."""
+    import json
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=2))

@@ -25,13 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _timing import ray_comparison, write_result
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -111,18 +112,9 @@ def main() -> None:
         "parts": a.parts,
         "command": a.command,
         "ner": not a.no_ner,
-        "runs": runs,
-        "ray1_overhead_vs_local": round(runs["ray-1"]["seconds"] / local - 1, 3),
-        "ray2_overhead_vs_local": round(runs["ray-2"]["seconds"] / local - 1, 3),
-        "ray2_speedup_vs_ray1": round(runs["ray-1"]["seconds"] / runs["ray-2"]["seconds"], 3),
-        "load_avg_before": [round(x, 2) for x in load_before],
-        "load_avg_after": [round(x, 2) for x in os.getloadavg()],
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
+        **ray_comparison(runs, local, load_before),
     }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2))
+    write_result(a.out, result)
 
 
 if __name__ == "__main__":
