@@ -225,7 +225,11 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         get_analyzer().analyze("warm up 212-555-0175")
 
     def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
-        base = {"csrf": request.scope["state"]["csrf"], "workdir_name": workdir.name}
+        base = {
+            "csrf": request.scope["state"]["csrf"],
+            "workdir_name": workdir.name,
+            "entity_css": _ENTITY_CLASS,
+        }
         return templates.TemplateResponse(request, name, {**base, **context}, status_code=status)
 
     def error(exc: VeilError) -> dict[str, str | None]:
@@ -349,6 +353,7 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         Route("/api/text/explain", api_explain, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static"),
     ]
+    from veil.ui._redact_views import redact_routes
     from veil.ui._runs import Runs
     from veil.ui._workflow import workflow_routes
 
@@ -358,7 +363,7 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         lambda suffixes: list_tables(workdir, suffixes),
         Runs(workdir),
         settings.ledger_url,
-    )
+    ) + redact_routes(workdir, page, lambda suffixes: list_tables(workdir, suffixes), get_analyzer)
     inner = Starlette(routes=routes)
     hosts = allowed_hosts(settings.host, settings.port)
     scheme = "https" if settings.tls else "http"
