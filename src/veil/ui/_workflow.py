@@ -80,7 +80,14 @@ def workflow_routes(
         problem: dict[str, Any] | None = None,
         preview: dict[str, Any] | None = None,
     ) -> Any:
+        from veil.ui._hierarchy_form import DATE_LEVELS, HIERARCHY_KINDS, hierarchy_editors
+        from veil.ui._policy_edit import _mapping
+
         checked = check_policy_text(workdir, target, text)
+        try:
+            hierarchies = hierarchy_editors(_mapping(text, target))
+        except VeilError:
+            hierarchies = []
         context = {
             "target": target,
             "yaml_text": text,
@@ -92,6 +99,10 @@ def workflow_routes(
             "policies": list_files(POLICY_SUFFIXES),
             "problem": problem,
             "preview": preview,
+            "hierarchies": hierarchies,
+            "hierarchy_kinds": HIERARCHY_KINDS,
+            "date_levels": DATE_LEVELS,
+            "csv_files": list_files((".csv",)),
         }
         if status == 200 and not checked["valid"]:
             status = 422
@@ -133,6 +144,22 @@ def workflow_routes(
                 text = apply_form(text, target, form)
             except VeilError as exc:
                 return editor_page(request, target, text, table, 400, problem=_problem(exc))
+        if action == "hierarchy":
+            from veil.ui._hierarchy_form import apply_hierarchy
+            from veil.ui._hierarchy_preview import hierarchy_preview
+
+            try:
+                text = apply_hierarchy(text, target, form)
+            except VeilError as exc:
+                return editor_page(request, target, text, table, 400, problem=_problem(exc))
+            log.info("hierarchy set (%s)", one("h.kind"))
+            if not check_policy_text(workdir, target, text)["valid"]:
+                return editor_page(request, target, text, table)
+            try:
+                preview = hierarchy_preview(workdir, target, text)
+            except VeilError as exc:
+                return editor_page(request, target, text, table, 400, problem=_problem(exc))
+            return editor_page(request, target, text, table, preview=preview)
         if action == "download":
             return Response(
                 text,
