@@ -271,6 +271,41 @@ def workflow_routes(
             )
         return FileResponse(path, media_type=_MEDIA.get(name), filename=path.name)
 
+    async def run_certificate(request: Any) -> Any:
+        from veil.ui._certificate import certificate
+
+        job = job_or_404(request)
+        problem = None
+        if job is None or job.state != "done":
+            problem = {"message": "no finished run of that id", "hint": "run a policy first"}
+        else:
+            try:
+                cert = certificate(job.outputs, workdir)
+            except VeilError as exc:
+                problem = _problem(exc)
+        wants_json = request.url.path.startswith("/api/")
+        if problem is not None:
+            if wants_json:
+                return JSONResponse({"error": problem}, status_code=404)
+            return page(request, "certificate.html", {"cert": None, "problem": problem}, 404)
+        log.info(
+            "certificate: re-check %s", "agrees" if cert["recheck"].get("agrees") else "differs"
+        )
+        if wants_json:
+            headers = (
+                {"content-disposition": 'attachment; filename="certificate.json"'}
+                if request.query_params.get("download")
+                else {}
+            )
+            return Response(
+                json.dumps({"policy": job.policy, **cert}, indent=2, default=str),
+                media_type="application/json",
+                headers=headers,
+            )
+        return page(
+            request, "certificate.html", {"cert": cert, "job": job.as_dict(), "problem": None}
+        )
+
     def budget_data(dataset: str | None) -> dict[str, Any]:
         from veil.dp import BudgetLedger
 
@@ -312,6 +347,8 @@ def workflow_routes(
         Route("/run/{job}/cancel", run_cancel, methods=["POST"]),
         Route("/run/{job}/file/{name}", run_file),
         Route("/api/run/{job}", api_run),
+        Route("/run/{job}/certificate", run_certificate),
+        Route("/api/run/{job}/certificate", run_certificate),
         Route("/budget", budget_page),
         Route("/api/budget", api_budget),
     ]
