@@ -353,6 +353,7 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         Route("/api/text/explain", api_explain, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static"),
     ]
+    from veil.ui._dp_query import dp_routes
     from veil.ui._redact_views import redact_routes
     from veil.ui._runs import Runs
     from veil.ui._workflow import workflow_routes
@@ -363,7 +364,12 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         lambda suffixes: list_tables(workdir, suffixes),
         Runs(workdir),
         settings.ledger_url,
-    ) + redact_routes(workdir, page, lambda suffixes: list_tables(workdir, suffixes), get_analyzer)
+    )
+    routes[-1:-1] = redact_routes(
+        workdir, page, lambda suffixes: list_tables(workdir, suffixes), get_analyzer
+    ) + dp_routes(
+        workdir, page, lambda suffixes: list_tables(workdir, suffixes), settings.ledger_url
+    )
     inner = Starlette(routes=routes)
     hosts = allowed_hosts(settings.host, settings.port)
     scheme = "https" if settings.tls else "http"

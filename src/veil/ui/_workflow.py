@@ -25,7 +25,7 @@ from veil.ui._policy_edit import (
 )
 from veil.ui._runs import Runs
 
-__all__ = ["workflow_routes"]
+__all__ = ["budget_data", "workflow_routes"]
 
 log = logging.getLogger("veil.ui")
 
@@ -306,33 +306,24 @@ def workflow_routes(
             request, "certificate.html", {"cert": cert, "job": job.as_dict(), "problem": None}
         )
 
-    def budget_data(dataset: str | None) -> dict[str, Any]:
-        from veil.dp import BudgetLedger
-
-        if _sqlite_file_missing(ledger_url):
-            # a page view creates no ledger: there is none yet, so no dataset has a budget
-            if dataset:
-                raise InputError(
-                    "the ledger has no datasets yet",
-                    hint="create a budget first: veil budget init DATASET --epsilon E",
-                )
-            return {"datasets": [], "dataset": None, "history": None}
-        with BudgetLedger(ledger_url) as led:
-            statuses = [led.status(n).as_dict() for n in led.datasets()]
-            history = [e.as_dict() for e in led.history(dataset)] if dataset else None
-        return {"datasets": statuses, "dataset": dataset, "history": history}
-
     async def budget_page(request: Any) -> Any:
         dataset = request.query_params.get("dataset") or None
         try:
-            data = budget_data(dataset)
+            data = budget_data(ledger_url, dataset)
         except VeilError as exc:
             return page(request, "budget.html", {"budget": None, "problem": _problem(exc)}, 400)
-        return page(request, "budget.html", {"budget": data})
+        from veil.ui._app import TABLE_SUFFIXES
+        from veil.ui._dp_query import QUERY_STATS
+
+        tables = list_files(TABLE_SUFFIXES)
+        first = tables[0] if tables else ""
+        form = {"table": first, "dataset": Path(first).stem, "stat": "count", "epsilon": "0.1"}
+        context = {"budget": data, "tables": tables, "stats": QUERY_STATS, "q": form}
+        return page(request, "budget.html", context)
 
     async def api_budget(request: Any) -> Any:
         try:
-            data = budget_data(request.query_params.get("dataset") or None)
+            data = budget_data(ledger_url, request.query_params.get("dataset") or None)
         except VeilError as exc:
             return JSONResponse({"error": _problem(exc)}, status_code=400)
         return Response(json.dumps(data, default=str), media_type="application/json")
@@ -352,6 +343,25 @@ def workflow_routes(
         Route("/budget", budget_page),
         Route("/api/budget", api_budget),
     ]
+
+
+def budget_data(ledger_url: str | None, dataset: str | None) -> dict[str, Any]:
+    """The ledger's datasets (what ``veil budget list --json`` prints) and, with ``dataset``,
+    its spends; no ledger file is created when there is none yet."""
+    from veil.dp import BudgetLedger
+
+    if _sqlite_file_missing(ledger_url):
+        # a page view creates no ledger: there is none yet, so no dataset has a budget
+        if dataset:
+            raise InputError(
+                "the ledger has no datasets yet",
+                hint="create a budget first: veil budget init DATASET --epsilon E",
+            )
+        return {"datasets": [], "dataset": None, "history": None}
+    with BudgetLedger(ledger_url) as led:
+        statuses = [led.status(n).as_dict() for n in led.datasets()]
+        history = [e.as_dict() for e in led.history(dataset)] if dataset else None
+    return {"datasets": statuses, "dataset": dataset, "history": history}
 
 
 def _sqlite_file_missing(url: str | None) -> bool:
