@@ -150,6 +150,13 @@ def describe_table(workdir: Path, relative: str) -> dict[str, Any]:
     yaml_text, guesses = draft_policy(
         frame, data_path=path.relative_to(workdir.resolve()), separator=sep or ","
     )
+    return describe_frame(frame, guesses, relative, yaml_text)
+
+
+def describe_frame(
+    frame: Any, guesses: dict[str, Any], name: str, yaml_text: str
+) -> dict[str, Any]:
+    """:func:`describe_table`'s answer for a table already read and drafted."""
     columns = [
         {
             "name": name,
@@ -161,7 +168,7 @@ def describe_table(workdir: Path, relative: str) -> dict[str, Any]:
         }
         for col, (name, g) in zip(frame.columns, guesses.items(), strict=True)
     ]
-    return {"path": relative, "rows": len(frame), "columns": columns, "policy_yaml": yaml_text}
+    return {"path": name, "rows": len(frame), "columns": columns, "policy_yaml": yaml_text}
 
 
 def explain_text(analyzer: Any, text: str) -> dict[str, Any]:
@@ -239,13 +246,26 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         return RedirectResponse("/data", status_code=303)
 
     async def data_page(request: Request) -> Response:
+        from veil.ui._sql import DEFAULT_SQL_ENV, describe_sql, sql_tables
+
         tables = list_tables(workdir)
         relative = request.query_params.get("path")
+        sql_env = request.query_params.get("sql_env") or DEFAULT_SQL_ENV
+        sql_table = request.query_params.get("sql_table")
         table, problem, status = None, None, 200
+        sql: dict[str, Any] = {"env": sql_env, "tables": None, "selected": sql_table}
         started = time.perf_counter()
         if relative:
             try:
                 table = describe_table(workdir, relative)
+            except VeilError as exc:
+                problem, status = error(exc), 400
+        elif "sql_env" in request.query_params or sql_table:
+            try:
+                sql["tables"] = sql_tables(sql_env)
+                if sql_table:
+                    table = describe_sql(sql_env, sql_table)
+                    table["sql_env"], table["sql_table"] = sql_env, sql_table
             except VeilError as exc:
                 problem, status = error(exc), 400
         log.info(
@@ -256,7 +276,13 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         return page(
             request,
             "data.html",
-            {"tables": tables, "table": table, "problem": problem, "selected": relative},
+            {
+                "tables": tables,
+                "table": table,
+                "problem": problem,
+                "selected": relative,
+                "sql": sql,
+            },
             status,
         )
 

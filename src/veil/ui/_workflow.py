@@ -117,6 +117,11 @@ def workflow_routes(
                 target = q["path"]
                 text = load_text_file(workdir, target, POLICY_SUFFIXES, "a policy")
                 table = None
+            elif q.get("sql_table"):  # draft one from a SQL table
+                from veil.ui._sql import DEFAULT_SQL_ENV, describe_sql
+
+                info = describe_sql(q.get("sql_env") or DEFAULT_SQL_ENV, q["sql_table"])
+                target, text, table = q.get("target") or "policy.yaml", info["policy_yaml"], None
             elif q.get("table"):  # draft one from a table
                 info = describe_table(workdir, q["table"])
                 target, text, table = (
