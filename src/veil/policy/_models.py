@@ -491,6 +491,12 @@ class SearchConfig(_Model):
     round_to: int | None = Field(
         None, ge=0, le=15, description="mdav: decimals of the released cluster means"
     )
+    transformation: dict[str, int] | None = Field(
+        None,
+        description="optimal: release this transformation (the hierarchy level of every "
+        "quasi-identifier) instead of the search's optimum; refused unless it meets the "
+        "privacy models within the suppression limit",
+    )
 
     @model_validator(mode="after")
     def _options_fit(self) -> SearchConfig:
@@ -498,6 +504,14 @@ class SearchConfig(_Model):
             raise LocatedError(
                 f"round_to applies to algorithm: mdav only, not {self.algorithm}", "round_to"
             )
+        if self.transformation is not None:
+            if self.algorithm != "optimal":
+                raise LocatedError(
+                    f"transformation applies to algorithm: optimal only, not {self.algorithm}",
+                    "transformation",
+                )
+            if any(level < 0 for level in self.transformation.values()):
+                raise LocatedError("a level of the transformation is negative", "transformation")
         return self
 
 

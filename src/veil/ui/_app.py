@@ -380,17 +380,19 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         Mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static"),
     ]
     from veil.ui._dp_query import dp_routes
+    from veil.ui._explore import explore_routes
     from veil.ui._redact_views import redact_routes
     from veil.ui._runs import Runs
     from veil.ui._workflow import workflow_routes
 
+    runs = Runs(workdir)
     routes[-1:-1] = workflow_routes(
         workdir,
         page,
         lambda suffixes: list_tables(workdir, suffixes),
-        Runs(workdir),
+        runs,
         settings.ledger_url,
-    )
+    ) + explore_routes(workdir, page, runs)
     routes[-1:-1] = redact_routes(
         workdir, page, lambda suffixes: list_tables(workdir, suffixes), get_analyzer
     ) + dp_routes(
