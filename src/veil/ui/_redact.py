@@ -42,8 +42,8 @@ REDACT_SUFFIXES = (".txt", ".md", ".log", ".jsonl", ".ndjson")
 # the operators the app offers: the unkeyed ones (keyed ones need a key: use `veil redact`)
 UI_OPERATORS = ("placeholder", "redact", "mask", "surrogate", "keep")
 DEFAULT_OPERATOR = "placeholder"
-PREVIEW_RECORDS = 20
-_PREVIEW_CHARS = 20_000  # per record shown
+PREVIEW_RECORDS = 10
+_PREVIEW_CHARS = 12_000  # in all records shown (the first record is always shown, cut there)
 
 
 class EntityOperator(Operator):
@@ -160,7 +160,8 @@ def _redactor(analyzer: Any, choices: Mapping[str, str]) -> Any:
 def preview_file(
     workdir: Path, relative: str, analyzer: Any, choices: Mapping[str, str], field: str | None
 ) -> dict[str, Any]:
-    """The first :data:`PREVIEW_RECORDS` records of the file: each one's text cut into
+    """The first :data:`PREVIEW_RECORDS` records of the file (at most ``_PREVIEW_CHARS``
+    characters in all, so the page stays fast): each one's text cut into
     plain and highlighted pieces, and its redacted text under ``choices``; the count of
     findings per type. Nothing is written."""
     from veil.text.redaction._files import iter_text_batches
@@ -173,8 +174,12 @@ def preview_file(
     redactor = _redactor(analyzer, choices)
     counts: Counter[str] = Counter()
     records = []
+    budget = _PREVIEW_CHARS
     for text in texts:
-        text = (text or "")[:_PREVIEW_CHARS]
+        if budget <= 0:
+            break
+        text = (text or "")[:budget]
+        budget -= len(text)
         result = redactor.redact(text)
         pieces: list[dict[str, Any]] = []
         at = 0

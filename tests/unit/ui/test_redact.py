@@ -97,8 +97,8 @@ def test_preview_highlights_and_redacts_without_writing(
     before = sorted(p.name for p in workdir.iterdir())
     page = client.get("/redact?path=notes.jsonl")
     assert page.status_code == 200
-    assert page.text.count('<mark class="e-contact"') == 2 * 20  # phone, mail; 20 records
-    assert page.text.count('<mark class="e-finance"') == 20
+    assert page.text.count('<mark class="e-contact"') == 2 * 10  # phone, mail; 10 records
+    assert page.text.count('<mark class="e-finance"') == 10
     r = client.post(
         "/redact",
         data={
@@ -114,7 +114,7 @@ def test_preview_highlights_and_redacts_without_writing(
     )
     assert r.status_code == 200
     redacted = [html.unescape(c) for c in re.findall(r'class="cell redacted">([^<]*)<', r.text)]
-    assert len(redacted) == 20
+    assert len(redacted) == 10
     assert all(PHONE in c and MAIL not in c and "**** **** **** ****" in c for c in redacted)
     assert re.search(r'id="op-PHONE_NUMBER"[^>]*>.*?<option value="keep" selected', r.text, re.S)
     assert sorted(p.name for p in workdir.iterdir()) == before
@@ -249,6 +249,17 @@ def test_redact_posts_need_csrf_and_logs_carry_no_text(
     logged = "\n".join(rec.getMessage() for rec in caplog.records)
     assert "redaction done" in logged
     assert PHONE not in logged and MAIL not in logged and "4111" not in logged
+
+
+def test_the_preview_is_cut_to_its_character_budget(workdir: Path, analyzer: TextAnalyzer) -> None:
+    from veil.ui._redact import _PREVIEW_CHARS, preview_file
+
+    long = f"mail {MAIL} " + "x" * (_PREVIEW_CHARS * 2)
+    (workdir / "long.txt").write_text(long + "\n" + long + "\n")
+    shown = preview_file(workdir, "long.txt", analyzer, {}, None)
+    assert len(shown["records"]) == 1  # the first record takes the whole budget
+    text = "".join(p["text"] for p in shown["records"][0]["pieces"])
+    assert text == long[:_PREVIEW_CHARS] and shown["counts"] == {"EMAIL_ADDRESS": 1}
 
 
 def test_output_target_default_is_beside_the_input(workdir: Path) -> None:
