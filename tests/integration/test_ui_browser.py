@@ -1,8 +1,11 @@
 """The newcomer's path through ``veil ui`` in headless Chromium, over the DevTools protocol.
 
 Starts ``veil ui --no-browser`` as users do, opens its one-time URL, opens the demo data
-(Adult's first 2,000 rows), sets a role, sets k=5, previews the hierarchies, saves and runs
-the policy, and reads the report inside the app. Fails on a console error, an uncaught exception, a failed load or a
+(Adult's first 2,000 rows), sets a role, sets k=5, builds a hierarchy, previews the
+hierarchies, saves and runs the policy, and reads the report inside the app (the issue's
+2-minute path); then the release certificate, the exploration (another transformation
+than the optimum picked and released), a pasted text's findings, a file redacted with a
+per-type operator, and a DP query whose spend shows in the budget view. Fails on a console error, an uncaught exception, a failed load or a
 request to any other address than the app's. Screenshots of each view go to
 ``$VEIL_SCREENSHOT_DIR`` when set (else the test's tmp folder). Skips when no Chromium is
 installed, except under ``CI=true``.
@@ -131,6 +134,9 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
     workdir = tmp_path / "work"
     workdir.mkdir()
     adult_frame().head(2000).to_csv(workdir / "adult.csv", index=False)
+    (workdir / "notes.jsonl").write_text(
+        json.dumps({"text": "Call 212-555-0175 or mail ann@example.com"}) + "\n"
+    )
     shots = Path(os.environ.get("VEIL_SCREENSHOT_DIR") or tmp_path / "shots")
     shots.mkdir(parents=True, exist_ok=True)
     b = browser
@@ -169,6 +175,18 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         )[:600]
         assert "role: insensitive" in _eval(b, "document.getElementById('yaml').value")
         b.screenshot(shots / "ui-policy.png")
+        # build a hierarchy: age in intervals of 10 years, set into the policy and previewed
+        _navigate_by(
+            b,
+            "const f = document.getElementById('hierarchy-age');"
+            "f.querySelector('select[name=\"h.kind\"]').value = 'interval';"
+            "f.querySelector('input[name=\"h.width\"]').value = '10';"
+            "f.querySelector('button[type=submit]').click()",
+        )
+        assert "width: 10" in _eval(b, "document.getElementById('yaml').value")
+        assert _eval(b, "document.querySelectorAll('table.hierarchy-preview').length") == 6
+        _eval(b, "document.getElementById('hierarchy-age').scrollIntoView()")
+        b.screenshot(shots / "ui-hierarchy-builder.png")
         # preview the hierarchies of the six quasi-identifiers left
         _navigate_by(b, "document.getElementById('preview').click()")
         assert _eval(b, "document.querySelectorAll('table.hierarchy-preview').length") == 6
@@ -207,8 +225,92 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         elapsed = time.monotonic() - started
         b.screenshot(shots / "ui-run-report.png")
         assert (workdir / "out" / "report.html").is_file()
+        # the release certificate, its independent re-check agreeing with the report
+        _navigate_by(b, "document.getElementById('certificate-link').click()")
+        assert _eval(b, "document.getElementById('cert-recheck').dataset.agrees") == "yes"
+        b.screenshot(shots / "ui-certificate.png")
+        # explore the candidates and release another one than the optimum
+        _navigate_by(b, "location.href = '/explore?policy=policy.yaml'")
+        assert _eval(b, "!!document.getElementById('explore-optimum')")
+        assert _eval(b, "+document.getElementById('explore-count').innerText") > 1
+        b.screenshot(shots / "ui-explore.png")
+        _navigate_by(
+            b,
+            "[...document.querySelectorAll('#candidates tbody tr')]"
+            ".find(r => !r.classList.contains('optimum') && r.cells[r.cells.length - 6]"
+            ".innerText === 'yes').querySelector('a').click()",
+        )
+        assert _eval(b, "document.getElementById('release-picked').innerText") == (
+            "Release this transformation"
+        )
+        _navigate_by(b, "document.getElementById('release-picked').click()")
+        deadline = time.monotonic() + TARGET_SECONDS
+        while (
+            time.monotonic() < deadline
+            and _eval(b, "document.getElementById('run-state').dataset.state") == "running"
+        ):
+            time.sleep(0.5)
+        assert _eval(b, "document.getElementById('run-state').dataset.state") == "done"
+        report = json.loads((workdir / "out" / "report.json").read_text())
+        assert report["anonymize"]["search"].get("chosen") is True
+        # redact a text: paste it, see the findings
+        _navigate_by(b, "location.href = '/text'")
+        _navigate_by(
+            b,
+            "document.getElementById('text').value = "
+            "'Call 212-555-0175 or mail ann@example.com, card 4111 1111 1111 1111';"
+            "document.getElementById('text').form.submit()",
+        )
+        assert _eval(b, "document.querySelectorAll('#findings tbody tr').length") == 3
+        b.screenshot(shots / "ui-text.png")
+        # redact a file: preview with a per-type operator, redact, download link
+        _navigate_by(
+            b,
+            "document.getElementById('path').value = 'notes.jsonl';"
+            "document.getElementById('path').form.submit()",
+        )
+        _navigate_by(
+            b,
+            "document.getElementById('op-PHONE_NUMBER').value = 'mask';"
+            "document.getElementById('apply-operators').click()",
+        )
+        assert "***-***-****" in _eval(b, "document.getElementById('redact-preview').innerText")
+        b.screenshot(shots / "ui-redact.png")
+        _navigate_by(b, "document.getElementById('redact').click()")
+        deadline = time.monotonic() + 60
+        while (
+            time.monotonic() < deadline
+            and _eval(b, "document.getElementById('redact-state').dataset.state") == "running"
+        ):
+            time.sleep(0.5)
+        assert _eval(b, "!!document.getElementById('download')")
+        assert "ann@example.com" not in (workdir / "notes.redacted.jsonl").read_text()
+        # see a spend in the budget view: a budget, a DP query checked then run
         _navigate_by(b, "location.href = '/budget'")
         assert _eval(b, "document.querySelector('h1').innerText") == "Privacy budget"
+        _navigate_by(
+            b,
+            "document.getElementById('init-dataset').value = 'adult';"
+            "document.getElementById('init-epsilon').value = '1';"
+            "document.getElementById('init-budget').click()",
+        )
+        _navigate_by(
+            b,
+            "document.getElementById('dp-table').value = 'adult.csv';"
+            "document.getElementById('dp-dataset').value = 'adult';"
+            "document.getElementById('dp-stat').value = 'mean';"
+            "document.getElementById('dp-column').value = 'age';"
+            "document.getElementById('dp-lower').value = '17';"
+            "document.getElementById('dp-upper').value = '90';"
+            "document.getElementById('dp-epsilon').value = '0.25';"
+            "document.getElementById('dp-check').click()",
+        )
+        assert _eval(b, "document.getElementById('dp-result').dataset.dryRun") == "yes"
+        _navigate_by(b, "document.getElementById('dp-run').click()")
+        assert _eval(b, "!!document.getElementById('dp-answer')")
+        _navigate_by(b, "location.href = '/budget?dataset=adult'")
+        assert _eval(b, "document.querySelectorAll('#history tbody tr').length") == 1
+        assert "0.75" in _eval(b, "document.getElementById('budgets').innerText")
         b.screenshot(shots / "ui-budget.png")
         assert _problems(b, app.base) == []
         assert elapsed < TARGET_SECONDS, f"the newcomer's path took {elapsed:.0f} s"
