@@ -161,8 +161,9 @@ def scatter(result: dict[str, Any], width: int = 640, height: int = 320) -> dict
     """Points of the risk-against-loss view, in SVG coordinates (no script, no styles)."""
     nodes = [n for n in result["nodes"] if n["loss"] is not None]
     if not nodes:
-        return {"points": [], "width": width, "height": height, "max_loss": 0.0}
+        return {"points": [], "width": width, "height": height, "max_loss": 0.0, "max_risk": 0.0}
     max_loss = max(n["loss"] for n in nodes) or 1.0
+    max_risk = max(n["highest_risk"] for n in nodes) or 1.0
     pad = 30
     points = []
     for i, n in enumerate(result["nodes"]):
@@ -172,14 +173,21 @@ def scatter(result: dict[str, Any], width: int = 640, height: int = 320) -> dict
             {
                 "i": i,
                 "x": round(pad + (width - 2 * pad) * n["loss"] / max_loss, 1),
-                "y": round(height - pad - (height - 2 * pad) * n["highest_risk"], 1),
+                "y": round(height - pad - (height - 2 * pad) * n["highest_risk"] / max_risk, 1),
                 "feasible": n["feasible"],
                 "optimum": n["optimum"],
                 "levels": ",".join(map(str, n["levels"])),
             }
         )
     points.sort(key=lambda p: (p["optimum"], p["feasible"]))  # the optimum drawn last
-    return {"points": points, "width": width, "height": height, "max_loss": max_loss, "pad": pad}
+    return {
+        "points": points,
+        "width": width,
+        "height": height,
+        "max_loss": max_loss,
+        "max_risk": max_risk,
+        "pad": pad,
+    }
 
 
 def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
