@@ -197,6 +197,17 @@ def explain_text(analyzer: Any, text: str) -> dict[str, Any]:
     return {"findings": findings, "pieces": pieces}
 
 
+def redact_text(analyzer: Any, text: str, raw: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """``text`` redacted with an operator per entity type (``raw``: ``{type: operator}``,
+    ``"*"`` for the others), as the Redact view does for a file; the checked choices too."""
+    from veil.text import TextRedactor
+    from veil.ui._redact import EntityOperator, parse_choices
+
+    choices = parse_choices(raw)
+    op = EntityOperator(choices)
+    return TextRedactor(analyzer, op, link=op.links).redact(text).text or "", choices
+
+
 def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
     """The ASGI app, wrapped in :class:`~veil.ui._security.Guard`.
 
@@ -287,9 +298,14 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         )
 
     async def text_page(request: Request) -> Response:
+        from veil.ui._redact import DEFAULT_OPERATOR, UI_OPERATORS
+
         context: dict[str, Any] = {
             "text": "",
             "result": None,
+            "redacted": None,
+            "operators": UI_OPERATORS,
+            "choices": {"*": DEFAULT_OPERATOR},
             "problem": None,
             "files": list_tables(workdir, TEXT_SUFFIXES),
             "selected": request.query_params.get("path"),
@@ -318,6 +334,13 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
             else:
                 try:
                     context["result"] = explain_text(get_analyzer(), text)
+                    choices = {
+                        k[3:]: v[0] for k, v in form.items() if k.startswith("op.") and v and v[0]
+                    }
+                    if choices:
+                        context["redacted"], context["choices"] = redact_text(
+                            get_analyzer(), text, choices
+                        )
                 except VeilError as exc:
                     context["problem"], status = error(exc), 400
             log.info("text view: %d findings", len((context["result"] or {}).get("findings", [])))

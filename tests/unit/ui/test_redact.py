@@ -265,3 +265,22 @@ def test_the_preview_is_cut_to_its_character_budget(workdir: Path, analyzer: Tex
 def test_output_target_default_is_beside_the_input(workdir: Path) -> None:
     src = (workdir / "plain.txt").resolve()
     assert output_target(workdir, src, None) == src.with_name("plain.redacted.txt")
+
+
+def test_the_text_view_redacts_with_the_chosen_operators(
+    workdir: Path, analyzer: TextAnalyzer
+) -> None:
+    client, csrf = _session(workdir, analyzer)
+    text = f"Call {PHONE} or mail {MAIL}, card {CARD}"
+    found = client.post("/text", data={"csrf": csrf, "text": text})
+    assert 'id="text-op-PHONE_NUMBER"' in found.text and 'id="redacted"' not in found.text
+    ops = {"op.PHONE_NUMBER": "mask", "op.EMAIL_ADDRESS": "keep", "op.*": "redact"}
+    r = client.post("/text", data={"csrf": csrf, "text": text, **ops})
+    assert r.status_code == 200
+    shown = html.unescape(re.search(r'id="redacted">([^<]*)<', r.text).group(1))
+    op = EntityOperator({"PHONE_NUMBER": "mask", "EMAIL_ADDRESS": "keep", "*": "redact"})
+    assert shown == TextRedactor(analyzer, op, link=op.links).redact(text).text
+    assert MAIL in shown and PHONE not in shown and "4111" not in shown
+    assert re.search(r'id="text-op-PHONE_NUMBER"[^>]*>.*?value="mask" selected', r.text, re.S)
+    bad = client.post("/text", data={"csrf": csrf, "text": text, "op.PHONE_NUMBER": "vault"})
+    assert bad.status_code == 400 and "unknown operator" in bad.text
