@@ -38,7 +38,7 @@ def _frame_and_config(workdir: Path, relative: str) -> tuple[Any, Any, Any]:
     from veil.ui._security import safe_path
 
     path = safe_path(workdir, relative)
-    checked = check_policy_text(workdir, relative, path.read_text(encoding="utf-8"))
+    checked = check_policy_text(workdir, relative, _read_policy(path))
     if not checked["valid"]:
         raise InputError(checked["error"]["message"], hint=checked["error"]["hint"])
     policy = load_policy(path)
@@ -65,6 +65,15 @@ def _frame_and_config(workdir: Path, relative: str) -> tuple[Any, Any, Any]:
             if c in raw.columns and c in data.columns:
                 data[c] = raw[c].to_numpy()
     return policy, data, AnonymizeConfig.from_policy(policy)
+
+
+def _read_policy(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"the policy is not UTF-8 text (byte {exc.start})", hint="save it as UTF-8"
+        ) from None
 
 
 def explore(workdir: Path, relative: str) -> dict[str, Any]:
@@ -270,7 +279,7 @@ def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
         raw = (form.get("levels") or [""])[0]
         try:
             path = safe_path(workdir, relative)
-            text = path.read_text(encoding="utf-8")
+            text = _read_policy(path)
             from veil.ui._policy_edit import _mapping
 
             data = _mapping(text, relative)

@@ -186,3 +186,14 @@ def test_bad_explore_requests(workdir: Path) -> None:
     r = client.post("/explore/choose", data={"csrf": csrf, "policy": "policy.yaml", "levels": "0"})
     assert r.status_code == 400 and "do not match" in r.text
     assert "transformation" not in (workdir / "policy.yaml").read_text()
+
+
+def test_a_policy_that_is_not_utf8_is_refused_by_name(workdir: Path) -> None:
+    (workdir / "latin.yaml").write_bytes(POLICY.encode() + "# caf\xe9\n".encode("latin-1"))
+    client, csrf = _session(workdir)
+    r = client.get("/explore?policy=latin.yaml")
+    assert r.status_code == 400 and "not UTF-8" in r.text
+    r = client.post(
+        "/explore/choose", data={"csrf": csrf, "policy": "latin.yaml", "levels": "optimum"}
+    )
+    assert r.status_code == 400 and "not UTF-8" in r.text
