@@ -1,8 +1,11 @@
 """The newcomer's path through ``veil ui`` in headless Chromium, over the DevTools protocol.
 
 Starts ``veil ui --no-browser`` as users do, opens its one-time URL, opens the demo data
-(Adult's first 2,000 rows), sets a role, sets k=5, previews the hierarchies, saves and runs
-the policy, and reads the report inside the app. Fails on a console error, an uncaught exception, a failed load or a
+(Adult's first 2,000 rows), sets a role, sets k=5, builds a hierarchy, previews the
+hierarchies, saves and runs the policy, and reads the report inside the app (the issue's
+2-minute path); then the release certificate, the exploration (another transformation
+than the optimum picked and released), a pasted text's findings, a file redacted with a
+per-type operator, and a DP query whose spend shows in the budget view. Fails on a console error, an uncaught exception, a failed load or a
 request to any other address than the app's. Screenshots of each view go to
 ``$VEIL_SCREENSHOT_DIR`` when set (else the test's tmp folder). Skips when no Chromium is
 installed, except under ``CI=true``.
@@ -95,6 +98,34 @@ def _navigate_by(b, expression: str) -> None:  # type: ignore[no-untyped-def]
     b.wait_for("Page.loadEventFired")
 
 
+def _shot(b, path: Path, anchor: str | None = None, height: int = 1000) -> None:  # type: ignore[no-untyped-def]
+    """A screenshot of the page from ``anchor`` (an element id; else the top), ``height``
+    CSS pixels tall at most: the view as a reader sees it, not the whole page."""
+    import base64
+
+    top = 0
+    if anchor is not None:
+        top = _eval(
+            b,
+            f"(() => {{ const e = document.getElementById('{anchor}');"
+            " return e ? Math.max(0, e.getBoundingClientRect().top + window.scrollY - 12) : 0; })()",
+        )
+    full = b.call("Page.getLayoutMetrics")["cssContentSize"]["height"]
+    shot = b.call(
+        "Page.captureScreenshot",
+        format="png",
+        captureBeyondViewport=True,
+        clip={
+            "x": 0,
+            "y": top,
+            "width": 1200,
+            "height": max(1, min(height, full - top)),
+            "scale": 1,
+        },
+    )
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
 def _problems(b, base: str) -> list[str]:  # type: ignore[no-untyped-def]
     out = []
     for e in b.events:
@@ -131,6 +162,9 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
     workdir = tmp_path / "work"
     workdir.mkdir()
     adult_frame().head(2000).to_csv(workdir / "adult.csv", index=False)
+    (workdir / "notes.jsonl").write_text(
+        json.dumps({"text": "Call 212-555-0175 or mail ann@example.com"}) + "\n"
+    )
     shots = Path(os.environ.get("VEIL_SCREENSHOT_DIR") or tmp_path / "shots")
     shots.mkdir(parents=True, exist_ok=True)
     b = browser
@@ -146,7 +180,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
             "document.getElementById('path').form.submit()",
         )
         assert _eval(b, "document.querySelectorAll('#columns tbody tr').length") == 9
-        b.screenshot(shots / "ui-data.png")
+        _shot(b, shots / "ui-data.png")
         _navigate_by(b, "document.getElementById('edit-policy').click()")
         assert _eval(b, "location.pathname") == "/policy"
         # set a role (sex: insensitive) and k=5, then apply and check
@@ -168,11 +202,22 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
             b, "document.body.innerText"
         )[:600]
         assert "role: insensitive" in _eval(b, "document.getElementById('yaml').value")
-        b.screenshot(shots / "ui-policy.png")
+        _shot(b, shots / "ui-policy.png")
+        # build a hierarchy: age in intervals of 10 years, set into the policy and previewed
+        _navigate_by(
+            b,
+            "const f = document.getElementById('hierarchy-age');"
+            "f.querySelector('select[name=\"h.kind\"]').value = 'interval';"
+            "f.querySelector('input[name=\"h.width\"]').value = '10';"
+            "f.querySelector('button[type=submit]').click()",
+        )
+        assert "width: 10" in _eval(b, "document.getElementById('yaml').value")
+        assert _eval(b, "document.querySelectorAll('table.hierarchy-preview').length") == 6
+        _shot(b, shots / "ui-hierarchy-builder.png", "hierarchy-age")
         # preview the hierarchies of the six quasi-identifiers left
         _navigate_by(b, "document.getElementById('preview').click()")
         assert _eval(b, "document.querySelectorAll('table.hierarchy-preview').length") == 6
-        b.screenshot(shots / "ui-hierarchies.png")
+        _shot(b, shots / "ui-hierarchies.png", "preview-title")
         _navigate_by(b, "document.getElementById('save').click()")
         assert _eval(b, "!!document.getElementById('saved')")
         assert (workdir / "policy.yaml").is_file()
@@ -205,11 +250,93 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         summary = _eval(b, "document.getElementById('run-summary').innerText")
         assert re.search(r"min class size\s+([5-9]|\d\d+)", summary), summary
         elapsed = time.monotonic() - started
-        b.screenshot(shots / "ui-run-report.png")
+        _shot(b, shots / "ui-run-report.png", height=1300)
         assert (workdir / "out" / "report.html").is_file()
+        # the release certificate, its independent re-check agreeing with the report
+        _navigate_by(b, "document.getElementById('certificate-link').click()")
+        assert _eval(b, "document.getElementById('cert-recheck').dataset.agrees") == "yes"
+        _shot(b, shots / "ui-certificate.png", height=1300)
+        # explore the candidates and release another one than the optimum
+        _navigate_by(b, "location.href = '/explore?policy=policy.yaml'")
+        assert _eval(b, "!!document.getElementById('explore-optimum')")
+        assert _eval(b, "+document.getElementById('explore-count').innerText") > 1
+        _shot(b, shots / "ui-explore.png", height=1100)
+        _navigate_by(
+            b,
+            "[...document.querySelectorAll('#candidates tbody tr')]"
+            ".find(r => !r.classList.contains('optimum') && r.cells[r.cells.length - 6]"
+            ".innerText === 'yes').querySelector('a').click()",
+        )
+        assert _eval(b, "document.getElementById('release-picked').innerText") == (
+            "Release this transformation"
+        )
+        _navigate_by(b, "document.getElementById('release-picked').click()")
+        state_of = "(document.getElementById('run-state') || {dataset: {}}).dataset.state"
+        deadline = time.monotonic() + TARGET_SECONDS
+        while time.monotonic() < deadline and _eval(b, state_of) in ("running", None):
+            time.sleep(0.5)
+        assert _eval(b, state_of) == "done", _eval(b, "document.body.innerText")[:600]
+        report = json.loads((workdir / "out" / "report.json").read_text())
+        assert report["anonymize"]["search"].get("chosen") is True
+        # redact a text: paste it, see the findings
+        _navigate_by(b, "location.href = '/text'")
+        _navigate_by(
+            b,
+            "document.getElementById('text').value = "
+            "'Call 212-555-0175 or mail ann@example.com, card 4111 1111 1111 1111';"
+            "document.getElementById('text').form.submit()",
+        )
+        assert _eval(b, "document.querySelectorAll('#findings tbody tr').length") == 3
+        _shot(b, shots / "ui-text.png")
+        # redact a file: preview with a per-type operator, redact, download link
+        _navigate_by(b, "location.href = '/redact'")
+        _navigate_by(
+            b,
+            "document.getElementById('path').value = 'notes.jsonl';"
+            "document.getElementById('path').form.submit()",
+        )
+        _navigate_by(
+            b,
+            "document.getElementById('op-PHONE_NUMBER').value = 'mask';"
+            "document.getElementById('apply-operators').click()",
+        )
+        assert "***-***-****" in _eval(b, "document.getElementById('redact-preview').innerText")
+        _shot(b, shots / "ui-redact.png")
+        _navigate_by(b, "document.getElementById('redact').click()")
+        redact_state = "(document.getElementById('redact-state') || {dataset: {}}).dataset.state"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and _eval(b, redact_state) in ("running", None):
+            time.sleep(0.5)
+        assert _eval(b, redact_state) == "done", _eval(b, "document.body.innerText")[:600]
+        assert _eval(b, "!!document.getElementById('download')")
+        assert "ann@example.com" not in (workdir / "notes.redacted.jsonl").read_text()
+        # see a spend in the budget view: a budget, a DP query checked then run
         _navigate_by(b, "location.href = '/budget'")
         assert _eval(b, "document.querySelector('h1').innerText") == "Privacy budget"
-        b.screenshot(shots / "ui-budget.png")
+        _navigate_by(
+            b,
+            "document.getElementById('init-dataset').value = 'adult';"
+            "document.getElementById('init-epsilon').value = '1';"
+            "document.getElementById('init-budget').click()",
+        )
+        _navigate_by(
+            b,
+            "document.getElementById('dp-table').value = 'adult.csv';"
+            "document.getElementById('dp-dataset').value = 'adult';"
+            "document.getElementById('dp-stat').value = 'mean';"
+            "document.getElementById('dp-column').value = 'age';"
+            "document.getElementById('dp-lower').value = '17';"
+            "document.getElementById('dp-upper').value = '90';"
+            "document.getElementById('dp-epsilon').value = '0.25';"
+            "document.getElementById('dp-check').click()",
+        )
+        assert _eval(b, "document.getElementById('dp-result').dataset.dryRun") == "yes"
+        _navigate_by(b, "document.getElementById('dp-run').click()")
+        assert _eval(b, "!!document.getElementById('dp-answer')")
+        _navigate_by(b, "location.href = '/budget?dataset=adult'")
+        assert _eval(b, "document.querySelectorAll('#history tbody tr').length") == 1
+        assert "0.75" in _eval(b, "document.getElementById('budgets').innerText")
+        _shot(b, shots / "ui-budget.png", height=1400)
         assert _problems(b, app.base) == []
         assert elapsed < TARGET_SECONDS, f"the newcomer's path took {elapsed:.0f} s"
     finally:

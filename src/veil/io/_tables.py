@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from veil.policy import DataConfig
 
-__all__ = ["infer_format", "read_sql", "read_table", "write_sql", "write_table"]
+__all__ = ["infer_format", "read_sql", "read_table", "sql_url", "write_sql", "write_table"]
 
 log = logging.getLogger(__name__)
 
@@ -163,8 +163,8 @@ def read_table(
 
     if isinstance(source, DataConfig):
         cfg = source
-        if cfg.url is not None:
-            return read_sql(cfg.url, table=cfg.table, query=cfg.query)
+        if cfg.url is not None or cfg.url_env is not None:
+            return read_sql(sql_url(cfg), table=cfg.table, query=cfg.query)
         assert cfg.path is not None
         path = cfg.path if cfg.path.is_absolute() or base_dir is None else base_dir / cfg.path
         return read_table(
@@ -311,6 +311,24 @@ def _check_column_names(df: pd.DataFrame, where: str) -> None:
     names = [str(c) for c in df.columns]
     if len(set(names)) != len(names):
         raise InputError(f"{where}: duplicate column names", hint="rename the columns")
+
+
+def sql_url(cfg: Any) -> str:
+    """The SQL URL of a :class:`~veil.policy.DataConfig`: its ``url``, or the value of the
+    environment variable its ``url_env`` names (the variable's name is said, never its
+    value)."""
+    import os
+
+    if cfg.url is not None:
+        return str(cfg.url)
+    value = os.environ.get(cfg.url_env or "")
+    if not value:
+        raise InputError(
+            f"the environment variable {cfg.url_env} (data.url_env) is not set",
+            hint=f"export {cfg.url_env} with the database's SQLAlchemy URL, "
+            "e.g. postgresql+psycopg://user:password@host:5432/db",
+        )
+    return value
 
 
 def read_sql(url: str, *, table: str | None = None, query: str | None = None) -> pd.DataFrame:

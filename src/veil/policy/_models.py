@@ -103,14 +103,23 @@ class DataConfig(_Model):
         "col_1 to col_N); unset: refuse a first line that looks like data",
     )
     url: str | None = Field(None, description="SQLAlchemy URL, e.g. postgresql+psycopg://u@h/db")
+    url_env: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="environment variable holding the SQLAlchemy URL (keeps its password "
+        "out of the policy)",
+    )
     table: str | None = None
     query: str | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> DataConfig:
-        if (self.path is None) == (self.url is None):
-            raise ValueError("give exactly one of 'path' (a file) or 'url' (a SQL database)")
-        if self.url is not None and (self.table is None) == (self.query is None):
+        given = [k for k in ("path", "url", "url_env") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of 'path' (a file), 'url' or 'url_env' (a SQL database)"
+            )
+        if self.path is None and (self.table is None) == (self.query is None):
             raise ValueError("a SQL source needs exactly one of 'table' or 'query'")
         return self
 
@@ -482,6 +491,12 @@ class SearchConfig(_Model):
     round_to: int | None = Field(
         None, ge=0, le=15, description="mdav: decimals of the released cluster means"
     )
+    transformation: dict[str, int] | None = Field(
+        None,
+        description="optimal: release this transformation (the hierarchy level of every "
+        "quasi-identifier) instead of the search's optimum; refused unless it meets the "
+        "privacy models within the suppression limit",
+    )
 
     @model_validator(mode="after")
     def _options_fit(self) -> SearchConfig:
@@ -489,6 +504,14 @@ class SearchConfig(_Model):
             raise LocatedError(
                 f"round_to applies to algorithm: mdav only, not {self.algorithm}", "round_to"
             )
+        if self.transformation is not None:
+            if self.algorithm != "optimal":
+                raise LocatedError(
+                    f"transformation applies to algorithm: optimal only, not {self.algorithm}",
+                    "transformation",
+                )
+            if any(level < 0 for level in self.transformation.values()):
+                raise LocatedError("a level of the transformation is negative", "transformation")
         return self
 
 

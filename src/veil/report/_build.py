@@ -35,12 +35,19 @@ def schema() -> dict[str, Any]:
 
 
 def policy_for_report(policy: Policy) -> dict[str, Any]:
-    """The policy as JSON, with the parts that can hold data values replaced by counts.
+    """The policy as JSON, with the parts that can hold data values replaced by counts,
+    and database URLs without their password.
 
     Allow and deny lists hold literal terms (often names) and custom patterns may embed
     literal values: the report says how many there are, never what they are.
     """
     dumped: dict[str, Any] = policy.model_dump(mode="json", exclude={"base_dir"})
+    for block in ("data", "output"):
+        section = dumped.get(block)
+        if isinstance(section, dict) and section.get("url"):
+            from veil.dp._store import redact_url
+
+            section["url"] = redact_url(str(section["url"]))  # no password in the report
     for column in dumped.get("columns", {}).values():
         text = column.get("text")
         if not isinstance(text, dict):

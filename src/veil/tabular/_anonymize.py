@@ -44,6 +44,7 @@ import numpy as np
 
 from veil._errors import (
     InputError,
+    PolicyError,
     PrivacyRequirementNotMet,
     SchemaError,
     StageUnavailableError,
@@ -502,7 +503,10 @@ def anonymize(
     metric = METRICS.get(config.search.metric)(config.search.gs_factor)
     search = LatticeSearch(models, metric, config.privacy.suppression_limit)
     with progress.task("searching the lattice"):
-        found = search.run(ft)
+        if config.search.transformation is None:
+            found = search.run(ft)
+        else:
+            found = _chosen(ft, config, models, metric, search)
     if found.levels is None or found.node is None:
         raise _not_met(config, ft, models, found)
     node = found.node
@@ -528,6 +532,7 @@ def anonymize(
             "metric": config.search.metric,
             "checked": found.checked,
             "lattice_size": found.lattice_size,
+            **({"chosen": True} if config.search.transformation is not None else {}),
             "seconds": round(found.seconds, 6),
             "total_seconds": round(time.perf_counter() - started, 6),
         },
@@ -551,6 +556,53 @@ def anonymize(
         with progress.task("risk-utility sweep over k"):
             result.k_sweep = _k_sweep(ft, config, metric, n_rows, sweep, sweep_seconds)
     return result
+
+
+def _chosen(
+    ft: FrequencyTable,
+    config: AnonymizeConfig,
+    models: Sequence[Any],
+    metric: Any,
+    search: Any,
+) -> Any:
+    """The transformation the policy names (``search.transformation``), evaluated as the
+    search evaluates a node; :class:`PrivacyRequirementNotMet` when it suppresses more
+    records than the limit allows."""
+    chosen = dict(config.search.transformation or {})
+    qis = list(config.quasi_identifiers)
+    if sorted(chosen) != sorted(qis):
+        raise PolicyError(
+            "search.transformation must give a level for every quasi-identifier, and only them",
+            key="search.transformation",
+            hint="quasi-identifiers: " + ", ".join(qis),
+        )
+    for q, h in zip(qis, ft.heights, strict=True):
+        if chosen[q] >= h:
+            raise PolicyError(
+                f"search.transformation: level {chosen[q]} of {q!r} is above its hierarchy "
+                f"(levels 0 to {h - 1})",
+                key="search.transformation",
+            )
+    started = time.perf_counter()
+    levels = tuple(int(chosen[q]) for q in qis)
+    metric.prepare(ft)
+    node = evaluate_node(ft, models, levels)
+    limit = search.max_outliers(ft.n_rows)
+    if node.suppressed_records > limit:
+        raise PrivacyRequirementNotMet(
+            f"the chosen transformation would suppress {node.suppressed_records} records; "
+            f"the suppression limit allows {limit}",
+            hint="choose a transformation marked as meeting the models, or remove "
+            "search.transformation to release the optimum",
+        )
+    return SearchResult(
+        levels=levels,
+        score=float(metric.score(node)),
+        node=node,
+        checked=1,
+        lattice_size=int(np.prod(ft.heights, dtype=np.int64)),
+        seconds=time.perf_counter() - started,
+    )
 
 
 def _population_summary(

@@ -150,6 +150,13 @@ def describe_table(workdir: Path, relative: str) -> dict[str, Any]:
     yaml_text, guesses = draft_policy(
         frame, data_path=path.relative_to(workdir.resolve()), separator=sep or ","
     )
+    return describe_frame(frame, guesses, relative, yaml_text)
+
+
+def describe_frame(
+    frame: Any, guesses: dict[str, Any], name: str, yaml_text: str
+) -> dict[str, Any]:
+    """:func:`describe_table`'s answer for a table already read and drafted."""
     columns = [
         {
             "name": name,
@@ -161,7 +168,7 @@ def describe_table(workdir: Path, relative: str) -> dict[str, Any]:
         }
         for col, (name, g) in zip(frame.columns, guesses.items(), strict=True)
     ]
-    return {"path": relative, "rows": len(frame), "columns": columns, "policy_yaml": yaml_text}
+    return {"path": name, "rows": len(frame), "columns": columns, "policy_yaml": yaml_text}
 
 
 def explain_text(analyzer: Any, text: str) -> dict[str, Any]:
@@ -188,6 +195,17 @@ def explain_text(analyzer: Any, text: str) -> dict[str, Any]:
     if at < len(text):
         pieces.append({"text": text[at:]})
     return {"findings": findings, "pieces": pieces}
+
+
+def redact_text(analyzer: Any, text: str, raw: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """``text`` redacted with an operator per entity type (``raw``: ``{type: operator}``,
+    ``"*"`` for the others), as the Redact view does for a file; the checked choices too."""
+    from veil.text import TextRedactor
+    from veil.ui._redact import EntityOperator, parse_choices
+
+    choices = parse_choices(raw)
+    op = EntityOperator(choices)
+    return TextRedactor(analyzer, op, link=op.links).redact(text).text or "", choices
 
 
 def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
@@ -225,7 +243,11 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         get_analyzer().analyze("warm up 212-555-0175")
 
     def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
-        base = {"csrf": request.scope["state"]["csrf"], "workdir_name": workdir.name}
+        base = {
+            "csrf": request.scope["state"]["csrf"],
+            "workdir_name": workdir.name,
+            "entity_css": _ENTITY_CLASS,
+        }
         return templates.TemplateResponse(request, name, {**base, **context}, status_code=status)
 
     def error(exc: VeilError) -> dict[str, str | None]:
@@ -235,13 +257,26 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         return RedirectResponse("/data", status_code=303)
 
     async def data_page(request: Request) -> Response:
+        from veil.ui._sql import DEFAULT_SQL_ENV, describe_sql, sql_tables
+
         tables = list_tables(workdir)
         relative = request.query_params.get("path")
+        sql_env = request.query_params.get("sql_env") or DEFAULT_SQL_ENV
+        sql_table = request.query_params.get("sql_table")
         table, problem, status = None, None, 200
+        sql: dict[str, Any] = {"env": sql_env, "tables": None, "selected": sql_table}
         started = time.perf_counter()
         if relative:
             try:
                 table = describe_table(workdir, relative)
+            except VeilError as exc:
+                problem, status = error(exc), 400
+        elif "sql_env" in request.query_params or sql_table:
+            try:
+                sql["tables"] = sql_tables(sql_env)
+                if sql_table:
+                    table = describe_sql(sql_env, sql_table)
+                    table["sql_env"], table["sql_table"] = sql_env, sql_table
             except VeilError as exc:
                 problem, status = error(exc), 400
         log.info(
@@ -252,14 +287,25 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         return page(
             request,
             "data.html",
-            {"tables": tables, "table": table, "problem": problem, "selected": relative},
+            {
+                "tables": tables,
+                "table": table,
+                "problem": problem,
+                "selected": relative,
+                "sql": sql,
+            },
             status,
         )
 
     async def text_page(request: Request) -> Response:
+        from veil.ui._redact import DEFAULT_OPERATOR, UI_OPERATORS
+
         context: dict[str, Any] = {
             "text": "",
             "result": None,
+            "redacted": None,
+            "operators": UI_OPERATORS,
+            "choices": {"*": DEFAULT_OPERATOR},
             "problem": None,
             "files": list_tables(workdir, TEXT_SUFFIXES),
             "selected": request.query_params.get("path"),
@@ -288,6 +334,13 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
             else:
                 try:
                     context["result"] = explain_text(get_analyzer(), text)
+                    choices = {
+                        k[3:]: v[0] for k, v in form.items() if k.startswith("op.") and v and v[0]
+                    }
+                    if choices:
+                        context["redacted"], context["choices"] = redact_text(
+                            get_analyzer(), text, choices
+                        )
                 except VeilError as exc:
                     context["problem"], status = error(exc), 400
             log.info("text view: %d findings", len((context["result"] or {}).get("findings", [])))
@@ -349,15 +402,24 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         Route("/api/text/explain", api_explain, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static"),
     ]
+    from veil.ui._dp_query import dp_routes
+    from veil.ui._explore import explore_routes
+    from veil.ui._redact_views import redact_routes
     from veil.ui._runs import Runs
     from veil.ui._workflow import workflow_routes
 
+    runs = Runs(workdir)
     routes[-1:-1] = workflow_routes(
         workdir,
         page,
         lambda suffixes: list_tables(workdir, suffixes),
-        Runs(workdir),
+        runs,
         settings.ledger_url,
+    ) + explore_routes(workdir, page, runs)
+    routes[-1:-1] = redact_routes(
+        workdir, page, lambda suffixes: list_tables(workdir, suffixes), get_analyzer
+    ) + dp_routes(
+        workdir, page, lambda suffixes: list_tables(workdir, suffixes), settings.ledger_url
     )
     inner = Starlette(routes=routes)
     hosts = allowed_hosts(settings.host, settings.port)

@@ -37,8 +37,11 @@ def hierarchy_preview(workdir: Path, relative: str, text: str) -> dict[str, Any]
     pol = parse_policy(
         data, source=relative, lines=lines, base_dir=policy_target(workdir, relative).parent
     )
-    if pol.data.path is None:
-        raise InputError("the preview reads file tables only", hint="run the policy instead")
+    if pol.data.path is None and pol.data.url_env is None:
+        raise InputError(
+            "the preview reads files and SQL tables named by url_env",
+            hint="name the database with data.url_env, or run the policy",
+        )
     frame = read_table(pol.data, base_dir=pol.base_dir)
     k = pol.privacy.k_anonymity.k if pol.privacy.k_anonymity is not None else None
     out: list[dict[str, Any]] = []

@@ -92,6 +92,15 @@ def _file_paths(
             yield from _file_paths(value, (*loc, i))
 
 
+def _has_password(url: str) -> bool:
+    import sqlalchemy as sa
+
+    try:
+        return sa.engine.make_url(url).password is not None
+    except Exception:  # noqa: BLE001 - a malformed URL is the run's to refuse
+        return "@" in url and ":" in url.split("@", 1)[0].split("//", 1)[-1]
+
+
 def check_policy_text(workdir: Path, relative: str, text: str) -> dict[str, Any]:
     """Validate policy YAML ``text`` as if saved at ``relative``, with ``veil policy
     check``'s code. Returns ``{"valid", "error", "summary"}``; ``error`` has the CLI's
@@ -118,6 +127,15 @@ def check_policy_text(workdir: Path, relative: str, text: str) -> dict[str, Any]
             _inside(root, target.parent / value, ".".join(map(str, loc)), relative)
         if pol.output.url is None:
             _inside(root, pol.resolve(pol.output.path), "output.path", relative)
+        for key, url in (("data.url", pol.data.url), ("output.url", pol.output.url)):
+            if url is not None and _has_password(url):
+                raise PolicyError(
+                    "the policy holds a database password in clear",
+                    file=relative,
+                    key=key,
+                    hint="put the URL in an environment variable and name it with "
+                    "data.url_env (veil ui reads VEIL_DATA_URL)",
+                )
     except PolicyError as exc:
         return {
             "valid": False,

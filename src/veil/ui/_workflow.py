@@ -25,7 +25,7 @@ from veil.ui._policy_edit import (
 )
 from veil.ui._runs import Runs
 
-__all__ = ["workflow_routes"]
+__all__ = ["budget_data", "workflow_routes"]
 
 log = logging.getLogger("veil.ui")
 
@@ -80,7 +80,14 @@ def workflow_routes(
         problem: dict[str, Any] | None = None,
         preview: dict[str, Any] | None = None,
     ) -> Any:
+        from veil.ui._hierarchy_form import DATE_LEVELS, HIERARCHY_KINDS, hierarchy_editors
+        from veil.ui._policy_edit import _mapping
+
         checked = check_policy_text(workdir, target, text)
+        try:
+            hierarchies = hierarchy_editors(_mapping(text, target))
+        except VeilError:
+            hierarchies = []
         context = {
             "target": target,
             "yaml_text": text,
@@ -92,6 +99,10 @@ def workflow_routes(
             "policies": list_files(POLICY_SUFFIXES),
             "problem": problem,
             "preview": preview,
+            "hierarchies": hierarchies,
+            "hierarchy_kinds": HIERARCHY_KINDS,
+            "date_levels": DATE_LEVELS,
+            "csv_files": list_files((".csv",)),
         }
         if status == 200 and not checked["valid"]:
             status = 422
@@ -106,6 +117,11 @@ def workflow_routes(
                 target = q["path"]
                 text = load_text_file(workdir, target, POLICY_SUFFIXES, "a policy")
                 table = None
+            elif q.get("sql_table"):  # draft one from a SQL table
+                from veil.ui._sql import DEFAULT_SQL_ENV, describe_sql
+
+                info = describe_sql(q.get("sql_env") or DEFAULT_SQL_ENV, q["sql_table"])
+                target, text, table = q.get("target") or "policy.yaml", info["policy_yaml"], None
             elif q.get("table"):  # draft one from a table
                 info = describe_table(workdir, q["table"])
                 target, text, table = (
@@ -133,6 +149,22 @@ def workflow_routes(
                 text = apply_form(text, target, form)
             except VeilError as exc:
                 return editor_page(request, target, text, table, 400, problem=_problem(exc))
+        if action == "hierarchy":
+            from veil.ui._hierarchy_form import apply_hierarchy
+            from veil.ui._hierarchy_preview import hierarchy_preview
+
+            try:
+                text = apply_hierarchy(text, target, form)
+            except VeilError as exc:
+                return editor_page(request, target, text, table, 400, problem=_problem(exc))
+            log.info("hierarchy set (%s)", one("h.kind"))
+            if not check_policy_text(workdir, target, text)["valid"]:
+                return editor_page(request, target, text, table)
+            try:
+                preview = hierarchy_preview(workdir, target, text)
+            except VeilError as exc:
+                return editor_page(request, target, text, table, 400, problem=_problem(exc))
+            return editor_page(request, target, text, table, preview=preview)
         if action == "download":
             return Response(
                 text,
@@ -244,33 +276,59 @@ def workflow_routes(
             )
         return FileResponse(path, media_type=_MEDIA.get(name), filename=path.name)
 
-    def budget_data(dataset: str | None) -> dict[str, Any]:
-        from veil.dp import BudgetLedger
+    async def run_certificate(request: Any) -> Any:
+        from veil.ui._certificate import certificate
 
-        if _sqlite_file_missing(ledger_url):
-            # a page view creates no ledger: there is none yet, so no dataset has a budget
-            if dataset:
-                raise InputError(
-                    "the ledger has no datasets yet",
-                    hint="create a budget first: veil budget init DATASET --epsilon E",
-                )
-            return {"datasets": [], "dataset": None, "history": None}
-        with BudgetLedger(ledger_url) as led:
-            statuses = [led.status(n).as_dict() for n in led.datasets()]
-            history = [e.as_dict() for e in led.history(dataset)] if dataset else None
-        return {"datasets": statuses, "dataset": dataset, "history": history}
+        job = job_or_404(request)
+        problem = None
+        if job is None or job.state != "done":
+            problem = {"message": "no finished run of that id", "hint": "run a policy first"}
+        else:
+            try:
+                cert = certificate(job.outputs, workdir)
+            except VeilError as exc:
+                problem = _problem(exc)
+        wants_json = request.url.path.startswith("/api/")
+        if problem is not None:
+            if wants_json:
+                return JSONResponse({"error": problem}, status_code=404)
+            return page(request, "certificate.html", {"cert": None, "problem": problem}, 404)
+        log.info(
+            "certificate: re-check %s", "agrees" if cert["recheck"].get("agrees") else "differs"
+        )
+        if wants_json:
+            headers = (
+                {"content-disposition": 'attachment; filename="certificate.json"'}
+                if request.query_params.get("download")
+                else {}
+            )
+            return Response(
+                json.dumps({"policy": job.policy, **cert}, indent=2, default=str),
+                media_type="application/json",
+                headers=headers,
+            )
+        return page(
+            request, "certificate.html", {"cert": cert, "job": job.as_dict(), "problem": None}
+        )
 
     async def budget_page(request: Any) -> Any:
         dataset = request.query_params.get("dataset") or None
         try:
-            data = budget_data(dataset)
+            data = budget_data(ledger_url, dataset)
         except VeilError as exc:
             return page(request, "budget.html", {"budget": None, "problem": _problem(exc)}, 400)
-        return page(request, "budget.html", {"budget": data})
+        from veil.ui._app import TABLE_SUFFIXES
+        from veil.ui._dp_query import QUERY_STATS
+
+        tables = list_files(TABLE_SUFFIXES)
+        first = tables[0] if tables else ""
+        form = {"table": first, "dataset": Path(first).stem, "stat": "count", "epsilon": "0.1"}
+        context = {"budget": data, "tables": tables, "stats": QUERY_STATS, "q": form}
+        return page(request, "budget.html", context)
 
     async def api_budget(request: Any) -> Any:
         try:
-            data = budget_data(request.query_params.get("dataset") or None)
+            data = budget_data(ledger_url, request.query_params.get("dataset") or None)
         except VeilError as exc:
             return JSONResponse({"error": _problem(exc)}, status_code=400)
         return Response(json.dumps(data, default=str), media_type="application/json")
@@ -285,9 +343,30 @@ def workflow_routes(
         Route("/run/{job}/cancel", run_cancel, methods=["POST"]),
         Route("/run/{job}/file/{name}", run_file),
         Route("/api/run/{job}", api_run),
+        Route("/run/{job}/certificate", run_certificate),
+        Route("/api/run/{job}/certificate", run_certificate),
         Route("/budget", budget_page),
         Route("/api/budget", api_budget),
     ]
+
+
+def budget_data(ledger_url: str | None, dataset: str | None) -> dict[str, Any]:
+    """The ledger's datasets (what ``veil budget list --json`` prints) and, with ``dataset``,
+    its spends; no ledger file is created when there is none yet."""
+    from veil.dp import BudgetLedger
+
+    if _sqlite_file_missing(ledger_url):
+        # a page view creates no ledger: there is none yet, so no dataset has a budget
+        if dataset:
+            raise InputError(
+                "the ledger has no datasets yet",
+                hint="create a budget first: veil budget init DATASET --epsilon E",
+            )
+        return {"datasets": [], "dataset": None, "history": None}
+    with BudgetLedger(ledger_url) as led:
+        statuses = [led.status(n).as_dict() for n in led.datasets()]
+        history = [e.as_dict() for e in led.history(dataset)] if dataset else None
+    return {"datasets": statuses, "dataset": dataset, "history": history}
 
 
 def _sqlite_file_missing(url: str | None) -> bool:

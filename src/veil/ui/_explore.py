@@ -1,0 +1,318 @@
+"""Exploring the candidate transformations of a policy in ``veil ui`` (ARX's exploration).
+
+For a saved policy with the optimal search, every node of the generalization lattice (the
+hierarchy level of each quasi-identifier) is evaluated as the search evaluates it, on the
+table read as ``veil run`` reads it: whether it meets the privacy models within the
+suppression limit, its information loss under the policy's metric, the records it must
+suppress, its classes and the prosecutor risk of the records it keeps (highest: one over
+the smallest class; average: classes over records). The search's optimum is marked. Picking
+another node writes it into the policy as ``search.transformation``; ``veil run`` then
+releases exactly that node (and refuses one that does not meet the models), re-checked as
+always. Counts and measures only: no value of the table.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veil._errors import InputError
+
+__all__ = ["MAX_EXPLORED", "explore", "with_transformation"]
+
+MAX_EXPLORED = 20_000  # lattice nodes evaluated at most
+_BUDGET_SECONDS = 20.0
+
+
+def _frame_and_config(workdir: Path, relative: str) -> tuple[Any, Any, Any]:
+    from veil.io import read_table
+    from veil.pipeline import _read_raw, text_columns
+    from veil.policy import load_policy
+    from veil.tabular._anonymize import AnonymizeConfig, raw_columns
+    from veil.tabular._anonymize_stage import AnonymizeStage
+    from veil.ui._policy_edit import check_policy_text
+    from veil.ui._security import safe_path
+
+    path = safe_path(workdir, relative)
+    checked = check_policy_text(workdir, relative, _read_policy(path))
+    if not checked["valid"]:
+        raise InputError(checked["error"]["message"], hint=checked["error"]["hint"])
+    policy = load_policy(path)
+    if policy.search.algorithm != "optimal" or not policy.quasi_identifiers:
+        raise InputError(
+            "exploring needs the optimal search over quasi-identifiers",
+            hint="set search: {algorithm: optimal} and give the policy quasi-identifiers",
+        )
+    if policy.privacy.uses_population:
+        raise InputError(
+            "exploring does not handle a population table (delta-presence, k-map) yet",
+            hint="run the policy to see its optimum",
+        )
+    moved = [q for q in policy.quasi_identifiers if policy.columns[q].transform is not None]
+    if moved:
+        raise InputError(
+            "exploring does not apply transforms to quasi-identifiers",
+            hint="run the policy, or remove the transform of " + ", ".join(moved),
+        )
+    data = read_table(policy.data, base_dir=policy.base_dir, text_columns=text_columns(policy))
+    raw = _read_raw(policy, [AnonymizeStage()], data)
+    if raw is not None:
+        for c in raw_columns(policy):
+            if c in raw.columns and c in data.columns:
+                data[c] = raw[c].to_numpy()
+    return policy, data, AnonymizeConfig.from_policy(policy)
+
+
+def _read_policy(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"the policy is not UTF-8 text (byte {exc.start})", hint="save it as UTF-8"
+        ) from None
+
+
+def explore(workdir: Path, relative: str) -> dict[str, Any]:
+    """The lattice of the saved policy ``relative``: each node's levels, whether it meets
+    the models, its loss, suppression, classes and risk; the optimum; the QIs' heights."""
+    from veil.tabular._anonymize import _check_table, _hierarchies
+    from veil.tabular._encoding import encode
+    from veil.tabular._metrics import METRICS
+    from veil.tabular._privacy_models import build_models
+    from veil.tabular._search import LatticeSearch, _Evaluator, lattice
+
+    started = time.perf_counter()
+    policy, df, config = _frame_and_config(workdir, relative)
+    _check_table(df, config, len(df))
+    from veil.tabular._anonymize import _sensitive_hierarchies
+
+    hier = _hierarchies(df, config, None)
+    ft = encode(
+        df,
+        config.quasi_identifiers,
+        hier,
+        config.sensitive,
+        sensitive_hierarchies=_sensitive_hierarchies(df, config),
+    )
+    models = build_models(config.privacy, ft.domains, sensitive=config.sensitive)
+    metric = METRICS.get(config.search.metric)(config.search.gs_factor)
+    search = LatticeSearch(models, metric, config.privacy.suppression_limit)
+    optimum = search.run(ft).levels
+    metric.prepare(ft)
+    limit = search.max_outliers(ft.n_rows)
+    nodes = lattice(ft.heights)
+    order = np.lexsort((np.arange(len(nodes)), nodes.sum(axis=1)))  # lowest first
+    ev = _Evaluator(ft, models)
+    out: list[dict[str, Any]] = []
+    complete = True
+    for idx in order:
+        if len(out) >= MAX_EXPLORED or time.perf_counter() - started > _BUDGET_SECONDS:
+            complete = False
+            break
+        levels = tuple(int(x) for x in nodes[idx])
+        node, _ = ev.evaluate(levels)
+        kept = node.kept & (node.sizes > 0)
+        records = int(node.sizes[kept].sum())
+        score = float(metric.score(node))
+        out.append(
+            {
+                "levels": list(levels),
+                "feasible": bool(node.suppressed_records <= limit),
+                "loss": score if math.isfinite(score) else None,
+                "suppressed": int(node.suppressed_records),
+                "classes": int(kept.sum()),
+                "highest_risk": float(1.0 / node.sizes[kept].min()) if records else 0.0,
+                "average_risk": float(kept.sum() / records) if records else 0.0,
+                "optimum": optimum is not None and levels == tuple(optimum),
+            }
+        )
+    return {
+        "policy": relative,
+        "rows": ft.n_rows,
+        "quasi_identifiers": list(config.quasi_identifiers),
+        "heights": [int(h) for h in ft.heights],
+        "metric": config.search.metric,
+        "suppression_limit": limit,
+        "lattice_size": len(nodes),
+        "evaluated": len(out),
+        "complete": complete,
+        "optimum": None if optimum is None else list(optimum),
+        "chosen": policy.search.transformation,
+        "nodes": out,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def with_transformation(text: str, relative: str, levels: dict[str, int] | None) -> str:
+    """The policy ``text`` with ``search.transformation`` set to ``levels`` (``None``:
+    removed, the search's optimum again)."""
+    from veil.ui._policy_edit import _mapping, dump_policy
+
+    data = _mapping(text, relative)
+    search = data.get("search")
+    search = dict(search) if isinstance(search, dict) else {}
+    if levels is None:
+        search.pop("transformation", None)
+    else:
+        search["transformation"] = {str(k): int(v) for k, v in levels.items()}
+    if search:
+        data["search"] = search
+    else:
+        data.pop("search", None)
+    return dump_policy(data)
+
+
+def scatter(result: dict[str, Any], width: int = 640, height: int = 320) -> dict[str, Any]:
+    """Points of the risk-against-loss view, in SVG coordinates (no script, no styles)."""
+    nodes = [n for n in result["nodes"] if n["loss"] is not None]
+    if not nodes:
+        return {"points": [], "width": width, "height": height, "max_loss": 0.0, "max_risk": 0.0}
+    max_loss = max(n["loss"] for n in nodes) or 1.0
+    max_risk = max(n["highest_risk"] for n in nodes) or 1.0
+    pad = 30
+    points = []
+    for i, n in enumerate(result["nodes"]):
+        if n["loss"] is None:
+            continue
+        points.append(
+            {
+                "i": i,
+                "x": round(pad + (width - 2 * pad) * n["loss"] / max_loss, 1),
+                "y": round(height - pad - (height - 2 * pad) * n["highest_risk"] / max_risk, 1),
+                "feasible": n["feasible"],
+                "optimum": n["optimum"],
+                "levels": ",".join(map(str, n["levels"])),
+            }
+        )
+    points.sort(key=lambda p: (p["optimum"], p["feasible"]))  # the optimum drawn last
+    return {
+        "points": points,
+        "width": width,
+        "height": height,
+        "max_loss": max_loss,
+        "max_risk": max_risk,
+        "pad": pad,
+    }
+
+
+def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
+    """``GET /explore?policy=P[&node=I]`` and ``POST /explore/choose``."""
+    import logging
+    import threading
+    from urllib.parse import parse_qs
+
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import RedirectResponse
+    from starlette.routing import Route
+
+    from veil._errors import VeilError
+    from veil.ui._policy_edit import POLICY_SUFFIXES, save_policy_text
+    from veil.ui._security import safe_path
+
+    log = logging.getLogger("veil.ui")
+    cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+    lock = threading.Lock()
+
+    def cached(relative: str) -> dict[str, Any]:
+        path = safe_path(workdir, relative)
+        if not path.name.lower().endswith(POLICY_SUFFIXES):
+            raise InputError("this file is not a policy", hint="pick a .yaml policy")
+        st = path.stat()
+        key = (relative, st.st_mtime_ns, st.st_size)
+        with lock:
+            if key not in cache:
+                cache.clear()  # one policy's lattice at a time
+                cache[key] = explore(workdir, relative)
+                log.info(
+                    "explored %d of %d nodes", cache[key]["evaluated"], cache[key]["lattice_size"]
+                )
+            return cache[key]
+
+    async def explore_page(request: Any) -> Any:
+        relative = request.query_params.get("policy") or ""
+        problem: dict[str, Any]
+        if not relative:
+            problem = {"message": "no policy named", "hint": "save a policy, then explore it"}
+            return page(request, "explore.html", {"result": None, "problem": problem}, 400)
+        try:
+            result = await run_in_threadpool(cached, relative)
+        except (VeilError, OSError) as exc:
+            problem = (
+                {"message": exc.message, "hint": exc.hint}
+                if isinstance(exc, VeilError)
+                else {"message": "the policy could not be read", "hint": None}
+            )
+            return page(request, "explore.html", {"result": None, "problem": problem}, 400)
+        picked = None
+        raw = request.query_params.get("node")
+        if raw is not None:
+            try:
+                picked = result["nodes"][int(raw)]
+            except (ValueError, IndexError):
+                problem = {"message": "no such candidate", "hint": "pick one from the view"}
+                return page(request, "explore.html", {"result": None, "problem": problem}, 400)
+        if picked is None:
+            picked = next((n for n in result["nodes"] if n["optimum"]), None)
+        shown = sorted(
+            range(len(result["nodes"])),
+            key=lambda i: (
+                not result["nodes"][i]["feasible"],
+                result["nodes"][i]["loss"] if result["nodes"][i]["loss"] is not None else 1e300,
+            ),
+        )[:200]
+        context = {
+            "result": result,
+            "plot": scatter(result),
+            "shown": shown,
+            "picked": picked,
+            "picked_index": result["nodes"].index(picked) if picked is not None else None,
+        }
+        return page(request, "explore.html", context)
+
+    async def choose(request: Any) -> Any:
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+        relative = (form.get("policy") or [""])[0]
+        raw = (form.get("levels") or [""])[0]
+        try:
+            path = safe_path(workdir, relative)
+            text = _read_policy(path)
+            from veil.ui._policy_edit import _mapping
+
+            data = _mapping(text, relative)
+            raw_cols = data.get("columns")
+            cols: dict[Any, Any] = raw_cols if isinstance(raw_cols, dict) else {}
+            qis = [
+                str(n)
+                for n, c in cols.items()
+                if isinstance(c, dict) and c.get("role") == "quasi_identifier"
+            ]
+            levels = None
+            if raw != "optimum":
+                values = [int(x) for x in raw.split(",")]
+                if len(values) != len(qis):
+                    raise InputError("the levels do not match the policy's quasi-identifiers")
+                levels = dict(zip(qis, values, strict=True))
+            result = save_policy_text(
+                workdir, relative, with_transformation(text, relative, levels)
+            )
+            if not result["saved"]:
+                err = result["error"]
+                raise InputError(err["message"], hint=err["hint"])
+            job = runs.start(relative)
+        except VeilError as exc:
+            problem = {"message": exc.message, "hint": exc.hint}
+            return page(request, "explore.html", {"result": None, "problem": problem}, 400)
+        except ValueError:
+            problem = {"message": "the levels are not whole numbers", "hint": "pick a candidate"}
+            return page(request, "explore.html", {"result": None, "problem": problem}, 400)
+        log.info("transformation chosen: %s", "optimum" if levels is None else "another node")
+        return RedirectResponse(f"/run/{job.id}", status_code=303)
+
+    return [
+        Route("/explore", explore_page),
+        Route("/explore/choose", choose, methods=["POST"]),
+    ]

@@ -1,0 +1,199 @@
+"""veil ui's exploration: every candidate transformation with its loss and risk, and
+releasing another one than the optimum (search.transformation)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("starlette", reason="the ui extra (starlette) is not installed")
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
+    warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
+    from starlette.testclient import TestClient
+
+from veil._errors import PolicyError, PrivacyRequirementNotMet
+from veil.ui import UiSettings, create_app
+from veil.ui._explore import explore, with_transformation
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient` is deprecated"),
+    pytest.mark.filterwarnings("ignore:The anyio.abc.BlockingPortal alias is deprecated"),
+]
+
+PORT = 8765
+POLICY = """version: 1
+data: {path: people.csv}
+columns:
+  name: {role: identifier, transform: {type: drop}}
+  age: {role: quasi_identifier, hierarchy: {type: interval, width: 5}}
+  zip: {role: quasi_identifier, hierarchy: {type: mask}}
+  diagnosis: {role: sensitive}
+privacy:
+  k_anonymity: {k: 4}
+  suppression_limit: 0.1
+output: {path: out, format: csv}
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    root = tmp_path / "work"
+    root.mkdir()
+    rng = np.random.default_rng(7)
+    rows = [
+        f"P{i},{int(rng.integers(20, 70))},{10000 + int(rng.integers(0, 30))},{['flu', 'cold'][i % 2]}\n"
+        for i in range(300)
+    ]
+    (root / "people.csv").write_text("name,age,zip,diagnosis\n" + "".join(rows))
+    (root / "policy.yaml").write_text(POLICY)
+    return root
+
+
+def _session(workdir: Path) -> tuple[TestClient, str]:
+    s = UiSettings(workdir=workdir, port=PORT)
+    client = TestClient(create_app(s), base_url=f"http://127.0.0.1:{PORT}")
+    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
+    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
+    assert found is not None
+    return client, found.group(1)
+
+
+def _wait(client: TestClient, job: str) -> dict:
+    for _ in range(600):
+        state = client.get(f"/api/run/{job}").json()
+        if state["state"] != "running":
+            return state
+        time.sleep(0.05)
+    raise AssertionError("the run did not finish")
+
+
+def test_every_candidate_is_evaluated_and_the_optimum_is_the_runs(workdir: Path) -> None:
+    from veil.pipeline import run_policy
+    from veil.policy import load_policy
+
+    result = explore(workdir, "policy.yaml")
+    assert result["complete"] and result["evaluated"] == result["lattice_size"]
+    assert result["lattice_size"] == int(np.prod(result["heights"]))
+    assert len({tuple(n["levels"]) for n in result["nodes"]}) == result["lattice_size"]
+    optimum = [n for n in result["nodes"] if n["optimum"]]
+    assert len(optimum) == 1 and optimum[0]["feasible"]
+    feasible = [n["loss"] for n in result["nodes"] if n["feasible"]]
+    assert optimum[0]["loss"] == pytest.approx(min(feasible))
+    ran = run_policy(load_policy(workdir / "policy.yaml"), write=False)
+    assert list(ran.report["anonymize"]["transformation"].values()) == optimum[0]["levels"]
+    # the bottom node, against plain pandas: classes of k=4 or more kept, the rest suppressed
+    df = pd.read_csv(workdir / "people.csv")
+    sizes = df.groupby(["age", "zip"]).size()
+    bottom = next(n for n in result["nodes"] if n["levels"] == [0, 0])
+    assert bottom["suppressed"] == int(sizes[sizes < 4].sum())
+    assert bottom["classes"] == int((sizes >= 4).sum())
+    assert bottom["feasible"] == (bottom["suppressed"] <= int(0.1 * 300))
+    if bottom["classes"]:
+        assert bottom["highest_risk"] == pytest.approx(1 / sizes[sizes >= 4].min())
+    # the top node: one class, nothing suppressed
+    top = next(n for n in result["nodes"] if n["levels"] == [h - 1 for h in result["heights"]])
+    assert top["classes"] == 1 and top["suppressed"] == 0
+    assert top["highest_risk"] == pytest.approx(1 / 300)
+
+
+def test_the_page_plots_and_releases_another_candidate(workdir: Path) -> None:
+    client, csrf = _session(workdir)
+    page = client.get("/explore?policy=policy.yaml")
+    assert page.status_code == 200
+    assert 'id="explore-optimum"' in page.text and 'id="explore-plot"' in page.text
+    result = explore(workdir, "policy.yaml")
+    assert page.text.count("<circle") == sum(n["loss"] is not None for n in result["nodes"])
+    # another feasible candidate than the optimum, with more loss
+    i, other = next(
+        (i, n) for i, n in enumerate(result["nodes"]) if n["feasible"] and not n["optimum"]
+    )
+    picked = client.get(f"/explore?policy=policy.yaml&node={i}")
+    assert 'id="release-picked"' in picked.text
+    assert f'<td class="num">{other["suppressed"]}</td>' in picked.text
+    levels = ",".join(map(str, other["levels"]))
+    r = client.post(
+        "/explore/choose",
+        data={"csrf": csrf, "policy": "policy.yaml", "levels": levels},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303
+    state = _wait(client, r.headers["location"].rsplit("/", 1)[1])
+    assert state["state"] == "done", state
+    report = json.loads((workdir / "out" / "report.json").read_text())
+    assert list(report["anonymize"]["transformation"].values()) == other["levels"]
+    assert report["anonymize"]["search"]["chosen"] is True
+    assert "transformation:" in (workdir / "policy.yaml").read_text()
+    # back to the optimum: the key is removed
+    (workdir / "out").rename(workdir / "out-1")
+    r = client.post(
+        "/explore/choose",
+        data={"csrf": csrf, "policy": "policy.yaml", "levels": "optimum"},
+        follow_redirects=False,
+    )
+    assert _wait(client, r.headers["location"].rsplit("/", 1)[1])["state"] == "done"
+    assert "transformation" not in (workdir / "policy.yaml").read_text()
+
+
+def test_an_infeasible_choice_fails_with_nothing_written(workdir: Path) -> None:
+    client, csrf = _session(workdir)
+    result = explore(workdir, "policy.yaml")
+    bad = next(n for n in result["nodes"] if not n["feasible"])
+    r = client.post(
+        "/explore/choose",
+        data={"csrf": csrf, "policy": "policy.yaml", "levels": ",".join(map(str, bad["levels"]))},
+        follow_redirects=False,
+    )
+    state = _wait(client, r.headers["location"].rsplit("/", 1)[1])
+    assert state["state"] == "failed" and "suppress" in state["error"]["message"]
+    assert not (workdir / "out").exists()
+
+
+def test_a_transformation_must_name_every_qi_within_its_hierarchy(workdir: Path) -> None:
+    from veil.pipeline import run_policy
+    from veil.policy import load_policy
+
+    for levels, error in (
+        ({"age": 0}, PolicyError),
+        ({"age": 0, "zip": 0, "diagnosis": 0}, PolicyError),
+        ({"age": 99, "zip": 0}, PolicyError),
+        ({"age": 0, "zip": 0}, PrivacyRequirementNotMet),  # suppresses too much here
+    ):
+        (workdir / "p.yaml").write_text(with_transformation(POLICY, "p.yaml", levels))
+        with pytest.raises(error):
+            run_policy(load_policy(workdir / "p.yaml"), write=False)
+    with pytest.raises(PolicyError, match="optimal"):
+        load_policy_text = POLICY + "search: {algorithm: mondrian, transformation: {age: 0}}\n"
+        (workdir / "m.yaml").write_text(load_policy_text)
+        load_policy(workdir / "m.yaml")
+
+
+def test_bad_explore_requests(workdir: Path) -> None:
+    client, csrf = _session(workdir)
+    assert client.get("/explore").status_code == 400
+    assert client.get("/explore?policy=../x.yaml").status_code == 400
+    assert client.get("/explore?policy=policy.yaml&node=999999").status_code == 400
+    assert client.get("/explore?policy=people.csv").status_code == 400
+    r = client.post("/explore/choose", data={"policy": "policy.yaml", "levels": "0,0"})
+    assert r.status_code == 403  # no CSRF token
+    r = client.post("/explore/choose", data={"csrf": csrf, "policy": "policy.yaml", "levels": "0"})
+    assert r.status_code == 400 and "do not match" in r.text
+    assert "transformation" not in (workdir / "policy.yaml").read_text()
+
+
+def test_a_policy_that_is_not_utf8_is_refused_by_name(workdir: Path) -> None:
+    (workdir / "latin.yaml").write_bytes(POLICY.encode() + "# caf\xe9\n".encode("latin-1"))
+    client, csrf = _session(workdir)
+    r = client.get("/explore?policy=latin.yaml")
+    assert r.status_code == 400 and "not UTF-8" in r.text
+    r = client.post(
+        "/explore/choose", data={"csrf": csrf, "policy": "latin.yaml", "levels": "optimum"}
+    )
+    assert r.status_code == 400 and "not UTF-8" in r.text
