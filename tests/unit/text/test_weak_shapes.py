@@ -87,6 +87,18 @@ def test_cli_redact_replaces_them_and_detect_does_not_report_them(tmp_path: Path
     assert json.loads(det.read_text())["findings"] == []
 
 
+def test_cli_redact_of_one_type_replaces_the_shapes_that_fit_it(tmp_path: Path) -> None:
+    # asked for bank numbers only, the bare twelve digits (a licence by their first
+    # reading) are still replaced, as a bank number; a passport's letter and digits are not
+    text = "Form 3: 945456787654, A12803456"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"text": text}) + "\n")
+    red = tmp_path / "red.jsonl"
+    args = ["-q", "redact", str(src), "-c", "text", "--no-ner", "--out", str(red)]
+    assert main([*args, "--entities", "US_BANK_NUMBER"]) == 0
+    assert json.loads(red.read_text())["text"] == "Form 3: <US_BANK_NUMBER>, A12803456"
+
+
 @pytest.mark.parametrize(
     ("text", "value", "entity"),
     [
