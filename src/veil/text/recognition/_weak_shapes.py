@@ -34,8 +34,8 @@ joined by a dash                       numbering rules allow them
                                        (the books issued before 2021: nine digits),
                                        ``US_DRIVER_LICENSE`` (the 9-digit state
                                        formats) and ``US_BANK_NUMBER`` (an account
-                                       number of 8 to 17 digits, the ABA / Fedwire
-                                       limit); a 5-4 group only as an SSN or ITIN
+                                       number: a NACHA entry's account field holds up
+                                       to 17); a 5-4 group only as an SSN or ITIN
 a capital letter and eight digits      ``US_PASSPORT`` (the format of US passport cards
                                        and of the books issued since 2021); also
                                        ``US_DRIVER_LICENSE`` (the one-letter and
