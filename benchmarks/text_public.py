@@ -237,6 +237,24 @@ def score_view(
                     "target_no_type_below_met": not below,
                 }
             out["comparison"][f"{mine}_vs_{peer}"] = cmp
+    out["per_type_vs_presidio"] = per_type_vs_presidio(reports, types)
+    return out
+
+
+def per_type_vs_presidio(reports: dict[str, Any], types: set[str]) -> dict[str, Any]:
+    """Per kind of match (exact, overlap, token) and entity type, every run's F1 side by
+    side, and the Presidio runs that score above veil's default run on that type."""
+    peers = [k for k in reports if k.startswith("presidio")]
+    out: dict[str, Any] = {}
+    for kind in ("exact", "overlap", "token"):
+        rows: dict[str, Any] = {}
+        for t in sorted(types):
+            f1 = {k: r.per_type[t][kind]["f1"] for k, r in reports.items() if t in r.per_type}
+            rows[t] = {**f1, "veil_below": [p for p in peers if f1.get(p, 0) > f1["veil"]]}
+        out[kind] = {
+            "types": rows,
+            "types_veil_below": sorted(t for t, row in rows.items() if row["veil_below"]),
+        }
     return out
 
 

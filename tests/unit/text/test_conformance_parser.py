@@ -88,8 +88,49 @@ def test_scoring_counts_overlaps_of_the_right_type(tmp_path: Path) -> None:
         [(5, 19, "PHONE_NUMBER")],  # one phone of two
     ]
     table = bench._score(cases, found)
-    assert table["AU_ABN"] == {"positives": 3, "found": 2, "exact": 2, "negatives": 1, "flagged": 1}
+    assert table["AU_ABN"] == {
+        "positives": 3,
+        "found": 2,
+        "found_first_type": 2,
+        "exact": 2,
+        "negatives": 1,
+        "flagged": 1,
+    }
     assert table["PHONE_NUMBER"]["positives"] == 2 and table["PHONE_NUMBER"]["found"] == 1
     # an engine's own name for a table's type
     relabelled = bench._score(cases[3:], [[(23, 38, "TEL")]], {"PHONE_NUMBER": "TEL"})
     assert relabelled["PHONE_NUMBER"]["found"] == 1
+
+
+def test_a_finding_counts_for_each_of_its_types(tmp_path: Path) -> None:
+    """veil reports a bare shape once with the other types its format fits; it counts for
+    each of them, on positives and negatives alike, and found_first_type keeps the strict
+    count."""
+    bench = _bench()
+    cases = [c for c in bench.load_cases(_checkout(tmp_path)) if not c.validator]
+    found = [
+        [(0, 14, ("US_DRIVER_LICENSE", "AU_ABN"))],  # the positive, as a second reading
+        [(0, 14, ("US_DRIVER_LICENSE", "AU_ABN"))],  # the negative, flagged by it too
+        [(4, 15, ("AU_ABN",)), (16, 27, "AU_ABN")],  # tuples and plain names alike
+        [(5, 19, ("PHONE_NUMBER",))],
+    ]
+    table = bench._score(cases, found)
+    assert table["AU_ABN"]["found"] == 3 and table["AU_ABN"]["found_first_type"] == 2
+    assert table["AU_ABN"]["flagged"] == 1
+    none = bench._score(cases, [[(0, 14, ("US_DRIVER_LICENSE",))], [], [], []])
+    assert none["AU_ABN"]["found"] == 0 and none["AU_ABN"]["flagged"] == 0
+
+
+def test_grammar_refused_ip_spans_are_the_ones_inside_longer_dotted_runs() -> None:
+    bench = _bench()
+
+    def case(text: str, span: tuple[int, int], entity: str = "IP_ADDRESS") -> object:
+        return bench.Case("t.py::f", entity, text, 1, (span,))
+
+    assert bench.grammar_refused(case("192.168.1.1.1", (0, 11))) == [(0, 11)]
+    assert bench.grammar_refused(case("v1.10.0.0.1", (3, 11))) == [(3, 11)]  # digits before
+    # a sentence's full stop, a comma, an IPv6 address: not part of a dotted run
+    assert bench.grammar_refused(case("IP: 192.168.1.1.", (4, 15))) == []
+    assert bench.grammar_refused(case("192.168.1.1, ok", (0, 11))) == []
+    assert bench.grammar_refused(case("::ffff:1.2.3.4.5", (0, 14))) == []
+    assert bench.grammar_refused(case("192.168.1.1.1", (0, 11), "PHONE_NUMBER")) == []

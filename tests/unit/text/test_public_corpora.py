@@ -222,6 +222,12 @@ def test_error_categories_and_target_flags() -> None:
     t04 = view["comparison"]["veil_vs_presidio_t0.4"]["exact"]
     assert t04["micro_f1_presidio_t0.4"] == pytest.approx(0.5)
     assert view["gold_spans_per_type"] == {"LOCATION": 1, "PERSON": 2}
+    # every type's F1 side by side, and the Presidio runs above veil on it
+    side = view["per_type_vs_presidio"]["exact"]
+    assert side["types"]["PERSON"]["veil"] == 0.0 and side["types"]["PERSON"]["presidio"] == 1.0
+    assert side["types"]["PERSON"]["veil_below"] == ["presidio", "presidio_t0.4"]
+    assert side["types"]["LOCATION"]["veil_below"] == []
+    assert side["types_veil_below"] == ["PERSON"]
 
 
 def test_main_writes_results_without_text(

@@ -52,6 +52,7 @@ POSITIVES = [
     # "ver" inside "server" or "never" is no version word (it once dropped these)
     ("IP_ADDRESS", "our server 192.168.1.20 failed", "192.168.1.20"),
     ("IP_ADDRESS", "never 10.0.0.1 again", "10.0.0.1"),
+    ("IP_ADDRESS", "IP: 192.168.1.1.", "192.168.1.1"),  # a sentence's full stop after it
     # an IPv6 address may be letters only; with a context word it counts
     ("IP_ADDRESS", "host dead:beef::cafe is down", "dead:beef::cafe"),
     ("MAC_ADDRESS", "mac 00:1A:2B:3C:4D:5E", "00:1A:2B:3C:4D:5E"),
@@ -210,6 +211,11 @@ NEGATIVES = [
     ("IP_ADDRESS", "ver. 1.2.3.4 is out"),
     ("IP_ADDRESS", "call a::b in the module"),  # letters only, no context: a path
     ("IP_ADDRESS", "address 999.1.1.1"),
+    # an IPv4 address is exactly four decimal octets (RFC 3986 IPv4address): five or more
+    # dotted numbers are an OID, a version or a section, and no quad is cut out of them,
+    # at the redaction threshold either (Presidio's table expects "192.168.1.1" here)
+    ("IP_ADDRESS", "192.168.1.1.1"),
+    ("IP_ADDRESS", "the OID 1.3.6.1.4.1.311 of the template"),
     ("IP_ADDRESS", "at 10:30:00 sharp"),
     ("URL", "edema.pl noted"),
     ("URL", "run script.py again"),

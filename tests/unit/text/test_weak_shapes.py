@@ -16,14 +16,19 @@ from hypothesis import strategies as st
 from veil.policy import DETECT_SCORE_THRESHOLD, REDACT_SCORE_THRESHOLD, TextConfig
 from veil.text import TextAnalyzer
 from veil.text.recognition._checksums import ssn_kind
-from veil.text.recognition._weak_shapes import WEAK_SCORE, WeakShapeRecognizer, weak_type
+from veil.text.recognition._weak_shapes import (
+    WEAK_SCORE,
+    WeakShapeRecognizer,
+    weak_type,
+    weak_types,
+)
 
 with warnings.catch_warnings():
     # typer imports names that click deprecates (click.utils.get_binary_stream): not ours to fix
     warnings.simplefilter("ignore", DeprecationWarning)
     from veil.cli._app import main
 
-WEAK_TYPES = {"US_SSN", "US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE"}
+WEAK_TYPES = {"US_SSN", "US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE", "US_BANK_NUMBER"}
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +85,18 @@ def test_cli_redact_replaces_them_and_detect_does_not_report_them(tmp_path: Path
     args = ["-q", "text", "detect", str(src), "-c", "text", "--no-ner", "--out", str(det)]
     assert main(args) == 0
     assert json.loads(det.read_text())["findings"] == []
+
+
+def test_cli_redact_of_one_type_replaces_the_shapes_that_fit_it(tmp_path: Path) -> None:
+    # asked for bank numbers only, the bare twelve digits (a licence by their first
+    # reading) are still replaced, as a bank number; a passport's letter and digits are not
+    text = "Form 3: 945456787654, A12803456"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"text": text}) + "\n")
+    red = tmp_path / "red.jsonl"
+    args = ["-q", "redact", str(src), "-c", "text", "--no-ner", "--out", str(red)]
+    assert main([*args, "--entities", "US_BANK_NUMBER"]) == 0
+    assert json.loads(red.read_text())["text"] == "Form 3: <US_BANK_NUMBER>, A12803456"
 
 
 @pytest.mark.parametrize(
@@ -209,3 +226,80 @@ def test_every_finding_is_a_listed_shape_at_the_weak_score(text: str) -> None:
         assert f.score == WEAK_SCORE
         assert f.entity_type == weak_type(value)
         assert f.entity_type in WEAK_TYPES
+        assert f.explanation is not None
+        assert (f.entity_type, *f.explanation.alternatives) == weak_types(value)
+
+
+# the other readings each shape's published formats allow (module docstring's table)
+READINGS = [
+    # nine digits: an SSN or ITIN by the numbering rules, else a 9-digit licence; both also
+    # a passport book number (nine digits before 2021) and an account number (8-17 digits)
+    ("078051121", ("US_SSN", "US_PASSPORT", "US_DRIVER_LICENSE", "US_BANK_NUMBER")),
+    ("911701234", ("US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE", "US_BANK_NUMBER")),
+    ("123456789", ("US_DRIVER_LICENSE", "US_PASSPORT", "US_BANK_NUMBER")),
+    # five and four digits: only an SSN or an ITIN typed with its dash moved
+    ("07805-1121", ("US_SSN",)),
+    ("91170-1234", ("US_ITIN",)),
+    # a letter and eight digits: a passport card or book, or a one-letter licence
+    ("A12803456", ("US_PASSPORT", "US_DRIVER_LICENSE")),
+    # 10 to 14 digits: a licence or an account number, never a passport or an SSN
+    ("1234567890", ("US_DRIVER_LICENSE", "US_BANK_NUMBER")),
+    ("94545678765432", ("US_DRIVER_LICENSE", "US_BANK_NUMBER")),
+]
+
+
+@pytest.mark.parametrize(("value", "readings"), READINGS)
+def test_each_shape_lists_the_types_its_formats_fit(value: str, readings: tuple[str, ...]) -> None:
+    assert weak_types(value) == readings
+    f = WeakShapeRecognizer().analyze(f"use {value} today")[0]
+    assert f.explanation is not None
+    assert (f.entity_type, *f.explanation.alternatives) == readings
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"\A(?:[0-9]{9,14}|[0-9]{5}-[0-9]{4}|[A-Z][0-9]{8})\Z"))
+def test_readings_are_distinct_weak_types_led_by_the_reported_one(value: str) -> None:
+    types = weak_types(value)
+    assert len(set(types)) == len(types) and set(types) <= WEAK_TYPES
+    assert weak_type(value) == (types[0] if types else None)
+
+
+@pytest.mark.parametrize(
+    ("value", "asked", "want"),
+    [
+        ("945456787654", "US_BANK_NUMBER", "US_BANK_NUMBER"),
+        ("945456787654", "US_DRIVER_LICENSE", "US_DRIVER_LICENSE"),
+        ("945456787654", "US_PASSPORT", None),  # twelve digits are no passport number
+        ("H12234567", "US_DRIVER_LICENSE", "US_DRIVER_LICENSE"),
+        ("H12234567", "US_BANK_NUMBER", None),
+        ("912803456", "US_PASSPORT", "US_PASSPORT"),
+        ("912803456", "US_ITIN", "US_ITIN"),
+        ("078051121", "US_BANK_NUMBER", "US_BANK_NUMBER"),
+        ("07805-1121", "US_PASSPORT", None),  # a 5-4 group is only an SSN typed wrong
+    ],
+)
+def test_an_analyzer_asked_for_some_types_reports_a_shape_under_one_of_them(
+    value: str, asked: str, want: str | None
+) -> None:
+    analyzer = TextAnalyzer.from_config(ner=False, entities=[asked])
+    text = f"Please use {value} for the form."
+    found = analyzer.analyze(text)
+    assert [(text[f.start : f.end], f.entity_type) for f in found] == (
+        [(value, want)] if want else []
+    )
+    if found:
+        assert found[0].score == WEAK_SCORE
+        ex = found[0].explanation
+        assert ex is not None and asked not in ex.alternatives
+        assert set(ex.alternatives) | {asked} == set(weak_types(value))
+
+
+def test_all_types_keep_the_first_reading_and_explain_the_others(redact: TextAnalyzer) -> None:
+    text = "Please use 945456787654 for the form."
+    (f,) = redact.analyze(text)
+    assert f.entity_type == "US_DRIVER_LICENSE"
+    explained = f.to_dict(explain=True)["explanation"]
+    assert explained["alternatives"] == ["US_BANK_NUMBER"]
+    # an explanation without other readings reads as before: no such key
+    (g,) = redact.analyze("Mail jo@example.com")
+    assert "alternatives" not in g.to_dict(explain=True)["explanation"]

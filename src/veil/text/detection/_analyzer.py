@@ -22,6 +22,7 @@ text and merged by the rule above.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -138,6 +139,38 @@ def resolve_overlaps(findings: Iterable[Finding]) -> list[Finding]:
             kept.append(f)
     kept.sort(key=lambda f: f.start)
     return kept
+
+
+def _as_wanted(f: Finding, entities: frozenset[str]) -> Finding:
+    """``f`` under the first of its types in ``entities``: its own, else the first of its
+    :attr:`~veil.text.recognition._finding.Explanation.alternatives` asked for (the
+    others kept as its alternatives); ``f`` itself when none is.
+
+    Examples
+    --------
+    >>> ex = Explanation("weak_shapes", "shape", 0.45, 0.45, (), None, ("US_BANK_NUMBER",))
+    >>> f = Finding(0, 12, "US_DRIVER_LICENSE", 0.45, "weak_shapes", 2, ex)
+    >>> _as_wanted(f, frozenset({"US_BANK_NUMBER"})).entity_type
+    'US_BANK_NUMBER'
+    >>> _as_wanted(f, frozenset({"US_DRIVER_LICENSE"})) is f, _as_wanted(f, frozenset()) is f
+    (True, True)
+    """
+    ex = f.explanation
+    if f.entity_type in entities or ex is None or not ex.alternatives:
+        return f
+    for i, alt in enumerate(ex.alternatives):
+        if alt in entities:
+            rest = (f.entity_type, *ex.alternatives[:i], *ex.alternatives[i + 1 :])
+            return Finding(
+                f.start,
+                f.end,
+                alt,
+                f.score,
+                f.recognizer,
+                f.tier,
+                dataclasses.replace(ex, alternatives=rest),
+            )
+    return f
 
 
 def _by_start(f: Finding) -> tuple[int, int]:
@@ -345,6 +378,9 @@ class TextAnalyzer:
             if deny:
                 wanted.add(DENY_LIST)
         self.entities = frozenset(wanted)
+        # asked for some types only: a finding that also fits an asked-for type is reported
+        # under it (``Explanation.alternatives``)
+        self._some_types = not self.entities.issuperset(supported)
         if self.ner is not None and not self.ner.wants(self.entities):
             self.ner = None
         # a recognizer that stands in for NER (``replaces_ner``) runs only without it
@@ -440,6 +476,8 @@ class TextAnalyzer:
             # the precise pass in a clinical note: drop what the note's own shorthand made
             # the general recognizers see (the thorough pass keeps it: recall first)
             raw = [f for f in raw if clinical_keeps(text, f)]
+        if self._some_types:
+            raw = [_as_wanted(f, self.entities) for f in raw]
         found = resolve_overlaps([f for f in raw if self._keeps(text, f)])
         if "STREET_ADDRESS" in self.entities:
             found = with_house_numbers(text, found)

@@ -123,6 +123,12 @@ class Explanation:
         Context words found near the span (whole-word matches), if any raised the score.
     validation
         The rule that validated the value (``"luhn"``, ``"mod97"``, ...), if any.
+    alternatives
+        Other entity types whose published format the same characters fit, when nothing
+        in the text tells them apart (a bare 12-digit run: a driver's licence or a bank
+        account number); the finding's own type is the first reading. A
+        :class:`~veil.text.TextAnalyzer` asked for some types only reports such a finding
+        under the first of them it was asked for.
     """
 
     recognizer: str
@@ -131,9 +137,10 @@ class Explanation:
     score: float = 0.0
     context_words: tuple[str, ...] = ()
     validation: str | None = None
+    alternatives: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "recognizer": self.recognizer,
             "pattern_name": self.pattern_name,
             "original_score": round(self.original_score, 4),
@@ -141,6 +148,9 @@ class Explanation:
             "context_words": list(self.context_words),
             "validation": self.validation,
         }
+        if self.alternatives:  # only where there are some: other explanations read as before
+            out["alternatives"] = list(self.alternatives)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

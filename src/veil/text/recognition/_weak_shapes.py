@@ -13,10 +13,15 @@ so ``veil redact`` replaces them and ``veil text detect`` does not claim them. W
 number's word near, the labelled recognizers report the same span at their higher score
 (the two merge, as findings of one type do).
 
-One type per candidate, by the strongest rule its digits pass:
+One type per candidate, by the strongest rule its digits pass, and the other types whose
+published format the same characters fit (:attr:`Explanation.alternatives
+<veil.text.recognition._finding.Explanation.alternatives>`): nothing in a bare value tells
+a passport number from a licence or an account number, so an analyzer asked for some types
+only reports the finding under the first of them it was asked for, as Presidio reports
+the same span once per type:
 
 =====================================  ===========================================
-shape                                  type
+shape                                  type, then the other readings
 =====================================  ===========================================
 nine digits, or five and four digits   ``US_SSN`` or ``US_ITIN`` when the SSA / IRS
 joined by a dash                       numbering rules allow them
@@ -24,11 +29,20 @@ joined by a dash                       numbering rules allow them
                                        area 000, 666 and 9xx for an SSN, ITIN groups,
                                        all-same digits, publicised numbers refused);
                                        otherwise a 9-digit run is
-                                       ``US_DRIVER_LICENSE`` and a 5-4 group nothing
+                                       ``US_DRIVER_LICENSE`` and a 5-4 group nothing.
+                                       A 9-digit run also reads as ``US_PASSPORT``
+                                       (the books issued before 2021: nine digits),
+                                       ``US_DRIVER_LICENSE`` (the 9-digit state
+                                       formats) and ``US_BANK_NUMBER`` (an account
+                                       number: a NACHA entry's account field holds up
+                                       to 17); a 5-4 group only as an SSN or ITIN
 a capital letter and eight digits      ``US_PASSPORT`` (the format of US passport cards
-                                       and of the books issued since 2021)
+                                       and of the books issued since 2021); also
+                                       ``US_DRIVER_LICENSE`` (the one-letter and
+                                       eight-digit formats of Arizona, Kansas and
+                                       Virginia)
 10 to 14 digits                        ``US_DRIVER_LICENSE`` (state formats of 9 to 14
-                                       digits)
+                                       digits); also ``US_BANK_NUMBER``
 =====================================  ===========================================
 
 What other readings of the same characters win, or stop the candidate:
@@ -55,7 +69,7 @@ from veil.text.recognition._checksums import ssn_kind
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer, recognizers, text_features
 
-__all__ = ["WEAK_SCORE", "WeakShapeRecognizer", "weak_type"]
+__all__ = ["WEAK_SCORE", "WeakShapeRecognizer", "weak_type", "weak_types"]
 
 #: score of an identifier shape without its label: redacted, not detected
 WEAK_SCORE = 0.45
@@ -82,8 +96,40 @@ _UNIT_AFTER = lazy_compile(
 _BEFORE = 32  # characters looked at before the number
 
 
+def weak_types(value: str) -> tuple[str, ...]:
+    """Every entity type a shape without a label fits, its first reading first; ``()``
+    for none (module docstring's table).
+
+    Examples
+    --------
+    >>> weak_types("078051121")
+    ('US_SSN', 'US_PASSPORT', 'US_DRIVER_LICENSE', 'US_BANK_NUMBER')
+    >>> weak_types("91170-1234"), weak_types("A12803456")
+    (('US_ITIN',), ('US_PASSPORT', 'US_DRIVER_LICENSE'))
+    >>> weak_types("123456789"), weak_types("1234567901234")
+    (('US_DRIVER_LICENSE', 'US_PASSPORT', 'US_BANK_NUMBER'), ('US_DRIVER_LICENSE', 'US_BANK_NUMBER'))
+    >>> weak_types("02139-0000"), weak_types("000000000")
+    ((), ())
+    """
+    if value[0].isalpha():
+        return ("US_PASSPORT", "US_DRIVER_LICENSE") if len(set(value[1:])) > 1 else ()
+    digits = value.replace("-", "")
+    if len(set(digits)) == 1:
+        return ()
+    if len(digits) == 9:
+        kind = ssn_kind(digits)
+        if "-" in value:
+            return () if kind is None else ("US_SSN" if kind == "ssn" else "US_ITIN",)
+        if kind is None:
+            return ("US_DRIVER_LICENSE", "US_PASSPORT", "US_BANK_NUMBER")
+        first = "US_SSN" if kind == "ssn" else "US_ITIN"
+        return (first, "US_PASSPORT", "US_DRIVER_LICENSE", "US_BANK_NUMBER")
+    return ("US_DRIVER_LICENSE", "US_BANK_NUMBER")
+
+
 def weak_type(value: str) -> str | None:
-    """The entity type a shape without a label is reported as, or ``None``.
+    """The entity type a shape without a label is reported as (its first reading), or
+    ``None``.
 
     Examples
     --------
@@ -94,17 +140,8 @@ def weak_type(value: str) -> str | None:
     >>> weak_type("02139-0000"), weak_type("000000000"), weak_type("666123456")
     (None, None, 'US_DRIVER_LICENSE')
     """
-    if value[0].isalpha():
-        return "US_PASSPORT" if len(set(value[1:])) > 1 else None
-    digits = value.replace("-", "")
-    if len(set(digits)) == 1:
-        return None
-    if len(digits) == 9:
-        kind = ssn_kind(digits)
-        if kind is not None:
-            return "US_SSN" if kind == "ssn" else "US_ITIN"
-        return None if "-" in value else "US_DRIVER_LICENSE"
-    return "US_DRIVER_LICENSE"
+    types = weak_types(value)
+    return types[0] if types else None
 
 
 @recognizers.register("weak_shapes")
@@ -122,7 +159,7 @@ class WeakShapeRecognizer(Recognizer):
     """
 
     name = "weak_shapes"
-    entities = ("US_SSN", "US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE")
+    entities = ("US_SSN", "US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE", "US_BANK_NUMBER")
     tier = 2
     needs_digit = True
 
@@ -132,8 +169,8 @@ class WeakShapeRecognizer(Recognizer):
             return out
         for m in _SHAPE.finditer(text):
             start, end = m.span()
-            entity = weak_type(m.group())
-            if entity is None:
+            types = weak_types(m.group())
+            if not types:
                 continue
             if _OTHER_BEFORE.search(text, max(0, start - _BEFORE), start) is not None:
                 continue
@@ -143,11 +180,11 @@ class WeakShapeRecognizer(Recognizer):
                 Finding(
                     start,
                     end,
-                    entity,
+                    types[0],
                     WEAK_SCORE,
                     self.name,
                     self.tier,
-                    Explanation(self.name, "shape", WEAK_SCORE, WEAK_SCORE, (), None),
+                    Explanation(self.name, "shape", WEAK_SCORE, WEAK_SCORE, (), None, types[1:]),
                 )
             )
         return out
