@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from veil.policy import DETECT_SCORE_THRESHOLD
+from veil.policy import DETECT_SCORE_THRESHOLD, REDACT_SCORE_THRESHOLD
 from veil.text import TextAnalyzer, TextRedactor, make_operator
 from veil.text.detection._house_numbers import with_house_numbers
 from veil.text.recognition._checksums import iban_ok
@@ -96,6 +96,35 @@ def test_ipv6_with_an_ipv4_tail_is_one_finding(regex: TextAnalyzer, address: str
 @pytest.mark.parametrize("address", ["2001:db8::256.1.1.1", "::ffff:300.0.2.1"])
 def test_invalid_ipv6_is_not_cut_into_a_finding(regex: TextAnalyzer, address: str) -> None:
     assert found(regex, f"addr {address} seen") == []
+
+
+@pytest.mark.parametrize("text", ["host 192.168.1.1.1 down", "10.0.12.7.80 refused"])
+def test_an_address_inside_a_longer_dotted_run_is_redacted_whole(text: str) -> None:
+    run = next(w for w in text.split() if w.count(".") >= 4)
+    redact = TextAnalyzer.from_config(ner=False)
+    redact.score_threshold = REDACT_SCORE_THRESHOLD
+    assert [(text[f.start : f.end], f.entity_type) for f in redact.analyze(text)] == [
+        (run, "IP_ADDRESS")
+    ]
+    detect = TextAnalyzer.from_config(ner=False)
+    detect.score_threshold = DETECT_SCORE_THRESHOLD
+    assert detect.analyze(text) == []  # no address by RFC 3986: detect does not claim it
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see 1.2.3.4.5 below",  # one-digit parts: a section number
+        "the OID 1.3.6.1.4.1.311 of it",  # a part over 255
+        "section 4.12.1.1.3 applies",
+        "version 10.1.2.3.4 shipped",
+        "at 12.10.2024.1.1",  # 2024 > 255
+    ],
+)
+def test_dotted_numbers_that_are_no_address_stay(text: str) -> None:
+    redact = TextAnalyzer.from_config(ner=False)
+    redact.score_threshold = REDACT_SCORE_THRESHOLD
+    assert [f for f in redact.analyze(text) if f.entity_type == "IP_ADDRESS"] == []
 
 
 @pytest.mark.parametrize(

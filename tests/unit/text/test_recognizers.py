@@ -211,10 +211,10 @@ NEGATIVES = [
     ("IP_ADDRESS", "ver. 1.2.3.4 is out"),
     ("IP_ADDRESS", "call a::b in the module"),  # letters only, no context: a path
     ("IP_ADDRESS", "address 999.1.1.1"),
-    # an IPv4 address is exactly four decimal octets (RFC 3986 IPv4address): five or more
-    # dotted numbers are an OID, a version or a section, and no quad is cut out of them,
-    # at the redaction threshold either (Presidio's table expects "192.168.1.1" here)
-    ("IP_ADDRESS", "192.168.1.1.1"),
+    # an IPv4 address is exactly four decimal octets (RFC 3986 IPv4address): no quad is cut
+    # out of five or more dotted numbers (a recall-first redaction replaces a run that
+    # begins with an address whole, detect does not claim it: test_issue_fixes.py)
+    ("IP_ADDRESS", "see 1.2.3.4.5 below"),
     ("IP_ADDRESS", "the OID 1.3.6.1.4.1.311 of the template"),
     ("IP_ADDRESS", "at 10:30:00 sharp"),
     ("URL", "edema.pl noted"),

@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 
 from veil._lazy import lazy_compile
-from veil.text.recognition._finding import Finding
+from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import (
     ContextMatcher,
     Pattern,
@@ -261,6 +261,8 @@ class IpRecognizer(PatternRecognizer):
     # no ``needs_digit``: an IPv6 address may be letters only; each pattern's prefilter
     # still skips texts without four digits (IPv4) or a colon (IPv6)
     tier = 0
+    # ``analyze`` adds dotted runs, and a text holding one meets the ``ipv4`` pattern's needs
+    pattern_bound = True
     patterns = (
         Pattern("ipv4", r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)", 0.6),
         Pattern(
@@ -297,6 +299,51 @@ class IpRecognizer(PatternRecognizer):
 
     def validate(self, value: str) -> str | None:
         return "ipaddress"
+
+    def analyze(self, text: str) -> list[Finding]:
+        found = super().analyze(text)
+        if text.count(".") >= 4:
+            found.extend(self._dotted_runs(text))
+        return found
+
+    def _dotted_runs(self, text: str) -> list[Finding]:
+        """Dotted-decimal runs of five or more parts that begin with an IPv4 address, whole,
+        at :data:`DOTTED_RUN_SCORE`.
+
+        RFC 3986's ``IPv4address`` is exactly four octets, so "192.168.1.1.1" is no
+        address and the ``ipv4`` pattern leaves it (cutting a quad out of it would be a
+        guess). It is most often an address with something glued to it (a mistyped octet,
+        a port written with a dot), so a recall-first redaction replaces the whole run;
+        ``veil text detect`` does not claim it. Parts over 255 (versions, dates, OIDs of
+        large arcs), runs whose first four parts have one digit each ("1.2.3.4.5"), and
+        runs after a version word or a word that numbers a part of a document ("section
+        4.12.1.1.3") are left.
+        """
+        out: list[Finding] = []
+        for m in _DOTTED_RUN.finditer(text):
+            parts = m.group().split(".")
+            if any(int(p) > 255 or (len(p) > 1 and p[0] == "0") for p in parts):
+                continue
+            if all(len(p) == 1 for p in parts[:4]):
+                continue
+            start, end = m.span()
+            if self._version.search(text, max(0, start - 12), start):
+                continue
+            if _NUMBERED_BEFORE.search(text, max(0, start - 16), start):
+                continue
+            ex = Explanation(self.name, "dotted_run", DOTTED_RUN_SCORE, DOTTED_RUN_SCORE, (), None)
+            out.append(Finding(start, end, self.entity, DOTTED_RUN_SCORE, self.name, 2, ex))
+        return out
+
+
+#: score of an IPv4 address inside a longer dotted-decimal run: redacted, not detected
+DOTTED_RUN_SCORE = 0.45
+# a word before a dotted number that says it numbers a part of a document or a standard
+_NUMBERED_BEFORE = lazy_compile(
+    r"(?i)\b(?:section|sec|§|chapter|ch|clause|article|art|para|paragraph|rule|figure|fig"
+    r"|table|step|item|appendix|annex|oid|arc|standard)\.?\s*$|§\s*$"
+)
+_DOTTED_RUN = lazy_compile(r"(?<![\w.])(?:\d{1,3}\.){4,7}\d{1,3}(?![\w]|\.\d)")
 
 
 #: score of a MAC address written with hex letters only (often a placeholder)
