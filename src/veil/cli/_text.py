@@ -218,9 +218,22 @@ def _engine(value: str) -> str:
 
 
 def redact(
-    input: Annotated[Path, typer.Argument(help="CSV, Parquet, JSONL, JSON or plain-text file.")],
+    input: Annotated[
+        Path,
+        typer.Argument(
+            help="CSV, Parquet, JSONL, JSON or plain-text file; or a folder or glob of JSONL, "
+            "CSV or Parquet partitions (--engine ray, or a folder --out)."
+        ),
+    ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Output file (same format as the input).")
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Output file (same format as the input), or a folder (an existing one, or a "
+            "name without a suffix when INPUT is a folder or glob): one file per input "
+            "partition, same relative paths, written as one set.",
+        ),
     ],
     column: _Columns = None,
     all_fields: _AllFields = False,
@@ -258,6 +271,7 @@ def redact(
     field to redact is an error naming its line, and nothing is written.
     """
     from veil.cli._input import separator_value
+    from veil.engine._partitioned import wants_partitioned
     from veil.text import TextRedactor, make_operator
     from veil.text.redaction._files import FieldUse, transform_file
 
@@ -312,20 +326,35 @@ def redact(
             )
         ]
 
+    n_files: int | None = None
     try:
         with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
-            n = transform_file(
-                input,
-                out,
-                fn,
-                column=column,
-                batch_size=batch_size,
-                progress=progress,
-                all_fields=all_fields,
-                separator=sep,
-                header=header,
-                fields=fields,
-            )
+            if wants_partitioned(input, out):
+                n, n_files = _redact_parts_local(
+                    input,
+                    out,
+                    fn,
+                    column=column,
+                    batch_size=batch_size,
+                    progress=progress,
+                    all_fields=all_fields,
+                    separator=sep,
+                    header=header,
+                    fields=fields,
+                )
+            else:
+                n = transform_file(
+                    input,
+                    out,
+                    fn,
+                    column=column,
+                    batch_size=batch_size,
+                    progress=progress,
+                    all_fields=all_fields,
+                    separator=sep,
+                    header=header,
+                    fields=fields,
+                )
     finally:
         analyzer.close()
     untouched = fields.untouched()
@@ -340,6 +369,8 @@ def redact(
         "output": str(out),
         "seconds": round(time.perf_counter() - t0, 3),
     }
+    if n_files is not None:
+        summary["files"] = n_files
     _report_redaction(
         summary,
         f"redacted {n} records -> {out} ({summary['seconds']} s, model: "
@@ -468,6 +499,30 @@ def detect(
         )
 
 
+def _redact_parts_local(
+    input: Path, out: Path, fn: Any, *, column: Any, separator: Any, header: Any, **kw: Any
+) -> tuple[int, int]:
+    """The local engine's partitioned run: each input partition redacted to its own file
+    under ``out`` (the Ray engine's layout), the set swapped in at the end; (records, files)."""
+    from veil.engine import expand_inputs
+    from veil.engine._partitioned import layout
+    from veil.engine._text import _table_plan
+    from veil.io import atomic_dir
+    from veil.text.redaction._files import _select, transform_file
+
+    kind, files = expand_inputs(input, engine="local")
+    rels = layout(input, files, out)
+    if kind != "jsonl":  # every partition with the first one's columns, before writing
+        _table_plan(kind, files, _select(column, kw["all_fields"], False), separator, header)
+    n = 0
+    with atomic_dir(out) as stage:
+        for f, rel in zip(files, rels, strict=True):
+            n += transform_file(
+                f, stage / rel, fn, column=column, separator=separator, header=header, **kw
+            )
+    return n, len(files)
+
+
 def _ray_summary(n: int, counts: Any, cfg: Any, out: Path, t0: float) -> dict[str, Any]:
     from veil.text.ner._ner import _resolve_model
 
@@ -497,9 +552,11 @@ def _redact_ray(
     profile: str,
 ) -> None:
     from veil.engine import expand_inputs, ray_redact, ray_session
+    from veil.engine._partitioned import layout, wants_partitioned
     from veil.text.redaction._files import FieldUse
 
     kind, files = expand_inputs(input)  # before Ray starts: a bad input fails in no time
+    parts = layout(input, files, out) if wants_partitioned(input, out) else None
     fields = FieldUse()
     t0 = time.perf_counter()
     with (
@@ -521,6 +578,7 @@ def _redact_ray(
             workers=processes,
             fields=fields,
             progress=progress,
+            parts=parts,
         )
     untouched = fields.untouched()
     summary = _ray_summary(n, counts, cfg, out, t0)
