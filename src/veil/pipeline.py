@@ -327,7 +327,17 @@ def _write_outputs(
         )
         report["outputs"]["sql_table"] = policy.output.table
     with atomic_dir(out) as stage:
-        write_table(ctx.data, stage / table_name, format=fmt)
+        if policy.output.partitioned:
+            # the Ray engine's layout for a one-file input: one partition, the input's name
+            from veil.engine._partitioned import release_names
+
+            assert policy.data.path is not None
+            src = policy.resolve(policy.data.path)
+            (rel,) = release_names(policy, [src], out)
+            (stage / policy.output.name).mkdir()
+            write_table(ctx.data, stage / policy.output.name / rel, format=fmt)
+        else:
+            write_table(ctx.data, stage / table_name, format=fmt)
         _put_reports(stage, policy, report, ctx.artifacts)
     return outputs
 
@@ -336,6 +346,8 @@ def _output_paths(policy: Policy, out: Path, artifacts: dict[str, Any]) -> dict[
     """Where the release, the reports the policy asks for and the artifacts go in ``out``
     (:class:`PolicyError` for an artifact that would overwrite the release or a report)."""
     table_name = f"{policy.output.name}.{policy.output.format}"
+    if policy.output.partitioned:  # a folder of partitions (veil.engine._partitioned)
+        table_name = policy.output.name
     outputs: dict[str, Path] = {"table": out / table_name}
     if "json" in policy.output.report:
         outputs["report_json"] = out / "report.json"

@@ -413,3 +413,47 @@ def test_dp_query_on_ray_refusals(cli, tmp_path: Path) -> None:
     assert res.code == 2 and "a sum of non-integer values" in res.err
     with BudgetLedger(ledger) as led:
         assert led.history("d") == []
+
+
+def test_partitioned_release_one_file_per_input_partition(
+    cli, adult: pd.DataFrame, tmp_path: Path
+) -> None:
+    """``output.partitioned``: the Ray engine releases each input partition to its own
+    file (same relative path, the output format's suffix), whose rows are that partition's
+    rows of the local engine's release; the local engine writes the same layout for its
+    one input file."""
+    frame = adult.iloc[:3000]
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    _write_parts(frame, tmp_path / "parts", [1200, 2100], "csv")
+    privacy = "  k_anonymity: {k: 4}\n  l_diversity: {l: 2}\n  suppression_limit: 0.1"
+
+    def partitioned(data: str) -> Path:
+        pol = _policy(tmp_path, data, privacy=privacy, fmt="parquet", extra="# partitioned\n")
+        text = pol.read_text(encoding="utf-8").replace(
+            "format: parquet}", "format: parquet, partitioned: true}"
+        )
+        pol.write_text(text, encoding="utf-8")
+        return pol
+
+    ray_policy = partitioned("parts")
+    res = cli("run", ray_policy, "--engine", "ray", "--json")
+    assert res.code == 0, res.err
+    folder = tmp_path / f"out-{ray_policy.stem}" / "released"
+    names = ["part-000.parquet", "part-001/data.parquet", "part-002.parquet"]
+    assert (
+        sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == names
+    )
+    parts = [pd.read_parquet(folder / n) for n in names]
+    assert [len(p) for p in parts] == [1200, 900, 900]
+    local_pol = partitioned("all.csv")
+    local = run_policy(load_policy(local_pol), only=("transforms", "anonymize"))
+    assert local.outputs["table"] == tmp_path / f"out-{local_pol.stem}" / "released"
+    (whole,) = local.outputs["table"].iterdir()
+    assert whole.name == "all.parquet"
+    pd.testing.assert_frame_equal(
+        pd.concat(parts, ignore_index=True).astype(str), pd.read_parquet(whole).astype(str)
+    )
+    # a later run with other partitions would leave old files beside the new: refused
+    (folder / "part-009.parquet").write_bytes(b"")
+    res = cli("run", ray_policy, "--engine", "ray")
+    assert res.code == 2 and "holds 1 data file(s) this run would not write" in res.err

@@ -25,7 +25,9 @@ from veil.text.redaction._files import Kind
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["PartWriters", "layout", "path_key", "wants_partitioned"]
+    from veil.policy import Policy
+
+__all__ = ["PartWriters", "layout", "path_key", "release_names", "wants_partitioned"]
 
 
 def wants_partitioned(spec: str | Path, out: Path) -> bool:
@@ -69,19 +71,49 @@ def layout(spec: str | Path, files: Sequence[Path], out: Path) -> list[Path]:
         raise InputError(
             "an output partition would overwrite an input", hint="choose another --out"
         )
-    if dest.is_dir():
-        ours = set(rels)
-        others = [f for f in dest.rglob("*") if _partition(f) and f.relative_to(dest) not in ours]
-        others = [
-            f for f in others if not any(p.startswith(".") for p in f.relative_to(dest).parts)
-        ]
-        if others:
-            raise InputError(
-                f"the output folder {out} holds {len(others)} data file(s) this run would not "
-                f"write (e.g. {others[0].relative_to(dest)})",
-                hint="choose a new or empty folder, or remove the old partitions first",
-            )
+    _only_ours(out, rels)
     return rels
+
+
+def release_names(policy: Policy, files: Sequence[Path], out: Path) -> list[Path]:
+    """``veil run`` with ``output.partitioned``: each input file's released partition in
+    the folder ``out/<output.name>``, at the input's path relative to ``data.path`` (a
+    folder, or a glob's files' common folder) with the output format's suffix."""
+    assert policy.data.path is not None
+    spec = policy.resolve(policy.data.path)
+    root = _root(spec, files).absolute()
+    rels = [f.absolute().relative_to(root) for f in files]
+    rels = [r.with_suffix(f".{policy.output.format}") for r in rels]
+    if len(set(rels)) < len(rels):
+        raise InputError(
+            "two input partitions would be released to the same file (they differ only "
+            "in their suffix)",
+            hint="rename one, or set output.partitioned: false",
+        )
+    _only_ours(out / policy.output.name, rels)
+    return rels
+
+
+def _only_ours(out: Path, rels: Sequence[Path]) -> None:
+    """Refuse a folder holding data files other than ``rels``: they would sit beside the
+    new set as if they were part of it (a run's files are swapped in by name)."""
+    dest = out.absolute()
+    if not dest.is_dir():
+        return
+    ours = set(rels)
+    others = [
+        f
+        for f in dest.rglob("*")
+        if _partition(f)
+        and f.relative_to(dest) not in ours
+        and not any(p.startswith(".") for p in f.relative_to(dest).parts)
+    ]
+    if others:
+        raise InputError(
+            f"the output folder {out} holds {len(others)} data file(s) this run would not "
+            f"write (e.g. {others[0].relative_to(dest)})",
+            hint="choose a new or empty folder, or remove the old partitions first",
+        )
 
 
 def path_key(path: str | Path) -> str:
