@@ -488,8 +488,6 @@ class _Sink:
                 first = False
             if self.kind == "parquet" and pq_writer is None:
                 pq.write_table(schema.empty_table(), tmp)  # type: ignore[union-attr]
-            elif fh is None:
-                tmp.write_text("", encoding="utf-8")
         finally:
             if fh is not None:
                 fh.close()
