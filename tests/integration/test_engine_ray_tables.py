@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from veil._errors import InputError
 from veil.data import ADULT_QUASI_IDENTIFIERS, adult_frame, adult_hierarchy_path
 from veil.pipeline import run_policy
 from veil.policy import load_policy
@@ -457,3 +458,7 @@ def test_partitioned_release_one_file_per_input_partition(
     (folder / "part-009.parquet").write_bytes(b"")
     res = cli("run", ray_policy, "--engine", "ray")
     assert res.code == 2 and "holds 1 data file(s) this run would not write" in res.err
+    (whole.parent / "other.parquet").write_bytes(b"")
+    with pytest.raises(InputError, match="holds 1 data file"):
+        run_policy(load_policy(local_pol), only=("transforms", "anonymize"))
+    assert whole.read_bytes() != b"" and (whole.parent / "other.parquet").read_bytes() == b""

@@ -272,6 +272,7 @@ def redact(
     """
     from veil.cli._input import separator_value
     from veil.engine._partitioned import wants_partitioned
+    from veil.engine._text import transform_parts
     from veil.text import TextRedactor, make_operator
     from veil.text.redaction._files import FieldUse, transform_file
 
@@ -330,7 +331,7 @@ def redact(
     try:
         with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
             if wants_partitioned(input, out):
-                n, n_files = _redact_parts_local(
+                n, n_files = transform_parts(
                     input,
                     out,
                     fn,
@@ -497,30 +498,6 @@ def detect(
             f"{n} records, {sum(counts.values())} findings -> {out} "
             f"(model: {analyzer.model_name or 'none (regex only)'})"
         )
-
-
-def _redact_parts_local(
-    input: Path, out: Path, fn: Any, *, column: Any, separator: Any, header: Any, **kw: Any
-) -> tuple[int, int]:
-    """The local engine's partitioned run: each input partition redacted to its own file
-    under ``out`` (the Ray engine's layout), the set swapped in at the end; (records, files)."""
-    from veil.engine import expand_inputs
-    from veil.engine._partitioned import layout
-    from veil.engine._text import _table_plan
-    from veil.io import atomic_dir
-    from veil.text.redaction._files import _select, transform_file
-
-    kind, files = expand_inputs(input, engine="local")
-    rels = layout(input, files, out)
-    if kind != "jsonl":  # every partition with the first one's columns, before writing
-        _table_plan(kind, files, _select(column, kw["all_fields"], False), separator, header)
-    n = 0
-    with atomic_dir(out) as stage:
-        for f, rel in zip(files, rels, strict=True):
-            n += transform_file(
-                f, stage / rel, fn, column=column, separator=separator, header=header, **kw
-            )
-    return n, len(files)
 
 
 def _ray_summary(n: int, counts: Any, cfg: Any, out: Path, t0: float) -> dict[str, Any]:

@@ -14,10 +14,16 @@ Ray is imported only here, and only when used.
 
 from veil.engine._dp import check_ray_queries, ray_dp_query_many
 from veil.engine._inputs import expand_inputs
-from veil.engine._partitioned import PartWriters, layout, path_key, release_names, wants_partitioned
+from veil.engine._partitioned import (
+    PartWriters,
+    layout,
+    path_key,
+    release_names,
+    wants_partitioned,
+)
 from veil.engine._runtime import ENGINES, ray_session
 from veil.engine._tables import ray_run_policy
-from veil.engine._text import ray_detect, ray_redact
+from veil.engine._text import ray_detect, ray_redact, transform_parts
 
 __all__ = [
     "ENGINES",
@@ -32,5 +38,6 @@ __all__ = [
     "ray_run_policy",
     "ray_session",
     "release_names",
+    "transform_parts",
     "wants_partitioned",
 ]

@@ -27,7 +27,13 @@ if TYPE_CHECKING:
 
     from veil.policy import Policy
 
-__all__ = ["PartWriters", "layout", "path_key", "release_names", "wants_partitioned"]
+__all__ = [
+    "PartWriters",
+    "layout",
+    "path_key",
+    "release_names",
+    "wants_partitioned",
+]
 
 
 def wants_partitioned(spec: str | Path, out: Path) -> bool:

@@ -13,13 +13,14 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veil._errors import InputError, SchemaError, VeilError, column_names
 from veil._progress import NullProgress, Progress
+from veil.engine._partitioned import PartWriters, layout
 from veil.io import atomic_path
 from veil.text.redaction._files import (
     FieldUse,
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from veil.policy import TextConfig
     from veil.text import Operator
 
-__all__ = ["ray_detect", "ray_redact"]
+__all__ = ["ray_detect", "ray_redact", "transform_parts"]
 
 #: CPUs each actor asks for: a whole CPU per actor starves Ray Data's read tasks on a
 #: small machine (two 1-CPU actors on 2 cores deadlocked), so actors ask for half.
@@ -331,6 +332,44 @@ def _batches(
         ) from None
 
 
+def transform_parts(
+    spec: str | Path,
+    out: Path,
+    fn: Callable[[list[str | None]], list[str | None]],
+    *,
+    column: str | Sequence[str] | None,
+    separator: str | None,
+    header: bool | None,
+    all_fields: bool = False,
+    **kw: Any,
+) -> tuple[int, int]:
+    """The local engine's partitioned run: each partition of ``spec`` streamed through
+    ``fn`` (:func:`veil.text.redaction._files.transform_file`) into its own file under
+    ``out`` (the Ray engine's layout), the set swapped in at the end; (records, files)."""
+    from veil.engine._inputs import expand_inputs
+    from veil.io import atomic_dir
+    from veil.text.redaction._files import transform_file
+
+    kind, files = expand_inputs(spec, engine="local")
+    rels = layout(spec, files, out)
+    if kind != "jsonl":  # every partition with the first one's columns, before writing
+        _table_plan(kind, files, _select(column, all_fields, False), separator, header)
+    n = 0
+    with atomic_dir(out) as stage:
+        for f, rel in zip(files, rels, strict=True):
+            n += transform_file(
+                f,
+                stage / rel,
+                fn,
+                column=column,
+                separator=separator,
+                header=header,
+                all_fields=all_fields,
+                **kw,
+            )
+    return n, len(files)
+
+
 def _check_out(kind: Kind, out: Path, files: Sequence[Path], expected: Kind | None = None) -> None:
     want = expected or kind
     if file_kind(out) != want:
@@ -401,7 +440,6 @@ def ray_redact(
             with atomic_path(out) as tmp:
                 sink.to_file(batches, tmp, task)
         else:
-            from veil.engine._partitioned import PartWriters
             from veil.io import atomic_dir
 
             with atomic_dir(out) as stage:
