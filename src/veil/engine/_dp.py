@@ -89,10 +89,16 @@ def _id_counts(
         for col in id_columns:
             if col not in df.columns:
                 raise InputError(f"{Path(path).name} has no column {col!r} (id_column)")
-            out[col] = df[col].value_counts(sort=False, dropna=False)
+            out[col] = _keys(df[col]).value_counts(sort=False, dropna=False)
         return out
     except VeilError as exc:
         return Failed(type(exc).__name__, exc.message, exc.hint)
+
+
+def _keys(ids: pd.Series) -> pd.Series:
+    """Person ids as text: each partition infers its own column types (``12`` in one file
+    and ``"12"`` in another are one person, as in the whole table read at once)."""
+    return ids.astype("string")
 
 
 def _bounded(df: pd.DataFrame, spec: QuerySpec, before: pd.Series | None) -> pd.DataFrame:
@@ -100,7 +106,7 @@ def _bounded(df: pd.DataFrame, spec: QuerySpec, before: pd.Series | None) -> pd.
     partitions (``before``); the plan's own bounding then keeps them all."""
     if spec.id_column is None or before is None or spec.id_column not in df.columns:
         return df
-    ids = df[spec.id_column]
+    ids = _keys(df[spec.id_column])
     rank = ids.groupby(ids, sort=False).cumcount().to_numpy()
     earlier = ids.map(before).fillna(0).to_numpy(dtype="int64")
     return df[(rank + earlier) < spec.max_contributions]
