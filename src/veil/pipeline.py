@@ -29,7 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from veil._errors import PolicyError, SchemaError, StageUnavailableError, column_names
+from veil._errors import (
+    InputError,
+    PolicyError,
+    SchemaError,
+    StageUnavailableError,
+    column_names,
+)
 from veil._progress import NullProgress, Progress
 from veil.policy._locate import located_errors
 
@@ -318,6 +324,12 @@ def _write_outputs(
     table_name = f"{policy.output.name}.{fmt}"
     outputs = _output_paths(policy, out, ctx.artifacts)
     report["outputs"] = {k: str(v) for k, v in outputs.items()}
+    rel = None
+    if policy.output.partitioned:
+        # the Ray engine's layout (veil.engine._partitioned) for one input file
+        assert policy.data.path is not None
+        rel = policy.resolve(policy.data.path).with_suffix(f".{fmt}").name
+        _only_partition(out / policy.output.name, rel)
     if policy.output.url is not None:
         from veil.io import write_sql
 
@@ -327,15 +339,39 @@ def _write_outputs(
         )
         report["outputs"]["sql_table"] = policy.output.table
     with atomic_dir(out) as stage:
-        write_table(ctx.data, stage / table_name, format=fmt)
+        if rel is not None:
+            (stage / policy.output.name).mkdir()
+            write_table(ctx.data, stage / policy.output.name / rel, format=fmt)
+        else:
+            write_table(ctx.data, stage / table_name, format=fmt)
         _put_reports(stage, policy, report, ctx.artifacts)
     return outputs
+
+
+def _only_partition(folder: Path, name: str) -> None:
+    """Refuse a partitioned release's folder that holds other files than ``name``: they
+    would sit beside the new release as if they were part of it."""
+    others = [
+        f
+        for f in (folder.rglob("*") if folder.is_dir() else [])
+        if f.is_file()
+        and not any(p.startswith((".", "_")) for p in f.relative_to(folder).parts)
+        and f.relative_to(folder).as_posix() != name
+    ]
+    if others:
+        raise InputError(
+            f"the output folder {folder} holds {len(others)} data file(s) this run would not "
+            f"write (e.g. {others[0].relative_to(folder)})",
+            hint="choose a new or empty folder, or remove the old partitions first",
+        )
 
 
 def _output_paths(policy: Policy, out: Path, artifacts: dict[str, Any]) -> dict[str, Path]:
     """Where the release, the reports the policy asks for and the artifacts go in ``out``
     (:class:`PolicyError` for an artifact that would overwrite the release or a report)."""
     table_name = f"{policy.output.name}.{policy.output.format}"
+    if policy.output.partitioned:  # a folder of partitions (veil.engine._partitioned)
+        table_name = policy.output.name
     outputs: dict[str, Path] = {"table": out / table_name}
     if "json" in policy.output.report:
         outputs["report_json"] = out / "report.json"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -252,3 +253,107 @@ def test_unreadable_partition_is_an_input_error_without_data(cli, tmp_path: Path
     assert "an input file could not be read" in res.err
     assert "Bloggs" not in res.err + res.out + res.logs  # Ray's own task log is silenced
     assert not (tmp_path / "r.csv").exists()
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_partitioned_output_one_file_per_partition(
+    cli, corpus: Path, tmp_path: Path, hmac_key
+) -> None:
+    """Folder in, folder out: each engine writes one file per input partition (the same
+    relative paths, an empty partition included), and the two engines the same bytes."""
+    parts = tmp_path / "in"
+    shutil.copytree(corpus / "parts", parts)
+    (parts / "part-3.jsonl").write_text("", encoding="utf-8")  # an empty partition
+    args = ("--no-ner", "--operator", "hash", "--json")
+    local = cli("redact", parts, "--out", tmp_path / "local", *args)
+    assert local.code == 0, local.err
+    res = cli(
+        "redact",
+        parts,
+        "--out",
+        tmp_path / "ray",
+        "--engine",
+        "ray",
+        "--batch-size",
+        "7",
+        *args,
+    )
+    assert res.code == 0, res.err
+    summary = json.loads(res.out)
+    assert summary["files"] == 4 and summary["records"] == 30
+    assert summary["replaced"] == json.loads(local.out)["replaced"] != {}
+    tree = _tree(tmp_path / "ray")
+    names = ["day=2/a.jsonl", "part-1.jsonl", "part-2.jsonl", "part-3.jsonl"]
+    assert sorted(tree) == names and tree["part-3.jsonl"] == b""
+    assert tree == _tree(tmp_path / "local")
+    # the partitions, in path order, are the single-file output's lines
+    assert cli("redact", corpus / "all.jsonl", "--out", tmp_path / "all.jsonl", *args).code == 0
+    assert b"".join(tree[n] for n in names) == (tmp_path / "all.jsonl").read_bytes()
+    # Parquet and CSV partitions keep their schema and header; an existing folder is a
+    # folder output whatever its name
+    for sub, kind in (("pq", "parquet"), ("csv", "csv")):
+        (tmp_path / f"{sub}.out").mkdir()
+        for engine in ("local", "ray"):
+            out = tmp_path / f"{sub}.out" if engine == "ray" else tmp_path / f"{sub}-local"
+            res = cli(
+                "redact", corpus / sub, "--out", out, "--engine", engine, "--no-ner",
+                "--column", "note", "--json",
+            )  # fmt: skip
+            assert res.code == 0, res.err
+        tree = _tree(tmp_path / f"{sub}.out")
+        assert sorted(tree) == [f"p0.{kind}", f"p1.{kind}"]
+        assert tree == _tree(tmp_path / f"{sub}-local")
+    left = pq.read_table(tmp_path / "pq.out" / "p1.parquet")
+    assert left.schema.equals(pq.read_schema(corpus / "pq" / "p1.parquet"))
+    assert left.num_rows == 13
+
+
+def test_partitioned_output_is_all_or_nothing(cli, corpus: Path, tmp_path: Path) -> None:
+    """A bad record in the last partition: the output folder keeps its old files, all of
+    them, and nothing new (no partition of the failed run, no staging folder)."""
+    parts = tmp_path / "in"
+    shutil.copytree(corpus / "parts", parts)
+    secret = "Jo Bloggs 078-05-1120"
+    (parts / "part-2.jsonl").write_text(json.dumps({"body": secret}) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "part-1.jsonl").write_text("old\n", encoding="utf-8")
+    for engine in ("ray", "local"):
+        res = cli("redact", parts, "--out", out, "--engine", engine, "--no-ner")
+        assert res.code == 2, (engine, res.err)
+        # the Ray engine says "a record", the local one "line 1": both name the file
+        assert "part-2.jsonl: " in res.err and "has neither a 'full_text'" in res.err
+        assert "Bloggs" not in res.err + res.out
+        assert [p.name for p in out.iterdir()] == ["part-1.jsonl"]
+        assert (out / "part-1.jsonl").read_text(encoding="utf-8") == "old\n"
+
+
+def test_partitioned_output_refusals(cli, corpus: Path, tmp_path: Path) -> None:
+    """Schema mismatch and a folder without data name the file, on the local engine too;
+    an output inside the input folder, or beside other partitions, is refused."""
+    (tmp_path / "in").mkdir()
+    frame = pd.read_parquet(corpus / "all.parquet")
+    frame.to_parquet(tmp_path / "in" / "p0.parquet", index=False)
+    frame.rename(columns={"note": "body"}).to_parquet(tmp_path / "in" / "p1.parquet", index=False)
+    base = ("--no-ner", "--column", "note")
+    res = cli("redact", tmp_path / "in", "--out", tmp_path / "out", *base)
+    assert res.code == 2 and "p1.parquet has another schema than p0.parquet" in res.err
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("Call Jo on 555-0100\n", encoding="utf-8")
+    res = cli("redact", tmp_path / "empty", "--out", tmp_path / "out", *base)
+    assert res.code == 2 and "no readable data files in folder" in res.err
+    assert "555" not in res.err
+    res = cli("redact", corpus / "pq", "--out", corpus / "pq" / "red", *base)
+    assert res.code == 2 and "inside the input folder" in res.err
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "other.parquet").write_bytes(b"")
+    res = cli("redact", corpus / "pq", "--out", tmp_path / "full", "--engine", "ray", *base)
+    assert res.code == 2 and "holds 1 data file(s) this run would not write" in res.err
+    assert not (tmp_path / "out").exists() and not (corpus / "pq" / "red").exists()

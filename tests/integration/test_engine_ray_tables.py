@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from veil._errors import InputError
 from veil.data import ADULT_QUASI_IDENTIFIERS, adult_frame, adult_hierarchy_path
 from veil.pipeline import run_policy
 from veil.policy import load_policy
@@ -324,3 +325,143 @@ def test_veil_starts_and_stops_its_own_runtime(adult: pd.DataFrame, tmp_path: Pa
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["engine"]["num_cpus"] == 1 and report["engine"]["address"] is None
     _compare(_policy(tmp_path, "all.csv", privacy=PRIVACY), report, out, "csv")
+
+
+DP_QUERIES = [
+    "count()",
+    "count(hours)",
+    'histogram(sex, categories=["Male", "Female"], epsilon=0.5)',
+    "histogram(age, bins=[17, 30, 45, 60, 90], mechanism=gaussian, delta=1e-7)",
+    'count(by=race, categories=["White", "Black", "Other"])',
+    "sum(age, bounds=[20, 60], epsilon=0.5)",
+    'sum(age, bounds=[0, 90], by=sex, categories=["Male", "Female"])',
+    "sum(age, bounds=[0, 90], id_column=pid, max_contributions=2)",
+    "count(id_column=pid, max_contributions=1)",
+]
+
+
+def test_dp_query_on_ray_matches_local_and_spends_once_per_query(
+    cli, adult: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``veil dp query --engine ray`` on CSV partitions: the exact aggregate each answer's
+    noise is drawn on equals the local engine's on the whole table (a person's rows cross
+    partition boundaries, so the contribution bound is checked across partitions), the
+    fingerprint is the local one (the same ledger dataset accepts both), and the ledger
+    gets one entry per query."""
+    import veil.dp._plans as plans
+    from veil.dp import BudgetLedger, parse_query
+    from veil.dp._mechanisms import _opendp
+
+    frame = adult[["age", "sex", "race"]].copy()
+    # three rows a person; one id that is not a number makes the last partition's ids
+    # text and the others' numbers (person 1333 spans both): one person all the same
+    frame["pid"] = [str(i // 3) for i in range(len(frame))]
+    frame.loc[len(frame) - 1, "pid"] = "x-last"
+    frame["hours"] = frame["age"].where(frame.index % 7 > 0)  # count(hours) < count()
+    whole = tmp_path / "all.csv"
+    frame.to_csv(whole, index=False)
+    _write_parts(frame, tmp_path / "parts", [1000, 2501, 4000], "csv")  # cuts inside persons
+    ledger = f"sqlite:///{tmp_path / 'ledger.db'}"
+    with BudgetLedger(ledger) as led:
+        led.init("adult", epsilon=100, delta=1e-5)
+    args = ["--dataset", "adult", "--ledger", ledger, "--json", "--epsilon", "1"]
+    queries = [a for q in DP_QUERIES for a in ("--query", q)]
+    local = cli("dp", "query", whole, *queries, *args)
+    assert local.code == 0, local.err
+    seen: list[Any] = []
+    original = plans._plan
+
+    def recording(dp: Any, df: Any, spec: Any, *, exact: Any = None) -> Any:
+        seen.append(exact)
+        return original(dp, df, spec, exact=exact)
+
+    monkeypatch.setattr(plans, "_plan", recording)  # the driver's plans (tasks: unpatched)
+    res = cli("dp", "query", tmp_path / "parts", *queries, *args, "--engine", "ray")
+    assert res.code == 0, res.err
+    dp = _opendp()
+    read = pd.read_csv(whole)
+    expected = [original(dp, read, parse_query(q, epsilon=1)).partial() for q in DP_QUERIES]
+    assert seen == expected
+    assert expected[0] == len(frame) > expected[1]
+    assert expected[8] == len(frame) // 3 + 1 and sum(expected[6]) > expected[7] > 0
+    out = json.loads(res.out)
+    assert [a["query"] for a in out["answers"]] == [
+        a["query"] for a in json.loads(local.out)["answers"]
+    ]
+    with BudgetLedger(ledger) as led:
+        history = led.history("adult")
+    assert len(history) == 2 * len(DP_QUERIES)  # one entry per query, each run
+    assert {a["spend_id"] for a in out["answers"]} == {s.id for s in history[len(DP_QUERIES) :]}
+
+
+def test_dp_query_on_ray_refusals(cli, tmp_path: Path) -> None:
+    """What Ray does not compute is refused before Ray starts; a float sum and another
+    schema name the query or the file, and nothing is spent."""
+    res = cli(
+        "dp", "query", tmp_path, "-q", "median(age, bounds=[0, 90], epsilon=1)", "--engine", "ray"
+    )
+    assert res.code == 2 and "does not compute quantiles" in res.err
+    (tmp_path / "p").mkdir()
+    pd.DataFrame({"x": [1.5, 2.5]}).to_csv(tmp_path / "p" / "a.csv", index=False)
+    pd.DataFrame({"x": [1.5], "z": [2]}).to_csv(tmp_path / "p" / "b.csv", index=False)
+    ledger = f"sqlite:///{tmp_path / 'ledger.db'}"
+    args = ("--engine", "ray", "--ledger", ledger, "--dataset", "d", "--no-fingerprint")
+    from veil.dp import BudgetLedger
+
+    with BudgetLedger(ledger) as led:
+        led.init("d", epsilon=10)
+    res = cli("dp", "query", tmp_path / "p", "-q", "count(x, epsilon=1)", *args)
+    assert res.code == 2 and "b.csv has other columns than a.csv" in res.err
+    (tmp_path / "p" / "b.csv").unlink()
+    res = cli("dp", "query", tmp_path / "p", "-q", "sum(x, bounds=[0, 9], epsilon=1)", *args)
+    assert res.code == 2 and "a sum of non-integer values" in res.err
+    with BudgetLedger(ledger) as led:
+        assert led.history("d") == []
+
+
+def test_partitioned_release_one_file_per_input_partition(
+    cli, adult: pd.DataFrame, tmp_path: Path
+) -> None:
+    """``output.partitioned``: the Ray engine releases each input partition to its own
+    file (same relative path, the output format's suffix), whose rows are that partition's
+    rows of the local engine's release; the local engine writes the same layout for its
+    one input file."""
+    frame = adult.iloc[:3000]
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    _write_parts(frame, tmp_path / "parts", [1200, 2100], "csv")
+    privacy = "  k_anonymity: {k: 4}\n  l_diversity: {l: 2}\n  suppression_limit: 0.1"
+
+    def partitioned(data: str) -> Path:
+        pol = _policy(tmp_path, data, privacy=privacy, fmt="parquet", extra="# partitioned\n")
+        text = pol.read_text(encoding="utf-8").replace(
+            "format: parquet}", "format: parquet, partitioned: true}"
+        )
+        pol.write_text(text, encoding="utf-8")
+        return pol
+
+    ray_policy = partitioned("parts")
+    res = cli("run", ray_policy, "--engine", "ray", "--json")
+    assert res.code == 0, res.err
+    folder = tmp_path / f"out-{ray_policy.stem}" / "released"
+    names = ["part-000.parquet", "part-001/data.parquet", "part-002.parquet"]
+    assert (
+        sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == names
+    )
+    parts = [pd.read_parquet(folder / n) for n in names]
+    assert [len(p) for p in parts] == [1200, 900, 900]
+    local_pol = partitioned("all.csv")
+    local = run_policy(load_policy(local_pol), only=("transforms", "anonymize"))
+    assert local.outputs["table"] == tmp_path / f"out-{local_pol.stem}" / "released"
+    (whole,) = local.outputs["table"].iterdir()
+    assert whole.name == "all.parquet"
+    pd.testing.assert_frame_equal(
+        pd.concat(parts, ignore_index=True).astype(str), pd.read_parquet(whole).astype(str)
+    )
+    # a later run with other partitions would leave old files beside the new: refused
+    (folder / "part-009.parquet").write_bytes(b"")
+    res = cli("run", ray_policy, "--engine", "ray")
+    assert res.code == 2 and "holds 1 data file(s) this run would not write" in res.err
+    (whole.parent / "other.parquet").write_bytes(b"")
+    with pytest.raises(InputError, match="holds 1 data file"):
+        run_policy(load_policy(local_pol), only=("transforms", "anonymize"))
+    assert whole.read_bytes() != b"" and (whole.parent / "other.parquet").read_bytes() == b""

@@ -32,7 +32,13 @@ def _fmt(v: Any) -> str:
 
 @dp_app.command("query")
 def query(
-    data: Annotated[Path, typer.Argument(help="The table (csv, parquet, jsonl).")],
+    data: Annotated[
+        Path,
+        typer.Argument(
+            help="The table (csv, parquet, jsonl); with --engine ray also a folder or glob "
+            "of partitions."
+        ),
+    ],
     queries: Annotated[
         list[str],
         typer.Option(
@@ -64,21 +70,67 @@ def query(
         bool,
         typer.Option("--dry-run", help="Check queries and budget; compute and record nothing."),
     ] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="'local' (this process, the default) or 'ray': each partition reduced to "
+            "its exact aggregates by a Ray task, the noise drawn once here (counts, "
+            "histograms, group-by counts with categories, integer sums).",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="Ray cluster to run on (HOST:PORT or ray://HOST:PORT); without it, --engine "
+            "ray starts a local Ray runtime and shuts it down at the end.",
+        ),
+    ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print JSON only.")] = False,
 ) -> None:
     """Answer DP queries on DATA. Exit code 3 when the budget would be exceeded."""
-    from veil.cli._input import read_input
+    from veil.cli._input import read_input, separator_value
+    from veil.cli._text import _engine
     from veil.dp import BudgetLedger, dp_query_many, fingerprint_frame, parse_query
 
     specs = [parse_query(q, epsilon=epsilon) for q in queries]  # fail before reading data
-    df = read_input(data, separator, header)
-    name = dataset or data.stem
-    fp = None if no_fingerprint else fingerprint_frame(df)
-    with BudgetLedger(ledger) as led:
-        answers = dp_query_many(
-            df, specs, ledger=led, dataset=name, fingerprint=fp, dry_run=dry_run
-        )
-        left = led.remaining(name)
+    glob = any(c in str(data) for c in "*?[")
+    name = dataset or (data.parent.name if glob else data.stem)
+    if _engine(engine) == "ray":
+        from veil.engine import expand_inputs, ray_session
+        from veil.engine._dp import check_ray_queries, ray_dp_query_many
+
+        check_ray_queries(specs)  # before Ray starts
+        _kind, files = expand_inputs(data)
+        with BudgetLedger(ledger) as led:
+            with ray_session(ray_address) as ray:
+                answers = ray_dp_query_many(
+                    ray,
+                    files,
+                    specs,
+                    ledger=led,
+                    dataset=name,
+                    fingerprint=not no_fingerprint,
+                    dry_run=dry_run,
+                    separator=separator_value(separator),
+                    header=header,
+                )
+            left = led.remaining(name)
+    else:
+        if ray_address is not None:
+            from veil._errors import InputError
+
+            raise InputError(
+                "--ray-address needs the Ray engine", hint="add --engine ray, or leave it out"
+            )
+        df = read_input(data, separator, header)
+        fp = None if no_fingerprint else fingerprint_frame(df)
+        with BudgetLedger(ledger) as led:
+            answers = dp_query_many(
+                df, specs, ledger=led, dataset=name, fingerprint=fp, dry_run=dry_run
+            )
+            left = led.remaining(name)
     out = {
         "dataset": name,
         "dry_run": dry_run,

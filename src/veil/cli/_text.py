@@ -218,9 +218,22 @@ def _engine(value: str) -> str:
 
 
 def redact(
-    input: Annotated[Path, typer.Argument(help="CSV, Parquet, JSONL, JSON or plain-text file.")],
+    input: Annotated[
+        Path,
+        typer.Argument(
+            help="CSV, Parquet, JSONL, JSON or plain-text file; or a folder or glob of JSONL, "
+            "CSV or Parquet partitions (--engine ray, or a folder --out)."
+        ),
+    ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Output file (same format as the input).")
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Output file (same format as the input), or a folder (an existing one, or a "
+            "name without a suffix when INPUT is a folder or glob): one file per input "
+            "partition, same relative paths, written as one set.",
+        ),
     ],
     column: _Columns = None,
     all_fields: _AllFields = False,
@@ -258,6 +271,8 @@ def redact(
     field to redact is an error naming its line, and nothing is written.
     """
     from veil.cli._input import separator_value
+    from veil.engine._partitioned import wants_partitioned
+    from veil.engine._text import transform_parts
     from veil.text import TextRedactor, make_operator
     from veil.text.redaction._files import FieldUse, transform_file
 
@@ -312,20 +327,35 @@ def redact(
             )
         ]
 
+    n_files: int | None = None
     try:
         with RichProgressAdapter(enabled=not json_ and not state.quiet) as progress:
-            n = transform_file(
-                input,
-                out,
-                fn,
-                column=column,
-                batch_size=batch_size,
-                progress=progress,
-                all_fields=all_fields,
-                separator=sep,
-                header=header,
-                fields=fields,
-            )
+            if wants_partitioned(input, out):
+                n, n_files = transform_parts(
+                    input,
+                    out,
+                    fn,
+                    column=column,
+                    batch_size=batch_size,
+                    progress=progress,
+                    all_fields=all_fields,
+                    separator=sep,
+                    header=header,
+                    fields=fields,
+                )
+            else:
+                n = transform_file(
+                    input,
+                    out,
+                    fn,
+                    column=column,
+                    batch_size=batch_size,
+                    progress=progress,
+                    all_fields=all_fields,
+                    separator=sep,
+                    header=header,
+                    fields=fields,
+                )
     finally:
         analyzer.close()
     untouched = fields.untouched()
@@ -340,6 +370,8 @@ def redact(
         "output": str(out),
         "seconds": round(time.perf_counter() - t0, 3),
     }
+    if n_files is not None:
+        summary["files"] = n_files
     _report_redaction(
         summary,
         f"redacted {n} records -> {out} ({summary['seconds']} s, model: "
@@ -497,9 +529,11 @@ def _redact_ray(
     profile: str,
 ) -> None:
     from veil.engine import expand_inputs, ray_redact, ray_session
+    from veil.engine._partitioned import layout, wants_partitioned
     from veil.text.redaction._files import FieldUse
 
     kind, files = expand_inputs(input)  # before Ray starts: a bad input fails in no time
+    parts = layout(input, files, out) if wants_partitioned(input, out) else None
     fields = FieldUse()
     t0 = time.perf_counter()
     with (
@@ -521,6 +555,7 @@ def _redact_ray(
             workers=processes,
             fields=fields,
             progress=progress,
+            parts=parts,
         )
     untouched = fields.untouched()
     summary = _ray_summary(n, counts, cfg, out, t0)

@@ -93,11 +93,19 @@ Release = Callable[[], DPAnswer]
 
 @dataclass
 class _Plan:
-    """A query ready to run: its budget is known before anything noisy is computed."""
+    """A query ready to run: its budget is known before anything noisy is computed.
+
+    ``partial`` (statistics that decompose over partitions: counts, histograms, group-by
+    counts with public keys, integer sums) computes the exact aggregate of this plan's data
+    with the statistic's own OpenDP transformation, nothing noisy: a partition's sufficient
+    statistic. Summed over the partitions (:func:`merge_partials`) and passed to
+    :func:`_plan` as ``exact``, it replaces the transformation's output on the whole table.
+    """
 
     spec: QuerySpec
     budget: _Budget
     stage: Callable[[], Release]  # non-noisy work; returns the noisy release
+    partial: Callable[[], Any] | None = None
 
     def run(self) -> DPAnswer:
         return self.stage()()
@@ -108,7 +116,18 @@ def _whole(run: Release) -> Callable[[], Release]:
     return lambda: run
 
 
-def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
+def merge_partials(parts: list[Any]) -> Any:
+    """The sum of partitions' exact aggregates (:attr:`_Plan.partial`): integers added,
+    lists (histogram cells, group sums) added cell by cell."""
+    if isinstance(parts[0], list):
+        return [sum(cells) for cells in zip(*parts, strict=True)]
+    return sum(parts)
+
+
+def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec, *, exact: Any = None) -> _Plan:
+    """The plan of ``spec`` on ``df``; with ``exact`` (the merged partials of the table's
+    partitions) the noise is drawn on it instead of on ``df``'s aggregate (``df`` then only
+    gives the columns' types)."""
     import numpy as np
 
     data, d_in = _bound_contributions(df, spec)
@@ -158,19 +177,15 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
         # cheaper than int64 (1 byte each), with the same transformation and stability
         arr = np.zeros(n_rows, dtype=bool)
 
-        def stage_count() -> Release:
-            cal = _calibrate(
-                dp,
-                lambda: (vec_b, sd) >> dp.t.then_count(),
-                d_in,
-                budget.unit,
-                gaussian,
-                key=("count",),
-            )
-            exact = cal.trans(arr)
-            return lambda: scalar(cal, exact, True)
+        def count_trans() -> Any:
+            return (vec_b, sd) >> dp.t.then_count()
 
-        return _Plan(spec, budget, stage_count)
+        def stage_count() -> Release:
+            cal = _calibrate(dp, count_trans, d_in, budget.unit, gaussian, key=("count",))
+            ex = cal.trans(arr) if exact is None else exact
+            return lambda: scalar(cal, ex, True)
+
+        return _Plan(spec, budget, stage_count, partial=lambda: count_trans()(arr))
 
     if spec.thresholded:
         assert spec.by is not None
@@ -248,23 +263,23 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
         n_cat = len(labels)
         codes = codes.astype(np.int32)  # category indices and -1: int32 is plenty
 
-        def stage_hist() -> Release:
+        def hist_trans() -> Any:
             mo = dp.L2Distance[int] if gaussian else dp.L1Distance[int]
+            return (vec_i32, sd) >> dp.t.then_count_by_categories(
+                categories=list(range(n_cat)), null_category=True, MO=mo
+            )
+
+        def stage_hist() -> Release:
             cal = _calibrate(
                 dp,
-                lambda: (
-                    (vec_i32, sd)
-                    >> dp.t.then_count_by_categories(
-                        categories=list(range(n_cat)), null_category=True, MO=mo
-                    )
-                ),
+                hist_trans,
                 d_in,
                 budget.unit,
                 gaussian,
                 key=("count_by_categories", "i32", n_cat),
             )
-            exact = cal.trans(codes)
-            return lambda: release_hist(cal, exact)
+            ex = cal.trans(codes) if exact is None else exact
+            return lambda: release_hist(cal, ex)
 
         def release_hist(cal: _Calibrated, exact: Any) -> DPAnswer:
             scale = cal.scale
@@ -286,7 +301,7 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
                 ],
             )
 
-        return _Plan(spec, budget, stage_hist)
+        return _Plan(spec, budget, stage_hist, partial=lambda: list(hist_trans()(codes)))
 
     # Value statistics: numeric column, missing values dropped, public bounds.
     assert spec.column is not None and spec.bounds is not None
@@ -306,10 +321,13 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
 
         def stage_sum() -> Release:
             cal = _calibrate(dp, sum_trans, d_in, budget.unit, gaussian, key=sum_key)
-            exact = cal.trans(arr_s)
-            return lambda: scalar(cal, exact, integer)
+            ex = cal.trans(arr_s) if exact is None else exact
+            return lambda: scalar(cal, ex, integer)
 
-        return _Plan(spec, budget, stage_sum)
+        # float sums do not decompose: OpenDP's sensitivity accounts for its own rounding
+        return _Plan(
+            spec, budget, stage_sum, partial=(lambda: sum_trans()(arr_s)) if integer else None
+        )
 
     if stat == "sum":  # group-by sum with public keys
         assert spec.by is not None and spec.categories is not None
@@ -322,8 +340,8 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
         def stage_group_sum() -> Release:
             # A person touches at most m groups: each group gets 1/m of the budget.
             cal = _calibrate(dp, sum_trans, d_in, budget.unit / m, gaussian, key=sum_key)
-            exact = [cal.trans(arr) for arr in groups]
-            return lambda: release_group_sum(cal, exact)
+            ex = [cal.trans(arr) for arr in groups] if exact is None else exact
+            return lambda: release_group_sum(cal, ex)
 
         def release_group_sum(cal: _Calibrated, exact: list[Any]) -> DPAnswer:
             scale = cal.scale
@@ -348,7 +366,11 @@ def _plan(dp: Any, df: pd.DataFrame, spec: QuerySpec) -> _Plan:
                 ],
             )
 
-        return _Plan(spec, budget, stage_group_sum)
+        def group_partial() -> list[Any]:
+            trans = sum_trans()
+            return [trans(arr) for arr in groups]
+
+        return _Plan(spec, budget, stage_group_sum, partial=group_partial if integer else None)
 
     if stat in ("mean", "variance"):
         arr_f = _values(series, np.float64)

@@ -138,6 +138,23 @@ def dp_query_many(
     for spec in specs:
         _check_delta(spec, len(data))
     plans = [_plan(dp, data, spec) for spec in specs]  # everything checked before spending
+    return answer_plans(
+        plans, ledger=ledger, dataset=dataset, fingerprint=fingerprint, who=who, dry_run=dry_run
+    )
+
+
+def answer_plans(
+    plans: list[_Plan],
+    *,
+    ledger: BudgetLedger | None,
+    dataset: str | None,
+    fingerprint: str | None,
+    who: str | None,
+    dry_run: bool,
+) -> list[DPAnswer]:
+    """Spend, then release: the ledger records every plan's spend (one entry per query)
+    before any noise is drawn; :func:`dp_query_many`'s second half, shared with the Ray
+    engine (whose plans draw their noise on the partitions' merged aggregates)."""
     if dry_run:
         if ledger is not None:
             assert dataset is not None

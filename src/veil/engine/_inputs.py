@@ -18,11 +18,17 @@ def _partition(path: Path) -> bool:
     return path.is_file() and not path.name.startswith((".", "_")) and file_kind(path) in _READABLE
 
 
-def expand_inputs(spec: str | Path) -> tuple[Kind, list[Path]]:
+def _who(engine: str) -> str:
+    return "the Ray engine" if engine == "ray" else "a partitioned run"
+
+
+def expand_inputs(spec: str | Path, *, engine: str = "ray") -> tuple[Kind, list[Path]]:
     """The kind and the sorted data files of ``spec`` (a file, a folder or a glob).
 
     A folder is searched recursively (``year=2024/part-0.parquet``); files are sorted by
     path, which is the order of the rows in the output. Every file must have one kind.
+    ``engine`` names the reader in errors: ``"ray"``, or ``"local"`` (the local engine's
+    partitioned runs).
 
     Raises
     ------
@@ -45,7 +51,7 @@ def expand_inputs(spec: str | Path) -> tuple[Kind, list[Path]]:
     if not files:
         raise InputError(
             f"no readable data files in {where}",
-            hint="the Ray engine reads .jsonl/.ndjson, .csv/.tsv and .parquet/.pq files",
+            hint=f"{_who(engine)} reads .jsonl/.ndjson, .csv/.tsv and .parquet/.pq files",
         )
     kinds = {file_kind(f) for f in files}
     if len(kinds) > 1:
@@ -56,7 +62,8 @@ def expand_inputs(spec: str | Path) -> tuple[Kind, list[Path]]:
     kind = kinds.pop()
     if kind not in _READABLE:
         raise InputError(
-            f"the Ray engine does not read {kind} files ({files[0].name})",
-            hint="convert to JSONL, CSV or Parquet, or use --engine local",
+            f"{_who(engine)} does not read {kind} files ({files[0].name})",
+            hint="convert to JSONL, CSV or Parquet"
+            + (", or use --engine local" if engine == "ray" else ""),
         )
     return kind, files

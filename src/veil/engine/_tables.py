@@ -242,6 +242,11 @@ def ray_run_policy(
     from veil.io._atomic import sweep_stale
 
     sweep_stale(_out_dir(policy, out_dir))
+    rels = None
+    if policy.output.partitioned:  # before any work: the output folder's refusals
+        from veil.engine._partitioned import release_names
+
+        rels = release_names(policy, files, _out_dir(policy, out_dir))
     qis = tuple(policy.quasi_identifiers)
     from veil.tabular._stage import build_policy_transformers
 
@@ -328,7 +333,8 @@ def ray_run_policy(
         "not_run": ["risk"],
         "note": "the risk and utility measurements do not run on the Ray engine yet",
     }
-    outputs = _write(ray, policy, out_dir, [r[1] for r in refs], released, report, artifacts)
+    frames = [r[1] for r in refs]
+    outputs = _write(ray, policy, out_dir, frames, released, report, artifacts, rels)
     report["outputs"] = {k: str(v) for k, v in outputs.items()}
     return RunResult(
         data=pd.DataFrame(columns=released[0].columns if released else []),
@@ -434,8 +440,10 @@ def _write(
     released: list[Released],
     report: dict[str, Any],
     artifacts: dict[str, Any],
+    rels: list[Path] | None,
 ) -> dict[str, Path]:
-    """The release (one file, partitions in path order) and the reports, as a set."""
+    """The release (one file, partitions in path order; or with ``output.partitioned`` a
+    folder of one file per input partition) and the reports, as a set."""
     from veil.io import atomic_dir
     from veil.pipeline import _out_dir, _output_paths, _put_reports
 
@@ -444,18 +452,35 @@ def _write(
     outputs = _output_paths(policy, out, artifacts)
     report["outputs"] = {k: str(v) for k, v in outputs.items()}
     with atomic_dir(out) as stage:
-        _write_table(ray, frames, stage / outputs["table"].name, fmt)
+        if rels is None:
+            _write_table(ray, frames, stage / outputs["table"].name, fmt)
+        else:
+            folder = stage / policy.output.name
+            schema: list[Any] = []  # the first partition's (Parquet), kept across files
+            for ref, rel in zip(frames, rels, strict=True):
+                (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+                _write_table(ray, [ref], folder / rel, fmt, schema, label=str(rel))
         _put_reports(stage, policy, report, artifacts)
     return outputs
 
 
-def _write_table(ray: Any, frames: list[Any], path: Path, fmt: str) -> None:
-    """Fetch the released partitions one at a time, in order, into one file."""
+def _write_table(
+    ray: Any,
+    frames: list[Any],
+    path: Path,
+    fmt: str,
+    first: list[Any] | None = None,
+    *,
+    label: str | None = None,
+) -> None:
+    """Fetch the released partitions one at a time, in order, into one file; Parquet
+    partitions are cast to the first one's types (``first`` carries them across calls)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     writer: Any = None
-    schema: Any = None
+    first = [] if first is None else first
+    schema: Any = first[0] if first else None
     with path.open("wb") as fh:
         for i, ref in enumerate(frames):
             df = _ray_get(ray, ref)
@@ -469,15 +494,18 @@ def _write_table(ray: Any, frames: list[Any], path: Path, fmt: str) -> None:
                         fh.write(b"\n")
             else:
                 table = pa.Table.from_pandas(df, preserve_index=False)
-                if writer is None:
+                if schema is None:
                     schema = table.schema
+                    first.append(schema)
+                if writer is None:
                     writer = pq.ParquetWriter(fh, schema)
-                elif not table.schema.equals(schema):
+                if not table.schema.equals(schema):
                     try:
                         table = table.cast(schema)
                     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
                         raise SchemaError(
-                            f"released partition {i + 1} has other column types than the first",
+                            f"released partition {label or i + 1} has other column types than "
+                            "the first",
                             hint="give every partition the same column types, or set "
                             "output.format: csv",
                         ) from None

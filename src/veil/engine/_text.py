@@ -13,13 +13,14 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veil._errors import InputError, SchemaError, VeilError, column_names
 from veil._progress import NullProgress, Progress
+from veil.engine._partitioned import PartWriters, layout
 from veil.io import atomic_path
 from veil.text.redaction._files import (
     FieldUse,
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from veil.policy import TextConfig
     from veil.text import Operator
 
-__all__ = ["ray_detect", "ray_redact"]
+__all__ = ["ray_detect", "ray_redact", "transform_parts"]
 
 #: CPUs each actor asks for: a whole CPU per actor starves Ray Data's read tasks on a
 #: small machine (two 1-CPU actors on 2 cores deadlocked), so actors ask for half.
@@ -49,6 +50,7 @@ _ERR = "__veil_error"
 _COUNTS = "__veil_counts"
 _FIELDS = "__veil_fields"
 _OUT = "__veil_out"
+_PATH = "path"  # Ray Data's column of each row's file (include_paths)
 #: Tests only: seconds each actor sleeps before each batch, read from the actor's own
 #: environment (on a cluster: the node's, set where ``ray start`` ran). It makes a run
 #: long enough for a test to kill a worker mid-run; unset, it costs one lookup per actor.
@@ -65,6 +67,7 @@ class _Plan:
     columns: tuple[str, ...] = ()  # tables: the text columns
     explain: bool = False
     nlp_batch: int = 256
+    paths: bool = False  # JSONL: keep each record's file (partitioned output)
 
 
 class _TextActor:
@@ -155,7 +158,7 @@ class _TextActor:
                     i += 1
                 out.append(json.dumps(rec, ensure_ascii=False))
             row_counts.append(json.dumps(c))
-        return pa.table(
+        table = pa.table(
             {_OUT: out, _COUNTS: row_counts, _FIELDS: fields, _ERR: [None] * len(out)},
             schema=pa.schema(
                 [
@@ -166,6 +169,7 @@ class _TextActor:
                 ]
             ),
         )
+        return table.append_column(_PATH, batch.column("path")) if self.plan.paths else table
 
     def _table(self, batch: pa.Table) -> pa.Table:
         import pyarrow as pa
@@ -267,7 +271,9 @@ def _table_plan(
     return tuple(cols), all_names, args
 
 
-def _dataset(ray: Any, kind: Kind, files: list[Path], args: dict[str, Any]) -> Any:
+def _dataset(
+    ray: Any, kind: Kind, files: list[Path], args: dict[str, Any], with_paths: bool = False
+) -> Any:
     # before the dataset exists: a dataset keeps the context it was created under
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True  # rows out in input order
@@ -280,8 +286,8 @@ def _dataset(ray: Any, kind: Kind, files: list[Path], args: dict[str, Any]) -> A
         return ray.data.read_text(paths, include_paths=True, drop_empty_lines=True, **remote)
     if kind == "csv":
         csv_args = {k: v for k, v in args.items() if not k.startswith("_")}
-        return ray.data.read_csv(paths, **csv_args, **remote)
-    return ray.data.read_parquet(paths, **remote)
+        return ray.data.read_csv(paths, **csv_args, include_paths=with_paths, **remote)
+    return ray.data.read_parquet(paths, include_paths=with_paths, **remote)
 
 
 def _batches(
@@ -326,6 +332,44 @@ def _batches(
         ) from None
 
 
+def transform_parts(
+    spec: str | Path,
+    out: Path,
+    fn: Callable[[list[str | None]], list[str | None]],
+    *,
+    column: str | Sequence[str] | None,
+    separator: str | None,
+    header: bool | None,
+    all_fields: bool = False,
+    **kw: Any,
+) -> tuple[int, int]:
+    """The local engine's partitioned run: each partition of ``spec`` streamed through
+    ``fn`` (:func:`veil.text.redaction._files.transform_file`) into its own file under
+    ``out`` (the Ray engine's layout), the set swapped in at the end; (records, files)."""
+    from veil.engine._inputs import expand_inputs
+    from veil.io import atomic_dir
+    from veil.text.redaction._files import transform_file
+
+    kind, files = expand_inputs(spec, engine="local")
+    rels = layout(spec, files, out)
+    if kind != "jsonl":  # every partition with the first one's columns, before writing
+        _table_plan(kind, files, _select(column, all_fields, False), separator, header)
+    n = 0
+    with atomic_dir(out) as stage:
+        for f, rel in zip(files, rels, strict=True):
+            n += transform_file(
+                f,
+                stage / rel,
+                fn,
+                column=column,
+                separator=separator,
+                header=header,
+                all_fields=all_fields,
+                **kw,
+            )
+    return n, len(files)
+
+
 def _check_out(kind: Kind, out: Path, files: Sequence[Path], expected: Kind | None = None) -> None:
     want = expected or kind
     if file_kind(out) != want:
@@ -355,78 +399,173 @@ def ray_redact(
     workers: int = 1,
     fields: FieldUse | None = None,
     progress: Progress | None = None,
+    parts: Sequence[Path] | None = None,
 ) -> tuple[int, Counter[str]]:
-    """Redact ``files`` into ``out`` (one file, the input's format); records and counts."""
+    """Redact ``files`` into ``out``; records and counts.
+
+    ``out`` is one file of the input's format, or with ``parts`` (each input's output
+    name, :func:`veil.engine._partitioned.layout`) a folder of one file per input
+    partition, written as one set.
+    """
     if getattr(operator, "scope", None) == "run" or operator.name == "vault":
         raise InputError(
             f"operator {operator.name!r} with run-wide state is not available on the Ray "
             "engine yet",
             hint="use --engine local, or a keyed operator (hash, fpe, encrypt, surrogate)",
         )
-    _check_out(kind, out, files)
+    if parts is None:
+        _check_out(kind, out, files)
     sel = _select(column, all_fields, False)
     cols: tuple[str, ...] = ()
     names: list[str] = []
     args: dict[str, Any] = {}
     if kind != "jsonl":
         cols, names, args = _table_plan(kind, files, sel, separator, header)
+        if parts is not None and _PATH in names:
+            raise InputError(
+                f"a partitioned output on the Ray engine needs no column named {_PATH!r} "
+                "(Ray Data adds one for each row's file)",
+                hint="write one output file (--out FILE), or use --engine local",
+            )
         if fields is not None:
             fields.seen.update(dict.fromkeys(names))
             fields.used.update(dict.fromkeys(cols))
-    plan = _Plan("redact", kind, sel, cols, nlp_batch=min(batch_size, 256))
-    ds = _dataset(ray, kind, files, args)
-    counts: Counter[str] = Counter()
-    n = 0
+    plan = _Plan("redact", kind, sel, cols, nlp_batch=min(batch_size, 256), paths=parts is not None)
+    ds = _dataset(ray, kind, files, args, with_paths=parts is not None and kind != "jsonl")
+    sink = _Sink(kind, files, names, args, fields)
     progress = progress or NullProgress()
-    with progress.task("redacting (ray)") as task, atomic_path(out) as tmp:
-        pq_writer: Any = None
-        fh = None
-        first = True
-        try:
-            for b in _batches(ray, ds, config, plan, operator, workers, batch_size):
-                for c in b.column(_COUNTS).to_pylist():
-                    counts.update(json.loads(c))
-                if kind == "jsonl":
-                    fh = fh or tmp.open("w", encoding="utf-8", newline="")
-                    for line, fl in zip(
-                        b.column(_OUT).to_pylist(), b.column(_FIELDS).to_pylist(), strict=True
-                    ):
-                        if line is None:
-                            continue
-                        fh.write(line + "\n")
-                        n += 1
-                        if fields is not None:
-                            seen, used = json.loads(fl)
-                            fields.seen.update(dict.fromkeys(seen))
-                            fields.used.update(dict.fromkeys(used))
-                    task.advance(b.num_rows)
-                    continue
-                table = b.select(names)
-                n += table.num_rows
-                if kind == "csv":
-                    fh = fh or tmp.open("w", encoding="utf-8", newline="")
-                    table.to_pandas().to_csv(
-                        fh, header=first and args["_header"], index=False, sep=args["_sep"]
-                    )
-                else:
+    batches = _batches(ray, ds, config, plan, operator, workers, batch_size)
+    with progress.task("redacting (ray)") as task:
+        if parts is None:
+            with atomic_path(out) as tmp:
+                sink.to_file(batches, tmp, task)
+        else:
+            from veil.io import atomic_dir
+
+            with atomic_dir(out) as stage:
+                schema = None
+                if kind == "parquet":
                     import pyarrow.parquet as pq
 
                     schema = pq.read_schema(files[0])
-                    if pq_writer is None:
-                        pq_writer = pq.ParquetWriter(tmp, schema)
+                writers = PartWriters(
+                    kind,
+                    stage,
+                    files,
+                    parts,
+                    schema=schema,
+                    names=names,
+                    sep=args.get("_sep", ","),
+                    header=args.get("_header", True),
+                )
+                sink.to_parts(batches, writers, task)
+    return sink.n, sink.counts
+
+
+class _Sink:
+    """The driver's end of a redaction: counts, field use, and the rows written out."""
+
+    def __init__(
+        self,
+        kind: Kind,
+        files: list[Path],
+        names: list[str],
+        args: dict[str, Any],
+        fields: FieldUse | None,
+    ) -> None:
+        self.kind, self.files, self.names, self.args, self.fields = kind, files, names, args, fields
+        self.n = 0
+        self.counts: Counter[str] = Counter()
+
+    def _take(self, b: pa.Table) -> list[str] | None:
+        """Count ``b``'s findings; JSONL: its records' lines (empty lines dropped)."""
+        for c in b.column(_COUNTS).to_pylist():
+            self.counts.update(json.loads(c))
+        if self.kind != "jsonl":
+            self.n += b.num_rows
+            return None
+        lines = []
+        for line, fl in zip(b.column(_OUT).to_pylist(), b.column(_FIELDS).to_pylist(), strict=True):
+            if line is None:
+                continue
+            lines.append(line)
+            if self.fields is not None:
+                seen, used = json.loads(fl)
+                self.fields.seen.update(dict.fromkeys(seen))
+                self.fields.used.update(dict.fromkeys(used))
+        self.n += len(lines)
+        return lines
+
+    def to_file(self, batches: Iterator[pa.Table], tmp: Path, task: Any) -> None:
+        import pyarrow.parquet as pq
+
+        pq_writer: Any = None
+        fh = None
+        first = True
+        schema = pq.read_schema(self.files[0]) if self.kind == "parquet" else None
+        try:
+            for b in batches:
+                lines = self._take(b)
+                task.advance(b.num_rows)
+                if lines is not None:
+                    fh = fh or tmp.open("w", encoding="utf-8", newline="")
+                    fh.write("".join(line + "\n" for line in lines))
+                    continue
+                table = b.select(self.names)
+                if self.kind == "csv":
+                    fh = fh or tmp.open("w", encoding="utf-8", newline="")
+                    table.to_pandas().to_csv(
+                        fh,
+                        header=first and self.args["_header"],
+                        index=False,
+                        sep=self.args["_sep"],
+                    )
+                else:
+                    pq_writer = pq_writer or pq.ParquetWriter(tmp, schema)
                     pq_writer.write_table(table.cast(schema))
                 first = False
-                task.advance(table.num_rows)
-            if kind == "parquet" and pq_writer is None:
-                import pyarrow.parquet as pq
-
-                pq.write_table(pq.read_schema(files[0]).empty_table(), tmp)
+            if self.kind == "parquet" and pq_writer is None:
+                pq.write_table(schema.empty_table(), tmp)  # type: ignore[union-attr]
         finally:
             if fh is not None:
                 fh.close()
             if pq_writer is not None:
                 pq_writer.close()
-    return n, counts
+
+    def to_parts(self, batches: Iterator[pa.Table], writers: Any, task: Any) -> None:
+        complete = False
+        try:
+            for b in batches:
+                keys = b.column(_PATH).to_pylist()
+                lines = self._take(b)
+                task.advance(b.num_rows)
+                if lines is not None:
+                    self._lines_by_file(b, keys, writers)
+                    continue
+                # rows of one file arrive together (preserve_order): split at the changes
+                starts = [0, *(i for i in range(1, len(keys)) if keys[i] != keys[i - 1])]
+                for lo, hi in zip(starts, [*starts[1:], len(keys)], strict=True):
+                    writers.table(keys[lo], b.slice(lo, hi - lo).select(self.names))
+            complete = True
+        finally:
+            writers.close(complete)
+
+    def _lines_by_file(self, b: pa.Table, keys: list[str], writers: Any) -> None:
+        # the lines of non-empty records, with their files (empty lines have no output)
+        out = b.column(_OUT).to_pylist()
+        run: list[str] = []
+        key: str | None = None
+        for line, k in zip(out, keys, strict=True):
+            if line is None:
+                continue
+            if k != key and run:
+                writers.lines(key, run)
+                run = []
+            key = k
+            run.append(line)
+        if run:
+            assert key is not None
+            writers.lines(key, run)
 
 
 def ray_detect(

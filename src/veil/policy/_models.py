@@ -134,6 +134,11 @@ class OutputConfig(_Model):
     url: str | None = Field(None, description="also write the release to this SQL database")
     table: str | None = None
     if_exists: Literal["fail", "replace"] = "fail"
+    partitioned: bool = Field(
+        False,
+        description="write the release as a folder NAME/ of one file per input partition "
+        "(each input file's path relative to data.path, with the output format's suffix)",
+    )
 
     @model_validator(mode="after")
     def _sql_pair(self) -> OutputConfig:
@@ -606,6 +611,12 @@ class Policy(_Model):
                 "overwrite the other; choose another output.name",
                 "output",
                 "name",
+            )
+        if self.output.partitioned and self.data.path is None:
+            raise LocatedError(
+                "output.partitioned writes a file per input file: it needs data.path",
+                "output",
+                "partitioned",
             )
         if self.output.name.startswith(".veil-"):
             raise LocatedError(

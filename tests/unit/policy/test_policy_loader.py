@@ -137,3 +137,12 @@ def test_schema_is_json_schema_with_the_policy_keys() -> None:
     assert {"data", "columns", "privacy", "search", "output"} <= set(schema["properties"])
     assert "base_dir" not in schema["properties"]
     assert schema["additionalProperties"] is False
+
+
+def test_partitioned_output_needs_files(tmp_path: Path) -> None:
+    """``output.partitioned`` releases a file per input file: a SQL source has none."""
+    text = GOOD.replace("data: {path: people.csv}", "data: {url: 'sqlite:///x.db', table: people}")
+    with pytest.raises(PolicyError, match=r"it needs data\.path") as info:
+        load_policy(write(tmp_path, text + "output: {partitioned: true}\n"))
+    assert info.value.key == "output.partitioned"
+    assert load_policy(write(tmp_path, GOOD + "output: {partitioned: true}\n")).output.partitioned
