@@ -22,7 +22,7 @@ import numpy as np
 
 from veil._errors import InputError
 
-__all__ = ["MAX_EXPLORED", "explore", "with_transformation"]
+__all__ = ["MAX_EXPLORED", "candidate_utility", "explore", "with_transformation"]
 
 MAX_EXPLORED = 20_000  # lattice nodes evaluated at most
 _BUDGET_SECONDS = 20.0
@@ -147,6 +147,47 @@ def explore(workdir: Path, relative: str) -> dict[str, Any]:
     }
 
 
+# the stages a candidate's utility needs: what shapes the released table and measures it;
+# text (a vault), dp (a ledger spend) and synth never run for a preview
+_UTILITY_STAGES = frozenset({"transforms", "anonymize", "risk"})
+
+
+def candidate_utility(workdir: Path, relative: str, levels: list[int]) -> dict[str, Any]:
+    """The report's utility section for the policy ``relative`` released at ``levels``
+    (one level per quasi-identifier): ``veil run``'s own pipeline in memory with
+    ``search.transformation`` set to them, writing nothing. :class:`InputError` when the
+    candidate cannot be released; the run's own error when it fails."""
+    from veil.pipeline import run_policy
+    from veil.policy import load_policy
+    from veil.ui._policy_edit import check_policy_text
+    from veil.ui._security import safe_path
+
+    path = safe_path(workdir, relative)
+    checked = check_policy_text(workdir, relative, _read_policy(path))
+    if not checked["valid"]:
+        raise InputError(checked["error"]["message"], hint=checked["error"]["hint"])
+    policy = load_policy(path)
+    if policy.dp is not None or policy.synth is not None:
+        raise InputError(
+            "a candidate's utility is not shown for a policy with dp: or synth: (its "
+            "release is not the generalized table)",
+            hint="release it and read the run's report",
+        )
+    qis = list(policy.quasi_identifiers)
+    if len(levels) != len(qis):
+        raise InputError("the levels do not match the policy's quasi-identifiers")
+    search = policy.search.model_copy(
+        update={"transformation": dict(zip(qis, levels, strict=True))}
+    )
+    chosen = policy.model_copy(update={"search": search})
+    started = time.perf_counter()
+    result = run_policy(chosen, write=False, only=_UTILITY_STAGES)
+    utility = dict(result.report.get("utility") or {})
+    utility["seconds"] = round(time.perf_counter() - started, 3)
+    utility["levels"] = list(levels)
+    return utility
+
+
 def with_transformation(text: str, relative: str, levels: dict[str, int] | None) -> str:
     """The policy ``text`` with ``search.transformation`` set to ``levels`` (``None``:
     removed, the search's optimum again)."""
@@ -215,7 +256,20 @@ def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
 
     log = logging.getLogger("veil.ui")
     cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+    utilities: dict[tuple[str, int, int, tuple[int, ...]], dict[str, Any]] = {}
     lock = threading.Lock()
+    utility_lock = threading.Lock()
+
+    def utility_of(relative: str, levels: list[int]) -> dict[str, Any]:
+        st = safe_path(workdir, relative).stat()
+        key = (relative, st.st_mtime_ns, st.st_size, tuple(levels))
+        with utility_lock:
+            if key not in utilities:
+                if len(utilities) >= 32:
+                    utilities.clear()
+                utilities[key] = candidate_utility(workdir, relative, levels)
+                log.info("candidate utility measured in %.2f s", utilities[key]["seconds"])
+            return utilities[key]
 
     def cached(relative: str) -> dict[str, Any]:
         path = safe_path(workdir, relative)
@@ -270,7 +324,23 @@ def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
             "shown": shown,
             "picked": picked,
             "picked_index": result["nodes"].index(picked) if picked is not None else None,
+            "utility": None,
+            "utility_problem": None,
         }
+        if picked is not None and request.query_params.get("utility") == "1":
+            if not picked["feasible"]:
+                context["utility_problem"] = {
+                    "message": "this candidate does not meet the models: it cannot be released",
+                    "hint": "pick one that meets them",
+                }
+            else:
+                try:
+                    context["utility"] = await run_in_threadpool(
+                        utility_of, relative, picked["levels"]
+                    )
+                except VeilError as exc:
+                    context["utility_problem"] = {"message": exc.message, "hint": exc.hint}
+                    log.info("candidate utility failed: %s", type(exc).__name__)
         return page(request, "explore.html", context)
 
     async def choose(request: Any) -> Any:

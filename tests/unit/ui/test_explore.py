@@ -197,3 +197,63 @@ def test_a_policy_that_is_not_utf8_is_refused_by_name(workdir: Path) -> None:
         "/explore/choose", data={"csrf": csrf, "policy": "latin.yaml", "levels": "optimum"}
     )
     assert r.status_code == 400 and "not UTF-8" in r.text
+
+
+def test_a_candidates_utility_is_what_veil_run_reports_when_it_is_released(
+    workdir: Path,
+) -> None:
+    from veil.ui._explore import candidate_utility
+
+    client, csrf = _session(workdir)
+    result = explore(workdir, "policy.yaml")
+    i, other = next(
+        (i, n) for i, n in enumerate(result["nodes"]) if n["feasible"] and not n["optimum"]
+    )
+    page = client.get(f"/explore?policy=policy.yaml&node={i}")
+    assert 'id="measure-utility"' in page.text and 'id="utility"' not in page.text  # on demand
+    page = client.get(f"/explore?policy=policy.yaml&node={i}&utility=1")
+    assert page.status_code == 200 and 'id="utility"' in page.text
+    shown = dict(re.findall(r'data-key="([a-z_]+)">([^<]+)<', page.text))
+    before = sorted(p.name for p in workdir.rglob("*"))
+    measured = candidate_utility(workdir, "policy.yaml", other["levels"])
+    assert measured["levels"] == other["levels"]
+    assert before == sorted(p.name for p in workdir.rglob("*"))  # nothing written
+    assert not (workdir / "out").exists()
+    # release that candidate as veil run does; its report's utility is the one measured
+    levels = ",".join(map(str, other["levels"]))
+    r = client.post(
+        "/explore/choose",
+        data={"csrf": csrf, "policy": "policy.yaml", "levels": levels},
+        follow_redirects=False,
+    )
+    assert _wait(client, r.headers["location"].rsplit("/", 1)[1])["state"] == "done"
+    report = json.loads((workdir / "out" / "report.json").read_text())
+    assert list(report["anonymize"]["transformation"].values()) == other["levels"]
+    reported = report["utility"]
+    compared = {k: v for k, v in measured.items() if k not in ("seconds", "levels")}
+    # every measure of the run's utility section, the engine's metrics included
+    assert json.loads(json.dumps(compared, default=str)) == reported
+    assert shown["mean_total_variation"] == f"{reported['summary']['mean_total_variation']:.4f}"
+    assert shown["information_loss_entropy"] == (
+        f"{reported['summary']['information_loss_entropy']:.4f}"
+    )
+    assert shown["ml_accuracy_delta"] == f"{reported['summary']['ml_accuracy_delta']:+.4f}"
+    loss = reported["information_loss"]
+    assert shown["discernibility_normalized"] == f"{loss['discernibility_normalized']:.4f}"
+    assert shown["suppressed_share"] == f"{loss['suppressed_share']:.4f}"
+    # the optimum's utility differs from this candidate's (the figures are the node's)
+    optimum = next(n for n in result["nodes"] if n["optimum"])
+    assert (
+        candidate_utility(workdir, "policy.yaml", optimum["levels"])["summary"]
+        != (measured["summary"])
+    )
+
+
+def test_an_infeasible_candidates_utility_is_refused_clearly(workdir: Path) -> None:
+    client, _ = _session(workdir)
+    result = explore(workdir, "policy.yaml")
+    infeasible = [i for i, n in enumerate(result["nodes"]) if not n["feasible"]]
+    assert infeasible
+    page = client.get(f"/explore?policy=policy.yaml&node={infeasible[0]}&utility=1")
+    assert page.status_code == 200 and 'id="utility-problem"' in page.text
+    assert "does not meet the models" in page.text and 'id="utility"' not in page.text
