@@ -258,6 +258,11 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         _shot(b, shots / "ui-certificate.png", height=1300)
         # explore the candidates and release another one than the optimum
         _navigate_by(b, "location.href = '/explore?policy=policy.yaml'")
+        deadline = time.monotonic() + 30  # shown as it goes, the page reloading itself
+        while time.monotonic() < deadline and _eval(
+            b, "!!document.getElementById('explore-running')"
+        ):
+            _navigate_by(b, "location.reload()")
         assert _eval(b, "!!document.getElementById('explore-optimum')")
         assert _eval(b, "+document.getElementById('explore-count').innerText") > 1
         _shot(b, shots / "ui-explore.png", height=1100)
