@@ -5,7 +5,7 @@ Starts ``veil ui --no-browser`` as users do, opens its one-time URL, opens the d
 hierarchies, saves and runs the policy, and reads the report inside the app (the issue's
 2-minute path); then the release certificate, the exploration (another transformation
 than the optimum picked and released), a pasted text's findings, a file redacted with a
-per-type operator, and a DP query whose spend shows in the budget view. Fails on a console error, an uncaught exception, a failed load or a
+per-type operator, an uploaded file redacted, and a DP query whose spend shows in the budget view. Fails on a console error, an uncaught exception, a failed load or a
 request to any other address than the app's. Screenshots of each view go to
 ``$VEIL_SCREENSHOT_DIR`` when set (else the test's tmp folder). Skips when no Chromium is
 installed, except under ``CI=true``.
@@ -258,6 +258,11 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         _shot(b, shots / "ui-certificate.png", height=1300)
         # explore the candidates and release another one than the optimum
         _navigate_by(b, "location.href = '/explore?policy=policy.yaml'")
+        deadline = time.monotonic() + 30  # shown as it goes, the page reloading itself
+        while time.monotonic() < deadline and _eval(
+            b, "!!document.getElementById('explore-running')"
+        ):
+            _navigate_by(b, "location.reload()")
         assert _eval(b, "!!document.getElementById('explore-optimum')")
         assert _eval(b, "+document.getElementById('explore-count').innerText") > 1
         _shot(b, shots / "ui-explore.png", height=1100)
@@ -310,6 +315,23 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         assert _eval(b, redact_state) == "done", _eval(b, "document.body.innerText")[:600]
         assert _eval(b, "!!document.getElementById('download')")
         assert "ann@example.com" not in (workdir / "notes.redacted.jsonl").read_text()
+        # upload a file from outside the working folder: preview, redact into the folder
+        outside = workdir.parent / "uploaded.txt"
+        outside.write_text("mail ann@example.com\ncall 212-555-0175\n")
+        _navigate_by(b, "location.href = '/redact'")
+        chooser = b.call("Runtime.evaluate", expression="document.getElementById('upload-file')")[
+            "result"
+        ]["objectId"]
+        b.call("DOM.setFileInputFiles", files=[str(outside)], objectId=chooser)
+        _navigate_by(b, "document.getElementById('upload').click()")
+        assert "<EMAIL_ADDRESS>" in _eval(b, "document.getElementById('redact-preview').innerText")
+        _navigate_by(b, "document.getElementById('redact').click()")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and _eval(b, redact_state) in ("running", None):
+            time.sleep(0.2)
+        assert _eval(b, redact_state) == "done", _eval(b, "document.body.innerText")[:600]
+        uploaded = (workdir / "uploaded.redacted.txt").read_text()
+        assert "ann@example.com" not in uploaded and "<EMAIL_ADDRESS>" in uploaded
         # see a spend in the budget view: a budget, a DP query checked then run
         _navigate_by(b, "location.href = '/budget'")
         assert _eval(b, "document.querySelector('h1').innerText") == "Privacy budget"

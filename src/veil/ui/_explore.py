@@ -14,6 +14,7 @@ always. Counts and measures only: no value of the table.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,11 @@ import numpy as np
 
 from veil._errors import InputError
 
-__all__ = ["MAX_EXPLORED", "explore", "with_transformation"]
+__all__ = ["MAX_EXPLORED", "Exploration", "candidate_utility", "explore", "with_transformation"]
 
 MAX_EXPLORED = 20_000  # lattice nodes evaluated at most
 _BUDGET_SECONDS = 20.0
+FIRST_VIEW_SECONDS = 0.6  # the page waits this long for the exploration, then shows it so far
 
 
 def _frame_and_config(workdir: Path, relative: str) -> tuple[Any, Any, Any]:
@@ -76,16 +78,50 @@ def _read_policy(path: Path) -> str:
         ) from None
 
 
-def explore(workdir: Path, relative: str) -> dict[str, Any]:
+class Exploration:
+    """An exploration filled as it goes (the app's page shows it while it runs): ``head``
+    once the table is read and the search's optimum known, then ``nodes`` one by one."""
+
+    def __init__(self) -> None:
+        self.head: dict[str, Any] | None = None
+        self.nodes: list[dict[str, Any]] = []
+        self.complete = False
+        self.seconds: float | None = None
+        self.error: dict[str, Any] | None = None
+        self.started = time.perf_counter()
+        self.done = threading.Event()
+        self.cancel = threading.Event()
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """The result so far (``running`` while nodes are still evaluated); ``None``
+        before the head is known."""
+        if self.head is None:
+            return None
+        running = not self.done.is_set()
+        nodes = list(self.nodes)
+        seconds = self.seconds if self.seconds is not None else time.perf_counter() - self.started
+        return {
+            **self.head,
+            "evaluated": len(nodes),
+            "complete": self.complete and not running,
+            "running": running,
+            "nodes": nodes,
+            "seconds": round(seconds, 3),
+        }
+
+
+def explore(workdir: Path, relative: str, into: Exploration | None = None) -> dict[str, Any]:
     """The lattice of the saved policy ``relative``: each node's levels, whether it meets
-    the models, its loss, suppression, classes and risk; the optimum; the QIs' heights."""
+    the models, its loss, suppression, classes and risk; the optimum; the QIs' heights.
+    ``into``: filled as the nodes are evaluated (stops early when its ``cancel`` is set)."""
     from veil.tabular._anonymize import _check_table, _hierarchies
     from veil.tabular._encoding import encode
     from veil.tabular._metrics import METRICS
     from veil.tabular._privacy_models import build_models
     from veil.tabular._search import LatticeSearch, _Evaluator, lattice
 
-    started = time.perf_counter()
+    job = into if into is not None else Exploration()
+    started = job.started
     policy, df, config = _frame_and_config(workdir, relative)
     _check_table(df, config, len(df))
     from veil.tabular._anonymize import _sensitive_hierarchies
@@ -107,10 +143,25 @@ def explore(workdir: Path, relative: str) -> dict[str, Any]:
     nodes = lattice(ft.heights)
     order = np.lexsort((np.arange(len(nodes)), nodes.sum(axis=1)))  # lowest first
     ev = _Evaluator(ft, models)
-    out: list[dict[str, Any]] = []
+    job.head = {
+        "policy": relative,
+        "rows": ft.n_rows,
+        "quasi_identifiers": list(config.quasi_identifiers),
+        "heights": [int(h) for h in ft.heights],
+        "metric": config.search.metric,
+        "suppression_limit": limit,
+        "lattice_size": len(nodes),
+        "optimum": None if optimum is None else list(optimum),
+        "chosen": policy.search.transformation,
+    }
+    out = job.nodes
     complete = True
     for idx in order:
-        if len(out) >= MAX_EXPLORED or time.perf_counter() - started > _BUDGET_SECONDS:
+        if (
+            len(out) >= MAX_EXPLORED
+            or time.perf_counter() - started > _BUDGET_SECONDS
+            or job.cancel.is_set()
+        ):
             complete = False
             break
         levels = tuple(int(x) for x in nodes[idx])
@@ -130,21 +181,53 @@ def explore(workdir: Path, relative: str) -> dict[str, Any]:
                 "optimum": optimum is not None and levels == tuple(optimum),
             }
         )
-    return {
-        "policy": relative,
-        "rows": ft.n_rows,
-        "quasi_identifiers": list(config.quasi_identifiers),
-        "heights": [int(h) for h in ft.heights],
-        "metric": config.search.metric,
-        "suppression_limit": limit,
-        "lattice_size": len(nodes),
-        "evaluated": len(out),
-        "complete": complete,
-        "optimum": None if optimum is None else list(optimum),
-        "chosen": policy.search.transformation,
-        "nodes": out,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    job.complete = complete
+    job.seconds = time.perf_counter() - started
+    job.done.set()
+    result = job.snapshot()
+    assert result is not None
+    return result
+
+
+# the stages a candidate's utility needs: what shapes the released table and measures it;
+# text (a vault), dp (a ledger spend) and synth never run for a preview
+_UTILITY_STAGES = frozenset({"transforms", "anonymize", "risk"})
+
+
+def candidate_utility(workdir: Path, relative: str, levels: list[int]) -> dict[str, Any]:
+    """The report's utility section for the policy ``relative`` released at ``levels``
+    (one level per quasi-identifier): ``veil run``'s own pipeline in memory with
+    ``search.transformation`` set to them, writing nothing. :class:`InputError` when the
+    candidate cannot be released; the run's own error when it fails."""
+    from veil.pipeline import run_policy
+    from veil.policy import load_policy
+    from veil.ui._policy_edit import check_policy_text
+    from veil.ui._security import safe_path
+
+    path = safe_path(workdir, relative)
+    checked = check_policy_text(workdir, relative, _read_policy(path))
+    if not checked["valid"]:
+        raise InputError(checked["error"]["message"], hint=checked["error"]["hint"])
+    policy = load_policy(path)
+    if policy.dp is not None or policy.synth is not None:
+        raise InputError(
+            "a candidate's utility is not shown for a policy with dp: or synth: (its "
+            "release is not the generalized table)",
+            hint="release it and read the run's report",
+        )
+    qis = list(policy.quasi_identifiers)
+    if len(levels) != len(qis):
+        raise InputError("the levels do not match the policy's quasi-identifiers")
+    search = policy.search.model_copy(
+        update={"transformation": dict(zip(qis, levels, strict=True))}
+    )
+    chosen = policy.model_copy(update={"search": search})
+    started = time.perf_counter()
+    result = run_policy(chosen, write=False, only=_UTILITY_STAGES)
+    utility = dict(result.report.get("utility") or {})
+    utility["seconds"] = round(time.perf_counter() - started, 3)
+    utility["levels"] = list(levels)
+    return utility
 
 
 def with_transformation(text: str, relative: str, levels: dict[str, int] | None) -> str:
@@ -199,6 +282,14 @@ def scatter(result: dict[str, Any], width: int = 640, height: int = 320) -> dict
     }
 
 
+def _first_view(job: Exploration) -> None:
+    """Wait :data:`FIRST_VIEW_SECONDS` for the exploration, and in any case until its head
+    is known (the table read and the search run) or it failed."""
+    job.done.wait(FIRST_VIEW_SECONDS)
+    while job.head is None and not job.done.wait(0.02):
+        pass
+
+
 def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
     """``GET /explore?policy=P[&node=I]`` and ``POST /explore/choose``."""
     import logging
@@ -214,32 +305,67 @@ def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
     from veil.ui._security import safe_path
 
     log = logging.getLogger("veil.ui")
-    cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+    cache: dict[tuple[str, int, int], Exploration] = {}
+    utilities: dict[tuple[str, int, int, tuple[int, ...]], dict[str, Any]] = {}
     lock = threading.Lock()
+    utility_lock = threading.Lock()
 
-    def cached(relative: str) -> dict[str, Any]:
+    def utility_of(relative: str, levels: list[int]) -> dict[str, Any]:
+        st = safe_path(workdir, relative).stat()
+        key = (relative, st.st_mtime_ns, st.st_size, tuple(levels))
+        with utility_lock:
+            if key not in utilities:
+                if len(utilities) >= 32:
+                    utilities.clear()
+                utilities[key] = candidate_utility(workdir, relative, levels)
+                log.info("candidate utility measured in %.2f s", utilities[key]["seconds"])
+            return utilities[key]
+
+    def work(job: Exploration, relative: str) -> None:
+        try:
+            explore(workdir, relative, job)
+            log.info("explored %d nodes", len(job.nodes))
+        except VeilError as exc:
+            job.error = {"message": exc.message, "hint": exc.hint}
+        except OSError:
+            job.error = {"message": "the policy or its table could not be read", "hint": None}
+        except Exception as exc:  # noqa: BLE001 - logged by its type: a message may quote data
+            job.error = {
+                "message": f"the exploration failed ({type(exc).__name__})",
+                "hint": "run the policy with `veil run` to see the full error",
+            }
+            log.error("exploration failed: %s", type(exc).__name__)
+        finally:
+            job.done.set()
+
+    def started(relative: str) -> Exploration:
+        """The exploration of the saved policy (started in a thread unless it is known
+        for this version of the file); one policy's lattice at a time."""
         path = safe_path(workdir, relative)
         if not path.name.lower().endswith(POLICY_SUFFIXES):
             raise InputError("this file is not a policy", hint="pick a .yaml policy")
         st = path.stat()
         key = (relative, st.st_mtime_ns, st.st_size)
         with lock:
-            if key not in cache:
-                cache.clear()  # one policy's lattice at a time
-                cache[key] = explore(workdir, relative)
-                log.info(
-                    "explored %d of %d nodes", cache[key]["evaluated"], cache[key]["lattice_size"]
-                )
-            return cache[key]
+            job = cache.get(key)
+            if job is None or job.error is not None:
+                for old in cache.values():
+                    old.cancel.set()
+                cache.clear()
+                job = cache[key] = Exploration()
+                threading.Thread(
+                    target=work, args=(job, relative), name="veil-ui-explore", daemon=True
+                ).start()
+            return job
 
     async def explore_page(request: Any) -> Any:
         relative = request.query_params.get("policy") or ""
-        problem: dict[str, Any]
+        problem: dict[str, Any] | None
         if not relative:
             problem = {"message": "no policy named", "hint": "save a policy, then explore it"}
             return page(request, "explore.html", {"result": None, "problem": problem}, 400)
         try:
-            result = await run_in_threadpool(cached, relative)
+            job = started(relative)
         except (VeilError, OSError) as exc:
             problem = (
                 {"message": exc.message, "hint": exc.hint}
@@ -247,6 +373,13 @@ def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
                 else {"message": "the policy could not be read", "hint": None}
             )
             return page(request, "explore.html", {"result": None, "problem": problem}, 400)
+        # a small lattice is shown whole; a large one at once as far as it got, the page
+        # reloading itself until every node is in
+        await run_in_threadpool(_first_view, job)
+        if job.error is not None:
+            return page(request, "explore.html", {"result": None, "problem": job.error}, 400)
+        result = job.snapshot()
+        assert result is not None
         picked = None
         raw = request.query_params.get("node")
         if raw is not None:
@@ -270,7 +403,23 @@ def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
             "shown": shown,
             "picked": picked,
             "picked_index": result["nodes"].index(picked) if picked is not None else None,
+            "utility": None,
+            "utility_problem": None,
         }
+        if picked is not None and request.query_params.get("utility") == "1":
+            if not picked["feasible"]:
+                context["utility_problem"] = {
+                    "message": "this candidate does not meet the models: it cannot be released",
+                    "hint": "pick one that meets them",
+                }
+            else:
+                try:
+                    context["utility"] = await run_in_threadpool(
+                        utility_of, relative, picked["levels"]
+                    )
+                except VeilError as exc:
+                    context["utility_problem"] = {"message": exc.message, "hint": exc.hint}
+                    log.info("candidate utility failed: %s", type(exc).__name__)
         return page(request, "explore.html", context)
 
     async def choose(request: Any) -> Any:

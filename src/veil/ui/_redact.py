@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,15 +158,23 @@ def _redactor(analyzer: Any, choices: Mapping[str, str]) -> Any:
 
 
 def preview_file(
-    workdir: Path, relative: str, analyzer: Any, choices: Mapping[str, str], field: str | None
+    workdir: Path,
+    relative: str,
+    analyzer: Any,
+    choices: Mapping[str, str],
+    field: str | None,
+    *,
+    source: Path | None = None,
+    default_out: str | None = None,
 ) -> dict[str, Any]:
     """The first :data:`PREVIEW_RECORDS` records of the file (at most ``_PREVIEW_CHARS``
     characters in all, so the page stays fast): each one's text cut into
     plain and highlighted pieces, and its redacted text under ``choices``; the count of
-    findings per type. Nothing is written."""
+    findings per type. Nothing is written. ``source``: an uploaded file outside the
+    working folder (``relative`` is then only its label, ``default_out`` its output)."""
     from veil.text.redaction._files import iter_text_batches
 
-    path = _input(workdir, relative)
+    path = source if source is not None else _input(workdir, relative)
     texts: list[str | None] = []
     for batch in iter_text_batches(path, column=field or None, batch_size=PREVIEW_RECORDS):
         texts = batch.texts[:PREVIEW_RECORDS]
@@ -199,7 +207,8 @@ def preview_file(
         "field": field or "",
         "records": records,
         "counts": dict(sorted(counts.items())),
-        "default_out": output_target(workdir, path, None).relative_to(workdir.resolve()).as_posix(),
+        "default_out": default_out
+        or output_target(workdir, path, None).relative_to(workdir.resolve()).as_posix(),
     }
 
 
@@ -278,10 +287,15 @@ class RedactJobs:
         analyzer: Any,
         choices: Mapping[str, str],
         field: str | None,
+        *,
+        source: Path | None = None,
+        on_end: Callable[[], None] | None = None,
     ) -> RedactJob:
         """Check the input, the output and the operators, then redact in a thread;
-        :class:`InputError` (nothing starts) when one is wrong or a redaction is going."""
-        source = _input(self.workdir, relative)
+        :class:`InputError` (nothing starts) when one is wrong or a redaction is going.
+        ``source``: an uploaded file outside the working folder (``relative`` its label);
+        ``on_end`` runs once the redaction has ended, however it ended."""
+        source = source if source is not None else _input(self.workdir, relative)
         target = output_target(self.workdir, source, out)
         redactor = _redactor(analyzer, choices)
         with self.lock:
@@ -298,13 +312,30 @@ class RedactJobs:
             self.jobs[job.id] = job
         threading.Thread(
             target=self._run,
-            args=(job, source, target, redactor, field),
+            args=(job, source, target, redactor, field, on_end),
             name="veil-ui-redact",
             daemon=True,
         ).start()
         return job
 
-    def _run(self, job: RedactJob, source: Path, target: Path, redactor: Any, field: Any) -> None:
+    def _run(
+        self,
+        job: RedactJob,
+        source: Path,
+        target: Path,
+        redactor: Any,
+        field: Any,
+        on_end: Callable[[], None] | None = None,
+    ) -> None:
+        try:
+            self._redact(job, source, target, redactor, field)
+        finally:
+            if on_end is not None:
+                on_end()
+
+    def _redact(
+        self, job: RedactJob, source: Path, target: Path, redactor: Any, field: Any
+    ) -> None:
         from veil.text.redaction._files import transform_file
 
         started = time.perf_counter()

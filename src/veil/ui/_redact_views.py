@@ -1,4 +1,6 @@
-"""The Redact view of ``veil ui``: pick a text or JSONL file, preview, redact, download.
+"""The Redact view of ``veil ui``: pick or upload a text or JSONL file, preview, redact,
+download. An upload is kept privately outside the working folder until its redaction
+ends (:mod:`veil.ui._upload`).
 
 Routes added by :func:`veil.ui._app.create_app`; every state-changing one is a POST (the
 guard checks its CSRF token and Origin). A redaction's page reloads itself once a second
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from veil._errors import VeilError
+from veil._errors import InputError, VeilError
 from veil.ui._redact import (
     DEFAULT_OPERATOR,
     PREVIEW_RECORDS,
@@ -23,6 +25,7 @@ from veil.ui._redact import (
     parse_choices,
     preview_file,
 )
+from veil.ui._upload import UPLOAD_MAX_BYTES, Upload, Uploads
 
 __all__ = ["redact_routes"]
 
@@ -50,6 +53,7 @@ def redact_routes(
     from starlette.routing import Route
 
     jobs = RedactJobs(workdir)
+    uploads = Uploads()
 
     def render(
         request: Any, context: dict[str, Any], status: int = 200, problem: Any = None
@@ -63,14 +67,40 @@ def redact_routes(
             "field": "",
             "out": "",
             "n_preview": PREVIEW_RECORDS,
+            "upload": None,
+            "upload_max_mb": UPLOAD_MAX_BYTES // 1_000_000,
             "problem": problem,
         }
         return page(request, "redact.html", {**base, **context}, status)
 
-    def previewed(request: Any, path: str, field: str, out: str, choices: dict[str, str]) -> Any:
-        context = {"selected": path, "field": field, "out": out, "choices": choices}
+    def previewed(
+        request: Any,
+        path: str,
+        field: str,
+        out: str,
+        choices: dict[str, str],
+        upload: Upload | None = None,
+    ) -> Any:
+        context: dict[str, Any] = {
+            "selected": path,
+            "field": field,
+            "out": out,
+            "choices": choices,
+            "upload": upload,
+        }
         try:
-            preview = preview_file(workdir, path, get_analyzer(), choices, field or None)
+            if upload is None:
+                preview = preview_file(workdir, path, get_analyzer(), choices, field or None)
+            else:
+                preview = preview_file(
+                    workdir,
+                    upload.name,
+                    get_analyzer(),
+                    choices,
+                    field or None,
+                    source=upload.path,
+                    default_out=upload.default_out,
+                )
         except VeilError as exc:
             return render(request, context, 400, _problem(exc))
         log.info("redact preview: %d findings", sum(preview["counts"].values()))
@@ -91,18 +121,71 @@ def redact_routes(
             return (form.get(name) or [""])[0].strip()
 
         path, field, out = one("path"), one("field"), one("out")
-        context = {"selected": path, "field": field, "out": out}
+        context: dict[str, Any] = {"selected": path, "field": field, "out": out}
         try:
             choices = _choices_of(form)
+            upload = uploads.get(one("upload")) if one("upload") else None
         except VeilError as exc:
             return render(request, context, 400, _problem(exc))
         if one("action") != "redact":
-            return previewed(request, path, field, out, choices)
+            return previewed(request, path, field, out, choices, upload)
         try:
-            job = jobs.start(path, out or None, get_analyzer(), choices, field or None)
+            if upload is None:
+                job = jobs.start(path, out or None, get_analyzer(), choices, field or None)
+            else:
+                job = start_upload(upload, out, choices, field)
         except VeilError as exc:
             return render(request, {**context, "choices": choices}, 400, _problem(exc))
         return RedirectResponse(f"/redact/job/{job.id}", status_code=303)
+
+    def start_upload(upload: Upload, out: str, choices: dict[str, str], field: str) -> Any:
+        if upload.busy:
+            raise InputError(
+                "this upload is already being redacted", hint="wait for it, or cancel it"
+            )
+        upload.busy = True
+        try:
+            return jobs.start(
+                f"{upload.name} (uploaded)",
+                out or upload.default_out,
+                get_analyzer(),
+                choices,
+                field or None,
+                source=upload.path,
+                on_end=lambda: uploads.discard(upload.id),
+            )
+        except BaseException:
+            upload.busy = False
+            raise
+
+    async def upload_post(request: Any) -> Any:
+        """A multipart form with ``file`` (and ``field``): checked, kept privately,
+        previewed; its CSRF token was checked by the guard."""
+        from starlette.datastructures import UploadFile
+        from starlette.formparsers import MultiPartException
+
+        try:
+            form = await request.form(max_files=1, max_fields=10)
+        except MultiPartException:
+            problem = {"message": "the upload could not be read", "hint": "choose the file again"}
+            return render(request, {}, 400, problem)
+        try:
+            chosen = form.get("file")
+            field = str(form.get("field") or "").strip()
+            if not isinstance(chosen, UploadFile) or not chosen.filename:
+                raise InputError("no file was chosen", hint="choose a file to upload")
+            data = await chosen.read(UPLOAD_MAX_BYTES + 1)
+            upload = uploads.add(chosen.filename, data)
+        except VeilError as exc:
+            log.info("upload refused: %s", type(exc).__name__)
+            return render(request, {}, 400, _problem(exc))
+        finally:
+            await form.close()
+        log.info("upload received: %d bytes", upload.size)
+        response = previewed(request, "", field, "", {"*": DEFAULT_OPERATOR}, upload)
+        if response.status_code != 200:  # not readable as asked: not kept
+            uploads.discard(upload.id)
+        return response
 
     async def api_preview(request: Any) -> Any:
         body, problem = await _body(request)
@@ -175,6 +258,7 @@ def redact_routes(
     return [
         Route("/redact", redact_page),
         Route("/redact", redact_post, methods=["POST"]),
+        Route("/redact/upload", upload_post, methods=["POST"]),
         Route("/redact/job/{job}", job_page),
         Route("/redact/job/{job}/cancel", job_cancel, methods=["POST"]),
         Route("/redact/job/{job}/file", job_file),

@@ -10,7 +10,8 @@ Every request passes :class:`Guard` (a plain ASGI middleware) before any view ru
    a redirect to the same path without the token (so it leaves the address bar and the
    history). A wrong or spent token gets 403; no token and no session cookie gets 401.
 3. Every request that is not GET/HEAD/OPTIONS must carry the session's CSRF token, in the
-   ``X-CSRF-Token`` header or the ``csrf`` field of a urlencoded form, and any ``Origin``
+   ``X-CSRF-Token`` header or the ``csrf`` field of a urlencoded form (or of the upload's
+   multipart form, whose body may then be up to 10 MB), and any ``Origin``
    header must be the server's own; otherwise 403.
 
 Nothing here logs or echoes a request's body, query or a file's content.
@@ -38,7 +39,10 @@ __all__ = ["SESSION_COOKIE", "Guard", "Sessions", "allowed_hosts", "safe_path"]
 # two veil ui servers on one machine do not overwrite each other's session
 SESSION_COOKIE = "veil_ui_session_{port}"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-_MAX_FORM_BYTES = 2_000_000  # a pasted text, never a file upload
+_MAX_FORM_BYTES = 2_000_000  # a pasted text
+# an uploaded file (veil.ui._upload.UPLOAD_MAX_BYTES) and its form, on the upload route only
+_UPLOAD_PATH = "/redact/upload"
+_MAX_UPLOAD_BODY = 10_000_000 + 64_000
 
 
 @dataclass
@@ -192,16 +196,27 @@ class Guard:
         if origin is not None and origin.lower() not in self.origins:
             await _plain(send, 403, "Forbidden: the request came from another site (Origin).")
             return
-        body, complete = await _read_body(receive)
+        content_type = headers.get("content-type", "")
+        upload = scope.get("path") == _UPLOAD_PATH and content_type.startswith(
+            "multipart/form-data"
+        )
+        body, complete = await _read_body(receive, _MAX_UPLOAD_BODY if upload else _MAX_FORM_BYTES)
         if not complete:
-            await _plain(send, 413, "Request too large: paste at most 2 MB of text.")
+            await _plain(
+                send,
+                413,
+                "Request too large: upload at most 10 MB (put a larger file in the working "
+                "folder and pick it there, or use veil redact)."
+                if upload
+                else "Request too large: paste at most 2 MB of text.",
+            )
             return
         offered_csrf = headers.get("x-csrf-token")
-        if offered_csrf is None and headers.get("content-type", "").startswith(
-            "application/x-www-form-urlencoded"
-        ):
+        if offered_csrf is None and content_type.startswith("application/x-www-form-urlencoded"):
             form = parse_qs(body.decode("utf-8", "replace"))
             offered_csrf = (form.get("csrf") or [""])[0] or None
+        elif offered_csrf is None and upload:
+            offered_csrf = _multipart_field(body, content_type, "csrf")
         if offered_csrf is None or not hmac.compare_digest(offered_csrf.encode(), csrf.encode()):
             await _plain(
                 send,
@@ -258,7 +273,68 @@ def _with_headers(send: Any) -> Any:
     return wrapped
 
 
-async def _read_body(receive: Any) -> tuple[bytes, bool]:
+_QUIET = logging.getLogger("veil.ui.multipart")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
+_QUIET.setLevel(logging.CRITICAL + 1)
+
+
+def _multipart_field(body: bytes, content_type: str, name: str) -> str | None:
+    """The value of the small form field ``name`` (at most 200 bytes) in a multipart body;
+    ``None`` when absent, longer or unreadable. File parts are skipped, not stored."""
+    from python_multipart.multipart import MultipartParser, parse_options_header
+
+    _, params = parse_options_header(content_type)
+    boundary = params.get(b"boundary")
+    if not boundary:
+        return None
+    state: dict[str, Any] = {"header": b"", "value": b"", "disp": b"", "found": None}
+
+    def on_header_field(data: bytes, start: int, end: int) -> None:
+        state["header"] += data[start:end]
+
+    def on_header_value(data: bytes, start: int, end: int) -> None:
+        if state["header"].lower() == b"content-disposition":
+            state["disp"] += data[start:end]
+
+    def on_header_end() -> None:
+        state["header"] = b""
+
+    def on_part_begin() -> None:
+        state["disp"], state["value"] = b"", b""
+
+    def on_part_data(data: bytes, start: int, end: int) -> None:
+        if len(state["value"]) <= 200:
+            state["value"] += data[start:end][:201]
+
+    def on_part_end() -> None:
+        _, opts = parse_options_header(state["disp"])
+        named = opts.get(b"name") == name.encode() and b"filename" not in opts
+        if named and len(state["value"]) <= 200:
+            state["found"] = state["value"]
+
+    parser = MultipartParser(
+        boundary,
+        {
+            "on_header_field": on_header_field,
+            "on_header_value": on_header_value,
+            "on_header_end": on_header_end,
+            "on_part_begin": on_part_begin,
+            "on_part_data": on_part_data,
+            "on_part_end": on_part_end,
+        },
+    )
+    parser.logger = _QUIET  # its warnings quote the body's bytes
+    try:
+        parser.write(body)
+        parser.finalize()
+    except Exception:  # noqa: BLE001 - a malformed body carries no token
+        return None
+    found = state["found"]
+    return found.decode("ascii", "replace") if found else None
+
+
+async def _read_body(receive: Any, limit: int = _MAX_FORM_BYTES) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -267,7 +343,7 @@ async def _read_body(receive: Any) -> tuple[bytes, bool]:
             return b"".join(chunks), True
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > _MAX_FORM_BYTES:
+        if size > limit:
             return b"", False
         chunks.append(chunk)
         if not message.get("more_body", False):

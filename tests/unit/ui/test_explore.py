@@ -8,6 +8,7 @@ import re
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -75,6 +76,17 @@ def _wait(client: TestClient, job: str) -> dict:
     raise AssertionError("the run did not finish")
 
 
+def _complete(client: TestClient, url: str) -> Any:
+    """The exploration page once every node is in (it shows them as they come)."""
+    for _ in range(600):
+        page = client.get(url)
+        if 'id="explore-running"' not in page.text:
+            return page
+        assert '<meta http-equiv="refresh" content="1">' in page.text
+        time.sleep(0.05)
+    raise AssertionError("the exploration did not finish")
+
+
 def test_every_candidate_is_evaluated_and_the_optimum_is_the_runs(workdir: Path) -> None:
     from veil.pipeline import run_policy
     from veil.policy import load_policy
@@ -106,7 +118,7 @@ def test_every_candidate_is_evaluated_and_the_optimum_is_the_runs(workdir: Path)
 
 def test_the_page_plots_and_releases_another_candidate(workdir: Path) -> None:
     client, csrf = _session(workdir)
-    page = client.get("/explore?policy=policy.yaml")
+    page = _complete(client, "/explore?policy=policy.yaml")
     assert page.status_code == 200
     assert 'id="explore-optimum"' in page.text and 'id="explore-plot"' in page.text
     result = explore(workdir, "policy.yaml")
@@ -115,7 +127,7 @@ def test_the_page_plots_and_releases_another_candidate(workdir: Path) -> None:
     i, other = next(
         (i, n) for i, n in enumerate(result["nodes"]) if n["feasible"] and not n["optimum"]
     )
-    picked = client.get(f"/explore?policy=policy.yaml&node={i}")
+    picked = _complete(client, f"/explore?policy=policy.yaml&node={i}")
     assert 'id="release-picked"' in picked.text
     assert f'<td class="num">{other["suppressed"]}</td>' in picked.text
     levels = ",".join(map(str, other["levels"]))
@@ -197,3 +209,129 @@ def test_a_policy_that_is_not_utf8_is_refused_by_name(workdir: Path) -> None:
         "/explore/choose", data={"csrf": csrf, "policy": "latin.yaml", "levels": "optimum"}
     )
     assert r.status_code == 400 and "not UTF-8" in r.text
+
+
+def test_a_candidates_utility_is_what_veil_run_reports_when_it_is_released(
+    workdir: Path,
+) -> None:
+    from veil.ui._explore import candidate_utility
+
+    client, csrf = _session(workdir)
+    result = explore(workdir, "policy.yaml")
+    i, other = next(
+        (i, n) for i, n in enumerate(result["nodes"]) if n["feasible"] and not n["optimum"]
+    )
+    page = _complete(client, f"/explore?policy=policy.yaml&node={i}")
+    assert 'id="measure-utility"' in page.text and 'id="utility"' not in page.text  # on demand
+    page = _complete(client, f"/explore?policy=policy.yaml&node={i}&utility=1")
+    assert page.status_code == 200 and 'id="utility"' in page.text
+    shown = dict(re.findall(r'data-key="([a-z_]+)">([^<]+)<', page.text))
+    before = sorted(p.name for p in workdir.rglob("*"))
+    measured = candidate_utility(workdir, "policy.yaml", other["levels"])
+    assert measured["levels"] == other["levels"]
+    assert before == sorted(p.name for p in workdir.rglob("*"))  # nothing written
+    assert not (workdir / "out").exists()
+    # release that candidate as veil run does; its report's utility is the one measured
+    levels = ",".join(map(str, other["levels"]))
+    r = client.post(
+        "/explore/choose",
+        data={"csrf": csrf, "policy": "policy.yaml", "levels": levels},
+        follow_redirects=False,
+    )
+    assert _wait(client, r.headers["location"].rsplit("/", 1)[1])["state"] == "done"
+    report = json.loads((workdir / "out" / "report.json").read_text())
+    assert list(report["anonymize"]["transformation"].values()) == other["levels"]
+    reported = report["utility"]
+    compared = {k: v for k, v in measured.items() if k not in ("seconds", "levels")}
+    # every measure of the run's utility section, the engine's metrics included
+    assert json.loads(json.dumps(compared, default=str)) == reported
+    assert shown["mean_total_variation"] == f"{reported['summary']['mean_total_variation']:.4f}"
+    assert shown["information_loss_entropy"] == (
+        f"{reported['summary']['information_loss_entropy']:.4f}"
+    )
+    assert shown["ml_accuracy_delta"] == f"{reported['summary']['ml_accuracy_delta']:+.4f}"
+    loss = reported["information_loss"]
+    assert shown["discernibility_normalized"] == f"{loss['discernibility_normalized']:.4f}"
+    assert shown["suppressed_share"] == f"{loss['suppressed_share']:.4f}"
+    # the optimum's utility differs from this candidate's (the figures are the node's)
+    optimum = next(n for n in result["nodes"] if n["optimum"])
+    assert (
+        candidate_utility(workdir, "policy.yaml", optimum["levels"])["summary"]
+        != (measured["summary"])
+    )
+
+
+def test_an_infeasible_candidates_utility_is_refused_clearly(workdir: Path) -> None:
+    client, _ = _session(workdir)
+    result = explore(workdir, "policy.yaml")
+    infeasible = [i for i, n in enumerate(result["nodes"]) if not n["feasible"]]
+    assert infeasible
+    page = _complete(client, f"/explore?policy=policy.yaml&node={infeasible[0]}&utility=1")
+    assert page.status_code == 200 and 'id="utility-problem"' in page.text
+    assert "does not meet the models" in page.text and 'id="utility"' not in page.text
+
+
+def test_a_slow_exploration_is_shown_as_it_goes_then_whole(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import veil.ui._explore as explore_module
+    from veil.tabular._search import _Evaluator
+
+    evaluate = _Evaluator.evaluate
+    jobs: list[Any] = []
+    real = explore_module.Exploration
+    gate = threading.Event()
+
+    def recorded() -> Any:
+        jobs.append(real())
+        return jobs[-1]
+
+    def held(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # the exploration's own nodes (after the search, once the head is known) wait at
+        # the gate after the first one: the first view is certainly partial
+        if jobs and jobs[0].head is not None and jobs[0].nodes:
+            assert gate.wait(30)
+        return evaluate(self, *args, **kwargs)
+
+    monkeypatch.setattr(_Evaluator, "evaluate", held)
+    monkeypatch.setattr(explore_module, "Exploration", recorded)
+    monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
+    client, _ = _session(workdir)
+    try:
+        first = client.get("/explore?policy=policy.yaml")
+    finally:
+        gate.set()
+    assert first.status_code == 200
+    assert 'id="explore-running"' in first.text
+    assert '<meta http-equiv="refresh" content="1">' in first.text
+    found = re.search(r'id="explore-count">(\d+)<', first.text)
+    assert found is not None
+    shown = int(found.group(1))
+    total = jobs[0].head["lattice_size"]
+    assert shown <= 1 < total and first.text.count("<circle") <= shown
+    whole = _complete(client, "/explore?policy=policy.yaml")
+    assert int(re.search(r'id="explore-count">(\d+)<', whole.text).group(1)) == total
+    assert "<meta http-equiv" not in whole.text and 'id="explore-optimum"' in whole.text
+
+
+def test_an_edited_policy_stops_the_old_exploration(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import veil.ui._explore as explore_module
+
+    jobs: list[Any] = []
+    real = explore_module.Exploration
+
+    def recorded() -> Any:
+        jobs.append(real())
+        return jobs[-1]
+
+    monkeypatch.setattr(explore_module, "Exploration", recorded)
+    monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
+    client, _ = _session(workdir)
+    assert client.get("/explore?policy=policy.yaml").status_code == 200
+    (workdir / "policy.yaml").write_text(POLICY.replace("limit: 0.1", "limit: 0.15"))
+    assert client.get("/explore?policy=policy.yaml").status_code == 200
+    assert len(jobs) == 2 and jobs[0].cancel.is_set() and not jobs[1].cancel.is_set()
