@@ -54,12 +54,12 @@ from veil.unlearning._stages import (
     write_shard,
 )
 from veil.unlearning._store import (
-    LazyArrays,
     ModelStore,
     dump_arrays,
     folder_lock,
     hash_ids,
     id_keys,
+    load_arrays,
     write_shard_blobs,
 )
 from veil.unlearning._trainers import ShardTrainer, derive_seed
@@ -137,11 +137,11 @@ class SISAModel:
         same way: an erasure reads only its shard's, not every shard's."""
         self.data: list[Arrays] = []
         for shard in self.manifest["shards"]:
-            self.data.append(LazyArrays(self.store.read_file(shard["data"])))  # type: ignore[arg-type]
+            self.data.append(load_arrays(self.store.read_file(shard["data"])))  # type: ignore[arg-type]
         self._blobs: dict[tuple[int, int], bytes | None] = {}
         test = self.manifest.get("test")
         self.test: Arrays | None = (
-            None if test is None else LazyArrays(self.store.read_file(test))  # type: ignore[assignment]
+            None if test is None else load_arrays(self.store.read_file(test))  # type: ignore[assignment]
         )
 
     def ckpt_blob(self, shard: int, stage: int) -> bytes | None:
@@ -317,7 +317,7 @@ class SISAModel:
             if test is not None:
                 t = {k: np.asarray(v) for k, v in test.items()}
                 t["id"] = t_hashes  # type: ignore[assignment]
-                manifest["test"] = store.write_file("test/g1.npz", dump_arrays(t))
+                manifest["test"] = store.write_file("test/g1.bin", dump_arrays(t))
             accuracy = None
             if test is not None and len(test["y"]):
                 proba = aggregate_shards(
@@ -504,7 +504,7 @@ class SISAModel:
         if not unique:
             raise InputError("no id to forget", hint="pass --id X or --ids FILE")
         hashes = id_keys(hash_ids(self.store.key, unique))
-        already_set = self.log.forgotten(self.model_id)
+        already_set = self.log.forgotten(self.model_id, among=[h.hex() for h in hashes])
         already = [h for h in hashes if h.hex() in already_set]
         todo = [h for h in hashes if h.hex() not in already_set]
         where = self.locate(todo)
@@ -573,7 +573,7 @@ class SISAModel:
                 )
             if test_hit and new_test is not None:
                 manifest["test"] = self.store.write_file(
-                    f"test/g{version}.npz", dump_arrays(new_test)
+                    f"test/g{version}.bin", dump_arrays(new_test)
                 )
             manifest["version"] = version
             manifest["touched_shards"] = sorted({*manifest["touched_shards"], *affected})
