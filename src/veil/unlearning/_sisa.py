@@ -262,7 +262,7 @@ class SISAModel:
         initial = [trainer.initial_state(derive_seed(seed, s)) for s in range(shards)]
         mono_trainer = monolithic_trainer or trainer
         mono_init = mono_trainer.initial_state(derive_seed(seed, -1)) if monolithic else None
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         states: list[list[Any]] = []
         with progress.task("SISA shards (stages)", total=shards * slices) as task:
             for s, d in enumerate(shard_data):
@@ -272,6 +272,7 @@ class SISAModel:
                     )
                 )
         sisa_seconds = time.perf_counter() - t0
+        sisa_cpu = time.process_time() - c0
         mono: dict[str, Any] | None = None
         if monolithic:
             t1, c1 = time.perf_counter(), time.process_time()
@@ -328,6 +329,7 @@ class SISAModel:
                 "accuracy": accuracy,
                 "monolithic": mono,
                 "seconds": sisa_seconds,
+                "cpu_seconds": sisa_cpu,
                 "n_train": n,
                 "n_test": 0 if test is None else len(test["y"]),
             }
@@ -529,6 +531,7 @@ class SISAModel:
         manifest = {**self.manifest, "shards": list(self.manifest["shards"])}
         new_data = dict(enumerate(self.data))
         new_blobs: dict[int, list[bytes | None]] = {}
+        reused: dict[int, list[dict[str, str] | None]] = {}
         version = self.version
         retrained_slices: dict[int, list[int]] = {}
         if todo:
@@ -556,10 +559,10 @@ class SISAModel:
                         task=task,
                     )
                     new_data[s] = kept
-                    new_blobs[s] = [
-                        *(self.ckpt_blob(s, k) for k in range(j)),
-                        *checkpoint_blobs(self.trainer, states),
-                    ]
+                    # the clean slices' checkpoints are linked into the new version, not
+                    # read and written again (:meth:`ModelStore.link_file`)
+                    new_blobs[s] = [None] * j + checkpoint_blobs(self.trainer, states)
+                    reused[s] = list(self.manifest["shards"][s]["checkpoints"][:j])
                     retrained_slices[s] = list(range(j, slices))
         new_test = self.test
         if test_hit and self.test is not None:
@@ -569,7 +572,7 @@ class SISAModel:
         def write_version() -> None:
             for s in affected:
                 manifest["shards"][s] = write_shard_blobs(
-                    self.store, s, version, new_data[s], new_blobs[s]
+                    self.store, s, version, new_data[s], new_blobs[s], reused[s]
                 )
             if test_hit and new_test is not None:
                 manifest["test"] = self.store.write_file(
@@ -616,7 +619,8 @@ class SISAModel:
             self.store.sweep(self.manifest)
             self.data = [new_data[s] for s in range(len(self.data))]
             for s, blobs in new_blobs.items():
-                self._blobs.update({(s, k): b for k, b in enumerate(blobs)})
+                # the clean slices' blobs stay cached as they were (the same bytes)
+                self._blobs.update({(s, k): b for k, b in enumerate(blobs) if k >= len(reused[s])})
             if test_hit:
                 self.test = new_test
         seconds = time.perf_counter() - t0

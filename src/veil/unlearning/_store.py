@@ -286,6 +286,9 @@ class ModelStore:
         target = self.path / rel
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
+            # never through an existing name: a crashed erasure's leftover may be a hard link
+            # to a file of the current version (:meth:`link_file`)
+            target.unlink(missing_ok=True)
             target.write_bytes(blob)
         except OSError as exc:
             raise OutputError(
@@ -294,6 +297,20 @@ class ModelStore:
                 hint="check free space and permissions",
             ) from None
         return {"path": rel, "sha256": _sha256(blob)}
+
+    def link_file(self, entry: dict[str, str], rel: str) -> dict[str, str]:
+        """A file of a new generation that is byte for byte an existing one (a checkpoint
+        of a slice the erasure did not reach): a hard link, not a copy, with the existing
+        entry's checksum (verified whenever the file is read, as every file). Written out
+        (:meth:`read_file`, then :meth:`write_file`) where links are not supported."""
+        target = self.path / rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.unlink(missing_ok=True)
+            os.link(self.path / str(entry["path"]), target)
+        except OSError:
+            return self.write_file(rel, self.read_file(entry))
+        return {"path": rel, "sha256": entry["sha256"]}
 
     def read_file(self, entry: dict[str, str]) -> bytes:
         """A file's bytes, refused unless they match the manifest's checksum."""
@@ -380,15 +397,29 @@ def folder_lock(path: Path) -> Iterator[None]:
 
 
 def write_shard_blobs(
-    store: ModelStore, s: int, gen: int, data: Mapping[str, np.ndarray], blobs: list[bytes | None]
+    store: ModelStore,
+    s: int,
+    gen: int,
+    data: Mapping[str, np.ndarray],
+    blobs: list[bytes | None],
+    reuse: list[dict[str, str] | None] | None = None,
 ) -> dict[str, Any]:
+    """Write shard ``s``'s rows and checkpoints as generation ``gen``; ``reuse[j]``: an
+    existing file's manifest entry to link as checkpoint ``j`` instead of writing
+    ``blobs[j]``."""
     base = f"shards/{s}/g{gen}"  # gen: the model version that wrote it
+    reuse = reuse or []
+    ckpts = []
+    for j, b in enumerate(blobs):
+        old = reuse[j] if j < len(reuse) else None
+        rel = f"{base}/slice_{j}.ckpt"
+        if old is not None:
+            ckpts.append(store.link_file(old, rel))
+        else:
+            ckpts.append(None if b is None else store.write_file(rel, b))
     return {
         "generation": gen,
         "rows": len(data["y"]),
         "data": store.write_file(f"{base}/data.bin", dump_arrays(data)),
-        "checkpoints": [
-            None if b is None else store.write_file(f"{base}/slice_{j}.ckpt", b)
-            for j, b in enumerate(blobs)
-        ],
+        "checkpoints": ckpts,
     }
