@@ -561,7 +561,8 @@ class SISAModel:
                     new_data[s] = kept
                     # the clean slices' checkpoints are linked into the new version, not
                     # read and written again (:meth:`ModelStore.link_file`)
-                    new_blobs[s] = [None] * j + checkpoint_blobs(self.trainer, states)
+                    clean: list[bytes | None] = [None] * j
+                    new_blobs[s] = clean + checkpoint_blobs(self.trainer, states)
                     reused[s] = list(self.manifest["shards"][s]["checkpoints"][:j])
                     retrained_slices[s] = list(range(j, slices))
         new_test = self.test

@@ -363,7 +363,7 @@ class ModelStore:
                 Path(f.path).unlink(missing_ok=True)
 
 
-def _subdirs(path: Path) -> list[os.DirEntry[str]]:
+def _subdirs(path: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
     try:
         return sorted((e for e in os.scandir(path) if e.is_dir()), key=lambda e: e.name)
     except OSError:
@@ -409,7 +409,7 @@ def write_shard_blobs(
     ``blobs[j]``."""
     base = f"shards/{s}/g{gen}"  # gen: the model version that wrote it
     reuse = reuse or []
-    ckpts = []
+    ckpts: list[dict[str, str] | None] = []
     for j, b in enumerate(blobs):
         old = reuse[j] if j < len(reuse) else None
         rel = f"{base}/slice_{j}.ckpt"
