@@ -100,3 +100,26 @@ def test_help_lists_every_command(cli) -> None:
     assert result.code == 0
     for name in _COMMANDS:
         assert name in result.out
+
+
+def test_cli_imports_only_the_invoked_commands_module() -> None:
+    """``veil unlearn ...`` imports no other command's module (each costs start-up); the
+    full app is built only when asked for (``veil --help``, ``veil.cli.app``)."""
+    code = (
+        "import sys, contextlib, io, json\n"
+        "from veil.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['unlearn', '--help'])\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('veil.cli._'))))\n"
+        "import veil.cli\n"
+        "veil.cli.app\n"
+        "print('veil.cli._policy' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.splitlines()
+    loaded = set(json.loads(out[0]))
+    assert "veil.cli._unlearn" in loaded
+    others = {m for m in loaded if m.rsplit(".", 1)[-1] in {"_policy", "_synth", "_text", "_fl"}}
+    assert others == set()
+    assert out[1] == "True"  # veil.cli.app: every command

@@ -20,7 +20,7 @@ from veil._errors import VeilError
 from veil._version import __version__
 from veil.cli._ui import err_console, state
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main"]  # noqa: F822 - ``app`` is built on first use (``__getattr__``)
 
 
 def _new_app() -> typer.Typer:
@@ -118,7 +118,14 @@ def build_app(modules: list[str] | None = None) -> typer.Typer:
     return new
 
 
-app = build_app()
+def __getattr__(name: str) -> Any:
+    """``app``, the app with every command, built on first use: importing every command's
+    module (pydantic's policy models, the DP and report modules...) cost each ``veil``
+    invocation a few hundred milliseconds, and ``main`` builds only the invoked one's."""
+    if name == "app":
+        built = globals()["app"] = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _app_for(args: list[str]) -> typer.Typer:
@@ -126,7 +133,7 @@ def _app_for(args: list[str]) -> typer.Typer:
     first = next((a for a in args if not a.startswith("-")), None)
     if first in _COMMANDS and "--help" not in args[: args.index(first)]:
         return build_app([_COMMANDS[first]])
-    return app
+    return __getattr__("app")  # type: ignore[no-any-return]
 
 
 _reported: list[int] = []  # exit codes whose error was printed during this run

@@ -211,6 +211,7 @@ def fit(
             "accuracy": metrics["accuracy"],
             "monolithic": metrics["monolithic"],
             "seconds": metrics["seconds"],
+            "cpu_seconds": metrics.get("cpu_seconds"),
             "shards": shards,
             "slices": slices,
             "aggregation": aggregation,

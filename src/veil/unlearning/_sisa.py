@@ -54,12 +54,12 @@ from veil.unlearning._stages import (
     write_shard,
 )
 from veil.unlearning._store import (
-    LazyArrays,
     ModelStore,
     dump_arrays,
     folder_lock,
     hash_ids,
     id_keys,
+    load_arrays,
     write_shard_blobs,
 )
 from veil.unlearning._trainers import ShardTrainer, derive_seed
@@ -137,11 +137,11 @@ class SISAModel:
         same way: an erasure reads only its shard's, not every shard's."""
         self.data: list[Arrays] = []
         for shard in self.manifest["shards"]:
-            self.data.append(LazyArrays(self.store.read_file(shard["data"])))  # type: ignore[arg-type]
+            self.data.append(load_arrays(self.store.read_file(shard["data"])))  # type: ignore[arg-type]
         self._blobs: dict[tuple[int, int], bytes | None] = {}
         test = self.manifest.get("test")
         self.test: Arrays | None = (
-            None if test is None else LazyArrays(self.store.read_file(test))  # type: ignore[assignment]
+            None if test is None else load_arrays(self.store.read_file(test))  # type: ignore[assignment]
         )
 
     def ckpt_blob(self, shard: int, stage: int) -> bytes | None:
@@ -262,7 +262,7 @@ class SISAModel:
         initial = [trainer.initial_state(derive_seed(seed, s)) for s in range(shards)]
         mono_trainer = monolithic_trainer or trainer
         mono_init = mono_trainer.initial_state(derive_seed(seed, -1)) if monolithic else None
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         states: list[list[Any]] = []
         with progress.task("SISA shards (stages)", total=shards * slices) as task:
             for s, d in enumerate(shard_data):
@@ -272,6 +272,7 @@ class SISAModel:
                     )
                 )
         sisa_seconds = time.perf_counter() - t0
+        sisa_cpu = time.process_time() - c0
         mono: dict[str, Any] | None = None
         if monolithic:
             t1, c1 = time.perf_counter(), time.process_time()
@@ -317,7 +318,7 @@ class SISAModel:
             if test is not None:
                 t = {k: np.asarray(v) for k, v in test.items()}
                 t["id"] = t_hashes  # type: ignore[assignment]
-                manifest["test"] = store.write_file("test/g1.npz", dump_arrays(t))
+                manifest["test"] = store.write_file("test/g1.bin", dump_arrays(t))
             accuracy = None
             if test is not None and len(test["y"]):
                 proba = aggregate_shards(
@@ -328,6 +329,7 @@ class SISAModel:
                 "accuracy": accuracy,
                 "monolithic": mono,
                 "seconds": sisa_seconds,
+                "cpu_seconds": sisa_cpu,
                 "n_train": n,
                 "n_test": 0 if test is None else len(test["y"]),
             }
@@ -504,7 +506,7 @@ class SISAModel:
         if not unique:
             raise InputError("no id to forget", hint="pass --id X or --ids FILE")
         hashes = id_keys(hash_ids(self.store.key, unique))
-        already_set = self.log.forgotten(self.model_id)
+        already_set = self.log.forgotten(self.model_id, among=[h.hex() for h in hashes])
         already = [h for h in hashes if h.hex() in already_set]
         todo = [h for h in hashes if h.hex() not in already_set]
         where = self.locate(todo)
@@ -529,6 +531,7 @@ class SISAModel:
         manifest = {**self.manifest, "shards": list(self.manifest["shards"])}
         new_data = dict(enumerate(self.data))
         new_blobs: dict[int, list[bytes | None]] = {}
+        reused: dict[int, list[dict[str, str] | None]] = {}
         version = self.version
         retrained_slices: dict[int, list[int]] = {}
         if todo:
@@ -556,10 +559,11 @@ class SISAModel:
                         task=task,
                     )
                     new_data[s] = kept
-                    new_blobs[s] = [
-                        *(self.ckpt_blob(s, k) for k in range(j)),
-                        *checkpoint_blobs(self.trainer, states),
-                    ]
+                    # the clean slices' checkpoints are linked into the new version, not
+                    # read and written again (:meth:`ModelStore.link_file`)
+                    clean: list[bytes | None] = [None] * j
+                    new_blobs[s] = clean + checkpoint_blobs(self.trainer, states)
+                    reused[s] = list(self.manifest["shards"][s]["checkpoints"][:j])
                     retrained_slices[s] = list(range(j, slices))
         new_test = self.test
         if test_hit and self.test is not None:
@@ -569,11 +573,11 @@ class SISAModel:
         def write_version() -> None:
             for s in affected:
                 manifest["shards"][s] = write_shard_blobs(
-                    self.store, s, version, new_data[s], new_blobs[s]
+                    self.store, s, version, new_data[s], new_blobs[s], reused[s]
                 )
             if test_hit and new_test is not None:
                 manifest["test"] = self.store.write_file(
-                    f"test/g{version}.npz", dump_arrays(new_test)
+                    f"test/g{version}.bin", dump_arrays(new_test)
                 )
             manifest["version"] = version
             manifest["touched_shards"] = sorted({*manifest["touched_shards"], *affected})
@@ -616,7 +620,8 @@ class SISAModel:
             self.store.sweep(self.manifest)
             self.data = [new_data[s] for s in range(len(self.data))]
             for s, blobs in new_blobs.items():
-                self._blobs.update({(s, k): b for k, b in enumerate(blobs)})
+                # the clean slices' blobs stay cached as they were (the same bytes)
+                self._blobs.update({(s, k): b for k, b in enumerate(blobs) if k >= len(reused[s])})
             if test_hit:
                 self.test = new_test
         seconds = time.perf_counter() - t0

@@ -5,10 +5,15 @@ Layout::
     DIR/manifest.json                 the current version: config, metrics, every file + SHA-256,
                                       and an HMAC over all of it (keyed: a manifest edited
                                       without the key is refused)
-    DIR/shards/<s>/g<gen>/data.npz    shard s's training rows (encoded features, class, slice,
+    DIR/shards/<s>/g<gen>/data.bin    shard s's training rows (encoded features, class, slice,
                                       keyed id hash); never the raw ids
     DIR/shards/<s>/g<gen>/slice_<l>.ckpt   the shard's state after slice l
-    DIR/test/g<gen>.npz               held-out rows (accuracy), with their keyed id hashes
+    DIR/test/g<gen>.bin               held-out rows (accuracy), with their keyed id hashes
+
+Rows and checkpoints are *array containers* (:func:`pack_arrays`): a magic line, a JSON
+header (name, dtype, shape, offset of each array) and the raw bytes, read back without
+parsing (``np.frombuffer``). Folders written before used ``.npz`` files (``data.npz``,
+``test/g<gen>.npz``); they are still read (by their first bytes, not their names).
     DIR/erasure-log.sqlite            the default erasure log (see :mod:`veil.unlearning._log`)
 
 A new version writes new generation folders, then replaces ``manifest.json`` atomically: that
@@ -24,6 +29,7 @@ import hashlib
 import hmac
 import io
 import json
+import os
 import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -37,6 +43,7 @@ from veil._version import __version__
 from veil.tabular._keys import Secret, derive_subkey, require_strong
 
 __all__ = [
+    "ARRAYS_MAGIC",
     "MODEL_FORMAT",
     "LazyArrays",
     "ModelStore",
@@ -45,6 +52,8 @@ __all__ = [
     "hash_ids",
     "id_keys",
     "load_arrays",
+    "pack_arrays",
+    "unpack_arrays",
     "write_shard_blobs",
 ]
 
@@ -84,24 +93,91 @@ def id_keys(hashes: np.ndarray) -> list[bytes]:
     return [row.tobytes() for row in arr]
 
 
+ARRAYS_MAGIC = b"veil-arrays/1\n"
+_ALIGN = 64  # every array starts at a multiple of this many bytes from the blob's start
+
+
+def _packable(a: np.ndarray) -> bool:
+    return not a.dtype.hasobject and a.dtype.fields is None and a.dtype.kind in "biufcV"
+
+
+def pack_arrays(
+    arrays: Mapping[str, np.ndarray], meta: Any = None, *, magic: bytes = ARRAYS_MAGIC
+) -> bytes | None:
+    """Arrays (and a JSON-able ``meta``) as one blob: ``magic``, the header's length (8 bytes,
+    little-endian), a JSON header naming each array's dtype, shape and offset, then the
+    arrays' raw bytes, each aligned. ``None`` when an array has a dtype this cannot hold
+    (objects, structured records): the caller falls back to another format.
+
+    Reading it back (:func:`unpack_arrays`) parses one small JSON header instead of an
+    ``.npz``'s zip directory and one header per array (``ast.literal_eval``), which was
+    most of the time a one-row erasure spent outside training.
+    """
+    entries = []
+    chunks: list[bytes] = []
+    offset = 0
+    for name, value in arrays.items():
+        a = np.ascontiguousarray(value)
+        if not _packable(a):
+            return None
+        pad = -offset % _ALIGN
+        chunks.append(b"\0" * pad)
+        offset += pad
+        entries.append([str(name), a.dtype.str, list(a.shape), offset, a.nbytes])
+        chunks.append(a.tobytes())
+        offset += a.nbytes
+    header = json.dumps({"arrays": entries, "meta": meta}, separators=(",", ":")).encode()
+    start = len(magic) + 8 + len(header)
+    lead = magic + len(header).to_bytes(8, "little") + header + b"\0" * (-start % _ALIGN)
+    return lead + b"".join(chunks)
+
+
+def unpack_arrays(blob: bytes, *, magic: bytes = ARRAYS_MAGIC) -> tuple[dict[str, np.ndarray], Any]:
+    """The arrays and ``meta`` of a :func:`pack_arrays` blob. The arrays are writable views
+    of one copy of the blob (no per-array copy). Only called on blobs whose checksum the
+    keyed manifest vouches for; a malformed one still fails cleanly."""
+    try:
+        size = int.from_bytes(blob[len(magic) : len(magic) + 8], "little")
+        start = len(magic) + 8
+        header = json.loads(blob[start : start + size])
+        base = start + size + (-(start + size) % _ALIGN)
+        buf = bytearray(memoryview(blob)[base:])  # writable (torch.from_numpy warns otherwise)
+        out: dict[str, np.ndarray] = {}
+        for name, dtype, shape, off, nbytes in header["arrays"]:
+            dt = np.dtype(dtype)
+            if dt.hasobject or off < 0 or off + nbytes > len(buf):
+                raise ValueError(name)
+            count = nbytes // dt.itemsize if dt.itemsize else 0
+            out[name] = np.frombuffer(buf, dtype=dt, count=count, offset=off).reshape(shape)
+        return out, header.get("meta")
+    except (ValueError, TypeError, KeyError, json.JSONDecodeError):
+        raise InputError(
+            "a model file is not a valid array container (damaged, or from another program)",
+            hint="restore the model folder from a backup, or fit again",
+        ) from None
+
+
 def dump_arrays(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """Rows as an array container (:func:`pack_arrays`), or an ``.npz`` for dtypes it
+    cannot hold."""
+    packed = pack_arrays(arrays)
+    if packed is not None:
+        return packed
     buf = io.BytesIO()
     np.savez(buf, **arrays)  # type: ignore[arg-type]
     return buf.getvalue()
 
 
-def load_arrays(blob: bytes) -> dict[str, np.ndarray]:
-    with np.load(io.BytesIO(blob), allow_pickle=False) as z:
-        return {k: z[k] for k in z.files}
+def load_arrays(blob: bytes) -> Mapping[str, np.ndarray]:
+    """The rows of a file :func:`dump_arrays` wrote (an array container or an ``.npz``)."""
+    if blob.startswith(ARRAYS_MAGIC):
+        return unpack_arrays(blob)[0]
+    return LazyArrays(blob)
 
 
 class LazyArrays(Mapping[str, np.ndarray]):
-    """The arrays of an ``.npz`` blob (already checksummed), each parsed on first access.
-
-    Opening a model reads every shard's rows, but an erasure needs only the id and slice
-    columns of most shards; parsing every array of every shard was a third of the time a
-    one-row erasure took.
-    """
+    """The arrays of an ``.npz`` blob (already checksummed), each parsed on first access
+    (model folders written before the array container: :func:`load_arrays`)."""
 
     def __init__(self, blob: bytes) -> None:
         self._z = np.load(io.BytesIO(blob), allow_pickle=False)
@@ -210,6 +286,9 @@ class ModelStore:
         target = self.path / rel
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
+            # never through an existing name: a crashed erasure's leftover may be a hard link
+            # to a file of the current version (:meth:`link_file`)
+            target.unlink(missing_ok=True)
             target.write_bytes(blob)
         except OSError as exc:
             raise OutputError(
@@ -218,6 +297,20 @@ class ModelStore:
                 hint="check free space and permissions",
             ) from None
         return {"path": rel, "sha256": _sha256(blob)}
+
+    def link_file(self, entry: dict[str, str], rel: str) -> dict[str, str]:
+        """A file of a new generation that is byte for byte an existing one (a checkpoint
+        of a slice the erasure did not reach): a hard link, not a copy, with the existing
+        entry's checksum (verified whenever the file is read, as every file). Written out
+        (:meth:`read_file`, then :meth:`write_file`) where links are not supported."""
+        target = self.path / rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.unlink(missing_ok=True)
+            os.link(self.path / str(entry["path"]), target)
+        except OSError:
+            return self.write_file(rel, self.read_file(entry))
+        return {"path": rel, "sha256": entry["sha256"]}
 
     def read_file(self, entry: dict[str, str]) -> bytes:
         """A file's bytes, refused unless they match the manifest's checksum."""
@@ -244,16 +337,37 @@ class ModelStore:
         return blob
 
     def sweep(self, manifest: dict[str, Any]) -> None:
-        """Delete every generation folder and file the manifest does not reference."""
-        used = {Path(e["path"]).parent for s in manifest["shards"] for e in _shard_files(s)}
-        for shard_dir in sorted((self.path / "shards").glob("*")):
-            for gen in shard_dir.glob("g*"):
-                if gen.relative_to(self.path) not in used:
-                    shutil.rmtree(gen, ignore_errors=True)
+        """Delete every generation folder and file the manifest does not reference.
+
+        Every shard's folder is listed (a crash between a version's commit and its sweep
+        leaves the superseded generation, the erased rows in it, in a shard the next
+        erasure may not touch); with ``os.scandir`` and plain strings, not ``Path.glob``,
+        which cost a one-row erasure a few milliseconds on a 20-shard model."""
+        used = {
+            str(PurePosixPath(e["path"]).parent)
+            for s in manifest["shards"]
+            for e in _shard_files(s)
+        }
+        for shard_dir in _subdirs(self.path / "shards"):
+            for gen in _subdirs(shard_dir):
+                if gen.name.startswith("g") and f"shards/{shard_dir.name}/{gen.name}" not in used:
+                    shutil.rmtree(gen.path, ignore_errors=True)
         test = manifest.get("test")
-        for f in (self.path / "test").glob("*.npz"):
-            if test is None or f.relative_to(self.path) != Path(test["path"]):
-                f.unlink(missing_ok=True)
+        keep = None if test is None else str(PurePosixPath(test["path"]).name)
+        try:
+            files = list(os.scandir(self.path / "test"))
+        except OSError:
+            files = []
+        for f in files:
+            if f.name.startswith("g") and f.name != keep and f.is_file():
+                Path(f.path).unlink(missing_ok=True)
+
+
+def _subdirs(path: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
+    try:
+        return sorted((e for e in os.scandir(path) if e.is_dir()), key=lambda e: e.name)
+    except OSError:
+        return []
 
 
 def _shard_files(shard: dict[str, Any]) -> list[dict[str, str]]:
@@ -283,15 +397,29 @@ def folder_lock(path: Path) -> Iterator[None]:
 
 
 def write_shard_blobs(
-    store: ModelStore, s: int, gen: int, data: Mapping[str, np.ndarray], blobs: list[bytes | None]
+    store: ModelStore,
+    s: int,
+    gen: int,
+    data: Mapping[str, np.ndarray],
+    blobs: list[bytes | None],
+    reuse: list[dict[str, str] | None] | None = None,
 ) -> dict[str, Any]:
+    """Write shard ``s``'s rows and checkpoints as generation ``gen``; ``reuse[j]``: an
+    existing file's manifest entry to link as checkpoint ``j`` instead of writing
+    ``blobs[j]``."""
     base = f"shards/{s}/g{gen}"  # gen: the model version that wrote it
+    reuse = reuse or []
+    ckpts: list[dict[str, str] | None] = []
+    for j, b in enumerate(blobs):
+        old = reuse[j] if j < len(reuse) else None
+        rel = f"{base}/slice_{j}.ckpt"
+        if old is not None:
+            ckpts.append(store.link_file(old, rel))
+        else:
+            ckpts.append(None if b is None else store.write_file(rel, b))
     return {
         "generation": gen,
         "rows": len(data["y"]),
-        "data": store.write_file(f"{base}/data.npz", dump_arrays(data)),
-        "checkpoints": [
-            None if b is None else store.write_file(f"{base}/slice_{j}.ckpt", b)
-            for j, b in enumerate(blobs)
-        ],
+        "data": store.write_file(f"{base}/data.bin", dump_arrays(data)),
+        "checkpoints": ckpts,
     }

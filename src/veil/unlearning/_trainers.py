@@ -252,6 +252,8 @@ class TorchShardTrainer:
     def loads(self, blob: bytes) -> Any:
         if blob.startswith(_STATE_MAGIC):
             return _load_state(blob)
+        if blob.startswith(_STATE_MAGIC_NPZ):  # written by veil before the array container
+            return _load_state_npz(blob)
         import torch
 
         return torch.load(io.BytesIO(blob), weights_only=True, map_location="cpu")
@@ -521,15 +523,20 @@ def _canonical(v: Any, name: str, out: dict[str, bytes], *, depth: int) -> None:
             out[name] = pickle.dumps(v, protocol=5)
 
 
-_STATE_MAGIC = b"veil-sisa-torch-state/1\n"
+_STATE_MAGIC_NPZ = b"veil-sisa-torch-state/1\n"  # the magic line and an .npz (read only)
+_STATE_MAGIC = b"veil-sisa-torch-state/2\n"  # the magic line and an array container
 
 
 def _dump_state(state: Any) -> bytes | None:
-    """A trainer state (module tensors, Adam's) as the magic line and an ``.npz``: about
-    ten times faster to read back than ``torch.load``'s restricted unpickler, which was a
-    tenth of a one-row erasure. ``None`` when the state holds something else (a module's
-    extra state, a dtype NumPy lacks): the caller falls back to ``torch.save``."""
+    """A trainer state (module tensors, Adam's) as an array container
+    (:func:`veil.unlearning._store.pack_arrays`) behind a magic line: read back with one
+    JSON header and no copy per tensor, where ``torch.load``'s restricted unpickler, and
+    then an ``.npz`` (a header parsed per array), were most of the time an erasure spent
+    outside training. ``None`` when the state holds something else (a module's extra
+    state, a dtype NumPy lacks): the caller falls back to ``torch.save``."""
     import torch
+
+    from veil.unlearning._store import pack_arrays
 
     arrays: dict[str, np.ndarray] = {}
     module = state.get("module")
@@ -556,38 +563,45 @@ def _dump_state(state: Any) -> bytes | None:
             if opt is None
             else {"state": opt_state, "param_groups": opt["param_groups"]},
         }
-        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+        return pack_arrays(arrays, meta, magic=_STATE_MAGIC)
     except (TypeError, ValueError, KeyError, AttributeError):
         return None
-    buf = io.BytesIO()
-    buf.write(_STATE_MAGIC)
-    np.savez(buf, **arrays)  # type: ignore[arg-type]
-    return buf.getvalue()
 
 
-def _load_state(blob: bytes) -> Any:
+def _state_from(meta: dict[str, Any], arrays: Mapping[str, np.ndarray]) -> Any:
     from collections import OrderedDict
 
     import torch
 
-    with np.load(io.BytesIO(blob[len(_STATE_MAGIC) :]), allow_pickle=False) as z:
-        meta = json.loads(z["meta"].tobytes())
-        module = OrderedDict(
-            (k, torch.from_numpy(z[f"m{i}"])) for i, k in enumerate(meta["module"])
-        )
-        opt = meta["optimizer"]
-        if opt is not None:
-            groups = opt["param_groups"]
-            for g in groups:
-                g["betas"] = tuple(g["betas"])
-            opt = {
-                "state": {
-                    int(p): {name: torch.from_numpy(z[f"o{p}.{name}"]) for name in names}
-                    for p, names in opt["state"].items()
-                },
-                "param_groups": groups,
-            }
+    module = OrderedDict(
+        (k, torch.from_numpy(arrays[f"m{i}"])) for i, k in enumerate(meta["module"])
+    )
+    opt = meta["optimizer"]
+    if opt is not None:
+        groups = opt["param_groups"]
+        for g in groups:
+            g["betas"] = tuple(g["betas"])
+        opt = {
+            "state": {
+                int(p): {name: torch.from_numpy(arrays[f"o{p}.{name}"]) for name in names}
+                for p, names in opt["state"].items()
+            },
+            "param_groups": groups,
+        }
     return {"seed": meta["seed"], "module": module, "optimizer": opt}
+
+
+def _load_state(blob: bytes) -> Any:
+    from veil.unlearning._store import unpack_arrays
+
+    arrays, meta = unpack_arrays(blob, magic=_STATE_MAGIC)
+    return _state_from(meta, arrays)
+
+
+def _load_state_npz(blob: bytes) -> Any:
+    with np.load(io.BytesIO(blob[len(_STATE_MAGIC_NPZ) :]), allow_pickle=False) as z:
+        meta = json.loads(z["meta"].tobytes())
+        return _state_from(meta, {k: z[k] for k in z.files if k != "meta"})
 
 
 def stack(parts: Sequence[Arrays], keys: Sequence[str]) -> dict[str, np.ndarray]:

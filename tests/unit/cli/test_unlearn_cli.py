@@ -168,7 +168,7 @@ def test_missing_or_weak_key_refused(cli, table: Path, tmp_path: Path, monkeypat
 def test_tampered_folder_refused(cli, env, table: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "model"
     assert _fit(cli, table, out).code == 0
-    data = next(out.rglob("data.npz"))
+    data = next(out.rglob("data.bin"))
     data.write_bytes(data.read_bytes()[:-3] + b"xyz")
     for args in (("forget", out, "--id", "1001"), ("verify", out), ("log", out)):
         r = cli("unlearn", *args)

@@ -67,7 +67,8 @@ def test_fit_writes_manifest_metrics_and_log(tabular: SISAModel) -> None:
     assert [r["kind"] for r in log] == ["fit"] and log[0]["model_version"] == 1
     text = (tabular.path / "manifest.json").read_text()
     assert "p0001" not in text  # no id in the manifest
-    raw = b"".join(p.read_bytes() for p in tabular.path.rglob("*.npz"))
+    raw = b"".join(p.read_bytes() for p in tabular.path.rglob("*.bin"))
+    assert raw  # the shards' rows and the held-out rows
     assert b"p0001" not in raw  # nor in the stored rows: only keyed hashes
 
 
@@ -99,6 +100,77 @@ def test_forget_retrains_only_the_shard_from_the_last_clean_slice(tabular: SISAM
     # the old generation is gone from disk
     gens = sorted(p.name for p in (tabular.path / "shards" / "1").iterdir())
     assert gens == ["g2"]
+
+
+def _row_in_slice(model: SISAModel, shard: int, slice_: int) -> str:
+    from veil.unlearning import hash_ids
+    from veil.unlearning._store import id_keys
+
+    for i in range(240):
+        key = id_keys(hash_ids(model.store.key, [f"p{i:04d}"]))[0]
+        if model.locate([key]).get(key) == (shard, slice_):
+            return f"p{i:04d}"
+    raise AssertionError("no such row")
+
+
+def test_clean_checkpoints_are_linked_not_copied_and_a_leftover_link_is_not_written_through(
+    tabular: SISAModel,
+) -> None:
+    target = _row_in_slice(tabular, 0, 2)
+    old = [tabular.path / c["path"] for c in tabular.manifest["shards"][0]["checkpoints"]]
+    inodes = [p.stat().st_ino for p in old]
+    contents = [p.read_bytes() for p in old]
+    # a crashed erasure's leftover: the next version's folder, its slice-2 checkpoint a hard
+    # link to the current slice-0 checkpoint (writing through it would change that file)
+    leftover = tabular.path / "shards" / "0" / "g2"
+    leftover.mkdir()
+    import os
+
+    os.link(old[0], leftover / "slice_2.ckpt")
+    tabular.forget([target])
+    new = [tabular.path / c["path"] for c in tabular.manifest["shards"][0]["checkpoints"]]
+    assert all("/g2/" in str(p) for p in new)
+    # slices 0 and 1 did not see the row: the same files (inodes), not copies
+    assert [p.stat().st_ino for p in new[:2]] == inodes[:2]
+    assert [p.read_bytes() for p in new[:2]] == contents[:2]
+    assert new[2].stat().st_ino != inodes[0] and new[2].read_bytes() != contents[0]
+    assert not (tabular.path / "shards" / "0" / "g1").exists()
+    assert tabular.verify(shards=[0])["exact"] is True
+
+
+def test_model_files_of_the_npz_format_are_still_read() -> None:
+    """Folders written before the array container hold .npz rows and checkpoints."""
+    import io
+
+    from torch import nn
+
+    from veil.unlearning._store import dump_arrays, load_arrays
+
+    rows = {"x": np.arange(12.0).reshape(6, 2), "y": np.arange(6), "id": np.ones((6, 32), np.uint8)}
+    buf = io.BytesIO()
+    np.savez(buf, **rows)
+    for blob in (buf.getvalue(), dump_arrays(rows)):
+        back = load_arrays(blob)
+        assert set(back) == set(rows)
+        for k, v in rows.items():
+            assert back[k].dtype == v.dtype and np.array_equal(back[k], v)
+    data, _ = _xy(64)
+    data = {"x": data["x"].astype(np.float32), "y": data["y"]}
+    t = TorchShardTrainer(lambda: nn.Linear(4, 2), ("x",), epochs=1, batch_size=16)
+    state = t.train_stage(t.initial_state(1), data, 5, final=True)
+    new = t.dumps(state)
+    from veil.unlearning._store import unpack_arrays
+    from veil.unlearning._trainers import _STATE_MAGIC
+
+    arrays, meta = unpack_arrays(new, magic=_STATE_MAGIC)
+    old = io.BytesIO()
+    old.write(b"veil-sisa-torch-state/1\n")
+    meta_bytes = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(old, **arrays, meta=meta_bytes)
+    assert t.params(t.loads(old.getvalue())) == t.params(state)
+    # a damaged container is refused with a clear error, not a crash
+    with pytest.raises(InputError, match="array container"):
+        t.loads(new[: len(_STATE_MAGIC) + 8] + b"{not json" + new[len(_STATE_MAGIC) + 17 :])
 
 
 def test_verify_is_exact_after_forgets_and_detects_a_changed_parameter(
@@ -159,7 +231,7 @@ def test_forgetting_a_heldout_row_removes_it_without_retraining(tabular: SISAMod
     out = tabular.forget([held])
     assert out["forgotten"] == 1 and out["shards_retrained"] == []
     assert len(tabular.test["y"]) == n_test - 1 and out["model_version"] == 2
-    assert len(list((tabular.path / "test").glob("*.npz"))) == 1
+    assert len(list((tabular.path / "test").glob("g*"))) == 1
 
 
 def test_reopen_checks_checksums_mac_and_version(tabular: SISAModel, tmp_path: Path) -> None:
@@ -191,7 +263,7 @@ def test_reopen_checks_checksums_mac_and_version(tabular: SISAModel, tmp_path: P
         with pytest.raises(InputError, match="checksum"):
             m.accuracy()
     # a tampered shard data file is refused when the folder is opened
-    data = next((path / "shards" / "1").rglob("data.npz"))
+    data = next((path / "shards" / "1").rglob("data.bin"))
     data.write_bytes(data.read_bytes() + b"\0")
     with pytest.raises(InputError, match="checksum"):
         SISAModel.open(path, key=KEY)
@@ -465,7 +537,7 @@ def test_checkpoint_format_round_trips_and_falls_back_to_torch_save() -> None:
     t = TorchShardTrainer(lambda: nn.Linear(4, 2), ("x",), epochs=1, batch_size=16)
     state = t.train_stage(t.initial_state(1), data, 5, final=True)
     blob = t.dumps(state)
-    assert blob.startswith(b"veil-sisa-torch-state/1\n")
+    assert blob.startswith(b"veil-sisa-torch-state/2\n")
     back = t.loads(blob)
     assert t.params(back) == t.params(state)
     # resuming from the loaded state trains exactly as from the live one
