@@ -9,6 +9,7 @@ from veil.federated._clientdp import (
     AdaptiveClip,
     ClientDPAggregator,
     combined_noise,
+    default_count_noise,
     split_noise,
     unclipped_bit,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "ServerStrategy",
     "clip_update",
     "combined_noise",
+    "default_count_noise",
     "deploy_client_app",
     "deploy_server_app",
     "make_strategy",
