@@ -70,11 +70,22 @@ def run_inprocess(
     clip_norm: float = 1.0,
     local_epochs: int = 1,
     strategy: str = "fedavg",
+    fraction_fit: float = 1.0,
+    adaptive_clip: bool = False,
+    lr: float | None = None,
+    seed: int = 0,
+    centralized: bool = True,
 ) -> tuple[dict[str, Any], float, float]:
     """One client-level DP run without Flower (see the module docstring).
 
-    ``model``, ``clip_norm``, ``local_epochs`` and ``strategy`` are the command's ``--model``,
-    ``--clip-norm``, ``--local-epochs`` and ``--strategy`` (``benchmarks/fl_dp_options.py``).
+    ``model``, ``clip_norm``, ``local_epochs``, ``strategy``, ``fraction_fit``,
+    ``adaptive_clip``, ``lr`` and ``seed`` are the command's flags of those names
+    (``benchmarks/fl_dp_options.py``, ``benchmarks/fl_dp_clients.py``). With
+    ``fraction_fit < 1`` and DP each client joins a round with that probability, drawn from
+    the OS's randomness (Poisson sampling, as the server does); without DP a fixed share is
+    drawn from ``seed``. The server's noise and clip norms are
+    ``veil.federated.ClientDPAggregator``'s, as in the server. ``centralized=False`` skips
+    the centralized baseline (its accuracy is then ``None``).
     """
     import secrets
     import time
@@ -84,7 +95,7 @@ def run_inprocess(
     import torch
 
     from veil.dp import BudgetLedger
-    from veil.federated import FLConfig, make_strategy
+    from veil.federated import ClientDPAggregator, FLConfig, make_strategy, unclipped_bit
     from veil.federated._local import local_train
     from veil.federated._model import evaluate, fresh_model, prepare, set_weights
     from veil.train import calibrate_noise, train_nonprivate
@@ -104,7 +115,12 @@ def run_inprocess(
         dp="client" if dp else None,
         epsilon=epsilon,
         delta=delta,
+        fraction_fit=fraction_fit,
+        adaptive_clip=adaptive_clip,
+        lr=lr,
+        seed=seed,
     )
+    cfg.validate()
     data = prepare(frame, "salary-class", cfg, ())
     sigma = spent = None
     spend_id = None
@@ -113,13 +129,21 @@ def run_inprocess(
         cal = calibrate_noise(
             epsilon=epsilon,
             delta=delta,
-            sample_rate=1.0,
+            sample_rate=fraction_fit,
             steps=rounds,
             accountant="rdp",
             compare_rdp=False,
         )
         sigma, spent = cal.noise_multiplier, cal.epsilon
     rng = np.random.default_rng(secrets.randbits(128))
+    sample_rng = rng if dp else np.random.default_rng(seed)
+    agg = (
+        ClientDPAggregator(
+            sigma, clip_norm, fraction_fit * clients, rng, cfg.adaptive_clip_settings()
+        )
+        if sigma is not None
+        else None
+    )
     net = fresh_model(data.arch, data.init_seed, data.model)
     rule = make_strategy(strategy)
     weights = [p.detach().numpy().copy() for p in net.parameters()]
@@ -139,7 +163,13 @@ def run_inprocess(
     spend = charge.__enter__() if charge is not None else None
     for r in range(1, rounds + 1):
         deltas, sizes = [], []
-        for i, part in enumerate(data.parts):
+        if dp:
+            chosen = [i for i in range(clients) if rng.random() < fraction_fit]
+        else:
+            size = max(1, round(fraction_fit * clients))
+            chosen = sorted(int(i) for i in sample_rng.choice(clients, size=size, replace=False))
+        for i in chosen:
+            part = data.parts[i]
             m = fresh_model(data.arch, data.init_seed, data.model)
             set_weights(m, weights)
             res = local_train(
@@ -150,17 +180,23 @@ def run_inprocess(
                 lr=cfg.learning_rate,
                 seed=(cfg.seed or 0) * 7919 + r * 1009 + i,
                 proximal_mu=cfg.proximal_mu if strategy == "fedprox" else 0.0,
-                clip=cfg.clip_norm if dp else None,
+                clip=agg.clip_norm if agg is not None else None,
             )
+            if agg is not None and agg.adaptive is not None:
+                res.delta.append(np.array([unclipped_bit(res.norm, agg.clip_norm)], np.float32))
             deltas.append(res.delta)
             sizes.append(res.n_examples)
-        if dp:
-            assert sigma is not None
-            total = [sum(d[j] for d in deltas) for j in range(len(weights))]
-            std = sigma * cfg.clip_norm
-            mean = [
-                (t + rng.normal(0.0, std, size=t.shape)).astype(t.dtype) / clients for t in total
+        if agg is not None:
+            width = len(weights) + agg.extra_arrays
+            total = [
+                sum((d[j] for d in deltas), np.zeros(1, np.float32))
+                if j == len(weights)
+                else sum((d[j] for d in deltas), np.zeros_like(weights[j]))
+                for j in range(width)
             ]
+            mean = agg.aggregate(total)
+        elif not deltas:
+            mean = [np.zeros_like(w) for w in weights]
         else:
             mean = rule.mean_delta(deltas, sizes)
         weights = rule.step(weights, mean)
@@ -171,16 +207,18 @@ def run_inprocess(
         assert spend is not None
         spend_id = spend.id
         charge.__exit__(None, None, None)
-    base = train_nonprivate(
-        fresh_model(data.arch, data.init_seed, data.model),
-        torch.utils.data.TensorDataset(*data.train),
-        epochs=rounds * local_epochs,
-        batch_size=cfg.batch_size,
-        learning_rate=cfg.learning_rate,
-        optimizer="sgd",
-        seed=cfg.seed,
-    )
-    base_acc, _ = evaluate(base.model, data.test)
+    base_acc = None
+    if centralized:
+        base = train_nonprivate(
+            fresh_model(data.arch, data.init_seed, data.model),
+            torch.utils.data.TensorDataset(*data.train),
+            epochs=rounds * local_epochs,
+            batch_size=cfg.batch_size,
+            learning_rate=cfg.learning_rate,
+            optimizer="sgd",
+            seed=cfg.seed,
+        )
+        base_acc, _ = evaluate(base.model, data.test)
     ty = data.test[2]
     out = {
         "accuracy": rounds_out[-1]["accuracy"],
@@ -189,7 +227,7 @@ def run_inprocess(
         "majority_class_accuracy": float(torch.bincount(ty).max()) / len(ty),
         "epsilon_spent": spent,
         "delta": delta if dp else None,
-        "dp": {"noise_multiplier": sigma} if dp else None,
+        "dp": {"noise_multiplier": sigma, **agg.summary()} if agg is not None else None,
         "secagg": None,
         "ledger": {"spend_id": spend_id} if dp else None,
     }

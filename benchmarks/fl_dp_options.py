@@ -9,9 +9,9 @@ DP-FL user would try, each with flags the command has:
   falls with fewer releases;
 - a smaller model (``--model logistic``: 101 parameters on Adult against the MLP's 7,778;
   the noise falls on every parameter);
-- the clip norm near the clients' median update norm (``--clip-norm``; adaptive clipping,
-  Andrew et al. 2021, would estimate that quantile privately; here it is set by hand from
-  the update norms a non-private run showed, so that choice itself is not private);
+- the clip norm near the clients' median update norm (``--clip-norm``, set by hand from the
+  update norms a non-private run showed, so that choice itself is not private;
+  ``--adaptive-clip`` estimates the quantile privately: ``benchmarks/fl_dp_clients.py``);
 - server-side momentum and adaptivity (``--strategy fedadam``).
 
 Every run is ``fl_dp.run_inprocess``: the command's veil functions in one process (without

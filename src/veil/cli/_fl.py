@@ -75,6 +75,13 @@ def _print_human(summary: dict[str, Any]) -> None:
         dp = summary["dp"]
         if dp["mode"] == "client":
             noise = f"noise multiplier {dp['noise_multiplier']:.4f}"
+            if "adaptive_clip" in dp:
+                ac = dp["adaptive_clip"]
+                noise += (
+                    f" (updates {dp['update_noise_multiplier']:.4f}, count of unclipped "
+                    f"{ac['count_noise']:.4g}); adaptive clip norm "
+                    f"{ac['clip_norms'][0]:.4g} -> {ac['clip_norms'][-1]:.4g}"
+                )
             level = "client-level DP"
         else:
             noise = f"noise multipliers up to {max(dp['noise_multipliers']):.4f}"
@@ -142,6 +149,30 @@ def simulate(
             help="L2 bound of a client's update (--dp client) or of a row's gradient (--dp sample).",
         ),
     ] = 1.0,
+    adaptive_clip: Annotated[
+        bool,
+        typer.Option(
+            "--adaptive-clip",
+            help="--dp client: the clip norm (starting at --clip-norm) tracks --clip-quantile "
+            "of the update norms, estimated privately within the same budget.",
+        ),
+    ] = False,
+    clip_quantile: Annotated[
+        float,
+        typer.Option("--clip-quantile", help="--adaptive-clip: share of updates left unclipped."),
+    ] = 0.5,
+    clip_lr: Annotated[
+        float,
+        typer.Option("--clip-lr", help="--adaptive-clip: geometric learning rate of the clip."),
+    ] = 0.2,
+    clip_count_noise: Annotated[
+        float | None,
+        typer.Option(
+            "--clip-count-noise",
+            help="--adaptive-clip: noise on the count of unclipped updates (default: "
+            "expected clients per round / 20, at least the noise multiplier).",
+        ),
+    ] = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Split, partition and initialization.")
     ] = 0,
@@ -206,6 +237,10 @@ def simulate(
         epsilon=epsilon,
         delta=delta,
         clip_norm=clip_norm,
+        adaptive_clip=adaptive_clip,
+        clip_quantile=clip_quantile,
+        clip_lr=clip_lr,
+        clip_count_noise=clip_count_noise,
         workers=workers,
         secagg=secagg,
         secagg_shares=secagg_shares,

@@ -5,6 +5,14 @@ across real SuperNodes with the Flower App ``veil fl app`` writes.
 """
 
 from veil.federated._appgen import write_flower_app
+from veil.federated._clientdp import (
+    AdaptiveClip,
+    ClientDPAggregator,
+    combined_noise,
+    default_count_noise,
+    split_noise,
+    unclipped_bit,
+)
 from veil.federated._deploy import AppSettings
 from veil.federated._deploy import client_app as deploy_client_app
 from veil.federated._deploy_server import server_app as deploy_server_app
@@ -18,13 +26,17 @@ from veil.federated._strategy import STRATEGIES, ServerStrategy, make_strategy
 __all__ = [
     "PARTITIONS",
     "STRATEGIES",
+    "AdaptiveClip",
     "AppSettings",
+    "ClientDPAggregator",
     "FLConfig",
     "PartitionSpec",
     "RoundAbortedError",
     "SecAggSettings",
     "ServerStrategy",
     "clip_update",
+    "combined_noise",
+    "default_count_noise",
     "deploy_client_app",
     "deploy_server_app",
     "make_strategy",
@@ -32,6 +44,8 @@ __all__ = [
     "partition_rows",
     "render_fl_html",
     "simulate_federated",
+    "split_noise",
+    "unclipped_bit",
     "write_fl_report",
     "write_flower_app",
 ]

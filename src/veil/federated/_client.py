@@ -31,9 +31,17 @@ from veil.federated._model import FLData, fresh_model, num, set_weights
 if TYPE_CHECKING:
     from veil.federated._local import LocalResult
 
-__all__ = ["DROP_KEY", "WorkerData", "client_app", "dropout_mod", "secagg_client_app"]
+__all__ = [
+    "ADAPTIVE_KEY",
+    "DROP_KEY",
+    "WorkerData",
+    "client_app",
+    "dropout_mod",
+    "secagg_client_app",
+]
 
 DROP_KEY = "veil-drop"  # in a round's train config: this client vanishes after key sharing
+ADAPTIVE_KEY = "adaptive"  # in a round's train config: append the unclipped bit (adaptive clip)
 
 _LOADED: dict[str, FLData] = {}  # in a Ray worker: the rows of the run it serves
 
@@ -80,7 +88,7 @@ def _train(data: FLData, pid: int, weights: list[Any], cfg: Any, control: Any) -
     if sigmas:
         return _train_dp_sgd(data, pid, model, weights, cfg, float(sigmas[pid]))
     clip = num(cfg["clip"]) if num(cfg["clip"]) > 0 else None
-    return local_train(
+    res = local_train(
         model,
         data.parts[pid],
         epochs=int(num(cfg["epochs"])),
@@ -91,6 +99,15 @@ def _train(data: FLData, pid: int, weights: list[Any], cfg: Any, control: Any) -
         control=control,
         clip=clip,
     )
+    if clip is not None and bool(cfg.get(ADAPTIVE_KEY, False)):
+        # adaptive clipping: the centred bit travels as one more array, so SecAgg+ sums it
+        # with the update and the server never sees it alone
+        import numpy as np
+
+        from veil.federated._clientdp import unclipped_bit
+
+        res.delta.append(np.array([unclipped_bit(res.norm, clip)], dtype=np.float32))
+    return res
 
 
 def _train_dp_sgd(

@@ -14,12 +14,14 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from veil._progress import Progress
-from veil.federated._client import DROP_KEY
+from veil.federated._client import ADAPTIVE_KEY, DROP_KEY
+from veil.federated._clientdp import ClientDPAggregator
 from veil.federated._model import FLData, evaluate, fresh_model, num, set_weights
+from veil.federated._secagg import SecAggSettings
 from veil.federated._strategy import make_strategy
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ class RunState:
     round_seconds: list[float] = field(default_factory=list)
     weights: list[Any] = field(default_factory=list)
     error: BaseException | None = None
+    dp: ClientDPAggregator | None = None
 
 
 class _ObservedGrid:
@@ -101,6 +104,17 @@ def server_app(
     drop_rng = np.random.default_rng(None if config.seed is None else config.seed + 1)
     model = fresh_model(data.arch, data.init_seed, data.model)
     settings = config.secagg_settings(data)
+    agg = None
+    if dp:
+        assert sigma is not None
+        agg = ClientDPAggregator(
+            sigma,
+            config.clip_norm,
+            config.fraction_fit * n,
+            private_rng,
+            config.adaptive_clip_settings(),
+        )
+    run.dp = agg
 
     @app.main()
     def main(grid: Grid, context: Context) -> None:
@@ -120,9 +134,11 @@ def server_app(
             "lr": config.learning_rate,
             "mu": config.proximal_mu if config.strategy == "fedprox" else 0.0,
             "seed": (config.seed or 0) * 7919 + r * 1009 + int(nd) % 997,
-            "clip": config.clip_norm if dp else 0.0,
+            "clip": agg.clip_norm if agg is not None else 0.0,
             DROP_KEY: drop,
         }
+        if agg is not None and agg.adaptive is not None:
+            out[ADAPTIVE_KEY] = True
         if sample_sigmas is not None:
             out["dp_sigmas"] = list(sample_sigmas)
             out["dp_epsilon"] = float(config.epsilon or 0.0)
@@ -130,14 +146,11 @@ def server_app(
             out["dp_clip"] = config.clip_norm
         return out
 
-    def _noisy_mean(total: list[Any]) -> list[Any]:
-        assert sigma is not None
-        std = sigma * config.clip_norm
-        expected = config.fraction_fit * n
-        return [
-            (t + private_rng.normal(0.0, std, size=t.shape)).astype(t.dtype) / expected
-            for t in total
-        ]
+    def _round_settings() -> SecAggSettings:
+        # adaptive clipping: each coordinate is within this round's clip norm, the bit 1/2
+        if agg is None or agg.adaptive is None:
+            return settings
+        return replace(settings, clipping_range=max(agg.clip_norm, 0.5))
 
     def _loop(grid: Any, context: Context) -> None:
         nodes = _wait_for_nodes(grid, n)
@@ -157,14 +170,21 @@ def server_app(
                 # keep them exact in an array
                 dropping = {chosen[int(i)] for i in drop_rng.permutation(len(chosen))[:n_drop]}
                 zeros = [np.zeros_like(w) for w in weights]
+                if agg is not None and agg.adaptive is not None:
+                    # the sum of the clients' centred bits follows the update's arrays
+                    replied_zeros = [*zeros, np.zeros(1, dtype=np.float32)]
+                else:
+                    replied_zeros = zeros
                 if config.secagg:
                     finished = 0
-                    mean = zeros
+                    mean = replied_zeros
                     if len(chosen) >= 2:
                         fit = {nd: (weights, _config(r, nd, nd in dropping)) for nd in chosen}
-                        mean, finished = secagg_round(grid, context, fit, settings, r)
-                    if dp:
-                        weights = strategy.step(weights, _noisy_mean([m * finished for m in mean]))
+                        mean, finished = secagg_round(grid, context, fit, _round_settings(), r)
+                    if agg is not None:
+                        weights = strategy.step(
+                            weights, agg.aggregate([m * finished for m in mean])
+                        )
                     elif finished:
                         weights = strategy.step(weights, mean)
                 else:
@@ -185,11 +205,11 @@ def server_app(
                     finished = len(ok)
                     deltas = [m.content.array_records["arrays"].to_numpy_ndarrays() for m in ok]
                     sizes = [int(num(m.content.metric_records["metrics"]["n"])) for m in ok]
-                    if dp:
-                        total = zeros
+                    if agg is not None:
+                        total = replied_zeros
                         for d in deltas:
                             total = [t + x for t, x in zip(total, d, strict=True)]
-                        weights = strategy.step(weights, _noisy_mean(total))
+                        weights = strategy.step(weights, agg.aggregate(total))
                     elif deltas:
                         weights = strategy.step(weights, strategy.mean_delta(deltas, sizes))
                     if config.strategy == "scaffold":

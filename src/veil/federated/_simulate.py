@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from veil._deps import require
 from veil._errors import InputError
 from veil._progress import NullProgress, Progress
+from veil.federated._clientdp import AdaptiveClip, default_count_noise, split_noise
 from veil.federated._model import MODELS, FLData, evaluate, fresh_model, prepare
 from veil.federated._partition import parse_partition
 from veil.federated._secagg import RoundAbortedError, SecAggSettings
@@ -64,7 +65,9 @@ class FLConfig:
     ``workers`` is how many Ray actors run the clients (default: one per CPU, at most one per
     client); each actor imports torch once. ``lr`` is the clients' SGD learning rate;
     ``proximal_mu`` is FedProx's; ``clip_norm``, ``epsilon`` and ``delta`` apply with
-    ``dp="client"``. ``secagg`` aggregates with SecAgg+ (``secagg_shares``,
+    ``dp="client"``; ``adaptive_clip`` makes ``clip_norm`` the first round's clip, then the
+    clip tracks the ``clip_quantile`` of the update norms (``clip_lr``, ``clip_count_noise``:
+    see :mod:`veil.federated._clientdp`). ``secagg`` aggregates with SecAgg+ (``secagg_shares``,
     ``secagg_threshold``: see :mod:`veil.federated._secagg`); ``dropout`` is the share of
     each round's clients that vanish after key sharing (or, without SecAgg+, before replying).
 
@@ -89,6 +92,10 @@ class FLConfig:
     epsilon: float | None = None
     delta: float = 1e-5
     clip_norm: float = 1.0
+    adaptive_clip: bool = False
+    clip_quantile: float = 0.5
+    clip_lr: float = 0.2
+    clip_count_noise: float | None = None
     workers: int | None = None
     secagg: bool = False
     secagg_shares: float = 1.0
@@ -118,6 +125,14 @@ class FLConfig:
             raise InputError("--dropout must be in [0, 1)", hint="e.g. --dropout 0.3")
         if self.secagg:
             self._validate_secagg()
+        if self.adaptive_clip and self.dp != "client":
+            raise InputError(
+                "--adaptive-clip applies to --dp client only",
+                hint="add --dp client --epsilon E, or drop --adaptive-clip",
+            )
+        adaptive = self.adaptive_clip_settings()
+        if adaptive is not None:
+            adaptive.check()
         if self.dp is None:
             return
         if self.dp not in DP_MODES:
@@ -158,6 +173,12 @@ class FLConfig:
             return self.lr
         return 0.0125 if self.strategy == "scaffold" else 0.05
 
+    def adaptive_clip_settings(self) -> AdaptiveClip | None:
+        """Adaptive clipping's settings, or ``None`` for a fixed clip norm."""
+        if not self.adaptive_clip:
+            return None
+        return AdaptiveClip(self.clip_quantile, self.clip_lr, self.clip_count_noise)
+
     def _validate_secagg(self) -> None:
         SecAggSettings(self.secagg_shares, self.secagg_threshold).check()
         if self.strategy == "scaffold":
@@ -182,6 +203,8 @@ class FLConfig:
         update is within ``clip_norm`` and the weights are 1; otherwise updates are quantized
         within 8 and weighted by row counts (bounded by the largest client's)."""
         if self.dp == "client":
+            # with adaptive clipping the server widens the range each round (the clip and
+            # the unclipped bit, 1/2)
             return SecAggSettings(
                 self.secagg_shares, self.secagg_threshold, self.clip_norm, max_weight=1.0
             )
@@ -246,7 +269,10 @@ def _run_flower(
 
 def client_noise(config: FLConfig) -> tuple[float, float]:
     """``--dp client``: the server's noise multiplier and the epsilon RDP certifies for it
-    (``config.rounds`` rounds, each client in a round with probability ``fraction_fit``)."""
+    (``config.rounds`` rounds, each client in a round with probability ``fraction_fit``).
+
+    With adaptive clipping this is the multiplier of the combined mechanism (update and
+    count); the update's own, larger one is checked to exist here, before any spend."""
     from veil.train import calibrate_noise, check_budget
 
     assert config.epsilon is not None
@@ -259,6 +285,14 @@ def client_noise(config: FLConfig) -> tuple[float, float]:
         accountant="rdp",
         compare_rdp=False,
     )
+    adaptive = config.adaptive_clip_settings()
+    if adaptive is not None:
+        count_noise = adaptive.count_noise
+        if count_noise is None:
+            count_noise = default_count_noise(
+                config.fraction_fit * config.clients, cal.noise_multiplier
+            )
+        split_noise(cal.noise_multiplier, count_noise)
     return cal.noise_multiplier, cal.epsilon
 
 
@@ -442,6 +476,7 @@ def simulate_federated(
             "accountant": "rdp",
             "target_epsilon": config.epsilon,
         }
+        | (run.dp.summary() if run.dp is not None else {})
         if config.dp == "client"
         else {
             "mode": config.dp,

@@ -192,3 +192,23 @@ def test_the_defaults_survive_30_percent_dropout() -> None:
         shares, threshold = settings.resolve(n)
         assert n - round(0.3 * n) >= threshold, n
         assert threshold > shares / 2
+
+
+def test_adaptive_clippings_bits_are_summed_inside_secagg_never_sent_in_clear() -> None:
+    # with --adaptive-clip each client appends its centred bit (+-1/2) to its update; the
+    # server widens the range to at least 1/2 and gets the sum of the bits with the sum of
+    # the updates
+    nodes = [1, 2, 3, 4, 5]
+    updates = _updates(nodes, seed=6, scale=0.05)
+    bits = {1: 0.5, 2: -0.5, 3: 0.5, 4: 0.5, 5: -0.5}
+    for n in nodes:
+        updates[n].append(np.array([bits[n]], np.float32))
+    settings = SecAggSettings(1.0, 0.6, clipping_range=0.5, max_weight=1.0)
+    mean, finished, grid = _round(updates, settings)
+    assert finished == 5
+    assert float(mean[-1][0]) * finished == pytest.approx(sum(bits.values()), abs=1e-4)
+    for reply in grid.received:
+        assert all(len(rec) == 0 for rec in reply.content.array_records.values())
+        # no bit in clear beside the masked vector: the only metric is the weight, 1
+        for rec in reply.content.metric_records.values():
+            assert dict(rec) == {"num_examples": 1}
