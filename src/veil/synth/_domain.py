@@ -112,13 +112,17 @@ def dp_bounds(
     hot = np.flatnonzero(noisy > BOUNDS_Z * sigma)
     if hot.size == 0:  # nothing stands out of the noise: the whole grid's middle decade
         hot = np.array([int(np.argmax(noisy))])
-    lo, hi = float(edges[hot[0]]), float(edges[hot[-1] + 1])
+    first, last = int(hot[0]), int(hot[-1])
+    zero = len(edges) // 2 - 1 if kind != "datetime" else -1
+    # one grid bin of headroom past each end: the thin tail under the noise
+    first_h = first if first in (zero, zero + 1) else max(first - 1, 0)
+    last_h = last if last in (zero, zero - 1) else min(last + 1, len(edges) - 2)
+    lo, hi = float(edges[first_h]), float(edges[last_h + 1])
     if kind != "datetime":  # the bin around zero ends the range at zero, not at -2**-10
-        zero = len(edges) // 2 - 1
-        lo = 0.0 if hot[0] == zero else lo
-        hi = 0.0 if hot[-1] == zero else hi
-    if kind == "integer":
-        lo, hi = math.floor(lo), math.ceil(hi)
+        lo = 0.0 if first_h == zero else lo
+        hi = 0.0 if last_h == zero else hi
+    if kind == "integer":  # the whole numbers inside the range
+        lo, hi = math.ceil(lo), math.ceil(hi)
     clipped = int(((values < lo) | (values > hi)).sum())
     return lo, hi, clipped
 
