@@ -21,7 +21,10 @@ How the numeric bins are made (each step differentially private or data-independ
    histogram's quantiles (of the fine counts above three noise standard deviations, so the
    noise of many empty fine bins does not add up to phantom mass): equal mass per bin, so a
    skewed column is resolved where its rows are, not in an empty tail;
-   When less than half of the mass stands out of the noise, or what stands out is less
+   an integer column of at most ``max_bins`` values keeps one coarse bin per value that
+   stands out, and the empty values at either end join the outer bins (not one model bin
+   each, whose noisy marginal counts would put ~40 synthetic rows on every empty value);
+   when less than half of the mass stands out of the noise, or what stands out is less
    than 3 standard deviations of the noise in the histogram's total (few rows for the
    budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
    that scale inside a bin (``weak_signal`` in the saved layout);
@@ -29,8 +32,9 @@ How the numeric bins are made (each step differentially private or data-independ
    was measured, less one noise standard deviation; the two outer coarse bins are cut back
    to where the counts are when the bounds may lie far from the data, see
    :func:`_weights`, and continued past the cut by a thin geometric tail, see
-   :func:`_tail`), then a value uniformly inside the fine bin (on the log scale for a
-   log grid).
+   :func:`_tail`; the cut and the tail's decay are read so that the 5-bin average does
+   not carry a hard edge, a clipped maximum's spike, outwards), then a value uniformly
+   inside the fine bin (on the log scale for a log grid).
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """
