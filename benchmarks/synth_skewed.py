@@ -195,6 +195,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--methods", default="copula,mst,aim,tvae,tvae_dp")
     ap.add_argument("--seeds", default="0", help="comma-separated seeds, one run each")
+    ap.add_argument("--domains", default="declared,dp", help="mst/aim: which domains to run")
     ap.add_argument("--out", default=str(RESULTS / "synth_skewed.json"))
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -203,7 +204,7 @@ def main() -> None:
     train, hold = df.iloc[:40_000].reset_index(drop=True), df.iloc[40_000:].reset_index(drop=True)
     runs = []
     for method in args.methods.split(","):
-        domains = ["declared", "dp"] if method in MARGINAL else ["data"]
+        domains = args.domains.split(",") if method in MARGINAL else ["data"]
         for domain, seed in itertools.product(domains, seeds):
             r = {"seed": seed, **run(method, domain, train, hold, seed)}
             runs.append(r)

@@ -9,9 +9,11 @@ under DP, from a documented share of the budget:
   does not depend on the data (signed powers of two, ``±2**k`` for ``k`` in -10..62, and
   one bin around zero; dates: calendar years 1800-2199). The first and last bins whose
   noisy count exceeds 4.5 noise standard deviations (a false bin is then a 1-in-300,000
-  event per bin) hold the data; the bounds are the outer edges of the grid bins *next to
-  them* (one power of two of headroom; none past the bin around zero, so a column of
-  counts gets no negative values): the thin tail past the last bin that stands out (the
+  event per bin) hold the data; where the noisy counts fall outwards from the bin before
+  (a tail), the bound is the outer edge of the grid bin *next to* the last one standing
+  out (one power of two of headroom; none past the bin around zero, so a column of
+  counts gets no negative values, and none for a column inside one bin, such as years,
+  whose ends the fine histogram resolves): the thin tail past the last bin that stands out (the
   longest stays: 12 of 40,000 rows past 16 days on the benchmark's table) is under the
   noise, not absent, and where the synthetic values stop inside the bounds is decided by
   the noisy fine histogram (:mod:`veil.synth._discretize`). An integer column's bounds
@@ -121,9 +123,12 @@ def dp_bounds(
         hot = np.array([int(np.argmax(noisy))])
     first, last = int(hot[0]), int(hot[-1])
     zero = len(edges) // 2 - 1 if kind != "datetime" else -1
-    # one grid bin of headroom past each end: the thin tail under the noise
-    first_h = first if first in (zero, zero + 1) else max(first - 1, 0)
-    last_h = last if last in (zero, zero - 1) else min(last + 1, len(edges) - 2)
+    # one grid bin of headroom past an end where the noisy counts fall outwards (a tail
+    # whose thin end is under the noise); not past zero, nor for a column in one bin
+    tail_low = last > first and noisy[first] < noisy[first + 1]
+    tail_high = last > first and noisy[last] < noisy[last - 1]
+    first_h = max(first - 1, 0) if tail_low and first not in (zero, zero + 1) else first
+    last_h = min(last + 1, len(edges) - 2) if tail_high and last not in (zero, zero - 1) else last
     lo, hi = float(edges[first_h]), float(edges[last_h + 1])
     if kind != "datetime":  # the bin around zero ends the range at zero, not at -2**-10
         lo = 0.0 if first_h == zero else lo

@@ -33,16 +33,27 @@ def test_dp_bounds_keep_one_grid_bin_of_headroom_past_the_data() -> None:
     top = 2.0 ** (math.floor(math.log2(np.quantile(charges, 0.999))) + 2)
     assert lo < charges.min() and hi >= top
     assert math.log2(lo).is_integer() and math.log2(hi).is_integer()
-    zeros = np.array([0.0] * 500 + [3.0] * 500)
-    lo, hi, _ = dp_bounds(zeros, "integer", 5.0, ZCDPBudget(1.0), "bounds")
-    assert lo == 0 and hi == 8  # no headroom below the bin around zero (no negatives)
+    counts = np.array([0.0] * 3000 + [2.0] * 2000 + [5.0] * 500)
+    lo, hi, _ = dp_bounds(counts, "integer", 5.0, ZCDPBudget(1.0), "bounds")
+    assert lo == 0 and hi == 16  # falls outwards at the top; nothing below zero (no negatives)
+    rising = np.array([2.0] * 100 + [5.0] * 3000)
+    lo, hi, _ = dp_bounds(rising, "integer", 5.0, ZCDPBudget(1.0), "bounds")
+    assert lo == 1 and hi == 8  # rising to the top: no tail there, no headroom
+
+
+def test_a_column_inside_one_grid_bin_gets_no_headroom() -> None:
+    # years 1952-2007 all lie in [1024, 2048): doubling that range would only spread the
+    # column's fine histogram thinner; its ends are the fine histogram's to find
+    years = np.repeat(np.arange(1952, 2008, 5, dtype=float), 100)
+    lo, hi, _ = dp_bounds(years, "integer", 5.0, ZCDPBudget(1.0), "bounds")
+    assert (lo, hi) == (1024, 2048)
 
 
 def test_the_grid_has_a_bin_past_every_end() -> None:
     # headroom never runs off the grid: the outermost hot bin keeps its own edge
     edges = numeric_grid("numeric")
-    huge = np.full(1000, float(edges[-2]) * 1.5)
-    lo, hi, _ = dp_bounds(huge, "numeric", 5.0, ZCDPBudget(1.0), "bounds")
+    big = np.concatenate([np.full(2000, edges[-3] * 1.5), np.full(1000, edges[-2] * 1.5)])
+    lo, hi, _ = dp_bounds(big, "numeric", 5.0, ZCDPBudget(1.0), "bounds")
     assert hi == edges[-1] and lo == edges[-3]
 
 
