@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from synth_skewed import MARGINAL, run
+from synth_skewed import MARGINAL, run, summarize
 
 RESULTS = Path(__file__).parent / "results"
 NUMERIC = ["year", "lifeExp", "pop", "gdpPercap"]
@@ -56,25 +56,36 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--methods", default="copula,mst,aim")
     ap.add_argument("--out", default=str(RESULTS / "synth_public.json"))
+    ap.add_argument("--seeds", default="0", help="comma-separated seeds, one run each")
     args = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
     df = load()
     train, hold = df.iloc[:1400].reset_index(drop=True), df.iloc[1400:].reset_index(drop=True)
     runs = []
+    seeds = [int(s) for s in args.seeds.split(",")]
     for method in args.methods.split(","):
         for domain in ["declared", "dp"] if method in MARGINAL else ["data"]:
-            r = run(
-                method, domain, train, hold, 0, numeric=NUMERIC, target="continent", public=PUBLIC
-            )
-            runs.append(r)
-            print(
-                f"{method:8s} {r['domain']:9s} quality {r['quality']['score']:.3f} (all pairs "
-                f"{r['quality']['score_all_pairs']:.3f})  numeric KS compl. "
-                + " ".join(f"{c} {v['ks_complement']:.3f}" for c, v in r["numeric"].items())
-                + f"  AUC {r['ml_efficacy']['synthetic_auc']:.3f} "
-                f"(real {r['ml_efficacy']['real_auc']:.3f})",
-                flush=True,
-            )
+            for seed in seeds:
+                r = run(
+                    method,
+                    domain,
+                    train,
+                    hold,
+                    seed,
+                    numeric=NUMERIC,
+                    target="continent",
+                    public=PUBLIC,
+                )
+                r = {"seed": seed, **r}
+                runs.append(r)
+                print(
+                    f"{method:8s} {r['domain']:9s} seed {seed} quality {r['quality']['score']:.3f} (all pairs "
+                    f"{r['quality']['score_all_pairs']:.3f})  numeric KS compl. "
+                    + " ".join(f"{c} {v['ks_complement']:.3f}" for c, v in r["numeric"].items())
+                    + f"  AUC {r['ml_efficacy']['synthetic_auc']:.3f} "
+                    f"(real {r['ml_efficacy']['real_auc']:.3f})",
+                    flush=True,
+                )
     result = {
         "command": "PYTHONPATH=src python " + " ".join(sys.argv),
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
@@ -86,6 +97,7 @@ def main() -> None:
             "epsilon": 1.0,
             "public_domain": PUBLIC,
         },
+        "summary": summarize(runs),
         "runs": runs,
     }
     out = Path(args.out)

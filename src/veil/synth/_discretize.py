@@ -21,7 +21,10 @@ How the numeric bins are made (each step differentially private or data-independ
    histogram's quantiles (of the fine counts above three noise standard deviations, so the
    noise of many empty fine bins does not add up to phantom mass): equal mass per bin, so a
    skewed column is resolved where its rows are, not in an empty tail;
-   When less than half of the mass stands out of the noise, or what stands out is less
+   an integer column of at most ``max_bins`` values keeps one coarse bin per value that
+   stands out, and the empty values at either end join the outer bins (not one model bin
+   each, whose noisy marginal counts would put ~40 synthetic rows on every empty value);
+   when less than half of the mass stands out of the noise, or what stands out is less
    than 3 standard deviations of the noise in the histogram's total (few rows for the
    budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
    that scale inside a bin (``weak_signal`` in the saved layout);
@@ -29,8 +32,9 @@ How the numeric bins are made (each step differentially private or data-independ
    was measured, less one noise standard deviation; the two outer coarse bins are cut back
    to where the counts are when the bounds may lie far from the data, see
    :func:`_weights`, and continued past the cut by a thin geometric tail, see
-   :func:`_tail`), then a value uniformly inside the fine bin (on the log scale for a
-   log grid).
+   :func:`_tail`; the cut and the tail's decay are read so that the 5-bin average does
+   not carry a hard edge, a clipped maximum's spike, outwards), then a value uniformly
+   inside the fine bin (on the log scale for a log grid).
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """
@@ -64,7 +68,7 @@ _TAIL_FIT = 3  # the tail past a cut-back outer bin decays as its last kept bins
 _TAIL_RATIO = 0.5  # ... by at most this factor per fine bin
 
 
-def _tail(inner: np.ndarray, room: int, sigma: float) -> np.ndarray:
+def _tail(inner: np.ndarray, room: int, sigma: float, fit: np.ndarray | None = None) -> np.ndarray:
     """Weights for the ``room`` fine bins past a cut-back outer bin's last counted one.
 
     ``inner`` are the kept weights from that bin inwards. Past it the counts are under the
@@ -72,14 +76,17 @@ def _tail(inner: np.ndarray, room: int, sigma: float) -> np.ndarray:
     weight or one noise standard deviation, whichever is lower, and decays by the factor
     the last ``_TAIL_FIT`` kept bins show against the ``_TAIL_FIT`` before them (per fine
     bin, at most ``_TAIL_RATIO``; no tail when the counts do not decrease outwards),
-    dropped where it falls under a thousandth of its start. Post-processing of noisy
-    counts.
+    dropped where it falls under a thousandth of its start. ``fit``, when given, are the
+    counts (in the same order) the decay is read from instead: the unsmoothed ones, since
+    a neighbour average falls towards a hard edge as if a tail began there. Post-processing
+    of noisy counts.
     """
     out = np.zeros(max(room, 0))
-    if room <= 0 or len(inner) < 2 * _TAIL_FIT:
+    src = inner if fit is None else fit
+    if room <= 0 or len(inner) < 2 * _TAIL_FIT or len(src) < 2 * _TAIL_FIT:
         return out
-    near = float(inner[:_TAIL_FIT].sum())
-    far = float(inner[_TAIL_FIT : 2 * _TAIL_FIT].sum())
+    near = float(src[:_TAIL_FIT].sum())
+    far = float(src[_TAIL_FIT : 2 * _TAIL_FIT].sum())
     if near <= 0 or far <= 0 or near >= far:
         return out
     r = min((near / far) ** (1.0 / _TAIL_FIT), _TAIL_RATIO)
@@ -122,7 +129,35 @@ def _smooth(noisy: np.ndarray, sigma: float) -> np.ndarray:
     return np.where(spike | (n_rest < 1.0), noisy, avg)
 
 
-def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np.ndarray:
+def _edge(part: np.ndarray, sigma: float, first: bool, extend: bool = True) -> int | None:
+    """Index in ``part`` (an outer coarse bin's fine counts) of the data's outermost fine bin
+    on the outer side (``first``: the low end): the outermost count above ``_ANCHOR``
+    standard deviations, with ``extend`` extended outwards while one of the next ``_GAP``
+    counts stays above ``_EXTEND``; None when no count stands out."""
+    hot = np.flatnonzero(part > _ANCHOR * sigma)
+    if not hot.size:
+        return None
+    if not extend:
+        return int(hot[0] if first else hot[-1])
+    if first:
+        k = int(hot[0])
+        while k > 0 and (part[max(k - _GAP, 0) : k] > _EXTEND * sigma).any():
+            k -= 1
+        return k
+    k = int(hot[-1])
+    while k < len(part) - 1 and (part[k + 1 : k + 1 + _GAP] > _EXTEND * sigma).any():
+        k += 1
+    return k
+
+
+def _weights(
+    noisy: np.ndarray,
+    cuts: list[int],
+    sigma: float,
+    trim: bool,
+    raw: np.ndarray | None = None,
+    raw_sigma: float = 0.0,
+) -> np.ndarray:
     """Within-bin sampling weights of the fine bins, from their noisy counts.
 
     One noise standard deviation is taken off every count. With ``trim`` (bounds that may
@@ -130,10 +165,14 @@ def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np
     last coarse bins, which reach to the bounds, are cut back to the data: to their
     outermost fine bin whose count stands 4 standard deviations above zero (an empty bin
     does so once in 30,000), extended outwards while the counts stay above two standard
-    deviations in one of the next three fine bins; with no such bin, to the fine bin next to the neighbouring coarse bin.
-    Without ``trim`` (bounds read from the data, so values reach them) every fine bin keeps
-    a weight of at least 1 % of the mean, so the synthetic column spans the real range.
-    Everything here is post-processing of the noisy counts.
+    deviations in one of the next three fine bins; with no such bin, to the fine bin next
+    to the neighbouring coarse bin. ``noisy`` may be smoothed (:func:`_smooth`): a
+    neighbour average reaches ``_SMOOTH // 2`` fine bins past the data's edge (a hard
+    edge, the spike of values clipped at a maximum), so an edge found on it is taken that
+    many bins back in, unless an unsmoothed count in ``raw`` (noise ``raw_sigma``) stands
+    4 standard deviations out further out. Without ``trim`` (bounds read from the data, so values reach them) every
+    fine bin keeps a weight of at least 1 % of the mean, so the synthetic column spans the
+    real range. Everything here is post-processing of the noisy counts.
     """
     noisy = np.asarray(noisy, dtype=float)
     w = np.clip(noisy - _FLOOR * sigma, 0.0, None)
@@ -143,23 +182,33 @@ def _weights(noisy: np.ndarray, cuts: list[int], sigma: float, trim: bool) -> np
         return w + 0.01 * float(w.mean())
     if len(cuts) < 3:
         return w
+    leak = _SMOOTH // 2 if raw is not None else 0
     for first, (a, b) in ((True, (cuts[0], cuts[1])), (False, (cuts[-2], cuts[-1]))):
-        part = noisy[a:b]
-        hot = np.flatnonzero(part > _ANCHOR * sigma)
+        k = _edge(noisy[a:b], sigma, first)
+        if k is not None:  # back in by the smoothing's reach ...
+            k = min(k + leak, b - a - 1) if first else max(k - leak, 0)
+        if raw is not None and raw_sigma > 0:  # ... unless the raw counts show data further out
+            # (an extension on unsmoothed noise would follow a noisy bin one time in 15)
+            kr = _edge(np.asarray(raw, dtype=float)[a:b], raw_sigma, first, extend=False)
+            if kr is not None:
+                k = kr if k is None else (min(k, kr) if first else max(k, kr))
         if first:
-            k = int(hot[0]) if hot.size else b - a - 1
-            while k > 0 and (part[max(k - _GAP, 0) : k] > _EXTEND * sigma).any():
-                k -= 1
+            k = b - a - 1 if k is None else k
             w[a : a + k] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
-            w[a : a + k] = _tail(w[a + k :][: _TAIL_FIT * 2], k, sigma)[::-1]
+            fit = None if raw is None else np.asarray(raw, dtype=float)[a + k :][: _TAIL_FIT * 2]
+            w[a : a + k] = _tail(w[a + k :][: _TAIL_FIT * 2], k, sigma, fit)[::-1]
         else:
-            k = int(hot[-1]) if hot.size else 0
-            while k < b - a - 1 and (part[k + 1 : k + 1 + _GAP] > _EXTEND * sigma).any():
-                k += 1
+            k = 0 if k is None else k
             w[a + k + 1 : b] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
-            w[a + k + 1 : b] = _tail(w[: a + k + 1][::-1][: _TAIL_FIT * 2], b - a - k - 1, sigma)
+            fit = (
+                None
+                if raw is None
+                else np.asarray(raw, dtype=float)[: a + k + 1][::-1][: _TAIL_FIT * 2]
+            )
+            inner = w[: a + k + 1][::-1][: _TAIL_FIT * 2]
+            w[a + k + 1 : b] = _tail(inner, b - a - k - 1, sigma, fit)
     return w
 
 
@@ -191,8 +240,11 @@ def _as_float(s: pd.Series, kind: str) -> np.ndarray:
 def _cuts(noisy: np.ndarray, bins: int) -> list[int]:
     """Fine-bin indices where the coarse bins start (plus the end): equal noisy mass."""
     f = len(noisy)
-    if f <= bins:
-        return list(range(f + 1))
+    if f <= bins:  # a bin per fine bin where counts stand out; the empty ends join the outer bins
+        nz = np.flatnonzero(np.asarray(noisy) > 0)
+        if nz.size == 0:
+            return list(range(f + 1))
+        return [0, *range(int(nz[0]) + 1, int(nz[-1]) + 1), f]
     cum = np.maximum.accumulate(np.cumsum(np.asarray(noisy, dtype=float)))
     total = cum[-1]
     if total <= 0:
@@ -246,6 +298,7 @@ class Discretizer:
                     noisy = budget.gaussian(counts, sigma, what=f"fine histogram {spec.kind}")
                 else:
                     noisy, sigma = counts, 0.0
+                raw, raw_sigma = noisy, sigma
                 if sigma > 0:  # averaged over 5 neighbouring fine bins: noise / sqrt(5)
                     noisy = _smooth(noisy, sigma)
                     sigma = sigma / math.sqrt(_SMOOTH)
@@ -257,7 +310,9 @@ class Discretizer:
                 total_sd = sigma * math.sqrt(_SMOOTH * len(noisy))
                 if standing.sum() >= max(_WEAK * float(noisy.sum()), _TOTAL_SDS * total_sd, 1.0):
                     cuts = _cuts(standing, max_bins)
-                    weights = _weights(noisy, cuts, sigma, spec.name not in exact_bounds)
+                    weights = _weights(
+                        noisy, cuts, sigma, spec.name not in exact_bounds, raw, raw_sigma
+                    )
                 else:  # too few rows for this noise: equal bins on the grid's scale
                     f = len(noisy)
                     cuts = sorted({round(j * f / max_bins) for j in range(max_bins + 1)})
