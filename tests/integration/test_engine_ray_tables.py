@@ -229,6 +229,45 @@ def test_any_partitioning_gives_the_same_release(
     _compare(_policy(root, "all.csv", privacy=privacy), report, ray_out, "csv")
 
 
+def test_risk_section_from_aggregates_with_a_transformed_sensitive_column(
+    cli, adult: pd.DataFrame, tmp_path: Path
+) -> None:
+    """The risk stage on Ray: a masked sensitive column (released values differ from the
+    input's, which the t reference reads), a numeric one with missing values and leading
+    zeros (as written in the CSV), recursive l and the ordered distance: the local figures."""
+    frame = adult.iloc[:1500].assign(
+        hours=[None if i % 11 == 0 else f"{(i * 7) % 5 * 10:02d}" for i in range(1500)]
+    )
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    _write_parts(frame, tmp_path / "parts", [400, 900], "csv")
+    more = "  hours: {role: sensitive}\n"
+    privacy = (
+        "  k_anonymity: {k: 3}\n"
+        "  l_diversity: {l: 2, variant: recursive, c: 6, column: occupation}\n"
+        "  t_closeness: {t: 0.6, distance: ordered, column: hours}\n"
+        "  suppression_limit: 0.1"
+    )
+    pols = []
+    for data in ("parts", "all.csv"):
+        p = _policy(tmp_path, data, privacy=privacy, more=more)
+        text = p.read_text(encoding="utf-8").replace(
+            "occupation: {role: sensitive}",
+            "occupation: {role: sensitive, transform: {type: mask, keep_last: 3}}",
+        )
+        p.write_text(text, encoding="utf-8")
+        pols.append(p)
+    res = cli("run", pols[0], "--engine", "ray", "--json")
+    assert res.code == 0, res.err
+    ray_out = tmp_path / f"out-{pols[0].stem}"
+    report = json.loads((ray_out / "report.json").read_text(encoding="utf-8"))
+    risk = report["risk"]
+    models = {(r["model"], r.get("column")) for r in risk["requirements"]}
+    assert ("recursive (c,l)-diversity", "occupation") in models
+    assert ("t-closeness (ordered distance)", "hours") in models
+    assert [s["column"] for s in risk["sensitive"]] == ["occupation", "hours"]
+    _compare(pols[1], report, ray_out, "csv")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
