@@ -127,9 +127,9 @@ UTILITY_SUMMARY = ("mean_total_variation", "information_loss_entropy", "ml_accur
 
 
 def _compare(local_policy: Path, ray_report: dict[str, Any], ray_out: Path, fmt: str) -> None:
-    # the utility measurement is not compared (Ray does not run it); it is skipped here,
-    # which also keeps it out of this process: its pd.to_numeric crashed (SIGSEGV) after
-    # an in-process Ray run under pytest, a crash no lone script reproduced
+    # the utility measurement is not compared (Ray does not run it): skipped here, which
+    # saves its time and keeps it out of this process, where its pd.to_numeric crashed
+    # (SIGSEGV) now and then after an in-process Ray run (2 of 5 runs; no script reproduced it)
     with mock.patch("veil.utility.measure_utility", lambda *a, **k: {}):
         local = run_policy(load_policy(local_policy), only=("transforms", "anonymize", "risk"))
     table = local.outputs["table"]
