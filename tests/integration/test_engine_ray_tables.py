@@ -2,7 +2,8 @@
 
 Ray is started once for the module (2 CPUs); the CLI, run in-process, uses that runtime.
 The local engine runs the same policy on the concatenated file with the stages the Ray
-engine runs (transforms and anonymize: the risk stage does not run on Ray yet), and the
+engine runs (transforms, anonymize and risk: the Ray engine measures risk on the aggregate
+of its release; the utility section, which compares rows, does not run on Ray yet), and the
 two releases, optima and report figures are compared whole, timings aside.
 """
 
@@ -15,6 +16,7 @@ import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pandas as pd
 import pytest
@@ -120,8 +122,16 @@ def _sorted_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df.astype(str).sort_values(list(df.columns)).reset_index(drop=True)
 
 
+#: the utility section's figures in the summary (the Ray engine does not measure utility)
+UTILITY_SUMMARY = ("mean_total_variation", "information_loss_entropy", "ml_accuracy_delta")
+
+
 def _compare(local_policy: Path, ray_report: dict[str, Any], ray_out: Path, fmt: str) -> None:
-    local = run_policy(load_policy(local_policy), only=("transforms", "anonymize"))
+    # the utility measurement is not compared (Ray does not run it): skipped here, which
+    # saves its time and keeps it out of this process, where its pd.to_numeric crashed
+    # (SIGSEGV) now and then after an in-process Ray run (2 of 5 runs; no script reproduced it)
+    with mock.patch("veil.utility.measure_utility", lambda *a, **k: {}):
+        local = run_policy(load_policy(local_policy), only=("transforms", "anonymize", "risk"))
     table = local.outputs["table"]
     read = pd.read_csv if fmt == "csv" else pd.read_parquet
     a, b = read(table), read(ray_out / table.name)
@@ -130,6 +140,13 @@ def _compare(local_policy: Path, ray_report: dict[str, Any], ray_out: Path, fmt:
     pd.testing.assert_frame_equal(_sorted_rows(a), _sorted_rows(b))
     la, lb = _stripped(local.report), _stripped(ray_report)
     _same_sweep(la, lb)
+    assert "utility" not in lb and ray_report["engine"]["not_run"] == ["utility"]
+    la.pop("utility")
+    for key in UTILITY_SUMMARY:
+        assert key not in la["summary"]
+    # the risk section from the Ray engine's aggregates: the local one, figure for figure
+    assert la["risk"]["requirements"] and la["risk"]["risk"]["records"] > 0
+    assert la["risk"] == lb["risk"]
     assert la == lb
 
 
@@ -173,10 +190,10 @@ def test_release_optimum_and_report_match_local(
     assert res.code == 0, res.err
     out = json.loads(res.out)
     assert out["engine"] == "ray"
-    assert "note: not run on the Ray engine yet: risk" in res.err
+    assert "note: not run on the Ray engine yet: utility" in res.err
     ray_out = tmp_path / f"out-{ray_policy.stem}"
     report = json.loads((ray_out / "report.json").read_text(encoding="utf-8"))
-    assert report["engine"]["partitions"] == 4 and report["engine"]["not_run"] == ["risk"]
+    assert report["engine"]["partitions"] == 4 and report["engine"]["not_run"] == ["utility"]
     assert report["summary"]["input_rows"] == ROWS
     assert report["anonymize"]["transformation"] is not None
     assert report["transforms"]["columns"]["code"]["rows"] == ROWS
@@ -210,6 +227,45 @@ def test_any_partitioning_gives_the_same_release(
     ray_out = root / f"out-{ray_policy.stem}"
     report = json.loads((ray_out / "report.json").read_text(encoding="utf-8"))
     _compare(_policy(root, "all.csv", privacy=privacy), report, ray_out, "csv")
+
+
+def test_risk_section_from_aggregates_with_a_transformed_sensitive_column(
+    cli, adult: pd.DataFrame, tmp_path: Path
+) -> None:
+    """The risk stage on Ray: a masked sensitive column (released values differ from the
+    input's, which the t reference reads), a numeric one with missing values and leading
+    zeros (as written in the CSV), recursive l and the ordered distance: the local figures."""
+    frame = adult.iloc[:1500].assign(
+        hours=[None if i % 11 == 0 else f"{(i * 7) % 5 * 10:02d}" for i in range(1500)]
+    )
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    _write_parts(frame, tmp_path / "parts", [400, 900], "csv")
+    more = "  hours: {role: sensitive}\n"
+    privacy = (
+        "  k_anonymity: {k: 3}\n"
+        "  l_diversity: {l: 2, variant: recursive, c: 6, column: occupation}\n"
+        "  t_closeness: {t: 0.6, distance: ordered, column: hours}\n"
+        "  suppression_limit: 0.1"
+    )
+    pols = []
+    for data in ("parts", "all.csv"):
+        p = _policy(tmp_path, data, privacy=privacy, more=more)
+        text = p.read_text(encoding="utf-8").replace(
+            "occupation: {role: sensitive}",
+            "occupation: {role: sensitive, transform: {type: mask, keep_last: 3}}",
+        )
+        p.write_text(text, encoding="utf-8")
+        pols.append(p)
+    res = cli("run", pols[0], "--engine", "ray", "--json")
+    assert res.code == 0, res.err
+    ray_out = tmp_path / f"out-{pols[0].stem}"
+    report = json.loads((ray_out / "report.json").read_text(encoding="utf-8"))
+    risk = report["risk"]
+    models = {(r["model"], r.get("column")) for r in risk["requirements"]}
+    assert ("recursive (c,l)-diversity", "occupation") in models
+    assert ("t-closeness (ordered distance)", "hours") in models
+    assert [s["column"] for s in risk["sensitive"]] == ["occupation", "hours"]
+    _compare(pols[1], report, ray_out, "csv")
 
 
 def _free_port() -> int:

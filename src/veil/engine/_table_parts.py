@@ -31,6 +31,8 @@ __all__ = ["PartPlan", "ReleaseMap", "prepare_part", "release_part"]
 N = "__veil_n"
 FIRST = "__veil_first"
 SUP = "__veil_suppressed"
+REF = "__veil_input:"  # + a sensitive column: its value in the input (the t reference)
+RAW = "__veil_raw:"  # + a sensitive column: its value as written in the CSV
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ class Released:
     numeric: list[str]  # released columns of a numeric (not boolean) dtype here
     generalized: list[str]  # quasi-identifiers whose released value differs from the input
     recheck: pd.DataFrame  # distinct (released QIs, sensitive as searched, SUP), N, FIRST
+    risk: pd.DataFrame  # distinct (released QIs, every sensitive as released, REF, RAW, SUP)
+    unchanged: dict[str, bool]  # sensitive column -> released as in the input, every row
     distinct: dict[str, list[Any]]  # as-is column -> its distinct non-missing values
     non_missing: dict[str, int]  # as-is column -> its non-missing cells
     sample_original: pd.DataFrame  # the sampled rows' input quasi-identifiers
@@ -157,6 +161,48 @@ def groups(view: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, pd.DataFram
     agg[N] = np.bincount(ids).astype(np.int64)
     agg[FIRST] = first.astype(np.int64)
     return ids, agg
+
+
+def risk_columns(plan: PartPlan, raw_columns: list[str]) -> list[str]:
+    """The columns of the risk stage's aggregate (:func:`_risk_aggregate`)."""
+    sens = list(plan.policy.sensitive)
+    return [
+        *plan.qis,
+        *sens,
+        *(REF + s for s in sens),
+        *(RAW + s for s in sens if s in raw_columns),
+        SUP,
+    ]
+
+
+def _risk_aggregate(
+    plan: PartPlan, out: Any, original: Any, raw: Any, sup: np.ndarray
+) -> tuple[Any, dict[str, bool]]:
+    """What the risk stage reads of the released partition, as weighted distinct rows: the
+    released quasi-identifiers and sensitive columns, each sensitive column's input value
+    (the t-closeness reference) and its text as written (where the CSV reader kept it),
+    and the suppression flag; and per sensitive column whether the release kept it as the
+    input spells it in every row (see :func:`veil.risk._stage._as_written`)."""
+    import pandas as pd
+
+    from veil.risk._requirements import spelled
+
+    sens = list(plan.policy.sensitive)
+    raw_cols = [] if raw is None or len(raw) != len(out) else [str(c) for c in raw.columns]
+    view = pd.DataFrame({q: out[q] for q in plan.qis})
+    for s in sens:
+        view[s] = out[s].to_numpy()
+    for s in sens:
+        view[REF + s] = original[s].to_numpy()
+    for s in sens:
+        if s in raw_cols:
+            view[RAW + s] = raw[s].to_numpy()
+    view[SUP] = sup
+    unchanged = {
+        s: bool((spelled(out[s]) == spelled(original[s])).all()) for s in sens if s in raw_cols
+    }
+    _, agg = groups(view, risk_columns(plan, raw_cols))
+    return agg, unchanged
 
 
 def _guard(fn: Any, *args: Any) -> Any:
@@ -237,6 +283,7 @@ def _release(
         check[s] = view[s].to_numpy()
     check[SUP] = sup
     _, recheck = groups(check, [*plan.cols, SUP])
+    risk, unchanged = _risk_aggregate(plan, out, original, raw, sup)
     present = [c for c in as_is if c in out.columns]
     distinct = {c: pd.unique(out[c].dropna()).tolist() for c in present}
     non_missing = {c: int(out[c].notna().sum()) for c in present}
@@ -258,6 +305,8 @@ def _release(
         numeric=numeric,
         generalized=generalized,
         recheck=recheck,
+        risk=risk,
+        unchanged=unchanged,
         distinct=distinct,
         non_missing=non_missing,
         sample_original=sample_original,

@@ -236,7 +236,7 @@ def ray_run_policy(
     started = time.perf_counter()
     progress = progress or NullProgress()
     check_ray_policy(policy)
-    stages = [s.name for s in plan(policy) if s.name in ("transforms", "anonymize")]
+    stages = [s.name for s in plan(policy) if s.name in ("transforms", "anonymize", "risk")]
     assert policy.data.path is not None
     kind, files = expand_inputs(policy.resolve(policy.data.path))
     from veil.io._atomic import sweep_stale
@@ -321,6 +321,11 @@ def ray_run_policy(
     section = result.to_dict()
     section["summary"] = summary_of(section)
     stage_report: dict[str, Any] = {"transforms": _merge_transforms(parts), "anonymize": section}
+    if "risk" in stages:
+        t0 = time.perf_counter()
+        with progress.task("measuring risk (ray)"):
+            stage_report["risk"] = _risk(policy, part_plan, released, offsets, section)
+        timings["risk"] = round(time.perf_counter() - t0, 4)
     artifacts: dict[str, Any] = {}
     for p in parts[:1]:
         artifacts.update(p.artifacts)
@@ -330,8 +335,8 @@ def ray_run_policy(
         **(engine or {}),
         "partitions": len(files),
         "distinct_rows": len(merged),
-        "not_run": ["risk"],
-        "note": "the risk and utility measurements do not run on the Ray engine yet",
+        "not_run": ["utility"] if "risk" in stages else [],
+        "note": _NOT_RUN_NOTE,
     }
     frames = [r[1] for r in refs]
     outputs = _write(ray, policy, out_dir, frames, released, report, artifacts, rels)
@@ -342,6 +347,53 @@ def ray_run_policy(
         outputs=outputs,
         seconds=time.perf_counter() - started,
     )
+
+
+_NOT_RUN_NOTE = (
+    "the risk section is measured on the aggregate of the released partitions (each "
+    "distinct row of the quasi-identifiers and sensitive columns with its count: the local "
+    "engine's figures); the utility section (distances, associations, information loss, ML "
+    "utility) compares input and released rows, and does not run on the Ray engine yet"
+)
+
+
+def _risk(
+    policy: Policy,
+    part_plan: PartPlan,
+    released: list[Released],
+    offsets: np.ndarray,
+    anonymize: dict[str, Any],
+) -> dict[str, Any]:
+    """The risk stage's section (:func:`veil.risk._stage.risk_section`) on the weighted
+    distinct rows of the release: the local engine's figures, from aggregates only."""
+    from veil.engine._table_parts import RAW, REF, risk_columns
+    from veil.risk._stage import RiskStage, risk_section
+
+    # the columns as written: where every partition was read with them (CSV)
+    raw = [s for s in policy.sensitive if all(RAW + s in r.risk.columns for r in released)]
+    cols = risk_columns(part_plan, raw)
+    agg, _ = _merge([r.risk[[*cols, N, FIRST]] for r in released], offsets, cols)
+    sens = list(policy.sensitive)
+    rel = agg[[*part_plan.qis, *sens]]
+    reference = rel.assign(**{s: agg[REF + s].to_numpy() for s in sens})
+    # as the local stage: the text as written where the release kept the input's values
+    swap = {
+        s: agg[RAW + s].to_numpy() for s in raw if all(r.unchanged.get(s, False) for r in released)
+    }
+    values = rel.assign(**swap) if swap else rel
+    if swap:
+        reference = reference.assign(**swap)
+    risk, _ = risk_section(
+        policy,
+        rel,
+        suppressed=agg[SUP].to_numpy(dtype=bool),
+        values=values,
+        reference=reference,
+        anonymize=anonymize,
+        threshold=RiskStage().threshold,
+        weights=agg[N].to_numpy(),
+    )
+    return risk
 
 
 def _recheck(recheck: pd.DataFrame, config: Any, sens_h: dict[str, Any], n: int) -> None:

@@ -94,6 +94,7 @@ def assess(
     population_size: int | None = None,
     recursive_l: int | None = None,
     orders: Mapping[str, Sequence[Any]] | None = None,
+    weights: Any = None,
 ) -> RiskAssessment:
     """Measure a release: levels, re-identification risk, uniqueness, attribute inference.
 
@@ -113,6 +114,9 @@ def assess(
     sampling_fraction, population_size
         Alternatively, the share of the population in the release, or the population size;
         either one also enables the population-uniqueness estimates.
+    weights
+        Records each row stands for: a release given as its distinct rows with their
+        counts (the Ray engine's aggregate) measures as the records would.
 
     Examples
     --------
@@ -122,7 +126,9 @@ def assess(
     >>> a.levels.k, a.risk.prosecutor["highest"]
     (2, 0.5)
     """
-    classes = equivalence_classes(df, quasi_identifiers, suppressed=suppressed, marker=marker)
+    classes = equivalence_classes(
+        df, quasi_identifiers, suppressed=suppressed, marker=marker, weights=weights
+    )
     levels = verify(
         df, quasi_identifiers, sensitive, recursive_l=recursive_l, orders=orders, classes=classes
     )

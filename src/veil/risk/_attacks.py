@@ -254,7 +254,8 @@ def attribute_inference(
     """
     out: dict[str, dict[str, float]] = {}
     keep = classes.retained
-    n = int(keep.sum())
+    w = classes.retained_weights()  # weighted rows: counts of records
+    n = int(keep.sum()) if w is None else int(w.sum())
     for s in sensitive:
         check_columns(released, [s], "sensitive")
         if n == 0:
@@ -263,14 +264,20 @@ def attribute_inference(
         codes, m = encode_column(released[s].iloc[keep] if not keep.all() else released[s], s)
         cls = classes.class_of_row[keep]
         pair = cls * m + codes
-        uniq, cnt = np.unique(pair, return_counts=True)
+        if w is None:
+            uniq, cnt = np.unique(pair, return_counts=True)
+            per_value = np.bincount(codes)
+        else:
+            uniq, inverse = np.unique(pair, return_inverse=True)
+            cnt = np.bincount(inverse.ravel(), weights=w, minlength=len(uniq)).astype(np.int64)
+            per_value = np.bincount(codes, weights=w).astype(np.int64)
         c_of = uniq // m
         distinct = np.bincount(c_of, minlength=classes.n_classes)
         top = np.zeros(classes.n_classes, dtype=np.int64)
         np.maximum.at(top, c_of, cnt)
         homogeneous = float(classes.sizes[distinct == 1].sum() / n)
         majority = float(top.sum() / n)
-        baseline = float(np.bincount(codes).max() / n)
+        baseline = float(per_value.max() / n)
         out[s] = {
             "homogeneous": homogeneous,
             "majority_guess": majority,

@@ -17,6 +17,11 @@ positions are used.
 Missing values (NaN/None) in a quasi-identifier are one value of their own, like any other:
 two rows both missing ``age`` fall into the same class. Their count is reported so a user can
 see it.
+
+A table may also be given as weighted distinct rows (``weights``: the records each row
+stands for, as the Ray engine aggregates a release): the classes are then formed over the
+rows and every count (class sizes, rows, suppressed rows, missing values) sums the weights,
+so every figure computed from them is the one the records themselves give.
 """
 
 from __future__ import annotations
@@ -109,6 +114,10 @@ class EquivalenceClasses:
         Rows left out of every class.
     missing_values
         Per quasi-identifier, how many retained rows have a missing value there.
+    weights
+        Records each row stands for (``None``: one each); ``class_of_row`` is then by
+        weighted row, and ``sizes``, ``n_rows``, ``n_suppressed`` and ``missing_values``
+        count records.
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -117,6 +126,13 @@ class EquivalenceClasses:
     n_rows: int
     n_suppressed: int
     missing_values: dict[str, int]
+    weights: np.ndarray | None = None
+
+    def retained_weights(self) -> np.ndarray | None:
+        """The weights of the retained rows (``None`` when each row is one record)."""
+        if self.weights is None:
+            return None
+        return self.weights[self.retained]
 
     @property
     def n_classes(self) -> int:
@@ -172,6 +188,7 @@ def equivalence_classes(
     *,
     suppressed: Any = None,
     marker: str | None = None,
+    weights: Any = None,
 ) -> EquivalenceClasses:
     """Group the rows of ``df`` into equivalence classes over ``quasi_identifiers``.
 
@@ -186,6 +203,9 @@ def equivalence_classes(
     marker
         Alternatively (or additionally), rows whose every quasi-identifier equals this string
         count as suppressed.
+    weights
+        Records each row stands for (whole numbers of at least 1, by position): a table given as
+        its distinct rows with their counts gives the classes of the records.
 
     Examples
     --------
@@ -215,13 +235,17 @@ def equivalence_classes(
         mask |= sup
     if marker is not None and n:
         mask |= suppressed_by_marker(df, qis, marker)
+    w = _weights(weights, n)
     keep = ~mask
+    w_kept = None if w is None else w[keep]
     key = np.zeros(int(keep.sum()), dtype=np.int64)
     radix = 1
     missing: dict[str, int] = {}
     for q in qis:
         col = df[q].iloc[keep] if not keep.all() else df[q]
         codes, card, missing[q] = _factorize(col, q)
+        if w_kept is not None and missing[q]:
+            missing[q] = int(w_kept[codes == card - 1].sum())
         card = max(card, 1)
         if radix * card >= _MAX_KEY:  # re-encode to dense ids before the key overflows
             key, radix = _dense(key)
@@ -230,15 +254,33 @@ def equivalence_classes(
     class_ids, n_classes = _dense(key)
     class_of_row = np.full(n, -1, dtype=np.int64)
     class_of_row[keep] = class_ids
-    sizes = np.bincount(class_ids, minlength=n_classes).astype(np.int64)
+    sizes = np.bincount(class_ids, weights=w_kept, minlength=n_classes).astype(np.int64)
     return EquivalenceClasses(
         quasi_identifiers=tuple(qis),
         class_of_row=class_of_row,
         sizes=sizes,
-        n_rows=n,
-        n_suppressed=int(mask.sum()),
+        n_rows=n if w is None else int(w.sum()),
+        n_suppressed=int(mask.sum()) if w is None else int(w[mask].sum()),
         missing_values=missing,
+        weights=w,
     )
+
+
+def _weights(weights: Any, n: int) -> np.ndarray | None:
+    """The weights as integers, checked: one per row, none negative."""
+    if weights is None:
+        return None
+    w = np.asarray(weights)
+    if w.shape != (n,):
+        raise InputError(
+            f"{w.size} weights for {n} rows", hint="pass one record count per row, by position"
+        )
+    if w.dtype.kind not in "iub" and not bool(np.all(np.mod(w, 1) == 0)):
+        raise InputError("the weights are not whole numbers", hint="pass record counts")
+    w = w.astype(np.int64)
+    if bool((w < 1).any()):
+        raise InputError("a weight is below 1", hint="pass the records each row stands for")
+    return w
 
 
 def _dense(key: np.ndarray) -> tuple[np.ndarray, int]:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from veil.pipeline import RunContext
     from veil.policy import Policy
 
-__all__ = ["RiskStage"]
+__all__ = ["RiskStage", "risk_section"]
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,6 @@ class RiskStage:
         return None
 
     def run(self, ctx: RunContext) -> None:
-        from veil.risk._assess import assess
         from veil.risk._classes import equivalence_classes
         from veil.utility import choose_target, measure_utility
 
@@ -66,31 +65,25 @@ class RiskStage:
         present = {str(c) for c in released.columns}
         qis = [q for q in policy.quasi_identifiers if q in present]
         sensitive = [s for s in policy.sensitive if s in present]
-        dropped = [q for q in policy.quasi_identifiers if q not in present]
         suppressed = _mask(ctx.suppressed, len(released))
         k_target = policy.privacy.k_anonymity.k if policy.privacy.k_anonymity else None
         progress_task: Any = ctx.progress.task("measuring risk", total=2)
         with progress_task as task:
+            values, reference = None, None
             if qis:
-                ld = policy.privacy.l_diversity
-                assessment = assess(
-                    released,
-                    qis,
-                    sensitive,
-                    suppressed=suppressed,
-                    threshold=self.threshold,
-                    recursive_l=int(ld.l) if ld is not None and ld.variant == "recursive" else None,
-                )
-                risk = assessment.to_dict()
-                risk["levels_note"] = _LEVELS_NOTE
-                classes = assessment.classes
-            else:
-                risk, classes = {"note": "the release keeps no quasi-identifier"}, None
-            risk["dropped_quasi_identifiers"] = dropped
-            requirements = _requirements(ctx, qis, suppressed) if qis else []
-            risk["requirements"] = [r.to_dict() for r in requirements]
-            _agree(ctx, requirements)
-            risk["summary"] = _risk_summary(risk, policy, requirements)
+                # the t-closeness reference: the sensitive column over the whole input
+                # (ARX); a release of a marked sample (delta-presence) is the subset itself
+                reference = ctx.original if len(ctx.original) == len(released) else released
+                values, reference = _as_written(ctx, list(policy.sensitive), released, reference)
+            risk, classes = risk_section(
+                policy,
+                released,
+                suppressed=suppressed,
+                values=values,
+                reference=reference,
+                anonymize=ctx.report.get("anonymize"),
+                threshold=self.threshold,
+            )
             ctx.report["risk"] = risk
             task.advance()
             columns = [
@@ -131,6 +124,63 @@ class RiskStage:
             task.advance()
 
 
+def risk_section(
+    policy: Policy,
+    released: Any,
+    *,
+    suppressed: np.ndarray | None,
+    values: Any,
+    reference: Any,
+    anonymize: Any,
+    threshold: float = 0.2,
+    weights: Any = None,
+) -> tuple[dict[str, Any], Any]:
+    """The report's ``risk`` section of a release, and its equivalence classes.
+
+    ``values`` and ``reference`` are the sensitive columns the policy's models are
+    re-checked on (see :func:`_requirements`); ``anonymize`` is the anonymize stage's report
+    section (``None`` when it did not run): its ``satisfied`` is set to what the re-check
+    found, and a model not met raises :class:`VerificationError`. With ``weights`` the
+    tables are weighted distinct rows (the Ray engine's aggregate: the records each row
+    stands for) and every figure is the records'.
+    """
+    from veil.risk._assess import assess
+
+    present = {str(c) for c in released.columns}
+    qis = [q for q in policy.quasi_identifiers if q in present]
+    sensitive = [s for s in policy.sensitive if s in present]
+    dropped = [q for q in policy.quasi_identifiers if q not in present]
+    classes = None
+    if qis:
+        ld = policy.privacy.l_diversity
+        assessment = assess(
+            released,
+            qis,
+            sensitive,
+            suppressed=suppressed,
+            threshold=threshold,
+            recursive_l=int(ld.l) if ld is not None and ld.variant == "recursive" else None,
+            weights=weights,
+        )
+        risk = assessment.to_dict()
+        risk["levels_note"] = _LEVELS_NOTE
+        classes = assessment.classes
+    else:
+        risk = {"note": "the release keeps no quasi-identifier"}
+    risk["dropped_quasi_identifiers"] = dropped
+    requirements = (
+        _requirements(
+            policy, released, qis, suppressed, values, reference, anonymize, weights=weights
+        )
+        if qis
+        else []
+    )
+    risk["requirements"] = [r.to_dict() for r in requirements]
+    _agree(anonymize, requirements)
+    risk["summary"] = _risk_summary(risk, policy, requirements)
+    return risk, classes
+
+
 _LEVELS_NOTE = (
     "extra information: the levels (k, l, t, alpha, beta, delta) measure t against the "
     "distribution of the released, non-suppressed rows; the policy's models are judged in "
@@ -148,18 +198,23 @@ def _mask(suppressed: Any, n: int) -> np.ndarray | None:
     return mask
 
 
-def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]:
+def _requirements(
+    policy: Policy,
+    released: Any,
+    qis: list[str],
+    suppressed: Any,
+    values: Any,
+    reference: Any,
+    anonymize: Any,
+    *,
+    weights: Any = None,
+) -> list[Any]:
     """Each privacy model of the policy, re-checked on the release with the anonymizer's
     definitions (:mod:`veil.risk._requirements`)."""
     from veil.risk._requirements import check_release, population_requirements
 
-    policy, released, original = ctx.policy, ctx.data, ctx.original
     p = policy.privacy
     sensitive = list(policy.sensitive)  # a model naming no column reads each of them
-    # the t-closeness reference: the sensitive column over the whole input (ARX); a release
-    # of a marked sample (delta-presence) is the subset itself, every released row
-    reference = original if len(original) == len(released) else released
-    values, reference = _as_written(ctx, sensitive, released, reference)
     hierarchies: dict[str, Any] = {}
     tc = p.t_closeness
     if tc is not None and tc.distance == "hierarchical" and tc.hierarchy is not None:
@@ -184,8 +239,9 @@ def _requirements(ctx: RunContext, qis: list[str], suppressed: Any) -> list[Any]
         values=values,
         reference=reference,
         hierarchies=hierarchies,
+        weights=weights,
     )
-    return reqs + population_requirements(p, ctx.report.get("anonymize"))
+    return reqs + population_requirements(p, anonymize)
 
 
 def _as_written(
@@ -213,14 +269,13 @@ def _as_written(
     return released.assign(**swap), reference.assign(**swap)
 
 
-def _agree(ctx: RunContext, requirements: list[Any]) -> None:
-    """When the anonymize stage ran: make ``anonymize.satisfied`` say what the re-check
-    found, and refuse the release (exit 4) when a model is not met, naming it on the
-    terminal."""
+def _agree(anonymize: Any, requirements: list[Any]) -> None:
+    """When the anonymize stage ran (``anonymize``, its report section): make
+    ``anonymize.satisfied`` say what the re-check found, and refuse the release (exit 4)
+    when a model is not met, naming it on the terminal."""
     from veil._errors import VerificationError
     from veil.risk._requirements import failure_lines
 
-    anonymize = ctx.report.get("anonymize")
     if not isinstance(anonymize, dict):  # nothing promised these models: measured only
         return
     satisfied = dict(anonymize.get("satisfied") or {})

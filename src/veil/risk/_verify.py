@@ -107,10 +107,16 @@ def _counts(classes: EquivalenceClasses, column: pd.Series, order: Sequence[Any]
     codes, m = _value_order(values.reset_index(drop=True), order)
     cls_ids = classes.class_of_row[keep]
     pair = cls_ids * m + codes
-    uniq, cnt = np.unique(pair, return_counts=True)  # sorted: by class, then value
+    w = classes.retained_weights()
+    if w is None:
+        uniq, cnt = np.unique(pair, return_counts=True)  # sorted: by class, then value
+        p = np.bincount(codes, minlength=m) / max(len(codes), 1)
+    else:  # weighted rows: the records' counts
+        uniq, inverse = np.unique(pair, return_inverse=True)
+        cnt = np.bincount(inverse.ravel(), weights=w, minlength=len(uniq))
+        p = np.bincount(codes, weights=w, minlength=m) / max(float(w.sum()), 1.0)
     cls = uniq // m
     val = uniq % m
-    p = np.bincount(codes, minlength=m) / max(len(codes), 1)
     starts = np.searchsorted(cls, np.arange(classes.n_classes))
     return _Counts(
         cls=cls, val=val, cnt=cnt.astype(np.int64), p=p, sizes=classes.sizes, starts=starts
@@ -311,6 +317,7 @@ def verify(
     recursive_l: int | None = None,
     orders: Mapping[str, Sequence[Any]] | None = None,
     classes: EquivalenceClasses | None = None,
+    weights: Any = None,
 ) -> VerificationReport:
     """Measure the anonymity levels of a table.
 
@@ -328,6 +335,9 @@ def verify(
         Per sensitive column, the order of its values for the ordered distance.
     classes
         Precomputed classes of ``df`` (saves the group-by when already done).
+    weights
+        Records each row stands for (see :func:`equivalence_classes`); with ``classes``
+        given, theirs are used.
 
     Examples
     --------
@@ -346,7 +356,9 @@ def verify(
             hint="a column has one role",
         )
     if classes is None:
-        classes = equivalence_classes(df, quasi_identifiers, suppressed=suppressed, marker=marker)
+        classes = equivalence_classes(
+            df, quasi_identifiers, suppressed=suppressed, marker=marker, weights=weights
+        )
     levels = {
         s: sensitive_levels(classes, df[s], recursive_l=recursive_l, order=(orders or {}).get(s))
         for s in sens
