@@ -156,9 +156,10 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
         "optimum": None if optimum is None else list(optimum),
         "chosen": policy.search.transformation,
     }
+    best = None if optimum is None else tuple(optimum)
     out = job.nodes
     complete = True
-    for idx in order:
+    for levels_list in nodes[order].tolist():
         if job.cancel.is_set():
             complete = False
             job.cancelled = True
@@ -166,10 +167,11 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
         if len(out) >= MAX_EXPLORED or time.perf_counter() - started > _BUDGET_SECONDS:
             complete = False
             break
-        levels = tuple(int(x) for x in nodes[idx])
+        levels = tuple(levels_list)
         node, _ = ev.evaluate(levels)
         kept = node.kept & (node.sizes > 0)
-        records = int(node.sizes[kept].sum())
+        kept_sizes = node.sizes[kept]
+        records = int(kept_sizes.sum())
         score = float(metric.score(node))
         out.append(
             {
@@ -177,10 +179,10 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
                 "feasible": bool(node.suppressed_records <= limit),
                 "loss": score if math.isfinite(score) else None,
                 "suppressed": int(node.suppressed_records),
-                "classes": int(kept.sum()),
-                "highest_risk": float(1.0 / node.sizes[kept].min()) if records else 0.0,
-                "average_risk": float(kept.sum() / records) if records else 0.0,
-                "optimum": optimum is not None and levels == tuple(optimum),
+                "classes": len(kept_sizes),
+                "highest_risk": float(1.0 / kept_sizes.min()) if records else 0.0,
+                "average_risk": float(len(kept_sizes) / records) if records else 0.0,
+                "optimum": levels == best,
             }
         )
     job.complete = complete
