@@ -256,11 +256,18 @@ def with_transformation(text: str, relative: str, levels: dict[str, int] | None)
 def scatter(result: dict[str, Any], width: int = 640, height: int = 320) -> dict[str, Any]:
     """Points of the risk-against-loss view, in SVG coordinates (no script, no styles)."""
     nodes = [n for n in result["nodes"] if n["loss"] is not None]
-    if not nodes:
-        return {"points": [], "width": width, "height": height, "max_loss": 0.0, "max_risk": 0.0}
+    pad = 30
+    if not nodes:  # none evaluated yet (the first view of a running exploration), or no loss
+        return {
+            "points": [],
+            "width": width,
+            "height": height,
+            "max_loss": 0.0,
+            "max_risk": 0.0,
+            "pad": pad,
+        }
     max_loss = max(n["loss"] for n in nodes) or 1.0
     max_risk = max(n["highest_risk"] for n in nodes) or 1.0
-    pad = 30
     points = []
     for i, n in enumerate(result["nodes"]):
         if n["loss"] is None:

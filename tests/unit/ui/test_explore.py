@@ -407,3 +407,40 @@ def test_cancelling_no_exploration_is_a_clear_404(workdir: Path) -> None:
     assert r.status_code == 404 and "no exploration of this policy is running" in r.text
     r = client.post("/explore/cancel", data={"csrf": csrf, "policy": "../outside.yaml"})
     assert r.status_code == 404
+
+
+def test_a_first_view_before_any_candidate_is_evaluated_renders_and_cancels(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import veil.ui._explore as explore_module
+    from veil.tabular._search import _Evaluator
+
+    evaluate = _Evaluator.evaluate
+    jobs: list[Any] = []
+    real = explore_module.Exploration
+
+    def recorded() -> Any:
+        jobs.append(real())
+        return jobs[-1]
+
+    def held(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # the exploration's first node (after the search) waits until it is cancelled
+        if jobs and jobs[0].head is not None:
+            assert jobs[0].cancel.wait(30)
+        return evaluate(self, *args, **kwargs)
+
+    monkeypatch.setattr(_Evaluator, "evaluate", held)
+    monkeypatch.setattr(explore_module, "Exploration", recorded)
+    monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
+    client, csrf = _session(workdir)
+    try:
+        first = client.get("/explore?policy=policy.yaml")
+        # the view with nothing evaluated yet: an empty plot, not a failed page
+        assert first.status_code == 200, first.text
+        assert re.search(r'id="explore-count">0<', first.text)
+        assert 'id="explore-plot"' in first.text and "<circle" not in first.text
+        r = client.post("/explore/cancel", data={"csrf": csrf, "policy": "policy.yaml"})
+    finally:
+        jobs[0].cancel.set()
+    assert r.status_code == 200 and 'id="explore-cancelled"' in r.text
+    assert len(jobs[0].nodes) <= 1
