@@ -63,7 +63,7 @@ def factorize_sorted(
         return None
     packed = key << shift
     packed |= np.arange(n, dtype=np.int64) if positions is None else positions[:n]
-    packed.sort()
+    packed.sort(kind="stable")
     pos = packed & ((1 << shift) - 1)
     packed >>= shift
     first = np.empty(n, dtype=bool)

@@ -73,6 +73,9 @@ class NodeClasses:
     key: np.ndarray | None = None  # (C,) mixed-radix key of the codes: sum code_j * mult_j
     mult: np.ndarray | None = None
     radix: np.ndarray | None = None
+    # (1, d) shifts and masks of the key's bit fields, when ``mult`` and ``radix`` are powers
+    # of two (the evaluator computes them once for all its nodes)
+    fields: tuple[np.ndarray, np.ndarray] | None = None
 
     def gen_rows(self, mask: np.ndarray) -> np.ndarray:
         """``(k, d)`` generalized codes of the classes selected by ``mask``."""
@@ -80,6 +83,10 @@ class NodeClasses:
             return self.gen[mask]
         assert self.key is not None and self.mult is not None and self.radix is not None
         keys = self.key[mask]
+        if self.fields is not None:
+            out = keys[:, None] >> self.fields[0]
+            out &= self.fields[1]
+            return out
         mult = [int(m) for m in self.mult]
         radix = [int(r) for r in self.radix]
         if all(m > 0 and m & (m - 1) == 0 for m in mult) and all(

@@ -161,6 +161,11 @@ class _Evaluator:
         self.shift = [sum(bits[j + 1 :]) for j in range(d)]
         self.mult = np.array([1 << sh for sh in self.shift], dtype=np.int64)
         self.field_mask = [(1 << b) - 1 for b in bits]
+        # NodeClasses.gen_rows: decode a class's codes by shifts and masks
+        self.fields = (
+            np.array(self.shift, dtype=np.int64)[None, :],
+            np.array(self.field_mask, dtype=np.int64)[None, :],
+        )
         # (j, a, b) -> per code at level a: what the key gains when QI j goes from a to b
         self._key_delta: dict[tuple[int, int, int], np.ndarray] = {}
         self.qi_index = np.arange(d)
@@ -421,6 +426,7 @@ class _Evaluator:
             key=tab.key,
             mult=self.mult,
             radix=self.radix,
+            fields=self.fields,
         )
         return node, below
 

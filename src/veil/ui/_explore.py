@@ -86,6 +86,7 @@ class Exploration:
         self.head: dict[str, Any] | None = None
         self.nodes: list[dict[str, Any]] = []
         self.complete = False
+        self.cancelled = False  # stopped by the user (or a re-saved policy), not a budget
         self.seconds: float | None = None
         self.error: dict[str, Any] | None = None
         self.started = time.perf_counter()
@@ -105,6 +106,7 @@ class Exploration:
             "evaluated": len(nodes),
             "complete": self.complete and not running,
             "running": running,
+            "cancelled": self.cancelled,
             "nodes": nodes,
             "seconds": round(seconds, 3),
         }
@@ -154,20 +156,22 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
         "optimum": None if optimum is None else list(optimum),
         "chosen": policy.search.transformation,
     }
+    best = None if optimum is None else tuple(optimum)
     out = job.nodes
     complete = True
-    for idx in order:
-        if (
-            len(out) >= MAX_EXPLORED
-            or time.perf_counter() - started > _BUDGET_SECONDS
-            or job.cancel.is_set()
-        ):
+    for levels_list in nodes[order].tolist():
+        if job.cancel.is_set():
+            complete = False
+            job.cancelled = True
+            break
+        if len(out) >= MAX_EXPLORED or time.perf_counter() - started > _BUDGET_SECONDS:
             complete = False
             break
-        levels = tuple(int(x) for x in nodes[idx])
+        levels = tuple(levels_list)
         node, _ = ev.evaluate(levels)
         kept = node.kept & (node.sizes > 0)
-        records = int(node.sizes[kept].sum())
+        kept_sizes = node.sizes[kept]
+        records = int(kept_sizes.sum())
         score = float(metric.score(node))
         out.append(
             {
@@ -175,10 +179,10 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
                 "feasible": bool(node.suppressed_records <= limit),
                 "loss": score if math.isfinite(score) else None,
                 "suppressed": int(node.suppressed_records),
-                "classes": int(kept.sum()),
-                "highest_risk": float(1.0 / node.sizes[kept].min()) if records else 0.0,
-                "average_risk": float(kept.sum() / records) if records else 0.0,
-                "optimum": optimum is not None and levels == tuple(optimum),
+                "classes": len(kept_sizes),
+                "highest_risk": float(1.0 / kept_sizes.min()) if records else 0.0,
+                "average_risk": float(len(kept_sizes) / records) if records else 0.0,
+                "optimum": levels == best,
             }
         )
     job.complete = complete
@@ -252,11 +256,18 @@ def with_transformation(text: str, relative: str, levels: dict[str, int] | None)
 def scatter(result: dict[str, Any], width: int = 640, height: int = 320) -> dict[str, Any]:
     """Points of the risk-against-loss view, in SVG coordinates (no script, no styles)."""
     nodes = [n for n in result["nodes"] if n["loss"] is not None]
-    if not nodes:
-        return {"points": [], "width": width, "height": height, "max_loss": 0.0, "max_risk": 0.0}
+    pad = 30
+    if not nodes:  # none evaluated yet (the first view of a running exploration), or no loss
+        return {
+            "points": [],
+            "width": width,
+            "height": height,
+            "max_loss": 0.0,
+            "max_risk": 0.0,
+            "pad": pad,
+        }
     max_loss = max(n["loss"] for n in nodes) or 1.0
     max_risk = max(n["highest_risk"] for n in nodes) or 1.0
-    pad = 30
     points = []
     for i, n in enumerate(result["nodes"]):
         if n["loss"] is None:
@@ -291,7 +302,9 @@ def _first_view(job: Exploration) -> None:
 
 
 def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
-    """``GET /explore?policy=P[&node=I]`` and ``POST /explore/choose``."""
+    """``GET /explore?policy=P[&node=I]``, ``POST /explore/choose``, ``POST /explore/cancel``
+    (stop the running exploration, keeping what it evaluated) and ``POST /explore/restart``
+    (explore a cancelled policy again)."""
     import logging
     import threading
     from urllib.parse import parse_qs
@@ -422,6 +435,51 @@ def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
                     log.info("candidate utility failed: %s", type(exc).__name__)
         return page(request, "explore.html", context)
 
+    def current(relative: str) -> Exploration | None:
+        """The exploration of the saved policy's current version, if one was started."""
+        st = safe_path(workdir, relative).stat()
+        with lock:
+            return cache.get((relative, st.st_mtime_ns, st.st_size))
+
+    async def _policy_field(request: Any) -> str:
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+        return (form.get("policy") or [""])[0]
+
+    def _back(relative: str) -> Any:
+        from urllib.parse import quote
+
+        return RedirectResponse(f"/explore?policy={quote(relative)}", status_code=303)
+
+    async def cancel(request: Any) -> Any:
+        relative = await _policy_field(request)
+        try:
+            job = current(relative)
+        except (VeilError, OSError):
+            job = None
+        if job is None:
+            problem = {"message": "no exploration of this policy is running", "hint": None}
+            return page(request, "explore.html", {"result": None, "problem": problem}, 404)
+        job.cancel.set()
+        log.info("exploration cancel asked")
+        # the thread stops before its next node; the page shows what it evaluated
+        await run_in_threadpool(job.done.wait, 5.0)
+        return _back(relative)
+
+    async def restart(request: Any) -> Any:
+        relative = await _policy_field(request)
+        try:
+            path = safe_path(workdir, relative)
+            st = path.stat()
+        except (VeilError, OSError):
+            problem = {"message": "no such policy", "hint": "pick a saved policy"}
+            return page(request, "explore.html", {"result": None, "problem": problem}, 404)
+        with lock:
+            key = (relative, st.st_mtime_ns, st.st_size)
+            job = cache.get(key)
+            if job is not None and job.done.is_set():
+                del cache[key]  # the next view starts it again
+        return _back(relative)
+
     async def choose(request: Any) -> Any:
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
         relative = (form.get("policy") or [""])[0]
@@ -464,4 +522,6 @@ def explore_routes(workdir: Path, page: Any, runs: Any) -> list[Any]:
     return [
         Route("/explore", explore_page),
         Route("/explore/choose", choose, methods=["POST"]),
+        Route("/explore/cancel", cancel, methods=["POST"]),
+        Route("/explore/restart", restart, methods=["POST"]),
     ]

@@ -335,3 +335,112 @@ def test_an_edited_policy_stops_the_old_exploration(
     (workdir / "policy.yaml").write_text(POLICY.replace("limit: 0.1", "limit: 0.15"))
     assert client.get("/explore?policy=policy.yaml").status_code == 200
     assert len(jobs) == 2 and jobs[0].cancel.is_set() and not jobs[1].cancel.is_set()
+
+
+def test_a_running_exploration_is_cancelled_and_keeps_what_it_evaluated(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import veil.ui._explore as explore_module
+    from veil.tabular._search import _Evaluator
+
+    evaluate = _Evaluator.evaluate
+    jobs: list[Any] = []
+    real = explore_module.Exploration
+
+    def recorded() -> Any:
+        jobs.append(real())
+        return jobs[-1]
+
+    def held(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # the first exploration's nodes after the first wait until it is cancelled
+        job = jobs[0] if jobs else None
+        if job is not None and job.head is not None and job.nodes and len(jobs) == 1:
+            assert job.cancel.wait(30)
+        return evaluate(self, *args, **kwargs)
+
+    monkeypatch.setattr(_Evaluator, "evaluate", held)
+    monkeypatch.setattr(explore_module, "Exploration", recorded)
+    monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
+    client, csrf = _session(workdir)
+    try:
+        first = client.get("/explore?policy=policy.yaml")
+        assert first.status_code == 200 and 'id="explore-running"' in first.text
+        assert 'id="explore-cancel"' in first.text and 'action="/explore/cancel"' in first.text
+        # without the CSRF token: refused, the exploration goes on
+        refused = client.post("/explore/cancel", data={"policy": "policy.yaml"})
+        assert refused.status_code == 403 and not jobs[0].cancel.is_set()
+        r = client.post(
+            "/explore/cancel",
+            data={"csrf": csrf, "policy": "policy.yaml"},
+            follow_redirects=False,
+        )
+    finally:
+        jobs[0].cancel.set()
+    assert r.status_code == 303 and r.headers["location"] == "/explore?policy=policy.yaml"
+    assert jobs[0].done.wait(30)
+    total = jobs[0].head["lattice_size"]
+    evaluated = len(jobs[0].nodes)
+    # it stopped at the next node: the one held when cancel came, and no further
+    assert 1 <= evaluated <= 2 < total
+    page = client.get("/explore?policy=policy.yaml")
+    assert page.status_code == 200 and len(jobs) == 1  # the cancelled one is shown, not re-run
+    assert 'id="explore-cancelled"' in page.text and 'id="explore-running"' not in page.text
+    assert "<meta http-equiv" not in page.text and 'id="explore-cancel"' not in page.text
+    found = re.search(r'id="explore-count">(\d+)<', page.text)
+    assert found is not None and int(found.group(1)) == evaluated
+    # the candidates evaluated so far stay listed with their figures
+    assert page.text.count('#picked">') == evaluated
+    # explore again: a new exploration, run whole
+    r = client.post(
+        "/explore/restart", data={"csrf": csrf, "policy": "policy.yaml"}, follow_redirects=False
+    )
+    assert r.status_code == 303
+    whole = _complete(client, "/explore?policy=policy.yaml")
+    assert len(jobs) == 2 and not jobs[1].cancelled
+    assert int(re.search(r'id="explore-count">(\d+)<', whole.text).group(1)) == total
+    assert 'id="explore-cancelled"' not in whole.text
+
+
+def test_cancelling_no_exploration_is_a_clear_404(workdir: Path) -> None:
+    client, csrf = _session(workdir)
+    r = client.post("/explore/cancel", data={"csrf": csrf, "policy": "policy.yaml"})
+    assert r.status_code == 404 and "no exploration of this policy is running" in r.text
+    r = client.post("/explore/cancel", data={"csrf": csrf, "policy": "../outside.yaml"})
+    assert r.status_code == 404
+
+
+def test_a_first_view_before_any_candidate_is_evaluated_renders_and_cancels(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import veil.ui._explore as explore_module
+    from veil.tabular._search import _Evaluator
+
+    evaluate = _Evaluator.evaluate
+    jobs: list[Any] = []
+    real = explore_module.Exploration
+
+    def recorded() -> Any:
+        jobs.append(real())
+        return jobs[-1]
+
+    def held(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # the exploration's first node (after the search) waits until it is cancelled
+        if jobs and jobs[0].head is not None:
+            assert jobs[0].cancel.wait(30)
+        return evaluate(self, *args, **kwargs)
+
+    monkeypatch.setattr(_Evaluator, "evaluate", held)
+    monkeypatch.setattr(explore_module, "Exploration", recorded)
+    monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
+    client, csrf = _session(workdir)
+    try:
+        first = client.get("/explore?policy=policy.yaml")
+        # the view with nothing evaluated yet: an empty plot, not a failed page
+        assert first.status_code == 200, first.text
+        assert re.search(r'id="explore-count">0<', first.text)
+        assert 'id="explore-plot"' in first.text and "<circle" not in first.text
+        r = client.post("/explore/cancel", data={"csrf": csrf, "policy": "policy.yaml"})
+    finally:
+        jobs[0].cancel.set()
+    assert r.status_code == 200 and 'id="explore-cancelled"' in r.text
+    assert len(jobs[0].nodes) <= 1

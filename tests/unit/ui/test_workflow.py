@@ -227,6 +227,8 @@ def test_every_state_changing_route_needs_csrf_and_our_origin(workdir: Path) -> 
         ("/policy", {"target": "policy.yaml", "yaml": GOOD, "action": "save"}),
         ("/run", {"policy": "policy.yaml"}),
         ("/run/x/cancel", {}),
+        ("/explore/cancel", {"policy": "policy.yaml"}),
+        ("/explore/restart", {"policy": "policy.yaml"}),
         ("/api/policy/check", None),
         ("/api/policy/save", None),
     ]
