@@ -47,6 +47,7 @@ def _pass(text: str) -> dict[str, str]:
         ("SON'S CELL 135 442-9738, HOME # ON CHART", "135 442-9738", "PHONE_NUMBER"),
         ("dtr at (104) 555-0123 after 5", "(104) 555-0123", "PHONE_NUMBER"),
         ("wife 012.555.0199 or cell", "012.555.0199", "PHONE_NUMBER"),
+        ("son's cell 617555-0123 if needed", "617555-0123", "PHONE_NUMBER"),
         ("MET W/ CASEWORKER LEONA, SISTER IN", "LEONA", "PERSON"),
         ("PCP Okafor aware of plan", "Okafor", "PERSON"),
         ("RN Hall in to assess", "Hall", "PERSON"),
@@ -108,6 +109,7 @@ def test_context_shapes_found(text: str, value: str, entity: str) -> None:
         ("plt 150-1234 trending up", "150-1234"),
         ("I/O 100 250-1000 over the shift", "100 250-1000"),
         ("lytes 135 4.2-1001 pending", "135 4.2-1001"),
+        ("MRN 1234567-8901 on file", "1234567-8901"),
         ("labs 12/05/2004, 120/80", "12/05/2004"),
         ("Pt seen by resident okafor", "okafor"),  # lower case in a note in ordinary case
     ],
