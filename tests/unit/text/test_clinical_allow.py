@@ -256,6 +256,9 @@ def test_clinical_profile_in_policy() -> None:
         ("son: 6175550123.", "6175550123", "PHONE_NUMBER"),
         ("covering pgr 2-4411 overnight", "2-4411", "PHONE_NUMBER"),
         ("resident page #54321 prn", "54321", "PHONE_NUMBER"),
+        # fourth round: a name before a role in parentheses
+        ("PLAN PER CUCCHIARA (RESIDENT) TO TAP", "CUCCHIARA", "PERSON"),
+        ("d/w Lange (attending), agrees", "Lange", "PERSON"),
     ],
 )
 def test_second_round_shapes_found(text: str, value: str, entity: str) -> None:
@@ -286,6 +289,8 @@ def test_second_round_shapes_found(text: str, value: str, entity: str) -> None:
         ("UOP 500-1000cc, given 120 200 1000", "120 200 1000"),
         ("UOP 500-1000cc overnight", "500-1000"),
         ("titrated up to 5 per protocol", "up to 5"),
+        ("Pt seen by team (resident) today", "team"),
+        ("NEEDS EVAL BY NEURO (ATTENDING) IN AM", "NEURO"),
     ],
 )
 def test_second_round_shapes_leave_charting_alone(text: str, value: str) -> None:

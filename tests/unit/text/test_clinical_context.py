@@ -43,6 +43,11 @@ def _pass(text: str) -> dict[str, str]:
         ("wife at (617) 555.0123 after 5", "(617) 555.0123", "PHONE_NUMBER"),
         ("LIVES ALONE. SON ROB 285-4821 AND A DTR", "285-4821", "PHONE_NUMBER"),
         ("call wife 867.5309 tonight", "867.5309", "PHONE_NUMBER"),
+        # ten digits grouped 3-3-4, whatever the area code (fourth round)
+        ("SON'S CELL 135 442-9738, HOME # ON CHART", "135 442-9738", "PHONE_NUMBER"),
+        ("dtr at (104) 555-0123 after 5", "(104) 555-0123", "PHONE_NUMBER"),
+        ("wife 012.555.0199 or cell", "012.555.0199", "PHONE_NUMBER"),
+        ("son's cell 617555-0123 if needed", "617555-0123", "PHONE_NUMBER"),
         ("MET W/ CASEWORKER LEONA, SISTER IN", "LEONA", "PERSON"),
         ("PCP Okafor aware of plan", "Okafor", "PERSON"),
         ("RN Hall in to assess", "Hall", "PERSON"),
@@ -102,6 +107,10 @@ def test_context_shapes_found(text: str, value: str, entity: str) -> None:
         ("UO 450-1251 cc over 8 hrs", "450-1251"),
         ("Tidal volumes 950-1000 on PS 10", "950-1000"),
         ("plt 150-1234 trending up", "150-1234"),
+        ("I/O 100 250-1000 over the shift", "100 250-1000"),
+        ("lytes 135 4.2-1001 pending", "135 4.2-1001"),
+        ("MRN 1234567-8901 on file", "1234567-8901"),
+        ("labs 12/05/2004, 120/80", "12/05/2004"),
         ("Pt seen by resident okafor", "okafor"),  # lower case in a note in ordinary case
     ],
 )

@@ -21,7 +21,8 @@ clinical shapes of :mod:`veil.text.recognition._clinical_shapes` (issue #25) to 
 * signatures with initials ("HERMAN W. EMPERATRICE, RRT", "s. roberto rrt"), phones
   with spaced dashes ("212- 476- 8356"), days by ordinal ("on the 11th"), a university's
   or a saint's name ("UNIVERSITY OF MARYLAND", "St. Mary"), wards glued to their floor
-  ("QUARTERMAIN7").
+  ("QUARTERMAIN7"); a role in parentheses after a name ("Dick Cucchiara (resident)"),
+  ten digits grouped 3-3-4 whatever the area code ("135 442-9738").
 
 Each note mixes these lines with the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`,
 so the hard negatives (doses, vitals, scores, fractions) stay in every note. Labels are
@@ -82,6 +83,10 @@ SHAPE_LINES: tuple[str, ...] = (
     "upper:PT ADMITTED FROM {ORGANIZATION:university} WITH PNA, INTUBATED ON ARRIVAL.",
     "Bed offered at {ORGANIZATION:saint}, case manager to follow; PT/OT following.",
     "upper:PT ADMITTED TO {LOCATION:ward_glued} W/ CHF, LASIX 40 IV GIVEN.",
+    # added for issue #25's fourth round: a role in parentheses after a name, ten digits
+    # grouped 3-3-4 with mixed separators whatever the area code
+    "Plan per {PERSON:full} (resident): diurese, recheck lytes at 2200.",
+    "upper:SON'S CELL {PHONE_NUMBER:grouped}, HOME NUMBER ON FRONT OF CHART.",
 )
 
 _HOSP_WORDS = ("hosp", "hospital", "rehab", "nursing home")
@@ -135,6 +140,10 @@ class _ShapeFiller(_Filler):
         if kind == "PHONE_NUMBER" and variant == "dash_spaced":
             parts = (r.randint(201, 989), r.randint(201, 999), r.randint(1001, 9999))
             return "- ".join(map(str, parts)), "PHONE_NUMBER", None
+        if kind == "PHONE_NUMBER" and variant == "grouped":
+            area = r.randint(100, 999)  # a mistyped or made-up area code reaches someone too
+            sep = r.choice((" ", "-", "."))
+            return f"{area}{sep}{r.randint(200, 999)}-{r.randint(1001, 9999)}", "PHONE_NUMBER", None
         if kind == "DATE_TIME" and variant == "ordinal":
             day = r.randint(1, 28)
             suffix = (

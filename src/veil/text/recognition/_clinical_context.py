@@ -14,7 +14,9 @@ Each rule is a format or a context, not a value:
   ("1-800-555-0199"), seven digits with a dot after a phone word ("cell 555.0123"), or
   seven digits with a dash or dot alone ("SON ROB 555-1234") unless both ends are round,
   a vent or vital label stands before or a unit after ("TV 900-1300", "SVR 954-1183",
-  "UO 450-1250 cc": ranges); never a run ending in "00" ("250 500 1000" are volumes);
+  "UO 450-1250 cc": ranges); ten digits grouped 3-3-4 whatever the area code, the first
+  separator dropped too ("135 442-9738", "617555-0123": a mistyped number still reaches
+  someone); never a run ending in "00" ("250 500 1000" are volumes);
 * **dates**: an ordinal day after "on the", "of the" ("on the 11th"); a month's
   abbreviation after a preposition of time ("in sept.", "since Aug"; never "mar", "dec"
   or "may", which are charting words or a verb); a full numeric date glued to a word or a
@@ -150,6 +152,14 @@ _VITAL_BEFORE = lazy_compile(
     r"u/o|i/o|plt|plts?|wbc|range|ranging|between)\b[^.;,\n\d]{0,12}$",
     re.IGNORECASE,
 )
+# ten digits grouped 3-3-4 with separators, whatever the first digit ("135 442-9738",
+# "(104) 555-0123"), the first separator dropped too ("617555-0123"): the grouping is a
+# phone's even where the area code is no valid North American one (a mistyped or a made-up
+# number still reaches someone); a dose, a vital or a lab value is never written so
+_GROUPED_PHONE = lazy_compile(
+    r"(?<![\w/.-])(?:\(\d{3}\)|\d{3})[ \t]*[-./ ]?[ \t]*\d{3}[ \t]*[-./ ][ \t]*\d{4}"
+    r"(?![\w/-]|\.\d)"
+)
 _DOTTED_LOCAL = lazy_compile(
     r"\b(?:phone|ph|tel|cell|home|work|call|number|no|#)\W{0,3}(\d{3}\.\d{4}|\d{7})(?![\w/.-])",
     re.IGNORECASE,
@@ -165,6 +175,12 @@ def _phones(text: str) -> Iterator[Finding]:
         if m.group().endswith("00"):
             continue  # a list of volumes or counts ("500- 250- 1000")
         yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_spaced")
+    for m in _GROUPED_PHONE.finditer(text):
+        if m.start() in seen or m.group().endswith("00"):
+            continue  # read above, or a list of volumes ("100 250-1000")
+        seen.add(m.start())
+        spans.append(m.span())
+        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_grouped")
     for m in _COUNTRY_PHONE.finditer(text):
         if m.start() in seen:
             continue

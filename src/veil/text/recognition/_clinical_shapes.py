@@ -31,7 +31,8 @@ here changes what the ``default`` profile reports. Each shape is a format, not a
   after a capital initial ("S. DOMINICO") when it is a known name or not English (never
   a plural's or a score's letter, "PVC'S. HEMODYNAMICS", "A&O. PLEASANT"); before a
   care-team role ("OKAFOR RRT", "Hall RN", "WHITE MD"; not a shift or a service, "CHARGE
-  RN", "DAY RN", and never "PT", "PA" or "RT", the patient, an artery and "right").
+  RN", "DAY RN", and never "PT", "PA" or "RT", the patient, an artery and "right"), or
+  before a role in parentheses ("CUCCHIARA (RESIDENT)", "Lange (attending)").
 """
 
 from __future__ import annotations
@@ -252,6 +253,14 @@ _ROLE_AFTER = lazy_compile(
 )
 
 
+# a name before a care-team role in parentheses: "CUCCHIARA (RESIDENT)", "Lange (attending)"
+_ROLE_IN_PARENS = lazy_compile(
+    r"(?<![\w.'’-])([^\W\d_][\w'’]*)[ \t]*\([ \t]*(?:resident|attending|intern|fellow|"
+    r"nurse|rn|np|md|rrt|pa|sw|cm|pcp|chaplain|pharmacist|surgeon|covering)[ \t]*\)",
+    re.IGNORECASE,
+)
+
+
 def _finding(start: int, end: int, entity: str, pattern: str) -> Finding:
     return Finding(
         start,
@@ -395,7 +404,7 @@ def _names(text: str) -> Iterator[Finding]:
         if second and _namelike(second) and "\n" not in text[m.end(1) : m.start(2)]:
             end = m.end(2)
         yield _finding(m.start(1), end, "PERSON", "titled_name")
-    for m in _ROLE_AFTER.finditer(text):
+    for m in (*_ROLE_AFTER.finditer(text), *_ROLE_IN_PARENS.finditer(text)):
         word = m.group(1)
         w = word.casefold()
         if w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS or len(word) < 3:
