@@ -457,3 +457,17 @@ def test_a_surname_after_a_title_in_any_case(text: str, names: list[str]) -> Non
 )
 def test_no_surname_after_a_title(text: str) -> None:
     assert _titled(text) == []
+
+
+def test_clinical_register_answers_each_text_and_threshold_on_its_own() -> None:
+    note = "Pt NPO overnight, lasix q6h."  # three markers
+    letter = "Send the invoice to Acme Ltd in Boston by Friday."
+    # the same text asked in turn with another threshold, then another text: the answer
+    # remembered for the last text is never given for another question
+    assert clinical_register(note) is True
+    assert clinical_register(note, needed=3) is True
+    assert clinical_register(note, needed=4) is False
+    assert clinical_register(note) is True
+    assert clinical_register(letter) is False
+    assert clinical_register("Started q12hrs dosing.") is True  # an interval alone
+    assert clinical_register("Quick question about the q4 report.") is False

@@ -9,7 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from veil.text import TextAnalyzer, generate_clinical_notes, generate_corpus
-from veil.text.recognition._recognizer import Needs, PatternRecognizer, TextFeatures, needs
+from veil.text.recognition._recognizer import (
+    Needs,
+    Pattern,
+    PatternRecognizer,
+    TextFeatures,
+    needs,
+)
 
 
 def _met(regex: str, text: str, flags: int = 0) -> bool:
@@ -217,3 +223,48 @@ def test_features_are_computed_once_per_text() -> None:
     assert _recognizer.text_features(text) is a
     assert (a.digits, a.run) == (10, 4)
     assert _recognizer.text_features("other 12") is not a
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plate AB12 CDE",  # a whole word
+        "the PLATES are AB12 CDE",  # inside a longer word, any case
+        "AB12 CDE see the number plates",  # the window's end cuts "plates" to "plate"
+        "ſ and K in plate: AB12",  # non-ASCII text: no claim
+    ],
+)
+def test_context_possible_whenever_find_finds(text: str) -> None:
+    from veil.text.recognition._recognizer import ContextMatcher
+
+    m = ContextMatcher(["plate", "number plate"], before=48, after=24)
+    found = any(m.find(text, s, s + 1) for s in range(len(text)))
+    assert found  # each text holds a context word somewhere
+    assert m.possible(text)
+
+
+def test_context_impossible_only_without_any_word() -> None:
+    from veil.text.recognition._recognizer import ContextMatcher
+
+    m = ContextMatcher(["plate"])
+    text = "AB12 CDE is parked outside"
+    assert not m.possible(text)
+    assert not any(m.find(text, s, s + 1) for s in range(len(text)))
+    assert not ContextMatcher([]).possible(text)
+    assert ContextMatcher(["ſtraße"]).possible(text)  # a non-ASCII word: no claim
+
+
+def test_a_context_required_recognizer_keeps_a_word_cut_by_its_window() -> None:
+    # "plates" ends right where the window after the value ends: find() reads "plate"
+    # there, so the recognizer reports the value, and the skip must not drop it
+    r = PatternRecognizer(
+        entity="PLATE",
+        patterns=[Pattern("p", r"\bQX\d{4}\b", 0.4)],
+        context=["plate"],
+        context_required=True,
+        name="plate",
+    )
+    r._context = type(r._context)(r.context, 48, 13)  # the window after: " is the plate"
+    text = "QX1234 is the plates"
+    assert [(f.start, f.end) for f in r.analyze(text)] == [(0, 6)]
+    assert r.analyze("QX1234 is parked outside") == []

@@ -469,10 +469,28 @@ class ContextMatcher:
             if self.words
             else None
         )
+        # an ASCII word matches ASCII text, case aside, exactly where it is a substring of
+        # the lower-cased text (IGNORECASE maps a non-ASCII "ſ" or "K" to ASCII letters, so
+        # a non-ASCII word or text is not tested this way: :meth:`possible` says True)
+        self._ascii = all(w.isascii() for w in self.words)
 
     def anywhere(self, text: str) -> bool:
         """Whether a context word occurs anywhere in ``text``."""
         return self._re is not None and self._re.search(text) is not None
+
+    def possible(self, text: str) -> bool:
+        """``False`` only when :meth:`find` finds nothing in ``text`` whatever the span: no
+        context word occurs in it, not even inside a longer word (the end of
+        :meth:`find`'s window may cut "plates" to "plate")."""
+        if self._re is None:
+            return False
+        if not self._ascii:
+            return True
+        feats = text_features(text)
+        if not feats.ascii:
+            return True
+        lower = feats.lower
+        return any(w in lower for w in self.words)
 
     def find(self, text: str, start: int, end: int) -> tuple[str, ...]:
         if self._re is None:
@@ -599,6 +617,8 @@ class PatternRecognizer(Recognizer):
         digits, run = feats.digits, feats.run
         if self.needs_digit and not digits:
             return out
+        if self.context_required and not self._context.possible(text):
+            return out  # every finding needs a context word near it, and none is there
         seen: set[tuple[int, int]] = set()
         has_context: bool | None = None
         for i, (least, least_run, need) in enumerate(self._digit_needs):
@@ -608,7 +628,7 @@ class PatternRecognizer(Recognizer):
             pattern = self._compiled[i][0]
             if pattern.context_required:
                 if has_context is None:
-                    has_context = self._context.anywhere(text)
+                    has_context = self._context.possible(text) and self._context.anywhere(text)
                 if not has_context:
                     continue
             rx = self._regexes[i]

@@ -286,6 +286,21 @@ def clinical_register(text: str, *, needed: int = 1) -> bool:
     >>> clinical_register("Ask John Doe at 14 Rue de la Paix"), clinical_register("DOE, RUE edema")
     (False, True)
     """
+    global _LAST_CLINICAL
+    last = _LAST_CLINICAL
+    if last[0] is text and last[1] == needed:
+        return last[2]
+    result = _clinical_register(text, needed)
+    _LAST_CLINICAL = (text, needed, result)
+    return result
+
+
+# the last text asked about and its answer: NER, the place, name, organisation and street
+# recognizers ask about the same string object in turn (one tuple, swapped whole)
+_LAST_CLINICAL: tuple[str, int, bool] = ("", 1, False)
+
+
+def _clinical_register(text: str, needed: int) -> bool:
     seen: set[str] = set()
     for m in _WORD.finditer(text):
         word = m.group()
@@ -293,7 +308,7 @@ def clinical_register(text: str, *, needed: int = 1) -> bool:
         if w in CLINICAL_MARKERS:
             if _other_sense(text, m.start(), word, w):
                 continue
-        elif not _INTERVAL.fullmatch(w):
+        elif w[0] != "q" or not _INTERVAL.fullmatch(w):  # an interval starts with "q"
             continue
         seen.add(w)
         if len(seen) >= needed:
