@@ -19,6 +19,7 @@ from veil.federated._deploy_server import server_app as deploy_server_app
 from veil.federated._local import clip_update
 from veil.federated._partition import PARTITIONS, PartitionSpec, parse_partition, partition_rows
 from veil.federated._report import render_fl_html, write_fl_report
+from veil.federated._runtime import RuntimeDiedError
 from veil.federated._secagg import RoundAbortedError, SecAggSettings
 from veil.federated._simulate import FLConfig, simulate_federated
 from veil.federated._strategy import STRATEGIES, ServerStrategy, make_strategy
@@ -32,6 +33,7 @@ __all__ = [
     "FLConfig",
     "PartitionSpec",
     "RoundAbortedError",
+    "RuntimeDiedError",
     "SecAggSettings",
     "ServerStrategy",
     "clip_update",

@@ -12,6 +12,7 @@ are evaluated on the held-out rows.
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,7 @@ from veil._progress import Progress
 from veil.federated._client import ADAPTIVE_KEY, DROP_KEY
 from veil.federated._clientdp import ClientDPAggregator
 from veil.federated._model import FLData, evaluate, fresh_model, num, set_weights
+from veil.federated._runtime import GuardedGrid
 from veil.federated._secagg import SecAggSettings
 from veil.federated._strategy import make_strategy
 
@@ -41,6 +43,10 @@ class RunState:
     weights: list[Any] = field(default_factory=list)
     error: BaseException | None = None
     dp: ClientDPAggregator | None = None
+    # set by simulate_federated when Flower's engine stopped under the server loop
+    engine_stopped: threading.Event = field(default_factory=threading.Event)
+    # set by the server loop when it has returned (its outcome is in the fields above)
+    done: threading.Event = field(default_factory=threading.Event)
 
 
 class _ObservedGrid:
@@ -64,6 +70,9 @@ def _wait_for_nodes(grid: Any, n: int, timeout: float = 300.0) -> list[int]:
     """The simulated SuperNodes register after the ServerApp starts: wait for all ``n``."""
     deadline = time.monotonic() + timeout
     while True:
+        check = getattr(grid, "check", None)
+        if check is not None:
+            check()  # the engine may have died before every client registered
         nodes = sorted(int(x) for x in grid.get_node_ids())
         if len(nodes) >= n:
             return nodes
@@ -122,10 +131,14 @@ def server_app(
             # the simulation's in-memory grid sleeps this long between looks for replies
             # (0.1 s): SecAgg+ waits on it four times a round, plain aggregation once
             grid.pull_interval = min(grid.pull_interval, PULL_INTERVAL)  # type: ignore[attr-defined]
+        # stops the run when Flower's Ray runtime dies, rather than running on without clients
+        guarded = GuardedGrid(grid, lambda: len(run.rounds) + 1, stopped=run.engine_stopped)
         try:
-            _loop(grid if observe is None else _ObservedGrid(grid, observe), context)
+            _loop(guarded if observe is None else _ObservedGrid(guarded, observe), context)
         except BaseException as exc:  # noqa: BLE001 - re-raised by simulate_federated
             run.error = exc
+        finally:
+            run.done.set()
 
     def _config(r: int, nd: int, drop: bool) -> dict[str, Any]:
         out: dict[str, Any] = {

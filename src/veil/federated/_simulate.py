@@ -41,6 +41,7 @@ from veil._progress import NullProgress, Progress
 from veil.federated._clientdp import AdaptiveClip, default_count_noise, split_noise
 from veil.federated._model import MODELS, FLData, evaluate, fresh_model, prepare
 from veil.federated._partition import parse_partition
+from veil.federated._runtime import RuntimeDiedError
 from veil.federated._secagg import RoundAbortedError, SecAggSettings
 from veil.federated._strategy import make_strategy
 
@@ -54,6 +55,7 @@ __all__ = ["FLConfig", "simulate_federated"]
 log = logging.getLogger(__name__)
 
 DP_MODES: tuple[str, ...] = ("client", "sample")
+ENGINE_STOP_WAIT = 30.0  # seconds the server loop has to notice that Flower's engine stopped
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,22 @@ def _run_flower(
         with tempfile.TemporaryDirectory(prefix="veil-fl-") as tmp:  # mode 0700
             rows = WorkerData.save(data, Path(tmp) / "rows.pickle")
             client = secagg_client_app(rows) if config.secagg else client_app(rows)
-            run_simulation(server, client, num_supernodes=config.clients, backend_config=backend)  # type: ignore[arg-type]
+            try:
+                run_simulation(
+                    server,
+                    client,
+                    num_supernodes=config.clients,
+                    backend_config=backend,  # type: ignore[arg-type]
+                )
+            except Exception as exc:
+                # Flower's engine crashed (its Ray runtime died, most often) and left the
+                # server loop waiting for replies: tell it, and let it say in which round
+                run.engine_stopped.set()
+                if not run.done.wait(ENGINE_STOP_WAIT) or run.error is None:
+                    raise RuntimeDiedError(
+                        f"Flower's run_simulation raised {type(exc).__name__}",
+                        round_number=len(run.rounds) + 1,
+                    ) from exc
     finally:
         FLOWER_LOGGER.setLevel(level)
     if run.error is not None:
@@ -322,6 +339,9 @@ def simulate_federated(
         A SecAgg+ round lost too many clients to remove the masks; nothing of it was
         aggregated. With a ledger, the spend of the rounds completed before it is recorded
         (their noisy aggregates reached the server) and the rest of the reservation dropped.
+    RuntimeDiedError
+        The Ray runtime under Flower's simulation engine died (its raylet or GCS server
+        exited, or a client's message failed on a dead Ray actor); spent as above.
 
     Examples
     --------
@@ -408,7 +428,7 @@ def simulate_federated(
                 run = _run_flower(data, config, sigma, progress, observe, sample_sigmas)
         else:
             run = _run_flower(data, config, sigma, progress, observe, sample_sigmas)
-    except RoundAbortedError as exc:
+    except (RoundAbortedError, RuntimeDiedError) as exc:
         released = exc.round_number - 1
         if config.dp is not None and released > 0:
             eps = released_epsilon(released)
