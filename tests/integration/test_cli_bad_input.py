@@ -384,15 +384,20 @@ def test_unreadable_parquet_is_named_not_an_internal_error(cli, tmp_path) -> Non
 
 
 def test_output_that_is_a_folder_or_under_a_file(cli, tmp_path) -> None:
-    """Both were internal errors (IsADirectoryError, FileExistsError)."""
+    """Both were internal errors (IsADirectoryError, FileExistsError). An existing folder is
+    now a partitioned output: the one input file is written into it under its own name
+    (beside the input is fine: a named file is never read as what sits next to it)."""
     src = tmp_path / "in.csv"
     src.write_text("notes\nmail jo@example.com\n", encoding="utf-8")
     (tmp_path / "dir.csv").mkdir()
     result = cli("redact", src, "--column", "notes", "--no-ner", "--out", tmp_path / "dir.csv")
-    assert result.code == 2 and "is a folder" in result.err
+    assert result.code == 0, result.err
+    written = tmp_path / "dir.csv" / "in.csv"
+    assert "jo@example.com" not in written.read_text(encoding="utf-8")
     result = cli("redact", src, "--column", "notes", "--no-ner", "--out", src / "x" / "r.csv")
     assert result.code == 2 and "is a file" in result.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.csv", "in.csv"]
+    assert [p.name for p in (tmp_path / "dir.csv").iterdir()] == ["in.csv"]
 
 
 def _termination_handler_is_default(queue) -> None:

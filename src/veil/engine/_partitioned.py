@@ -60,13 +60,15 @@ def layout(spec: str | Path, files: Sequence[Path], out: Path) -> list[Path]:
     Raises
     ------
     InputError
-        The output folder is the input folder or inside it (the next run would read the
-        output as input), an output would overwrite an input, or the folder already holds
+        The output folder is the input folder or inside it, for a folder or glob input
+        (the next run would read the output as input), an output would overwrite an input, or the folder already holds
         data files this run does not write (they would sit beside the new set).
     """
     root = _root(spec, files).absolute()
     dest = out.absolute()
-    if dest == root or dest.is_relative_to(root):
+    # one named file is read again as itself, never as what sits beside it: only a folder or
+    # a glob would read an output folder inside it as input on the next run
+    if not Path(str(spec)).is_file() and (dest == root or dest.is_relative_to(root)):
         raise InputError(
             f"the output folder {out} is inside the input folder {root}",
             hint="write the partitions to a folder outside the input",
