@@ -100,6 +100,7 @@ class FLJob:
     rounds_done: int = 0
     summary: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    note: str | None = None  # what a cancel released, said on the page
     seconds: float | None = None
     started: float = field(default_factory=time.monotonic)
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -115,6 +116,7 @@ class FLJob:
             "rounds_done": self.rounds_done,
             "rounds_total": self.rounds_total,
             "error": self.error,
+            "note": self.note,
             "seconds": self.seconds,
             "elapsed": round(time.monotonic() - self.started, 1),
             "accuracy": s.get("accuracy"),
@@ -271,10 +273,9 @@ class FLJobs:
             what="federated run",
             hint="run it with `veil fl simulate` to see the full error",
         )
-        if job.state == "cancelled" and config.dp is not None and job.rounds_done:
-            # what simulate_federated recorded for the rounds released before the cancel
-            job.error = {
-                "message": f"cancelled after round {job.rounds_done}: the epsilon of the "
-                "rounds released is recorded in the ledger",
-                "hint": None,
-            }
+        if job.state == "cancelled" and config.dp is not None:
+            # simulate_federated recorded the spend of the rounds released before the cancel
+            job.note = (
+                f"the epsilon of the {job.rounds_done} round(s) released is recorded in the "
+                "ledger, no more"
+            )
