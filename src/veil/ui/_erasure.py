@@ -119,27 +119,37 @@ def _model_path(workdir: Path, relative: str) -> Path:
 
 
 def describe_model(workdir: Path, relative: str, key_file: str | None) -> dict[str, Any]:
-    """The model's settings, version, held-out accuracy and erasure log (``veil unlearn
-    log``'s requests: counts, no id)."""
-    from veil.unlearning import SISAModel
+    """The model's settings, version, held-out accuracy at fit and erasure log (``veil
+    unlearn log``'s requests: counts, no id).
+
+    What the page shows needs neither the stored rows nor the trainer: the keyed manifest
+    (its MAC checks the key) and the erasure log, checked to record the model at this
+    version as :meth:`SISAModel.open` checks it. Forget and verify open the whole model."""
+    from veil.unlearning import ModelStore
+    from veil.unlearning._sisa import checked_log
 
     path = _model_path(workdir, relative)
-    with SISAModel.open(path, key=_key(workdir, key_file)) as model:
-        cfg = model.config
-        dp = cfg.get("dp")
-        return {
-            "path": relative,
-            "model_id": model.model_id,
-            "version": model.version,
-            "shards": cfg["shards"],
-            "slices": cfg["slices"],
-            "aggregation": cfg["aggregation"],
-            "target": cfg.get("target"),
-            "accuracy": model.accuracy(),
-            "rows": sum(len(d["y"]) for d in model.data),
-            "dp": bool(dp),
-            "requests": model.erasure_log(),
-        }
+    store = ModelStore(path, _key(workdir, key_file))
+    manifest = store.read_manifest()
+    elog = checked_log(store, manifest, None)
+    try:
+        requests = elog.requests(str(manifest["model_id"]))
+    finally:
+        elog.close()
+    cfg, metrics = manifest["config"], manifest.get("metrics") or {}
+    return {
+        "path": relative,
+        "model_id": manifest["model_id"],
+        "version": int(manifest["version"]),
+        "shards": cfg["shards"],
+        "slices": cfg["slices"],
+        "aggregation": cfg["aggregation"],
+        "target": cfg.get("target"),
+        "accuracy_at_fit": metrics.get("accuracy"),
+        "rows_at_fit": metrics.get("n_train"),
+        "dp": bool(cfg.get("dp")),
+        "requests": requests,
+    }
 
 
 @dataclass
