@@ -38,6 +38,7 @@ def fl_routes(workdir: Path, page: Any, tables: Any, ledger_url: str | None) -> 
     result), ``POST /fl/{job}/cancel``, ``GET /api/fl/{job}``."""
     from urllib.parse import parse_qs
 
+    from starlette.concurrency import run_in_threadpool
     from starlette.responses import JSONResponse, RedirectResponse
     from starlette.routing import Route
 
@@ -80,7 +81,8 @@ def fl_routes(workdir: Path, page: Any, tables: Any, ledger_url: str | None) -> 
         raw = parse_qs((await request.body()).decode("utf-8", "replace"))
         form = {k: v[0] for k, v in raw.items() if v and k in FORM_DEFAULTS}
         try:
-            job = runs().start(form)
+            # reads the table: off the event loop
+            job = await run_in_threadpool(runs().start, form)
         except VeilError as exc:
             log.info("federated run refused: %s", type(exc).__name__)
             return form_page(request, form, {"message": exc.message, "hint": exc.hint}, 400)
