@@ -101,3 +101,56 @@ def postgres_url(require_service) -> str:
     """URL of the test PostgreSQL database (skips outside CI when the server is absent)."""
     require_service(_postgres_up(), "PostgreSQL is not reachable on 127.0.0.1:5432")
     return PG_URL
+
+
+# -- veil ui: a client that exchanged the one-time token, and a wait for a background job --
+UI_PORT = 8765
+
+
+def open_ui_session(workdir: Path, analyzer: object = None, **settings: object):  # type: ignore[no-untyped-def]
+    """A Starlette test client of a new ``veil ui`` app over ``workdir`` that exchanged the
+    token for its cookie, and the CSRF token its pages carry (``settings``: more
+    :class:`veil.ui.UiSettings` fields). Imported here, not at collection: the ui extra is
+    optional."""
+    import re
+    import warnings
+
+    pytest.importorskip("starlette", reason="the ui extra (starlette) is not installed")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
+        warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
+        from starlette.testclient import TestClient
+
+    from veil.ui import UiSettings, create_app
+
+    s = UiSettings(workdir=workdir, port=UI_PORT, **settings)  # type: ignore[arg-type]
+    client = TestClient(create_app(s, analyzer=analyzer), base_url=f"http://127.0.0.1:{UI_PORT}")
+    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
+    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
+    assert found is not None
+    return client, found.group(1)
+
+
+@pytest.fixture
+def ui_session():  # type: ignore[no-untyped-def]
+    """:func:`open_ui_session`, for a test to call with its working folder."""
+    return open_ui_session
+
+
+def wait_for_job(client, kind: str, job: str, seconds: float = 30.0) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """The state of the app's job ``job`` (``/api/KIND/JOB``) once it stopped running."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        state = client.get(f"/api/{kind}/{job}").json()
+        if state["state"] != "running":
+            return dict(state)
+        time.sleep(0.05)
+    raise AssertionError(f"the {kind} job did not finish in {seconds:.0f} s")
+
+
+@pytest.fixture
+def wait_job():  # type: ignore[no-untyped-def]
+    """:func:`wait_for_job`, for a test to call with its client and job id."""
+    return wait_for_job

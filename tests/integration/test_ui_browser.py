@@ -5,7 +5,9 @@ Starts ``veil ui --no-browser`` as users do, opens its one-time URL, opens the d
 hierarchies, saves and runs the policy, and reads the report inside the app (the issue's
 2-minute path); then the release certificate, the exploration (another transformation
 than the optimum picked and released), a pasted text's findings, a file redacted with a
-per-type operator, an uploaded file redacted, and a DP query whose spend shows in the budget view. Fails on a console error, an uncaught exception, a failed load or a
+per-type operator, an uploaded file redacted, and a DP query whose spend shows in the budget
+view. A second test runs a federated training with client-level DP from the app and submits
+an erasure request to a SISA model, then verifies it. Fails on a console error, an uncaught exception, a failed load or a
 request to any other address than the app's. Screenshots of each view go to
 ``$VEIL_SCREENSHOT_DIR`` when set (else the test's tmp folder). Skips when no Chromium is
 installed, except under ``CI=true``.
@@ -96,6 +98,24 @@ def _navigate_by(b, expression: str) -> None:  # type: ignore[no-untyped-def]
     b.events[:] = [e for e in b.events if e.get("method") != "Page.loadEventFired"]
     _eval(b, expression)
     b.wait_for("Page.loadEventFired")
+
+
+def _goto(b, path: str, seconds: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    """Open ``path`` and wait until it is the page shown and loaded: a page left behind
+    that reloads itself (a job's page while it ran) may fire one more load event first."""
+    _navigate_by(b, f"location.href = '{path}'")
+    want = path.split("?", 1)[0]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ready = _eval(
+            b,
+            f"location.pathname === '{want}' && document.readyState === 'complete'"
+            " && !!document.querySelector('h1')",
+        )
+        if ready:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{path} did not load")
 
 
 def _shot(b, path: Path, anchor: str | None = None, height: int = 1000) -> None:  # type: ignore[no-untyped-def]
@@ -318,7 +338,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         # upload a file from outside the working folder: preview, redact into the folder
         outside = workdir.parent / "uploaded.txt"
         outside.write_text("mail ann@example.com\ncall 212-555-0175\n")
-        _navigate_by(b, "location.href = '/redact'")
+        _goto(b, "/redact")
         chooser = b.call("Runtime.evaluate", expression="document.getElementById('upload-file')")[
             "result"
         ]["objectId"]
@@ -333,7 +353,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         uploaded = (workdir / "uploaded.redacted.txt").read_text()
         assert "ann@example.com" not in uploaded and "<EMAIL_ADDRESS>" in uploaded
         # see a spend in the budget view: a budget, a DP query checked then run
-        _navigate_by(b, "location.href = '/budget'")
+        _goto(b, "/budget")
         assert _eval(b, "document.querySelector('h1').innerText") == "Privacy budget"
         _navigate_by(
             b,
@@ -364,3 +384,100 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
     finally:
         err = app.close()
     assert "United-States" not in err  # no data value in the server's log
+
+
+def test_a_federated_run_and_an_erasure_request_from_the_app(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import secrets
+
+    from veil.data import adult_frame
+    from veil.dp import BudgetLedger
+    from veil.unlearning import SISAModel, fit_table
+
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    frame = adult_frame().head(600).reset_index(drop=True)
+    frame.to_csv(workdir / "adult.csv", index=False)
+    key = secrets.token_bytes(32)
+    (workdir / "keys").mkdir()
+    (workdir / "keys" / "erasure.key").write_text(key.hex() + "\n")
+    (workdir / "keys" / "erasure.key").chmod(0o600)
+    fit_table(
+        frame.assign(pid=[f"r{i:04d}" for i in range(len(frame))]),
+        "salary-class",
+        "pid",
+        out=workdir / "models" / "adult-sisa",
+        key=key,
+        shards=3,
+        slices=2,
+        epochs=1,
+    ).close()
+    with BudgetLedger(f"sqlite:///{workdir.parent / 'ledger.db'}") as led:
+        led.init("adult", epsilon=5.0, delta=1e-4)
+    shots = Path(os.environ.get("VEIL_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    b = browser
+    app = _App(workdir)
+    try:
+        b.open(app.url)
+        # a federated run with client-level DP, paid from the ledger
+        _goto(b, "/fl")
+        _navigate_by(
+            b,
+            "document.getElementById('fl-table').value = 'adult.csv';"
+            "document.getElementById('fl-target').value = 'salary-class';"
+            "document.getElementById('fl-clients').value = '3';"
+            "document.getElementById('fl-rounds-n').value = '3';"
+            "document.getElementById('fl-workers').value = '1';"
+            "document.getElementById('fl-dp').value = 'client';"
+            "document.getElementById('fl-epsilon').value = '3';"
+            "document.getElementById('fl-dataset').value = 'adult';"
+            "document.getElementById('fl-start').click()",
+        )
+        assert _eval(b, "location.pathname").startswith("/fl/"), _eval(
+            b, "document.body.innerText"
+        )[:600]
+        fl_state = "(document.getElementById('fl-state') || {dataset: {}}).dataset.state"
+        deadline = time.monotonic() + 600  # Ray's start-up is most of it
+        while time.monotonic() < deadline and _eval(b, fl_state) in ("running", None):
+            time.sleep(1.0)
+        assert _eval(b, fl_state) == "done", _eval(b, "document.body.innerText")[:600]
+        assert _eval(b, "document.querySelectorAll('#fl-rounds tbody tr').length") == 3
+        assert "adult" in _eval(b, "document.getElementById('fl-ledger').innerText")
+        _shot(b, shots / "ui-federated.png", height=1100)
+        # an erasure request: open the model with its key file, forget a row, verify
+        _goto(b, "/erasure")
+        _navigate_by(
+            b,
+            "document.getElementById('erasure-model').value = 'models/adult-sisa';"
+            "document.getElementById('erasure-key-file').value = 'keys/erasure.key';"
+            "document.getElementById('erasure-open-button').click()",
+        )
+        assert _eval(b, "document.getElementById('model-version').innerText") == "1"
+        _navigate_by(
+            b,
+            "document.getElementById('forget-ids').value = 'r0042';"
+            "document.getElementById('forget-reason').value = 'erasure request';"
+            "document.getElementById('forget').click()",
+        )
+        er_state = "(document.getElementById('erasure-state') || {dataset: {}}).dataset.state"
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and _eval(b, er_state) in ("running", None):
+            time.sleep(0.5)
+        assert _eval(b, er_state) == "done", _eval(b, "document.body.innerText")[:600]
+        assert _eval(b, "document.getElementById('forgotten').innerText") == "1"
+        _navigate_by(b, "document.getElementById('back-to-model').click()")
+        _navigate_by(b, "document.getElementById('verify').click()")
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and _eval(b, er_state) in ("running", None):
+            time.sleep(0.5)
+        assert _eval(b, "document.getElementById('verify-result').dataset.exact") == "yes"
+        _navigate_by(b, "document.getElementById('back-to-model').click()")
+        assert _eval(b, "document.getElementById('model-version').innerText") == "2"
+        assert "erasure request" in _eval(b, "document.getElementById('erasure-log').innerText")
+        _shot(b, shots / "ui-erasure.png", height=1300)
+        assert _problems(b, app.base) == []
+    finally:
+        err = app.close()
+    with SISAModel.open(workdir / "models" / "adult-sisa", key=key) as model:
+        assert model.shard_of("r0042") is None and model.version == 2
+    assert "r0042" not in err and "United-States" not in err  # no data value in the log

@@ -9,8 +9,9 @@ import re
 import secrets
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,9 +20,7 @@ pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not insta
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
     warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
-    from starlette.testclient import TestClient
 
-from veil.ui import UiSettings, create_app
 
 pytestmark = [
     pytest.mark.postgres,
@@ -69,21 +68,12 @@ def table(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         engine.dispose()
 
 
-def _session(workdir: Path) -> tuple[TestClient, str]:
-    s = UiSettings(workdir=workdir, port=PORT)
-    client = TestClient(create_app(s), base_url=f"http://127.0.0.1:{PORT}")
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
 def test_a_postgres_table_is_listed_described_drafted_and_run(
-    tmp_path: Path, table: str, postgres_url: str
+    tmp_path: Path, table: str, postgres_url: str, ui_session: Callable[..., Any]
 ) -> None:
     workdir = tmp_path / "work"
     workdir.mkdir()
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     listed = client.get(f"/data?sql_env={ENV}")
     assert listed.status_code == 200, listed.text[:400]
     assert table in re.findall(r'<option value="([^"]+)"', listed.text)

@@ -403,7 +403,9 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
         Mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static"),
     ]
     from veil.ui._dp_query import dp_routes
+    from veil.ui._erasure import erasure_routes
     from veil.ui._explore import explore_routes
+    from veil.ui._fl_views import fl_routes
     from veil.ui._redact_views import redact_routes
     from veil.ui._runs import Runs
     from veil.ui._workflow import workflow_routes
@@ -421,6 +423,9 @@ def create_app(settings: UiSettings, *, analyzer: Any = None) -> Any:
     ) + dp_routes(
         workdir, page, lambda suffixes: list_tables(workdir, suffixes), settings.ledger_url
     )
+    routes[-1:-1] = fl_routes(
+        workdir, page, lambda suffixes: list_tables(workdir, suffixes), settings.ledger_url
+    ) + erasure_routes(workdir, page)
     inner = Starlette(routes=routes)
     hosts = allowed_hosts(settings.host, settings.port)
     scheme = "https" if settings.tls else "http"

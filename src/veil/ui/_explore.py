@@ -2,10 +2,12 @@
 
 For a saved policy with the optimal search, every node of the generalization lattice (the
 hierarchy level of each quasi-identifier) is evaluated as the search evaluates it, on the
-table read as ``veil run`` reads it: whether it meets the privacy models within the
+table read as ``veil run`` reads it (its field transforms applied by the run's own stage, a
+delta-presence or k-map population table split and encoded as the run does): whether it meets the privacy models within the
 suppression limit, its information loss under the policy's metric, the records it must
 suppress, its classes and the prosecutor risk of the records it keeps (highest: one over
-the smallest class; average: classes over records). The search's optimum is marked. Picking
+the smallest class; average: classes over records) and, against a population table, the
+journalist risk (one over the smallest population class kept). The search's optimum is marked. Picking
 another node writes it into the policy as ``search.transformation``; ``veil run`` then
 releases exactly that node (and refuses one that does not meet the models), re-checked as
 always. Counts and measures only: no value of the table.
@@ -31,11 +33,14 @@ FIRST_VIEW_SECONDS = 0.6  # the page waits this long for the exploration, then s
 
 
 def _frame_and_config(workdir: Path, relative: str) -> tuple[Any, Any, Any]:
+    """The saved policy, the table its search sees and its anonymization config: the input
+    read as ``veil run`` reads it, its field transforms applied by the run's own stage, and
+    the columns the search reads as written swapped in (as :class:`AnonymizeStage` does)."""
     from veil.io import read_table
-    from veil.pipeline import _read_raw, text_columns
+    from veil.pipeline import RunContext, _read_raw, _reconcile_columns, plan, text_columns
     from veil.policy import load_policy
+    from veil.policy._locate import located_errors
     from veil.tabular._anonymize import AnonymizeConfig, raw_columns
-    from veil.tabular._anonymize_stage import AnonymizeStage
     from veil.ui._policy_edit import check_policy_text
     from veil.ui._security import safe_path
 
@@ -49,24 +54,22 @@ def _frame_and_config(workdir: Path, relative: str) -> tuple[Any, Any, Any]:
             "exploring needs the optimal search over quasi-identifiers",
             hint="set search: {algorithm: optimal} and give the policy quasi-identifiers",
         )
-    if policy.privacy.uses_population:
-        raise InputError(
-            "exploring does not handle a population table (delta-presence, k-map) yet",
-            hint="run the policy to see its optimum",
-        )
-    moved = [q for q in policy.quasi_identifiers if policy.columns[q].transform is not None]
-    if moved:
-        raise InputError(
-            "exploring does not apply transforms to quasi-identifiers",
-            hint="run the policy, or remove the transform of " + ", ".join(moved),
-        )
+    stages = plan(policy, only=("transforms", "anonymize"))
     data = read_table(policy.data, base_dir=policy.base_dir, text_columns=text_columns(policy))
-    raw = _read_raw(policy, [AnonymizeStage()], data)
-    if raw is not None:
+    raw = _read_raw(policy, stages, data)
+    data = _reconcile_columns(policy, data)
+    ctx = RunContext(policy=policy, original=data, data=data.copy(deep=False), raw=raw)
+    for stage in stages:
+        if stage.name != "anonymize":  # the field transforms, as the run applies them
+            with located_errors(policy):
+                stage.run(ctx)
+    df = ctx.data
+    if raw is not None and len(raw) == len(df):
+        df = df.copy(deep=False)
         for c in raw_columns(policy):
-            if c in raw.columns and c in data.columns:
-                data[c] = raw[c].to_numpy()
-    return policy, data, AnonymizeConfig.from_policy(policy)
+            if c in raw.columns and c in df.columns:
+                df[c] = raw[c].to_numpy()
+    return policy, df, AnonymizeConfig.from_policy(policy)
 
 
 def _read_policy(path: Path) -> str:
@@ -116,26 +119,44 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
     """The lattice of the saved policy ``relative``: each node's levels, whether it meets
     the models, its loss, suppression, classes and risk; the optimum; the QIs' heights.
     ``into``: filled as the nodes are evaluated (stops early when its ``cancel`` is set)."""
-    from veil.tabular._anonymize import _check_table, _hierarchies
-    from veil.tabular._encoding import encode
+    from veil.tabular._anonymize import (
+        _check_numeric,
+        _check_table,
+        _hierarchies,
+        _sensitive_hierarchies,
+    )
+    from veil.tabular._encoding import POPULATION, encode
     from veil.tabular._metrics import METRICS
+    from veil.tabular._population import check_contained, split_population
     from veil.tabular._privacy_models import build_models
     from veil.tabular._search import LatticeSearch, _Evaluator, lattice
 
     job = into if into is not None else Exploration()
     started = job.started
     policy, df, config = _frame_and_config(workdir, relative)
+    # the population of delta-presence and k-map, split and encoded as the run does it
+    df, population = split_population(
+        df,
+        config.privacy,
+        config.quasi_identifiers,
+        table=config.population,
+        base_dir=config.base_dir,
+        read_options=config.read_options,
+    )
     _check_table(df, config, len(df))
-    from veil.tabular._anonymize import _sensitive_hierarchies
-
-    hier = _hierarchies(df, config, None)
+    if population is not None:
+        _check_numeric(population.table, config, "population table: ")
+    hier = _hierarchies(df, config, population)
     ft = encode(
         df,
         config.quasi_identifiers,
         hier,
         config.sensitive,
         sensitive_hierarchies=_sensitive_hierarchies(df, config),
+        population=None if population is None else population.table,
     )
+    if population is not None and population.source == "table":
+        check_contained(ft)
     models = build_models(config.privacy, ft.domains, sensitive=config.sensitive)
     metric = METRICS.get(config.search.metric)(config.search.gs_factor)
     search = LatticeSearch(models, metric, config.privacy.suppression_limit)
@@ -155,6 +176,7 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
         "lattice_size": len(nodes),
         "optimum": None if optimum is None else list(optimum),
         "chosen": policy.search.transformation,
+        "population": None if population is None else population.source,
     }
     best = None if optimum is None else tuple(optimum)
     out = job.nodes
@@ -173,6 +195,16 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
         kept_sizes = node.sizes[kept]
         records = int(kept_sizes.sum())
         score = float(metric.score(node))
+        journalist = None
+        if population is not None and records:
+            # the population's records in each kept class: a journalist who knows someone
+            # is in the population (not that they are in the release) re-identifies one in
+            # that many
+            tab = ev.cache_map.get(levels)
+            if tab is None:
+                tab = ev.table(levels)
+            pop = ev.histograms(tab)[POPULATION][:, 0][kept]
+            journalist = float(1.0 / max(pop.min(), 1.0))
         out.append(
             {
                 "levels": list(levels),
@@ -182,6 +214,7 @@ def explore(workdir: Path, relative: str, into: Exploration | None = None) -> di
                 "classes": len(kept_sizes),
                 "highest_risk": float(1.0 / kept_sizes.min()) if records else 0.0,
                 "average_risk": float(len(kept_sizes) / records) if records else 0.0,
+                "journalist_risk": journalist,
                 "optimum": levels == best,
             }
         )

@@ -337,36 +337,25 @@ class RedactJobs:
         self, job: RedactJob, source: Path, target: Path, redactor: Any, field: Any
     ) -> None:
         from veil.text.redaction._files import transform_file
-
-        started = time.perf_counter()
+        from veil.ui._jobs import finish
 
         def fn(texts: list[str | None]) -> list[str | None]:
             return [r.text for r in redactor.redact_batch(texts)]
 
-        try:
+        def work() -> None:
             job.records = transform_file(
                 source, target, fn, column=field or None, batch_size=200, progress=_Progress(job)
             )
-        except RedactCancelled:
-            job.state = "cancelled"
-            log.info("redaction cancelled")
-        except VeilError as exc:
-            job.error = {"message": exc.message, "hint": exc.hint}
-            job.state = "failed"
-            log.info("redaction failed: %s", type(exc).__name__)
-        except Exception as exc:  # noqa: BLE001 - shown by its type; the message may quote data
-            job.error = {
-                "message": f"the redaction failed with an unexpected error ({type(exc).__name__})",
-                "hint": "redact the file with `veil redact` to see the full error",
-            }
-            job.state = "failed"
-            log.error("redaction failed: %s", type(exc).__name__)
-        else:
             job.counts = dict(sorted(redactor.counts.items()))
             job.path = target
-            job.state = "done"
-            log.info("redaction done: %d records", job.records)
-        job.seconds = round(time.perf_counter() - started, 3)
+
+        finish(
+            job,
+            work,
+            cancelled=RedactCancelled,
+            what="redaction",
+            hint="redact the file with `veil redact` to see the full error",
+        )
 
     def output(self, job_id: str) -> Path:
         """A finished redaction's file; :class:`InputError` otherwise."""

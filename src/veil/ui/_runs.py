@@ -142,25 +142,10 @@ class Runs:
 
     def _run(self, job: Job, policy: Any) -> None:
         from veil.pipeline import run_policy
+        from veil.ui._jobs import finish
 
-        started = time.perf_counter()
-        try:
+        def work() -> None:
             result = run_policy(policy, progress=_JobProgress(job))
-        except RunCancelled:
-            job.state = "cancelled"
-            log.info("run cancelled")
-        except VeilError as exc:
-            job.error = {"message": exc.message, "hint": exc.hint}
-            job.state = "failed"
-            log.info("run failed: %s", type(exc).__name__)
-        except Exception as exc:  # noqa: BLE001 - shown by its type; the message may quote data
-            job.error = {
-                "message": f"the run failed with an unexpected error ({type(exc).__name__})",
-                "hint": "run the policy with `veil run` to see the full error",
-            }
-            job.state = "failed"
-            log.error("run failed: %s", type(exc).__name__)
-        else:
             job.summary = {
                 k: v for k, v in (result.report.get("summary") or {}).items() if v is not None
             }
@@ -168,9 +153,14 @@ class Runs:
                 str(w.get("message", w.get("code"))) for w in result.report.get("warnings") or []
             ]
             job.outputs = dict(result.outputs)
-            job.state = "done"
-            log.info("run done")
-        job.seconds = round(time.perf_counter() - started, 3)
+
+        finish(
+            job,
+            work,
+            cancelled=RunCancelled,
+            what="run",
+            hint="run the policy with `veil run` to see the full error",
+        )
 
     def output(self, job_id: str, name: str) -> Path:
         """The file ``name`` (``report_html``, ``report_json``, ``table``) of a finished

@@ -74,6 +74,44 @@ def default_log_url(path: Path) -> str:
     return f"sqlite:///{Path(path).resolve() / 'erasure-log.sqlite'}"
 
 
+def checked_log(store: ModelStore, manifest: dict[str, Any], log_url: str | None) -> ErasureLog:
+    """The model's erasure log (``log_url``, else the SQLite file in its folder), checked to
+    record the model at the version of ``manifest``: an older copy of the folder (it may
+    hold erased rows) or one ahead of its log is refused. The caller closes it."""
+    if log_url is None:
+        if not manifest["log"]["local"]:
+            raise InputError(
+                f"{store.path} keeps its erasure log at {manifest['log']['where']}",
+                hint="pass that URL with --log (the password is not stored)",
+            )
+        log_url = default_log_url(store.path)
+    # the model's fit created the tables: no schema check on the common path
+    elog = ErasureLog(log_url, create=False)
+    try:
+        try:
+            latest = elog.latest_version(manifest["model_id"])
+        except LedgerUnavailableError:  # no tables (another log?) or unreachable
+            elog.close()
+            elog = ErasureLog(log_url)  # checks the schema; an outage raises here
+            latest = elog.latest_version(manifest["model_id"])
+        if latest is None:
+            raise InputError(
+                f"the erasure log {elog.where} has no record of the model in {store.path}",
+                hint="pass the log the model was fitted with (--log URL)",
+            )
+        if latest != manifest["version"]:
+            raise InputError(
+                f"{store.path} is model version {manifest['version']} but the erasure log "
+                f"records version {latest}: this folder is "
+                f"{'an older copy (it may hold erased rows)' if latest > manifest['version'] else 'ahead of its log'}",
+                hint="use the current model folder; never restore a copy from before an erasure",
+            )
+    except BaseException:
+        elog.close()
+        raise
+    return elog
+
+
 class SISAModel:
     """A SISA-trained classifier in a model folder, with its erasure log.
 
@@ -398,35 +436,8 @@ class SISAModel:
                 "the trainer given is another",
                 hint="pass the trainer the model was fitted with",
             )
-        if log_url is None:
-            if not manifest["log"]["local"]:
-                raise InputError(
-                    f"{store.path} keeps its erasure log at {manifest['log']['where']}",
-                    hint="pass that URL with --log (the password is not stored)",
-                )
-            log_url = default_log_url(store.path)
-        # the model's fit created the tables: no schema check on the common path
-        elog = ErasureLog(log_url, create=False)
+        elog = checked_log(store, manifest, log_url)
         try:
-            try:
-                latest = elog.latest_version(manifest["model_id"])
-            except LedgerUnavailableError:  # no tables (another log?) or unreachable
-                elog.close()
-                elog = ErasureLog(log_url)  # checks the schema; an outage raises here
-                latest = elog.latest_version(manifest["model_id"])
-            if latest is None:
-                raise InputError(
-                    f"the erasure log {elog.where} has no record of the model in {store.path}",
-                    hint="pass the log the model was fitted with (--log URL)",
-                )
-            if latest != manifest["version"]:
-                raise InputError(
-                    f"{store.path} is model version {manifest['version']} but the erasure log "
-                    f"records version {latest}: this folder is "
-                    f"{'an older copy (it may hold erased rows)' if latest > manifest['version'] else 'ahead of its log'}",
-                    hint="use the current model folder; never restore a copy from before an "
-                    "erasure",
-                )
             model = cls(store, manifest, trainer, elog)
         except BaseException:
             elog.close()

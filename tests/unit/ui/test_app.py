@@ -6,7 +6,9 @@ import logging
 import os
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -55,18 +57,6 @@ def workdir(tmp_path: Path) -> Path:
 def _app(workdir: Path, **kw):  # type: ignore[no-untyped-def]
     settings = UiSettings(workdir=workdir, port=PORT, **kw)
     return settings, create_app(settings)
-
-
-def _session(workdir: Path) -> tuple[TestClient, str]:
-    """A client that exchanged the token; returns it and the page's CSRF token."""
-    settings, app = _app(workdir)
-    client = TestClient(app, base_url=BASE)
-    r = client.get(f"/data?token={settings.sessions.token}", follow_redirects=False)
-    assert r.status_code == 303
-    page = client.get("/data")
-    csrf = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
-    assert csrf is not None
-    return client, csrf.group(1)
 
 
 # --- token and cookie -------------------------------------------------------------------
@@ -126,13 +116,17 @@ def test_foreign_host_is_refused_even_with_the_token(workdir: Path, host: str) -
 
 
 @pytest.mark.parametrize("host", [f"localhost:{PORT}", f"[::1]:{PORT}", f"127.0.0.1:{PORT}"])
-def test_loopback_names_are_accepted(workdir: Path, host: str) -> None:
-    client, _ = _session(workdir)
+def test_loopback_names_are_accepted(
+    workdir: Path, host: str, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     assert client.get("/data", headers={"host": host}).status_code == 200
 
 
-def test_post_needs_the_csrf_token_and_our_origin(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_post_needs_the_csrf_token_and_our_origin(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     text = {"text": f"card {CARD}"}
     assert client.post("/text", data=text).status_code == 403
     assert client.post("/text", data={**text, "csrf": "wrong"}).status_code == 403
@@ -144,8 +138,8 @@ def test_post_needs_the_csrf_token_and_our_origin(workdir: Path) -> None:
     assert r.status_code == 200
 
 
-def test_csrf_tokens_are_per_session(workdir: Path) -> None:
-    _client, csrf = _session(workdir)
+def test_csrf_tokens_are_per_session(workdir: Path, ui_session: Callable[..., Any]) -> None:
+    _client, csrf = ui_session(workdir)
     # the same app, a second session opened by a fresh token, is a different CSRF token
     settings = UiSettings(workdir=workdir, port=PORT)
     app = create_app(settings)
@@ -161,8 +155,10 @@ def test_csrf_tokens_are_per_session(workdir: Path) -> None:
     "path",
     ["../secret.csv", "sub/../../secret.csv", "/etc/passwd", "", "nothere.csv", "sub"],
 )
-def test_paths_outside_the_workdir_or_missing_are_refused(workdir: Path, path: str) -> None:
-    client, _ = _session(workdir)
+def test_paths_outside_the_workdir_or_missing_are_refused(
+    workdir: Path, path: str, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     r = client.get("/api/table", params={"path": path})
     assert r.status_code == 400
     assert r.json()["error"]["hint"]
@@ -175,9 +171,11 @@ def test_paths_outside_the_workdir_or_missing_are_refused(workdir: Path, path: s
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="[hardware] no symlinks on this system")
-def test_a_symlink_out_of_the_workdir_is_refused_and_not_listed(workdir: Path) -> None:
+def test_a_symlink_out_of_the_workdir_is_refused_and_not_listed(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
     (workdir / "link.csv").symlink_to(workdir.parent / "secret.csv")
-    client, _ = _session(workdir)
+    client, _ = ui_session(workdir)
     assert "link.csv" not in client.get("/api/tables").json()["tables"]
     r = client.get("/api/table", params={"path": "link.csv"})
     assert r.status_code == 400 and "leaves the working folder" in r.json()["error"]["message"]
@@ -202,8 +200,10 @@ def test_property_no_path_reaches_outside(workdir: Path, parts: list[str]) -> No
 # --- the data view ----------------------------------------------------------------------
 
 
-def test_data_view_lists_tables_and_shows_columns_roles_and_no_values(workdir: Path) -> None:
-    client, _ = _session(workdir)
+def test_data_view_lists_tables_and_shows_columns_roles_and_no_values(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     tables = client.get("/api/tables").json()["tables"]
     assert tables == ["broken.csv", "people.csv", "sub/events.jsonl"]
     info = client.get("/api/table", params={"path": "people.csv"}).json()
@@ -235,8 +235,10 @@ def test_data_view_lists_tables_and_shows_columns_roles_and_no_values(workdir: P
     assert pq["sex"]["role"] == "quasi_identifier"
 
 
-def test_a_file_that_is_not_a_table_is_refused_with_a_message(workdir: Path) -> None:
-    client, _ = _session(workdir)
+def test_a_file_that_is_not_a_table_is_refused_with_a_message(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     r = client.get("/api/table", params={"path": "notes.txt.bin"})
     assert r.status_code == 400 and "not a table" in r.json()["error"]["message"]
     r = client.get("/api/table", params={"path": "broken.csv"})
@@ -246,8 +248,10 @@ def test_a_file_that_is_not_a_table_is_refused_with_a_message(workdir: Path) -> 
 # --- the text view ----------------------------------------------------------------------
 
 
-def test_text_view_highlights_findings_with_their_explanation(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_text_view_highlights_findings_with_their_explanation(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     text = "Call 212-555-0175 or mail ann@example.com, card 4111 1111 1111 1111 <b>x</b>"
     page = client.post("/text", data={"text": text, "csrf": csrf})
     assert page.status_code == 200
@@ -265,8 +269,8 @@ def test_text_view_highlights_findings_with_their_explanation(workdir: Path) -> 
     assert card["explanation"]["recognizer"] and card["explanation"]["validation"]
 
 
-def test_text_view_bad_input(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_text_view_bad_input(workdir: Path, ui_session: Callable[..., Any]) -> None:
+    client, csrf = ui_session(workdir)
     h = {"x-csrf-token": csrf}
     assert client.post("/api/text/explain", content=b"{not json", headers=h).status_code == 400
     assert client.post("/api/text/explain", json={"text": 3}, headers=h).status_code == 400
@@ -278,8 +282,10 @@ def test_text_view_bad_input(workdir: Path) -> None:
     assert empty.status_code == 200 and "0 findings" in empty.text
 
 
-def test_no_data_value_in_the_server_log(workdir: Path, caplog: pytest.LogCaptureFixture) -> None:
-    client, csrf = _session(workdir)
+def test_no_data_value_in_the_server_log(
+    workdir: Path, caplog: pytest.LogCaptureFixture, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     with caplog.at_level(logging.DEBUG):
         client.post("/text", data={"text": f"card {CARD} for ann@example.com", "csrf": csrf})
         client.get("/data", params={"path": "people.csv"})
@@ -337,11 +343,13 @@ def test_an_unexpected_error_is_a_500_and_logs_no_value(
     assert "RuntimeError" in logged and CARD not in logged
 
 
-def test_text_view_loads_a_text_file_from_the_workdir_only(workdir: Path) -> None:
+def test_text_view_loads_a_text_file_from_the_workdir_only(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
     (workdir / "note.txt").write_text(f"Paid with card {CARD}.\r\n")
     (workdir / "latin1.txt").write_bytes("caf\xe9 4111".encode("latin-1"))
     (workdir.parent / "outside.txt").write_text(f"card {CARD}")
-    client, _ = _session(workdir)
+    client, _ = ui_session(workdir)
     page = client.get("/text")
     assert 'value="note.txt"' in page.text and "outside.txt" not in page.text
     loaded = client.get("/text", params={"path": "note.txt"})
@@ -357,13 +365,15 @@ def test_text_view_loads_a_text_file_from_the_workdir_only(workdir: Path) -> Non
         assert CARD not in r.text
 
 
-def test_data_view_shows_and_serves_the_draft_policy_of_veil_policy_init(workdir: Path) -> None:
+def test_data_view_shows_and_serves_the_draft_policy_of_veil_policy_init(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
     import yaml
 
     from veil.policy import load_policy
 
     (workdir / "semi.csv").write_text("age;sex\n30;F\n41;M\n")
-    client, _ = _session(workdir)
+    client, _ = ui_session(workdir)
     page = client.get("/data", params={"path": "semi.csv"})
     assert 'id="policy-yaml"' in page.text and "k_anonymity" in page.text
     r = client.get("/api/table/policy.yaml", params={"path": "semi.csv"})

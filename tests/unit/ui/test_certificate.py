@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -18,7 +19,6 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
     from starlette.testclient import TestClient
 
-from veil.ui import UiSettings, create_app
 from veil.ui._certificate import recheck_release
 
 pytestmark = [
@@ -58,15 +58,6 @@ def workdir(tmp_path: Path) -> Path:
     return root
 
 
-def _session(workdir: Path) -> tuple[TestClient, str]:
-    s = UiSettings(workdir=workdir, port=PORT)
-    client = TestClient(create_app(s), base_url=f"http://127.0.0.1:{PORT}")
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
 def _run(client: TestClient, csrf: str) -> str:
     r = client.post("/run", json={"policy": "policy.yaml"}, headers={"x-csrf-token": csrf})
     job = r.json()["id"]
@@ -78,8 +69,10 @@ def _run(client: TestClient, csrf: str) -> str:
     return job
 
 
-def test_the_certificate_names_the_file_and_rechecks_it(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_the_certificate_names_the_file_and_rechecks_it(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     job = _run(client, csrf)
     released = workdir / "out" / "released.csv"
     cert = client.get(f"/api/run/{job}/certificate").json()
@@ -108,8 +101,10 @@ def test_the_certificate_names_the_file_and_rechecks_it(workdir: Path) -> None:
     assert "attachment" in download.headers["content-disposition"]
 
 
-def test_a_changed_file_is_caught_by_the_recheck(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_a_changed_file_is_caught_by_the_recheck(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     job = _run(client, csrf)
     released = workdir / "out" / "released.csv"
     frame = pd.read_csv(released, dtype=str)
@@ -143,7 +138,9 @@ def test_recheck_counts_fully_masked_rows_as_suppressed(tmp_path: Path) -> None:
     assert not recheck_release(table, report)["agrees"]
 
 
-def test_no_certificate_for_an_unknown_or_unfinished_run(workdir: Path) -> None:
-    client, _ = _session(workdir)
+def test_no_certificate_for_an_unknown_or_unfinished_run(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     assert client.get("/run/nope/certificate").status_code == 404
     assert client.get("/api/run/nope/certificate").json()["error"]["message"]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,11 +14,9 @@ pytest.importorskip("starlette", reason="the ui extra (starlette) is not install
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
     warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
-    from starlette.testclient import TestClient
 
 from veil._errors import InputError, PolicyError
 from veil.dp import BudgetLedger
-from veil.ui import UiSettings, create_app
 from veil.ui._dp_query import query_spec
 
 pytestmark = [
@@ -45,15 +45,6 @@ def ledger(tmp_path: Path) -> str:
     return url
 
 
-def _session(workdir: Path, ledger: str) -> tuple[TestClient, str]:
-    s = UiSettings(workdir=workdir, port=PORT, ledger_url=ledger)
-    client = TestClient(create_app(s), base_url=f"http://127.0.0.1:{PORT}")
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
 def _spent(url: str) -> float:
     with BudgetLedger(url) as led:
         return 1.0 - led.remaining("people")[0]
@@ -70,8 +61,10 @@ MEAN = {
 }
 
 
-def test_check_shows_the_spend_and_records_nothing(workdir: Path, ledger: str) -> None:
-    client, csrf = _session(workdir, ledger)
+def test_check_shows_the_spend_and_records_nothing(
+    workdir: Path, ledger: str, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir, ledger_url=ledger)
     page = client.get("/budget")
     assert 'id="dp-query-form"' in page.text and 'value="people"' in page.text
     r = client.post("/budget/query", data={"csrf": csrf, "action": "check", **MEAN})
@@ -81,8 +74,10 @@ def test_check_shows_the_spend_and_records_nothing(workdir: Path, ledger: str) -
     assert _spent(ledger) == 0.0
 
 
-def test_run_answers_and_spends_from_the_ledger(workdir: Path, ledger: str) -> None:
-    client, csrf = _session(workdir, ledger)
+def test_run_answers_and_spends_from_the_ledger(
+    workdir: Path, ledger: str, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir, ledger_url=ledger)
     r = client.post("/budget/query", data={"csrf": csrf, "action": "run", **MEAN})
     assert r.status_code == 200 and 'id="dp-answer"' in r.text
     assert _spent(ledger) == pytest.approx(0.25)
@@ -105,8 +100,10 @@ def test_run_answers_and_spends_from_the_ledger(workdir: Path, ledger: str) -> N
     assert _spent(ledger) == pytest.approx(0.75)
 
 
-def test_an_exceeding_query_is_refused_with_nothing_recorded(workdir: Path, ledger: str) -> None:
-    client, csrf = _session(workdir, ledger)
+def test_an_exceeding_query_is_refused_with_nothing_recorded(
+    workdir: Path, ledger: str, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir, ledger_url=ledger)
     for action in ("check", "run"):
         r = client.post(
             "/budget/query", data={"csrf": csrf, "action": action, **MEAN, "epsilon": "2"}
@@ -126,17 +123,21 @@ def test_an_exceeding_query_is_refused_with_nothing_recorded(workdir: Path, ledg
         ({"column": "height"}, "height"),
     ],
 )
-def test_bad_queries_are_refused(workdir: Path, ledger: str, fields: dict, message: str) -> None:
-    client, csrf = _session(workdir, ledger)
+def test_bad_queries_are_refused(
+    workdir: Path, ledger: str, fields: dict, message: str, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir, ledger_url=ledger)
     r = client.post("/budget/query", data={"csrf": csrf, "action": "run", **MEAN, **fields})
     assert r.status_code == 400
     assert message in r.text
     assert _spent(ledger) == 0.0
 
 
-def test_a_budget_is_created_from_the_page(workdir: Path, tmp_path: Path) -> None:
+def test_a_budget_is_created_from_the_page(
+    workdir: Path, tmp_path: Path, ui_session: Callable[..., Any]
+) -> None:
     url = f"sqlite:///{tmp_path / 'new.db'}"
-    client, csrf = _session(workdir, url)
+    client, csrf = ui_session(workdir, ledger_url=url)
     r = client.post(
         "/budget/query", data={"csrf": csrf, "action": "check", **MEAN}
     )  # no ledger yet: refused, none made
@@ -157,8 +158,8 @@ def test_a_budget_is_created_from_the_page(workdir: Path, tmp_path: Path) -> Non
         assert led.remaining("people") == (2.0, 0.0)
 
 
-def test_dp_posts_need_csrf(workdir: Path, ledger: str) -> None:
-    client, csrf = _session(workdir, ledger)
+def test_dp_posts_need_csrf(workdir: Path, ledger: str, ui_session: Callable[..., Any]) -> None:
+    client, csrf = ui_session(workdir, ledger_url=ledger)
     for path, form in [
         ("/budget/query", {**MEAN, "action": "run"}),
         ("/budget/init", {"dataset": "x", "epsilon": "1"}),

@@ -7,6 +7,7 @@ import json
 import re
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,6 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from veil._errors import PolicyError, PrivacyRequirementNotMet
-from veil.ui import UiSettings, create_app
 from veil.ui._explore import explore, with_transformation
 
 pytestmark = [
@@ -56,24 +56,6 @@ def workdir(tmp_path: Path) -> Path:
     (root / "people.csv").write_text("name,age,zip,diagnosis\n" + "".join(rows))
     (root / "policy.yaml").write_text(POLICY)
     return root
-
-
-def _session(workdir: Path) -> tuple[TestClient, str]:
-    s = UiSettings(workdir=workdir, port=PORT)
-    client = TestClient(create_app(s), base_url=f"http://127.0.0.1:{PORT}")
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
-def _wait(client: TestClient, job: str) -> dict:
-    for _ in range(600):
-        state = client.get(f"/api/run/{job}").json()
-        if state["state"] != "running":
-            return state
-        time.sleep(0.05)
-    raise AssertionError("the run did not finish")
 
 
 def _complete(client: TestClient, url: str) -> Any:
@@ -116,8 +98,10 @@ def test_every_candidate_is_evaluated_and_the_optimum_is_the_runs(workdir: Path)
     assert top["highest_risk"] == pytest.approx(1 / 300)
 
 
-def test_the_page_plots_and_releases_another_candidate(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_the_page_plots_and_releases_another_candidate(
+    workdir: Path, ui_session: Callable[..., Any], wait_job: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     page = _complete(client, "/explore?policy=policy.yaml")
     assert page.status_code == 200
     assert 'id="explore-optimum"' in page.text and 'id="explore-plot"' in page.text
@@ -137,7 +121,7 @@ def test_the_page_plots_and_releases_another_candidate(workdir: Path) -> None:
         follow_redirects=False,
     )
     assert r.status_code == 303
-    state = _wait(client, r.headers["location"].rsplit("/", 1)[1])
+    state = wait_job(client, "run", r.headers["location"].rsplit("/", 1)[1])
     assert state["state"] == "done", state
     report = json.loads((workdir / "out" / "report.json").read_text())
     assert list(report["anonymize"]["transformation"].values()) == other["levels"]
@@ -150,12 +134,14 @@ def test_the_page_plots_and_releases_another_candidate(workdir: Path) -> None:
         data={"csrf": csrf, "policy": "policy.yaml", "levels": "optimum"},
         follow_redirects=False,
     )
-    assert _wait(client, r.headers["location"].rsplit("/", 1)[1])["state"] == "done"
+    assert wait_job(client, "run", r.headers["location"].rsplit("/", 1)[1])["state"] == "done"
     assert "transformation" not in (workdir / "policy.yaml").read_text()
 
 
-def test_an_infeasible_choice_fails_with_nothing_written(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_an_infeasible_choice_fails_with_nothing_written(
+    workdir: Path, ui_session: Callable[..., Any], wait_job: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     result = explore(workdir, "policy.yaml")
     bad = next(n for n in result["nodes"] if not n["feasible"])
     r = client.post(
@@ -163,7 +149,7 @@ def test_an_infeasible_choice_fails_with_nothing_written(workdir: Path) -> None:
         data={"csrf": csrf, "policy": "policy.yaml", "levels": ",".join(map(str, bad["levels"]))},
         follow_redirects=False,
     )
-    state = _wait(client, r.headers["location"].rsplit("/", 1)[1])
+    state = wait_job(client, "run", r.headers["location"].rsplit("/", 1)[1])
     assert state["state"] == "failed" and "suppress" in state["error"]["message"]
     assert not (workdir / "out").exists()
 
@@ -187,8 +173,8 @@ def test_a_transformation_must_name_every_qi_within_its_hierarchy(workdir: Path)
         load_policy(workdir / "m.yaml")
 
 
-def test_bad_explore_requests(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_bad_explore_requests(workdir: Path, ui_session: Callable[..., Any]) -> None:
+    client, csrf = ui_session(workdir)
     assert client.get("/explore").status_code == 400
     assert client.get("/explore?policy=../x.yaml").status_code == 400
     assert client.get("/explore?policy=policy.yaml&node=999999").status_code == 400
@@ -200,9 +186,11 @@ def test_bad_explore_requests(workdir: Path) -> None:
     assert "transformation" not in (workdir / "policy.yaml").read_text()
 
 
-def test_a_policy_that_is_not_utf8_is_refused_by_name(workdir: Path) -> None:
+def test_a_policy_that_is_not_utf8_is_refused_by_name(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
     (workdir / "latin.yaml").write_bytes(POLICY.encode() + "# caf\xe9\n".encode("latin-1"))
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     r = client.get("/explore?policy=latin.yaml")
     assert r.status_code == 400 and "not UTF-8" in r.text
     r = client.post(
@@ -213,10 +201,12 @@ def test_a_policy_that_is_not_utf8_is_refused_by_name(workdir: Path) -> None:
 
 def test_a_candidates_utility_is_what_veil_run_reports_when_it_is_released(
     workdir: Path,
+    ui_session: Callable[..., Any],
+    wait_job: Callable[..., Any],
 ) -> None:
     from veil.ui._explore import candidate_utility
 
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     result = explore(workdir, "policy.yaml")
     i, other = next(
         (i, n) for i, n in enumerate(result["nodes"]) if n["feasible"] and not n["optimum"]
@@ -238,7 +228,7 @@ def test_a_candidates_utility_is_what_veil_run_reports_when_it_is_released(
         data={"csrf": csrf, "policy": "policy.yaml", "levels": levels},
         follow_redirects=False,
     )
-    assert _wait(client, r.headers["location"].rsplit("/", 1)[1])["state"] == "done"
+    assert wait_job(client, "run", r.headers["location"].rsplit("/", 1)[1])["state"] == "done"
     report = json.loads((workdir / "out" / "report.json").read_text())
     assert list(report["anonymize"]["transformation"].values()) == other["levels"]
     reported = report["utility"]
@@ -261,8 +251,10 @@ def test_a_candidates_utility_is_what_veil_run_reports_when_it_is_released(
     )
 
 
-def test_an_infeasible_candidates_utility_is_refused_clearly(workdir: Path) -> None:
-    client, _ = _session(workdir)
+def test_an_infeasible_candidates_utility_is_refused_clearly(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     result = explore(workdir, "policy.yaml")
     infeasible = [i for i, n in enumerate(result["nodes"]) if not n["feasible"]]
     assert infeasible
@@ -272,7 +264,7 @@ def test_an_infeasible_candidates_utility_is_refused_clearly(workdir: Path) -> N
 
 
 def test_a_slow_exploration_is_shown_as_it_goes_then_whole(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, ui_session: Callable[..., Any]
 ) -> None:
     import threading
 
@@ -298,7 +290,7 @@ def test_a_slow_exploration_is_shown_as_it_goes_then_whole(
     monkeypatch.setattr(_Evaluator, "evaluate", held)
     monkeypatch.setattr(explore_module, "Exploration", recorded)
     monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
-    client, _ = _session(workdir)
+    client, _ = ui_session(workdir)
     try:
         first = client.get("/explore?policy=policy.yaml")
     finally:
@@ -317,7 +309,7 @@ def test_a_slow_exploration_is_shown_as_it_goes_then_whole(
 
 
 def test_an_edited_policy_stops_the_old_exploration(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, ui_session: Callable[..., Any]
 ) -> None:
     import veil.ui._explore as explore_module
 
@@ -330,7 +322,7 @@ def test_an_edited_policy_stops_the_old_exploration(
 
     monkeypatch.setattr(explore_module, "Exploration", recorded)
     monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
-    client, _ = _session(workdir)
+    client, _ = ui_session(workdir)
     assert client.get("/explore?policy=policy.yaml").status_code == 200
     (workdir / "policy.yaml").write_text(POLICY.replace("limit: 0.1", "limit: 0.15"))
     assert client.get("/explore?policy=policy.yaml").status_code == 200
@@ -338,7 +330,7 @@ def test_an_edited_policy_stops_the_old_exploration(
 
 
 def test_a_running_exploration_is_cancelled_and_keeps_what_it_evaluated(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, ui_session: Callable[..., Any]
 ) -> None:
     import veil.ui._explore as explore_module
     from veil.tabular._search import _Evaluator
@@ -361,7 +353,7 @@ def test_a_running_exploration_is_cancelled_and_keeps_what_it_evaluated(
     monkeypatch.setattr(_Evaluator, "evaluate", held)
     monkeypatch.setattr(explore_module, "Exploration", recorded)
     monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     try:
         first = client.get("/explore?policy=policy.yaml")
         assert first.status_code == 200 and 'id="explore-running"' in first.text
@@ -401,8 +393,10 @@ def test_a_running_exploration_is_cancelled_and_keeps_what_it_evaluated(
     assert 'id="explore-cancelled"' not in whole.text
 
 
-def test_cancelling_no_exploration_is_a_clear_404(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_cancelling_no_exploration_is_a_clear_404(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     r = client.post("/explore/cancel", data={"csrf": csrf, "policy": "policy.yaml"})
     assert r.status_code == 404 and "no exploration of this policy is running" in r.text
     r = client.post("/explore/cancel", data={"csrf": csrf, "policy": "../outside.yaml"})
@@ -410,7 +404,7 @@ def test_cancelling_no_exploration_is_a_clear_404(workdir: Path) -> None:
 
 
 def test_a_first_view_before_any_candidate_is_evaluated_renders_and_cancels(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, ui_session: Callable[..., Any]
 ) -> None:
     import veil.ui._explore as explore_module
     from veil.tabular._search import _Evaluator
@@ -432,7 +426,7 @@ def test_a_first_view_before_any_candidate_is_evaluated_renders_and_cancels(
     monkeypatch.setattr(_Evaluator, "evaluate", held)
     monkeypatch.setattr(explore_module, "Exploration", recorded)
     monkeypatch.setattr(explore_module, "FIRST_VIEW_SECONDS", 0.0)
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     try:
         first = client.get("/explore?policy=policy.yaml")
         # the view with nothing evaluated yet: an empty plot, not a failed page
@@ -444,3 +438,113 @@ def test_a_first_view_before_any_candidate_is_evaluated_renders_and_cancels(
         jobs[0].cancel.set()
     assert r.status_code == 200 and 'id="explore-cancelled"' in r.text
     assert len(jobs[0].nodes) <= 1
+
+
+def _with_population(workdir: Path, privacy: str) -> None:
+    """The sample people.csv inside a population four times its size (every sample row
+    is one of the population's), and a policy with ``privacy`` against it."""
+    rng = np.random.default_rng(11)
+    sample = pd.read_csv(workdir / "people.csv")
+    extra = pd.DataFrame(
+        {
+            "name": [f"Q{i}" for i in range(900)],
+            "age": rng.integers(20, 70, 900),
+            "zip": 10000 + rng.integers(0, 30, 900),
+            "diagnosis": ["flu", "cold", "cough"] * 300,
+        }
+    )
+    pd.concat([sample, extra]).to_csv(workdir / "population.csv", index=False)
+    (workdir / "policy.yaml").write_text(
+        POLICY.replace("  k_anonymity: {k: 4}\n", privacy).replace(
+            "suppression_limit: 0.1", "suppression_limit: 0.2"
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "privacy",
+    [
+        "  k_map: {k: 6, population: population.csv}\n",
+        "  k_anonymity: {k: 2}\n  delta_presence: {delta_min: 0.0, delta_max: 0.6, "
+        "population: population.csv}\n",
+    ],
+    ids=["k_map", "delta_presence"],
+)
+def test_a_population_table_is_explored_as_veil_run_searches_it(
+    workdir: Path, privacy: str
+) -> None:
+    from veil.pipeline import run_policy
+    from veil.policy import load_policy
+
+    _with_population(workdir, privacy)
+    result = explore(workdir, "policy.yaml")
+    assert result["population"] == "table"
+    assert result["complete"] and result["evaluated"] == result["lattice_size"]
+    ran = run_policy(load_policy(workdir / "policy.yaml"), write=False)
+    section = ran.report["anonymize"]
+    optimum = next(n for n in result["nodes"] if n["optimum"])
+    assert list(section["transformation"].values()) == optimum["levels"]
+    assert optimum["suppressed"] == section["suppressed_records"]
+    assert optimum["classes"] == section["equivalence_classes"]
+    # the journalist's risk: one over the smallest population class the release keeps
+    min_pop = section["population"]["min_class_population"]
+    assert optimum["journalist_risk"] == pytest.approx(1 / min_pop)
+    if "k_map" in privacy:
+        # counted by hand at the bottom node: k-map keeps a sample class whose population
+        # class holds 6 or more records; the journalist's risk is one over the smallest
+        population = pd.read_csv(workdir / "population.csv")
+        sample = pd.read_csv(workdir / "people.csv")
+        pop_sizes = population.groupby(["age", "zip"]).size()
+        in_sample = pop_sizes[sample.groupby(["age", "zip"]).size().index]
+        kept = in_sample[in_sample >= 6]
+        bottom = next(n for n in result["nodes"] if n["levels"] == [0, 0])
+        assert bottom["classes"] == len(kept)
+        if len(kept):
+            assert bottom["journalist_risk"] == pytest.approx(1 / kept.min())
+    # with the population, the lattice differs from the sample alone (k-map and
+    # delta-presence read it): ignoring it would not reproduce the run
+    assert any(n["journalist_risk"] is not None for n in result["nodes"])
+
+
+def test_a_transform_on_a_quasi_identifier_is_applied_before_the_search(workdir: Path) -> None:
+    from veil.pipeline import run_policy
+    from veil.policy import load_policy
+
+    before = explore(workdir, "policy.yaml")
+    (workdir / "policy.yaml").write_text(
+        POLICY.replace(
+            "age: {role: quasi_identifier, hierarchy: {type: interval, width: 5}}",
+            "age: {role: quasi_identifier, hierarchy: {type: interval, width: 5}, "
+            "transform: {type: top_bottom_code, lower: 30, upper: 50}}",
+        )
+    )
+    result = explore(workdir, "policy.yaml")
+    assert result["complete"] and result["evaluated"] == result["lattice_size"]
+    ran = run_policy(load_policy(workdir / "policy.yaml"), write=False)
+    section = ran.report["anonymize"]
+    optimum = next(n for n in result["nodes"] if n["optimum"])
+    assert list(section["transformation"].values()) == optimum["levels"]
+    assert optimum["suppressed"] == section["suppressed_records"]
+    assert optimum["classes"] == section["equivalence_classes"]
+    # the bottom node's classes are those of the coded ages, counted with pandas
+    df = pd.read_csv(workdir / "people.csv")
+    sizes = df.assign(age=df["age"].clip(30, 50)).groupby(["age", "zip"]).size()
+    bottom = next(n for n in result["nodes"] if n["levels"] == [0, 0])
+    assert bottom["suppressed"] == int(sizes[sizes < 4].sum())
+    assert bottom["classes"] == int((sizes >= 4).sum())
+    old_bottom = next(n for n in before["nodes"] if n["levels"] == [0, 0])
+    assert (old_bottom["suppressed"], old_bottom["classes"]) != (
+        bottom["suppressed"],
+        bottom["classes"],
+    )
+
+
+def test_the_page_shows_the_journalist_risk_with_a_population(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    _with_population(workdir, "  k_map: {k: 6, population: population.csv}\n")
+    client, _ = ui_session(workdir)
+    page = _complete(client, "/explore?policy=policy.yaml")
+    assert page.status_code == 200, page.text[:500]
+    assert 'id="explore-optimum"' in page.text
+    assert "Journalist risk</th>" in page.text and 'id="picked-journalist"' in page.text

@@ -5,7 +5,9 @@ from __future__ import annotations
 import html
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -21,7 +23,6 @@ import itertools
 
 from veil._errors import PolicyError
 from veil.policy._loader import load_yaml_located
-from veil.ui import UiSettings, create_app
 from veil.ui._hierarchy_form import (
     _tree_text,
     apply_hierarchy,
@@ -71,15 +72,6 @@ def workdir(tmp_path: Path) -> Path:
     return root
 
 
-def _session(workdir: Path) -> tuple[TestClient, str]:
-    s = UiSettings(workdir=workdir, port=PORT)
-    client = TestClient(create_app(s), base_url=f"http://127.0.0.1:{PORT}")
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
 def _set(client: TestClient, csrf: str, text: str, column: str, kind: str, **fields):  # type: ignore[no-untyped-def]
     data = {"csrf": csrf, "target": "policy.yaml", "yaml": text, "action": "hierarchy"}
     data |= {"h.column": column, "h.kind": kind}
@@ -98,8 +90,10 @@ def _hierarchy(text: str, column: str) -> dict:
     return data["columns"][column]["hierarchy"]
 
 
-def test_each_kind_is_written_checked_and_previewed(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_each_kind_is_written_checked_and_previewed(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     r = _set(client, csrf, POLICY, "age", "interval", width="5", growth="2", levels="3", top="60")
     assert r.status_code == 200, r.text
     text = _yaml_of(r.text)
@@ -149,8 +143,8 @@ def test_each_kind_is_written_checked_and_previewed(workdir: Path) -> None:
     assert not (workdir / "policy.yaml").exists()  # setting a hierarchy writes nothing
 
 
-def test_ordinal_and_date_kinds(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_ordinal_and_date_kinds(workdir: Path, ui_session: Callable[..., Any]) -> None:
+    client, csrf = ui_session(workdir)
     text = POLICY.replace("stage: {role: insensitive}", "stage: {role: quasi_identifier}")
     r = _set(client, csrf, text, "stage", "ordinal", values="\n".join(STAGES), size="2")
     assert r.status_code == 200
@@ -166,8 +160,8 @@ def test_ordinal_and_date_kinds(workdir: Path) -> None:
     ) == {"type": "date", "levels": ["month", "decade"]}
 
 
-def test_uncovered_values_are_warned(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_uncovered_values_are_warned(workdir: Path, ui_session: Callable[..., Any]) -> None:
+    client, csrf = ui_session(workdir)
     r = _set(client, csrf, POLICY, "diagnosis", "grouping", groups="respiratory = flu, cold")
     assert r.status_code == 200
     assert re.search(r"2 value\(s\) \(40 row\(s\)\) are not covered", r.text)
@@ -188,9 +182,14 @@ def test_uncovered_values_are_warned(workdir: Path) -> None:
     ],
 )
 def test_bad_fields_are_refused_with_the_key(
-    workdir: Path, kind: str, fields: dict, status: int, message: str
+    workdir: Path,
+    kind: str,
+    fields: dict,
+    status: int,
+    message: str,
+    ui_session: Callable[..., Any],
 ) -> None:
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     (workdir.parent / "x.csv").write_text((workdir / "age_hierarchy.csv").read_text())
     r = _set(client, csrf, POLICY, "age", kind, **fields)
     if kind == "grouping" and not message:  # different depths: flu/cold at 2, nothing else

@@ -8,7 +8,9 @@ import logging
 import re
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,11 +18,9 @@ pytest.importorskip("starlette", reason="the ui extra (starlette) is not install
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
     warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
-    from starlette.testclient import TestClient
 
 from veil._errors import InputError
 from veil.text import TextAnalyzer, TextRedactor, make_operator
-from veil.ui import UiSettings, create_app
 from veil.ui._redact import EntityOperator, RedactJob, RedactJobs, output_target, parse_choices
 
 pytestmark = [
@@ -52,24 +52,6 @@ def workdir(tmp_path: Path) -> Path:
     return root
 
 
-def _session(workdir: Path, analyzer: TextAnalyzer) -> tuple[TestClient, str]:
-    s = UiSettings(workdir=workdir, port=PORT)
-    client = TestClient(create_app(s, analyzer=analyzer), base_url=BASE)
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
-def _wait(client: TestClient, job: str) -> dict:
-    for _ in range(600):
-        state = client.get(f"/api/redact/{job}").json()
-        if state["state"] != "running":
-            return state
-        time.sleep(0.05)
-    raise AssertionError("the redaction did not finish in 30 s")
-
-
 def test_entity_operator_applies_each_types_operator(analyzer: TextAnalyzer) -> None:
     text = f"Call {PHONE} or mail {MAIL}, card {CARD}"
     op = EntityOperator({"PHONE_NUMBER": "keep", "EMAIL_ADDRESS": "mask", "*": "redact"})
@@ -91,9 +73,9 @@ def test_choices_are_checked() -> None:
 
 
 def test_preview_highlights_and_redacts_without_writing(
-    workdir: Path, analyzer: TextAnalyzer
+    workdir: Path, analyzer: TextAnalyzer, ui_session: Callable[..., Any]
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     before = sorted(p.name for p in workdir.iterdir())
     page = client.get("/redact?path=notes.jsonl")
     assert page.status_code == 200
@@ -128,14 +110,17 @@ def test_preview_highlights_and_redacts_without_writing(
 
 
 def test_redacting_a_file_writes_it_and_offers_the_download(
-    workdir: Path, analyzer: TextAnalyzer
+    workdir: Path,
+    analyzer: TextAnalyzer,
+    ui_session: Callable[..., Any],
+    wait_job: Callable[..., Any],
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     form = {"csrf": csrf, "path": "notes.jsonl", "field": "", "out": "", "action": "redact"}
     r = client.post("/redact", data={**form, "op.CREDIT_CARD": "mask"}, follow_redirects=False)
     assert r.status_code == 303
     job = r.headers["location"].rsplit("/", 1)[1]
-    state = _wait(client, job)
+    state = wait_job(client, "redact", job)
     assert state["state"] == "done" and state["records"] == 50
     assert state["counts"] == {"CREDIT_CARD": 50, "EMAIL_ADDRESS": 50, "PHONE_NUMBER": 50}
     out = workdir / "notes.redacted.jsonl"
@@ -153,8 +138,13 @@ def test_redacting_a_file_writes_it_and_offers_the_download(
     assert "attachment" in download.headers["content-disposition"]
 
 
-def test_a_named_field_and_output(workdir: Path, analyzer: TextAnalyzer) -> None:
-    client, csrf = _session(workdir, analyzer)
+def test_a_named_field_and_output(
+    workdir: Path,
+    analyzer: TextAnalyzer,
+    ui_session: Callable[..., Any],
+    wait_job: Callable[..., Any],
+) -> None:
+    client, csrf = ui_session(workdir, analyzer)
     (workdir / "sub").mkdir()
     r = client.post(
         "/api/redact",
@@ -162,7 +152,7 @@ def test_a_named_field_and_output(workdir: Path, analyzer: TextAnalyzer) -> None
         headers={"x-csrf-token": csrf},
     )
     assert r.status_code == 202
-    assert _wait(client, r.json()["id"])["state"] == "done"
+    assert wait_job(client, "redact", r.json()["id"])["state"] == "done"
     assert (workdir / "sub" / "x.jsonl").is_file()
 
 
@@ -179,9 +169,9 @@ def test_a_named_field_and_output(workdir: Path, analyzer: TextAnalyzer) -> None
     ],
 )
 def test_bad_requests_are_refused_and_nothing_written(
-    workdir: Path, analyzer: TextAnalyzer, body: dict, why: str
+    workdir: Path, analyzer: TextAnalyzer, body: dict, why: str, ui_session: Callable[..., Any]
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     before = sorted(p.name for p in workdir.parent.rglob("*"))
     r = client.post("/api/redact", json={"operators": {}, **body}, headers={"x-csrf-token": csrf})
     assert r.status_code == 400 and why in r.json()["error"]["message"]
@@ -189,13 +179,16 @@ def test_bad_requests_are_refused_and_nothing_written(
 
 
 def test_a_failing_redaction_says_why_and_writes_nothing(
-    workdir: Path, analyzer: TextAnalyzer
+    workdir: Path,
+    analyzer: TextAnalyzer,
+    ui_session: Callable[..., Any],
+    wait_job: Callable[..., Any],
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     r = client.post(
         "/api/redact", json={"path": "bad.jsonl", "operators": {}}, headers={"x-csrf-token": csrf}
     )
-    state = _wait(client, r.json()["id"])
+    state = wait_job(client, "redact", r.json()["id"])
     assert state["state"] == "failed" and "line 2" in state["error"]["message"]
     assert not (workdir / "bad.redacted.jsonl").exists()
     page = client.get(f"/redact/job/{state['id']}")
@@ -224,9 +217,13 @@ def jobs_redactor(analyzer: TextAnalyzer) -> TextRedactor:
 
 
 def test_redact_posts_need_csrf_and_logs_carry_no_text(
-    workdir: Path, analyzer: TextAnalyzer, caplog: pytest.LogCaptureFixture
+    workdir: Path,
+    analyzer: TextAnalyzer,
+    caplog: pytest.LogCaptureFixture,
+    ui_session: Callable[..., Any],
+    wait_job: Callable[..., Any],
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     for path, form in [
         ("/redact", {"path": "notes.jsonl", "action": "redact"}),
         ("/redact/job/x/cancel", {}),
@@ -245,7 +242,7 @@ def test_redact_posts_need_csrf_and_logs_carry_no_text(
             json={"path": "notes.jsonl", "operators": {}},
             headers={"x-csrf-token": csrf},
         )
-        _wait(client, r.json()["id"])
+        wait_job(client, "redact", r.json()["id"])
     logged = "\n".join(rec.getMessage() for rec in caplog.records)
     assert "redaction done" in logged
     assert PHONE not in logged and MAIL not in logged and "4111" not in logged
@@ -268,9 +265,9 @@ def test_output_target_default_is_beside_the_input(workdir: Path) -> None:
 
 
 def test_the_text_view_redacts_with_the_chosen_operators(
-    workdir: Path, analyzer: TextAnalyzer
+    workdir: Path, analyzer: TextAnalyzer, ui_session: Callable[..., Any]
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     text = f"Call {PHONE} or mail {MAIL}, card {CARD}"
     found = client.post("/text", data={"csrf": csrf, "text": text})
     assert 'id="text-op-PHONE_NUMBER"' in found.text and 'id="redacted"' not in found.text

@@ -7,7 +7,9 @@ import re
 import sqlite3
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,13 +17,11 @@ pytest.importorskip("starlette", reason="the ui extra (starlette) is not install
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
     warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
-    from starlette.testclient import TestClient
 
 from pydantic import ValidationError
 
 from veil._errors import InputError
 from veil.policy import DataConfig
-from veil.ui import UiSettings, create_app
 from veil.ui._policy_edit import check_policy_text
 
 pytestmark = [
@@ -55,23 +55,16 @@ def workdir(tmp_path: Path) -> Path:
     return root
 
 
-def _session(workdir: Path) -> tuple[TestClient, str]:
-    s = UiSettings(workdir=workdir, port=PORT)
-    client = TestClient(create_app(s), base_url=f"http://127.0.0.1:{PORT}")
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
 def _yaml_of(page: str) -> str:
     found = re.search(r'<textarea id="yaml" name="yaml"[^>]*>(.*?)</textarea>', page, re.S)
     assert found is not None
     return html.unescape(found.group(1))
 
 
-def test_tables_are_listed_and_described_without_the_url(workdir: Path, database: str) -> None:
-    client, _ = _session(workdir)
+def test_tables_are_listed_and_described_without_the_url(
+    workdir: Path, database: str, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     listed = client.get("/data?sql_env=VEIL_DATA_URL")
     assert listed.status_code == 200
     assert re.findall(r'<option value="([^"]+)"', listed.text) == ["empty_one", "people"]
@@ -84,8 +77,10 @@ def test_tables_are_listed_and_described_without_the_url(workdir: Path, database
     assert "sqlite" not in draft
 
 
-def test_a_sql_policy_is_drafted_saved_and_run(workdir: Path, database: str) -> None:
-    client, csrf = _session(workdir)
+def test_a_sql_policy_is_drafted_saved_and_run(
+    workdir: Path, database: str, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     page = client.get("/policy?sql_table=people&sql_env=VEIL_DATA_URL")
     assert page.status_code == 200 and 'id="check-ok"' in page.text
     r = client.post(
@@ -108,10 +103,10 @@ def test_a_sql_policy_is_drafted_saved_and_run(workdir: Path, database: str) -> 
 
 
 def test_an_unset_variable_is_named_and_refused(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, ui_session: Callable[..., Any]
 ) -> None:
     monkeypatch.delenv("NOT_SET_HERE", raising=False)
-    client, _ = _session(workdir)
+    client, _ = ui_session(workdir)
     r = client.get("/data?sql_env=NOT_SET_HERE")
     assert r.status_code == 400 and "NOT_SET_HERE is not set" in r.text
     assert client.get("/data?sql_env=bad-name").status_code == 400
@@ -121,8 +116,10 @@ def test_an_unset_variable_is_named_and_refused(
         read_table(DataConfig(url_env="NOT_SET_HERE", table="people"))
 
 
-def test_an_unknown_table_is_refused(workdir: Path, database: str) -> None:
-    client, _ = _session(workdir)
+def test_an_unknown_table_is_refused(
+    workdir: Path, database: str, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     r = client.get("/data?sql_env=VEIL_DATA_URL&sql_table=nope")
     assert r.status_code == 400 and "no such table" in r.text
 

@@ -7,9 +7,10 @@ import logging
 import re
 import stat
 import tempfile
-import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,6 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from veil.text import TextAnalyzer
-from veil.ui import UiSettings, create_app
 from veil.ui._security import _multipart_field
 from veil.ui._upload import MAX_UPLOADS, UPLOAD_MAX_BYTES, Uploads, check_upload
 
@@ -60,15 +60,6 @@ def tmp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def _session(workdir: Path, analyzer: TextAnalyzer) -> tuple[TestClient, str]:
-    s = UiSettings(workdir=workdir, port=PORT)
-    client = TestClient(create_app(s, analyzer=analyzer), base_url=BASE)
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
 def _upload(client: TestClient, csrf: str, name: str, data: bytes, **extra: str) -> object:
     return client.post(
         "/redact/upload",
@@ -77,23 +68,18 @@ def _upload(client: TestClient, csrf: str, name: str, data: bytes, **extra: str)
     )
 
 
-def _wait(client: TestClient, job: str) -> dict:
-    for _ in range(600):
-        state = client.get(f"/api/redact/{job}").json()
-        if state["state"] != "running":
-            return state
-        time.sleep(0.05)
-    raise AssertionError("the redaction did not finish in 30 s")
-
-
 def _upload_folders(tmp_root: Path) -> list[Path]:
     return sorted(tmp_root.glob("veil-ui-upload-*"))
 
 
 def test_an_uploaded_file_is_previewed_redacted_and_removed(
-    workdir: Path, analyzer: TextAnalyzer, tmp_root: Path
+    workdir: Path,
+    analyzer: TextAnalyzer,
+    tmp_root: Path,
+    ui_session: Callable[..., Any],
+    wait_job: Callable[..., Any],
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     r = _upload(client, csrf, "my notes.jsonl", NOTES)
     assert r.status_code == 200, r.text
     assert 'id="redact-preview"' in r.text and "EMAIL_ADDRESS" in r.text
@@ -119,7 +105,7 @@ def test_an_uploaded_file_is_previewed_redacted_and_removed(
         follow_redirects=False,
     )
     assert r.status_code == 303
-    state = _wait(client, r.headers["location"].rsplit("/", 1)[1])
+    state = wait_job(client, "redact", r.headers["location"].rsplit("/", 1)[1])
     assert state["state"] == "done" and state["records"] == 30
     written = (workdir / "my_notes.redacted.jsonl").read_text()
     assert MAIL not in written and PHONE not in written and "<EMAIL_ADDRESS>" in written
@@ -133,9 +119,13 @@ def test_an_uploaded_file_is_previewed_redacted_and_removed(
 
 
 def test_a_failed_redaction_of_an_upload_removes_it_and_writes_nothing(
-    workdir: Path, analyzer: TextAnalyzer, tmp_root: Path
+    workdir: Path,
+    analyzer: TextAnalyzer,
+    tmp_root: Path,
+    ui_session: Callable[..., Any],
+    wait_job: Callable[..., Any],
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     r = _upload(client, csrf, "unread.jsonl", b'{"text": "a"}\n{"other": "b"}\n')
     assert r.status_code == 400 and "line 2" in r.text  # the preview fails: not kept
     assert _upload_folders(tmp_root) == []
@@ -148,7 +138,7 @@ def test_a_failed_redaction_of_an_upload_removes_it_and_writes_nothing(
         data={"csrf": csrf, "upload": upload_id.group(1), "action": "redact"},
         follow_redirects=False,
     )
-    state = _wait(client, r.headers["location"].rsplit("/", 1)[1])
+    state = wait_job(client, "redact", r.headers["location"].rsplit("/", 1)[1])
     assert state["state"] == "failed" and "line 13" in state["error"]["message"]
     assert list(workdir.iterdir()) == [] and _upload_folders(tmp_root) == []
 
@@ -172,8 +162,9 @@ def test_bad_uploads_are_refused_clearly_and_nothing_is_kept(
     name: str,
     data: bytes,
     why: str,
+    ui_session: Callable[..., Any],
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     with caplog.at_level(logging.DEBUG):
         r = _upload(client, csrf, name, data)
     assert r.status_code == 400 and why in r.text
@@ -184,9 +175,9 @@ def test_bad_uploads_are_refused_clearly_and_nothing_is_kept(
 
 
 def test_an_upload_over_the_body_limit_is_cut_off_by_the_guard(
-    workdir: Path, analyzer: TextAnalyzer, tmp_root: Path
+    workdir: Path, analyzer: TextAnalyzer, tmp_root: Path, ui_session: Callable[..., Any]
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     r = _upload(client, csrf, "big.txt", b"y" * (UPLOAD_MAX_BYTES + 100_000))
     assert r.status_code == 413 and "at most 10 MB" in r.text
     # a pasted form keeps its own, smaller limit
@@ -196,9 +187,9 @@ def test_an_upload_over_the_body_limit_is_cut_off_by_the_guard(
 
 
 def test_an_upload_needs_the_csrf_token_and_its_own_origin(
-    workdir: Path, analyzer: TextAnalyzer, tmp_root: Path
+    workdir: Path, analyzer: TextAnalyzer, tmp_root: Path, ui_session: Callable[..., Any]
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     files = {"file": ("notes.jsonl", NOTES, "text/plain")}
     assert client.post("/redact/upload", files=files).status_code == 403
     assert client.post("/redact/upload", data={"csrf": "wrong"}, files=files).status_code == 403
@@ -216,9 +207,14 @@ def test_an_upload_needs_the_csrf_token_and_its_own_origin(
 
 
 def test_logs_carry_neither_the_content_nor_the_name(
-    workdir: Path, analyzer: TextAnalyzer, tmp_root: Path, caplog: pytest.LogCaptureFixture
+    workdir: Path,
+    analyzer: TextAnalyzer,
+    tmp_root: Path,
+    caplog: pytest.LogCaptureFixture,
+    ui_session: Callable[..., Any],
+    wait_job: Callable[..., Any],
 ) -> None:
-    client, csrf = _session(workdir, analyzer)
+    client, csrf = ui_session(workdir, analyzer)
     with caplog.at_level(logging.DEBUG):
         r = _upload(client, csrf, "secret-patient-file.jsonl", NOTES, field="text")
         upload_id = re.search(r'name="upload" value="([^"]+)"', r.text)
@@ -228,7 +224,7 @@ def test_logs_carry_neither_the_content_nor_the_name(
             data={"csrf": csrf, "upload": upload_id.group(1), "action": "redact"},
             follow_redirects=False,
         )
-        _wait(client, r.headers["location"].rsplit("/", 1)[1])
+        wait_job(client, "redact", r.headers["location"].rsplit("/", 1)[1])
     logged = "\n".join(rec.getMessage() for rec in caplog.records)
     assert "upload received" in logged and "redaction done" in logged
     assert "secret-patient" not in logged and PHONE not in logged and MAIL not in logged

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import html
 import re
-import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,10 +17,8 @@ pytest.importorskip("starlette", reason="the ui extra (starlette) is not install
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
     warnings.filterwarnings("ignore", "The anyio.abc.BlockingPortal alias is deprecated")
-    from starlette.testclient import TestClient
 
 from veil._errors import PolicyError
-from veil.ui import UiSettings, create_app
 from veil.ui._policy_edit import (
     ROLES,
     apply_form,
@@ -67,15 +66,6 @@ def workdir(tmp_path: Path) -> Path:
     return root
 
 
-def _session(workdir: Path, **kw) -> tuple[TestClient, str]:  # type: ignore[no-untyped-def]
-    s = UiSettings(workdir=workdir, port=PORT, **kw)
-    client = TestClient(create_app(s), base_url=BASE)
-    assert client.get(f"/data?token={s.sessions.token}", follow_redirects=False).status_code == 303
-    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/data").text)
-    assert found is not None
-    return client, found.group(1)
-
-
 def _yaml_of(page: str) -> str:
     found = re.search(r'<textarea id="yaml" name="yaml"[^>]*>(.*?)</textarea>', page, re.S)
     assert found is not None
@@ -89,20 +79,13 @@ def _form(csrf: str, text: str, roles: list[str], **privacy: str) -> dict[str, s
     return form
 
 
-def _wait(client: TestClient, job: str) -> dict:
-    for _ in range(600):
-        state = client.get(f"/api/run/{job}").json()
-        if state["state"] != "running":
-            return state
-        time.sleep(0.05)
-    raise AssertionError("the run did not finish in 30 s")
-
-
 # --- policy editing ------------------------------------------------------------------------
 
 
-def test_the_editor_drafts_from_the_table_and_applies_roles_and_k(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_the_editor_drafts_from_the_table_and_applies_roles_and_k(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     page = client.get("/policy?table=people.csv")
     assert page.status_code == 200
     draft = _yaml_of(page.text)
@@ -121,8 +104,10 @@ def test_the_editor_drafts_from_the_table_and_applies_roles_and_k(workdir: Path)
     assert not (workdir / "policy.yaml").exists()  # applying writes nothing
 
 
-def test_errors_are_the_clis_and_shown_at_the_key(workdir: Path, monkeypatch) -> None:
-    client, csrf = _session(workdir)
+def test_errors_are_the_clis_and_shown_at_the_key(
+    workdir: Path, monkeypatch, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     draft = _yaml_of(client.get("/policy?table=people.csv").text)
     roles = ["identifier", "quasi_identifier", "quasi_identifier", "sensitive", "identifier"]
     r = client.post("/policy", data=_form(csrf, draft, roles, k="1"))
@@ -162,8 +147,10 @@ def test_errors_are_the_clis_and_shown_at_the_key(workdir: Path, monkeypatch) ->
         ("", None),
     ],
 )
-def test_bad_policies_are_refused_with_a_message(workdir: Path, text: str, key: str | None) -> None:
-    client, csrf = _session(workdir)
+def test_bad_policies_are_refused_with_a_message(
+    workdir: Path, text: str, key: str | None, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     r = client.post(
         "/api/policy/save", json={"path": "p.yaml", "yaml": text}, headers={"x-csrf-token": csrf}
     )
@@ -174,8 +161,10 @@ def test_bad_policies_are_refused_with_a_message(workdir: Path, text: str, key: 
     assert not (workdir / "p.yaml").exists()  # nothing written
 
 
-def test_save_is_atomic_inside_the_folder_and_import_reads_it_back(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_save_is_atomic_inside_the_folder_and_import_reads_it_back(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     r = client.post(
         "/policy", data={"csrf": csrf, "target": "mine.yaml", "yaml": GOOD, "action": "save"}
     )
@@ -194,9 +183,9 @@ def test_save_is_atomic_inside_the_folder_and_import_reads_it_back(workdir: Path
     "target", ["../outside/p.yaml", "/tmp/p.yaml", "p.txt", "nofolder/p.yaml", "", ".hidden.yaml"]
 )
 def test_a_policy_path_outside_the_folder_or_not_yaml_is_refused(
-    workdir: Path, target: str
+    workdir: Path, target: str, ui_session: Callable[..., Any]
 ) -> None:
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     r = client.post(
         "/policy", data={"csrf": csrf, "target": target, "yaml": GOOD, "action": "save"}
     )
@@ -212,16 +201,20 @@ def test_a_symlinked_folder_out_of_the_workdir_is_refused(workdir: Path) -> None
         policy_target(workdir, "link/p.yaml")
 
 
-def test_import_of_a_path_outside_or_not_a_policy_is_refused(workdir: Path) -> None:
-    client, _ = _session(workdir)
+def test_import_of_a_path_outside_or_not_a_policy_is_refused(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, _ = ui_session(workdir)
     (workdir.parent / "outside" / "p.yaml").write_text(GOOD)
     for path in ("../outside/p.yaml", "people.csv", "missing.yaml"):
         r = client.get("/policy", params={"path": path})
         assert r.status_code == 400 and 'role="alert"' in r.text
 
 
-def test_every_state_changing_route_needs_csrf_and_our_origin(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_every_state_changing_route_needs_csrf_and_our_origin(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     (workdir / "policy.yaml").write_text(GOOD)
     posts = [
         ("/policy", {"target": "policy.yaml", "yaml": GOOD, "action": "save"}),
@@ -247,13 +240,15 @@ def test_every_state_changing_route_needs_csrf_and_our_origin(workdir: Path) -> 
 # --- runs ------------------------------------------------------------------------------------
 
 
-def test_a_run_releases_the_table_and_shows_its_report(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_a_run_releases_the_table_and_shows_its_report(
+    workdir: Path, ui_session: Callable[..., Any], wait_job: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     (workdir / "policy.yaml").write_text(GOOD)
     r = client.post("/run", data={"csrf": csrf, "policy": "policy.yaml"}, follow_redirects=False)
     assert r.status_code == 303
     job = r.headers["location"].rsplit("/", 1)[1]
-    state = _wait(client, job)
+    state = wait_job(client, "run", job)
     assert state["state"] == "done", state["error"]
     assert state["summary"]["min_class_size"] >= 5 and state["done_steps"] == len(state["steps"])
     assert (workdir / "out" / "released.csv").is_file()
@@ -270,12 +265,14 @@ def test_a_run_releases_the_table_and_shows_its_report(workdir: Path) -> None:
     assert client.get(f"/run/{job}/file/secrets").status_code == 404
 
 
-def test_a_failing_run_says_why_and_writes_nothing(workdir: Path) -> None:
-    client, csrf = _session(workdir)
+def test_a_failing_run_says_why_and_writes_nothing(
+    workdir: Path, ui_session: Callable[..., Any], wait_job: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     (workdir / "policy.yaml").write_text(GOOD.replace("diagnosis: {role", "illness: {role"))
     r = client.post("/run", json={"policy": "policy.yaml"}, headers={"x-csrf-token": csrf})
     assert r.status_code == 202
-    state = _wait(client, r.json()["id"])
+    state = wait_job(client, "run", r.json()["id"])
     assert state["state"] == "failed"
     assert "not in the data" in state["error"]["message"]
     assert not (workdir / "out").exists()
@@ -293,8 +290,10 @@ def test_a_failing_run_says_why_and_writes_nothing(workdir: Path) -> None:
         ("latin1.yaml", "not UTF-8"),
     ],
 )
-def test_a_run_that_cannot_start_is_refused(workdir: Path, policy: str, why: str) -> None:
-    client, csrf = _session(workdir)
+def test_a_run_that_cannot_start_is_refused(
+    workdir: Path, policy: str, why: str, ui_session: Callable[..., Any]
+) -> None:
+    client, csrf = ui_session(workdir)
     (workdir.parent / "outside" / "p.yaml").write_text(GOOD)
     (workdir / "bad.yaml").write_text(GOOD.replace("k: 5", "k: 1"))
     (workdir / "latin1.yaml").write_bytes(GOOD.encode() + b"# caf\xe9\n")
@@ -303,7 +302,9 @@ def test_a_run_that_cannot_start_is_refused(workdir: Path, policy: str, why: str
     assert not (workdir / "out").exists()
 
 
-def test_cancel_stops_the_run_before_anything_is_written(workdir: Path) -> None:
+def test_cancel_stops_the_run_before_anything_is_written(
+    workdir: Path, ui_session: Callable[..., Any], wait_job: Callable[..., Any]
+) -> None:
     from veil.pipeline import run_policy
     from veil.policy import load_policy
 
@@ -314,14 +315,14 @@ def test_cancel_stops_the_run_before_anything_is_written(workdir: Path) -> None:
         run_policy(load_policy(workdir / "policy.yaml"), progress=_JobProgress(job))
     assert not (workdir / "out").exists()
     # through the app: a cancelled run never leaves files; the page says so
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     r = client.post("/run", json={"policy": "policy.yaml"}, headers={"x-csrf-token": csrf})
     job_id = r.json()["id"]
     c = client.post(
         f"/run/{job_id}/cancel", data={"csrf": csrf}, headers={"accept": "application/json"}
     )
     assert c.status_code == 200
-    state = _wait(client, job_id)
+    state = wait_job(client, "run", job_id)
     assert state["state"] in ("cancelled", "done")
     assert (workdir / "out").exists() == (state["state"] == "done")
 
@@ -329,7 +330,9 @@ def test_cancel_stops_the_run_before_anything_is_written(workdir: Path) -> None:
 # --- budget ----------------------------------------------------------------------------------
 
 
-def test_the_budget_view_shows_spent_remaining_and_history(workdir: Path, tmp_path: Path) -> None:
+def test_the_budget_view_shows_spent_remaining_and_history(
+    workdir: Path, tmp_path: Path, ui_session: Callable[..., Any]
+) -> None:
     from veil.dp import BudgetLedger
 
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
@@ -337,7 +340,7 @@ def test_the_budget_view_shows_spent_remaining_and_history(workdir: Path, tmp_pa
         led.init("adult", epsilon=2.0, delta=1e-6)
         led.spend("adult", epsilon=0.5, delta=0.0, what="mean age", mechanism="laplace")
         led.spend("adult", epsilon=0.25, delta=0.0, what="count", mechanism="laplace")
-    client, _ = _session(workdir, ledger_url=url)
+    client, _ = ui_session(workdir, ledger_url=url)
     data = client.get("/api/budget?dataset=adult").json()
     assert data["datasets"][0]["remaining"]["epsilon"] == pytest.approx(1.25)
     assert [e["what"] for e in data["history"]] == ["mean age", "count"]
@@ -346,10 +349,12 @@ def test_the_budget_view_shows_spent_remaining_and_history(workdir: Path, tmp_pa
     assert client.get("/budget?dataset=nope").status_code == 400
 
 
-def test_the_budget_view_creates_no_ledger(workdir: Path, tmp_path: Path) -> None:
+def test_the_budget_view_creates_no_ledger(
+    workdir: Path, tmp_path: Path, ui_session: Callable[..., Any]
+) -> None:
     # a GET shows that there is no ledger yet; it never makes the SQLite file
     path = tmp_path / "not-yet" / "ledger.db"
-    client, _ = _session(workdir, ledger_url=f"sqlite:///{path}")
+    client, _ = ui_session(workdir, ledger_url=f"sqlite:///{path}")
     assert client.get("/api/budget").json() == {"datasets": [], "dataset": None, "history": None}
     assert 'id="no-budgets"' in client.get("/budget").text
     assert client.get("/budget?dataset=adult").status_code == 400
@@ -399,7 +404,9 @@ def test_only_one_run_goes_at_a_time(workdir: Path) -> None:
     assert list(runs.jobs) == ["busy"] and not (workdir / "out").exists()
 
 
-def test_the_hierarchy_preview_counts_groups_per_level(workdir: Path) -> None:
+def test_the_hierarchy_preview_counts_groups_per_level(
+    workdir: Path, ui_session: Callable[..., Any]
+) -> None:
     from veil.ui._hierarchy_preview import hierarchy_preview
 
     preview = hierarchy_preview(workdir, "policy.yaml", GOOD)
@@ -416,7 +423,7 @@ def test_the_hierarchy_preview_counts_groups_per_level(workdir: Path) -> None:
         assert all(lv["rows_below_k"] <= 60 for lv in c["levels"])
     assert age[-1]["groups_below_k"] == 0
     # through the page; no value of the table on it
-    client, csrf = _session(workdir)
+    client, csrf = ui_session(workdir)
     r = client.post(
         "/policy", data={"csrf": csrf, "target": "policy.yaml", "yaml": GOOD, "action": "preview"}
     )
