@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from veil._numeric import coerce_numbers
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -69,7 +71,7 @@ def numeric_like(s: pd.Series) -> pd.Series | None:
     text = present.astype(str)
     if not text.str.contains(r"\d", regex=True).all():
         return None
-    parsed = pd.to_numeric(text.str.replace(_STRIP, "", regex=True), errors="coerce")
+    parsed = coerce_numbers(text.str.replace(_STRIP, "", regex=True))
     if parsed.notna().mean() < NUMERIC_SHARE:
         return None
     out = pd.Series(np.nan, index=s.index, dtype=float)
