@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from veil.risk import equivalence_classes
 from veil.utility import measure_utility
-from veil.utility._ml import MLRows, labels, split_rows
+from veil.utility._ml import MLRows, split_rows
 
 QIS = ["a", "age"]
 COLS = ["a", "age", "num", "money", "label"]
@@ -94,7 +94,7 @@ def test_utility_from_weighted_rows_is_the_records_utility(templates, seed) -> N
         train_released=released.iloc[train[~sup[train]][:MAX_TRAIN]],
         test=test,
         test_weights=test_w,
-        classes=np.unique(labels(original["label"])),
+        values=orig_w,
     )
     weighted = measure_utility(
         orig_w,

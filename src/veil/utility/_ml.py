@@ -47,7 +47,7 @@ class MLRows:
     train_released: pd.DataFrame  # their released rows, suppressed ones left out
     test: pd.DataFrame  # original test rows (distinct, with ``test_weights``), split order
     test_weights: np.ndarray | None  # records per test row; None: one each
-    classes: np.ndarray  # the target's labels over the whole original table, sorted
+    values: pd.DataFrame  # original rows, all or distinct: where the target's labels are read
     aligned: bool = True
 
 
@@ -191,7 +191,7 @@ def ml_utility(
         train_released=released.iloc[rel_idx],
         test=original.iloc[test_idx],
         test_weights=None,
-        classes=np.unique(labels(original[target])),
+        values=original,
         aligned=aligned,
     )
     return _ml(rows, target, feats, recode, seed)
@@ -251,17 +251,18 @@ def _ml(
         "released": (xr, labels(rows.train_released[target]), xtr),
     }
     w = None if rows.test_weights is None else np.asarray(rows.test_weights, dtype=np.int64)
+    classes = np.unique(labels(rows.values[target]))
     models = _models(seed)
     from threadpoolctl import threadpool_limits
 
     # One thread: the tables are small, and OpenMP's spinning threads oversubscribe a busy
     # machine badly (a 60x slowdown measured on a loaded 2-core host).
     with threadpool_limits(limits=1):
-        results = _fit_all(models, train_sets, labels(rows.test[target]), rows.classes, w)
+        results = _fit_all(models, train_sets, labels(rows.test[target]), classes, w)
     return {
         "target": target,
         "features": feats,
-        "classes": len(rows.classes),
+        "classes": len(classes),
         "train_rows": {
             "original": len(rows.train_original),
             "released": len(rows.train_released),
