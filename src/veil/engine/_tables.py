@@ -10,7 +10,9 @@ the local engine reads its input), and the search in between, on the driver::
     pass 2   read, transform, release (a lookup by group)  ->  the released partition, and
              aggregates of it: the re-check's classes, distinct values, a sample
     driver   the independent re-check on the released partitions' aggregate, the report
-             from aggregates, then one release file and the reports written atomically
+             from aggregates (risk and utility included: pass 2 also returns the
+             aggregate of input and release, and ML utility's split rows), then one
+             release file and the reports written atomically
 
 The driver holds aggregates only: their size is the number of distinct combinations of
 the quasi-identifiers and sensitive columns, not the number of rows. Ordered by each
@@ -216,8 +218,8 @@ def ray_run_policy(
 
     The release is written (``out_dir``, else ``policy.output.path``), never collected:
     the result's ``data`` holds the released columns and no row; its ``report`` and
-    ``outputs`` are those of :func:`veil.pipeline.run_policy`, less the risk stage's
-    sections, plus ``report["engine"]``.
+    ``outputs`` are those of :func:`veil.pipeline.run_policy` (the risk stage's risk and
+    utility sections measured on aggregates), plus ``report["engine"]``.
 
     Raises
     ------
@@ -299,14 +301,14 @@ def ray_run_policy(
         if col.role.value in ("insensitive", "sensitive") and col.transform is None
     ]
     release_fn = ray.remote(num_cpus=1, max_retries=1, num_returns=2)(release_part)
-    splits = _splits(n, int(weights[np.asarray(result.suppressed, dtype=bool)].sum()), rows)
+    n_suppressed = int(weights[np.asarray(result.suppressed, dtype=bool)].sum())
+    splits = _splits(n, n_suppressed, rows) if "risk" in stages else [None] * len(paths)
     refs = []
     for i, path in enumerate(paths):
         lo, hi = np.searchsorted(sample, [offsets[i], offsets[i] + rows[i]])
-        split = splits[i] if "risk" in stages else None
         refs.append(
             release_fn.remote(
-                plan_ref, path, to_global[i], release, sample[lo:hi] - offsets[i], as_is, split
+                plan_ref, path, to_global[i], release, sample[lo:hi] - offsets[i], as_is, splits[i]
             )
         )
     with progress.task("releasing (ray)"):
@@ -361,7 +363,7 @@ _AGGREGATES_NOTE = (
 )
 
 
-def _splits(n: int, suppressed: int, rows: np.ndarray) -> list[SplitPlan]:
+def _splits(n: int, suppressed: int, rows: np.ndarray) -> list[SplitPlan | None]:
     """Each partition's rows in ML utility's split of all ``n`` rows (as the local engine
     splits them): test rows, and the training rows the models may read (the first
     ``max_train_rows`` of the split, and as many more as there are suppressed records,
