@@ -50,3 +50,30 @@ def test_numeric_like_on_hashed_text_survives(dtype: str) -> None:
         "print(json.dumps([numeric_like(s) is None, reduce_column(s)[1]]))"
     )
     assert got == [True, "top_values"]
+
+
+def test_csv_with_long_exponent_cells_is_read(tmp_path: Path) -> None:
+    # pandas' CSV reader died inferring these columns' types: veil reads them as text,
+    # and every other column as before
+    path = tmp_path / "t.csv"
+    path.write_text(
+        "digest,n,x\n8e2569614270f3d8b9e7038efac9f116,1,2.5\nff,3,4e4567890123\n"
+        + "".join(f"{i:x},{i},{i}.5\n" for i in range(5000)),
+        encoding="utf-8",
+    )
+    got = _child(
+        "import json; from veil.io import read_table; "
+        f"df = read_table({str(path)!r}); "
+        "print(json.dumps([str(t) for t in df.dtypes] + [df.iloc[0, 0][:4], len(df)]))"
+    )
+    assert got == ["object", "int64", "object", "8e25", 5002]
+
+
+def test_csv_without_long_exponents_keeps_its_types(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1e5,x\n2.5e-3,y\n12345678901e2,z\n", encoding="utf-8")
+    got = _child(
+        "import json; from veil.io import read_table; "
+        f"print(json.dumps([str(t) for t in read_table({str(path)!r}).dtypes]))"
+    )
+    assert got == ["float64", "object"]
