@@ -399,6 +399,84 @@ def test_veil_starts_and_stops_its_own_runtime(adult: pd.DataFrame, tmp_path: Pa
     _compare(_policy(tmp_path, "all.csv", privacy=PRIVACY), report, out, "csv")
 
 
+def _descendants(root: int) -> list[tuple[int, str]]:
+    """(pid, command line) of every live process below ``root`` (this test's own only)."""
+    parent: dict[int, int] = {}
+    cmd: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rpartition(")")[2].split()
+            if stat[0] == "Z":
+                continue
+            parent[int(entry.name)] = int(stat[1])
+            cmd[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+    found = []
+    for pid in parent:
+        up = pid
+        while up in parent and up != root:
+            up = parent[up]
+        if up == root and pid != root:
+            found.append((pid, cmd[pid]))
+    return found
+
+
+def test_worker_killed_in_a_partition_task_retries_to_the_same_release(
+    adult: pd.DataFrame, tmp_path: Path
+) -> None:
+    """The tables path with a worker lost mid-run: veil's own local runtime (a fresh
+    process), each partition task sleeping first (the test hook), and the worker running
+    one of them killed. Ray runs the task again: exit 0, the local engine's release and
+    report, nothing else in the output folder."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from veil.engine._table_parts import PAUSE_ENV
+
+    frame = adult.iloc[:900]
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    _write_parts(frame, tmp_path / "parts", [300, 600], "csv")
+    pol = _policy(tmp_path, "parts", privacy=PRIVACY, extra="engine: {type: ray, num_cpus: 2}\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src"), PAUSE_ENV: "3"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "veil", "-q", "run", str(pol), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        tasks: list[int] = []
+        while not tasks:
+            assert proc.poll() is None, "the run ended before a partition task was seen"
+            assert time.monotonic() < deadline, "no partition task started"
+            time.sleep(0.05)
+            tasks = [
+                pid
+                for pid, cmd in _descendants(proc.pid)
+                if cmd.startswith(("ray::prepare_part", "ray::release_part"))
+            ]
+        time.sleep(0.5)  # inside the task's pause
+        assert proc.poll() is None, "the run ended before the worker was killed"
+        os.kill(tasks[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err[-2000:]
+    out = tmp_path / f"out-{pol.stem}"
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    _compare(_policy(tmp_path, "all.csv", privacy=PRIVACY), report, out, "csv")
+    assert sorted(p.name for p in out.iterdir()) == ["released.csv", "report.html", "report.json"]
+
+
 DP_QUERIES = [
     "count()",
     "count(hours)",
