@@ -6,7 +6,8 @@ written, the text of rewritten numbers), applies the field transforms, and reduc
 partition to small, mergeable pieces: the distinct rows of the quasi-identifiers and
 sensitive columns with their counts and first position (:func:`prepare_part`), or, once the
 driver has chosen the transformation, the released partition with the aggregates the
-independent re-check and the report need (:func:`release_part`). No function raises a
+independent re-check and the report need, the risk and utility sections' included
+(:func:`release_part`). No function raises a
 veil error out of a Ray task: it returns ``_Failed`` (message and hint, data-free), so the
 driver raises it again as it is, naming the partition.
 """
