@@ -6,14 +6,14 @@ a fresh process, start-up included (Python, veil, and for Ray ``ray.init`` and i
 processes):
 
 * ``local``: the public API, ``run_policy(policy, only=("transforms", "anonymize",
-  "risk"))`` on the one file, the utility measurement left out: the work the Ray engine
-  does (it measures risk from its aggregates; the utility section, which compares rows,
-  does not run on Ray yet);
+  "risk"))`` on the one file: the work the Ray engine does (the risk stage measures risk
+  and utility, ML utility included; the Ray engine from its aggregates);
 * ``ray-1`` and ``ray-2``: ``veil run POLICY --engine ray`` on the partitions, on a local
   Ray runtime veil starts with ``engine: {num_cpus: 1|2}`` and stops.
 
 Each Ray release is compared with the local one (``identical``: the same rows in the same
-order, the same transformation and information loss, the same summary and risk section). Reported: wall seconds, rows per
+order, the same transformation and information loss, the same summary, risk and utility
+sections). Reported: wall seconds, rows per
 second, the Ray runs' overhead against local and the 2-CPU speed-up against 1 CPU, with the
 machine's load average before and after (figures on a shared machine move with it).
 
@@ -21,7 +21,8 @@ Run::
 
     PYTHONPATH=src python benchmarks/scale_tables.py --times 10 --parts 8
 
-Writes ``benchmarks/results/scale_tables.json`` (``--out`` to change).
+Writes ``benchmarks/results/scale_tables.json`` (``--out`` to change; the run with the
+utility section on both engines: ``--out benchmarks/results/scale_tables_util.json``).
 """
 
 from __future__ import annotations
@@ -51,12 +52,10 @@ QIS = (
 )
 _LOCAL = """
 import sys
-from unittest import mock
 from veil.pipeline import run_policy
 from veil.policy import load_policy
-# the stages the Ray engine runs: the risk stage without the utility section it skips
-with mock.patch("veil.utility.measure_utility", lambda *a, **k: {}):
-    run_policy(load_policy(sys.argv[1]), only=("transforms", "anonymize", "risk"))
+# the stages the Ray engine runs (risk and utility included)
+run_policy(load_policy(sys.argv[1]), only=("transforms", "anonymize", "risk"))
 """
 
 
@@ -124,6 +123,7 @@ def _same(root: Path, name: str) -> bool:
         and ra["anonymize"]["information_loss"] == rb["anonymize"]["information_loss"]
         and ra["summary"] == rb["summary"]
         and ra["risk"] == rb["risk"]
+        and ra["utility"] == rb["utility"]
     )
 
 

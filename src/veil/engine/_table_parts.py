@@ -6,13 +6,16 @@ written, the text of rewritten numbers), applies the field transforms, and reduc
 partition to small, mergeable pieces: the distinct rows of the quasi-identifiers and
 sensitive columns with their counts and first position (:func:`prepare_part`), or, once the
 driver has chosen the transformation, the released partition with the aggregates the
-independent re-check and the report need (:func:`release_part`). No function raises a
+independent re-check and the report need, the risk and utility sections' included
+(:func:`release_part`). No function raises a
 veil error out of a Ray task: it returns ``_Failed`` (message and hint, data-free), so the
 driver raises it again as it is, naming the partition.
 """
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,13 +29,25 @@ if TYPE_CHECKING:
 
     from veil.policy import Policy
 
-__all__ = ["PartPlan", "ReleaseMap", "prepare_part", "release_part"]
+__all__ = ["PartPlan", "ReleaseMap", "SplitPlan", "prepare_part", "release_part"]
 
 N = "__veil_n"
 FIRST = "__veil_first"
 SUP = "__veil_suppressed"
 REF = "__veil_input:"  # + a sensitive column: its value in the input (the t reference)
 RAW = "__veil_raw:"  # + a sensitive column: its value as written in the CSV
+ORIG = "__veil_orig:"  # + a compared column: its value in the input (the utility aggregate)
+RANK = "__veil_rank"  # a row's position in ML utility's seeded split of all rows
+
+#: tests only: seconds each partition task sleeps first, read from the worker's environment
+#: (on a cluster: the node's), so that a test can kill a worker mid-run; unset, one lookup
+PAUSE_ENV = "VEIL_TEST_RAY_PART_PAUSE"
+
+
+def _test_pause() -> None:
+    pause = float(os.environ.get(PAUSE_ENV) or 0)
+    if pause > 0:
+        time.sleep(pause)
 
 
 @dataclass(frozen=True)
@@ -82,6 +97,28 @@ class ReleaseMap:
     suppressed: np.ndarray  # bool per global row
 
 
+@dataclass(frozen=True)
+class SplitPlan:
+    """One partition's rows in ML utility's split of the whole table (:func:`split_rows`):
+    the rows ranked below ``n_test`` are test rows, those up to ``train_end`` the training
+    rows that may be read (the first ``max_train_rows``, and as many again as are
+    suppressed at most)."""
+
+    ranks: np.ndarray  # the split position of each row of the partition
+    n_test: int
+    train_end: int
+
+
+@dataclass
+class Utility:
+    """One released partition's share of the utility section (see :func:`_utility_parts`)."""
+
+    columns: list[str]  # the compared columns, in the policy's order
+    agg: pd.DataFrame  # distinct (ORIG + input values, released values, SUP), N, FIRST
+    test: pd.DataFrame  # distinct test rows' input values, N, FIRST (the smallest rank)
+    train: pd.DataFrame  # the training rows that may be read: ORIG + input, released, SUP, RANK
+
+
 @dataclass
 class Released:
     """One released partition's aggregates (the frame itself travels apart)."""
@@ -97,6 +134,7 @@ class Released:
     non_missing: dict[str, int]  # as-is column -> its non-missing cells
     sample_original: pd.DataFrame  # the sampled rows' input quasi-identifiers
     sample_released: pd.DataFrame  # the sampled rows' released numeric columns
+    utility: Utility | None = None
 
 
 def _policy_for(plan: PartPlan, path: Path) -> Policy:
@@ -205,6 +243,37 @@ def _risk_aggregate(
     return agg, unchanged
 
 
+def _utility_parts(
+    plan: PartPlan, out: Any, original: Any, sup: np.ndarray, split: SplitPlan
+) -> Utility:
+    """What the utility section reads of the released partition, as mergeable pieces: the
+    distinct rows of the compared columns' input and released values with the suppression
+    flag (counted); the test rows of ML utility's split as distinct input rows (counted,
+    first by rank); and the few training rows the models may read, whole."""
+    import pandas as pd
+
+    from veil.risk._stage import utility_columns
+
+    cols = utility_columns(plan.policy, out, original)
+    # by position, dtypes kept (a released quasi-identifier stays categorical)
+    both = pd.DataFrame({ORIG + c: original[c].array for c in cols})
+    for c in cols:
+        both[c] = out[c].array
+    both[SUP] = sup
+    _, agg = groups(both, [*(ORIG + c for c in cols), *cols, SUP])
+    ranks = np.asarray(split.ranks, dtype=np.int64)
+    is_test = ranks < split.n_test
+    tested = original.loc[is_test, cols].reset_index(drop=True)
+    ids, test = groups(tested, cols)
+    first = np.full(len(test), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, ids, ranks[is_test])
+    test[FIRST] = first
+    readable = ~is_test & (ranks < split.train_end)
+    train = both.loc[readable].reset_index(drop=True)
+    train[RANK] = ranks[readable]
+    return Utility(cols, agg, test, train)
+
+
 def _guard(fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
@@ -219,6 +288,7 @@ def prepare_part(plan: PartPlan, path: str) -> Prepared | Failed:
 
 
 def _prepare(plan: PartPlan, path: Path) -> Prepared:
+    _test_pause()
     policy, data, raw, _ = _read(plan, path)
     released, transforms, artifacts = _transformed(plan, policy, data)
     _, agg = groups(_searched(plan, released, raw), plan.cols)
@@ -232,15 +302,17 @@ def release_part(
     release: ReleaseMap,
     sample: np.ndarray,
     as_is: list[str],
+    split: SplitPlan | None = None,
 ) -> tuple[Released | Failed, Any]:
     """Pass 2 on one partition: the released frame, and its aggregates.
 
     ``to_global`` maps the partition's groups (as :func:`groups` numbers them, the same
     as in pass 1) to the rows of the merged aggregate; ``sample`` holds the positions, in
-    this partition, of the rows the report's recomputation check samples.
+    this partition, of the rows the report's recomputation check samples; ``split``, where
+    the utility section is measured, the partition's rows in ML utility's split.
     """
     try:
-        return _release(plan, Path(path), to_global, release, sample, as_is)
+        return _release(plan, Path(path), to_global, release, sample, as_is, split)
     except VeilError as exc:
         return Failed(type(exc).__name__, exc.message, exc.hint), None
 
@@ -252,12 +324,14 @@ def _release(
     release: ReleaseMap,
     sample: np.ndarray,
     as_is: list[str],
+    split: SplitPlan | None,
 ) -> tuple[Released, Any]:
     import pandas as pd
 
     from veil.io._exact import restore_exact_text
     from veil.report._warnings import _numbers
 
+    _test_pause()
     policy, original, raw, exact = _read(plan, path)
     data, _, _ = _transformed(plan, policy, original)
     view = _searched(plan, data, raw)
@@ -311,5 +385,6 @@ def _release(
         non_missing=non_missing,
         sample_original=sample_original,
         sample_released=sample_released,
+        utility=None if split is None else _utility_parts(plan, out, original, sup, split),
     )
     return facts, restore_exact_text(out, original, exact)

@@ -10,7 +10,9 @@ the local engine reads its input), and the search in between, on the driver::
     pass 2   read, transform, release (a lookup by group)  ->  the released partition, and
              aggregates of it: the re-check's classes, distinct values, a sample
     driver   the independent re-check on the released partitions' aggregate, the report
-             from aggregates, then one release file and the reports written atomically
+             from aggregates (risk and utility included: pass 2 also returns the
+             aggregate of input and release, and ML utility's split rows), then one
+             release file and the reports written atomically
 
 The driver holds aggregates only: their size is the number of distinct combinations of
 the quasi-identifiers and sensitive columns, not the number of rows. Ordered by each
@@ -40,6 +42,7 @@ from veil.engine._table_parts import (
     Prepared,
     Released,
     ReleaseMap,
+    SplitPlan,
     prepare_part,
     release_part,
 )
@@ -215,8 +218,8 @@ def ray_run_policy(
 
     The release is written (``out_dir``, else ``policy.output.path``), never collected:
     the result's ``data`` holds the released columns and no row; its ``report`` and
-    ``outputs`` are those of :func:`veil.pipeline.run_policy`, less the risk stage's
-    sections, plus ``report["engine"]``.
+    ``outputs`` are those of :func:`veil.pipeline.run_policy` (the risk stage's risk and
+    utility sections measured on aggregates), plus ``report["engine"]``.
 
     Raises
     ------
@@ -298,12 +301,14 @@ def ray_run_policy(
         if col.role.value in ("insensitive", "sensitive") and col.transform is None
     ]
     release_fn = ray.remote(num_cpus=1, max_retries=1, num_returns=2)(release_part)
+    n_suppressed = int(weights[np.asarray(result.suppressed, dtype=bool)].sum())
+    splits = _splits(n, n_suppressed, rows) if "risk" in stages else [None] * len(paths)
     refs = []
     for i, path in enumerate(paths):
         lo, hi = np.searchsorted(sample, [offsets[i], offsets[i] + rows[i]])
         refs.append(
             release_fn.remote(
-                plan_ref, path, to_global[i], release, sample[lo:hi] - offsets[i], as_is
+                plan_ref, path, to_global[i], release, sample[lo:hi] - offsets[i], as_is, splits[i]
             )
         )
     with progress.task("releasing (ray)"):
@@ -323,8 +328,9 @@ def ray_run_policy(
     stage_report: dict[str, Any] = {"transforms": _merge_transforms(parts), "anonymize": section}
     if "risk" in stages:
         t0 = time.perf_counter()
-        with progress.task("measuring risk (ray)"):
-            stage_report["risk"] = _risk(policy, part_plan, released, offsets, section)
+        with progress.task("measuring risk and utility (ray)"):
+            stage_report["risk"], classes = _risk(policy, part_plan, released, offsets, section)
+            stage_report["utility"] = _utility(policy, parts, released, offsets, classes, section)
         timings["risk"] = round(time.perf_counter() - t0, 4)
     artifacts: dict[str, Any] = {}
     for p in parts[:1]:
@@ -335,8 +341,8 @@ def ray_run_policy(
         **(engine or {}),
         "partitions": len(files),
         "distinct_rows": len(merged),
-        "not_run": ["utility"] if "risk" in stages else [],
-        "note": _NOT_RUN_NOTE,
+        "not_run": [],
+        "note": _AGGREGATES_NOTE,
     }
     frames = [r[1] for r in refs]
     outputs = _write(ray, policy, out_dir, frames, released, report, artifacts, rels)
@@ -349,12 +355,81 @@ def ray_run_policy(
     )
 
 
-_NOT_RUN_NOTE = (
-    "the risk section is measured on the aggregate of the released partitions (each "
-    "distinct row of the quasi-identifiers and sensitive columns with its count: the local "
-    "engine's figures); the utility section (distances, associations, information loss, ML "
-    "utility) compares input and released rows, and does not run on the Ray engine yet"
+_AGGREGATES_NOTE = (
+    "the risk and utility sections are measured on aggregates of the released partitions "
+    "(each distinct row of the columns compared, input and released, with its count; ML "
+    "utility on the seeded split's training rows and its test rows as distinct rows with "
+    "their counts): the local engine's figures"
 )
+
+
+def _splits(n: int, suppressed: int, rows: np.ndarray) -> list[SplitPlan | None]:
+    """Each partition's rows in ML utility's split of all ``n`` rows (as the local engine
+    splits them): test rows, and the training rows the models may read (the first
+    ``max_train_rows`` of the split, and as many more as there are suppressed records,
+    which the release's models skip)."""
+    from veil.risk._stage import RiskStage
+    from veil.utility._ml import split_rows
+
+    perm, n_test = split_rows(n)
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[perm] = np.arange(n, dtype=np.int64)
+    train_end = n_test + min(n - n_test, RiskStage().max_train_rows + suppressed)
+    bounds = np.concatenate([[0], np.cumsum(rows)]).astype(np.int64)
+    return [
+        SplitPlan(ranks[bounds[i] : bounds[i + 1]], n_test, train_end) for i in range(len(rows))
+    ]
+
+
+def _utility(
+    policy: Policy,
+    parts: list[Prepared],
+    released: list[Released],
+    offsets: np.ndarray,
+    classes: Any,
+    anonymize: dict[str, Any],
+) -> dict[str, Any]:
+    """The utility section (:func:`veil.risk._stage.utility_section`) on the merged
+    aggregate of input and release, and ML utility on the split's rows: the local
+    engine's figures."""
+    import pandas as pd
+
+    from veil.engine._table_parts import ORIG, RANK
+    from veil.risk._stage import RiskStage, utility_section
+    from veil.utility._ml import MLRows
+
+    pieces = [r.utility for r in released if r.utility is not None]
+    cols = pieces[0].columns if pieces else []
+    both, _ = _merge([u.agg for u in pieces], offsets, [*(ORIG + c for c in cols), *cols, SUP])
+    order = [c for c in parts[0].columns if c in cols]  # the input's column order
+    original = pd.DataFrame({c: both[ORIG + c] for c in order})
+    rel = both[cols].reset_index(drop=True)
+    test, _ = _merge([u.test for u in pieces], np.zeros(len(pieces), np.int64), cols)
+    train = pd.concat([u.train for u in pieces], ignore_index=True)
+    train = train.sort_values(RANK, kind="stable").reset_index(drop=True)
+    stage = RiskStage()
+    first = train.iloc[: stage.max_train_rows]
+    kept = train.loc[~train[SUP].to_numpy(dtype=bool)].iloc[: stage.max_train_rows]
+    ml_rows = MLRows(
+        rows=int(both[N].sum()),
+        train_original=pd.DataFrame({c: first[ORIG + c] for c in order}),
+        train_released=kept[cols].reset_index(drop=True),
+        test=test[order],
+        test_weights=test[N].to_numpy(),
+        values=original,
+    )
+    return utility_section(
+        policy,
+        original,
+        rel,
+        classes=classes,
+        suppressed=both[SUP].to_numpy(dtype=bool),
+        anonymize=anonymize,
+        ml=stage.ml,
+        max_train_rows=stage.max_train_rows,
+        weights=both[N].to_numpy(),
+        ml_rows=ml_rows,
+    )
 
 
 def _risk(
@@ -363,9 +438,10 @@ def _risk(
     released: list[Released],
     offsets: np.ndarray,
     anonymize: dict[str, Any],
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], Any]:
     """The risk stage's section (:func:`veil.risk._stage.risk_section`) on the weighted
-    distinct rows of the release: the local engine's figures, from aggregates only."""
+    distinct rows of the release, and its classes: the local engine's figures, from
+    aggregates only."""
     from veil.engine._table_parts import RAW, REF, risk_columns
     from veil.risk._stage import RiskStage, risk_section
 
@@ -383,7 +459,7 @@ def _risk(
     values = rel.assign(**swap) if swap else rel
     if swap:
         reference = reference.assign(**swap)
-    risk, _ = risk_section(
+    return risk_section(
         policy,
         rel,
         suppressed=agg[SUP].to_numpy(dtype=bool),
@@ -393,7 +469,6 @@ def _risk(
         threshold=RiskStage().threshold,
         weights=agg[N].to_numpy(),
     )
-    return risk
 
 
 def _recheck(recheck: pd.DataFrame, config: Any, sens_h: dict[str, Any], n: int) -> None:

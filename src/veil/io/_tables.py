@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from veil._errors import InputError
+from veil._numeric import long_exponent_columns
 from veil.io._atomic import atomic_path
 
 if TYPE_CHECKING:
@@ -214,8 +215,12 @@ def read_table(
                 raw = [c for c in raw_columns if c in head]
                 # per column: pandas' spellings of missing everywhere but in the raw columns
                 na = {c: [*na_values] if c in raw else [*PANDAS_NA, *na_values] for c in head}
+            # pandas < 3 crashes inferring a column with a ten-digit exponent: as text
+            crashers = long_exponent_columns(path, lambda: csv_part(dtype=str))
             df = csv_part(
-                dtype=dict.fromkeys(text_columns or (), str) | dict.fromkeys(raw, str),
+                dtype=dict.fromkeys(text_columns or (), str)
+                | dict.fromkeys(raw, str)
+                | dict.fromkeys(crashers, str),
                 na_values=na,
                 keep_default_na=not raw,
                 usecols=None if columns is None else set(columns).__contains__,

@@ -91,7 +91,9 @@ def _numbers(s: pd.Series) -> np.ndarray:
 
     if pd.api.types.is_bool_dtype(s):
         return np.full(len(s), np.nan)
-    return np.asarray(pd.to_numeric(s, errors="coerce"), dtype=float)
+    from veil._numeric import coerce_numbers
+
+    return np.asarray(coerce_numbers(s), dtype=float)
 
 
 def recomputable_quasi_identifiers(

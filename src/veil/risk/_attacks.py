@@ -46,12 +46,14 @@ def learn_recoding(
     columns: Sequence[str],
     *,
     suppressed: Any = None,
+    weights: Any = None,
 ) -> dict[str, dict[Any, Any]]:
     """Per column, the released value most often given to each original value.
 
     Rows of ``original`` and ``released`` must be aligned by position (``veil run`` keeps
     them aligned; suppressed rows are ignored). Under global recoding each original value
-    has one released value, so the mapping is exact.
+    has one released value, so the mapping is exact. ``weights``: the records each row
+    stands for (weighted distinct rows in the order of their first record: the same map).
     """
     import pandas as pd
 
@@ -71,19 +73,26 @@ def learn_recoding(
         m_r = max(len(r_uniq), 1)
         # the most frequent released value of each original one (sparse: a near-unique
         # column made a distinct x distinct table, 20 GB for 50,000 values)
-        keys, counts = _pair_counts(o_codes[ok], r_codes[ok], m_r)
+        w = None if weights is None else np.asarray(weights)[keep][ok]
+        keys, counts = _pair_counts(o_codes[ok], r_codes[ok], m_r, w)
         o_best, r_best, _ = _top_per_row(keys, counts, m_r)
         out[col] = {o_uniq[i]: r_uniq[j] for i, j in zip(o_best, r_best, strict=True)}
     return out
 
 
-def _pair_counts(rows: np.ndarray, cols: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
+def _pair_counts(
+    rows: np.ndarray, cols: np.ndarray, n_cols: int, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """A sparse contingency table: the distinct ``row * n_cols + col`` keys (sorted) and their
-    counts. Memory is linear in the number of pairs, whatever the two cardinalities."""
-    keys, counts = np.unique(
-        rows.astype(np.int64) * np.int64(n_cols) + cols.astype(np.int64), return_counts=True
-    )
-    return keys, counts
+    counts (of records, with ``weights``). Memory is linear in the number of pairs, whatever
+    the two cardinalities."""
+    pairs = rows.astype(np.int64) * np.int64(n_cols) + cols.astype(np.int64)
+    if weights is None:
+        keys, counts = np.unique(pairs, return_counts=True)
+        return keys, counts
+    keys, inverse = np.unique(pairs, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=weights, minlength=len(keys))
+    return keys, np.rint(summed).astype(np.int64)
 
 
 def _top_per_row(

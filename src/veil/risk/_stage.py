@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from veil.pipeline import RunContext
     from veil.policy import Policy
 
-__all__ = ["RiskStage", "risk_section"]
+__all__ = ["RiskStage", "risk_section", "utility_columns", "utility_section"]
 
 log = logging.getLogger(__name__)
 
@@ -58,15 +58,12 @@ class RiskStage:
 
     def run(self, ctx: RunContext) -> None:
         from veil.risk._classes import equivalence_classes
-        from veil.utility import choose_target, measure_utility
 
         policy = ctx.policy
         released = ctx.data
         present = {str(c) for c in released.columns}
         qis = [q for q in policy.quasi_identifiers if q in present]
-        sensitive = [s for s in policy.sensitive if s in present]
         suppressed = _mask(ctx.suppressed, len(released))
-        k_target = policy.privacy.k_anonymity.k if policy.privacy.k_anonymity else None
         progress_task: Any = ctx.progress.task("measuring risk", total=2)
         with progress_task as task:
             values, reference = None, None
@@ -86,42 +83,82 @@ class RiskStage:
             )
             ctx.report["risk"] = risk
             task.advance()
-            columns = [
-                c
-                for c in policy.columns
-                if c in present
-                and c in ctx.original.columns
-                and policy.columns[c].role.value in ("quasi_identifier", "sensitive", "insensitive")
-            ]
-            target = choose_target(
-                ctx.original, [*sensitive, *(c for c in columns if c not in sensitive)]
-            )
             if classes is None and qis:
                 classes = equivalence_classes(released, qis, suppressed=suppressed)
-            utility = measure_utility(
+            utility = utility_section(
+                policy,
                 ctx.original,
                 released,
                 classes=classes,
-                quasi_identifiers=qis,
-                columns=columns,
                 suppressed=suppressed,
-                target=target if len(columns) > 1 else None,
-                k=k_target,
+                anonymize=ctx.report.get("anonymize"),
                 ml=self.ml,
                 max_train_rows=self.max_train_rows,
             )
-            anonymize = ctx.report.get("anonymize")
-            if isinstance(anonymize, dict):
-                engine = {
-                    key: anonymize[key]
-                    for key in ("metric", "score", "information_loss", "metrics")
-                    if key in anonymize
-                }
-                if engine:
-                    utility["engine_metrics"] = engine
-            utility["summary"] = _utility_summary(utility)
             ctx.report["utility"] = utility
             task.advance()
+
+
+def utility_columns(policy: Policy, released: Any, original: Any) -> list[str]:
+    """The columns the utility section compares: the policy's quasi-identifiers, sensitive
+    and insensitive columns present in both tables, in the policy's order."""
+    return [
+        c
+        for c in policy.columns
+        if c in released.columns
+        and c in original.columns
+        and policy.columns[c].role.value in ("quasi_identifier", "sensitive", "insensitive")
+    ]
+
+
+def utility_section(
+    policy: Policy,
+    original: Any,
+    released: Any,
+    *,
+    classes: Any,
+    suppressed: np.ndarray | None,
+    anonymize: Any,
+    ml: bool = True,
+    max_train_rows: int = 2000,
+    weights: Any = None,
+    ml_rows: Any = None,
+) -> dict[str, Any]:
+    """The report's ``utility`` section (:func:`veil.utility.measure_utility`), with the
+    anonymizer's own metrics and a summary. With ``weights`` (and ``ml_rows``) the tables
+    are aligned weighted distinct rows, the Ray engine's aggregate: the same figures."""
+    from veil.utility import choose_target, measure_utility
+
+    present = {str(c) for c in released.columns}
+    qis = [q for q in policy.quasi_identifiers if q in present]
+    sensitive = [s for s in policy.sensitive if s in present]
+    k_target = policy.privacy.k_anonymity.k if policy.privacy.k_anonymity else None
+    columns = utility_columns(policy, released, original)
+    target = choose_target(original, [*sensitive, *(c for c in columns if c not in sensitive)])
+    utility = measure_utility(
+        original,
+        released,
+        classes=classes,
+        quasi_identifiers=qis,
+        columns=columns,
+        suppressed=suppressed,
+        target=target if len(columns) > 1 else None,
+        k=k_target,
+        ml=ml,
+        max_train_rows=max_train_rows,
+        weights=weights,
+        ml_rows=ml_rows,
+    )
+    if isinstance(anonymize, dict):
+        engine = {
+            key: anonymize[key]
+            for key in ("metric", "score", "information_loss", "metrics")
+            if key in anonymize
+        }
+        if engine:
+            utility["engine_metrics"] = engine
+    utility["summary"] = _utility_summary(utility)
+    return utility
 
 
 def risk_section(

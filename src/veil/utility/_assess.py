@@ -9,7 +9,7 @@ import numpy as np
 
 from veil.utility._distance import association_preservation, column_distances
 from veil.utility._loss import information_loss, k_sweep
-from veil.utility._ml import ml_utility
+from veil.utility._ml import MLRows, ml_utility, ml_utility_on_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,11 +51,19 @@ def measure_utility(
     ml: bool = True,
     max_train_rows: int = 5000,
     seed: int = 0,
+    weights: Any = None,
+    ml_rows: MLRows | None = None,
 ) -> dict[str, Any]:
     """Distances, association preservation, information loss, k sweep and ML utility.
 
     Rows of ``original`` and ``released`` are taken as aligned when their lengths match
     (``veil run`` keeps them aligned); generalized columns are then recoded for comparison.
+
+    With ``weights`` the two tables are aligned weighted rows: each row stands for that many
+    records (at least one), and rows come in the order of their first record (the Ray
+    engine's aggregate of input and release). Every figure is then the records'; ``classes``
+    are the release's classes (measured on any weighted rows), and ML utility reads
+    ``ml_rows`` (the split's rows, gathered where the records are), not these rows.
 
     Examples
     --------
@@ -69,6 +77,11 @@ def measure_utility(
 
     cols = [c for c in (columns or original.columns) if c in released.columns]
     aligned = len(original) == len(released)
+    w = None
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.int64)
+        if w.shape != (len(original),) or not aligned or (len(w) and int(w.min()) < 1):
+            raise ValueError("weights: one count of at least 1 per row of both aligned tables")
     recode = None
     if aligned:
         # a column is generalized when a kept row's released value differs from its input
@@ -86,17 +99,20 @@ def measure_utility(
             ).any()
         ]
         recode = (
-            learn_recoding(original, released, generalized, suppressed=suppressed)
+            learn_recoding(original, released, generalized, suppressed=suppressed, weights=w)
             if generalized
             else None
         )
+    kept = None if suppressed is None else ~np.asarray(suppressed, bool)
     out: dict[str, Any] = {
         "rows_aligned": aligned,
-        "columns": column_distances(original, released, cols, recode=recode),
+        "columns": column_distances(original, released, cols, recode=recode, weights=w),
         "associations": association_preservation(
             original,
-            released if suppressed is None else released.loc[~np.asarray(suppressed, bool)],
+            released if kept is None else released.loc[kept],
             cols,
+            weights=w,
+            released_weights=None if w is None or kept is None else w[kept],
         ),
     }
     if classes is not None:
@@ -106,15 +122,22 @@ def measure_utility(
             released=released if aligned else None,
             quasi_identifiers=quasi_identifiers,
             k=k,
+            weights=w,
+            retained=None if w is None else (np.ones(len(w), bool) if kept is None else kept),
         )
         out["k_sweep"] = k_sweep(classes)
     out["ml"] = None
-    if ml and target is not None:
+    features = [c for c in cols if c != target]
+    if ml and target is not None and ml_rows is not None:
+        out["ml"] = ml_utility_on_rows(
+            ml_rows, target=target, features=features, recode=recode, seed=seed
+        )
+    elif ml and target is not None and w is None:  # weighted rows are not the split's rows
         out["ml"] = ml_utility(
             original,
             released,
             target=target,
-            features=[c for c in cols if c != target],
+            features=features,
             suppressed=suppressed,
             recode=recode,
             max_train_rows=max_train_rows,

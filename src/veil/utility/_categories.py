@@ -15,6 +15,10 @@ float64 is 4.6 GiB, and the counts as many again), and its Cramér's V says noth
   ``other`` code; missing values are one value like any other.
 
 Every step is linear in the number of rows; no value is ever named.
+
+With ``weights`` each row stands for that many records (the Ray engine's distinct rows with
+their counts, in the order of their first record): the codes, counts and shares are the
+records' (see ``tests/property/test_utility_weights.py``).
 """
 
 from __future__ import annotations
@@ -23,10 +27,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from veil._numeric import coerce_numbers
+
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MAX_CATEGORIES", "NUMERIC_SHARE", "bounded_codes", "numeric_like", "reduce_column"]
+__all__ = [
+    "MAX_CATEGORIES",
+    "NUMERIC_SHARE",
+    "bounded_codes",
+    "expand",
+    "numeric_like",
+    "reduce_column",
+]
 
 MAX_CATEGORIES = 50
 """Most frequent values kept per column before the rest become one ``other`` category."""
@@ -45,7 +58,26 @@ def is_numeric(s: pd.Series) -> bool:
     return bool(pd.api.types.is_numeric_dtype(s)) and not pd.api.types.is_bool_dtype(s)
 
 
-def numeric_like(s: pd.Series) -> pd.Series | None:
+def expand(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """Each value repeated as many times as its weight: the records behind weighted rows.
+
+    Only quantiles use it (numpy's interpolation between two records, bit for bit); the
+    memory is one float per record of one column, for as long as the quantiles take.
+    """
+    if weights is None:
+        return values
+    return np.repeat(values, np.asarray(weights, dtype=np.int64))
+
+
+def _share(mask: np.ndarray, weights: np.ndarray | None) -> float:
+    """The share of records where ``mask`` holds (a mean of booleans, weighted)."""
+    if weights is None:
+        return float(mask.mean())
+    w = np.asarray(weights, dtype=np.int64)
+    return int(w[mask].sum()) / int(w.sum())
+
+
+def numeric_like(s: pd.Series, weights: np.ndarray | None = None) -> pd.Series | None:
     """The column as floats when it is text that reads as numbers, else ``None``.
 
     Missing values stay missing; values that do not parse (under ``1 - NUMERIC_SHARE`` of the
@@ -69,27 +101,36 @@ def numeric_like(s: pd.Series) -> pd.Series | None:
     text = present.astype(str)
     if not text.str.contains(r"\d", regex=True).all():
         return None
-    parsed = pd.to_numeric(text.str.replace(_STRIP, "", regex=True), errors="coerce")
-    if parsed.notna().mean() < NUMERIC_SHARE:
+    parsed = coerce_numbers(text.str.replace(_STRIP, "", regex=True))
+    w = None if weights is None else np.asarray(weights)[s.notna().to_numpy()]
+    if _share(parsed.notna().to_numpy(), w) < NUMERIC_SHARE:
         return None
     out = pd.Series(np.nan, index=s.index, dtype=float)
     out.loc[parsed.index] = parsed.to_numpy(dtype=float)
     return out
 
 
-def _quantile_codes(x: pd.Series, bins: int) -> np.ndarray:
+def _quantile_codes(x: pd.Series, bins: int, weights: np.ndarray | None = None) -> np.ndarray:
     """Quantile-bin codes ``0..b-1``; missing values get ``b`` (at most ``bins + 1`` codes)."""
     import pandas as pd
 
-    binned = pd.qcut(x.astype(float), bins, labels=False, duplicates="drop")
-    arr = binned.to_numpy(dtype=float)
+    if weights is None:
+        arr = pd.qcut(x.astype(float), bins, labels=False, duplicates="drop").to_numpy(dtype=float)
+    else:
+        # the records' bins (pd.qcut on them), read back at each row's first record
+        w = np.asarray(weights, dtype=np.int64)
+        records = pd.Series(expand(x.to_numpy(dtype=float), w))
+        binned = pd.qcut(records, bins, labels=False, duplicates="drop").to_numpy(dtype=float)
+        arr = binned[np.cumsum(w) - w]
     top = int(np.nanmax(arr)) + 1 if np.isfinite(arr).any() else 0
     return np.where(np.isnan(arr), top, arr).astype(np.int64)
 
 
-def _capped(codes: np.ndarray, max_categories: int) -> np.ndarray:
+def _capped(
+    codes: np.ndarray, max_categories: int, weights: np.ndarray | None = None
+) -> np.ndarray:
     """Keep the ``max_categories`` most frequent codes (renumbered), the rest become one."""
-    counts = np.bincount(codes)
+    counts = np.bincount(codes, weights=weights)
     if len(counts) <= max_categories:
         return codes
     keep = np.argsort(-counts, kind="stable")[:max_categories]
@@ -99,22 +140,28 @@ def _capped(codes: np.ndarray, max_categories: int) -> np.ndarray:
 
 
 def reduce_column(
-    s: pd.Series, *, bins: int = 10, max_categories: int = MAX_CATEGORIES
+    s: pd.Series,
+    *,
+    bins: int = 10,
+    max_categories: int = MAX_CATEGORIES,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, str]:
     """:func:`bounded_codes` and how the column was reduced: ``as_is``, ``quantile_bins``
     (numbers), ``numeric_text_bins`` (numeric-like text) or ``top_values`` (the most frequent
     values and one ``other``)."""
     from veil.risk._classes import encode_column
 
+    w = weights
     if is_numeric(s) and s.nunique() > bins:
-        return _capped(_quantile_codes(s, bins), max_categories), "quantile_bins"
+        return _capped(_quantile_codes(s, bins, w), max_categories, w), "quantile_bins"
     codes, m = encode_column(s, str(s.name))
     if m > max_categories and not is_numeric(s):
-        parsed = numeric_like(s)
+        parsed = numeric_like(s, w)
         if parsed is not None and parsed.nunique() > bins:
-            return _capped(_quantile_codes(parsed, bins), max_categories), "numeric_text_bins"
+            codes = _quantile_codes(parsed, bins, w)
+            return _capped(codes, max_categories, w), "numeric_text_bins"
     if m > max_categories:
-        return _capped(codes, max_categories), "top_values"
+        return _capped(codes, max_categories, w), "top_values"
     return codes, "as_is"
 
 

@@ -17,6 +17,10 @@ well relationships between columns survived. Each column is first reduced to at 
 in quantile bins, the most frequent values of other columns plus one ``other``), so a
 contingency table never has more than ``(max_categories + 1)**2`` cells whatever the
 cardinality. Numeric-like text (``"$55,076.06"``) is compared as numbers per column too.
+
+**Weighted rows.** With ``weights`` each row stands for that many records (the Ray engine's
+distinct rows with their counts, ordered by their first record): every figure is the
+records', equal to the one measured on them (``tests/property/test_utility_weights.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from veil.utility._categories import MAX_CATEGORIES, is_numeric, numeric_like, reduce_column
+from veil.utility._categories import (
+    MAX_CATEGORIES,
+    expand,
+    is_numeric,
+    numeric_like,
+    reduce_column,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,10 +44,13 @@ if TYPE_CHECKING:
 __all__ = ["association_preservation", "column_distances"]
 
 
-def _binned(orig: pd.Series, rel: pd.Series, bins: int) -> tuple[pd.Series, pd.Series]:
+def _binned(
+    orig: pd.Series, rel: pd.Series, bins: int, weights: np.ndarray | None = None
+) -> tuple[pd.Series, pd.Series]:
     import pandas as pd
 
-    edges = np.unique(np.nanquantile(orig.to_numpy(dtype=float), np.linspace(0, 1, bins + 1)))
+    values = expand(orig.to_numpy(dtype=float), weights)
+    edges = np.unique(np.nanquantile(values, np.linspace(0, 1, bins + 1)))
     if len(edges) < 2:
         return orig.astype(str), rel.astype(str)
     edges[0], edges[-1] = -np.inf, np.inf
@@ -50,7 +63,16 @@ def _binned(orig: pd.Series, rel: pd.Series, bins: int) -> tuple[pd.Series, pd.S
     return o, r
 
 
-def _joint_counts(orig: pd.Series, rel: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _counts(codes: np.ndarray, m: int, weights: np.ndarray | None) -> np.ndarray:
+    """Records per code (integers, weighted or not)."""
+    if weights is None:
+        return np.bincount(codes, minlength=m)
+    return np.rint(np.bincount(codes, weights=weights, minlength=m)).astype(np.int64)
+
+
+def _joint_counts(
+    orig: pd.Series, rel: pd.Series, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Value counts of both series over their joint values (missing is a value)."""
     import pandas as pd
 
@@ -59,7 +81,7 @@ def _joint_counts(orig: pd.Series, rel: pd.Series) -> tuple[np.ndarray, np.ndarr
     m = len(uniq) + 1  # code m - 1: missing
     codes = np.where(codes < 0, m - 1, codes)
     n_o = len(orig)
-    return np.bincount(codes[:n_o], minlength=m), np.bincount(codes[n_o:], minlength=m)
+    return _counts(codes[:n_o], m, weights), _counts(codes[n_o:], m, weights)
 
 
 def _tv(
@@ -71,14 +93,24 @@ def _tv(
     return float(0.5 * np.abs(p - q).sum())
 
 
-def _ks(orig: pd.Series, rel: pd.Series) -> float | None:
-    a = np.sort(orig.dropna().to_numpy(dtype=float))
-    b = np.sort(rel.dropna().to_numpy(dtype=float))
-    if not len(a) or not len(b):
+def _cdf(s: pd.Series, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int]:
+    """Sorted non-missing values, the records at or below each (a cumulative count), total."""
+    present = s.notna().to_numpy()
+    values = s.to_numpy(dtype=float)[present]
+    order = np.argsort(values, kind="stable")
+    w = np.ones(len(values), np.int64) if weights is None else np.asarray(weights)[present]
+    cum = np.concatenate([[0], np.cumsum(np.asarray(w, dtype=np.int64)[order])])
+    return values[order], cum, int(cum[-1])
+
+
+def _ks(orig: pd.Series, rel: pd.Series, weights: np.ndarray | None = None) -> float | None:
+    a, cum_a, n_a = _cdf(orig, weights)
+    b, cum_b, n_b = _cdf(rel, weights)
+    if not n_a or not n_b:
         return None
     grid = np.concatenate([a, b])
-    cdf_a = np.searchsorted(a, grid, side="right") / len(a)
-    cdf_b = np.searchsorted(b, grid, side="right") / len(b)
+    cdf_a = cum_a[np.searchsorted(a, grid, side="right")] / n_a
+    cdf_b = cum_b[np.searchsorted(b, grid, side="right")] / n_b
     return float(np.abs(cdf_a - cdf_b).max())
 
 
@@ -112,6 +144,7 @@ def column_distances(
     *,
     recode: Mapping[str, Mapping[Any, Any]] | None = None,
     bins: int = 20,
+    weights: np.ndarray | None = None,
 ) -> list[dict[str, Any]]:
     """Total variation and KS distance per column present in both tables.
 
@@ -120,6 +153,8 @@ def column_distances(
     recode
         Per generalized column, original value -> released value
         (see :func:`veil.risk.learn_recoding`).
+    weights
+        Records per row, in both tables (aligned weighted rows; see the module docstring).
 
     Examples
     --------
@@ -144,34 +179,35 @@ def column_distances(
             o = o.map(dict(recode[col]))
         if not generalized and not is_numeric(o) and o.nunique() > MAX_CATEGORIES:
             # numeric-like text ("$55,076.06") is compared as the numbers it writes
-            po, pr = numeric_like(o), numeric_like(r)
+            po, pr = numeric_like(o, weights), numeric_like(r, weights)
             if po is not None and pr is not None:
                 o, r = po, pr
         if is_numeric(o) and is_numeric(r):
-            entry["ks"] = _ks(o, r)
+            entry["ks"] = _ks(o, r, weights)
             if o.nunique() > bins:
-                o, r = _binned(o, r, bins)
+                o, r = _binned(o, r, bins, weights)
         else:
             entry["ks"] = None
-        counts = _joint_counts(o, r)
+        counts = _joint_counts(o, r, weights)
         entry["total_variation"] = _tv(o, r, counts)
         entry["profile"] = _profile(o, r, counts=counts)
         out.append(entry)
     return out
 
 
-def contingency(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def contingency(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """The dense ``ka x kb`` count table of two code arrays (bounded codes keep it small)."""
     ka, kb = int(a.max()) + 1, int(b.max()) + 1
-    return np.bincount(a * kb + b, minlength=ka * kb).reshape(ka, kb).astype(float)
+    counts = np.bincount(a * kb + b, weights=weights, minlength=ka * kb)
+    return counts.reshape(ka, kb).astype(float)
 
 
-def _cramers_v(a: np.ndarray, b: np.ndarray) -> float:
+def _cramers_v(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None) -> float:
     ka, kb = int(a.max()) + 1, int(b.max()) + 1
     if ka < 2 or kb < 2:
         return 0.0
-    n = len(a)
-    table = contingency(a, b)
+    n = len(a) if weights is None else int(np.asarray(weights, dtype=np.int64).sum())
+    table = contingency(a, b, weights)
     expected = table.sum(1, keepdims=True) * table.sum(0, keepdims=True) / n
     with np.errstate(divide="ignore", invalid="ignore"):
         chi2 = np.nansum(np.where(expected > 0, (table - expected) ** 2 / expected, 0.0))
@@ -185,13 +221,16 @@ def association_preservation(
     *,
     bins: int = 10,
     max_categories: int = MAX_CATEGORIES,
+    weights: np.ndarray | None = None,
+    released_weights: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Cramér's V for every column pair, original vs release (see the module docstring).
 
     Each column is reduced to at most ``max(bins, max_categories) + 1`` codes first, so
     memory stays linear in the rows whatever the columns' cardinality.
 
-    Tables of different lengths are fine (each is measured on its own).
+    Tables of different lengths are fine (each is measured on its own). ``weights`` and
+    ``released_weights``: records per row of ``original`` and of ``released``.
 
     Examples
     --------
@@ -212,8 +251,12 @@ def association_preservation(
     rc: dict[Any, np.ndarray] = {}
     reduced: dict[str, str] = {}
     for c in cols:
-        oc[c], how = reduce_column(original[c], bins=bins, max_categories=max_categories)
-        rc[c], how_r = reduce_column(released[c], bins=bins, max_categories=max_categories)
+        oc[c], how = reduce_column(
+            original[c], bins=bins, max_categories=max_categories, weights=weights
+        )
+        rc[c], how_r = reduce_column(
+            released[c], bins=bins, max_categories=max_categories, weights=released_weights
+        )
         if how in ("numeric_text_bins", "top_values") or how_r in (
             "numeric_text_bins",
             "top_values",
@@ -222,8 +265,8 @@ def association_preservation(
     pairs: list[dict[str, Any]] = []
     for i, a in enumerate(cols):
         for b in cols[i + 1 :]:
-            vo = _cramers_v(oc[a], oc[b])
-            vr = _cramers_v(rc[a], rc[b])
+            vo = _cramers_v(oc[a], oc[b], weights)
+            vr = _cramers_v(rc[a], rc[b], released_weights)
             pairs.append({"a": str(a), "b": str(b), "original": vo, "released": vr})
     diffs = np.array([abs(p["original"] - p["released"]) for p in pairs])
     return {

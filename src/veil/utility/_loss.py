@@ -29,21 +29,31 @@ if TYPE_CHECKING:
 __all__ = ["information_loss", "k_sweep"]
 
 
-def _cond_entropy_bits(orig: np.ndarray, rel: np.ndarray, keep: np.ndarray) -> tuple[float, float]:
-    """Sum of -log2 P(o | r) over kept rows, and the column's entropy sum for dropped rows."""
+def _bits(counts: np.ndarray, probs: np.ndarray) -> float:
+    """``-sum(count * log2(p))`` over the values present: the bits of the records behind the
+    counts, summed per value (the same sum whether the records came as rows or as weighted
+    rows)."""
+    present = counts > 0
+    return float(-(counts[present] * np.log2(probs[present])).sum())
+
+
+def _cond_entropy_bits(
+    orig: np.ndarray, rel: np.ndarray, keep: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[float, float, float]:
+    """Sum of -log2 P(o | r) over kept records, the column's entropy sum for dropped records,
+    and the column's entropy sum over all records."""
+    w = np.ones(len(orig)) if weights is None else np.asarray(weights, dtype=float)
     n_o = int(orig.max()) + 1 if len(orig) else 1
     pair = rel * n_o + orig
-    joint = np.bincount(pair[keep])
-    marg = np.bincount(rel[keep], minlength=int(rel.max()) + 1 if len(rel) else 1)
-    kept_pairs = pair[keep]
-    with np.errstate(divide="ignore"):
-        p = joint[kept_pairs] / marg[rel[keep]]
-    kept_bits = float(-np.log2(p).sum())
+    joint = np.bincount(pair[keep], weights=w[keep])
+    marg = np.bincount(rel[keep], weights=w[keep])
+    cells = np.flatnonzero(joint)  # pairs present, in code order
+    kept_bits = _bits(joint[cells], joint[cells] / marg[cells // n_o])
     # a suppressed record's value is only known to come from the column's distribution
-    all_counts = np.bincount(orig, minlength=n_o)
-    probs = all_counts[orig[~keep]] / max(len(orig), 1)
-    dropped_bits = float(-np.log2(probs).sum()) if len(probs) else 0.0
-    return kept_bits, dropped_bits
+    all_counts = np.bincount(orig, weights=w, minlength=n_o)
+    total = max(float(all_counts.sum()), 1.0)
+    dropped = np.bincount(orig[~keep], weights=w[~keep], minlength=n_o)
+    return kept_bits, _bits(dropped, all_counts / total), _bits(all_counts, all_counts / total)
 
 
 def information_loss(
@@ -53,10 +63,14 @@ def information_loss(
     released: pd.DataFrame | None = None,
     quasi_identifiers: Sequence[str] = (),
     k: int | None = None,
+    weights: np.ndarray | None = None,
+    retained: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Discernibility, AECS, non-uniform entropy and suppression of a release.
 
-    ``original`` and ``released`` (aligned by position) enable the entropy measure.
+    ``original`` and ``released`` (aligned by position) enable the entropy measure. With
+    ``weights`` they are weighted rows (records per row) and ``retained`` marks their rows
+    kept in the release (``classes``, then, may be measured on other weighted rows).
 
     Examples
     --------
@@ -78,14 +92,13 @@ def information_loss(
         "non_uniform_entropy": None,
     }
     if original is not None and released is not None and len(original) == len(released) and n:
-        keep = classes.retained
+        keep = classes.retained if retained is None else np.asarray(retained, dtype=bool)
         bits, total_bits = 0.0, 0.0
         per_col = {}
         for q in quasi_identifiers:
             o, _ = encode_column(original[q], q)
             r, _ = encode_column(released[q], q)
-            kept, dropped = _cond_entropy_bits(o, r, keep)
-            col_total = float(-np.log2(np.bincount(o)[o] / len(o)).sum())
+            kept, dropped, col_total = _cond_entropy_bits(o, r, keep, weights)
             per_col[q] = (kept + dropped) / col_total if col_total else 0.0
             bits += kept + dropped
             total_bits += col_total

@@ -14,11 +14,18 @@ cannot read original ones, so the test rows are first recoded the way the releas
 the training rows (the value map learned from aligned rows; an unseen value is unknown to
 the model). Accuracy and AUC (one-vs-rest, macro-averaged, for more than two classes) are
 reported with the release's delta: negative means utility lost.
+
+What the models read is a small set of rows (:class:`MLRows`): the training rows (at most
+``max_train_rows`` of each table) and the test rows, which may come as weighted distinct
+rows (the Ray engine's aggregate: each distinct test row once, with its count, in the order
+of its first row in the split); accuracy and AUC are then the test records', equal to the
+ones measured row by row (``tests/property/test_utility_weights.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,7 +35,30 @@ from veil._errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ml_utility"]
+__all__ = ["MLRows", "labels", "ml_utility", "ml_utility_on_rows", "split_rows"]
+
+
+@dataclass
+class MLRows:
+    """The rows ML utility reads (see the module docstring)."""
+
+    rows: int  # rows of the original table
+    train_original: pd.DataFrame  # original training rows, in the split's order
+    train_released: pd.DataFrame  # their released rows, suppressed ones left out
+    test: pd.DataFrame  # original test rows (distinct, with ``test_weights``), split order
+    test_weights: np.ndarray | None  # records per test row; None: one each
+    values: pd.DataFrame  # original rows, all or distinct: where the target's labels are read
+    aligned: bool = True
+
+
+def split_rows(n: int, test_size: float = 0.3, seed: int = 0) -> tuple[np.ndarray, int]:
+    """The seeded order of ``n`` rows, and how many of its first rows are test rows."""
+    return np.random.default_rng(seed).permutation(n), max(1, round(n * test_size))
+
+
+def labels(s: pd.Series) -> np.ndarray:
+    """A target column as the models read it (text, missing as ``<missing>``)."""
+    return s.astype("string").fillna("<missing>").to_numpy(dtype=object)
 
 
 def _prep(df: pd.DataFrame, features: Sequence[str]) -> pd.DataFrame:
@@ -74,12 +104,13 @@ def _encode(frames: list[pd.DataFrame], feats: Sequence[str]) -> list[np.ndarray
 
 
 def _score(
-    model: Any, x: np.ndarray, y: np.ndarray, classes: np.ndarray
+    model: Any, x: np.ndarray, y: np.ndarray, classes: np.ndarray, w: np.ndarray | None = None
 ) -> dict[str, float | None]:
     from sklearn.metrics import accuracy_score, roc_auc_score
 
     pred = model.predict(x)
-    acc = float(accuracy_score(y, pred))
+    # weighted: records right / records, the row-by-row mean bit for bit
+    acc = float(accuracy_score(y, pred)) if w is None else int(w[pred == y].sum()) / int(w.sum())
     auc: float | None
     try:
         proba = model.predict_proba(x)
@@ -90,11 +121,11 @@ def _score(
                 full[:, j] = proba[:, known.index(c)]
         present = np.isin(classes, np.unique(y))
         if len(classes) == 2:
-            auc = float(roc_auc_score(y == classes[1], full[:, 1]))
+            auc = float(roc_auc_score(y == classes[1], full[:, 1], sample_weight=w))
         elif present.sum() >= 2:
             # one-vs-rest AUC of each class seen in the test rows, macro-averaged
             aucs = [
-                roc_auc_score(y == c, full[:, j])
+                roc_auc_score(y == c, full[:, j], sample_weight=w)
                 for j, c in enumerate(classes)
                 if present[j] and (y != c).any()
             ]
@@ -142,18 +173,10 @@ def ml_utility(
     0.0
     """
     feats = [str(f) for f in features if f != target and f in released.columns]
-    if target not in original.columns or target not in released.columns:
-        raise InputError(
-            f"the ML-utility target {target!r} is not in both tables",
-            hint="choose a column the release keeps",
-        )
-    if not feats:
-        raise InputError("no feature column is in both tables", hint="keep at least one predictor")
+    _check(target, original.columns, released.columns, feats, len(original))
     n = len(original)
-    if n < 20:
-        raise InputError(f"ML utility needs at least 20 rows, got {n}")
     rng = np.random.default_rng(seed)
-    perm = rng.permutation(n)
+    perm = rng.permutation(n)  # split_rows(n, test_size, seed), and rng goes on below
     n_test = max(1, round(n * test_size))
     test_idx, train_idx = perm[:n_test], perm[n_test:]
     aligned = len(released) == n
@@ -162,45 +185,92 @@ def ml_utility(
     if max_train_rows is not None:
         train_idx = train_idx[:max_train_rows]
         rel_idx = rel_idx[:max_train_rows] if aligned else rng.permutation(rel_idx)[:max_train_rows]
-    y_all = original[target].astype("string").fillna("<missing>").to_numpy(dtype=object)
-    y_rel_all = released[target].astype("string").fillna("<missing>").to_numpy(dtype=object)
-    classes = np.unique(y_all)
-    x_test_orig = _prep(original.iloc[test_idx], feats)
-    x_test_rel = original.iloc[test_idx].loc[:, feats].copy()
+    rows = MLRows(
+        rows=n,
+        train_original=original.iloc[train_idx],
+        train_released=released.iloc[rel_idx],
+        test=original.iloc[test_idx],
+        test_weights=None,
+        values=original,
+        aligned=aligned,
+    )
+    return _ml(rows, target, feats, recode, seed)
+
+
+def _check(target: str, original: Any, released: Any, feats: list[str], n: int) -> None:
+    if target not in original or target not in released:
+        raise InputError(
+            f"the ML-utility target {target!r} is not in both tables",
+            hint="choose a column the release keeps",
+        )
+    if not feats:
+        raise InputError("no feature column is in both tables", hint="keep at least one predictor")
+    if n < 20:
+        raise InputError(f"ML utility needs at least 20 rows, got {n}")
+
+
+def ml_utility_on_rows(
+    rows: MLRows,
+    *,
+    target: str,
+    features: Sequence[str],
+    recode: Mapping[str, Mapping[Any, Any]] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """:func:`ml_utility` on rows gathered elsewhere (the Ray engine's partitions): the
+    training rows of the split, and its test rows, weighted or not (see :class:`MLRows`)."""
+    feats = [str(f) for f in features if f != target and f in rows.train_released.columns]
+    _check(target, rows.test.columns, rows.train_released.columns, feats, rows.rows)
+    return _ml(rows, target, feats, recode, seed)
+
+
+def _ml(
+    rows: MLRows,
+    target: str,
+    feats: list[str],
+    recode: Mapping[str, Mapping[Any, Any]] | None,
+    seed: int,
+) -> dict[str, Any]:
+    x_test_orig = _prep(rows.test, feats)
+    x_test_rel = rows.test.loc[:, feats].copy()
     for c in feats:
         if recode and c in recode:
             x_test_rel[c] = x_test_rel[c].map(dict(recode[c]))
     x_test_rel = _prep(x_test_rel, feats)
-    y_test = y_all[test_idx]
     xo, xr, xto, xtr = _encode(
         [
-            _prep(original.iloc[train_idx], feats),
-            _prep(released.iloc[rel_idx], feats),
+            _prep(rows.train_original, feats),
+            _prep(rows.train_released, feats),
             x_test_orig,
             x_test_rel,
         ],
         feats,
     )
     train_sets = {
-        "original": (xo, y_all[train_idx], xto),
-        "released": (xr, y_rel_all[rel_idx], xtr),
+        "original": (xo, labels(rows.train_original[target]), xto),
+        "released": (xr, labels(rows.train_released[target]), xtr),
     }
+    w = None if rows.test_weights is None else np.asarray(rows.test_weights, dtype=np.int64)
+    classes = np.unique(labels(rows.values[target]))
     models = _models(seed)
     from threadpoolctl import threadpool_limits
 
     # One thread: the tables are small, and OpenMP's spinning threads oversubscribe a busy
     # machine badly (a 60x slowdown measured on a loaded 2-core host).
     with threadpool_limits(limits=1):
-        results = _fit_all(models, train_sets, y_test, classes)
+        results = _fit_all(models, train_sets, labels(rows.test[target]), classes, w)
     return {
         "target": target,
         "features": feats,
         "classes": len(classes),
-        "train_rows": {"original": len(train_idx), "released": len(rel_idx)},
-        "test_rows": len(test_idx),
-        "rows_aligned": aligned,
+        "train_rows": {
+            "original": len(rows.train_original),
+            "released": len(rows.train_released),
+        },
+        "test_rows": len(rows.test) if w is None else int(w.sum()),
+        "rows_aligned": rows.aligned,
         "note": None
-        if aligned
+        if rows.aligned
         else "release not aligned with the original: the test rows may have fed the release",
         "models": results,
     }
@@ -217,6 +287,7 @@ def _fit_all(
     train_sets: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
     y_test: np.ndarray,
     classes: np.ndarray,
+    w: np.ndarray | None = None,
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for name, make in models.items():
@@ -227,7 +298,7 @@ def _fit_all(
                 continue
             model = make()
             model.fit(x, y)
-            scores[which] = _score(model, x_test, y_test, classes)
+            scores[which] = _score(model, x_test, y_test, classes, w)
         o, r = scores["original"], scores["released"]
         results[name] = {
             "original": o,
