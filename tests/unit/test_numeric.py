@@ -77,3 +77,23 @@ def test_csv_without_long_exponents_keeps_its_types(tmp_path: Path) -> None:
         f"print(json.dumps([str(t) for t in read_table({str(path)!r}).dtypes]))"
     )
     assert got == ["float64", "object"]
+
+
+def test_transforms_and_dp_refuse_hex_text_instead_of_crashing() -> None:
+    """A numeric transform, Mondrian's encoding and a DP sum on a column of hex digests each
+    stop with veil's own error, naming the column (they called pd.to_numeric directly)."""
+    got = _child(
+        "import json, pandas as pd\n"
+        "from veil._errors import VeilError\n"
+        "from veil.tabular._base import to_numbers\n"
+        "from veil.dp._mechanisms import _numeric\n"
+        f"s = pd.Series({CRASHERS!r} * 3, name='digest')\n"
+        "out = []\n"
+        "for call in (lambda: to_numbers(s, transform='round'), lambda: _numeric(s, 'digest')):\n"
+        "    try:\n"
+        "        call(); out.append('no error')\n"
+        "    except VeilError as exc:\n"
+        "        out.append(type(exc).__name__ + ('+col' if 'digest' in str(exc) else ''))\n"
+        "print(json.dumps(out))"
+    )
+    assert got == ["InputError+col", "SchemaError+col"]

@@ -186,13 +186,15 @@ def _numeric(series: pd.Series, name: str) -> pd.Series:
     if pd.api.types.is_bool_dtype(series):
         return series.astype("int64")
     if not pd.api.types.is_numeric_dtype(series):
-        try:
-            return pd.to_numeric(series, errors="raise")
-        except (ValueError, TypeError):
+        from veil._numeric import coerce_numbers
+
+        numbers = coerce_numbers(series)
+        if bool((numbers.isna() & series.notna()).any()):
             raise SchemaError(
                 f"column {name!r} is not numeric (dtype {series.dtype})",
                 hint="use count or histogram(categories=...) for categorical columns",
-            ) from None
+            )
+        return numbers
     return series
 
 

@@ -217,7 +217,8 @@ def text_forms_for_synthesis(
 def format_like_input(table: pd.DataFrame, formats: dict[str, tuple[str, int]]) -> pd.DataFrame:
     """Write the numeric columns named in ``formats`` as the input wrote them."""
     import numpy as np
-    import pandas as pd
+
+    from veil._numeric import coerce_numbers
 
     if not formats:
         return table
@@ -225,7 +226,7 @@ def format_like_input(table: pd.DataFrame, formats: dict[str, tuple[str, int]]) 
     for c, (kind, size) in formats.items():
         if c not in out.columns:
             continue
-        numbers = pd.to_numeric(out[c], errors="coerce").to_numpy(dtype=float)
+        numbers = coerce_numbers(out[c]).to_numpy(dtype=float)
         shown: list[str | None] = [
             None
             if np.isnan(v)

@@ -170,9 +170,9 @@ def _is_age_name(name: str) -> bool:
 
 def _age_values(s: pd.Series) -> bool:
     """Whether a column holds ages in years: numbers (or numeric text), 0 to 130."""
-    import pandas as pd
+    from veil._numeric import coerce_numbers
 
-    values = pd.to_numeric(s.dropna(), errors="coerce")
+    values = coerce_numbers(s.dropna())
     if values.empty or values.isna().mean() > 0.01:
         return False
     values = values.dropna()

@@ -49,6 +49,7 @@ from veil._errors import (
     SchemaError,
     StageUnavailableError,
 )
+from veil._numeric import coerce_numbers
 from veil._progress import NullProgress, Progress
 from veil.tabular._encoding import FrequencyTable, encode
 from veil.tabular._hierarchy import Hierarchy, build_hierarchy, value_labels
@@ -306,7 +307,7 @@ def _check_numeric(df: pd.DataFrame, config: AnonymizeConfig, where: str) -> Non
             # a missing value is not stray text, however it is spelled (a column read as
             # written keeps 'NULL' or an empty cell)
             missing = col.isna() | col.astype(str).str.strip().isin(_NA_SPELLINGS)
-            bad = int((pd.to_numeric(col, errors="coerce").isna() & ~missing).sum())
+            bad = int((coerce_numbers(col).isna() & ~missing).sum())
             if bad:
                 raise InputError(
                     f"{where}{bad} value(s) of numeric quasi-identifier {q!r} are not numbers",

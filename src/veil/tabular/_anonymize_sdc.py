@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from veil._errors import PolicyError, PrivacyRequirementNotMet, SchemaError
+from veil._numeric import coerce_numbers
 from veil._progress import Progress
 from veil.tabular._anonymize import SUPPRESSED, AnonymizationResult
 
@@ -105,7 +106,7 @@ def _numeric_problems(df: pd.DataFrame, qis: list[str]) -> list[str]:
         if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
             problems.append(f"{q!r} (dates or durations)")
             continue
-        nums = pd.to_numeric(col, errors="coerce")
+        nums = coerce_numbers(col)
         bad = int((nums.isna() & col.notna()).sum())
         if bad:
             problems.append(f"{q!r} ({bad} of {n} values are not numbers)")

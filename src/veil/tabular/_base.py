@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError, SchemaError, VeilError
+from veil._numeric import coerce_numbers
 from veil._registry import Registry
 from veil.tabular._keys import Purpose, Secret, resolve_key
 
@@ -76,7 +77,7 @@ def to_numbers(series: pd.Series, *, transform: str) -> pd.Series:
             hint="use it on a numeric column",
         )
     missing = series.isna()
-    numbers = pd.to_numeric(series, errors="coerce")
+    numbers = coerce_numbers(series)
     bad = int((numbers.isna() & ~missing).sum())
     if bad:
         raise InputError(

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError
+from veil._numeric import coerce_numbers
 
 __all__ = ["LeafTree", "as_leaf_tree", "match_leaves"]
 
@@ -174,7 +175,7 @@ def match_leaves(
     vals = np.asarray(values, dtype=object)
     lookup: dict[Any, int]
     if numeric:
-        leaf_num = pd.to_numeric(pd.Series(tree.leaves), errors="coerce").to_numpy(float)
+        leaf_num = coerce_numbers(pd.Series(tree.leaves)).to_numpy(float)
         lookup = {float(v): i for i, v in enumerate(leaf_num) if not np.isnan(v)}
         keys: list[Any] = [float(v) for v in vals]
     else:

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError, PrivacyRequirementNotMet, SchemaError
+from veil._numeric import coerce_numbers
 
 __all__ = ["MDAVResult", "mdav"]
 
@@ -69,7 +70,7 @@ def _matrix(df: pd.DataFrame, columns: list[str]) -> np.ndarray:
     cols = []
     for c in columns:
         s = df[c]
-        nums = pd.to_numeric(s, errors="coerce")
+        nums = coerce_numbers(s)
         bad = int((nums.isna() & s.notna()).sum())
         if bad or pd.api.types.is_bool_dtype(s):
             raise SchemaError(

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError, PrivacyRequirementNotMet, SchemaError
+from veil._numeric import coerce_numbers
 from veil._progress import NullProgress, Progress
 from veil.policy import PrivacyConfig
 from veil.tabular._leaf_tree import LeafTree, as_leaf_tree, match_leaves
@@ -147,7 +148,7 @@ def _is_numeric(series: pd.Series) -> bool:
 def _encode(df: pd.DataFrame, qi: str, *, numeric: bool, hierarchy: Any | None) -> _Dim:
     series = df[qi]
     if numeric:
-        nums = pd.to_numeric(series, errors="coerce")
+        nums = coerce_numbers(series)
         bad = int((nums.isna() & series.notna()).sum())
         if bad:
             raise SchemaError(

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError, SchemaError
+from veil._numeric import coerce_numbers
 from veil.tabular._leaf_tree import LeafTree, as_leaf_tree
 
 __all__ = ["ncp", "ncp_by_column"]
@@ -65,7 +66,7 @@ def _label_leaves(tree: LeafTree | None, level: int | None) -> dict[str, np.ndar
 def _numeric_penalties(
     orig: pd.Series, labels: np.ndarray, tree: LeafTree | None, level: int | None, col: str
 ) -> np.ndarray:
-    vals = pd.to_numeric(orig, errors="coerce")
+    vals = coerce_numbers(orig)
     if vals.isna().any():
         raise SchemaError(
             f"numeric quasi-identifier {col!r} has {int(vals.isna().sum())} value(s) that are "
@@ -77,9 +78,7 @@ def _numeric_penalties(
     present = np.unique(vals.to_numpy(float))
     by_label = _label_leaves(tree, level)
     leaf_num = (
-        pd.to_numeric(pd.Series(tree.leaves), errors="coerce").to_numpy(float)
-        if tree is not None
-        else np.zeros(0)
+        coerce_numbers(pd.Series(tree.leaves)).to_numpy(float) if tree is not None else np.zeros(0)
     )
     out = np.empty(len(labels))
     unknown = 0

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError
+from veil._numeric import coerce_numbers
 from veil.tabular._leaf_tree import as_leaf_tree
 
 __all__ = ["top_bottom_levels"]
@@ -75,7 +76,7 @@ def top_bottom_levels(
         raw = np.asarray(tree.leaves, dtype=object)
     else:
         raw = np.asarray(values, dtype=object)
-    nums = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(dtype=float)
+    nums = coerce_numbers(pd.Series(raw)).to_numpy(dtype=float)
     if np.isnan(nums).any():
         raise InputError(
             f"top/bottom coding needs numbers; {int(np.isnan(nums).sum())} value(s) are not",
@@ -92,7 +93,7 @@ def top_bottom_levels(
     first[low], first[high] = low_label, high_label
     levels.append(first)
     if tree is not None:
-        leaf_num = pd.to_numeric(pd.Series(tree.leaves), errors="coerce").to_numpy(float)
+        leaf_num = coerce_numbers(pd.Series(tree.leaves)).to_numpy(float)
         lookup = {float(v): i for i, v in enumerate(leaf_num)}
         missing = int(sum(float(v) not in lookup for v in nums))
         if missing:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from veil._errors import VerificationError
+from veil._numeric import coerce_numbers
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -157,12 +158,11 @@ def _failure(r: Any) -> str:
 
 def _same(original: pd.Series, released: pd.Series) -> np.ndarray:
     """Cell by cell: is the released value the original one (as a string or a number)?"""
-    import pandas as pd
 
     both_missing = original.isna().to_numpy() & released.isna().to_numpy()
     as_text = original.astype(str).to_numpy() == released.astype(str).to_numpy()
-    o_num = pd.to_numeric(original, errors="coerce").to_numpy(dtype=float)
-    r_num = pd.to_numeric(released, errors="coerce").to_numpy(dtype=float)
+    o_num = coerce_numbers(original).to_numpy(dtype=float)
+    r_num = coerce_numbers(released).to_numpy(dtype=float)
     with np.errstate(invalid="ignore"):
         as_number = o_num == r_num
     return np.asarray(both_missing | as_text | as_number, dtype=bool)
@@ -181,12 +181,11 @@ def _check_kept_or_starred(orig: pd.DataFrame, rel: pd.DataFrame, qis: list[str]
 def _check_cluster_means(
     orig: pd.DataFrame, rel: pd.DataFrame, qis: list[str], cls: pd.Series, round_to: int | None
 ) -> None:
-    import pandas as pd
 
     slack = 0.5 * 10.0 ** (-round_to) if round_to is not None else 0.0
     for q in qis:
-        values = pd.to_numeric(orig[q], errors="coerce").astype(float)
-        released = pd.to_numeric(rel[q], errors="coerce").astype(float)
+        values = coerce_numbers(orig[q]).astype(float)
+        released = coerce_numbers(rel[q]).astype(float)
         means = values.groupby(cls.to_numpy()).transform("mean")
         scale = max(1.0, float(values.abs().max()))
         off = (released - means).abs() > slack + 1e-9 * scale
