@@ -102,6 +102,7 @@ def main() -> None:
         action="store_true",
         help=f"mst: declare {TARGET} as the target, its pairs measured (writes synth_mst_target.json)",
     )
+    ap.add_argument("--out", default=None, help="results file (default: by method and options)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     if args.target and args.method != "mst":
@@ -228,7 +229,7 @@ def main() -> None:
         name = f"{name}_target"
     if name != args.method:
         result["targets"], result["targets_met"] = {}, {}  # the targets are for the non-DP TVAE
-    out = RESULTS / f"synth_{name}.json"
+    out = Path(args.out) if args.out else RESULTS / f"synth_{name}.json"
     out.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
     print(
         json.dumps(

@@ -50,3 +50,86 @@ def test_quality_in_unit_interval_and_one_for_identical(a: pd.DataFrame, b: pd.D
         assert 0.0 <= q["column_pair_trends"] <= 1.0
     same = quality_report(a, a.copy())
     assert abs(same["score"] - 1.0) < 1e-12
+
+
+@st.composite
+def mixed_tables(draw: st.DrawFn) -> pd.DataFrame:
+    """200-600 rows, 3-5 columns: continuous (log-normal), counts (Poisson) and categorical,
+    each with at least two distinct values."""
+    n = draw(st.integers(200, 600))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))  # test data only
+    kinds = draw(st.lists(st.sampled_from(["float", "count", "cat"]), min_size=3, max_size=5))
+    cols: dict[str, object] = {}
+    for i, kind in enumerate(kinds):
+        if kind == "float":
+            x = rng.lognormal(0.0, draw(st.floats(0.1, 2.0)), n) * draw(st.floats(0.01, 1e4))
+        elif kind == "count":
+            x = rng.poisson(draw(st.floats(0.5, 20.0)), n)
+        else:
+            x = rng.choice([f"k{j}" for j in range(draw(st.integers(2, 6)))], n)
+        cols[f"c{i}"] = x
+    df = pd.DataFrame(cols)
+    for c in df.columns:
+        if df[c].nunique() < 2:
+            df.loc[0, c] = df[c].iloc[1] + 1 if df[c].dtype.kind in "if" else "other"
+    return df
+
+
+def _near_copy(df: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The real rows with a tenth of them replaced by rows drawn at random (sampling noise
+    in every column and pair, as a good synthesizer would leave)."""
+    rng = np.random.default_rng(seed)  # test data only
+    idx = np.arange(len(df))
+    swap = rng.random(len(df)) < 0.1
+    idx[swap] = rng.integers(0, len(df), int(swap.sum()))
+    return df.iloc[idx].reset_index(drop=True)
+
+
+def _corrupt(s: pd.Series) -> pd.Series:
+    """One column broken as a synthesizer might break it: a numeric column moved past the
+    real range, a categorical column written with a label the real data lacks."""
+    if pd.api.types.is_numeric_dtype(s):
+        return s + (s.max() - s.min()) + 1
+    return pd.Series("broken", index=s.index)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=mixed_tables(), pick=st.integers(0, 4), seed=st.integers(0, 1000))
+def test_a_broken_column_is_named_and_lowers_the_mean(
+    df: pd.DataFrame, pick: int, seed: int
+) -> None:
+    """One column of a near copy corrupted: the worst column is that one, the worst pair
+    holds it, and veil's every-pair quality drops."""
+    syn = _near_copy(df, seed)
+    col = str(df.columns[pick % len(df.columns)])
+    good = quality_report(df, syn)
+    broken = syn.copy()
+    broken[col] = _corrupt(broken[col])
+    bad = quality_report(df, broken)
+    assert bad["worst_column"]["column"] == col
+    assert col in bad["worst_pair"]["columns"]
+    assert bad["score_all_pairs"] < good["score_all_pairs"]
+    assert bad["all_pairs"] < good["all_pairs"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=mixed_tables(), pick=st.integers(0, 4), seed=st.integers(0, 1000))
+def test_a_broken_pair_is_named_though_every_column_is_intact(
+    df: pd.DataFrame, pick: int, seed: int
+) -> None:
+    """A real table where one column rises with another; the synthetic table keeps every
+    column's values but shuffles that one: every column shape is 1, the pairs without it
+    stay 1, and the worst pair holds it."""
+    col = str(df.columns[pick % len(df.columns)])
+    other = str(df.columns[(pick + 1) % len(df.columns)])
+    real = df.copy()
+    rank = np.argsort(np.argsort(real[other].astype(str).to_numpy(), kind="stable"))
+    real[col] = np.sort(real[col].to_numpy())[rank]  # col in the order of other
+    syn = real.copy()
+    syn[col] = np.random.default_rng(seed).permutation(real[col].to_numpy())  # test data only
+    q = quality_report(real, syn)
+    assert q["column_shapes"] == 1.0
+    pairs = q["details"]["column_pair_trends"]
+    assert all(p["joint_score"] == 1.0 for p in pairs if col not in p["columns"])
+    assert col in q["worst_pair"]["columns"] and q["worst_pair"]["score"] < 1.0
+    assert q["all_pairs"] < 1.0

@@ -358,10 +358,11 @@ def evaluate(
     table.add_column("measure")
     table.add_column("value", justify="right")
     q = result["quality"]
-    for key in ("score", "score_all_pairs", "column_shapes", "column_pair_trends", "all_pairs"):
-        table.add_row(
-            f"quality {key.replace('_', ' ')}", "n/a" if q.get(key) is None else f"{q[key]:.4f}"
-        )
+
+    def _row(label: str, key: str) -> None:
+        table.add_row(label, "n/a" if q.get(key) is None else f"{q[key]:.4f}")
+
+    _row("quality, every pair scored", "score_all_pairs")
     worst_col, worst_pair = q.get("worst_column"), q.get("worst_pair")
     if worst_col:
         table.add_row(f"worst column: {worst_col['column']}", f"{worst_col['score']:.4f}")
@@ -369,6 +370,10 @@ def evaluate(
         table.add_row(
             f"worst pair: {' x '.join(worst_pair['columns'])}", f"{worst_pair['score']:.4f}"
         )
+    _row("quality column shapes", "column_shapes")
+    _row("quality every pair (mean)", "all_pairs")
+    _row("quality, sdmetrics definition (peer)", "score")
+    _row("quality sdmetrics pair trends", "column_pair_trends")
     table.add_row(
         "pairs scored (sdmetrics / all)", f"{q.get('pairs_scored')} / {q.get('pairs_total')}"
     )

@@ -29,21 +29,48 @@ def synth_html(report: dict[str, Any]) -> str:
     if q:
         wc, wp = q.get("worst_column") or {}, q.get("worst_pair") or {}
         rows = [
-            ["quality (sdmetrics definition)", _fmt(q.get("score"))],
             ["quality, every pair scored", _fmt(q.get("score_all_pairs"))],
-            ["column shapes (mean)", _fmt(q.get("column_shapes"))],
             [
                 "worst column",
                 f"{wc.get('column', 'n/a')} ({_fmt(wc.get('score'))})" if wc else "n/a",
             ],
-            ["column pairs, every pair (mean)", _fmt(q.get("all_pairs"))],
             [
                 "worst pair",
                 f"{' x '.join(wp.get('columns', []))} ({_fmt(wp.get('score'))})" if wp else "n/a",
             ],
-            ["pairs scored (sdmetrics / all)", f"{q.get('pairs_scored')} / {q.get('pairs_total')}"],
+            ["column shapes (mean)", _fmt(q.get("column_shapes"))],
+            [
+                "column pairs, every pair (mean; real-quantile bins)",
+                _fmt(q.get("all_pairs")),
+            ],
+            ["quality, sdmetrics definition (peer figure)", _fmt(q.get("score"))],
+            [
+                "pairs scored (sdmetrics / every pair)",
+                f"{q.get('pairs_scored')} / {q.get('pairs_total')}",
+            ],
         ]
         parts.append(_table(["measure", "value"], rows, "synth-quality"))
+        pairs = sorted(
+            q.get("pairs") or [],
+            key=lambda p: (p.get("joint_score") is not None, p.get("joint_score") or 0.0),
+        )
+        if pairs:
+            parts.append("<h3>Every column pair, worst first</h3>")
+            parts.append(
+                _table(
+                    ["pair", "joint score (real-quantile bins)", "sdmetrics score", "note"],
+                    [
+                        [
+                            " x ".join(p.get("columns", [])),
+                            _fmt(p.get("joint_score")),
+                            _fmt(p.get("score")),
+                            p.get("reason", ""),
+                        ]
+                        for p in pairs
+                    ],
+                    "synth-pairs",
+                )
+            )
     for i, h in enumerate(syn.get("histograms") or []):
         parts.append(
             _figure(

@@ -17,17 +17,21 @@ with sdmetrics' on several tables whenever sdmetrics is installed.
 - **Score**: the mean of the two property averages (a property with no scored item is
   left out).
 
-A mean can hide a broken column, and sdmetrics scores only associated pairs, so beside it:
+A mean can hide a broken column, and sdmetrics scores only associated pairs and cuts a
+numeric column between *each table's own* minimum and maximum (one synthetic maximum past
+the real one moves every bin: ``benchmarks/synth_max_sensitivity.py``), so veil's own
+figures beside it are:
 
 - **every pair** gets a joint score, ``joint_score``: ``1 - TVD`` of the pair's two-way
-  table (continuous columns cut into the 10 bins of the *real* column, for both tables),
-  whether or not the pair is
-  associated; a pair that cannot be scored (a column with no value in either table) has
-  ``joint_score`` None and a ``reason``. ``all_pairs`` is their mean and
-  ``score_all_pairs`` the mean of ``column_shapes`` and ``all_pairs`` (the score with no
-  pair left out; ``score`` stays sdmetrics' number, for comparison with peers);
+  table, a continuous column cut into ``JOINT_BINS`` (10) **quantile bins of the real
+  column** that both tables share (values past the real range fall in the outer bins;
+  equal quantiles merge, so a column of few values has at most a bin per value; missing
+  values are a value), whether or not the pair is associated; a pair that cannot be scored (a column with no
+  value in either table) has ``joint_score`` None and a ``reason``. ``all_pairs`` is their
+  mean and ``score_all_pairs`` the mean of ``column_shapes`` and ``all_pairs``: veil's
+  quality, with no pair left out (``score`` stays sdmetrics' number, the peer figure);
 - ``worst_column`` and ``worst_pair``: the lowest column-shape score and the lowest joint
-  score, with the column names.
+  score, with the column names, so one broken column or pair shows whatever the mean.
 
 Every number lies in [0, 1]; identical tables score 1.
 """
@@ -50,6 +54,7 @@ __all__ = ["quality_report", "sdtypes"]
 CORRELATION_THRESHOLD = 0.5
 ASSOCIATION_THRESHOLD = 0.3
 SUBSAMPLE = 50_000
+JOINT_BINS = 10
 _DECIMALS = sys.float_info.dig - 1
 
 
@@ -84,7 +89,9 @@ def ks_complement(real: pd.Series, synthetic: pd.Series) -> float:
     s = _to_num(synthetic.dropna()).round(_DECIMALS)
     if len(r) == 0 or len(s) == 0:
         return math.nan
-    return float(1 - ks_2samp(r.to_numpy(), s.to_numpy()).statistic)
+    # only the statistic is used: the asymptotic p-value spares the exact one, which warns
+    # (and is slow) for disjoint samples, e.g. a synthetic column past the real range
+    return float(1 - ks_2samp(r.to_numpy(), s.to_numpy(), method="asymp").statistic)
 
 
 def tv_complement(real: pd.Series, synthetic: pd.Series) -> float:
@@ -108,10 +115,22 @@ def _discretize(s: pd.Series) -> pd.Series:
     return pd.Series(np.digitize(x.to_numpy(), bins=edges), index=s.index)
 
 
-def _discretize_like(s: pd.Series, real: pd.Series) -> pd.Series:
-    """``s`` cut at the edges of the *real* column (values beyond fall in the outer codes)."""
-    edges = np.histogram_bin_edges(_to_num(real).dropna())
-    return pd.Series(np.digitize(_to_num(s).to_numpy(), bins=edges), index=s.index)
+def _quantile_codes(s: pd.Series, real: pd.Series) -> pd.Series:
+    """``s`` cut into the ``JOINT_BINS`` quantile bins of the *real* column: the edges are
+    the real column's distinct quantiles at 1/10 ... 9/10, a bin reaches from one edge up
+    to the next (values below the first edge, or past the real range, fall in the outer
+    bins); missing values keep NaN (counted as a value by the joint score). Equal quantiles
+    merge, so a column of few distinct values gets at most one bin per value."""
+    x = _to_num(real).dropna().to_numpy()
+    inner = (
+        np.unique(np.quantile(x, np.linspace(0.0, 1.0, JOINT_BINS + 1)[1:-1]))
+        if len(x)
+        else np.empty(0)
+    )
+    v = _to_num(s).to_numpy()
+    codes = np.searchsorted(inner, v, side="right").astype(float)
+    codes[np.isnan(v)] = np.nan
+    return pd.Series(codes, index=s.index)
 
 
 def _cramers_v_sparse(counts: pd.Series) -> float:
@@ -234,7 +253,8 @@ def quality_report(
     snum = {c: _to_num(synthetic[c]) for c in cols if _continuous(types[c])}
     rdisc = {c: _discretize(real[c]) for c in rnum}
     sdisc = {c: _discretize(synthetic[c]) for c in snum}
-    scommon = {c: _discretize_like(synthetic[c], real[c]) for c in snum}
+    rjoint = {c: _quantile_codes(real[c], real[c]) for c in rnum}
+    sjoint = {c: _quantile_codes(synthetic[c], real[c]) for c in snum}
     pairs: list[dict[str, Any]] = []
     rng = np.random.default_rng(0)
     r_keep = rng.permutation(len(real))[: min(SUBSAMPLE, len(real))]
@@ -258,14 +278,17 @@ def quality_report(
             score, strength = contingency_similarity(rf, sf)
             metric = "ContingencySimilarity"
         empty = [c for c in (a, b) if real[c].isna().all() or synthetic[c].isna().all()]
-        # the joint score cuts both tables at the real table's edges (sdmetrics cuts each
-        # table at its own, so one stray synthetic value moves every bin)
-        jf = pd.DataFrame(
-            {a: scommon[a] if ca else synthetic[a], b: scommon[b] if cb else synthetic[b]}
+        # the joint score cuts both tables at the real column's quantiles (sdmetrics cuts
+        # each table at its own equal bins, so one stray synthetic value moves every bin)
+        jr = pd.DataFrame({a: rjoint[a] if ca else real[a], b: rjoint[b] if cb else real[b]})
+        js = pd.DataFrame(
+            {a: sjoint[a] if ca else synthetic[a], b: sjoint[b] if cb else synthetic[b]}
         )
-        if len(jf) > SUBSAMPLE:
-            jf = jf.iloc[s_keep]
-        joint = math.nan if empty else joint_similarity(rf, jf)
+        if len(jr) > SUBSAMPLE:
+            jr = jr.iloc[r_keep]
+        if len(js) > SUBSAMPLE:
+            js = js.iloc[s_keep]
+        joint = math.nan if empty else joint_similarity(jr, js)
         item: dict[str, Any] = {
             "columns": [a, b],
             "metric": metric,

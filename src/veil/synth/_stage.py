@@ -187,7 +187,14 @@ class SynthStage:
             seed=cfg.seed or 0,
             progress=ctx.progress,
         )
-        evaluation["quality"].pop("details", None)
+        # every pair's score (or the reason it has none) stays in the report; the real
+        # table's association strengths do not (they are statistics of the private data)
+        details = evaluation["quality"].pop("details", None) or {}
+        evaluation["quality"]["pairs"] = [
+            {k: p[k] for k in ("columns", "joint_score", "score", "reason") if k in p}
+            for p in details.get("column_pair_trends", [])
+        ]
+        evaluation["quality"]["columns"] = details.get("column_shapes", [])
         fmt = policy.output.format
         ctx.artifacts[f"synthetic.{fmt}"] = _table_bytes(synthetic, fmt)
         info = syn.fit_info_

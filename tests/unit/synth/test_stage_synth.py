@@ -121,6 +121,11 @@ def test_report_has_statement_quality_extremes_and_histograms() -> None:
     page = render_html({"summary": {}, "columns": [], "synth": sec})
     assert "not differentially private" in page and 'id="synth-hist-0"' in page
     assert "worst pair" in page
+    # every pair is in the report, scored or with its reason, and in the page's pair table
+    assert len(q["pairs"]) == q["pairs_total"]
+    assert all(p["joint_score"] is not None or p.get("reason") for p in q["pairs"])
+    assert [c["column"] for c in q["columns"]] == list(sec["columns"])
+    assert 'id="synth-pairs"' in page and page.index("worst column") < page.index("sdmetrics")
 
 
 def test_domain_from_data_needs_a_dp_method() -> None:
