@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError, SchemaError
+from veil._numeric import coerce_numbers
 
 __all__ = [
     "AllowedCombinations",
@@ -62,7 +63,7 @@ class Constraint:
 def _num(s: pd.Series) -> pd.Series:
     if pd.api.types.is_datetime64_any_dtype(s):
         return s.astype("int64").where(s.notna())
-    return pd.to_numeric(s, errors="coerce")
+    return coerce_numbers(s)
 
 
 @dataclass(frozen=True)

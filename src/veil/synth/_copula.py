@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from veil._numeric import coerce_numbers
 from veil._progress import Progress
 from veil.synth._base import Synthesizer, synthesizers
 from veil.synth._schema import ColumnSpec, TableSchema
@@ -46,7 +47,7 @@ def _ndtri(u: np.ndarray) -> np.ndarray:
 def _as_float(s: pd.Series, spec: ColumnSpec) -> np.ndarray:
     if spec.kind == "datetime":
         return np.where(s.isna(), np.nan, s.astype("int64", errors="ignore").astype("float64"))
-    return pd.to_numeric(s, errors="coerce").to_numpy(dtype="float64")
+    return coerce_numbers(s).to_numpy(dtype="float64")
 
 
 def _codes(s: pd.Series, spec: ColumnSpec) -> np.ndarray:

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from veil._numeric import coerce_numbers
 from veil.synth._noise import ZCDPBudget
 from veil.synth._schema import ColumnSpec, TableSchema
 
@@ -234,7 +235,7 @@ def fine_edges(kind: str, low: float, high: float) -> tuple[np.ndarray, str]:
 def _as_float(s: pd.Series, kind: str) -> np.ndarray:
     if kind == "datetime":
         return np.where(s.isna(), np.nan, s.astype("int64", errors="ignore").astype(float))
-    return pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+    return coerce_numbers(s).to_numpy(dtype=float)
 
 
 def _cuts(noisy: np.ndarray, bins: int) -> list[int]:

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError, SchemaError
+from veil._numeric import coerce_numbers
 from veil._progress import NullProgress, Progress
 from veil.audit._roc import roc_summary
 from veil.synth._quality import quality_report, sdtypes
@@ -44,7 +45,7 @@ __all__ = ["column_histograms", "evaluate", "ml_efficacy", "privacy_metrics"]
 def _as_num(s: pd.Series) -> np.ndarray:
     if pd.api.types.is_datetime64_any_dtype(s):
         return np.where(s.isna(), np.nan, s.astype("int64").astype(float))
-    return pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+    return coerce_numbers(s).to_numpy(dtype=float)
 
 
 class _Encoder:

@@ -50,6 +50,7 @@ import pandas as pd
 
 from veil._deps import require
 from veil._errors import InputError
+from veil._numeric import coerce_numbers
 from veil._progress import Progress
 from veil.synth._base import (
     LedgerLike,
@@ -222,7 +223,7 @@ class _MarginalSynthesizer(Synthesizer):
                             vals = (
                                 x.astype("int64").to_numpy(dtype=float)
                                 if spec.kind == "datetime"
-                                else pd.to_numeric(x, errors="coerce").to_numpy(dtype=float)
+                                else coerce_numbers(x).to_numpy(dtype=float)
                             )
                             sig = math.sqrt(1 / (2 * (rho_col / 2)))
                             lo, hi, clipped = dp_bounds(

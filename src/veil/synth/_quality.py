@@ -48,6 +48,7 @@ import pandas as pd
 from scipy.stats import ks_2samp, pearsonr
 
 from veil._errors import SchemaError
+from veil._numeric import coerce_numbers
 
 __all__ = ["quality_report", "sdtypes"]
 
@@ -81,7 +82,7 @@ def _continuous(t: str) -> bool:
 def _to_num(s: pd.Series) -> pd.Series:
     if pd.api.types.is_datetime64_any_dtype(s):
         return pd.Series(np.where(s.isna(), np.nan, s.astype("int64").astype(float)), index=s.index)
-    return pd.to_numeric(s, errors="coerce").astype(float)
+    return coerce_numbers(s).astype(float)
 
 
 def ks_complement(real: pd.Series, synthetic: pd.Series) -> float:

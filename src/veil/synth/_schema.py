@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from veil._errors import InputError, SchemaError
+from veil._numeric import coerce_numbers
 
 __all__ = ["ColumnSpec", "TableSchema", "infer_schema"]
 
@@ -230,7 +231,7 @@ def infer_schema(
             values = (
                 nonnull.astype("int64").to_numpy(dtype=float)
                 if kind == "datetime"
-                else pd.to_numeric(nonnull, errors="coerce").to_numpy(dtype=float)
+                else coerce_numbers(nonnull).to_numpy(dtype=float)
             )
             if np.isnan(values).any() or np.isinf(values).any():
                 raise InputError(
@@ -305,7 +306,7 @@ def clip_to_bounds(df: pd.DataFrame, schema: TableSchema) -> pd.DataFrame:
     for spec in schema.modelled:
         if spec.kind not in ("numeric", "integer") or spec.low is None or spec.high is None:
             continue
-        x = pd.to_numeric(df[spec.name], errors="coerce")
+        x = coerce_numbers(df[spec.name])
         if ((x < spec.low) | (x > spec.high)).any():
             if out is df:
                 out = df.copy()
@@ -330,7 +331,7 @@ def restore_dtypes(df: pd.DataFrame, schema: TableSchema) -> pd.DataFrame:
                 except (TypeError, ValueError):
                     s = s.astype("int64")
         elif spec.kind == "numeric" and spec.decimals is not None:
-            s = pd.to_numeric(s, errors="coerce").astype("float64").round(spec.decimals)
+            s = coerce_numbers(s).astype("float64").round(spec.decimals)
         elif spec.kind == "boolean" and not s.isna().any():
             s = s.astype(bool)
         out[spec.name] = s.reset_index(drop=True)

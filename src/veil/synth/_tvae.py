@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from veil._deps import require
+from veil._numeric import coerce_numbers
 from veil._progress import Progress
 from veil.synth._base import (
     NOT_DP,
@@ -52,7 +53,7 @@ _GRID = 1001
 def _float_values(s: pd.Series, spec: ColumnSpec) -> np.ndarray:
     if spec.kind == "datetime":
         return np.where(s.isna(), np.nan, s.astype("int64", errors="ignore").astype("float64"))
-    return pd.to_numeric(s, errors="coerce").to_numpy(dtype="float64")
+    return coerce_numbers(s).to_numpy(dtype="float64")
 
 
 def _build_net(d_in: int, d_out: int, hidden: int, latent: int) -> Any:
