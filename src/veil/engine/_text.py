@@ -272,7 +272,12 @@ def _table_plan(
 
 
 def _dataset(
-    ray: Any, kind: Kind, files: list[Path], args: dict[str, Any], with_paths: bool = False
+    ray: Any,
+    kind: Kind,
+    files: list[Path],
+    args: dict[str, Any],
+    rows: int,
+    with_paths: bool = False,
 ) -> Any:
     # before the dataset exists: a dataset keeps the context it was created under
     ctx = ray.data.DataContext.get_current()
@@ -283,7 +288,11 @@ def _dataset(
     # 1-CPU nodes left half a CPU free on each, and no read task could ever run (a hang)
     remote = {"ray_remote_args": {"num_cpus": ACTOR_CPUS}}
     if kind == "jsonl":
-        return ray.data.read_text(paths, include_paths=True, drop_empty_lines=True, **remote)
+        # byte ranges, blocks of one batch (``rows`` lines): a read task's memory does not
+        # grow with its file, and every block is one actor call (veil.engine._jsonl_source)
+        from veil.engine._jsonl_source import JsonlSource
+
+        return ray.data.read_datasource(JsonlSource(files, rows), **remote)
     if kind == "csv":
         csv_args = {k: v for k, v in args.items() if not k.startswith("_")}
         return ray.data.read_csv(paths, **csv_args, include_paths=with_paths, **remote)
@@ -317,6 +326,8 @@ def _batches(
     except ray.exceptions.RayError as exc:
         # never the exception's text: it can quote a record
         cause = getattr(exc, "cause", None)
+        if isinstance(cause, VeilError):  # veil's own, data-free: a JSONL read task's
+            raise type(cause)(cause.message, hint=cause.hint) from None
         if isinstance(cause, (UnicodeDecodeError, ValueError)):
             # a read task refused a file: bad UTF-8, a malformed CSV row (pyarrow's
             # ArrowInvalid is a ValueError); Ray does not say which file
@@ -431,7 +442,9 @@ def ray_redact(
             fields.seen.update(dict.fromkeys(names))
             fields.used.update(dict.fromkeys(cols))
     plan = _Plan("redact", kind, sel, cols, nlp_batch=min(batch_size, 256), paths=parts is not None)
-    ds = _dataset(ray, kind, files, args, with_paths=parts is not None and kind != "jsonl")
+    ds = _dataset(
+        ray, kind, files, args, batch_size, with_paths=parts is not None and kind != "jsonl"
+    )
     sink = _Sink(kind, files, names, args, fields)
     progress = progress or NullProgress()
     batches = _batches(ray, ds, config, plan, operator, workers, batch_size)
@@ -592,7 +605,7 @@ def ray_detect(
         cols, _names, args = _table_plan(kind, files, sel, separator, header)
         cols = cols[:1]
     plan = _Plan("detect", kind, sel, cols, explain=explain, nlp_batch=min(batch_size, 256))
-    ds = _dataset(ray, kind, files, args)
+    ds = _dataset(ray, kind, files, args, batch_size)
     counts: Counter[str] = Counter()
     n = 0
     progress = progress or NullProgress()
