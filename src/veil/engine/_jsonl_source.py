@@ -123,7 +123,7 @@ class JsonlSource(Datasource):  # type: ignore[misc]  # Ray's classes are untype
             for start in range(0, max(size, 1), self.task_bytes):
                 end = min(start + self.task_bytes, size)
                 meta = BlockMetadata(
-                    num_rows=None, size_bytes=end - start, input_files=[f], exec_stats=None
+                    num_rows=None, size_bytes=end - start, input_files=(f,), exec_stats=None
                 )
                 fn = functools.partial(read_range, f, start, end, self.rows)
                 tasks.append(
