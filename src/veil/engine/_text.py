@@ -117,11 +117,10 @@ class _TextActor:
         paths = batch.column("path").to_pylist()
         recs: list[tuple[dict[str, Any], list[Any]] | None] = []
         texts: list[str | None] = []
-        fields: list[str] = []
+        use = FieldUse()
         for line, path in zip(lines, paths, strict=True):
             if not line.strip():
                 recs.append(None)
-                fields.append("[[], []]")
                 continue
             where = f"{Path(path).name}: a record"
             try:
@@ -130,36 +129,34 @@ class _TextActor:
                 raise InputError(f"{Path(path).name}: a line is not valid JSON") from None
             if not isinstance(rec, dict):
                 raise InputError(f"{Path(path).name}: a line is not a JSON object")
-            use = FieldUse()
             rpaths, found = _record_texts(rec, self.plan.select, where, use)
             texts.extend(found)
             recs.append((rec, rpaths))
-            fields.append(json.dumps([list(use.seen), list(use.used)]))
         results, counts = self._run(texts)
         out: list[str | None] = []
-        row_counts: list[str] = []
         i = 0
         for item in recs:
             if item is None:
                 out.append(None)
-                row_counts.append("{}")
                 continue
             rec, rpaths = item
-            c: Counter[str] = Counter()
             if self.plan.mode == "detect":
                 # one text per record (first_only): its findings
                 out.append(json.dumps(results[i]))
-                c += counts[i]
                 i += 1
             else:
                 for p in rpaths:
                     _put(rec, p, results[i])
-                    c += counts[i]
                     i += 1
                 out.append(json.dumps(rec, ensure_ascii=False))
-            row_counts.append(json.dumps(c))
+        n = len(out)
         table = pa.table(
-            {_OUT: out, _COUNTS: row_counts, _FIELDS: fields, _ERR: [None] * len(out)},
+            {
+                _OUT: out,
+                _COUNTS: _on_first(_total(counts), n),
+                _FIELDS: _on_first(json.dumps([list(use.seen), list(use.used)]), n),
+                _ERR: [None] * n,
+            },
             schema=pa.schema(
                 [
                     (_OUT, pa.string()),
@@ -180,11 +177,7 @@ class _TextActor:
         for c in cols:
             texts += [_check_text(v, f"column {c}") for v in batch.column(c).to_pylist()]
         results, counts = self._run(texts)
-        per_row = [Counter[str]() for _ in range(n)]
-        for j in range(len(cols)):
-            for r in range(n):
-                per_row[r] += counts[j * n + r]
-        row_counts = [json.dumps(c) for c in per_row]
+        row_counts = pa.array(_on_first(_total(counts), n), pa.string())
         if self.plan.mode == "detect":
             return pa.table(
                 {
@@ -198,8 +191,21 @@ class _TextActor:
             batch = batch.set_column(
                 i, batch.schema.field(i), pa.array(results[j * n : (j + 1) * n], pa.string())
             )
-        batch = batch.append_column(_COUNTS, pa.array(row_counts, pa.string()))
+        batch = batch.append_column(_COUNTS, row_counts)
         return batch.append_column(_ERR, pa.array([None] * n, pa.string()))
+
+
+def _total(counts: list[Counter[str]]) -> str:
+    total: Counter[str] = Counter()
+    for c in counts:
+        total.update(c)
+    return json.dumps(total)
+
+
+def _on_first(value: str, n: int) -> list[str | None]:
+    """A batch's figure on its first row (none elsewhere): the driver reads it once per
+    batch, not once per record, and a row is counted once however Ray Data cuts blocks."""
+    return [value] + [None] * (n - 1) if n else []
 
 
 # reading ------------------------------------------------------------------------------------
@@ -493,19 +499,18 @@ class _Sink:
     def _take(self, b: pa.Table) -> list[str] | None:
         """Count ``b``'s findings; JSONL: its records' lines (empty lines dropped)."""
         for c in b.column(_COUNTS).to_pylist():
-            self.counts.update(json.loads(c))
+            if c is not None:
+                self.counts.update(json.loads(c))
         if self.kind != "jsonl":
             self.n += b.num_rows
             return None
-        lines = []
-        for line, fl in zip(b.column(_OUT).to_pylist(), b.column(_FIELDS).to_pylist(), strict=True):
-            if line is None:
-                continue
-            lines.append(line)
-            if self.fields is not None:
-                seen, used = json.loads(fl)
-                self.fields.seen.update(dict.fromkeys(seen))
-                self.fields.used.update(dict.fromkeys(used))
+        if self.fields is not None:
+            for fl in b.column(_FIELDS).to_pylist():
+                if fl is not None:
+                    seen, used = json.loads(fl)
+                    self.fields.seen.update(dict.fromkeys(seen))
+                    self.fields.used.update(dict.fromkeys(used))
+        lines = [line for line in b.column(_OUT).to_pylist() if line is not None]
         self.n += len(lines)
         return lines
 
@@ -618,9 +623,10 @@ def ray_detect(
             for found, c in zip(
                 b.column(_OUT).to_pylist(), b.column(_COUNTS).to_pylist(), strict=True
             ):
+                if c is not None:
+                    counts.update(json.loads(c))
                 if found is None:
                     continue
-                counts.update(json.loads(c))
                 # the local engine's line, json.dumps({"index": n, "findings": [...]})
                 fh.write(f'{{"index": {n}, "findings": {found}}}\n')
                 n += 1
