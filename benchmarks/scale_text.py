@@ -35,8 +35,10 @@ recognizers: ``--no-ner`` unless ``--ner``), watched as above. Bounded memory me
 worker peaks do not grow with the corpus size::
 
     PYTHONPATH=src python benchmarks/scale_text.py --bytes 100MB 300MB
+    PYTHONPATH=src python benchmarks/scale_text.py --bytes 100MB 1GB --entities EMAIL_ADDRESS
 
-writes ``benchmarks/results/scale_text_memory.json`` (``--out`` to change).
+(the second: one cheap recognizer, so that the read, transport and write path, which is
+what could hold data, reaches large sizes on a small machine) writes ``benchmarks/results/scale_text_memory.json`` (``--out`` to change).
 """
 
 from __future__ import annotations
@@ -155,14 +157,19 @@ def _tree(root: int) -> dict[int, tuple[float, str]]:
     return out
 
 
-def _watched(args: list[str], every: float = 0.5) -> tuple[float, dict[str, Any]]:
-    """Run veil; wall seconds, and the peak resident MiB and CPU seconds by role."""
+def _watched(
+    args: list[str], every: float = 0.5, src: str | None = None
+) -> tuple[float, dict[str, Any]]:
+    """Run veil (from ``src`` when given); wall seconds, and the peak resident MiB and CPU
+    seconds by role."""
+    env = dict(os.environ, PYTHONPATH=src) if src else None
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "veil", "-q", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
     peak: dict[int, int] = {}
     cpu: dict[int, float] = {}
@@ -208,7 +215,16 @@ def _watched(args: list[str], every: float = 0.5) -> tuple[float, dict[str, Any]
     }
 
 
-def memory(sizes: list[str], part_bytes: int, workers: int, ner: bool, out: Path) -> None:
+def memory(
+    sizes: list[str],
+    part_bytes: int,
+    workers: int,
+    ner: bool,
+    out: Path,
+    entities: str | None = None,
+    baseline: str | None = None,
+    batch_size: int = 500,
+) -> None:
     load_before = os.getloadavg()
     runs = []
     for text in sizes:
@@ -218,7 +234,9 @@ def memory(sizes: list[str], part_bytes: int, workers: int, ner: bool, out: Path
             on_disk = sum(f.stat().st_size for f in (root / "in").iterdir())
             args = ["redact", str(root / "in"), "--out", str(root / "out"), "--engine", "ray"]
             args += ["--processes", str(workers), *([] if ner else ["--no-ner"])]
-            wall, mem = _watched(args)
+            args += ["--entities", entities] if entities else []
+            args += ["--batch-size", str(batch_size)]
+            wall, mem = _watched(args, src=baseline)
             outs = sorted((root / "out").iterdir())
             mb = on_disk / 1e6
             runs.append(
@@ -240,7 +258,10 @@ def memory(sizes: list[str], part_bytes: int, workers: int, ner: bool, out: Path
     result = {
         "command": "veil redact DIR --out DIR --engine ray",
         "ner": ner,
+        "entities": entities or "all",
+        "src": baseline or "this checkout",
         "part_bytes": part_bytes,
+        "batch_size": batch_size,
         "workers": workers,
         "runs": runs,
         "worker_peak_rss_mib_max": max(worker_peaks),
@@ -256,19 +277,28 @@ ENGINES = ("local-1", "local-2", "ray-1", "ray-2")
 
 
 def _one_size(
-    n: int, parts: int, base: list[str], extra: list[str], engines: list[str], share: float
+    n: int,
+    parts: int,
+    base: list[str],
+    extra: list[str],
+    engines: list[str],
+    share: float,
+    baseline: str | None = None,
 ) -> dict[str, Any]:
     runs: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         whole, size = _corpus(root / "parts", n, parts, share)
         ref: bytes | None = None
-        for name in engines:
-            engine, workers = name.split("-")
-            out = root / f"{name}.jsonl"
+        todo = [(name, None) for name in engines]
+        if baseline:  # each engine again from the other source, right after (A/B)
+            todo = [x for name in engines for x in ((name, None), (f"base:{name}", baseline))]
+        for name, src_dir in todo:
+            engine, workers = name.removeprefix("base:").split("-")
+            out = root / f"{name.replace(':', '_')}.jsonl"
             src = whole if engine == "local" else root / "parts"
             args = [*base, str(src), "--out", str(out), "--engine", engine]
-            wall, watched = _watched([*args, "--processes", workers, *extra])
+            wall, watched = _watched([*args, "--processes", workers, *extra], src=src_dir)
             got = out.read_bytes()
             ref = got if ref is None else ref
             runs[name] = {
@@ -291,19 +321,27 @@ def _one_size(
 def _predict(sizes: list[dict[str, Any]], n: int) -> dict[str, Any]:
     """Each engine's seconds fitted as a + n / rate over the sizes run, at ``n`` documents."""
     out: dict[str, Any] = {"n": n, "seconds": {}, "startup_seconds": {}, "docs_per_second": {}}
+    out["cpu_seconds"] = {}
+    xs = [float(r["n"]) for r in sizes]
     for name in sizes[0]["runs"]:
-        xs = [float(r["n"]) for r in sizes]
-        ys = [r["runs"][name]["seconds"] for r in sizes]
-        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-            (x - mx) ** 2 for x in xs
-        )
-        a = my - slope * mx
+        a, slope = _fit(xs, [r["runs"][name]["seconds"] for r in sizes])
         out["seconds"][name] = round(a + slope * n, 1)
         out["startup_seconds"][name] = round(a, 2)
         out["docs_per_second"][name] = round(1 / slope, 1) if slope > 0 else None
+        # CPU seconds of the whole tree: what a machine's load changes least
+        a, slope = _fit(xs, [r["runs"][name]["cpu_seconds"] for r in sizes])
+        out["cpu_seconds"][name] = round(a + slope * n, 1)
     out["total_minutes"] = round(sum(out["seconds"].values()) / 60, 1)
     return out
+
+
+def _fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least squares y = a + slope * x."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs
+    )
+    return my - slope * mx, slope
 
 
 def main() -> None:
@@ -315,15 +353,31 @@ def main() -> None:
     ap.add_argument("--notes-share", type=float, default=0.2, help="share of clinical notes")
     ap.add_argument("--predict", type=int, default=100_000, help="estimate at this many docs")
     ap.add_argument("--no-ner", action="store_true")
+    ap.add_argument("--baseline-src", help="also run each engine from this src (A/B)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--bytes", nargs="+", help="memory mode: corpus sizes, e.g. 100MB 300MB")
     ap.add_argument("--part-bytes", type=_size, default=16 * 10**6)
     ap.add_argument("--processes", type=int, default=2, help="memory mode: Ray actors")
     ap.add_argument("--ner", action="store_true", help="memory mode: with NER")
+    ap.add_argument("--batch-size", type=int, default=500, help="memory mode: --batch-size")
+    ap.add_argument(
+        "--entities",
+        help="memory mode: only these types (e.g. EMAIL_ADDRESS: the same read, transport "
+        "and write path with little recognition work, to reach large sizes)",
+    )
     a = ap.parse_args()
     if a.bytes:
         out = a.out or RESULTS / "scale_text_memory.json"
-        memory(a.bytes, a.part_bytes, a.processes, a.ner, out)
+        memory(
+            a.bytes,
+            a.part_bytes,
+            a.processes,
+            a.ner,
+            out,
+            a.entities,
+            a.baseline_src,
+            a.batch_size,
+        )
         return
     engines = [e for e in a.engines.split(",") if e]
     unknown = sorted(set(engines) - set(ENGINES))
@@ -334,7 +388,9 @@ def main() -> None:
     extra = ["--no-ner"] if a.no_ner else []
     load_before = os.getloadavg()
     t0 = time.perf_counter()
-    sizes = [_one_size(n, a.parts, base, extra, engines, a.notes_share) for n in a.n]
+    sizes = [
+        _one_size(n, a.parts, base, extra, engines, a.notes_share, a.baseline_src) for n in a.n
+    ]
     last = sizes[-1]
     result: dict[str, Any] = {
         "command": f"veil {' '.join(base)} INPUT --out FINDINGS.jsonl --engine E --processes P"
@@ -354,6 +410,8 @@ def main() -> None:
         "load_avg_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),
     }
+    if a.baseline_src:
+        result["baseline_src"] = a.baseline_src
     if len(sizes) >= 2:
         result["estimate"] = _predict(sizes, a.predict)
     write_result(out, result)
