@@ -174,6 +174,7 @@ def _watched(
     peak: dict[int, int] = {}
     cpu: dict[int, float] = {}
     role: dict[int, str] = {}
+    ray_pids: set[int] = set()
     root_cmd: str | None = None
     while proc.poll() is None:
         for pid, (seconds, cmd) in _tree(proc.pid).items():
@@ -186,6 +187,8 @@ def _watched(
             # always one; the local engine's workers are forks of the driver (same command)
             elif role.get(pid) != "worker":
                 role[pid] = "worker" if cmd.startswith("ray::") or cmd == root_cmd else "ray"
+            if cmd.startswith("ray::"):
+                ray_pids.add(pid)
             peak[pid] = max(peak.get(pid, 0), kb)
             cpu[pid] = max(cpu.get(pid, 0.0), seconds)
         time.sleep(every)
@@ -193,6 +196,12 @@ def _watched(
     err = proc.stderr.read() if proc.stderr else ""
     if proc.returncode != 0:
         raise SystemExit(f"veil {' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
+
+    for pid, kb in peak.items():
+        # veil's signal helper is a fork of the driver too, made before anything is loaded
+        # (tens of MiB); a local worker is forked from the loaded analyzer (hundreds)
+        if role[pid] == "worker" and kb < 64 * 1024 and pid not in ray_pids:
+            role[pid] = "helper"
 
     def of(r: str) -> list[float]:
         return sorted(
@@ -208,6 +217,7 @@ def _watched(
         "cpu_seconds_driver": cpu_of("driver"),
         "cpu_seconds_workers": cpu_of("worker"),
         "cpu_seconds_ray_services": cpu_of("ray"),
+        "cpu_seconds_helper": cpu_of("helper"),
         "driver_peak_rss_mib": max(of("driver"), default=0),
         "worker_peak_rss_mib": workers[0] if workers else 0,
         "workers_peak_rss_mib": workers,
