@@ -130,15 +130,20 @@ def _proc(pid: int) -> tuple[int, float, str] | None:
     return int(fields[1]), cpu, raw.replace(b"\0", b" ").decode("utf-8", errors="replace")
 
 
-def _hwm_kb(pid: int) -> int | None:
-    """The process's peak resident set (VmHWM, KiB), or None once it is gone."""
+def _hwm_kb(pid: int) -> tuple[int, int] | None:
+    """The process's peak resident set (VmHWM, KiB) and its private resident memory now
+    (RssAnon: VmHWM also counts the pages of Ray's shared object store the process
+    touched), or None once it is gone."""
+    hwm = anon = None
     try:
         for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
             if line.startswith("VmHWM:"):
-                return int(line.split()[1])
+                hwm = int(line.split()[1])
+            elif line.startswith("RssAnon:"):
+                anon = int(line.split()[1])
     except (OSError, ValueError):
         return None
-    return None
+    return None if hwm is None or anon is None else (hwm, anon)
 
 
 def _tree(root: int) -> dict[int, tuple[float, str]]:
@@ -172,15 +177,18 @@ def _watched(
         env=env,
     )
     peak: dict[int, int] = {}
+    private: dict[int, int] = {}  # the largest RssAnon sampled
     cpu: dict[int, float] = {}
     role: dict[int, str] = {}
     ray_pids: set[int] = set()
     root_cmd: str | None = None
     while proc.poll() is None:
         for pid, (seconds, cmd) in _tree(proc.pid).items():
-            kb = _hwm_kb(pid)
-            if kb is None:
+            got = _hwm_kb(pid)
+            if got is None:
                 continue
+            kb, anon_kb = got
+            private[pid] = max(private.get(pid, 0), anon_kb)
             if pid == proc.pid:
                 role[pid], root_cmd = "driver", cmd
             # a Ray worker's title changes (ray::IDLE, ray::_TextActor...): once a worker,
@@ -212,6 +220,10 @@ def _watched(
         return round(sum(s for pid, s in cpu.items() if role[pid] == r), 2)
 
     workers = of("worker")
+    private_workers = sorted(
+        (round(kb / 1024, 1) for pid, kb in private.items() if role[pid] == "worker"),
+        reverse=True,
+    )
     return wall, {
         "cpu_seconds": round(sum(cpu.values()), 2),
         "cpu_seconds_driver": cpu_of("driver"),
@@ -221,6 +233,13 @@ def _watched(
         "driver_peak_rss_mib": max(of("driver"), default=0),
         "worker_peak_rss_mib": workers[0] if workers else 0,
         "workers_peak_rss_mib": workers,
+        # sampled every ``every`` seconds, so a peak between samples can be missed
+        "worker_peak_private_mib": private_workers[0] if private_workers else 0,
+        "workers_peak_private_mib": private_workers,
+        "driver_peak_private_mib": max(
+            (round(kb / 1024, 1) for pid, kb in private.items() if role[pid] == "driver"),
+            default=0,
+        ),
         "ray_services_peak_rss_mib": of("ray")[:4],
     }
 
@@ -265,6 +284,7 @@ def memory(
                 }
             )
     worker_peaks = [r["worker_peak_rss_mib"] for r in runs]
+    private_peaks = [r["worker_peak_private_mib"] for r in runs]
     result = {
         "command": "veil redact DIR --out DIR --engine ray",
         "ner": ner,
@@ -276,6 +296,8 @@ def memory(
         "runs": runs,
         "worker_peak_rss_mib_max": max(worker_peaks),
         "worker_peak_growth_largest_vs_smallest": round(worker_peaks[-1] / worker_peaks[0], 3),
+        "worker_peak_private_mib_max": max(private_peaks),
+        "worker_private_growth_largest_vs_smallest": round(private_peaks[-1] / private_peaks[0], 3),
         "load_avg_before": [round(x, 2) for x in load_before],
         "load_avg_after": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),
