@@ -244,6 +244,11 @@ def _watched(
     }
 
 
+def _hours_5gb(mb_per_cpu_second: float) -> float:
+    """Hours 5 GB takes at ``mb_per_cpu_second`` with two cores busy all the time."""
+    return round(5000 / (2 * mb_per_cpu_second) / 3600, 2)
+
+
 def memory(
     sizes: list[str],
     part_bytes: int,
@@ -280,6 +285,8 @@ def memory(
                     # core gives it, whatever else the machine ran meanwhile
                     "mb_per_worker_cpu_second": round(mb / mem["cpu_seconds_workers"], 3),
                     "mb_per_cpu_second": round(mb / mem["cpu_seconds"], 3),
+                    # two cores busy all the time at this run's rate: a bound from below
+                    "hours_for_5gb_on_2_cores": _hours_5gb(mb / mem["cpu_seconds"]),
                     **mem,
                 }
             )
