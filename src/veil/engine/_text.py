@@ -332,8 +332,8 @@ def _batches(
     except ray.exceptions.RayError as exc:
         # never the exception's text: it can quote a record
         cause = getattr(exc, "cause", None)
-        if isinstance(cause, VeilError):  # veil's own, data-free: a JSONL read task's
-            raise type(cause)(cause.message, hint=cause.hint) from None
+        if isinstance(cause, InputError):  # veil's own, data-free: a JSONL read task's
+            raise InputError(cause.message, hint=cause.hint) from None
         if isinstance(cause, (UnicodeDecodeError, ValueError)):
             # a read task refused a file: bad UTF-8, a malformed CSV row (pyarrow's
             # ArrowInvalid is a ValueError); Ray does not say which file
