@@ -105,6 +105,35 @@ def test_redact_folder_keyed_matches_local(cli, corpus: Path, tmp_path: Path, hm
     assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
 
 
+def test_records_with_line_separators_and_blank_lines_match_local(cli, tmp_path: Path) -> None:
+    # raw U+2028 / U+0085 inside a record (json.dumps(ensure_ascii=False) writes them so):
+    # Ray Data's read_text split such a record in two lines, the local engine does not
+    recs = [
+        {"full_text": "Call Jo Bloggs\u2028on 555-201-9876"},
+        {"full_text": "mail\u0085jo@example.com please"},
+        {"full_text": "nothing here"},
+    ]
+    lines = [json.dumps(r, ensure_ascii=False) for r in recs]
+    data = (lines[0] + "\n\n" + lines[1] + "\r\n" + " \n" + lines[2]).encode()  # no last \n
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_bytes(data)
+    args = ("--no-ner", "--json")
+    local = cli("redact", tmp_path / "in" / "a.jsonl", "--out", tmp_path / "l.jsonl", *args)
+    assert local.code == 0, local.err
+    res = cli("redact", tmp_path / "in", "--out", tmp_path / "r.jsonl", "--engine", "ray", *args)
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["records"] == json.loads(local.out)["records"] == 3
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    assert b"555-201" not in (tmp_path / "r.jsonl").read_bytes()
+    # a partition that is not UTF-8: the file is named, nothing of it shown, nothing written
+    (tmp_path / "in" / "b.jsonl").write_bytes('{"full_text": "Müller"}\n'.encode("latin-1"))
+    res = cli("redact", tmp_path / "in", "--out", tmp_path / "r2.jsonl", "--engine", "ray", *args)
+    assert res.code == 2
+    assert "b.jsonl: a line is not valid UTF-8" in res.err
+    assert "ller" not in res.err + res.out
+    assert not (tmp_path / "r2.jsonl").exists()
+
+
 def test_detect_with_ner_matches_local(cli, corpus: Path, tmp_path: Path) -> None:
     local = cli("text", "detect", corpus / "all.jsonl", "--out", tmp_path / "l.jsonl", "--json")
     assert local.code == 0, local.err

@@ -117,11 +117,10 @@ class _TextActor:
         paths = batch.column("path").to_pylist()
         recs: list[tuple[dict[str, Any], list[Any]] | None] = []
         texts: list[str | None] = []
-        fields: list[str] = []
+        use = FieldUse()
         for line, path in zip(lines, paths, strict=True):
             if not line.strip():
                 recs.append(None)
-                fields.append("[[], []]")
                 continue
             where = f"{Path(path).name}: a record"
             try:
@@ -130,36 +129,34 @@ class _TextActor:
                 raise InputError(f"{Path(path).name}: a line is not valid JSON") from None
             if not isinstance(rec, dict):
                 raise InputError(f"{Path(path).name}: a line is not a JSON object")
-            use = FieldUse()
             rpaths, found = _record_texts(rec, self.plan.select, where, use)
             texts.extend(found)
             recs.append((rec, rpaths))
-            fields.append(json.dumps([list(use.seen), list(use.used)]))
         results, counts = self._run(texts)
         out: list[str | None] = []
-        row_counts: list[str] = []
         i = 0
         for item in recs:
             if item is None:
                 out.append(None)
-                row_counts.append("{}")
                 continue
             rec, rpaths = item
-            c: Counter[str] = Counter()
             if self.plan.mode == "detect":
                 # one text per record (first_only): its findings
                 out.append(json.dumps(results[i]))
-                c += counts[i]
                 i += 1
             else:
                 for p in rpaths:
                     _put(rec, p, results[i])
-                    c += counts[i]
                     i += 1
                 out.append(json.dumps(rec, ensure_ascii=False))
-            row_counts.append(json.dumps(c))
+        n = len(out)
         table = pa.table(
-            {_OUT: out, _COUNTS: row_counts, _FIELDS: fields, _ERR: [None] * len(out)},
+            {
+                _OUT: out,
+                _COUNTS: _on_first(_total(counts), n),
+                _FIELDS: _on_first(json.dumps([list(use.seen), list(use.used)]), n),
+                _ERR: [None] * n,
+            },
             schema=pa.schema(
                 [
                     (_OUT, pa.string()),
@@ -180,11 +177,7 @@ class _TextActor:
         for c in cols:
             texts += [_check_text(v, f"column {c}") for v in batch.column(c).to_pylist()]
         results, counts = self._run(texts)
-        per_row = [Counter[str]() for _ in range(n)]
-        for j in range(len(cols)):
-            for r in range(n):
-                per_row[r] += counts[j * n + r]
-        row_counts = [json.dumps(c) for c in per_row]
+        row_counts = pa.array(_on_first(_total(counts), n), pa.string())
         if self.plan.mode == "detect":
             return pa.table(
                 {
@@ -198,8 +191,21 @@ class _TextActor:
             batch = batch.set_column(
                 i, batch.schema.field(i), pa.array(results[j * n : (j + 1) * n], pa.string())
             )
-        batch = batch.append_column(_COUNTS, pa.array(row_counts, pa.string()))
+        batch = batch.append_column(_COUNTS, row_counts)
         return batch.append_column(_ERR, pa.array([None] * n, pa.string()))
+
+
+def _total(counts: list[Counter[str]]) -> str:
+    total: Counter[str] = Counter()
+    for c in counts:
+        total.update(c)
+    return json.dumps(total)
+
+
+def _on_first(value: str, n: int) -> list[str | None]:
+    """A batch's figure on its first row (none elsewhere): the driver reads it once per
+    batch, not once per record, and a row is counted once however Ray Data cuts blocks."""
+    return [value] + [None] * (n - 1) if n else []
 
 
 # reading ------------------------------------------------------------------------------------
@@ -272,7 +278,12 @@ def _table_plan(
 
 
 def _dataset(
-    ray: Any, kind: Kind, files: list[Path], args: dict[str, Any], with_paths: bool = False
+    ray: Any,
+    kind: Kind,
+    files: list[Path],
+    args: dict[str, Any],
+    rows: int,
+    with_paths: bool = False,
 ) -> Any:
     # before the dataset exists: a dataset keeps the context it was created under
     ctx = ray.data.DataContext.get_current()
@@ -283,7 +294,11 @@ def _dataset(
     # 1-CPU nodes left half a CPU free on each, and no read task could ever run (a hang)
     remote = {"ray_remote_args": {"num_cpus": ACTOR_CPUS}}
     if kind == "jsonl":
-        return ray.data.read_text(paths, include_paths=True, drop_empty_lines=True, **remote)
+        # byte ranges, blocks of one batch (``rows`` lines): a read task's memory does not
+        # grow with its file, and every block is one actor call (veil.engine._jsonl_source)
+        from veil.engine._jsonl_source import JsonlSource
+
+        return ray.data.read_datasource(JsonlSource(files, rows), **remote)
     if kind == "csv":
         csv_args = {k: v for k, v in args.items() if not k.startswith("_")}
         return ray.data.read_csv(paths, **csv_args, include_paths=with_paths, **remote)
@@ -317,6 +332,8 @@ def _batches(
     except ray.exceptions.RayError as exc:
         # never the exception's text: it can quote a record
         cause = getattr(exc, "cause", None)
+        if isinstance(cause, InputError):  # veil's own, data-free: a JSONL read task's
+            raise InputError(cause.message, hint=cause.hint) from None
         if isinstance(cause, (UnicodeDecodeError, ValueError)):
             # a read task refused a file: bad UTF-8, a malformed CSV row (pyarrow's
             # ArrowInvalid is a ValueError); Ray does not say which file
@@ -431,7 +448,9 @@ def ray_redact(
             fields.seen.update(dict.fromkeys(names))
             fields.used.update(dict.fromkeys(cols))
     plan = _Plan("redact", kind, sel, cols, nlp_batch=min(batch_size, 256), paths=parts is not None)
-    ds = _dataset(ray, kind, files, args, with_paths=parts is not None and kind != "jsonl")
+    ds = _dataset(
+        ray, kind, files, args, batch_size, with_paths=parts is not None and kind != "jsonl"
+    )
     sink = _Sink(kind, files, names, args, fields)
     progress = progress or NullProgress()
     batches = _batches(ray, ds, config, plan, operator, workers, batch_size)
@@ -480,19 +499,18 @@ class _Sink:
     def _take(self, b: pa.Table) -> list[str] | None:
         """Count ``b``'s findings; JSONL: its records' lines (empty lines dropped)."""
         for c in b.column(_COUNTS).to_pylist():
-            self.counts.update(json.loads(c))
+            if c is not None:
+                self.counts.update(json.loads(c))
         if self.kind != "jsonl":
             self.n += b.num_rows
             return None
-        lines = []
-        for line, fl in zip(b.column(_OUT).to_pylist(), b.column(_FIELDS).to_pylist(), strict=True):
-            if line is None:
-                continue
-            lines.append(line)
-            if self.fields is not None:
-                seen, used = json.loads(fl)
-                self.fields.seen.update(dict.fromkeys(seen))
-                self.fields.used.update(dict.fromkeys(used))
+        if self.fields is not None:
+            for fl in b.column(_FIELDS).to_pylist():
+                if fl is not None:
+                    seen, used = json.loads(fl)
+                    self.fields.seen.update(dict.fromkeys(seen))
+                    self.fields.used.update(dict.fromkeys(used))
+        lines = [line for line in b.column(_OUT).to_pylist() if line is not None]
         self.n += len(lines)
         return lines
 
@@ -592,7 +610,7 @@ def ray_detect(
         cols, _names, args = _table_plan(kind, files, sel, separator, header)
         cols = cols[:1]
     plan = _Plan("detect", kind, sel, cols, explain=explain, nlp_batch=min(batch_size, 256))
-    ds = _dataset(ray, kind, files, args)
+    ds = _dataset(ray, kind, files, args, batch_size)
     counts: Counter[str] = Counter()
     n = 0
     progress = progress or NullProgress()
@@ -605,9 +623,10 @@ def ray_detect(
             for found, c in zip(
                 b.column(_OUT).to_pylist(), b.column(_COUNTS).to_pylist(), strict=True
             ):
+                if c is not None:
+                    counts.update(json.loads(c))
                 if found is None:
                     continue
-                counts.update(json.loads(c))
                 # the local engine's line, json.dumps({"index": n, "findings": [...]})
                 fh.write(f'{{"index": {n}, "findings": {found}}}\n')
                 n += 1
