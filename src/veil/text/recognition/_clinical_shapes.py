@@ -124,7 +124,7 @@ _NOT_DATE_BEFORE = lazy_compile(
     re.IGNORECASE,
 )
 _NOT_DATE_AFTER = lazy_compile(
-    r"\s*(?:mm|cm|mg|mcg|ml|cc|l\b|units?|tabs?|amps?|ns\b|nss\b|strength|str\b|pain|"
+    r"\s*(?:mm|cm|mg|mcg|ml|cc|l\b|units?|tabs?|amps?|ns\b|nss\b|strength|str\b|pain|pulses?|"
     r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all|peep|cp\b|"
     r"chest)",
     re.IGNORECASE,
