@@ -22,7 +22,7 @@ complete (issue #25, item 2). Each rule is a format, not a value:
   ("CHOLECYSTECTOMY 77'", "NEPHRECTOMY 1990", "NQWMI 13", "CA'88"), the years listed after
   it ("S/P CABG 1957, 1971"), a year before a procedure at the start of a clause ("09
   PTCA", "'98 CABG"); a year after a month ("MARCH OF 1993"); a month and a two-digit
-  year glued to a history abbreviation ("fx4/97"); a month, a day and a two-digit year
+  year glued to a history word ("fx4/97"); a month, a day and a two-digit year
   after a dot ("11/21.93"); two short dates joined by a dash, read as one range
   ("6/30-7/2").
 
@@ -69,8 +69,8 @@ _NOT_AFTER_NUMBER = (
 )
 # "p# 54321", "P #: 1234", "bp 54321", "BP# 4-1234": a pager written short
 _SHORT_PAGER = lazy_compile(
-    r"(?<![\w#/])(?:p[ \t]*#|bp[ \t]*#?)[ \t]*:?[ \t]*#?[ \t]*(\d{5,6}|\d{1,2}-\d{4}|(?<=#)\d{4})"
-    + _NOT_AFTER_NUMBER,
+    r"(?<![\w#/])(?:p[ \t]*(?P<hash>#)|bp[ \t]*(?P<bp_hash>#)?)[ \t]*:?[ \t]*"
+    r"(?P<number>\d{5,6}|\d{1,2}-\d{4}|\d{4})" + _NOT_AFTER_NUMBER,
     re.IGNORECASE,
 )
 # "ext. 12", "EXT 4411", "extension #204"
@@ -110,7 +110,9 @@ _AREA_LOCAL = lazy_compile(
 
 def _phones(text: str) -> Iterator[Finding]:
     for m in _SHORT_PAGER.finditer(text):
-        yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "pager")
+        if len(m.group("number")) == 4 and not (m.group("hash") or m.group("bp_hash")):
+            continue  # four digits after "bp" alone: no pager's shape
+        yield _finding(m.start("number"), m.end("number"), "PHONE_NUMBER", "pager")
     for m in _EXTENSION.finditer(text):
         yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "extension")
     for m in _ANNOUNCED_NUMBER.finditer(text):
@@ -137,8 +139,9 @@ def _phones(text: str) -> Iterator[Finding]:
 _EVENT_WORDS = word_set(
     "mi ami nstemi stemi nqwmi qwmi imi iwmi awmi asmi lwmi cabg cva tia pci ptca avr mvr"
 )
-#: diagnoses and procedures after which a number from 30 on, four digits or a number with
-#: its apostrophe is the year they happened, procedures by their suffix too
+#: diagnoses and procedures after which a number from 30 on or with a leading zero, four
+#: digits or a number with its apostrophe is the year they happened, procedures by their
+#: suffix too
 #: ("CHOLECYSTECTOMY 77'", "NEPHRECTOMY 1990", "prostate CA'88")
 _CONDITION_WORDS = word_set(
     "stent stents stented cea aaa chole appy lap surgery repair replacement fx dx dx'd "
@@ -212,8 +215,8 @@ def _condition_years(text: str) -> Iterator[Finding]:
         if _NO_YEAR_AFTER.match(text, m.end()):
             continue
         ticked = m.group("tick") is not None or m.group("trail") is not None
-        if len(year) == 2 and year < "30" and kind != "event" and not ticked:
-            continue  # "hx 12", "s/p lap 10": a count; "CA'09", "hx 09'" are years
+        if len(year) == 2 and "10" <= year < "30" and kind != "event" and not ticked:
+            continue  # "hx 12", "s/p lap 10": a count; "chole 04", "CA'19" are years
         yield _finding(m.start("year"), m.end("year"), "DATE_TIME", "condition_year")
         end = m.end()
         while (more := _MORE_YEARS.match(text, end)) is not None:
@@ -236,10 +239,10 @@ _YEAR_BEFORE = lazy_compile(
     re.IGNORECASE,
 )
 _FOUR_DIGIT_YEAR = lazy_compile(r"(?<![\w/.:-])(?:19|20)\d{2}\b(?![/.:-]\d)")
-# a month and a two-digit year glued to a history word ("fx4/97", "DX3/98"); the year past
-# 31, so that no day reads there
+# a month and a year glued to a history word ("fx4/97", "DX3/05"): a date whether the
+# second number is a year or a day, no score or dose being written there
 _GLUED_MONTH_YEAR = lazy_compile(
-    r"(?<=[^\W\d_])(?:1[0-2]|0?[1-9])/(?:3[2-9]|[4-9]\d)(?![\w/]|[.,:]\d|\s*%)"
+    r"(?<=[^\W\d_])(?:1[0-2]|0?[1-9])/(?:(?:19|20)\d{2}|\d{2})(?![\w/]|[.,:]\d|\s*%)"
 )
 # "11/21.93": a month, a day and a two-digit year after a dot
 _DOTTED_YEAR = lazy_compile(
@@ -255,7 +258,7 @@ _SCORE_BEFORE = lazy_compile(
     re.IGNORECASE,
 )
 _SCORE_AFTER = lazy_compile(
-    r"\s*(?:pulses?|pp\b|palp|dp\b|pt\b|radial|pedal|strength|str\b|pain|murmur|tabs?|"
+    r"\s*(?:pulses?|pp\b|palp|dp\b|pt\b|radial|pedal|strength|str\b|grips?|pain|murmur|tabs?|"
     r"ns\b|mg|mcg|ml|cc|units?|bilat|b/l|throughout|in\s+all)",
     re.IGNORECASE,
 )
