@@ -371,6 +371,17 @@ _TOKENS = st.sampled_from(
         "lasix",
         "NPO",
         "Green",
+        # the fifth round's numbers (issue #25 item 2)
+        "p#",
+        "bp",
+        "call",
+        "41234",
+        "4-1234",
+        "CVA",
+        "74'",
+        "1957,",
+        "6/30-7/2",
+        "fx4/97",
     ]
 )
 
