@@ -16,13 +16,15 @@ complete (issue #25, item 2). Each rule is a format, not a value:
   words to "at" or "on" ("call son Bob at 555 1234", "may reach wife at 4-1234", "call
   41234"): ten digits in any grouping (spaces, dots, dashes), seven digits whole or split
   by a space, a dot or a dash, a hospital extension of four or five digits ("4-1234",
-  "41234"); four digits never after "call" or "page" when they read as a time of day
-  ("paged at 1400"), and never before a unit or a clock word;
+  "41234"); four digits after a verb or across "at" only when no time of day reads there
+  ("paged at 1400" stays, "paged at 4123" does not), never a round "1000", and no number
+  before a unit or a clock word;
 * **dates**: a year after a diagnosis or a procedure, the procedure named by its suffix too
   ("CHOLECYSTECTOMY 77'", "NEPHRECTOMY 1990", "NQWMI 13", "CA'88"), the years listed after
   it ("S/P CABG 1957, 1971"), a year before a procedure at the start of a clause ("09
-  PTCA", "'98 CABG"); a year after a month ("MARCH OF 1993"); a month and a two-digit
-  year glued to a history word ("fx4/97"); a month, a day and a two-digit year
+  PTCA", "'98 CABG"), a year with its apostrophe after a habit given up ("STOPPED SMOKING
+  62'"); a year after a month ("MARCH OF 1993"); a month and a year glued to a history
+  word ("fx4/97"); a month, a day and a two-digit year
   after a dot ("11/21.93"); two short dates joined by a dash, read as one range
   ("6/30-7/2").
 
