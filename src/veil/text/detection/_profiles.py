@@ -34,8 +34,6 @@ import re
 
 from veil._errors import PolicyError
 from veil._lazy import lazy_compile
-from veil.text.recognition._clinical_numbers import EVENT_YEAR_RULES
-from veil.text.recognition._clinical_numbers import RECOGNIZER as _CLINICAL
 from veil.text.recognition._finding import Finding
 from veil.text.vocab._lexicon import state_or_country
 
@@ -102,12 +100,13 @@ def profile_keeps(profile: str, text: str, f: Finding) -> bool:
         value = _age_value(span)
         return value is None or value > 89
     if f.entity_type == "DATE_TIME":
-        if (
-            f.recognizer == _CLINICAL
-            and f.explanation is not None
-            and f.explanation.pattern_name in EVENT_YEAR_RULES
-        ):
-            return True  # a year of the patient's history (see the module doc)
+        if f.recognizer == "clinical_shapes" and f.explanation is not None:
+            # only the clinical pass makes these findings, and it has loaded the module:
+            # importing it here keeps ``veil text --profile`` parsing light
+            from veil.text.recognition._clinical_numbers import EVENT_YEAR_RULES
+
+            if f.explanation.pattern_name in EVENT_YEAR_RULES:
+                return True  # a year of the patient's history (see the module doc)
         if _TIME_ONLY.fullmatch(span):
             return False
         if _YEAR_ONLY.fullmatch(span):
