@@ -13,7 +13,7 @@ findings are scored type-agnostic, as the de-identification literature scores th
   the generated notes' PERSON, DATE_TIME, LOCATION and ORGANIZATION, PHONE_NUMBER);
 * **per category** token recall on letters and digits alone
   (``category_recall_letters_digits``): deid's gold takes in a phone's brackets or a
-  sentence's full stop now and then ("(201-223-4567)", "410-555-9876."), tokens no
+  sentence's full stop now and then ("(617-555-0123)", "617-555-0199."), tokens no
   redaction needs; shown beside the figure the targets are read on, never instead of it;
 * **docs/s** over the whole corpus, excluding start-up (model and lexicon loading: one
   short note is analyzed first, untimed).

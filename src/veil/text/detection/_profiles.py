@@ -11,7 +11,7 @@ such age", and "all geographical subdivisions smaller than a State". Under ``hip
   of day ("3:30 pm", "at 1400 hrs") is not reported, except a year after a birth word
   ("born in 1931", "DOB: 1931") that makes the person older than 89 this year, and a year
   that the clinical pass reads as a date of the patient's own history (after a diagnosis
-  or a procedure, "s/p MI 92", "CHOLECYSTECTOMY 77'", or after a month, "MARCH OF 1993":
+  or a procedure, "s/p MI 92", "CHOLECYSTECTOMY 85'", or after a month, "MARCH OF 1996":
   :data:`~veil.text.recognition._clinical_numbers.EVENT_YEAR_RULES`), which a reviewer
   holding a note to Safe Harbor strictly would not let stay; any date with a month or a
   day stays ("March 2019", "4/10");

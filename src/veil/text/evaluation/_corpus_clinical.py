@@ -25,10 +25,10 @@ clinical shapes of :mod:`veil.text.recognition._clinical_shapes` (issue #25) to 
   ten digits grouped 3-3-4 whatever the area code ("135 442-9738");
 * pagers and extensions written short ("p# 54321", "EXT. 12", "4-1234"), numbers a phone
   word announces across "at" ("call son Bob at 555 1234"), an area code before a local
-  number written whole ("617 5551234"); the years of the patient's history ("CVA 74'",
-  "CHOLECYSTECTOMY 77'", "S/P CABG 1957, 1971", "prostate ca'88", "quit smoking 62'",
-  "09 PTCA", "MARCH OF 1993"), shorthand dates glued or dotted ("fx4/97", "11/21.93"), and
-  ranges ("6/30-7/2"), beside vitals, doses and scores ("BP 120/80", "2/4 PULSES", "I:E
+  number written whole ("617 5551234"); the years of the patient's history ("CVA 81'",
+  "CHOLECYSTECTOMY 85'", "S/P CABG 1961, 1979", "prostate ca'91", "quit smoking 68'",
+  "07 PTCA", "MARCH OF 1996"), shorthand dates glued or dotted ("fx3/95", "10/14.95"), and
+  ranges ("5/29-6/1"), beside vitals, doses and scores ("BP 120/80", "2/4 PULSES", "I:E
   1:2", "ambulated 50' x2").
 
 Each note mixes these lines with the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`,
@@ -198,7 +198,7 @@ class _ShapeFiller(_Filler):
         if kind == "DATE_TIME":
             if variant == "yyyy":
                 return str(r.randint(1950, 2009)), kind, None
-            if variant == "yy0":  # a year with its leading zero, "09"
+            if variant == "yy0":  # a year with its leading zero, "07"
                 return f"0{r.randint(0, 9)}", kind, None
             if variant == "range":
                 month, day = r.randint(1, 12), r.randint(1, 27)

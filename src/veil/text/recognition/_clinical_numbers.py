@@ -20,13 +20,13 @@ complete (issue #25, item 2). Each rule is a format, not a value:
   ("paged at 1400" stays, "paged at 4123" does not), never a round "1000", and no number
   before a unit or a clock word;
 * **dates**: a year after a diagnosis or a procedure, the procedure named by its suffix too
-  ("CHOLECYSTECTOMY 77'", "NEPHRECTOMY 1990", "NQWMI 13", "CA'88"), the years listed after
-  it ("S/P CABG 1957, 1971"), a year before a procedure at the start of a clause ("09
+  ("CHOLECYSTECTOMY 85'", "NEPHRECTOMY 1990", "NQWMI 14", "CA'91"), the years listed after
+  it ("S/P CABG 1961, 1979"), a year before a procedure at the start of a clause ("09
   PTCA", "'98 CABG"), a year with its apostrophe after a habit given up ("STOPPED SMOKING
-  62'"); a year after a month ("MARCH OF 1993"); a month and a year glued to a history
-  word ("fx4/97"); a month, a day and a two-digit year
-  after a dot ("11/21.93"); two short dates joined by a dash, read as one range
-  ("6/30-7/2").
+  68'"); a year after a month ("MARCH OF 1996"); a month and a year glued to a history
+  word ("fx3/95"); a month, a day and a two-digit year
+  after a dot ("10/14.95"); two short dates joined by a dash, read as one range
+  ("5/29-6/1").
 
 What stays: doses, vitals, lab values, scores and ratios ("BP 120/80", "1/2 tab", "2/4
 pulses", "5/5 strength", "I:E 1:2", "ambulated 50'"), and a weekday alone ("home on
@@ -137,14 +137,14 @@ def _phones(text: str) -> Iterator[Finding]:
 # The year rules look at the digits first and then at the word before them (a regex that
 # tried each condition word at every character of a note cost a third of the pass).
 #: an infarct (by its wall too: "NQWMI", "IWMI") or a procedure by its abbreviation, after
-#: which even "13" or "09" is a year ("NQWMI 13"); never "PMI" (the point of maximal impulse)
+#: which even "14" or "07" is a year ("NQWMI 14"); never "PMI" (the point of maximal impulse)
 _EVENT_WORDS = word_set(
     "mi ami nstemi stemi nqwmi qwmi imi iwmi awmi asmi lwmi cabg cva tia pci ptca avr mvr"
 )
 #: diagnoses and procedures after which a number from 30 on or with a leading zero, four
 #: digits or a number with its apostrophe is the year they happened, procedures by their
 #: suffix too
-#: ("CHOLECYSTECTOMY 77'", "NEPHRECTOMY 1990", "prostate CA'88")
+#: ("CHOLECYSTECTOMY 85'", "NEPHRECTOMY 1990", "prostate CA'91")
 _CONDITION_WORDS = word_set(
     "stent stents stented cea aaa chole appy lap surgery repair replacement fx dx dx'd "
     "diagnosed ca cancer hx resection transplant bypass fracture stroke infarct amputation "
@@ -198,7 +198,7 @@ _MORE_YEARS = lazy_compile(r"[ \t]*(?:,|&|and|/)[ \t]*['’]?((?:19|20)\d{2})['�
 
 def _condition_years(text: str) -> Iterator[Finding]:
     """A year after a diagnosis or a procedure, ``in`` or ``of`` between them too, and the
-    years listed after it ("S/P CABG 1957, 1971")."""
+    years listed after it ("S/P CABG 1961, 1979")."""
     for m in _YEAR_CANDIDATE.finditer(text):
         start, year = m.start(), m.group("year")
         if len(year) == 3 or (len(year) == 4 and not year.startswith(("19", "20"))):
@@ -226,14 +226,14 @@ def _condition_years(text: str) -> Iterator[Finding]:
             end = more.end()
 
 
-# a two-digit year with its apostrophe after the quitting of a habit ("STOPPED SMOKING 62'")
+# a two-digit year with its apostrophe after the quitting of a habit ("STOPPED SMOKING 68'")
 _HABIT_YEAR = lazy_compile(
     r"\b(?:smoking|smoked|etoh|drinking|quit|stopped)[ \t]*(?:in[ \t]+)?"
     r"(?:['’](?P<a>\d{2})|(?P<b>\d{2})['’])(?![\w'’])",
     re.IGNORECASE,
 )
 _MORE_YEARS = lazy_compile(r"[ \t]*(?:,|&|and|/)[ \t]*['’]?((?:19|20)\d{2})['’]?(?![\w/-]|[/.:]\d)")
-# a year before a procedure at the start of a clause ("NIDDM. 09 PTCA", "'98 CABG"): a
+# a year before a procedure at the start of a clause ("NIDDM. 07 PTCA", "'98 CABG"): a
 # leading zero, an apostrophe or four digits (a count is written "2 stents")
 _YEAR_BEFORE = lazy_compile(
     r"(?:^|(?<=[\n.,;:(]))[ \t]*(['’]\d{2}|0\d|(?:19|20)\d{2})[ \t]+"
@@ -241,12 +241,12 @@ _YEAR_BEFORE = lazy_compile(
     re.IGNORECASE,
 )
 _FOUR_DIGIT_YEAR = lazy_compile(r"(?<![\w/.:-])(?:19|20)\d{2}\b(?![/.:-]\d)")
-# a month and a year glued to a history word ("fx4/97", "DX3/05"): a date whether the
+# a month and a year glued to a history word ("fx3/95", "DX3/05"): a date whether the
 # second number is a year or a day, no score or dose being written there
 _GLUED_MONTH_YEAR = lazy_compile(
     r"(?<=[^\W\d_])(?:1[0-2]|0?[1-9])/(?:(?:19|20)\d{2}|\d{2})(?![\w/]|[.,:]\d|\s*%)"
 )
-# "11/21.93": a month, a day and a two-digit year after a dot
+# "10/14.95": a month, a day and a two-digit year after a dot
 _DOTTED_YEAR = lazy_compile(
     r"(?<![\w/.:])(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])\.\d{2}(?![\w/]|[.,:]\d|\s*%)"
 )
@@ -278,11 +278,11 @@ def _dates(text: str) -> Iterator[Finding]:
         word, k = _word_before(text, m.start())
         if word == "of":
             word, k = _word_before(text, k)
-        if word in _MONTH_WORDS:  # "MARCH OF 1993", "nov. 2016"
+        if word in _MONTH_WORDS:  # "MARCH OF 1996", "nov. 2012"
             yield _finding(m.start(), m.end(), "DATE_TIME", "year_of_month")
     for m in _GLUED_MONTH_YEAR.finditer(text):
         word, _ = _word_before(text, m.start(), glued=True)
-        if _history_word(word) or word in ("sx", "s/p"):  # "fx4/97"
+        if _history_word(word) or word in ("sx", "s/p"):  # "fx3/95"
             yield _finding(m.start(), m.end(), "DATE_TIME", "glued_date")
     for m in _DOTTED_YEAR.finditer(text):
         if _SCORE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
@@ -309,9 +309,9 @@ def number_findings(text: str) -> list[Finding]:
 
     Examples
     --------
-    >>> t = "p# 54321. call son at 555 1234. S/P CABG 1957, 1971; CVA 74'. MARCH OF 1993."
+    >>> t = "p# 54321. call son at 555 1234. S/P CABG 1961, 1979; CVA 81'. MARCH OF 1996."
     >>> [t[f.start:f.end] for f in sorted(number_findings(t), key=lambda f: f.start)]
-    ['54321', '555 1234', '1957', '1971', '74', '1993']
+    ['54321', '555 1234', '1961', '1979', '81', '1996']
     """
     if _DIGIT.search(text) is None:
         return []
