@@ -9,7 +9,9 @@ recognizers and NER have run, every word that no finding covers and that is not 
 be safe is reported.
 
 1. The clinical shapes (:mod:`veil.text.recognition._clinical_shapes`) add shorthand dates, pagers,
-   facilities and titled or introduced names.
+   facilities and titled or introduced names; :mod:`veil.text.recognition._clinical_numbers`
+   pagers and extensions written short, numbers a phone word announces and the years of
+   the patient's history.
 2. Each remaining word of two or more letters is checked against the safe vocabulary
    (:mod:`veil.text.vocab._clinical_vocab`: English and clinical words and their misspellings).
    A word that is not safe is reported; so is a safe word that is also a known name when
@@ -55,6 +57,7 @@ from veil.text.recognition._clinical_context import (
     name_growth,
     repeat_mentions,
 )
+from veil.text.recognition._clinical_numbers import number_findings
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
@@ -353,7 +356,7 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
     for f in found:
         taken[f.start : f.end] = b"\x01" * (f.end - f.start)
     extra: list[Finding] = []
-    shapes = [*shape_findings(text), *context_findings(text)]
+    shapes = [*shape_findings(text), *context_findings(text), *number_findings(text)]
     for f in sorted(shapes, key=lambda f: (f.start, -f.end)):
         if taken.find(1, f.start, f.end) < 0:
             taken[f.start : f.end] = b"\x01" * (f.end - f.start)

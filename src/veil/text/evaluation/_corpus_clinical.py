@@ -22,7 +22,14 @@ clinical shapes of :mod:`veil.text.recognition._clinical_shapes` (issue #25) to 
   with spaced dashes ("212- 476- 8356"), days by ordinal ("on the 11th"), a university's
   or a saint's name ("UNIVERSITY OF MARYLAND", "St. Mary"), wards glued to their floor
   ("QUARTERMAIN7"); a role in parentheses after a name ("Dick Cucchiara (resident)"),
-  ten digits grouped 3-3-4 whatever the area code ("135 442-9738").
+  ten digits grouped 3-3-4 whatever the area code ("135 442-9738");
+* pagers and extensions written short ("p# 54321", "EXT. 12", "4-1234"), numbers a phone
+  word announces across "at" ("call son Bob at 555 1234"), an area code before a local
+  number written whole ("617 5551234"); the years of the patient's history ("CVA 81'",
+  "CHOLECYSTECTOMY 85'", "S/P CABG 1961, 1979", "prostate ca'91", "quit smoking 68'",
+  "07 PTCA", "MARCH OF 1996"), shorthand dates glued or dotted ("fx3/95", "10/14.95"), and
+  ranges ("5/29-6/1"), beside vitals, doses and scores ("BP 120/80", "2/4 PULSES", "I:E
+  1:2", "ambulated 50' x2").
 
 Each note mixes these lines with the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`,
 so the hard negatives (doses, vitals, scores, fractions) stay in every note. Labels are
@@ -87,6 +94,21 @@ SHAPE_LINES: tuple[str, ...] = (
     # grouped 3-3-4 with mixed separators whatever the area code
     "Plan per {PERSON:full} (resident): diurese, recheck lytes at 2200.",
     "upper:SON'S CELL {PHONE_NUMBER:grouped}, HOME NUMBER ON FRONT OF CHART.",
+    # added for issue #25's fifth round (item 2): pagers and extensions written short,
+    # numbers a phone word announces across "at", an area code before a local number
+    # written whole; the years of the patient's history (after a diagnosis, a procedure
+    # by its suffix, a habit quit, a month; listed; before a procedure), glued and dotted
+    # shorthand dates, date ranges; each beside the vitals, doses and scores they must
+    # leave alone
+    "Covering MD p# {PHONE_NUMBER:pager}, aware of BP 120/80; 1/2 tab given.",
+    "upper:NP BEEPER {PHONE_NUMBER:pager}, EXT. {PHONE_NUMBER:ext_short}. 2/4 PULSES BILAT.",
+    "lower:may reach wife at {PHONE_NUMBER:ext_dash} tonight, strength 5/5, bp 132/70.",
+    "Call son {PERSON:first} at {PHONE_NUMBER:local_split} with changes; I:E 1:2, PS 10/5.",
+    "Dtr's cell {PHONE_NUMBER:area_local}; ambulated 50' x2 with PT, pain 3/10.",
+    "upper:PMH: CVA {DATE_TIME:yy}', CHOLECYSTECTOMY {DATE_TIME:yy}', S/P CABG {DATE_TIME:yyyy}, {DATE_TIME:yyyy}.",
+    "lower:hx: prostate ca'{DATE_TIME:yy}, s/p pelvic fx{DATE_TIME:month_year}, quit smoking {DATE_TIME:yy}'.",
+    "upper:NIDDM. {DATE_TIME:yy0} PTCA TO LCX, ADRIAMYCIN {DATE_TIME:month_name} OF {DATE_TIME:yyyy}.",
+    "Intubated {DATE_TIME:range} for CHF; neuro check {DATE_TIME:dotted_yy} nonfocal, GCS 15.",
 )
 
 _HOSP_WORDS = ("hosp", "hospital", "rehab", "nursing home")
@@ -158,7 +180,32 @@ class _ShapeFiller(_Filler):
             return f"{f.last_name()}{r.randint(2, 14)}", "LOCATION", None
         if kind == "DATE_TIME" and variant == "month_name":
             return r.choice(_MONTHS), "DATE_TIME", None
-        return super().value(slot)
+        return self._fifth_round(kind, variant) or super().value(slot)
+
+    def _fifth_round(self, kind: str, variant: str) -> tuple[str, str | None, str | None] | None:
+        r = self.rng
+        if kind == "PHONE_NUMBER":
+            if variant == "ext_short":
+                return str(r.randint(10, 999)), kind, None
+            if variant == "ext_dash":  # a hospital extension, "4-1234"
+                return f"{r.randint(1, 9)}-{r.randint(1001, 9999)}", kind, None
+            if variant == "local_split":
+                sep = r.choice((" ", ".", ""))
+                return f"{r.randint(201, 999)}{sep}{r.randint(1001, 9999)}", kind, None
+            if variant == "area_local":
+                area, local = r.randint(201, 989), r.randint(2_000_001, 9_999_999)
+                return r.choice((f"{area} {local}", f"({area}){local}")), kind, None
+        if kind == "DATE_TIME":
+            if variant == "yyyy":
+                return str(r.randint(1950, 2009)), kind, None
+            if variant == "yy0":  # a year with its leading zero, "07"
+                return f"0{r.randint(0, 9)}", kind, None
+            if variant == "range":
+                month, day = r.randint(1, 12), r.randint(1, 27)
+                return f"{month}/{day}-{month}/{day + 1}", kind, None
+            if variant == "dotted_yy":
+                return f"{r.randint(1, 12)}/{r.randint(13, 28)}.{r.randint(75, 99)}", kind, None
+        return None
 
 
 def _line(tpl: str, filler: _ShapeFiller) -> dict[str, Any]:

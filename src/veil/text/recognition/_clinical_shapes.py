@@ -120,11 +120,12 @@ _MONTH_ALONE = lazy_compile(
 _NOT_DATE_BEFORE = lazy_compile(
     r"\b(?:pain|score|scale|strength|str|motor|grips?|peep|cpap|bipap|ipap|epap|ps|psv|ac|"
     r"simv|imv|vent|settings?|mode|tv|rr|i:e|ie|gcs|pupils?|perrla?|dtr|reflexes|ratio|"
-    r"apgars?|murmur|grade|tone|power|sats?|x)\W{0,3}$",
+    r"apgars?|murmur|grade|tone|power|sats?|pulses?|x)\W{0,3}$",
     re.IGNORECASE,
 )
 _NOT_DATE_AFTER = lazy_compile(
-    r"\s*(?:mm|cm|mg|mcg|ml|cc|l\b|units?|tabs?|amps?|ns\b|nss\b|strength|str\b|pain|"
+    r"\s*(?:mm|cm|mg|mcg|ml|cc|l\b|units?|tabs?|amps?|ns\b|nss\b|strength|str\b|pain|pulses?|"
+    r"pedal|radial|palp|grips?|"
     r"murmur|sem\b|hsm\b|systolic|diastolic|power|bilat|b/l|throughout|in\s+all|peep|cp\b|"
     r"chest)",
     re.IGNORECASE,
@@ -136,6 +137,8 @@ _SETTING_BEFORE = lazy_compile(
     r"prvc|aprv)\b[^.\n;:]{0,16}$",
     re.IGNORECASE,
 )
+# the second half of a range ("5/5-4/5", "1/4 - 2/4")
+_RANGE_REST = lazy_compile(r"[ \t]*[-–][ \t]*\d{1,2}/\d{1,2}(?![\d/])")
 _SETTING_AFTER = lazy_compile(r"(?:/\d+)*\s*(?:%|bottles?|btls?|sets?\b)", re.IGNORECASE)
 
 
@@ -286,7 +289,10 @@ def _dates(text: str) -> Iterator[Finding]:
             continue
         if _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             continue
-        if _NOT_DATE_AFTER.match(text, m.end()) or setting_or_count(text, m.start(), m.end()):
+        end = m.end()
+        if (rest := _RANGE_REST.match(text, end)) is not None:
+            end = rest.end()  # "5/5-4/5 grips": what follows the range says what it is
+        if _NOT_DATE_AFTER.match(text, end) or setting_or_count(text, m.start(), end):
             continue
         if b == "10" and (
             _OUT_OF_TEN.search(text, max(0, m.start() - 40), m.start())
