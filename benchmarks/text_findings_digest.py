@@ -9,7 +9,8 @@ first notes of PhysioNet's deid ``id.text``) and each reading of it, a SHA-256 o
 * ``raw``: each built-in recognizer's own findings, recognizer by recognizer, before the
   overlap rule (the regex stage as the recognizers return it);
 * ``regex``: ``analyze_batch`` without NER; ``ner``: with NER (the best installed English
-  model); ``hipaa``: regex-only with the ``hipaa`` profile, on the clinical corpora.
+  model); ``hipaa``: regex-only with the ``hipaa`` profile, on the clinical corpora;
+  ``hipaa_ner``: the ``hipaa`` profile with NER, as ``veil redact --profile hipaa`` runs.
 
 Run it on two checkouts and compare::
 
@@ -84,6 +85,7 @@ def digests(deid: Path | None, deid_notes: int) -> dict[str, Any]:
     regex = TextAnalyzer.from_config(ner=False)
     ner = TextAnalyzer.from_config(ner=True)
     hipaa = TextAnalyzer.from_config(ner=False, profile="hipaa")
+    hipaa_ner = TextAnalyzer.from_config(ner=True, profile="hipaa")
     out: dict[str, Any] = {}
     for name, ts in texts.items():
         raw_items = [
@@ -101,6 +103,9 @@ def digests(deid: Path | None, deid_notes: int) -> dict[str, Any]:
         if name in CLINICAL:
             readings["hipaa"] = [
                 [f.to_dict(explain=True) for f in fs] for fs in hipaa.analyze_batch(ts)
+            ]
+            readings["hipaa_ner"] = [
+                [f.to_dict(explain=True) for f in fs] for fs in hipaa_ner.analyze_batch(ts)
             ]
         out[name] = {"texts": len(ts)}
         for reading, items in readings.items():
