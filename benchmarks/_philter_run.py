@@ -12,11 +12,25 @@ philter-lite tags parts of speech with NLTK's averaged-perceptron tagger, whose 
 downloads at first use; where it cannot be downloaded (no network), ``tagger_site`` names
 a site-packages folder holding spaCy and an English pipeline, and NLTK's ``pos_tag`` is
 replaced by spaCy's tagger (the same Penn Treebank tag set) on philter-lite's own tokens.
+
+philter-lite compiles its configuration's patterns with Python's ``re``. Two of them
+(``salutations6`` and ``salutations7``: a name before a degree, ``[A-Z]'?[A-Z]?[-aA-zZ]+``
+repeated) backtrack exponentially in the number of words in a run of capitals, and deid's
+notes are often written in capitals: profiled on five notes (every 24th), those two took
+over 99 % of 40 CPU seconds, 8 s a note, where the issue's filer saw about 6 notes a
+second. With ``"engine": "regex"`` (the default) the same pattern strings, with the same
+flags, are compiled with the ``regex`` package (mrab-regex, in its ``re``-compatible
+VERSION0; NLTK installs it with philter-lite), which matches them in milliseconds;
+philter-lite's code runs unchanged. The catch-all pattern ``.`` stays ``re``'s (philter
+compares it by identity). ``"check_engine": true`` compares the two engines' matches on
+every text for every pattern except ``check_skip`` (titles: those ``re`` cannot finish)
+and reports the differences; ``"engine": "re"`` runs philter-lite as shipped.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -38,6 +52,43 @@ def _spacy_pos_tag(site: str):  # type: ignore[no-untyped-def]
         return [(t, tok.tag_ or "NN") for t, tok in zip(tokens, doc, strict=True)]
 
     return pos_tag, f"spaCy {spacy.__version__} {sorted(names)[0]} tagger (PTB tags)"
+
+
+def _with_engine(filters: list, engine: str) -> tuple[list, str]:  # type: ignore[type-arg]
+    """``filters`` with their patterns compiled by ``engine`` (see the module doc)."""
+    import dataclasses
+
+    from philter_lite import philter as ph
+
+    if engine == "re":
+        return filters, f"re (Python {sys.version.split()[0]})"
+    import regex
+
+    out = []
+    for f in filters:
+        data = getattr(f, "data", None)
+        if isinstance(data, re.Pattern) and data is not ph.REGEX_ALL:
+            f = dataclasses.replace(f, data=regex.compile(data.pattern, data.flags))
+        out.append(f)
+    return out, f"regex {regex.__version__} (VERSION0, re-compatible), same pattern strings"
+
+
+def _engine_check(filters: list, texts: list[str], skip: list[str]) -> dict:  # type: ignore[type-arg]
+    """Patterns whose matches differ between ``re`` and ``regex`` on ``texts``."""
+    import regex
+
+    compared, differ = 0, []
+    for f in filters:
+        data = getattr(f, "data", None)
+        if not isinstance(data, re.Pattern) or f.title in skip:
+            continue
+        other = regex.compile(data.pattern, data.flags)
+        for t in texts:
+            compared += 1
+            if [m.span() for m in data.finditer(t)] != [m.span() for m in other.finditer(t)]:
+                differ.append(f.title)
+                break
+    return {"pattern_text_pairs": compared, "patterns_that_differ": differ, "skipped": skip}
 
 
 def main() -> None:
@@ -66,7 +117,11 @@ def main() -> None:
 
     ph.nltk.pos_tag = timed_pos_tag  # type: ignore[attr-defined]
     config = Path(philter_lite.__file__).parent / "configs" / "philter_delta.toml"
-    filters = philter_lite.load_filters(str(config))
+    shipped = philter_lite.load_filters(str(config))
+    filters, engine = _with_engine(shipped, req.get("engine", "regex"))
+    check = None
+    if req.get("check_engine"):
+        check = _engine_check(shipped, req["texts"], list(req.get("check_skip", [])))
     out = []
     t0, c0 = time.perf_counter(), time.process_time()
     for text in req["texts"]:
@@ -91,6 +146,8 @@ def main() -> None:
             "cpu_seconds": cpu,
             "tagger_cpu_seconds": tag_cpu[0],
             "tagger": tagger,
+            "engine": engine,
+            "engine_check": check,
             "version": philter_lite.__version__,
         },
         sys.stdout,

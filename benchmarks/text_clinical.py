@@ -192,8 +192,21 @@ def _presidio_run(model: str) -> Callable[[list[str]], list[Spans]]:
     return run
 
 
-def _philter(python: str, texts: list[str]) -> tuple[list[Spans], float, dict[str, Any]]:
-    req = {"texts": texts, "tagger_site": sysconfig.get_paths()["purelib"]}
+#: philter-lite patterns that Python's ``re`` cannot finish on notes in capitals
+#: (exponential backtracking, ``_philter_run.py``): left out of the engines' comparison
+PHILTER_RE_HANGS = ["salutations6", "salutations7"]
+
+
+def _philter(
+    python: str, texts: list[str], engine: str = "regex"
+) -> tuple[list[Spans], float, dict[str, Any]]:
+    req = {
+        "texts": texts,
+        "tagger_site": sysconfig.get_paths()["purelib"],
+        "engine": engine,
+        "check_engine": engine == "regex",
+        "check_skip": PHILTER_RE_HANGS,
+    }
     proc = subprocess.run(
         [python, str(ROOT / "benchmarks" / "_philter_run.py")],
         input=json.dumps(req),
@@ -212,6 +225,8 @@ def _philter(python: str, texts: list[str]) -> tuple[list[Spans], float, dict[st
         "tagger": res["tagger"],
         "tagger_cpu_seconds": round(res["tagger_cpu_seconds"], 1),
         "tagger_site": req["tagger_site"] if "spaCy" in res["tagger"] else None,
+        "engine": res["engine"],
+        "engine_check": res["engine_check"],
         "version": res["version"],
         "config": "philter_delta.toml (the package's only shipped configuration)",
     }
@@ -229,6 +244,7 @@ def run_corpus(
     previous: dict[str, Any] | None = None,
     halves: bool = False,
     philter_every: int = 1,
+    philter_engine: str = "regex",
 ) -> dict[str, Any]:
     """Score the systems in ``only`` on ``gold``; the others are carried from ``previous``
     (the same corpus's entry in the last results file) and marked ``carried_over``. With
@@ -268,7 +284,7 @@ def run_corpus(
         sample = list(range(0, len(gold), philter_every))
         some = [texts[i] for i in sample]
         try:
-            pred, secs, info = _philter(philter_python, some)
+            pred, secs, info = _philter(philter_python, some, philter_engine)
         except (OSError, RuntimeError) as exc:
             systems["philter_lite"] = {"error": str(exc)}
         else:
@@ -282,6 +298,21 @@ def run_corpus(
                 "chars_per_cpu_s": round(chars / info["cpu_seconds"]),
                 **info,
             }
+            if "veil_hipaa" in runners:
+                # veil on the same notes, right after philter-lite: docs/s compared directly
+                _, v_secs, v_cpu = _timed(runners["veil_hipaa"], some)
+                systems["philter_lite"]["veil_hipaa_same_notes"] = {
+                    "seconds": round(v_secs, 2),
+                    "docs_per_s": round(len(some) / v_secs, 1),
+                    "cpu_seconds": round(v_cpu, 2),
+                    "docs_per_cpu_s": round(len(some) / v_cpu, 1),
+                    "docs_per_s_ratio": round(
+                        (len(some) / v_secs) / systems["philter_lite"]["docs_per_s"], 1
+                    ),
+                    "docs_per_cpu_s_ratio": round(
+                        (len(some) / v_cpu) / systems["philter_lite"]["docs_per_cpu_s"], 1
+                    ),
+                }
             if philter_every > 1:
                 systems["philter_lite"]["sample"] = {
                     "every": philter_every,
@@ -342,6 +373,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=1,
         help="run philter-lite on every n-th deid note only (it is slow); 1: all",
     )
+    ap.add_argument(
+        "--philter-engine",
+        choices=("regex", "re"),
+        default="regex",
+        help="engine for philter-lite's patterns: 'regex' (same patterns; two of them "
+        "backtrack exponentially under Python's re, see _philter_run.py) or 're' (as shipped)",
+    )
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/text_clinical.json"))
     ap.add_argument(
         "--systems",
@@ -386,6 +424,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             carried.get("physionet_deid"),
             halves=True,
             philter_every=args.philter_every,
+            philter_engine=args.philter_engine,
         )
         res["held_out"] = (
             "halves.second: the notes after the first half (file order), not used while "

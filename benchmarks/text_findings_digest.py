@@ -9,7 +9,8 @@ first notes of PhysioNet's deid ``id.text``) and each reading of it, a SHA-256 o
 * ``raw``: each built-in recognizer's own findings, recognizer by recognizer, before the
   overlap rule (the regex stage as the recognizers return it);
 * ``regex``: ``analyze_batch`` without NER; ``ner``: with NER (the best installed English
-  model); ``hipaa``: regex-only with the ``hipaa`` profile, on the clinical corpora.
+  model); ``hipaa``: regex-only with the ``hipaa`` profile, on the clinical corpora;
+  ``hipaa_ner``: the ``hipaa`` profile with NER, as ``veil redact --profile hipaa`` runs.
 
 Run it on two checkouts and compare::
 
@@ -71,19 +72,23 @@ def _digest(items: Any) -> str:
     return hashlib.sha256(json.dumps(items, sort_keys=True).encode()).hexdigest()
 
 
-def digests(deid: Path | None, deid_notes: int) -> dict[str, Any]:
+def digests(
+    deid: Path | None, deid_notes: int, only: frozenset[str] | None = None
+) -> dict[str, Any]:
     from veil.text import TextAnalyzer
 
-    texts = {name: _corpus(*spec) for name, spec in CORPORA.items()}
+    texts = {name: _corpus(*spec) for name, spec in CORPORA.items() if only is None or name in only}
     gold = ROOT / "tests" / "data" / "text_corpus.jsonl"
-    texts["committed"] = [json.loads(line)["full_text"] for line in gold.open(encoding="utf-8")]
-    if deid is not None:
+    if only is None or "committed" in only:
+        texts["committed"] = [json.loads(line)["full_text"] for line in gold.open(encoding="utf-8")]
+    if deid is not None and (only is None or "deid" in only):
         raw = deid.read_text(encoding="utf-8", errors="replace")
         notes = [n for n in re.split(r"\|\|\|\|END_OF_RECORD\n?", raw) if n.strip()]
         texts["deid"] = notes[:deid_notes]
     regex = TextAnalyzer.from_config(ner=False)
     ner = TextAnalyzer.from_config(ner=True)
     hipaa = TextAnalyzer.from_config(ner=False, profile="hipaa")
+    hipaa_ner = TextAnalyzer.from_config(ner=True, profile="hipaa")
     out: dict[str, Any] = {}
     for name, ts in texts.items():
         raw_items = [
@@ -101,6 +106,9 @@ def digests(deid: Path | None, deid_notes: int) -> dict[str, Any]:
         if name in CLINICAL:
             readings["hipaa"] = [
                 [f.to_dict(explain=True) for f in fs] for fs in hipaa.analyze_batch(ts)
+            ]
+            readings["hipaa_ner"] = [
+                [f.to_dict(explain=True) for f in fs] for fs in hipaa_ner.analyze_batch(ts)
             ]
         out[name] = {"texts": len(ts)}
         for reading, items in readings.items():
@@ -121,6 +129,11 @@ def main() -> None:
     ap.add_argument("--deid-notes", type=int, default=400)
     ap.add_argument("--compare", type=Path, default=None, help="another run's JSON")
     ap.add_argument(
+        "--corpora",
+        default=None,
+        help="comma-separated corpora to digest (default: all); a comparison then names only those",
+    )
+    ap.add_argument(
         "--out", default=str(ROOT / "benchmarks" / "results" / "text_findings_digest.json")
     )
     args = ap.parse_args()
@@ -137,7 +150,11 @@ def main() -> None:
         "corpora_generated": {
             k: {"kind": v[0], "n": v[1], "seed": v[2]} for k, v in CORPORA.items()
         },
-        **digests(args.deid, args.deid_notes),
+        **digests(
+            args.deid,
+            args.deid_notes,
+            frozenset(args.corpora.split(",")) if args.corpora else None,
+        ),
     }
     if args.compare is not None:
         other = json.loads(args.compare.read_text(encoding="utf-8"))

@@ -232,6 +232,30 @@ def test_ner_batches_keep_order_whatever_their_bounds(analyzer: TextAnalyzer) ->
         assert list(analyzer.ner.analyze_many(texts, batch_size, chars)) == one
 
 
+def test_vocabulary_keeps_new_words_only_within_its_budget(
+    analyzer: TextAnalyzer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within the budget a batch's new words stay in the vocabulary (read once, not again in
+    each batch); once it is spent, a batch runs in a memory zone and the vocabulary stops
+    growing, whatever the stream holds. The findings are the same either way."""
+    from veil.text.ner import _ner
+
+    assert analyzer.ner is not None
+    nlp = analyzer.ner.nlp
+    words = [f"Zqx{i}vbn Qwpl{i}rt" for i in range(400)]
+    texts = [f"Pt seen by Dr. Roe. Code {w} noted on 3/4." for w in words]
+    base = len(nlp.vocab.strings)
+    kept = list(analyzer.ner.analyze_many(texts[:200], batch_size=50))
+    assert len(nlp.vocab.strings) > base  # within the budget: the new words stay
+    spent = len(nlp.vocab.strings) - _ner._STRINGS_AT_LOAD[id(nlp)]
+    monkeypatch.setattr(_ner, "VOCAB_BUDGET", spent)
+    before = len(nlp.vocab.strings)
+    zoned = list(analyzer.ner.analyze_many(texts[200:], batch_size=50))
+    assert len(nlp.vocab.strings) == before  # spent: the stream adds nothing that stays
+    again = list(analyzer.ner.analyze_many(texts[:200], batch_size=50))
+    assert again == kept and zoned == list(analyzer.ner.analyze_many(texts[200:], batch_size=50))
+
+
 _TWO_PROCESSES = """
 import sys
 from veil.text import TextAnalyzer, load_gold
