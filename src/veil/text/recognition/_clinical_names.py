@@ -220,10 +220,16 @@ def first_and_surname(text: str, taken: bytearray) -> list[Finding]:
     >>> [t[f.start:f.end] for f in first_and_surname(t, bytearray(len(t)))]
     ['mary theresa kondouli']
     """
-    words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     out: list[Finding] = []
-    for i in range(len(words) - 1):
-        (a, b), (c, d) = words[i], words[i + 1]
+    # the words are read as a stream, three at a time: a note of 10 MB without a line
+    # break costs no list of its words
+    before_span: tuple[int, int] | None = None
+    span: tuple[int, int] | None = None
+    for m in _WORD.finditer(text):
+        prev_span, before_span, span = before_span, span, m.span()
+        if before_span is None:
+            continue
+        (a, b), (c, d) = before_span, span
         first, last = text[a:b], text[c:d]
         if not text[b:c].isspace() or "\n" in text[b:c] or _case(first) != _case(last):
             continue
@@ -236,8 +242,8 @@ def first_and_surname(text: str, taken: bytearray) -> list[Finding]:
         elif not (_not_english(last) or _surname(last.casefold())):
             continue
         start = a
-        if i > 0:  # "mary theresa kondouli": a first name before the first name
-            pa, pb = words[i - 1]
+        if prev_span is not None:  # "mary theresa kondouli": a first name before it
+            pa, pb = prev_span
             before = text[pa:pb]
             if (
                 text[pb:a].isspace()
