@@ -22,7 +22,12 @@ clinical shapes of :mod:`veil.text.recognition._clinical_shapes` (issue #25) to 
   with spaced dashes ("212- 476- 8356"), days by ordinal ("on the 11th"), a university's
   or a saint's name ("UNIVERSITY OF MARYLAND", "St. Mary"), wards glued to their floor
   ("QUARTERMAIN7"); a role in parentheses after a name ("Dick Cucchiara (resident)"),
-  ten digits grouped 3-3-4 whatever the area code ("135 442-9738").
+  ten digits grouped 3-3-4 whatever the area code ("135 442-9738");
+* a full name without a title in lower case or capitals ("mary kondouli", "LISA
+  ROSSETTI"), a place after a move in any case ("transfered to gh"), a place joined to a
+  facility ("BALTIMORE REHAB AND KIMBROUGH"), residences ("Grieco House NH"), a first
+  name after a contact verb ("reach Rob"), relations in parentheses ("Husband (Joe)",
+  "Ann (daughter)"), dotted initials after a title ("Dr. J.R.").
 
 Each note mixes these lines with the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`,
 so the hard negatives (doses, vitals, scores, fractions) stay in every note. Labels are
@@ -87,6 +92,17 @@ SHAPE_LINES: tuple[str, ...] = (
     # grouped 3-3-4 with mixed separators whatever the area code
     "Plan per {PERSON:full} (resident): diurese, recheck lytes at 2200.",
     "upper:SON'S CELL {PHONE_NUMBER:grouped}, HOME NUMBER ON FRONT OF CHART.",
+    # added for issue #25's fifth round: a full name in lower case or capitals without a
+    # title, places after a move in any case, a place joined to a place, residences, first
+    # names after a contact verb, relations in parentheses, dotted initials
+    "lower:{PERSON:first_unknown_last} from speech and swallow in today, recs: nectar thick.",
+    "upper:DENTURES TAKEN HOME BY {PERSON:first_unknown_last}, PT'S NIECE.",
+    "lower:pt to be transfered to {ORGANIZATION:abbrev} today, report called to rn.",
+    "upper:PT SCREENED BY {ORGANIZATION:hosp} AND {ORGANIZATION:unknown_last}, AWAITING BED.",
+    "{ORGANIZATION:residence} resident, admitted to CCU for hypotension, on levophed.",
+    "Only able to reach {PERSON:first}, will call back in AM with update.",
+    "Husband ({PERSON:first}) at bedside, updated on POC. {PERSON:first} (daughter) called.",
+    "Seen by Dr. {PERSON:initials}, recs: cont heparin gtt, PTT 62 at 1800.",
 )
 
 _HOSP_WORDS = ("hosp", "hospital", "rehab", "nursing home")
@@ -156,9 +172,34 @@ class _ShapeFiller(_Filler):
             return f"St. {f.first_name()}", "ORGANIZATION", None
         if kind == "LOCATION" and variant == "ward_glued":
             return f"{f.last_name()}{r.randint(2, 14)}", "LOCATION", None
+        if kind == "PERSON" and variant == "first_unknown_last":
+            self.new_person()
+            return f"{self.person['first']} {self._unknown_last()}", "PERSON", None
+        if kind == "ORGANIZATION" and variant == "unknown_last":
+            return self._unknown_last(), "ORGANIZATION", None
+        if kind == "ORGANIZATION" and variant == "abbrev":
+            letters = "".join(r.choice("BCDFGHKLMNPRSTW") for _ in range(r.randint(2, 3)))
+            return letters + r.choice(("", "H", "MC")), "ORGANIZATION", None
+        if kind == "ORGANIZATION" and variant == "residence":
+            kind_word = r.choice(("House NH", "House", "SNF", "Nursing Home", "ECF"))
+            return f"{self._unknown_last()} {kind_word}", "ORGANIZATION", None
+        if kind == "PERSON" and variant == "initials":
+            first, middle = r.choice("ABCDEFGHJKLMNRSTW"), r.choice("ABCDEFGHJKLMNRSTW")
+            return f"{first}.{middle}.", "PERSON", None
         if kind == "DATE_TIME" and variant == "month_name":
             return r.choice(_MONTHS), "DATE_TIME", None
         return super().value(slot)
+
+
+    def _unknown_last(self) -> str:
+        """A Faker surname that no English dictionary holds (a name only)."""
+        from veil.text.vocab._clinical_vocab import is_safe_word
+
+        for _ in range(50):
+            name = self.fake.last_name()
+            if name.isalpha() and len(name) >= 5 and not is_safe_word(name):
+                return name
+        return "Okonkwo"
 
 
 def _line(tpl: str, filler: _ShapeFiller) -> dict[str, Any]:
