@@ -190,7 +190,6 @@ class _ShapeFiller(_Filler):
             return r.choice(_MONTHS), "DATE_TIME", None
         return super().value(slot)
 
-
     def _unknown_last(self) -> str:
         """A Faker surname that no English dictionary holds (a name only)."""
         from veil.text.vocab._clinical_vocab import is_safe_word
