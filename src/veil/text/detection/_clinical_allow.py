@@ -57,6 +57,7 @@ from veil.text.recognition._clinical_context import (
     name_growth,
     repeat_mentions,
 )
+from veil.text.recognition._clinical_names import name_place_findings, shape_remainders
 from veil.text.recognition._clinical_numbers import number_findings
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
@@ -357,10 +358,20 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
         taken[f.start : f.end] = b"\x01" * (f.end - f.start)
     extra: list[Finding] = []
     shapes = [*shape_findings(text), *context_findings(text), *number_findings(text)]
+    partial = []
     for f in sorted(shapes, key=lambda f: (f.start, -f.end)):
         if taken.find(1, f.start, f.end) < 0:
             taken[f.start : f.end] = b"\x01" * (f.end - f.start)
             extra.append(f)
+        else:
+            partial.append(f)
+    extra.extend(shape_remainders(text, partial, taken))
+    head = text[:WINDOW]
+    extra.extend(
+        name_place_findings(
+            text, [*found, *extra], taken, mixed=not (mostly_upper(head) or head == head.lower())
+        )
+    )
     for a, b in _windows(text):
         window = text[a:b]
         mixed = not (mostly_upper(window) or window == window.lower())

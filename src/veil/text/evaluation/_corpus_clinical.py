@@ -30,6 +30,11 @@ clinical shapes of :mod:`veil.text.recognition._clinical_shapes` (issue #25) to 
   "07 PTCA", "MARCH OF 1996"), shorthand dates glued or dotted ("fx3/95", "10/14.95"), and
   ranges ("5/29-6/1"), beside vitals, doses and scores ("BP 120/80", "2/4 PULSES", "I:E
   1:2", "ambulated 50' x2").
+* a full name without a title in lower case or capitals ("mary kondouli", "LISA
+  ROSSETTI"), a place after a move in any case ("transfered to gh"), a place joined to a
+  facility ("BALTIMORE REHAB AND KIMBROUGH"), residences ("Grieco House NH"), a first
+  name after a contact verb ("reach Rob"), relations in parentheses ("Husband (Joe)",
+  "Ann (daughter)"), dotted initials after a title ("Dr. J.R.").
 
 Each note mixes these lines with the charting lines of :data:`veil.text.evaluation._corpus.NOTE_LINES`,
 so the hard negatives (doses, vitals, scores, fractions) stay in every note. Labels are
@@ -109,6 +114,17 @@ SHAPE_LINES: tuple[str, ...] = (
     "lower:hx: prostate ca'{DATE_TIME:yy}, s/p pelvic fx{DATE_TIME:month_year}, quit smoking {DATE_TIME:yy}'.",
     "upper:NIDDM. {DATE_TIME:yy0} PTCA TO LCX, ADRIAMYCIN {DATE_TIME:month_name} OF {DATE_TIME:yyyy}.",
     "Intubated {DATE_TIME:range} for CHF; neuro check {DATE_TIME:dotted_yy} nonfocal, GCS 15.",
+    # added for issue #25's fifth round: a full name in lower case or capitals without a
+    # title, places after a move in any case, a place joined to a place, residences, first
+    # names after a contact verb, relations in parentheses, dotted initials
+    "lower:{PERSON:first_unknown_last} from speech and swallow in today, recs: nectar thick.",
+    "upper:DENTURES TAKEN HOME BY {PERSON:first_unknown_last}, PT'S NIECE.",
+    "lower:pt to be transfered to {ORGANIZATION:abbrev} today, report called to rn.",
+    "upper:PT SCREENED BY {ORGANIZATION:hosp} AND {ORGANIZATION:unknown_last}, AWAITING BED.",
+    "{ORGANIZATION:residence} resident, admitted to CCU for hypotension, on levophed.",
+    "Only able to reach {PERSON:first}, will call back in AM with update.",
+    "Husband ({PERSON:first}) at bedside, updated on POC. {PERSON:first} (daughter) called.",
+    "Seen by Dr. {PERSON:initials}, recs: cont heparin gtt, PTT 62 at 1800.",
 )
 
 _HOSP_WORDS = ("hosp", "hospital", "rehab", "nursing home")
@@ -178,6 +194,20 @@ class _ShapeFiller(_Filler):
             return f"St. {f.first_name()}", "ORGANIZATION", None
         if kind == "LOCATION" and variant == "ward_glued":
             return f"{f.last_name()}{r.randint(2, 14)}", "LOCATION", None
+        if kind == "PERSON" and variant == "first_unknown_last":
+            self.new_person()
+            return f"{self.person['first']} {self._unknown_last()}", "PERSON", None
+        if kind == "ORGANIZATION" and variant == "unknown_last":
+            return self._unknown_last(), "ORGANIZATION", None
+        if kind == "ORGANIZATION" and variant == "abbrev":
+            letters = "".join(r.choice("BCDFGHKLMNPRSTW") for _ in range(r.randint(2, 3)))
+            return letters + r.choice(("", "H", "MC")), "ORGANIZATION", None
+        if kind == "ORGANIZATION" and variant == "residence":
+            kind_word = r.choice(("House NH", "House", "SNF", "Nursing Home", "ECF"))
+            return f"{self._unknown_last()} {kind_word}", "ORGANIZATION", None
+        if kind == "PERSON" and variant == "initials":
+            first, middle = r.choice("ABCDEFGHJKLMNRSTW"), r.choice("ABCDEFGHJKLMNRSTW")
+            return f"{first}.{middle}.", "PERSON", None
         if kind == "DATE_TIME" and variant == "month_name":
             return r.choice(_MONTHS), "DATE_TIME", None
         return self._fifth_round(kind, variant) or super().value(slot)
@@ -206,6 +236,16 @@ class _ShapeFiller(_Filler):
             if variant == "dotted_yy":
                 return f"{r.randint(1, 12)}/{r.randint(13, 28)}.{r.randint(75, 99)}", kind, None
         return None
+
+    def _unknown_last(self) -> str:
+        """A Faker surname that no English dictionary holds (a name only)."""
+        from veil.text.vocab._clinical_vocab import is_safe_word
+
+        for _ in range(50):
+            name = self.fake.last_name()
+            if name.isalpha() and len(name) >= 5 and not is_safe_word(name):
+                return name
+        return "Okonkwo"
 
 
 def _line(tpl: str, filler: _ShapeFiller) -> dict[str, Any]:

@@ -222,7 +222,7 @@ _WORD_BEFORE = lazy_compile(r"([^\W\d_][\w'’&.-]*)\s+$")
 # mental status in a note
 _TITLED = lazy_compile(
     r"\b(?:(?:dr|drs|doctor|mrs|miss)\.?['’]?|(?-i:Mr|Ms)\.?|(?-i:MR|mr)\.)"
-    r"\s+([^\W\d_][\w'’-]*)"
+    r"\s+((?-i:[A-Z]\.){2,3}(?!\w)|[^\W\d_][\w'’-]*)"  # dotted initials too ("Dr. J.R.")
     r"(?:\s+([^\W\d_][\w'’-]*))?",
     re.IGNORECASE,
 )

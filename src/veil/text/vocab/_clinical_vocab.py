@@ -32,7 +32,7 @@ from veil.text.vocab._lexicon import (
     word_set,
 )
 
-__all__ = ["CLINICAL_EXTRA", "is_name_word", "is_safe_word", "known_words"]
+__all__ = ["CLINICAL_EXTRA", "is_derived_word", "is_name_word", "is_safe_word", "known_words"]
 
 # Clinical abbreviations, units, drugs and charting words beyond _lexicon.CLINICAL_TERMS:
 # standard nursing and physician shorthand (Joint Commission and ISMP abbreviation lists,
@@ -233,6 +233,19 @@ _DRUG_ENDINGS = (
     "peridol", "apine", "idone", "curium", "curonium", "caine", "barbital", "amide",
     "thiazide", "semide", "actone", "glitazone", "gliptin", "glinide", "formin", "ide",
 )  # fmt: skip
+
+
+def is_derived_word(word: str) -> bool:
+    """Whether ``word`` is a known stem with an English or medical affix, or ends as a
+    drug class does ("introducer", "extubated", "metoprolol"), whatever its case.
+
+    Examples
+    --------
+    >>> is_derived_word("introducer"), is_derived_word("kondouli")
+    (True, False)
+    """
+    w = word.casefold()
+    return w.isalpha() and 5 <= len(w) <= _LONGEST and _derived(w)
 
 
 def _derived(w: str) -> bool:

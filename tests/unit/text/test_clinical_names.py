@@ -1,0 +1,154 @@
+"""Clinical names and places (issue #25, fifth round): the rest of a shape that NER read in
+part, a first name with an unknown surname, places after a move, places joined to a
+place, residences, first names after a contact verb, relations in parentheses and dotted
+initials; each with the charting, drug names and units it must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from veil.text import TextAnalyzer
+from veil.text.detection._clinical_allow import clinical_findings
+from veil.text.evaluation._corpus_clinical import SHAPE_LINES, generate_clinical_shape_notes
+from veil.text.recognition._clinical_names import shape_remainders
+from veil.text.recognition._finding import Explanation, Finding
+
+
+def _pass(text: str) -> dict[str, str]:
+    return {
+        text[f.start : f.end]: f.entity_type for f in clinical_findings(text, [], thorough=False)
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        # a first name and a surname no dictionary holds, in the same case
+        (
+            "pt alert. mary theresa kondouli from speech in today.",
+            "mary theresa kondouli",
+            "PERSON",
+        ),
+        ("DENTURES TAKEN HOME BY LISA ROSSETTI, NIECE.", "LISA ROSSETTI", "PERSON"),
+        ("NPO. Seen by Yolanda Okonkwo today.", "Yolanda Okonkwo", "PERSON"),
+        # places after a move, short ones and lower case too
+        ("Pt npo. transfered to gh 7/22, report called.", "gh", "LOCATION"),
+        ("PT NPO. SENT TO BWH FOR CATH.", "BWH", "LOCATION"),
+        ("Pt transferred from Kimbrough this am on levophed.", "Kimbrough", "LOCATION"),
+        # a place joined to a facility
+        ("PT NPO. SCREENED BY CALVERT REHAB AND KIMBROUGH.", "KIMBROUGH", "LOCATION"),
+        # residences
+        ("89 yo woman, Grieco House NH resident, admitted to CCU.", "Grieco House NH", "LOCATION"),
+        ("PT IS A BROOKHAVEN SNF RESIDENT, NPO.", "BROOKHAVEN SNF", "LOCATION"),
+        # a first name after a contact verb, an English verb too, in a note in ordinary case
+        ("Pt NPO. Only able to reach Rob, will call back.", "Rob", "PERSON"),
+        # relations in parentheses
+        ("Pt NPO. Husband (Frank) at bedside.", "Frank", "PERSON"),
+        ("Pt NPO. Yolanda (daughter) called for update.", "Yolanda", "PERSON"),
+        # dotted initials in a name's context
+        ("Pt NPO. Seen by Dr. J.R. today, recs noted.", "J.R.", "PERSON"),
+        ("Pt NPO. K.W. RN aware of uop.", "K.W.", "PERSON"),
+    ],
+)
+def test_names_and_places_in_context(text: str, value: str, entity: str) -> None:
+    # every letter of the value is covered by a finding of the entity (one finding or
+    # several: another rule may read a part first)
+    kinds = [""] * len(text)
+    for f in clinical_findings(text, [], thorough=False):
+        kinds[f.start : f.end] = [f.entity_type] * (f.end - f.start)
+    a = text.index(value)
+    got = {kinds[i] for i in range(a, a + len(value)) if text[i].isalnum()}
+    assert got == {entity}, _pass(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # clinical words, drug names and units after a first name, a move or a relation
+        "pt alert. mary lasix 40 given, mary rounds at 0800.",
+        "LINES: R fem introducer, await team to place TLC.",
+        "Pt transferred to the floor, then sent to rm 12 on levophed.",
+        "Pt npo. transfered to stepdown, pt transported to ctscan for chest.",
+        "Pt NPO. Transferred to hosp. for MRI, sent to micu at 1600.",
+        "PT NPO. TO GO HOME AND REST, SCREENED BY REHAB AND PT.",
+        "Pt NPO. Lives in a house with wife; the Senate House visit noted.",
+        "Pt NPO. Only able to reach Pharmacy; called Lab for K 3.1.",
+        "Pt NPO. Husband (HCP) at bedside; meds (lasix) given.",
+        "Pt NPO. Meds given P.O. and I.V. at 0800, 40 MEQ KCL P.O.",
+        "Pt npo. dr aware of uop 20 cc/hr, heparin 1000 units/hr.",
+    ],
+)
+def test_charting_left_alone(text: str) -> None:
+    found = _pass(text)
+    new_rules = {
+        "first_and_surname",
+        "moved_to",
+        "coordinated_place",
+        "residence",
+        "contacted_name",
+        "relation_in_parens",
+        "initials",
+        "shape_remainder",
+    }
+    flagged = [
+        text[f.start : f.end]
+        for f in clinical_findings(text, [], thorough=False)
+        if f.explanation and f.explanation.pattern_name in new_rules
+    ]
+    assert flagged == [], found
+
+
+def test_shape_remainder_adds_what_ner_left_out() -> None:
+    text = "PT NPO. TAKEN TO LAUREL REGIONAL WHERE CK POS. TO KERNAN HOSPITAL."
+    a, b = text.index("LAUREL"), text.index("KERNAN")
+    shapes = [
+        Finding(a, a + 15, "LOCATION", 0.6, "x", 1, Explanation("x", "facility")),
+        Finding(b, b + 15, "LOCATION", 0.6, "x", 1, Explanation("x", "facility")),
+    ]
+    taken = bytearray(len(text))
+    taken[a : a + 6] = b"\x01" * 6  # NER read "LAUREL"
+    taken[b : b + 6] = b"\x01" * 6  # and "KERNAN"
+    added = [text[f.start : f.end] for f in shape_remainders(text, shapes, taken)]
+    assert added == ["REGIONAL"]  # a facility's kind ("HOSPITAL") is a description
+
+
+def test_through_the_hipaa_profile() -> None:
+    analyzer = TextAnalyzer.from_config(ner=False, profile="hipaa")
+    text = "Pt NPO, cont lasix. transfered to gh 7/22. mary theresa kondouli from speech."
+    got = {text[f.start : f.end] for f in analyzer.analyze(text)}
+    assert {"gh", "mary theresa kondouli"} <= got
+    assert not {"lasix", "NPO", "speech"} & got
+
+
+def test_generated_notes_carry_the_new_shapes() -> None:
+    assert sum("first_unknown_last" in line for line in SHAPE_LINES) >= 2
+    notes = generate_clinical_shape_notes(200, seed=25)
+    analyzer = TextAnalyzer.from_config(ner=False, profile="hipaa")
+    hit = total = 0
+    for note, found in zip(
+        notes, analyzer.analyze_batch([n["full_text"] for n in notes]), strict=True
+    ):
+        text = note["full_text"]
+        covered = bytearray(len(text))
+        for f in found:
+            covered[f.start : f.end] = b"\x01" * (f.end - f.start)
+        for s in note["spans"]:
+            line = text[text.rfind("\n", 0, s["start_position"]) + 1 :].split("\n", 1)[0]
+            if not any(
+                k in line
+                for k in (
+                    "speech and swallow",
+                    "DENTURES",
+                    "transfered",
+                    "SCREENED BY",
+                    "resident, admitted",
+                    "reach",
+                    "Husband (",
+                    "Seen by Dr. ",
+                )
+            ):
+                continue
+            total += 1
+            hit += covered.find(1, s["start_position"], s["end_position"]) >= 0
+    assert total >= 50
+    assert hit / total >= 0.9, (hit, total)
