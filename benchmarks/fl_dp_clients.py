@@ -10,7 +10,7 @@ case with the same settings for the honest comparison.
 
 For each client count and each seed (the seed sets the split, the partition and the
 initialization; the DP noise and the Poisson client sampling come from the OS's randomness)
-it runs:
+it runs, seed by seed:
 
 - non-private FL, with the DP runs' schedule (``--model logistic --rounds 20 --local-epochs 5
   --lr 0.5``) and with the command's defaults (``--model mlp``, 20 rounds of 1 epoch at
@@ -29,10 +29,19 @@ the ledger charge before the first round), without Flower, Ray and SecAgg+ maski
 equals the plain one up to quantization: ``tests/unit/federated/test_secagg.py``). After each
 DP run the ledger's entry is read back and compared with the reported spend.
 
+With ``--secagg`` every run is the command itself instead, ``veil fl simulate ... --secagg
+--json`` in a fresh process (Flower's simulation engine on Ray, the updates summed by SecAgg+
+with the default shares and threshold, the DP noise added by the server to the securely
+aggregated sum, the spend charged to a ledger before round 1): the target's own setting.
+The non-private runs go through SecAgg+ too, so both sides carry its quantization.
+
 Run: ``PYTHONPATH=src python benchmarks/fl_dp_clients.py [--clients 100,50,10] [--seeds 3]``;
-writes ``benchmarks/results/fl_dp_clients.json`` (``--out``), rewritten after each client
-count. The figures in ``docs/federated.md`` come from ``--clients 100`` and ``--clients 10
---out benchmarks/results/fl_dp_clients_10.json``, run side by side.
+writes ``benchmarks/results/fl_dp_clients.json`` (``--out``), rewritten after each run (a
+stopped benchmark leaves what it finished). The figures in ``docs/federated.md`` come from
+``--clients 100`` and ``--clients 10 --out benchmarks/results/fl_dp_clients_10.json``, run
+side by side; through SecAgg+ from
+``--clients 50 --secagg --runs nonprivate_schedule,dp_adaptive_clip --out
+benchmarks/results/fl_dp_clients_secagg_50.json``.
 """
 
 from __future__ import annotations
@@ -49,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fl_accuracy import ROOT, SHARED, SHIPPED
+from fl_accuracy import ROOT, SHARED, SHIPPED, run_cli
 from fl_dp import DATASET, _ledger_entry, run_inprocess
 
 OUT = Path(__file__).parent / "results" / "fl_dp_clients.json"
@@ -81,6 +90,24 @@ def _flags(settings: dict[str, Any]) -> str:
     return " ".join(out)
 
 
+def _one_cli(
+    data: Path,
+    clients: int,
+    seed: int,
+    settings: dict[str, Any],
+    eps: float | None,
+    delta: float,
+    url: str,
+) -> tuple[dict[str, Any], float, float]:
+    """One run of ``veil fl simulate ... --secagg --json`` (Flower, Ray, SecAgg+)."""
+    args = ["fl", "simulate", str(data), "--target", "salary-class", "--secagg"]
+    args += ["--clients", str(clients), "--seed", str(seed), *_flags(settings).split()]
+    if eps is not None:
+        args += ["--dp", "client", "--epsilon", str(eps), "--delta", str(delta)]
+        args += ["--dataset", DATASET, "--ledger", url]
+    return run_cli(args)
+
+
 def _one(
     data: Path,
     clients: int,
@@ -89,13 +116,25 @@ def _one(
     eps: float | None,
     delta: float,
     url: str,
+    secagg: bool = False,
 ) -> dict[str, Any]:
     kw = dict(settings)
     rounds = kw.pop("rounds")
-    # the centralized baseline only with the defaults (20 epochs, not the schedule's 100)
-    out, _wall, cpu = run_inprocess(
-        data, clients, rounds, eps, delta, url, seed=seed, centralized=kw["model"] == "mlp", **kw
-    )
+    if secagg:
+        out, wall, cpu = _one_cli(data, clients, seed, settings, eps, delta, url)
+    else:
+        # the centralized baseline only with the defaults (20 epochs, not the schedule's 100)
+        out, wall, cpu = run_inprocess(
+            data,
+            clients,
+            rounds,
+            eps,
+            delta,
+            url,
+            seed=seed,
+            centralized=kw["model"] == "mlp",
+            **kw,
+        )
     rec: dict[str, Any] = {
         "seed": seed,
         "accuracy": out["accuracy"],
@@ -103,6 +142,13 @@ def _one(
         "majority_class_accuracy": out["majority_class_accuracy"],
         "cpu_seconds": cpu,
     }
+    if secagg:
+        rec |= {
+            "wall_seconds": wall,
+            "secagg": out["secagg"],
+            "secagg_settings": out["secagg_settings"],
+            "median_round_seconds": statistics.median(out["round_seconds"]),
+        }
     if eps is not None:
         entry = _ledger_entry(url, out["ledger"]["spend_id"])
         rec |= {
@@ -137,6 +183,9 @@ def main() -> None:
     ap.add_argument("--epsilon", type=float, default=3.0)
     ap.add_argument("--delta", type=float, default=1e-5)
     ap.add_argument("--runs", default="nonprivate_schedule,nonprivate_defaults,dp_adaptive_clip")
+    ap.add_argument(
+        "--secagg", action="store_true", help="run the command with --secagg (Flower, Ray)"
+    )
     ap.add_argument("--out", type=Path, default=OUT)
     a = ap.parse_args()
     data = SHARED if SHARED.exists() else SHIPPED
@@ -144,7 +193,9 @@ def main() -> None:
     names = a.runs.split(",")
     result: dict[str, Any] = {
         "benchmark": "fl_dp_clients",
-        "engine": "inprocess (the same veil functions without Flower, Ray and SecAgg+ masking)",
+        "engine": "veil fl simulate --secagg (Flower's simulation engine on Ray, SecAgg+)"
+        if a.secagg
+        else "inprocess (the same veil functions without Flower, Ray and SecAgg+ masking)",
         "data": str(data),
         "epsilon": a.epsilon,
         "delta": a.delta,
@@ -165,48 +216,57 @@ def main() -> None:
         )
         for clients in counts:
             block: dict[str, Any] = {}
-            for name in names:
-                settings, dp = RUNS[name]
-                eps = a.epsilon if dp else None
-                reps = []
-                for seed in range(a.seeds):
-                    reps.append(_one(data, clients, seed, settings, eps, a.delta, url))
-                    print(clients, name, seed, round(reps[-1]["accuracy"], 4), flush=True)
-                block[name] = {"dp": dp, **_summary(reps), "repeats": reps}
-            private = [n for n in names if RUNS[n][1]]
-            public = [n for n in names if not RUNS[n][1]]
-            reps_dp = [r for n in private for r in block[n]["repeats"]]
-            block["targets"] = {
-                "epsilon_spent_never_above_target": all(
-                    r["epsilon_spent"] <= a.epsilon for r in reps_dp
-                ),
-                "ledger_entry_equals_spent": all(r["ledger_equals_spent"] for r in reps_dp),
-            }
-            if public and private:  # --runs may hold only one kind
-                ref_name = max(public, key=lambda n: block[n]["mean_accuracy"])
-                ref = block[ref_name]["mean_accuracy"]
-                for n in private:
-                    block[n]["mean_gap_points"] = 100 * (ref - block[n]["mean_accuracy"])
-                best = min(private, key=lambda n: block[n]["mean_gap_points"])
-                block["targets"] |= {
-                    "reference": ref_name,
-                    "reference_mean_accuracy": ref,
-                    "best_dp_run": best,
-                    "best_dp_mean_accuracy": block[best]["mean_accuracy"],
-                    "best_mean_gap_points": block[best]["mean_gap_points"],
-                    "best_within_3_points_of_nonprivate": block[best]["mean_gap_points"] <= 3.0,
-                }
-            result["by_clients"][str(clients)] = block
+            reps: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+            # seed by seed, so that a run stopped early has as many repeats of each kind
+            for seed in range(a.seeds):
+                for name in names:
+                    settings, dp = RUNS[name]
+                    eps = a.epsilon if dp else None
+                    rec = _one(data, clients, seed, settings, eps, a.delta, url, a.secagg)
+                    reps[name].append(rec)
+                    print(clients, name, seed, round(rec["accuracy"], 4), flush=True)
+                    block[name] = {"dp": dp, **_summary(reps[name]), "repeats": reps[name]}
+                    block["targets"] = _targets(block, names, a.epsilon)
+                    result["by_clients"][str(clients)] = block
+                    _write(result, a.out)
             print(clients, json.dumps(block["targets"]), flush=True)
-            result["machine"] = {
-                "cpus": os.cpu_count(),
-                "python": platform.python_version(),
-                "load_average_at_end": os.getloadavg(),
-            }
-            a.out.parent.mkdir(parents=True, exist_ok=True)
-            tmp_out = a.out.with_suffix(".tmp")
-            tmp_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-            tmp_out.replace(a.out)
+
+
+def _targets(block: dict[str, Any], names: list[str], epsilon: float) -> dict[str, Any]:
+    private = [n for n in names if RUNS[n][1] and n in block]
+    public = [n for n in names if not RUNS[n][1] and n in block]
+    reps_dp = [r for n in private for r in block[n]["repeats"]]
+    targets: dict[str, Any] = {
+        "epsilon_spent_never_above_target": all(r["epsilon_spent"] <= epsilon for r in reps_dp),
+        "ledger_entry_equals_spent": all(r["ledger_equals_spent"] for r in reps_dp),
+    }
+    if public and private:  # --runs may hold only one kind
+        ref_name = max(public, key=lambda n: block[n]["mean_accuracy"])
+        ref = block[ref_name]["mean_accuracy"]
+        for n in private:
+            block[n]["mean_gap_points"] = 100 * (ref - block[n]["mean_accuracy"])
+        best = min(private, key=lambda n: block[n]["mean_gap_points"])
+        targets |= {
+            "reference": ref_name,
+            "reference_mean_accuracy": ref,
+            "best_dp_run": best,
+            "best_dp_mean_accuracy": block[best]["mean_accuracy"],
+            "best_mean_gap_points": block[best]["mean_gap_points"],
+            "best_within_3_points_of_nonprivate": block[best]["mean_gap_points"] <= 3.0,
+        }
+    return targets
+
+
+def _write(result: dict[str, Any], out: Path) -> None:
+    result["machine"] = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average_at_end": os.getloadavg(),
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp_out = out.with_suffix(".tmp")
+    tmp_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    tmp_out.replace(out)
 
 
 if __name__ == "__main__":
