@@ -108,6 +108,55 @@ def _one_cli(
     return run_cli(args)
 
 
+def _one_memory(
+    data: Path,
+    clients: int,
+    seed: int,
+    settings: dict[str, Any],
+    eps: float | None,
+    delta: float,
+    url: str,
+) -> tuple[dict[str, Any], float, float]:
+    """One ``simulate_federated`` run with ``--secagg``, its clients over an in-memory grid."""
+    import time
+
+    import pandas as pd
+    import torch
+
+    import veil.federated._simulate as sim
+    from fl_inmemory_grid import run_in_memory
+    from veil.dp import BudgetLedger, fingerprint_frame
+    from veil.federated import FLConfig, simulate_federated
+
+    sim._run_flower = run_in_memory  # type: ignore[assignment]
+    torch.set_num_threads(1)
+    t0, c0 = time.perf_counter(), time.process_time()
+    frame = pd.read_csv(data, sep=None, engine="python")
+    cfg = FLConfig(
+        clients=clients,
+        seed=seed,
+        secagg=True,
+        dp=None if eps is None else "client",
+        epsilon=eps,
+        delta=delta,
+        **settings,
+    )
+    ledger = None if eps is None else BudgetLedger(url)
+    try:
+        out = simulate_federated(
+            frame,
+            "salary-class",
+            cfg,
+            ledger=ledger,
+            dataset_name=None if ledger is None else DATASET,
+            fingerprint=None if ledger is None else fingerprint_frame(frame),
+        )
+    finally:
+        if ledger is not None:
+            ledger.close()
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
 def _one(
     data: Path,
     clients: int,
@@ -117,11 +166,13 @@ def _one(
     delta: float,
     url: str,
     secagg: bool = False,
+    engine: str = "cli",
 ) -> dict[str, Any]:
     kw = dict(settings)
     rounds = kw.pop("rounds")
     if secagg:
-        out, wall, cpu = _one_cli(data, clients, seed, settings, eps, delta, url)
+        one = _one_cli if engine == "cli" else _one_memory
+        out, wall, cpu = one(data, clients, seed, settings, eps, delta, url)
     else:
         # the centralized baseline only with the defaults (20 epochs, not the schedule's 100)
         out, wall, cpu = run_inprocess(
@@ -186,6 +237,19 @@ def main() -> None:
     ap.add_argument(
         "--secagg", action="store_true", help="run the command with --secagg (Flower, Ray)"
     )
+    ap.add_argument(
+        "--engine",
+        choices=("cli", "memory"),
+        default="cli",
+        help="with --secagg: the command (Ray), or its server and client apps in memory",
+    )
+    ap.add_argument("--jobs", type=int, default=1, help="runs at once (--engine memory)")
+    ap.add_argument(
+        "--secagg-shares",
+        type=float,
+        help="with --secagg: the command's --secagg-shares (default: its per-round default)",
+    )
+    ap.add_argument("--secagg-threshold", type=float, help="with --secagg-shares")
     ap.add_argument("--out", type=Path, default=OUT)
     a = ap.parse_args()
     data = SHARED if SHARED.exists() else SHIPPED
@@ -193,7 +257,12 @@ def main() -> None:
     names = a.runs.split(",")
     result: dict[str, Any] = {
         "benchmark": "fl_dp_clients",
-        "engine": "veil fl simulate --secagg (Flower's simulation engine on Ray, SecAgg+)"
+        "engine": (
+            "veil fl simulate --secagg (Flower's simulation engine on Ray, SecAgg+)"
+            if a.engine == "cli"
+            else "simulate_federated --secagg, its ServerApp and ClientApp over an in-memory "
+            "grid (Flower's SecAgg+ workflow and mod, no Ray: benchmarks/fl_inmemory_grid.py)"
+        )
         if a.secagg
         else "inprocess (the same veil functions without Flower, Ray and SecAgg+ masking)",
         "data": str(data),
@@ -201,35 +270,74 @@ def main() -> None:
         "delta": a.delta,
         "seeds": list(range(a.seeds)),
         "runs": {n: _flags(RUNS[n][0]) for n in names},
+        "secagg_shares": a.secagg_shares,
+        "secagg_threshold": a.secagg_threshold,
         "by_clients": {},
     }
     with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/ledger.db"
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        budget = a.epsilon * a.seeds * len(names) * len(counts) + 1
-        init = ["budget", "init", DATASET, "--ledger", url, "--epsilon", str(budget)]
-        subprocess.run(
-            [sys.executable, "-m", "veil", *init, "--delta", "0.5"],
-            check=True,
-            capture_output=True,
-            env=env,
-        )
+
+        def ledger(name: str) -> str:
+            # a ledger with budget for every run (one per run when runs go in parallel)
+            url = f"sqlite:///{tmp}/{name}.db"
+            budget = a.epsilon * a.seeds * len(names) * len(counts) + 1
+            init = ["budget", "init", DATASET, "--ledger", url, "--epsilon", str(budget)]
+            subprocess.run(
+                [sys.executable, "-m", "veil", *init, "--delta", "0.5"],
+                check=True,
+                capture_output=True,
+                env=env,
+            )
+            return url
+
+        tasks = [
+            (clients, seed, name)
+            for clients in counts
+            for seed in range(a.seeds)  # seed by seed: a stopped run has as many of each kind
+            for name in names
+        ]
+        reps: dict[tuple[int, str], list[dict[str, Any]]] = {}
+
+        def done(clients: int, name: str, rec: dict[str, Any]) -> None:
+            reps.setdefault((clients, name), []).append(rec)
+            print(clients, name, rec["seed"], round(rec["accuracy"], 4), flush=True)
+            block = result["by_clients"].setdefault(str(clients), {})
+            block[name] = {
+                "dp": RUNS[name][1],
+                **_summary(reps[clients, name]),
+                "repeats": sorted(reps[clients, name], key=lambda r: r["seed"]),
+            }
+            block["targets"] = _targets(block, names, a.epsilon)
+            _write(result, a.out)
+
+        def args(clients: int, seed: int, name: str, url: str) -> tuple[Any, ...]:
+            settings, dp = RUNS[name]
+            if a.secagg_shares is not None:
+                settings = {
+                    **settings,
+                    "secagg_shares": a.secagg_shares,
+                    "secagg_threshold": a.secagg_threshold,
+                }
+            eps = a.epsilon if dp else None
+            return (data, clients, seed, settings, eps, a.delta, url, a.secagg, a.engine)
+
+        if a.jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            with ProcessPoolExecutor(a.jobs) as pool:
+                futures = {
+                    pool.submit(_one, *args(*t, ledger(f"ledger-{i}"))): t
+                    for i, t in enumerate(tasks)
+                }
+                for fut in as_completed(futures):
+                    clients, _, name = futures[fut]
+                    done(clients, name, fut.result())
+        else:
+            url = ledger("ledger")
+            for clients, seed, name in tasks:
+                done(clients, name, _one(*args(clients, seed, name, url)))
         for clients in counts:
-            block: dict[str, Any] = {}
-            reps: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
-            # seed by seed, so that a run stopped early has as many repeats of each kind
-            for seed in range(a.seeds):
-                for name in names:
-                    settings, dp = RUNS[name]
-                    eps = a.epsilon if dp else None
-                    rec = _one(data, clients, seed, settings, eps, a.delta, url, a.secagg)
-                    reps[name].append(rec)
-                    print(clients, name, seed, round(rec["accuracy"], 4), flush=True)
-                    block[name] = {"dp": dp, **_summary(reps[name]), "repeats": reps[name]}
-                    block["targets"] = _targets(block, names, a.epsilon)
-                    result["by_clients"][str(clients)] = block
-                    _write(result, a.out)
-            print(clients, json.dumps(block["targets"]), flush=True)
+            print(clients, json.dumps(result["by_clients"][str(clients)]["targets"]), flush=True)
 
 
 def _targets(block: dict[str, Any], names: list[str], epsilon: float) -> dict[str, Any]:
