@@ -39,9 +39,9 @@ Run: ``PYTHONPATH=src python benchmarks/fl_dp_clients.py [--clients 100,50,10] [
 writes ``benchmarks/results/fl_dp_clients.json`` (``--out``), rewritten after each run (a
 stopped benchmark leaves what it finished). The figures in ``docs/federated.md`` come from
 ``--clients 100`` and ``--clients 10 --out benchmarks/results/fl_dp_clients_10.json``, run
-side by side; through SecAgg+ from
-``--clients 50 --secagg --runs nonprivate_schedule,dp_adaptive_clip --out
-benchmarks/results/fl_dp_clients_secagg_50.json``.
+side by side; through SecAgg+ from ``--clients 50 --secagg --engine memory --jobs 6
+--seeds 3 --secagg-shares 7 --secagg-threshold 4 --runs nonprivate_schedule,dp_adaptive_clip
+--out benchmarks/results/fl_dp_clients_secagg_50_seeds3.json``.
 """
 
 from __future__ import annotations
