@@ -8,15 +8,19 @@ seconds of the whole process tree (server, Ray's daemons and workers, from /proc
 loaded machine's waiting shows as wall time but not as CPU. Four runs, side by side:
 
 - ``plain`` and ``secagg``: veil as shipped;
-- ``plain_fast_dispatch`` and ``secagg_fast_dispatch``: the same with Flower's simulation
-  dispatcher (``vce_api.add_messages_to_queue``, which looks for new messages every 0.1 s)
-  replaced for the run by one that looks every 0.01 s: an experiment that shows what that
-  polling, which is Flower's and not veil's, costs a round of four exchanges. veil does not
-  ship it.
+- ``plain_fast_dispatch`` and ``secagg_fast_dispatch`` (with ``--fast-dispatch``): the same
+  with Flower's simulation dispatcher (``vce_api.add_messages_to_queue``, which looks for
+  new messages every 0.1 s) replaced for the run by one that looks every 0.01 s: an
+  experiment that shows what that polling, which is Flower's and not veil's, costs a round
+  of four exchanges. veil does not ship it.
+- ``plain_baseline`` and ``secagg_baseline`` (with ``--baseline-src DIR``, e.g. the main
+  branch's ``src``): the same two runs with another copy of veil, run between the others
+  so that both are measured under the same load (A/B in the same minutes).
 
 The centralized baseline is cut to one epoch in these runs (it is not what is measured).
 
-Run: ``PYTHONPATH=src python benchmarks/fl_secagg_profile.py [--rounds 7]``; writes
+Run: ``PYTHONPATH=src python benchmarks/fl_secagg_profile.py [--rounds 7] [--baseline-src
+/work/main/src] [--fast-dispatch]``; writes
 ``benchmarks/results/fl_secagg_profile.json`` (``--out``).
 """
 
@@ -124,28 +128,30 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--child", nargs=2, metavar=("MODE", "FAST"))
+    ap.add_argument("--baseline-src", type=Path, help="another veil src to run beside")
+    ap.add_argument("--fast-dispatch", action="store_true", help="also the 0.01 s dispatcher")
     a = ap.parse_args()
     data = SHARED if SHARED.exists() else SHIPPED
     if a.child:
         print(json.dumps(child(a.child[0], a.child[1] == "fast", a.rounds, data)))
         return
     runs: dict[str, Any] = {}
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    plan: list[tuple[str, str, bool, Path]] = []  # name, mode, fast dispatch, src
     for mode in ("plain", "secagg"):
-        for fast in (False, True):
-            name = mode + ("_fast_dispatch" if fast else "")
-            speed = "fast" if fast else "slow"
-            cmd = [sys.executable, __file__, "--rounds", str(a.rounds), "--child", mode, speed]
-            proc = subprocess.run(
-                cmd,
-                capture_output=True,
-                text=True,
-                check=True,
-                env=env,
-            )
-            runs[name] = json.loads(proc.stdout.strip().splitlines()[-1])
-            runs[name]["load_average"] = os.getloadavg()
-            print(name, json.dumps(runs[name]), flush=True)
+        plan.append((mode, mode, False, ROOT / "src"))
+        if a.baseline_src is not None:
+            plan.append((f"{mode}_baseline", mode, False, a.baseline_src))
+    if a.fast_dispatch:
+        plan += [(f"{m}_fast_dispatch", m, True, ROOT / "src") for m in ("plain", "secagg")]
+    for name, mode, fast, src in plan:
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        speed = "fast" if fast else "slow"
+        cmd = [sys.executable, __file__, "--rounds", str(a.rounds), "--child", mode, speed]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+        runs[name] = json.loads(proc.stdout.strip().splitlines()[-1])
+        runs[name]["src"] = str(src)
+        runs[name]["load_average"] = os.getloadavg()
+        print(name, json.dumps(runs[name]), flush=True)
 
     def ratio(a: str, b: str, key: str) -> float:
         return float(runs[a][key] / runs[b][key])
@@ -160,13 +166,34 @@ def main() -> None:
         "ratios": {
             "secagg_over_plain_wall": ratio("secagg", "plain", "median_round_seconds"),
             "secagg_over_plain_cpu": ratio("secagg", "plain", "median_round_cpu_seconds"),
-            "fast_dispatch_secagg_over_plain_wall": ratio(
-                "secagg_fast_dispatch", "plain_fast_dispatch", "median_round_seconds"
-            ),
-            "fast_dispatch_secagg_over_plain_cpu": ratio(
-                "secagg_fast_dispatch", "plain_fast_dispatch", "median_round_cpu_seconds"
-            ),
-        },
+        }
+        | (
+            {
+                "baseline_secagg_over_plain_wall": ratio(
+                    "secagg_baseline", "plain_baseline", "median_round_seconds"
+                ),
+                "baseline_secagg_over_plain_cpu": ratio(
+                    "secagg_baseline", "plain_baseline", "median_round_cpu_seconds"
+                ),
+                "secagg_cpu_baseline_over_new": ratio(
+                    "secagg_baseline", "secagg", "median_round_cpu_seconds"
+                ),
+            }
+            if a.baseline_src is not None
+            else {}
+        )
+        | (
+            {
+                "fast_dispatch_secagg_over_plain_wall": ratio(
+                    "secagg_fast_dispatch", "plain_fast_dispatch", "median_round_seconds"
+                ),
+                "fast_dispatch_secagg_over_plain_cpu": ratio(
+                    "secagg_fast_dispatch", "plain_fast_dispatch", "median_round_cpu_seconds"
+                ),
+            }
+            if a.fast_dispatch
+            else {}
+        ),
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),

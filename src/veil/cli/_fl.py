@@ -12,19 +12,50 @@ from veil.cli._ui import RichProgressAdapter, console, print_json, state
 
 __all__ = ["register"]
 
-# Options that `simulate` and `app` declare alike.
+# Every option that `simulate` and `app` both take is declared once here; each command gives
+# its own default where they differ. `--clients`, `--strategy`, `--dp` and `--out` stay in
+# each command: they mean different things there (simulated clients or SuperNodes waited
+# for, scaffold only in simulation, sample DP only in simulation, a report folder or the
+# server's output folder).
 TargetOpt = Annotated[str, typer.Option("--target", help="The column to predict.")]
 RoundsOpt = Annotated[int, typer.Option("--rounds", help="Federated rounds.")]
 LocalEpochsOpt = Annotated[
     int, typer.Option("--local-epochs", help="Epochs each client trains per round.")
 ]
+FractionFitOpt = Annotated[
+    float, typer.Option("--fraction-fit", help="Share of the clients sampled per round.")
+]
 BatchSizeOpt = Annotated[int, typer.Option("--batch-size", help="Local batch size.")]
+LrOpt = Annotated[
+    float | None,
+    typer.Option("--lr", help="Clients' SGD learning rate (default 0.05; SCAFFOLD 0.0125)."),
+]
 ProximalMuOpt = Annotated[float, typer.Option("--proximal-mu", help="FedProx's proximal weight.")]
+TestFractionOpt = Annotated[
+    float,
+    typer.Option(
+        "--test-fraction", help="Share of the rows held out for evaluation (each client's)."
+    ),
+]
 DropOpt = Annotated[
     list[str] | None, typer.Option("--drop", help="A column not to learn from (repeatable).")
 ]
 EpsilonOpt = Annotated[float | None, typer.Option("--epsilon", help="Target epsilon with --dp.")]
 DeltaOpt = Annotated[float, typer.Option("--delta", help="Target delta with --dp.")]
+SeedOpt = Annotated[
+    int, typer.Option("--seed", help="Hold-out split, partition and initialization.")
+]
+ClipNormOpt = Annotated[
+    float,
+    typer.Option(
+        "--clip-norm",
+        help="L2 bound of a client's update (--dp client) or of a row's gradient (--dp sample).",
+    ),
+]
+LedgerOpt = Annotated[
+    str | None,
+    typer.Option("--ledger", help="Ledger URL (default: the local SQLite file of the server)."),
+]
 DatasetOpt = Annotated[
     str | None, typer.Option("--dataset", help="Dataset name whose budget pays (with --dp).")
 ]
@@ -33,6 +64,22 @@ NoLedgerOpt = Annotated[
 ]
 SecAggOpt = Annotated[
     bool, typer.Option("--secagg", help="Aggregate with SecAgg+: the server sees only sums.")
+]
+SecAggSharesOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--secagg-shares",
+        help="Clients each secret is split among: a share of the round's (<= 1) or a count "
+        "(default: per round, the fewest with which any 30 % of its clients may vanish).",
+    ),
+]
+SecAggThresholdOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--secagg-threshold",
+        help="Shares that rebuild a secret: a share of --secagg-shares (<= 1) or a count "
+        "(default: the fewest above half).",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
@@ -113,9 +160,7 @@ def simulate(
         str, typer.Option("--strategy", help="fedavg, fedprox, fedadam or scaffold.")
     ] = "fedavg",
     local_epochs: LocalEpochsOpt = 1,
-    fraction_fit: Annotated[
-        float, typer.Option("--fraction-fit", help="Share of clients sampled per round.")
-    ] = 1.0,
+    fraction_fit: FractionFitOpt = 1.0,
     batch_size: BatchSizeOpt = 64,
     model: Annotated[
         str,
@@ -124,14 +169,9 @@ def simulate(
             help="mlp (veil's tabular MLP) or logistic (fewer parameters: for --dp client).",
         ),
     ] = "mlp",
-    lr: Annotated[
-        float | None,
-        typer.Option("--lr", help="Clients' SGD learning rate (default 0.05; SCAFFOLD 0.0125)."),
-    ] = None,
+    lr: LrOpt = None,
     proximal_mu: ProximalMuOpt = 0.01,
-    test_fraction: Annotated[
-        float, typer.Option("--test-fraction", help="Rows held out for evaluation.")
-    ] = 0.2,
+    test_fraction: TestFractionOpt = 0.2,
     drop: DropOpt = None,
     dp: Annotated[
         str | None,
@@ -142,13 +182,7 @@ def simulate(
     ] = None,
     epsilon: EpsilonOpt = None,
     delta: DeltaOpt = 1e-5,
-    clip_norm: Annotated[
-        float,
-        typer.Option(
-            "--clip-norm",
-            help="L2 bound of a client's update (--dp client) or of a row's gradient (--dp sample).",
-        ),
-    ] = 1.0,
+    clip_norm: ClipNormOpt = 1.0,
     adaptive_clip: Annotated[
         bool,
         typer.Option(
@@ -173,12 +207,8 @@ def simulate(
             "expected clients per round / 20, at least the noise multiplier).",
         ),
     ] = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Split, partition and initialization.")
-    ] = 0,
-    ledger_url: Annotated[
-        str | None, typer.Option("--ledger", help="Ledger URL (default: the local SQLite file).")
-    ] = None,
+    seed: SeedOpt = 0,
+    ledger_url: LedgerOpt = None,
     dataset: DatasetOpt = None,
     no_ledger: NoLedgerOpt = False,
     workers: Annotated[
@@ -186,20 +216,8 @@ def simulate(
         typer.Option("--workers", help="Ray workers running the clients (default: one per CPU)."),
     ] = None,
     secagg: SecAggOpt = False,
-    secagg_shares: Annotated[
-        float,
-        typer.Option(
-            "--secagg-shares",
-            help="Clients each secret is split among: a share of the round's (<= 1) or a count.",
-        ),
-    ] = 1.0,
-    secagg_threshold: Annotated[
-        float,
-        typer.Option(
-            "--secagg-threshold",
-            help="Shares that rebuild a secret: a share of --secagg-shares (<= 1) or a count.",
-        ),
-    ] = 0.6,
+    secagg_shares: SecAggSharesOpt = None,
+    secagg_threshold: SecAggThresholdOpt = None,
     dropout: Annotated[
         float,
         typer.Option("--dropout", help="Share of each round's clients that vanish mid-round."),
@@ -313,37 +331,22 @@ def app_cmd(
         str, typer.Option("--strategy", help="fedavg, fedprox or fedadam.")
     ] = "fedavg",
     local_epochs: LocalEpochsOpt = 1,
-    fraction_fit: Annotated[
-        float, typer.Option("--fraction-fit", help="Share of SuperNodes sampled per round.")
-    ] = 1.0,
+    fraction_fit: FractionFitOpt = 1.0,
     batch_size: BatchSizeOpt = 64,
-    lr: Annotated[
-        float | None, typer.Option("--lr", help="Clients' SGD learning rate (default 0.05).")
-    ] = None,
+    lr: LrOpt = None,
     proximal_mu: ProximalMuOpt = 0.01,
-    test_fraction: Annotated[
-        float,
-        typer.Option("--test-fraction", help="Share of each SuperNode's rows held out."),
-    ] = 0.2,
+    test_fraction: TestFractionOpt = 0.2,
     drop: DropOpt = None,
     dp: Annotated[
         str | None, typer.Option("--dp", help="client: client-level DP (clipping + noise).")
     ] = None,
     epsilon: EpsilonOpt = None,
     delta: DeltaOpt = 1e-5,
-    clip_norm: Annotated[
-        float, typer.Option("--clip-norm", help="L2 bound of a client's update (--dp client).")
-    ] = 1.0,
-    seed: Annotated[int, typer.Option("--seed", help="Hold-out split and initialization.")] = 0,
+    clip_norm: ClipNormOpt = 1.0,
+    seed: SeedOpt = 0,
     secagg: SecAggOpt = False,
-    secagg_shares: Annotated[
-        float,
-        typer.Option("--secagg-shares", help="A share of the round's clients (<= 1) or a count."),
-    ] = 1.0,
-    secagg_threshold: Annotated[
-        float,
-        typer.Option("--secagg-threshold", help="A share of --secagg-shares (<= 1) or a count."),
-    ] = 0.6,
+    secagg_shares: SecAggSharesOpt = None,
+    secagg_threshold: SecAggThresholdOpt = None,
     max_weight: Annotated[
         float,
         typer.Option("--max-weight", help="Most rows a client may weigh in a SecAgg+ sum."),
@@ -359,10 +362,7 @@ def app_cmd(
         str,
         typer.Option("--out", help="Where the server writes report.json and model.pt."),
     ] = "veil-fl-out",
-    ledger_url: Annotated[
-        str | None,
-        typer.Option("--ledger", help="Ledger URL on the server (default: its local file)."),
-    ] = None,
+    ledger_url: LedgerOpt = None,
     dataset: DatasetOpt = None,
     no_ledger: NoLedgerOpt = False,
     force: Annotated[

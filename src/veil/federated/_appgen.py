@@ -111,8 +111,13 @@ def _readme(settings: AppSettings, target: str, veil_version: str) -> str:
         if s.dp == "client"
         else "no differential privacy"
     )
+    shares = "per round" if s.secagg_shares is None else f"{s.secagg_shares:g}"
+    threshold = "per round" if s.secagg_threshold is None else f"{s.secagg_threshold:g}"
     secagg = (
-        f"SecAgg+ (shares {s.secagg_shares:g}, threshold {s.secagg_threshold:g})"
+        f"SecAgg+ (shares {shares}, threshold {threshold}; per round: any 30 % of the "
+        "round's SuperNodes may vanish)"
+        if s.secagg and s.secagg_shares is None and s.secagg_threshold is None
+        else f"SecAgg+ (shares {shares}, threshold {threshold})"
         if s.secagg
         else "plain aggregation (the server sees each update)"
     )

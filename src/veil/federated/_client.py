@@ -224,8 +224,9 @@ def secagg_client_app(rows: WorkerData) -> Any:
     """
     from flwr.app import Context
     from flwr.client import Client, NumPyClient
-    from flwr.client.mod import secaggplus_mod
     from flwr.clientapp import ClientApp
+
+    from veil.federated._secagg_crypto import secaggplus_mod
 
     class _SecAggClient(NumPyClient):
         def __init__(self, pid: int) -> None:

@@ -70,8 +70,8 @@ class AppSettings:
     delta: float = 1e-5
     clip_norm: float = 1.0
     secagg: bool = False
-    secagg_shares: float = 1.0
-    secagg_threshold: float = 0.6
+    secagg_shares: float | None = None
+    secagg_threshold: float | None = None
     max_weight: float = 100_000.0
     round_timeout: float = 120.0
     wait_timeout: float = 600.0
@@ -151,7 +151,8 @@ class AppSettings:
     def to_run_config(self) -> dict[str, bool | int | float | str]:
         """The ``[tool.flwr.app.config]`` table: kebab-case keys, no ``None`` (TOML has none).
 
-        An unset ``lr`` is written as 0 and an unset ``epsilon`` as 0; ``dp`` as "none".
+        An unset ``lr``, ``epsilon``, ``secagg_shares`` or ``secagg_threshold`` is written as 0;
+        ``dp`` as "none".
         """
         out: dict[str, bool | int | float | str] = {}
         for key, value in asdict(self).items():
@@ -176,8 +177,10 @@ class AppSettings:
             default = f.default
             if f.name == "dp":
                 value = None if value in ("none", "") else value
-            elif f.name in ("lr", "epsilon"):
-                value = None if value in (0, 0.0) else float(value)
+            elif f.name in ("lr", "epsilon", "secagg_shares", "secagg_threshold"):
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise InputError(f"run config {key!r} must be a number (0: the default)")
+                value = None if value == 0 else float(value)
             elif isinstance(default, bool):
                 if not isinstance(value, bool):
                     raise InputError(f"run config {key!r} must be true or false")
@@ -256,8 +259,9 @@ def secagg_guard_mod(msg: Any, context: Any, call_next: Any) -> Any:
     'require-secagg=true'`` (a data holder's own guarantee, whatever the server asks).
     """
     from flwr.app import MessageType
-    from flwr.client.mod import secaggplus_mod
     from flwr.common.secure_aggregation.secaggplus_constants import RECORD_KEY_CONFIGS
+
+    from veil.federated._secagg_crypto import secaggplus_mod
 
     if msg.metadata.message_type != MessageType.TRAIN:
         return call_next(msg, context)

@@ -355,7 +355,16 @@ def _run(grid: Any, context: Any, schema_path: Path) -> dict[str, Any]:
         },
         "secagg_settings": None
         if not s.secagg
-        else {"shares": s.secagg_shares, "threshold": s.secagg_threshold},
+        else {
+            "shares": s.secagg_shares,
+            "threshold": s.secagg_threshold,
+            # what they come to in a round of all --fraction-fit's SuperNodes (None: per round)
+            "resolved": list(
+                SecAggSettings(s.secagg_shares, s.secagg_threshold).resolve(
+                    max(2, round(s.fraction_fit * s.clients))
+                )
+            ),
+        },
         "ledger": None if spend_id is None else {"dataset": s.dataset, "spend_id": spend_id},
     }
     out_dir = Path(s.out_dir).expanduser()

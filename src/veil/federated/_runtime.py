@@ -39,6 +39,8 @@ from veil._errors import VeilError
 __all__ = ["GuardedGrid", "RayProbe", "RuntimeDiedError", "dead_ray_daemon", "ray_failure"]
 
 CHECK_EVERY = 1.0  # seconds between looks at the Ray daemons while replies are awaited
+BACKOFF = 1.5  # each look for replies that finds none waits this much longer before the next
+MAX_INTERVAL = 0.1  # ... up to this (Flower's own interval), or the grid's if longer
 _RAY_CLASS = re.compile(r"<class 'ray\.exceptions\.([A-Za-z]+)(?:\(|')")
 _UNKNOWN = 0  # flwr.common.constant.ErrorCode.UNKNOWN: what Flower files a Ray failure under
 
@@ -171,7 +173,8 @@ class GuardedGrid:
         """Push ``messages`` and pull their replies as Flower's grid does, checking Ray."""
         self.check()
         pending = set(self._grid.push_messages(messages))
-        interval = float(getattr(self._grid, "pull_interval", 0.1))
+        base = float(getattr(self._grid, "pull_interval", 0.1))
+        interval = base
         end = None if timeout is None else time.monotonic() + timeout
         next_check = time.monotonic() + self._check_every
         replies: list[Any] = []
@@ -182,6 +185,9 @@ class GuardedGrid:
             pending -= {m.metadata.reply_to_message_id for m in got}
             if not pending:
                 break
+            # look again soon after a reply came in, less often the longer none comes (a
+            # look costs CPU; on a busy machine an exchange can wait seconds)
+            interval = base if got else min(interval * BACKOFF, max(base, MAX_INTERVAL))
             now = time.monotonic()
             if end is not None and now >= end:
                 break

@@ -11,15 +11,26 @@ remove the masks: no client's update in clear. The aggregate is exact up to quan
 
 Settings
 --------
-``shares``: how many clients each client's secrets are split among (itself included); a
-number at most 1 is a share of the round's clients (Flower's float form), a whole number
-above 1 is a count (at least 3). ``threshold``: how many shares rebuild a secret; at most 1,
-a share of ``shares``; above 1, a count below ``shares``. It must be more than half of the
-shares, or a dishonest server could collect both the mask seed and the key of the same
-client. A round completes only if every sampled client keeps at least ``threshold``
-neighbours that reached the masked-vector stage; otherwise it is aborted, nothing is
-aggregated, and :class:`RoundAbortedError` says so. The defaults (all the round's clients,
-threshold 60 %) survive 40 % of a round's clients vanishing after key sharing.
+``shares``: how many clients each client's secrets are split among (itself included: its
+neighbourhood); a number at most 1 is a share of the round's clients (Flower's float form),
+a whole number above 1 is a count (at least 3). ``threshold``: how many shares rebuild a
+secret; at most 1, a share of ``shares``; above 1, a count below ``shares``. It must be more
+than half of the shares, or a dishonest server could collect both the mask seed and the key
+of the same client. A round completes only if every sampled client keeps at least
+``threshold`` neighbours that reached the masked-vector stage; otherwise it is aborted,
+nothing is aggregated, and :class:`RoundAbortedError` says so.
+
+The defaults (``None``) are chosen for each round from its number of clients ``n`` so that
+any ``D = ceil(0.3 n)`` of them may vanish after key sharing (:data:`TOLERATED_DROPOUT`):
+a neighbourhood of ``s = min(n, 2 D + 1)`` clients and a threshold of ``s // 2 + 1``, the
+smallest more than half. Whichever ``D`` clients vanish, every neighbourhood keeps at least
+``s - D = D + 1`` of its ``s`` members, which is the threshold, so the masks can be removed;
+a smaller neighbourhood could lose more than half of its members to ``D`` dropouts, and a
+threshold of half or fewer is refused above. (Where ``2 D + 1 > n``, as with 4 clients, the
+neighbourhood is all ``n`` and the round survives ``n - (n // 2 + 1)`` vanished clients,
+``floor(0.3 n)`` or more.) At 10 clients that is 7 shares and a threshold of 4, at 3 clients
+3 and 2, at 50 clients 31 and 16: each client does key agreement, encryption and masking
+with ``s - 1`` neighbours instead of all ``n - 1``.
 
 Known Flower problems handled here: Flower's ``fixedclipping_mod`` divides by the update's
 norm (NaN for a zero update), so clients clip with :func:`veil.federated.clip_update`; a
@@ -41,8 +52,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from veil._errors import InputError, VeilError
+from veil.federated._secagg_crypto import install
 
-__all__ = ["RoundAbortedError", "SecAggSettings", "secagg_round"]
+__all__ = ["TOLERATED_DROPOUT", "RoundAbortedError", "SecAggSettings", "secagg_round"]
+
+TOLERATED_DROPOUT = 0.3  # the share of a round's clients the default settings survive losing
 
 
 class RoundAbortedError(VeilError, RuntimeError):
@@ -70,17 +84,22 @@ def _as_count_or_share(value: float, flag: str) -> int | float:
 
 @dataclass(frozen=True)
 class SecAggSettings:
-    """SecAgg+ parameters (see the module docstring); ``clipping_range`` bounds each coordinate."""
+    """SecAgg+ parameters (see the module docstring); ``clipping_range`` bounds each coordinate.
 
-    shares: float = 1.0
-    threshold: float = 0.6
+    ``shares`` or ``threshold`` left ``None`` is chosen for each round (module docstring).
+    """
+
+    shares: float | None = None
+    threshold: float | None = None
     clipping_range: float = 8.0
     max_weight: float = 1000.0
 
     def check(self) -> None:
         """Refuse settings Flower would refuse or that give a dishonest server both secrets."""
-        shares = _as_count_or_share(self.shares, "--secagg-shares")
-        threshold = _as_count_or_share(self.threshold, "--secagg-threshold")
+        shares = None if self.shares is None else _as_count_or_share(self.shares, "--secagg-shares")
+        threshold = None
+        if self.threshold is not None:
+            threshold = _as_count_or_share(self.threshold, "--secagg-threshold")
         if isinstance(shares, int) and shares < 3:
             raise InputError(
                 "--secagg-shares as a count must be at least 3",
@@ -101,10 +120,19 @@ class SecAggSettings:
                 )
             if threshold < 2:
                 raise InputError("--secagg-threshold as a count must be at least 2")
+            if shares is None:
+                raise InputError(
+                    "--secagg-threshold as a count needs --secagg-shares as a count too: "
+                    "the default shares change with each round's number of clients",
+                    hint="pass --secagg-shares N as well, or a threshold share such as 0.6",
+                )
 
     def resolve(self, sampled: int) -> tuple[int, int]:
         """The (shares, threshold) Flower will use for a round of ``sampled`` clients."""
-        if isinstance(self.shares, float) and self.shares <= 1:
+        if self.shares is None:
+            dropped = math.ceil(TOLERATED_DROPOUT * sampled - 1e-9)
+            shares = min(sampled, 2 * dropped + 1)
+        elif self.shares <= 1:
             shares = round(self.shares * sampled)
             if shares < sampled and shares % 2 == 0:
                 shares += 1
@@ -112,17 +140,24 @@ class SecAggSettings:
                 shares = sampled
         else:
             shares = int(self.shares)
-        if isinstance(self.threshold, float) and self.threshold <= 1:
+        if self.threshold is None:
+            threshold = max(shares // 2 + 1, 2)
+        elif self.threshold <= 1:
             threshold = max(round(self.threshold * shares), 2)
         else:
             threshold = int(self.threshold)
         return shares, threshold
 
-    def workflow_args(self) -> tuple[int | float, int | float]:
+    def workflow_args(self, sampled: int) -> tuple[int | float, int | float]:
         """``num_shares`` and ``reconstruction_threshold`` in Flower's int-or-float form."""
-        shares = float(self.shares) if self.shares <= 1 else int(self.shares)
-        threshold = float(self.threshold) if self.threshold <= 1 else int(self.threshold)
-        return shares, threshold
+        shares, threshold = self.resolve(sampled)
+        shares_arg: int | float = shares if shares >= 3 else 1.0  # Flower counts only > 2
+        if self.shares is not None:
+            shares_arg = float(self.shares) if self.shares <= 1 else int(self.shares)
+        threshold_arg: int | float = threshold
+        if self.threshold is not None:
+            threshold_arg = float(self.threshold) if self.threshold <= 1 else int(self.threshold)
+        return shares_arg, threshold_arg
 
 
 def _round_strategy(fitins: dict[int, Any]) -> Any:
@@ -197,13 +232,23 @@ def secagg_round(
     from flwr.common import FitIns, ndarrays_to_parameters
     from flwr.server.compat.legacy_context import LegacyContext
 
-    fitins = {nid: FitIns(ndarrays_to_parameters(w), dict(cfg)) for nid, (w, cfg) in fit.items()}
+    install()
+    # the clients of a round are sent the same weights: serialize them once, not per client
+    serialized: dict[int, Any] = {}
+
+    def parameters(weights: list[Any]) -> Any:
+        if id(weights) not in serialized:
+            serialized[id(weights)] = ndarrays_to_parameters(weights)
+        return serialized[id(weights)]
+
+    fitins = {nid: FitIns(parameters(w), dict(cfg)) for nid, (w, cfg) in fit.items()}
     strategy = _round_strategy(fitins)
     legacy = LegacyContext(context, strategy=strategy)
     legacy.state.config_records["config"] = ConfigRecord({"current_round": round_number})
-    first = next(iter(fit.values()))[0]
-    legacy.state.array_records["parameters"] = ArrayRecord(first)
-    shares, threshold = settings.workflow_args()
+    # the workflow reads the global parameters only to hand them to configure_fit, which
+    # ignores them (the fit instructions above hold each client's)
+    legacy.state.array_records["parameters"] = ArrayRecord()
+    shares, threshold = settings.workflow_args(len(fit))
     workflow = _workflow(
         num_shares=shares,
         reconstruction_threshold=threshold,

@@ -70,7 +70,8 @@ class FLConfig:
     ``dp="client"``; ``adaptive_clip`` makes ``clip_norm`` the first round's clip, then the
     clip tracks the ``clip_quantile`` of the update norms (``clip_lr``, ``clip_count_noise``:
     see :mod:`veil.federated._clientdp`). ``secagg`` aggregates with SecAgg+ (``secagg_shares``,
-    ``secagg_threshold``: see :mod:`veil.federated._secagg`); ``dropout`` is the share of
+    ``secagg_threshold``: see :mod:`veil.federated._secagg`; ``None``, the default, picks
+    them for each round so that 30 % of its clients may vanish); ``dropout`` is the share of
     each round's clients that vanish after key sharing (or, without SecAgg+, before replying).
 
     The defaults (20 rounds of 1 local epoch, SGD at 0.05 on batches of 64, 0.0125 for
@@ -100,8 +101,8 @@ class FLConfig:
     clip_count_noise: float | None = None
     workers: int | None = None
     secagg: bool = False
-    secagg_shares: float = 1.0
-    secagg_threshold: float = 0.6
+    secagg_shares: float | None = None
+    secagg_threshold: float | None = None
     dropout: float = 0.0
 
     def validate(self) -> None:
@@ -194,7 +195,11 @@ class FLConfig:
                 "--secagg needs at least 3 clients (SecAgg+ splits each secret in 3 or more)",
                 hint="pass --clients 3 or more",
             )
-        if self.secagg_shares > 1 and self.secagg_shares > self.clients:
+        if (
+            self.secagg_shares is not None
+            and self.secagg_shares > 1
+            and self.secagg_shares > self.clients
+        ):
             raise InputError(
                 f"--secagg-shares {int(self.secagg_shares)} is more than --clients {self.clients}",
                 hint="pass at most as many shares as clients, or a share such as 1.0",
@@ -514,6 +519,12 @@ def simulate_federated(
         else {
             "shares": config.secagg_shares,
             "threshold": config.secagg_threshold,
+            # what they come to in a round of all --fraction-fit's clients (None: per round)
+            "resolved": list(
+                SecAggSettings(config.secagg_shares, config.secagg_threshold).resolve(
+                    max(2, round(config.fraction_fit * config.clients))
+                )
+            ),
             "dropout": config.dropout,
         },
         "ledger": None if spend_id is None else {"dataset": dataset_name, "spend_id": spend_id},

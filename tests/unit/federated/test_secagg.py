@@ -8,6 +8,7 @@ reply: the tests inspect exactly what the server receives.
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 import numpy as np
@@ -185,13 +186,67 @@ def test_invalid_settings_are_refused(shares: float, threshold: float, message: 
         SecAggSettings(shares, threshold).check()
 
 
-def test_the_defaults_survive_30_percent_dropout() -> None:
+def test_the_defaults_survive_30_percent_dropout_wherever_it_falls() -> None:
     settings = SecAggSettings()
     settings.check()
-    for n in (3, 5, 10, 20, 50, 100):
+    for n in [*range(3, 31), 50, 100]:
         shares, threshold = settings.resolve(n)
-        assert n - round(0.3 * n) >= threshold, n
-        assert threshold > shares / 2
+        assert 2 <= threshold < shares <= n, n
+        assert threshold > shares / 2, n
+        # the worst case puts every vanished client in one neighbourhood: its members left
+        # must still reach the threshold
+        tolerated = shares - threshold
+        assert tolerated >= round(0.3 * n), n  # what --dropout 0.3 drops in a round
+        assert tolerated >= math.floor(0.3 * n), n
+        if 2 * math.ceil(0.3 * n) + 1 <= n:  # and no larger neighbourhood than that needs
+            assert tolerated == math.ceil(0.3 * n), n
+            assert shares == 2 * math.ceil(0.3 * n) + 1, n
+    assert settings.resolve(2) == (2, 2)  # two clients: both shares needed, none may vanish
+    assert settings.resolve(10) == (7, 4)
+    assert settings.resolve(3) == (3, 2)
+    # an explicit setting is Flower's: all clients, 60 % of them
+    assert SecAggSettings(1.0, 0.6).resolve(10) == (10, 6)
+
+
+def _share_numbers(grid: _MemoryGrid) -> set[int]:
+    states = [c.state.config_records.get(RECORD_KEY_STATE) for c in grid.contexts.values()]
+    return {int(s["share_num"]) for s in states if s is not None}
+
+
+@pytest.mark.parametrize("drop", [{1, 2, 3}, {4, 5, 6}, {1, 5, 9}, {8, 9, 10}])
+def test_ten_clients_with_the_defaults_lose_three_and_complete(drop: set[int]) -> None:
+    # Flower shuffles the ring of neighbours, so each set is somewhere in it; with 7 shares
+    # and a threshold of 4 no placement of three vanished clients can stop the round
+    nodes = list(range(1, 11))
+    updates = _updates(nodes, seed=7)
+    mean, finished, grid = _round(
+        updates, SecAggSettings(clipping_range=1.0, max_weight=1.0), drop=drop
+    )
+    assert finished == 7
+    alive = [n for n in nodes if n not in drop]
+    plain = [np.mean([updates[n][i] for n in alive], axis=0) for i in range(len(SHAPES))]
+    assert _max_err(mean, plain) <= 7 * 1.0 / 2**22
+    assert _share_numbers(grid) == {7}
+
+
+def test_three_clients_with_the_defaults_lose_one_and_complete() -> None:
+    # the deployment test's set-up: three SuperNodes, one gone after key sharing
+    nodes = [11, 12, 13]
+    updates = _updates(nodes, seed=8)
+    mean, finished, grid = _round(
+        updates, SecAggSettings(clipping_range=1.0, max_weight=1.0), drop={12}
+    )
+    assert finished == 2
+    plain = [np.mean([updates[n][i] for n in (11, 13)], axis=0) for i in range(len(SHAPES))]
+    assert _max_err(mean, plain) <= 2 * 1.0 / 2**22
+    assert _share_numbers(grid) == {3}
+
+
+def test_a_count_threshold_needs_a_count_of_shares() -> None:
+    with pytest.raises(InputError, match="--secagg-shares as a count"):
+        SecAggSettings(None, 4.0).check()
+    SecAggSettings(7.0, 4.0).check()
+    SecAggSettings(None, 0.6).check()
 
 
 def test_adaptive_clippings_bits_are_summed_inside_secagg_never_sent_in_clear() -> None:

@@ -1,0 +1,89 @@
+"""veil's stand-ins for Flower's SecAgg+ helpers against Flower's and pycryptodome's own.
+
+The stand-ins must be drop-in: shares made by Flower's ``create_shares`` combine with
+veil's ``combine_shares`` and the other way round, to the same secret, for every subset of
+at least the threshold; the field arithmetic is pycryptodome's GF(2^128).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import random
+
+import pytest
+from Crypto.Protocol.SecretSharing import _Element
+from flwr.common.secure_aggregation.crypto import shamir as flower
+
+from veil.federated import _secagg_crypto as fast
+
+
+def _values(n: int, seed: int) -> list[int]:
+    rng = random.Random(seed)
+    return [rng.getrandbits(128) or 1 for _ in range(n)]
+
+
+def test_field_product_and_inverse_are_pycryptodomes() -> None:
+    values = [*_values(40, 0), 1, 2, 3, 7, (1 << 127) | 1]
+    for a, b in zip(values, reversed(values), strict=True):
+        assert fast._gf_mul(a, b) == int(_Element(a) * _Element(b))
+    for a in values:
+        inv = fast._gf_inv(a)
+        assert inv == int(_Element(a).inverse())
+        assert fast._gf_mul(a, inv) == 1
+    with pytest.raises(ValueError, match="zero"):
+        fast._gf_inv(0)
+
+
+@pytest.mark.parametrize(("threshold", "num"), [(2, 3), (4, 7), (9, 17)])
+def test_shares_combine_across_flower_and_veil(threshold: int, num: int) -> None:
+    rng = random.Random(threshold * 100 + num)
+    for size in (32, 40, 185):  # a mask seed, a short secret, a PEM private key's length
+        secret = os.urandom(size)
+        for make in (flower.create_shares, fast.create_shares):
+            shares = make(secret, threshold, num)
+            assert len(shares) == num
+            assert all(len(s) == 4 + 16 * (size // 16 + 1) for s in shares)
+            subsets = [rng.sample(shares, k) for k in (threshold, num) for _ in range(3)]
+            for subset in subsets:
+                assert fast.combine_shares(subset) == secret
+                assert flower.combine_shares(subset) == secret
+
+
+def test_fewer_shares_than_the_threshold_do_not_give_the_secret() -> None:
+    secret = os.urandom(32)
+    shares = fast.create_shares(secret, 4, 7)
+    for subset in itertools.combinations(shares, 3):
+        # the interpolated bytes may not even unpad
+        with contextlib.suppress(ValueError):
+            assert fast.combine_shares(list(subset)) != secret
+
+
+def test_duplicate_shares_are_refused() -> None:
+    shares = fast.create_shares(os.urandom(32), 2, 3)
+    with pytest.raises(ValueError, match="Duplicate"):
+        fast.combine_shares([shares[0], shares[0], shares[1]])
+
+
+def test_install_puts_the_helpers_where_flowers_secagg_looks_them_up() -> None:
+    import sys
+
+    fast.install()
+    client = sys.modules["flwr.client.mod.secure_aggregation.secaggplus_mod"]
+    server = sys.modules["flwr.server.workflow.secure_aggregation.secaggplus_workflow"]
+    assert client.create_shares is fast.create_shares
+    assert server.combine_shares is fast.combine_shares
+    # a parsed key is the key: the same bytes serialize back
+    from flwr.supercore.primitives.asymmetric import (
+        generate_key_pairs,
+        private_key_to_bytes,
+        public_key_to_bytes,
+    )
+
+    sk, pk = generate_key_pairs()
+    pem = private_key_to_bytes(sk)
+    assert private_key_to_bytes(client.bytes_to_private_key(pem)) == pem
+    assert public_key_to_bytes(client.bytes_to_public_key(public_key_to_bytes(pk))) == (
+        public_key_to_bytes(pk)
+    )
