@@ -29,7 +29,6 @@ SecAgg+ client mods and server workflow before they run.
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any
 
 __all__ = ["combine_shares", "create_shares", "install", "secaggplus_mod"]
@@ -138,21 +137,36 @@ _installed = False
 
 
 def install() -> None:
-    """Use these helpers in Flower's SecAgg+ client mod and server workflow (idempotent)."""
+    """Use these helpers in Flower's SecAgg+ client mod and server workflow (idempotent).
+
+    Only names the two modules already hold are replaced: a Flower release that moves or
+    renames them keeps its own helpers (slower, same protocol) instead of failing a round.
+    """
     global _installed
     if _installed:
         return
-    import flwr.client.mod.secure_aggregation.secaggplus_mod
-    import flwr.server.workflow.secure_aggregation.secaggplus_workflow  # noqa: F401
+    import importlib
 
-    client = sys.modules["flwr.client.mod.secure_aggregation.secaggplus_mod"]
-    server = sys.modules["flwr.server.workflow.secure_aggregation.secaggplus_workflow"]
-    client.create_shares = create_shares  # type: ignore[attr-defined]
-    client.bytes_to_private_key = _private_key  # type: ignore[attr-defined]
-    client.bytes_to_public_key = _public_key  # type: ignore[attr-defined]
-    server.combine_shares = combine_shares  # type: ignore[attr-defined]
-    server.bytes_to_private_key = _private_key  # type: ignore[attr-defined]
-    server.bytes_to_public_key = _public_key  # type: ignore[attr-defined]
+    swaps = {
+        "flwr.client.mod.secure_aggregation.secaggplus_mod": {
+            "create_shares": create_shares,
+            "bytes_to_private_key": _private_key,
+            "bytes_to_public_key": _public_key,
+        },
+        "flwr.server.workflow.secure_aggregation.secaggplus_workflow": {
+            "combine_shares": combine_shares,
+            "bytes_to_private_key": _private_key,
+            "bytes_to_public_key": _public_key,
+        },
+    }
+    for name, helpers in swaps.items():
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for attr, fn in helpers.items():
+            if hasattr(module, attr):
+                setattr(module, attr, fn)
     _installed = True
 
 
