@@ -1,6 +1,12 @@
 """Reading and writing tables; atomic file output."""
 
-from veil.io._atomic import atomic_dir, atomic_path, write_bytes_atomic, write_text_atomic
+from veil.io._atomic import (
+    atomic_dir,
+    atomic_path,
+    fsync_path,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from veil.io._tables import (
     infer_format,
     read_sql,
@@ -13,6 +19,7 @@ from veil.io._tables import (
 __all__ = [
     "atomic_dir",
     "atomic_path",
+    "fsync_path",
     "infer_format",
     "read_sql",
     "read_table",

@@ -180,8 +180,16 @@ def sweep_stale(folder: str | Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path]:
+def atomic_path(
+    target: str | Path, *, mode: int | None = None, durable: bool = False
+) -> Iterator[Path]:
     """Yield a temporary path in the target's folder; rename it onto ``target`` on success.
+
+    ``durable``: the temporary file is flushed to the disk before the rename and the folder
+    after it (:func:`fsync_path`), so that the new content, not an empty file, survives a
+    power loss or a crash of the machine (a rename is the commit of what it names only when
+    the data it points to is on the disk). Without it the write is atomic against a killed
+    process, as every release is.
 
     On any exception the temporary file is removed, so are the folders made for it (when
     empty), and ``target`` is left untouched. A write error (no space, no permission) is
@@ -220,7 +228,11 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
         yield tmp
         if mode is not None:
             os.chmod(tmp, mode)
+        if durable:
+            fsync_path(tmp)
         os.replace(tmp, target)
+        if durable:
+            fsync_path(target.parent)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
@@ -237,8 +249,26 @@ def atomic_path(target: str | Path, *, mode: int | None = None) -> Iterator[Path
         raise
 
 
-def write_text_atomic(target: str | Path, text: str, *, mode: int | None = None) -> Path:
-    with atomic_path(target, mode=mode) as tmp:
+def fsync_path(path: str | Path) -> None:
+    """Flush a file's or a folder's content to the disk (a folder: the names it holds).
+
+    Platforms that cannot open a folder for reading (Windows) skip folders."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except (IsADirectoryError, PermissionError):
+        if Path(path).is_dir():
+            return
+        raise
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_text_atomic(
+    target: str | Path, text: str, *, mode: int | None = None, durable: bool = False
+) -> Path:
+    with atomic_path(target, mode=mode, durable=durable) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return Path(target)
 

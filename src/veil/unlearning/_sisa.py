@@ -40,6 +40,7 @@ import numpy as np
 
 from veil._errors import InputError, LedgerUnavailableError, OutputError, VerificationError
 from veil._progress import NullProgress, Progress
+from veil.io import fsync_path
 from veil.tabular._keys import Secret
 from veil.unlearning._log import ErasureLog
 from veil.unlearning._partition import partition_rows
@@ -380,6 +381,7 @@ class SISAModel:
                 if out.exists():
                     out.rmdir()
                 os.replace(staging, out)
+                fsync_path(out.parent)  # the model's name, after its files (write_manifest)
             except OSError as exc:
                 raise OutputError(
                     f"cannot create {out} ({exc.strerror or type(exc).__name__})",

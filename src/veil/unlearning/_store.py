@@ -215,6 +215,8 @@ class ModelStore:
         self.path = Path(path)
         self.key = _as_secret(key)
         self._mac_key = derive_subkey(self.key, "unlearning-manifest").reveal()
+        #: folders given new names since the last manifest: flushed before it is replaced
+        self._unsynced: set[Path] = set()
 
     # -- manifest ---------------------------------------------------------------------------
     def mac(self, manifest: dict[str, Any]) -> str:
@@ -261,8 +263,25 @@ class ModelStore:
         return manifest
 
     def write_manifest(self, manifest: dict[str, Any]) -> dict[str, Any]:
-        """Replace the manifest atomically; returns what was written (with its MAC)."""
-        from veil.io import write_text_atomic
+        """Replace the manifest atomically; returns what was written (with its MAC).
+
+        The files of the new version are on the disk before the manifest names them
+        (:meth:`write_file` flushes each, the folders holding their names are flushed here),
+        and the manifest is flushed before and after its rename: once the superseded
+        generations are deleted, a power loss cannot leave a manifest that points at empty
+        files."""
+        from veil.io import fsync_path, write_text_atomic
+
+        try:
+            for folder in sorted(self._unsynced, key=lambda p: len(p.parts), reverse=True):
+                fsync_path(folder)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot flush {self.path} to the disk ({exc.strerror or type(exc).__name__}); "
+                "the model is unchanged",
+                hint="check the disk and free space",
+            ) from None
+        self._unsynced.clear()
 
         manifest = dict(manifest)
         manifest["format"] = MODEL_FORMAT
@@ -270,7 +289,9 @@ class ModelStore:
         manifest["updated"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         manifest["mac"] = self.mac(manifest)
         # compact: the encoder's category lists make it large, and it is rewritten per erasure
-        write_text_atomic(self.path / MANIFEST, json.dumps(manifest, separators=(",", ":")))
+        write_text_atomic(
+            self.path / MANIFEST, json.dumps(manifest, separators=(",", ":")), durable=True
+        )
         return manifest
 
     def read_version(self) -> Any:
@@ -289,7 +310,11 @@ class ModelStore:
             # never through an existing name: a crashed erasure's leftover may be a hard link
             # to a file of the current version (:meth:`link_file`)
             target.unlink(missing_ok=True)
-            target.write_bytes(blob)
+            with open(target, "wb") as fh:
+                fh.write(blob)
+                fh.flush()
+                os.fsync(fh.fileno())
+            self._note_names(target)
         except OSError as exc:
             raise OutputError(
                 f"cannot write {target} ({exc.strerror or type(exc).__name__}); the model "
@@ -308,9 +333,18 @@ class ModelStore:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.unlink(missing_ok=True)
             os.link(self.path / str(entry["path"]), target)
+            self._note_names(target)
         except OSError:
             return self.write_file(rel, self.read_file(entry))
         return {"path": rel, "sha256": entry["sha256"]}
+
+    def _note_names(self, target: Path) -> None:
+        """Remember the folders between ``target`` and the model folder: new names to flush."""
+        folder = target.parent
+        while folder != self.path and self.path in folder.parents:
+            self._unsynced.add(folder)
+            folder = folder.parent
+        self._unsynced.add(self.path)
 
     def read_file(self, entry: dict[str, str]) -> bytes:
         """A file's bytes, refused unless they match the manifest's checksum."""

@@ -557,3 +557,42 @@ def test_another_log_is_refused_with_a_clear_message(tabular: SISAModel, tmp_pat
     tabular.close()
     with pytest.raises(InputError, match="has no record of the model"):
         SISAModel.open(tabular.path, key=KEY, log_url=f"sqlite:///{tmp_path / 'other.sqlite'}")
+
+
+def test_a_forget_flushes_the_new_files_and_their_folders_before_the_manifest_names_them(
+    tabular: SISAModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest's rename commits a new version and the old generations are deleted
+    after it: each file it names, and the folders holding their names, must be on the disk
+    first, or a power loss leaves a manifest pointing at empty files and no old version."""
+    import os
+
+    synced: list[str] = []
+    real = os.fsync
+
+    def record(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("[hardware] no /proc to name the flushed descriptors")
+    old = {c["sha256"] for c in tabular.manifest["shards"][1]["checkpoints"] if c is not None}
+    monkeypatch.setattr(os, "fsync", record)
+    target = next(f"p{i:04d}" for i in range(240) if tabular.shard_of(f"p{i:04d}") == 1)
+    tabular.forget([target], reason="durability")
+    root = tabular.path.resolve()
+    manifest = json.loads((root / "manifest.json").read_text())
+    # the manifest's temporary file is flushed before its rename, the model folder after
+    tmp_at = next(i for i, p in enumerate(synced) if p.endswith(".manifest.json.tmp"))
+    assert synced[-1] == str(root)
+    before = set(synced[:tmp_at])
+    entries = [c for c in manifest["shards"][1]["checkpoints"] if c is not None]
+    entries.append(manifest["shards"][1]["data"])
+    fresh = [e for e in entries if e["sha256"] not in old]  # the rest: links to clean slices
+    assert fresh
+    for e in entries:
+        path = root / e["path"]
+        if e in fresh:
+            assert str(path) in before, e["path"]
+        assert str(path.parent) in before, e["path"]
+    assert str(root / "shards" / "1") in before and str(root) in before
