@@ -55,40 +55,6 @@ def erasure_key(key_env: str, key_file: Path | None) -> Secret:
     )
 
 
-def _model_section(model: SISAModel) -> dict[str, Any]:
-    cfg, metrics = model.config, model.manifest.get("metrics") or {}
-    return {
-        "shards": cfg["shards"],
-        "slices": cfg["slices"],
-        "aggregation": cfg["aggregation"],
-        "seed": cfg["seed"],
-        "trainer": cfg["trainer"],
-        "target": cfg.get("target"),
-        "version": model.version,
-        "accuracy": model.accuracy(),
-        "accuracy_at_fit": metrics.get("accuracy"),
-        "monolithic": metrics.get("monolithic"),
-        "n_train": sum(len(d["y"]) for d in model.data),
-        "n_test": None if model.test is None else len(model.test["y"]),
-        "dp": _dp_summary(model),
-        "ledger": cfg.get("ledger"),
-    }
-
-
-def write_report(
-    model: SISAModel, folder: Path | None, extra: dict[str, Any]
-) -> dict[str, str] | None:
-    """report.json + report.html into ``folder`` (default: the model folder)."""
-    from veil.report._unlearning import erasure_log_summary, write_unlearning_report
-
-    section = {
-        "model": _model_section(model),
-        "erasure_log": erasure_log_summary(model.erasure_log()),
-        **extra,
-    }
-    return write_unlearning_report(folder or model.path, section)
-
-
 @unlearn_app.command("fit")
 def fit(
     data: Annotated[Path, typer.Argument(help="The table to train on (CSV, Parquet, JSONL).")],
@@ -219,7 +185,7 @@ def fit(
             "n_test": metrics["n_test"],
             "model": str(out),
             "model_version": model.version,
-            "dp": _dp_summary(model),
+            "dp": _model_dp(model),
             "ledger": model.config.get("ledger"),
         }
         result["report"] = write_report(model, None, {"operation": {"fit": result}})
@@ -246,33 +212,25 @@ def fit(
     console.print(f"model written to {out}; report: {result['report']['html']}")
 
 
-def _dp_summary(model: SISAModel) -> dict[str, Any] | None:
-    dp = model.config.get("dp")
-    if not dp:
-        return None
-    keys = (
-        "epsilon",
-        "delta",
-        "noise_multiplier",
-        "sample_rate",
-        "steps_per_stage",
-        "accountant",
-        "epsilon_accountant",
-        "max_grad_norm",
-    )
-    return {k: dp[k] for k in keys}
+def write_report(
+    model: SISAModel, folder: Path | None, extra: dict[str, Any]
+) -> dict[str, str] | None:
+    """report.json + report.html into ``folder`` (default: the model folder)."""
+    from veil.report._unlearning import write_model_report
+
+    return write_model_report(model, folder, extra)
+
+
+def _model_dp(model: SISAModel) -> dict[str, Any] | None:
+    from veil.report._unlearning import dp_summary
+
+    return dp_summary(model)
 
 
 def _budget_kept(model: SISAModel) -> dict[str, Any] | None:
-    """What a DP model's erasure does to its privacy budget: nothing (recorded so)."""
-    if not model.config.get("dp"):
-        return None
-    return {
-        "refunded": False,
-        "ledger": model.config.get("ledger"),
-        "why": "the model versions already released were trained on the erased rows; "
-        "the spend stays in the ledger",
-    }
+    from veil.report._unlearning import budget_kept
+
+    return budget_kept(model)
 
 
 def _pct(x: float | None) -> str:

@@ -11,15 +11,22 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veil._version import __version__
 
+if TYPE_CHECKING:
+    from veil.unlearning import SISAModel
+
 __all__ = [
+    "budget_kept",
+    "dp_summary",
     "erasure_log_summary",
+    "model_section",
     "unlearning_compliance",
     "unlearning_html",
     "unlearning_report",
+    "write_model_report",
     "write_unlearning_report",
 ]
 
@@ -202,3 +209,67 @@ def write_unlearning_report(folder: str | Path, section: dict[str, Any]) -> dict
         (stage / "report.json").write_text(json.dumps(report, indent=1, default=str))
         (stage / "report.html").write_text(render_html(report), encoding="utf-8")
     return {"json": str(Path(folder) / "report.json"), "html": str(Path(folder) / "report.html")}
+
+
+def dp_summary(model: SISAModel) -> dict[str, Any] | None:
+    """A DP model's privacy settings and accounting, as its manifest records them."""
+    dp = model.config.get("dp")
+    if not dp:
+        return None
+    keys = (
+        "epsilon",
+        "delta",
+        "noise_multiplier",
+        "sample_rate",
+        "steps_per_stage",
+        "accountant",
+        "epsilon_accountant",
+        "max_grad_norm",
+    )
+    return {k: dp[k] for k in keys}
+
+
+def budget_kept(model: SISAModel) -> dict[str, Any] | None:
+    """What a DP model's erasure does to its privacy budget: nothing (recorded so)."""
+    if not model.config.get("dp"):
+        return None
+    return {
+        "refunded": False,
+        "ledger": model.config.get("ledger"),
+        "why": "the model versions already released were trained on the erased rows; "
+        "the spend stays in the ledger",
+    }
+
+
+def model_section(model: SISAModel) -> dict[str, Any]:
+    """The model part of the report: settings, version, accuracy against its baselines."""
+    cfg, metrics = model.config, model.manifest.get("metrics") or {}
+    return {
+        "shards": cfg["shards"],
+        "slices": cfg["slices"],
+        "aggregation": cfg["aggregation"],
+        "seed": cfg["seed"],
+        "trainer": cfg["trainer"],
+        "target": cfg.get("target"),
+        "version": model.version,
+        "accuracy": model.accuracy(),
+        "accuracy_at_fit": metrics.get("accuracy"),
+        "monolithic": metrics.get("monolithic"),
+        "n_train": sum(len(d["y"]) for d in model.data),
+        "n_test": None if model.test is None else len(model.test["y"]),
+        "dp": dp_summary(model),
+        "ledger": cfg.get("ledger"),
+    }
+
+
+def write_model_report(
+    model: SISAModel, folder: str | Path | None, extra: dict[str, Any]
+) -> dict[str, str] | None:
+    """report.json + report.html for ``model`` into ``folder`` (default: the model folder),
+    as ``veil unlearn fit|forget|verify`` and the app's erasure requests write them."""
+    section = {
+        "model": model_section(model),
+        "erasure_log": erasure_log_summary(model.erasure_log()),
+        **extra,
+    }
+    return write_unlearning_report(folder or model.path, section)

@@ -247,22 +247,31 @@ class ErasureJobs:
     def _run(
         self, job: ErasureJob, path: Path, key: Any, ids: list[str] | None, reason: str | None
     ) -> None:
+        from veil.report._unlearning import budget_kept, write_model_report
         from veil.ui._jobs import finish
         from veil.unlearning import SISAModel
 
         def work() -> None:
             with SISAModel.open(path, key=key) as model:
+                # the model folder's report.json/html, as `veil unlearn forget|verify` writes it
                 if job.kind == "forget":
                     assert ids is not None
-                    job.result = model.forget(ids, reason=reason, progress=_Progress(job))
+                    result = model.forget(ids, reason=reason, progress=_Progress(job))
+                    result["privacy_budget"] = budget_kept(model)
+                    result["report"] = write_model_report(
+                        model, None, {"operation": {"forget": result}}
+                    )
+                    job.result = result
                     log.info(
                         "erasure: %d forgotten, %d already",
-                        job.result["forgotten"],
-                        job.result["already_forgotten"],
+                        result["forgotten"],
+                        result["already_forgotten"],
                     )
                 else:
-                    job.result = model.verify(progress=_Progress(job))
-                    log.info("erasure verified: exact=%s", job.result["exact"])
+                    result = model.verify(progress=_Progress(job))
+                    result["report"] = write_model_report(model, None, {"verify": result})
+                    job.result = result
+                    log.info("erasure verified: exact=%s", result["exact"])
 
         finish(
             job,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -112,6 +113,11 @@ def test_forget_then_verify_from_the_page(
         1,
         "art. 17 request",
     )
+    # the model folder's report, as `veil unlearn forget` writes it: counts, never the id
+    report = (workdir / "models" / "sisa" / "report.json").read_text()
+    forget = json.loads(report)["unlearning"]["operation"]["forget"]
+    assert forget["forgotten"] == 1 and forget["shards_retrained"] == [shard]
+    assert "p0007" not in report
     page = client.get("/erasure", params={"model": "models/sisa", "key_file": "keys/erasure.key"})
     assert 'id="erasure-log"' in page.text and "art. 17 request" in page.text
     assert "p0007" not in page.text
@@ -125,6 +131,8 @@ def test_forget_then_verify_from_the_page(
     assert state["state"] == "done" and state["result"]["exact"] is True, state
     assert state["result"]["shards_checked"] == [shard]
     assert 'data-exact="yes"' in client.get(r.headers["location"]).text
+    verified = json.loads((workdir / "models" / "sisa" / "report.json").read_text())
+    assert verified["unlearning"]["verify"]["exact"] is True
     assert "p0007" not in caplog.text
 
 
