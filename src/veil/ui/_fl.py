@@ -61,10 +61,24 @@ def fl_config(form: Mapping[str, str]) -> Any:
     dp = form.get("dp") or None
     if dp is not None and dp not in FL_DP_MODES:
         raise InputError(
-            "the app runs client-level DP only",
-            hint="choose client, or run `veil fl simulate --dp sample` for DP-SGD",
+            "unknown differential privacy mode",
+            hint="choose none, client (clipping + noise per client update) or sample "
+            "(DP-SGD inside each client)",
         )
     model = form.get("model") or "logistic"
+
+    def given(name: str) -> str:
+        return (form.get(name) or "").strip()
+
+    # the advanced fields: blank keeps the CLI's default
+    advanced: dict[str, Any] = {}
+    if given("local_epochs"):
+        advanced["local_epochs"] = _int(given("local_epochs"), "--local-epochs")
+    if given("seed"):
+        advanced["seed"] = _int(given("seed"), "--seed")
+    for name in ("fraction_fit", "dropout", "clip_norm"):
+        if given(name):
+            advanced[name] = _float(given(name), "--" + name.replace("_", "-"))
     config = FLConfig(
         clients=_int(form.get("clients") or "", "--clients"),
         rounds=_int(form.get("rounds") or "", "--rounds"),
@@ -76,6 +90,8 @@ def fl_config(form: Mapping[str, str]) -> Any:
         delta=_float(form.get("delta") or "1e-5", "--delta"),
         secagg=bool(form.get("secagg")),
         workers=_int(form["workers"], "--workers") if form.get("workers") else None,
+        adaptive_clip=bool(form.get("adaptive_clip")),
+        **advanced,
     )
     config.validate()
     if dp is not None and not (form.get("dataset") or "").strip():
@@ -218,6 +234,11 @@ class FLJobs:
             "dataset": dataset if config.dp else None,
             "secagg": config.secagg,
             "workers": config.workers,
+            "local_epochs": config.local_epochs,
+            "fraction_fit": config.fraction_fit,
+            "dropout": config.dropout,
+            "clip_norm": config.clip_norm if config.dp else None,
+            "adaptive_clip": config.adaptive_clip,
         }
         with self.lock:
             if any(j.state == "running" for j in self.jobs.values()):

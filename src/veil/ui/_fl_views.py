@@ -14,7 +14,7 @@ __all__ = ["FL_DP_MODES", "FL_MODELS", "FORM_DEFAULTS", "fl_routes"]
 log = logging.getLogger("veil.ui")
 
 FL_MODELS = ("logistic", "mlp")
-FL_DP_MODES = ("", "client")  # "": no DP; sample-level DP-SGD is the CLI's (--dp sample)
+FL_DP_MODES = ("", "client", "sample")  # "": no DP; client-level; DP-SGD in each client
 # what the form starts with: small enough to finish in seconds on the demo data
 FORM_DEFAULTS: dict[str, str] = {
     "table": "",
@@ -30,6 +30,13 @@ FORM_DEFAULTS: dict[str, str] = {
     "dataset": "",
     "secagg": "",
     "workers": "",
+    # advanced: the rest of `veil fl simulate`'s options, blank for the CLI's defaults
+    "local_epochs": "",
+    "fraction_fit": "",
+    "dropout": "",
+    "clip_norm": "",
+    "adaptive_clip": "",
+    "seed": "",
 }
 
 

@@ -56,6 +56,17 @@ def _cli_message(**kw: Any) -> str:
             {"dp": "client", "epsilon": 3.0, "strategy": "scaffold"},
         ),
         ({"rounds": "0"}, {"rounds": 0}),
+        ({"fraction_fit": "1.5"}, {"fraction_fit": 1.5}),
+        ({"dropout": "1"}, {"dropout": 1.0}),
+        ({"adaptive_clip": "1"}, {"adaptive_clip": True}),
+        (
+            {"dp": "sample", "epsilon": "3", "strategy": "scaffold"},
+            {"dp": "sample", "epsilon": 3.0, "strategy": "scaffold"},
+        ),
+        (
+            {"dp": "client", "epsilon": "3", "clip_norm": "0"},
+            {"dp": "client", "epsilon": 3.0, "clip_norm": 0.0},
+        ),
     ],
 )
 def test_the_form_gets_the_clis_messages(fields: dict[str, str], cli: dict[str, Any]) -> None:
@@ -80,8 +91,44 @@ def test_the_form_makes_the_config_the_cli_would() -> None:
         fl_config({**GOOD, "clients": "three"})
     with pytest.raises(InputError, match="dataset's privacy budget pays"):
         fl_config({**GOOD, "dp": "client", "epsilon": "3"})
-    with pytest.raises(InputError, match="client-level DP only"):
-        fl_config({**GOOD, "dp": "sample", "epsilon": "3"})
+    with pytest.raises(InputError, match="unknown differential privacy mode"):
+        fl_config({**GOOD, "dp": "user", "epsilon": "3"})
+    # the advanced fields: blank keeps the CLI's defaults, given ones reach the config
+    assert fl_config(GOOD) == FLConfig(clients=3, rounds=2, model="logistic")
+    sample = fl_config(
+        {
+            **GOOD,
+            "dp": "sample",
+            "epsilon": "3",
+            "dataset": "d",
+            "local_epochs": "2",
+            "fraction_fit": "0.5",
+            "clip_norm": "0.7",
+            "seed": "4",
+        }
+    )
+    assert (sample.dp, sample.local_epochs, sample.fraction_fit, sample.clip_norm, sample.seed) == (
+        "sample",
+        2,
+        0.5,
+        0.7,
+        4,
+    )
+    adaptive = fl_config(
+        {
+            **GOOD,
+            "clients": "10",
+            "dp": "client",
+            "epsilon": "3",
+            "dataset": "d",
+            "adaptive_clip": "1",
+            "secagg": "1",
+            "dropout": "0.3",
+        }
+    )
+    assert adaptive.adaptive_clip and adaptive.secagg and adaptive.dropout == 0.3
+    with pytest.raises(InputError, match="--local-epochs must be a whole number"):
+        fl_config({**GOOD, "local_epochs": "two"})
 
 
 @pytest.mark.parametrize(
