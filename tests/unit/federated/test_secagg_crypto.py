@@ -75,6 +75,7 @@ def test_install_puts_the_helpers_where_flowers_secagg_looks_them_up() -> None:
     assert client.create_shares is fast.create_shares
     assert server.combine_shares is fast.combine_shares
     assert client.pseudo_rand_gen is server.pseudo_rand_gen is fast.pseudo_rand_gen
+    assert client.generate_key_pairs is fast.generate_key_pairs
     # a parsed key is the key: the same bytes serialize back
     from flwr.supercore.primitives.asymmetric import (
         generate_key_pairs,
@@ -134,3 +135,26 @@ def test_masks_are_flowers_bit_for_bit() -> None:
     fast.pseudo_rand_gen(os.urandom(32), 1 << 22, dims)
     for a, b in zip(first, fast.pseudo_rand_gen(seed, 1 << 22, dims), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_p256_keys_agree_through_flowers_own_helpers() -> None:
+    """Flower's server rebuilds a vanished client's private key from its PEM and agrees a
+    key with each neighbour's public key: veil's P-256 keys must go through those helpers."""
+    from flwr.common.secure_aggregation.crypto.symmetric_encryption import (
+        decrypt,
+        encrypt,
+        generate_shared_key,
+    )
+    from flwr.supercore.primitives import asymmetric as flower_keys
+
+    sk_a, pk_a = fast.generate_key_pairs()
+    sk_b, pk_b = fast.generate_key_pairs()
+    assert sk_a.curve.name == "secp256r1"
+    pem_a = flower_keys.private_key_to_bytes(sk_a)
+    rebuilt = flower_keys.bytes_to_private_key(
+        fast.combine_shares(fast.create_shares(pem_a, 3, 5)[1:4])
+    )
+    pub_b = flower_keys.bytes_to_public_key(flower_keys.public_key_to_bytes(pk_b))
+    key_ab = generate_shared_key(rebuilt, pub_b)
+    assert key_ab == generate_shared_key(sk_b, pk_a)
+    assert decrypt(key_ab, encrypt(generate_shared_key(sk_b, pk_a), b"share")) == b"share"
