@@ -38,7 +38,6 @@ __all__ = [
     "client_app",
     "dropout_mod",
     "secagg_client_app",
-    "train_partition",
 ]
 
 DROP_KEY = "veil-drop"  # in a round's train config: this client vanishes after key sharing
@@ -77,9 +76,7 @@ class WorkerData:
         return _load_worker_data, (str(self.path),)
 
 
-def train_partition(
-    data: FLData, pid: int, weights: list[Any], cfg: Any, control: Any
-) -> LocalResult:
+def _train(data: FLData, pid: int, weights: list[Any], cfg: Any, control: Any) -> LocalResult:
     import torch
 
     from veil.federated._local import local_train
@@ -172,9 +169,7 @@ def client_app(rows: WorkerData) -> Any:
             ci = msg.content.array_records["client_control"].to_numpy_ndarrays()
             control = (c, ci)
         weights = msg.content.array_records["arrays"].to_numpy_ndarrays()
-        res = train_partition(
-            rows.data, int(context.node_config["partition-id"]), weights, cfg, control
-        )
+        res = _train(rows.data, int(context.node_config["partition-id"]), weights, cfg, control)
         content = RecordDict(
             {
                 "arrays": ArrayRecord(res.delta),

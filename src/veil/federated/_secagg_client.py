@@ -38,9 +38,9 @@ class SecAggClient(NumPyClient):
     def fit(
         self, parameters: list[Any], config: dict[str, Any]
     ) -> tuple[list[Any], int, dict[str, Any]]:
-        from veil.federated._client import train_partition
+        from veil.federated._client import _train
 
-        res = train_partition(self.rows.data, self.pid, parameters, config, None)
+        res = _train(self.rows.data, self.pid, parameters, config, None)
         weight = 1 if num(config["clip"]) > 0 else res.n_examples
         return res.delta, weight, {"loss": res.loss}
 
