@@ -5,14 +5,15 @@ on Adult, 10 clients, IID, through Flower's simulation engine on Ray, and record
 exchange the server has with the clients (plain aggregation: one a round; SecAgg+: setup,
 key sharing, masked vectors with the local training, unmasking) its wall seconds and the CPU
 seconds of the whole process tree (server, Ray's daemons and workers, from /proc), so that a
-loaded machine's waiting shows as wall time but not as CPU. Four runs, side by side:
+loaded machine's waiting shows as wall time but not as CPU. Runs, side by side (each mode's
+variants one after the other, so that they meet the same load):
 
 - ``plain`` and ``secagg``: veil as shipped;
-- ``plain_fast_dispatch`` and ``secagg_fast_dispatch`` (with ``--fast-dispatch``): the same
-  with Flower's simulation dispatcher (``vce_api.add_messages_to_queue``, which looks for
-  new messages every 0.1 s) replaced for the run by one that looks every 0.01 s: an
-  experiment that shows what that polling, which is Flower's and not veil's, costs a round
-  of four exchanges. veil does not ship it.
+- ``plain_polling`` and ``secagg_polling`` (with ``--polling``): the same with the waits
+  veil replaced put back (Flower's simulation dispatcher, ``vce_api.add_messages_to_queue``,
+  which looks for new messages every 0.1 s, and the server's look for replies every 10 ms
+  and more), instead of waking on each stored message (:mod:`veil.federated._dispatch`):
+  what those fixed waits cost a round, once per exchange.
 - ``plain_baseline`` and ``secagg_baseline`` (with ``--baseline-src DIR``, e.g. the main
   branch's ``src``): the same two runs with another copy of veil, run between the others
   so that both are measured under the same load (A/B in the same minutes).
@@ -20,7 +21,7 @@ loaded machine's waiting shows as wall time but not as CPU. Four runs, side by s
 The centralized baseline is cut to one epoch in these runs (it is not what is measured).
 
 Run: ``PYTHONPATH=src python benchmarks/fl_secagg_profile.py [--rounds 7] [--baseline-src
-/work/main/src] [--fast-dispatch]``; writes
+/work/main/src] [--polling]``; writes
 ``benchmarks/results/fl_secagg_profile.json`` (``--out``).
 """
 
@@ -69,7 +70,7 @@ def tree_cpu() -> float:
     return total
 
 
-def child(mode: str, fast: bool, rounds: int, data: Path) -> dict[str, Any]:
+def child(mode: str, polling: bool, rounds: int, data: Path) -> dict[str, Any]:
     """One run in this process (called with ``--child``)."""
     import pandas as pd
 
@@ -86,17 +87,16 @@ def child(mode: str, fast: bool, rounds: int, data: Path) -> dict[str, Any]:
         return out
 
     _server._ObservedGrid.send_and_receive = timed  # type: ignore[method-assign]
-    if fast:
-        from flwr.server.superlink.fleet.vce import vce_api
+    if polling:
+        # as before the wake-ups: Flower's own dispatcher (a look every 0.1 s) and the
+        # server's looks for replies every 10 ms or more
+        import contextlib
 
-        def add_messages_to_queue(state: Any, queue: Any, mapping: Any, f_stop: Any) -> None:
-            while not f_stop.is_set():
-                for node_id in mapping:
-                    for msg in state.get_message_ins(node_id=node_id, limit=1):
-                        queue.put(msg)
-                f_stop.wait(0.01)
+        import veil.federated._runtime as runtime
+        import veil.federated._simulate as simulate
 
-        vce_api.add_messages_to_queue = add_messages_to_queue
+        simulate.prompt_dispatch = contextlib.nullcontext  # type: ignore[attr-defined]
+        runtime.doorbell = lambda state, method: None  # type: ignore[attr-defined,assignment]
     train = veil.train.train_nonprivate
 
     def one_epoch(model: Any, ds: Any, **kw: Any) -> Any:
@@ -129,24 +129,24 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--child", nargs=2, metavar=("MODE", "FAST"))
     ap.add_argument("--baseline-src", type=Path, help="another veil src to run beside")
-    ap.add_argument("--fast-dispatch", action="store_true", help="also the 0.01 s dispatcher")
+    ap.add_argument("--polling", action="store_true", help="also with Flower's polling dispatcher")
     a = ap.parse_args()
     data = SHARED if SHARED.exists() else SHIPPED
     if a.child:
-        print(json.dumps(child(a.child[0], a.child[1] == "fast", a.rounds, data)))
+        print(json.dumps(child(a.child[0], a.child[1] == "polling", a.rounds, data)))
         return
     runs: dict[str, Any] = {}
-    plan: list[tuple[str, str, bool, Path]] = []  # name, mode, fast dispatch, src
+    plan: list[tuple[str, str, bool, Path]] = []  # name, mode, polling, src
     for mode in ("plain", "secagg"):
         plan.append((mode, mode, False, ROOT / "src"))
         if a.baseline_src is not None:
             plan.append((f"{mode}_baseline", mode, False, a.baseline_src))
-    if a.fast_dispatch:
-        plan += [(f"{m}_fast_dispatch", m, True, ROOT / "src") for m in ("plain", "secagg")]
-    for name, mode, fast, src in plan:
+        if a.polling:
+            plan.append((f"{mode}_polling", mode, True, ROOT / "src"))
+    for name, mode, polling, src in plan:
         env = {**os.environ, "PYTHONPATH": str(src)}
-        speed = "fast" if fast else "slow"
-        cmd = [sys.executable, __file__, "--rounds", str(a.rounds), "--child", mode, speed]
+        waits = "polling" if polling else "wakeups"
+        cmd = [sys.executable, __file__, "--rounds", str(a.rounds), "--child", mode, waits]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
         runs[name] = json.loads(proc.stdout.strip().splitlines()[-1])
         runs[name]["src"] = str(src)
@@ -184,14 +184,14 @@ def main() -> None:
         )
         | (
             {
-                "fast_dispatch_secagg_over_plain_wall": ratio(
-                    "secagg_fast_dispatch", "plain_fast_dispatch", "median_round_seconds"
+                "polling_secagg_over_plain_wall": ratio(
+                    "secagg_polling", "plain_polling", "median_round_seconds"
                 ),
-                "fast_dispatch_secagg_over_plain_cpu": ratio(
-                    "secagg_fast_dispatch", "plain_fast_dispatch", "median_round_cpu_seconds"
+                "polling_secagg_over_plain_cpu": ratio(
+                    "secagg_polling", "plain_polling", "median_round_cpu_seconds"
                 ),
             }
-            if a.fast_dispatch
+            if a.polling
             else {}
         ),
         "machine": {

@@ -218,28 +218,12 @@ def dropout_mod(msg: Any, context: Any, call_next: Any) -> Any:
 def secagg_client_app(rows: WorkerData) -> Any:
     """The legacy-path client of SecAgg+: ``NumPyClient.fit`` behind ``secaggplus_mod``.
 
-    With client-level DP the client reports a weight of 1 (the server needs the plain sum
-    of clipped updates, and the row counts stay hidden); otherwise its row count, so the
-    securely aggregated mean is FedAvg's example-weighted mean.
+    The client (:mod:`veil.federated._secagg_client`) is defined at module level, so the
+    app pickles small with every message Flower's Ray backend sends.
     """
-    from flwr.app import Context
-    from flwr.client import Client, NumPyClient
     from flwr.clientapp import ClientApp
 
+    from veil.federated._secagg_client import client_fn
     from veil.federated._secagg_crypto import secaggplus_mod
 
-    class _SecAggClient(NumPyClient):
-        def __init__(self, pid: int) -> None:
-            self.pid = pid
-
-        def fit(
-            self, parameters: list[Any], config: dict[str, Any]
-        ) -> tuple[list[Any], int, dict[str, Any]]:
-            res = _train(rows.data, self.pid, parameters, config, None)
-            weight = 1 if num(config["clip"]) > 0 else res.n_examples
-            return res.delta, weight, {"loss": res.loss}
-
-    def client_fn(context: Context) -> Client:
-        return _SecAggClient(int(context.node_config["partition-id"])).to_client()
-
-    return ClientApp(client_fn=client_fn, mods=[dropout_mod, secaggplus_mod])
+    return ClientApp(client_fn=client_fn(rows), mods=[dropout_mod, secaggplus_mod])

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from veil._errors import VeilError
+from veil.federated._dispatch import doorbell
 
 __all__ = ["GuardedGrid", "RayProbe", "RuntimeDiedError", "dead_ray_daemon", "ray_failure"]
 
@@ -172,6 +173,12 @@ class GuardedGrid:
     ) -> list[Any]:
         """Push ``messages`` and pull their replies as Flower's grid does, checking Ray."""
         self.check()
+        # Flower's simulation grid keeps the replies in an in-memory state: wait for the
+        # next one to be stored there rather than for a fixed interval
+        state = getattr(self._grid, "state", None)
+        bell = None
+        if state is not None and callable(getattr(state, "store_message_res", None)):
+            bell = doorbell(state, "store_message_res")
         pending = set(self._grid.push_messages(messages))
         base = float(getattr(self._grid, "pull_interval", 0.1))
         interval = base
@@ -179,6 +186,8 @@ class GuardedGrid:
         next_check = time.monotonic() + self._check_every
         replies: list[Any] = []
         while pending:
+            if bell is not None:
+                bell.clear()  # before the look: a reply stored during it rings again
             got = list(self._grid.pull_messages(pending))
             self._check_replies(got)
             replies += got
@@ -194,7 +203,11 @@ class GuardedGrid:
             if now >= next_check:
                 self.check()
                 next_check = now + self._check_every
-            time.sleep(interval)
+            if bell is not None:
+                # woken by the next stored reply; the interval only paces the checks
+                bell.wait(min(max(base, MAX_INTERVAL), self._check_every))
+            else:
+                time.sleep(interval)
         return replies
 
     def __getattr__(self, name: str) -> Any:

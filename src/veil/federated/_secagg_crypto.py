@@ -1,25 +1,32 @@
-"""Faster stand-ins for three helpers of Flower's SecAgg+, with the same inputs and outputs.
+"""Faster stand-ins for helpers of Flower's SecAgg+, with the same inputs and outputs.
 
 Flower's SecAgg+ (``flwr.client.mod.secaggplus_mod`` on the clients,
 ``SecAggPlusWorkflow`` on the server) spends much of a round's CPU outside the protocol's own
-work (measured with ``benchmarks/fl_secagg_profile.py``):
+work (measured with ``benchmarks/fl_secagg_profile.py`` and cProfile):
 
 - ``combine_shares`` (server, once per client and round) runs pycryptodome's
   ``Shamir.combine``, whose GF(2^128) multiplication walks a 128-character string per bit of
   its operand, and recomputes the Lagrange coefficients and their inverses for every
   16-byte chunk of every secret; it also starts a thread pool per secret;
-- ``create_shares`` (client, twice a round) starts a thread pool per secret to split chunks
-  that take microseconds each;
+- ``create_shares`` (client, twice a round) starts a thread pool per secret and multiplies
+  in the field with pycryptodome's general product, though the evaluation points are 1..n;
+- ``pseudo_rand_gen`` (client, once per neighbour and round; server, once per client) builds
+  a new ``numpy.random.RandomState``, which seeds itself from the OS before it is reseeded:
+  most of the cost of a mask of a few thousand coordinates;
 - the clients parse their own PEM private key once per neighbour (and the neighbours'
-  public keys once per use), not once per round.
+  public keys once per use), not once per round;
+- the key pairs are on P-384, whose key agreement (twice per neighbour and round) costs
+  about 0.8 ms where P-256's costs 0.06 ms (see :func:`generate_key_pairs`).
 
 :func:`combine_shares` interpolates with integer arithmetic in the same field (the
 polynomial ``x^128 + x^7 + x^2 + x + 1``, shares as pycryptodome encodes them) and keeps the
-Lagrange coefficients of an index set; :func:`create_shares` splits with pycryptodome's
-``Shamir.split`` itself (the random polynomial is still drawn by pycryptodome), without the
-thread pool; the key parsers keep the last few keys they parsed. The wire format, the
-randomness and the protocol are Flower's: shares made by either side combine with the other
-(``tests/unit/federated/test_secagg_crypto.py``), and a round aggregates to the same sum.
+Lagrange coefficients of an index set; :func:`create_shares` evaluates pycryptodome's
+polynomial (the same random coefficients, from the OS, in the same order) by Horner's rule
+with products by small integers; :func:`pseudo_rand_gen` reseeds one ``RandomState`` per
+thread (the same draws); the key parsers keep the last few keys they parsed. The wire
+format and the protocol are Flower's: shares made by either side combine with the other,
+the masks are Flower's bit for bit (``tests/unit/federated/test_secagg_crypto.py``), and a
+round aggregates to the same sum.
 
 :func:`install` puts them in place of Flower's helpers in the two SecAgg+ modules (module
 attributes those modules look up when they run); it is idempotent and is called by veil's
@@ -29,9 +36,18 @@ SecAgg+ client mods and server workflow before they run.
 from __future__ import annotations
 
 import functools
+import os
+import threading
 from typing import Any
 
-__all__ = ["combine_shares", "create_shares", "install", "secaggplus_mod"]
+__all__ = [
+    "combine_shares",
+    "create_shares",
+    "generate_key_pairs",
+    "install",
+    "pseudo_rand_gen",
+    "secaggplus_mod",
+]
 
 _IRR = (1 << 128) | 0x87  # x^128 + x^7 + x^2 + x + 1: pycryptodome's Shamir field
 _CHUNK = 16
@@ -105,17 +121,83 @@ def combine_shares(share_list: list[bytes]) -> bytes:
         raise ValueError("Failed to combine shares") from None
 
 
+def _random_bytes(n: int) -> bytes:
+    return os.urandom(n)  # what pycryptodome's Shamir.split draws its coefficients from
+
+
 def create_shares(secret: bytes, threshold: int, num: int) -> list[bytes]:
-    """Flower's ``create_shares``, chunk by chunk in this thread (no pool)."""
-    from Crypto.Protocol.SecretSharing import Shamir
+    """Flower's ``create_shares``: each padded 16-byte chunk split as ``Shamir.split`` does.
+
+    For every chunk a polynomial of degree ``threshold - 1`` whose constant term is the chunk
+    and whose other coefficients are 16 fresh random bytes each (drawn in pycryptodome's
+    order), evaluated by Horner's rule at ``x = 1 .. num``. The evaluation points are small,
+    so each product in the field costs a few shifts (pycryptodome walks all 128 bits of a
+    general product, in Python).
+    """
     from Crypto.Util.Padding import pad
 
     padded = pad(secret, _CHUNK)
     shares = [bytearray(i.to_bytes(4, "little", signed=False)) for i in range(1, num + 1)]
     for start in range(0, len(padded), _CHUNK):
-        for idx, share in Shamir.split(threshold, num, padded[start : start + _CHUNK], False):
-            shares[idx - 1] += share
+        coeffs = [int.from_bytes(_random_bytes(_CHUNK), "big") for _ in range(threshold - 1)]
+        coeffs.append(int.from_bytes(padded[start : start + _CHUNK], "big"))
+        for x, share in enumerate(shares, start=1):
+            y = 0
+            for c in coeffs:
+                y = _gf_mul(y, x) ^ c  # _gf_mul loops over the bits of its second operand
+            share += y.to_bytes(_CHUNK, "big")
     return [bytes(s) for s in shares]
+
+
+_prg = threading.local()
+
+
+def pseudo_rand_gen(
+    seed: bytes, num_range: int, dimensions_list: list[tuple[int, ...]]
+) -> list[Any]:
+    """Flower's ``pseudo_rand_gen`` (the masks), with one ``RandomState`` per thread reseeded.
+
+    The same 32-bit seed folded from ``seed`` and the same draws, so the same masks: a
+    reseeded legacy ``RandomState`` is in the state a new one seeded alike starts in, and
+    building a new one first seeds it from the OS (about half a millisecond, once per
+    neighbour and client in every round).
+    """
+    import numpy as np
+
+    if len(seed) & 0x3:
+        raise ValueError("the seed's length must be a multiple of 4")
+    seed32 = 0
+    for i in range(0, len(seed), 4):
+        seed32 ^= int.from_bytes(seed[i : i + 4], "little")
+    gen = getattr(_prg, "gen", None)
+    if gen is None:
+        gen = _prg.gen = np.random.RandomState()
+    gen.seed(seed32)
+    output = []
+    for dimension in dimensions_list:
+        if len(dimension) == 0:
+            output.append(np.array(gen.randint(0, num_range - 1), dtype=np.int64))
+        else:
+            output.append(gen.randint(0, num_range - 1, dimension, dtype=np.int64))
+    return output
+
+
+def generate_key_pairs() -> tuple[Any, Any]:
+    """A client's key pair of a round, on NIST P-256 (Flower's own uses P-384).
+
+    The keys only derive Fernet keys (AES-128 and HMAC-SHA256: a 128-bit level) and the
+    masks' seeds, so P-384's 192-bit level adds nothing the symmetric layer keeps; P-256
+    (128-bit, NIST SP 800-57's match for AES-128) does key agreement about 13 times faster,
+    and each client agrees keys with every neighbour twice a round. The keys travel as the
+    same PEM documents, which name their curve: Flower's server workflow, which parses a
+    vanished client's rebuilt key and agrees keys with it, takes them unchanged. Clients of
+    one round must share the curve, as veil's simulated and deployed apps (all veil
+    clients) do; a stock Flower client among them fails its key agreement and is dropped.
+    """
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    private_key = ec.generate_private_key(ec.SECP256R1())
+    return private_key, private_key.public_key()
 
 
 @functools.lru_cache(maxsize=4)
@@ -150,11 +232,14 @@ def install() -> None:
     swaps = {
         "flwr.client.mod.secure_aggregation.secaggplus_mod": {
             "create_shares": create_shares,
+            "generate_key_pairs": generate_key_pairs,
+            "pseudo_rand_gen": pseudo_rand_gen,
             "bytes_to_private_key": _private_key,
             "bytes_to_public_key": _public_key,
         },
         "flwr.server.workflow.secure_aggregation.secaggplus_workflow": {
             "combine_shares": combine_shares,
+            "pseudo_rand_gen": pseudo_rand_gen,
             "bytes_to_private_key": _private_key,
             "bytes_to_public_key": _public_key,
         },

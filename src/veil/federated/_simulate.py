@@ -39,6 +39,7 @@ from veil._deps import require
 from veil._errors import InputError
 from veil._progress import NullProgress, Progress
 from veil.federated._clientdp import AdaptiveClip, default_count_noise, split_noise
+from veil.federated._dispatch import prompt_dispatch
 from veil.federated._model import MODELS, FLData, evaluate, fresh_model, prepare
 from veil.federated._partition import parse_partition
 from veil.federated._runtime import RuntimeDiedError
@@ -262,12 +263,13 @@ def _run_flower(
             rows = WorkerData.save(data, Path(tmp) / "rows.pickle")
             client = secagg_client_app(rows) if config.secagg else client_app(rows)
             try:
-                run_simulation(
-                    server,
-                    client,
-                    num_supernodes=config.clients,
-                    backend_config=backend,  # type: ignore[arg-type]
-                )
+                with prompt_dispatch():
+                    run_simulation(
+                        server,
+                        client,
+                        num_supernodes=config.clients,
+                        backend_config=backend,  # type: ignore[arg-type]
+                    )
             except Exception as exc:
                 # Flower's engine crashed (its Ray runtime died, most often) and left the
                 # server loop waiting for replies: tell it, and let it say in which round

@@ -267,3 +267,50 @@ def test_adaptive_clippings_bits_are_summed_inside_secagg_never_sent_in_clear() 
         # no bit in clear beside the masked vector: the only metric is the weight, 1
         for rec in reply.content.metric_records.values():
             assert dict(rec) == {"num_examples": 1}
+
+
+def _flowers_own_helpers(side: str) -> dict[str, Any]:
+    from flwr.common.secure_aggregation.crypto import shamir
+    from flwr.common.secure_aggregation.secaggplus_utils import pseudo_rand_gen
+    from flwr.supercore.primitives import asymmetric as keys
+
+    both = {
+        "pseudo_rand_gen": pseudo_rand_gen,
+        "bytes_to_private_key": keys.bytes_to_private_key,
+        "bytes_to_public_key": keys.bytes_to_public_key,
+    }
+    if side == "server":
+        return {**both, "combine_shares": shamir.combine_shares}
+    return {
+        **both,
+        "create_shares": shamir.create_shares,
+        "generate_key_pairs": keys.generate_key_pairs,
+    }
+
+
+@pytest.mark.parametrize("stock", ["server", "client"])
+def test_flowers_own_helpers_on_one_side_aggregate_with_veils_on_the_other(
+    monkeypatch: pytest.MonkeyPatch, stock: str
+) -> None:
+    """veil's helpers keep Flower's wire format: shares, masks and keys made on one side are
+    read by Flower's own helpers on the other, and a vanished client's mask (its private
+    key rebuilt from shares, agreed with its neighbours) is removed either way."""
+    import sys
+
+    from veil.federated._secagg_crypto import install
+
+    install()
+    name = {
+        "server": "flwr.server.workflow.secure_aggregation.secaggplus_workflow",
+        "client": "flwr.client.mod.secure_aggregation.secaggplus_mod",
+    }[stock]
+    for attr, fn in _flowers_own_helpers(stock).items():
+        monkeypatch.setattr(sys.modules[name], attr, fn)
+    nodes = [10, 20, 30, 40, 50]
+    updates = _updates(nodes, seed=9)
+    settings = SecAggSettings(1.0, 0.6, clipping_range=1.0, max_weight=1.0)
+    mean, finished, _ = _round(updates, settings, drop={40})
+    assert finished == 4
+    alive = [10, 20, 30, 50]
+    plain = [np.mean([updates[n][i] for n in alive], axis=0) for i in range(len(SHAPES))]
+    assert _max_err(mean, plain) <= 4 * 1.0 / 2**22

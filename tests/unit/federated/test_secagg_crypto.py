@@ -74,6 +74,8 @@ def test_install_puts_the_helpers_where_flowers_secagg_looks_them_up() -> None:
     server = sys.modules["flwr.server.workflow.secure_aggregation.secaggplus_workflow"]
     assert client.create_shares is fast.create_shares
     assert server.combine_shares is fast.combine_shares
+    assert client.pseudo_rand_gen is server.pseudo_rand_gen is fast.pseudo_rand_gen
+    assert client.generate_key_pairs is fast.generate_key_pairs
     # a parsed key is the key: the same bytes serialize back
     from flwr.supercore.primitives.asymmetric import (
         generate_key_pairs,
@@ -87,3 +89,72 @@ def test_install_puts_the_helpers_where_flowers_secagg_looks_them_up() -> None:
     assert public_key_to_bytes(client.bytes_to_public_key(public_key_to_bytes(pk))) == (
         public_key_to_bytes(pk)
     )
+
+
+def _byte_stream(seed: int) -> object:
+    rng = random.Random(seed)
+    return lambda n: bytes(rng.getrandbits(8) for _ in range(n))
+
+
+@pytest.mark.parametrize(("threshold", "num", "size"), [(2, 3, 32), (4, 7, 241), (9, 17, 40)])
+def test_shares_are_pycryptodomes_split_for_the_same_random_coefficients(
+    monkeypatch: pytest.MonkeyPatch, threshold: int, num: int, size: int
+) -> None:
+    from Crypto.Protocol import SecretSharing
+    from Crypto.Util.Padding import pad
+
+    secret = os.urandom(size)
+    monkeypatch.setattr(fast, "_random_bytes", _byte_stream(size))
+    ours = fast.create_shares(secret, threshold, num)
+    # pycryptodome's split, chunk by chunk, drawing from the same stream in its order
+    monkeypatch.setattr(SecretSharing, "rng", _byte_stream(size))
+    padded = pad(secret, 16)
+    theirs = [bytearray(i.to_bytes(4, "little")) for i in range(1, num + 1)]
+    for start in range(0, len(padded), 16):
+        for idx, share in SecretSharing.Shamir.split(threshold, num, padded[start : start + 16]):
+            theirs[idx - 1] += share
+    assert ours == [bytes(t) for t in theirs]
+
+
+def test_masks_are_flowers_bit_for_bit() -> None:
+    import numpy as np
+    from flwr.common.secure_aggregation.secaggplus_utils import pseudo_rand_gen
+
+    dims = [(32, 99), (128,), (2, 128), ()]
+    for i, num_range in enumerate([1 << 22, 7 * (1 << 22) + 1, (1 << 40) + 3, 5]):
+        seed = os.urandom(32 + 4 * i)
+        ours = fast.pseudo_rand_gen(seed, num_range, dims)
+        theirs = pseudo_rand_gen(seed, num_range, dims)
+        assert [a.shape for a in ours] == [a.shape for a in theirs]
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.dtype == b.dtype == np.int64
+            np.testing.assert_array_equal(a, b)
+    # the reseeded generator forgets the previous seed: the same seed gives the same mask
+    seed = os.urandom(32)
+    first = fast.pseudo_rand_gen(seed, 1 << 22, dims)
+    fast.pseudo_rand_gen(os.urandom(32), 1 << 22, dims)
+    for a, b in zip(first, fast.pseudo_rand_gen(seed, 1 << 22, dims), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_p256_keys_agree_through_flowers_own_helpers() -> None:
+    """Flower's server rebuilds a vanished client's private key from its PEM and agrees a
+    key with each neighbour's public key: veil's P-256 keys must go through those helpers."""
+    from flwr.common.secure_aggregation.crypto.symmetric_encryption import (
+        decrypt,
+        encrypt,
+        generate_shared_key,
+    )
+    from flwr.supercore.primitives import asymmetric as flower_keys
+
+    sk_a, pk_a = fast.generate_key_pairs()
+    sk_b, pk_b = fast.generate_key_pairs()
+    assert sk_a.curve.name == "secp256r1"
+    pem_a = flower_keys.private_key_to_bytes(sk_a)
+    rebuilt = flower_keys.bytes_to_private_key(
+        fast.combine_shares(fast.create_shares(pem_a, 3, 5)[1:4])
+    )
+    pub_b = flower_keys.bytes_to_public_key(flower_keys.public_key_to_bytes(pk_b))
+    key_ab = generate_shared_key(rebuilt, pub_b)
+    assert key_ab == generate_shared_key(sk_b, pk_a)
+    assert decrypt(key_ab, encrypt(generate_shared_key(sk_b, pk_a), b"share")) == b"share"
