@@ -10,9 +10,11 @@ work (measured with ``benchmarks/fl_secagg_profile.py`` and cProfile):
   16-byte chunk of every secret; it also starts a thread pool per secret;
 - ``create_shares`` (client, twice a round) starts a thread pool per secret and multiplies
   in the field with pycryptodome's general product, though the evaluation points are 1..n;
-- ``pseudo_rand_gen`` (client, once per neighbour and round; server, once per client) builds
-  a new ``numpy.random.RandomState``, which seeds itself from the OS before it is reseeded:
-  most of the cost of a mask of a few thousand coordinates;
+- ``pseudo_rand_gen`` (client, once per neighbour and round; server, once per client) folds
+  its seed to 32 bits and builds a new ``numpy.random.RandomState`` with it (which seeds
+  itself from the OS first): most of the cost of a mask of a few thousand coordinates, and
+  masks with 2**32 possible values (see :func:`pseudo_rand_gen`, which replaces it with a
+  stream cipher keyed by the whole seed);
 - the clients parse their own PEM private key once per neighbour (and the neighbours'
   public keys once per use), not once per round;
 - the key pairs are on P-384, whose key agreement (twice per neighbour and round) costs
@@ -22,11 +24,11 @@ work (measured with ``benchmarks/fl_secagg_profile.py`` and cProfile):
 polynomial ``x^128 + x^7 + x^2 + x + 1``, shares as pycryptodome encodes them) and keeps the
 Lagrange coefficients of an index set; :func:`create_shares` evaluates pycryptodome's
 polynomial (the same random coefficients, from the OS, in the same order) by Horner's rule
-with products by small integers; :func:`pseudo_rand_gen` reseeds one ``RandomState`` per
-thread (the same draws); the key parsers keep the last few keys they parsed. The wire
-format and the protocol are Flower's: shares made by either side combine with the other,
-the masks are Flower's bit for bit (``tests/unit/federated/test_secagg_crypto.py``), and a
-round aggregates to the same sum.
+with products by small integers; :func:`pseudo_rand_gen` draws the masks from ChaCha20
+keyed by the whole seed; the key parsers keep the last few keys they parsed. The wire
+format and the protocol are Flower's: shares made by either side combine with the other
+(``tests/unit/federated/test_secagg_crypto.py``), and a round aggregates to the same sum.
+The masks are veil's, so the server and every client must run veil's helpers.
 
 :func:`install` puts them in place of Flower's helpers in the two SecAgg+ modules (module
 attributes those modules look up when they run); it is idempotent and is called by veil's
@@ -37,7 +39,6 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from typing import Any
 
 __all__ = [
@@ -149,36 +150,40 @@ def create_shares(secret: bytes, threshold: int, num: int) -> list[bytes]:
     return [bytes(s) for s in shares]
 
 
-_prg = threading.local()
-
-
 def pseudo_rand_gen(
     seed: bytes, num_range: int, dimensions_list: list[tuple[int, ...]]
 ) -> list[Any]:
-    """Flower's ``pseudo_rand_gen`` (the masks), with one ``RandomState`` per thread reseeded.
+    """The masks of SecAgg+: integers in ``[0, num_range - 1)`` (Flower's range), drawn
+    from a stream cipher keyed by the whole ``seed``.
 
-    The same 32-bit seed folded from ``seed`` and the same draws, so the same masks: a
-    reseeded legacy ``RandomState`` is in the state a new one seeded alike starts in, and
-    building a new one first seeds it from the OS (about half a millisecond, once per
-    neighbour and client in every round).
+    Flower's own ``pseudo_rand_gen`` folds the seed (a 32-byte self-mask seed, or the
+    pairwise key two clients agreed) to 32 bits by XOR and seeds NumPy's Mersenne Twister
+    with it, so every mask has at most 2**32 possible values. A server that removes the
+    masks it is entitled to remove (a survivor's self mask, a vanished client's pairwise
+    masks) is then left, for a client with one surviving neighbour, with one 32-bit search
+    to read that client's update in clear; with more neighbours, 32 bits each. Here the
+    mask is ChaCha20's key stream under SHA-256 of the whole seed (256 bits; a fresh seed
+    every round, so the fixed nonce is never reused with a key), 64 bits per coordinate
+    reduced modulo the range (a bias below ``num_range / 2**64``). Server and clients must
+    both use it: :func:`install` puts it in both of Flower's SecAgg+ modules, and veil's
+    simulated and deployed apps run veil on every party (as with the P-256 keys).
     """
-    import numpy as np
+    import hashlib
 
-    if len(seed) & 0x3:
-        raise ValueError("the seed's length must be a multiple of 4")
-    seed32 = 0
-    for i in range(0, len(seed), 4):
-        seed32 ^= int.from_bytes(seed[i : i + 4], "little")
-    gen = getattr(_prg, "gen", None)
-    if gen is None:
-        gen = _prg.gen = np.random.RandomState()
-    gen.seed(seed32)
+    import numpy as np
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+    if num_range < 2:
+        raise ValueError("the masks' range must hold at least 2 values")
+    key = hashlib.sha256(b"veil-secagg-mask-v1\x00" + bytes(seed)).digest()
+    stream = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None).encryptor()
+    span = np.uint64(num_range - 1)
     output = []
     for dimension in dimensions_list:
-        if len(dimension) == 0:
-            output.append(np.array(gen.randint(0, num_range - 1), dtype=np.int64))
-        else:
-            output.append(gen.randint(0, num_range - 1, dimension, dtype=np.int64))
+        count = int(np.prod(dimension, dtype=np.int64)) if len(dimension) else 1
+        words = np.frombuffer(stream.update(bytes(8 * count)), dtype="<u8")
+        values = (words % span).astype(np.int64)
+        output.append(values.reshape(dimension) if len(dimension) else np.array(values[0]))
     return output
 
 

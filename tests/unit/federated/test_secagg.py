@@ -271,11 +271,11 @@ def test_adaptive_clippings_bits_are_summed_inside_secagg_never_sent_in_clear() 
 
 def _flowers_own_helpers(side: str) -> dict[str, Any]:
     from flwr.common.secure_aggregation.crypto import shamir
-    from flwr.common.secure_aggregation.secaggplus_utils import pseudo_rand_gen
     from flwr.supercore.primitives import asymmetric as keys
 
+    # not the masks: Flower's fold their seed to 32 bits, veil's use all of it, so every
+    # party runs veil's (test_secagg_crypto.py)
     both = {
-        "pseudo_rand_gen": pseudo_rand_gen,
         "bytes_to_private_key": keys.bytes_to_private_key,
         "bytes_to_public_key": keys.bytes_to_public_key,
     }
@@ -292,7 +292,7 @@ def _flowers_own_helpers(side: str) -> dict[str, Any]:
 def test_flowers_own_helpers_on_one_side_aggregate_with_veils_on_the_other(
     monkeypatch: pytest.MonkeyPatch, stock: str
 ) -> None:
-    """veil's helpers keep Flower's wire format: shares, masks and keys made on one side are
+    """veil's helpers keep Flower's wire format: shares and keys made on one side are
     read by Flower's own helpers on the other, and a vanished client's mask (its private
     key rebuilt from shares, agreed with its neighbours) is removed either way."""
     import sys

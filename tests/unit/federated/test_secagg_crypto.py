@@ -116,25 +116,53 @@ def test_shares_are_pycryptodomes_split_for_the_same_random_coefficients(
     assert ours == [bytes(t) for t in theirs]
 
 
-def test_masks_are_flowers_bit_for_bit() -> None:
+def _fold32(seed: bytes) -> int:
+    out = 0
+    for i in range(0, len(seed), 4):
+        out ^= int.from_bytes(seed[i : i + 4], "little")
+    return out
+
+
+def test_masks_depend_on_the_whole_seed_where_flowers_had_32_bits() -> None:
+    """Two seeds that Flower's helper folds to the same 32 bits give Flower the same mask
+    (so a server can search 2**32 seeds for a pairwise mask); veil's masks differ."""
     import numpy as np
     from flwr.common.secure_aggregation.secaggplus_utils import pseudo_rand_gen
 
+    a = bytearray(os.urandom(32))
+    b = bytearray(a)
+    b[0] ^= 0x5A  # flip bits in the first word and the same bits in the second:
+    b[4] ^= 0x5A  # the XOR fold to 32 bits is unchanged
+    assert bytes(a) != bytes(b) and _fold32(bytes(a)) == _fold32(bytes(b))
+    dims = [(64,)]
+    np.testing.assert_array_equal(
+        pseudo_rand_gen(bytes(a), 1 << 22, dims)[0], pseudo_rand_gen(bytes(b), 1 << 22, dims)[0]
+    )
+    ours_a = fast.pseudo_rand_gen(bytes(a), 1 << 22, dims)[0]
+    ours_b = fast.pseudo_rand_gen(bytes(b), 1 << 22, dims)[0]
+    assert not np.array_equal(ours_a, ours_b)
+
+
+def test_masks_are_deterministic_in_range_and_shaped_as_asked() -> None:
+    import numpy as np
+
     dims = [(32, 99), (128,), (2, 128), ()]
-    for i, num_range in enumerate([1 << 22, 7 * (1 << 22) + 1, (1 << 40) + 3, 5]):
-        seed = os.urandom(32 + 4 * i)
-        ours = fast.pseudo_rand_gen(seed, num_range, dims)
-        theirs = pseudo_rand_gen(seed, num_range, dims)
-        assert [a.shape for a in ours] == [a.shape for a in theirs]
-        for a, b in zip(ours, theirs, strict=True):
-            assert a.dtype == b.dtype == np.int64
-            np.testing.assert_array_equal(a, b)
-    # the reseeded generator forgets the previous seed: the same seed gives the same mask
-    seed = os.urandom(32)
-    first = fast.pseudo_rand_gen(seed, 1 << 22, dims)
-    fast.pseudo_rand_gen(os.urandom(32), 1 << 22, dims)
-    for a, b in zip(first, fast.pseudo_rand_gen(seed, 1 << 22, dims), strict=True):
-        np.testing.assert_array_equal(a, b)
+    for num_range in [1 << 22, 7 * (1 << 22) + 1, (1 << 40) + 3, 5]:
+        seed = os.urandom(32)
+        masks = fast.pseudo_rand_gen(seed, num_range, dims)
+        assert [m.shape for m in masks] == [(32, 99), (128,), (2, 128), ()]
+        for m in masks:
+            assert m.dtype == np.int64
+            assert int(m.min()) >= 0 and int(m.max()) <= num_range - 2  # Flower's range
+        # the same seed, on the server or another client, rebuilds the same masks
+        for m, again in zip(masks, fast.pseudo_rand_gen(seed, num_range, dims), strict=True):
+            np.testing.assert_array_equal(m, again)
+    # uniform enough to hide an update: every residue of a small range is hit about equally
+    draws = fast.pseudo_rand_gen(os.urandom(32), 9, [(90_000,)])[0]
+    counts = np.bincount(draws, minlength=8)
+    assert len(counts) == 8 and counts.min() > 10_000 and counts.max() < 12_500
+    with pytest.raises(ValueError, match="at least 2"):
+        fast.pseudo_rand_gen(os.urandom(32), 1, [(3,)])
 
 
 def test_p256_keys_agree_through_flowers_own_helpers() -> None:
