@@ -44,6 +44,7 @@ from collections.abc import Iterator
 
 from veil._lazy import lazy_compile
 from veil.text.recognition._clinical_shapes import setting_or_count
+from veil.text.recognition._contact import enclosed
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._lexicon import word_set
 
@@ -127,10 +128,11 @@ def _phones(text: str) -> Iterator[Finding]:
                 continue  # "call for UO < 1000"
         elif number.endswith("000"):
             continue  # a volume or a count ("call if > 10000")
-        yield _finding(m.start("number"), m.end("number"), "PHONE_NUMBER", "announced_number")
+        span = enclosed(text, m.start("number"), m.end("number"))
+        yield _finding(*span, "PHONE_NUMBER", "announced_number")
     for m in _AREA_LOCAL.finditer(text):
         if not m.group().endswith("000"):
-            yield _finding(m.start(), m.end(), "PHONE_NUMBER", "area_and_local")
+            yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "area_and_local")
 
 
 # ---- dates ------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterator
 
 from veil._lazy import lazy_compile
+from veil.text.recognition._contact import enclosed
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
 from veil.text.vocab._lexicon import (
@@ -458,7 +459,7 @@ def _pagers(text: str) -> Iterator[Finding]:
             continue  # seven digits alone are an identifier as often as a phone
         if " " in m.group() and m.group().endswith("00"):
             continue  # a list of volumes or counts ("120 200 1000")
-        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_shape")
+        yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "phone_shape")
 
 
 def shape_findings(text: str) -> list[Finding]:
