@@ -54,8 +54,10 @@ RECOGNIZER = "clinical_shapes"
 _SCORE = 0.6
 
 #: the rules whose years are dates of the patient's own history (a diagnosis, a procedure,
-#: a month's year), which the ``hipaa`` profile reports though they stand alone
-EVENT_YEAR_RULES = frozenset({"condition_year", "year_of_month", "apostrophe_year"})
+#: a month's year), which the ``hipaa`` profile reports though they stand alone, and the
+#: month and day written with a dash after a word that takes a date ("admitted 3-18"),
+#: which it would otherwise read as a range of hours
+EVENT_YEAR_RULES = frozenset({"condition_year", "year_of_month", "apostrophe_year", "dashed_date"})
 
 
 def _finding(start: int, end: int, entity: str, pattern: str) -> Finding:
@@ -130,9 +132,56 @@ def _phones(text: str) -> Iterator[Finding]:
             continue  # a volume or a count ("call if > 10000")
         span = enclosed(text, m.start("number"), m.end("number"))
         yield _finding(*span, "PHONE_NUMBER", "announced_number")
+    yield from _cued_groups(text)
     for m in _AREA_LOCAL.finditer(text):
         if not m.group().endswith("000"):
             yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "area_and_local")
+
+
+# a number in digit groups that a phone word announces, in any country's national layout
+# ("reached at 0412 340 569", "page me at (02) 1234 5574", "home: 030 129740", "best number
+# is 06-1/822 8809"), or right after a relative ("dtr 070-0669-5115"): eight to fifteen
+# digits, never a date's shape or a number before a unit
+_GROUPS = (
+    r"(?<![\w/.+-])(?P<number>\+?\(?\d{1,10}\)?(?:[ \t]?[-./ ][ \t]?\(?\d{1,10}\)?|"
+    r"[ \t]?\(\d{1,5}\)[ \t]?\d{1,10}){0,5})" + _NOT_AFTER_NUMBER
+)
+_CUED_GROUPS = lazy_compile(
+    r"\b(?:(?P<noun>phones?|ph|tel|telephone|cell|cellphone|mobile|home|work|office|landline|"
+    r"contact|number|num|pager|beeper)|call|called|calling|phoned|reach|reached|reachable|"
+    r"page|paged|paging|dial|text)\b"
+    r"(?P<via>(?:[^\n.;!?\d]|(?<=dr)\.|(?<=ms)\.|(?<=mr)\.|(?<=mrs)\.){0,30}?"
+    r"\b(?:at|on|is|are)\b)?"
+    r"[ \t]*(?:[:#-]|number|no\.?)?[ \t]*[:#]?[ \t]*" + _GROUPS,
+    re.IGNORECASE,
+)
+_KIN_GROUPS = lazy_compile(
+    r"\b(?:wife|husband|spouse|partner|son|daughter|dtr|sister|brother|mother|father|mom|dad|"
+    r"niece|nephew|friend|hcp|proxy)\b[ \t]*[:#-]?[ \t]*" + _GROUPS,
+    re.IGNORECASE,
+)
+# what a run of digit groups is when it is no phone: a date ("2020-01-02", "02.01.2020",
+# "1/2/2020"), a US Social Security number's or a ZIP+4 code's groups
+_NOT_A_PHONE = lazy_compile(
+    r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./](?:\d{2}|\d{4})|"
+    r"\d{3}-\d{2}-\d{4}|\d{5}-\d{4}"
+)
+
+
+def _cued_groups(text: str) -> Iterator[Finding]:
+    for rx in (_CUED_GROUPS, _KIN_GROUPS):
+        for m in rx.finditer(text):
+            number = m.group("number")
+            digits = sum(c.isdigit() for c in number)
+            if not 8 <= digits <= 15 or _NOT_A_PHONE.fullmatch(number):
+                continue
+            if rx is _KIN_GROUPS and (digits < 9 or number.isdigit()):
+                continue  # right after a relative, digit groups only ("dtr 070-0669-5115")
+            noun = m.groupdict().get("noun")
+            if number.isdigit() and noun is not None and noun.casefold() in ("number", "num"):
+                continue  # "number 12345678" alone: a record's or an order's
+            span = enclosed(text, m.start("number"), m.end("number"))
+            yield _finding(*span, "PHONE_NUMBER", "cued_groups")
 
 
 # ---- dates ------------------------------------------------------------------------------------
@@ -302,6 +351,114 @@ def _dates(text: str) -> Iterator[Finding]:
         yield _finding(m.start(), m.end(), "DATE_TIME", "date_range")
 
 
+# ---- dates in words: months with a day or a year, weekdays with a date, seasons, holidays --
+_MONTHS = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+)
+#: month words that are charting words or a verb as often ("mar": the administration
+#: record, "dec": decreased, "may"): a month only with a year, an ordinal day, or a day that
+#: ends the phrase
+_AMBIGUOUS_MONTHS = frozenset({"may", "mar", "dec"})
+_DAY_OF_MONTH = r"(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR_AFTER = r"(?:[ \t]*,?[ \t]*(?:of[ \t]+)?(?:(?:19|20)\d{2}|['’]\d{2})(?![\w'’]|[/.:-]\d))"
+# what a number after a month is when it is no day: a dose, a count, a duration, a time
+_NOT_A_DAY_AFTER = (
+    r"(?![\w'’]|[/.:-]\d|[ \t]*(?:%|mg|mcg|ml|cc|units?\b|u\b|hrs?\b|hours?|days?\b|d\b|wks?\b|"
+    r"weeks?|mos?\b|months?|yrs?\b|years?|mins?\b|minutes?|times|x\b|lbs?\b|kg\b|l\b|lpm|liters?|"
+    r"points?|beats?|bpm|mmhg|cm\b|mm\b|puffs?|tabs?|doses?|am\b|pm\b|a\.m|p\.m))"
+)
+# "JAN 5", "Oct. 19, 2020", "august 23rd", "Sept the 5th", "MAR 1953", "jan '92"
+_MONTH_DAY = lazy_compile(
+    rf"(?<![\w'’])(?P<month>{_MONTHS})\b\.?,?[ \t]*(?:the[ \t]+)?"
+    rf"(?:(?P<day>{_DAY_OF_MONTH}){_NOT_A_DAY_AFTER}(?P<year>{_YEAR_AFTER})?"
+    rf"|(?P<only_year>(?:of[ \t]+)?(?:(?:19|20)\d{{2}}|['’]\d{{2}})(?![\w'’]|[/.:-]\d)))",
+    re.IGNORECASE,
+)
+# "5 jan", "12 SEP 1958", "23rd of August", "05-MAR-84" (the general recognizer's too)
+_DAY_MONTH = lazy_compile(
+    rf"(?<![\w/.:-])(?P<day>{_DAY_OF_MONTH})[ \t]*(?:of[ \t]+)?(?P<month>{_MONTHS})\b\.?"
+    rf"(?P<year>[ \t]*,?[ \t]*(?:(?:19|20)\d{{2}}|['’]\d{{2}})(?![\w'’]|[/.:-]\d))?",
+    re.IGNORECASE,
+)
+_ENDS_PHRASE = lazy_compile(
+    r"[ \t]*(?:[,.;:)\]]|$|\n|-|(?:at|to|and|with|for|in|on|when|after|before|until)\b)",
+    re.IGNORECASE,
+)
+# a weekday right before a date ("Thu 08/12", "Wed, 7/28", "Wednesday, August 23"): part of
+# the date under Safe Harbor; alone ("home on Monday") it is none
+_WEEKDAY = lazy_compile(
+    r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu|"
+    r"thurs?|fri|sat|sun)\b\.?,?[ \t]+(?:the[ \t]+)?"
+    rf"(?=(?:1[0-2]|0?[1-9])/\d|(?:3[01]|[12]\d|0?[1-9])/\d|{_MONTHS}\b|\d{{1,2}}(?:st|nd|rd|th)\b)",
+    re.IGNORECASE,
+)
+# a month and a day with a dash after a word that takes a date ("admitted 3-18 with CP",
+# "seen on 2-25."): only where nothing but punctuation or a function word follows (a range
+# of doses, litres or times never ends so: "on 2-3 L", "2-3 times")
+_DASHED_DATE = lazy_compile(
+    r"\b(?:on|since|until|till|dated|admitted|admission|discharged|d/c'?d|seen|appt|"
+    r"appointment|visit|surgery|born|dob|f/u|started|stopped|through|thru|due)[ \t]*:?[ \t]+"
+    r"(?P<date>(?:1[0-2]|0?[1-9])-(?:3[01]|[12]\d|0?[1-9]))(?![\w-]|[.,:/]\d)"
+    r"(?=[ \t]*(?:[,.;:)\]]|$|\n|(?:at|with|and|for|to|in|by|per)\b))",
+    re.IGNORECASE,
+)
+# a season and its year ("spring 2010", "fall of '98")
+_SEASON_YEAR = lazy_compile(
+    r"\b(?:spring|summer|fall|autumn|winter)[ \t]+(?:of[ \t]+)?(?:(?:19|20)\d{2}|['’]\d{2})"
+    r"(?![\w'’]|[/.:-]\d)",
+    re.IGNORECASE,
+)
+# holidays: a date under Safe Harbor ("over Christmas", "since Thanksgiving"); the US federal
+# holidays (5 U.S.C. 6103) and the widely kept religious and civic ones
+_HOLIDAY = lazy_compile(
+    r"\b(?:christmas(?:[ \t]+(?:eve|day))?|xmas|thanksgiving(?:[ \t]+day)?|"
+    r"new[ \t]+year'?s(?:[ \t]+(?:eve|day))?|easter(?:[ \t]+sunday)?|good[ \t]+friday|"
+    r"halloween|hanukkah|chanukah|passover|yom[ \t]+kippur|rosh[ \t]+hashanah|ramadan|"
+    r"kwanzaa|juneteenth|memorial[ \t]+day|labou?r[ \t]+day|independence[ \t]+day|"
+    r"(?:fourth|4th)[ \t]+of[ \t]+july|july[ \t]+(?:fourth|4th)|veterans'?[ \t]+day|"
+    r"columbus[ \t]+day|presidents'?[ \t]+day|(?:martin[ \t]+luther[ \t]+king|mlk)"
+    r"(?:[ \t]+jr\.?)?[ \t]+day|valentine'?s[ \t]+day|st\.?[ \t]+patrick'?s[ \t]+day|"
+    r"mother'?s[ \t]+day|father'?s[ \t]+day)\b",
+    re.IGNORECASE,
+)
+# a month's abbreviation with its full stop, alone ("since Sept.", "AUG. visit")
+_MONTH_DOT = lazy_compile(r"(?<![\w.])(?:jan|feb|apr|jun|jul|aug|sept?|oct|nov)\.(?!\w)", re.I)
+
+
+def _worded_dates(text: str) -> Iterator[Finding]:
+    for rx, rule in ((_MONTH_DAY, "month_day"), (_DAY_MONTH, "day_month")):
+        for m in rx.finditer(text):
+            month = m.group("month").casefold()
+            day = m.groupdict().get("day")
+            only_year = m.groupdict().get("only_year") or ""
+            if month in _AMBIGUOUS_MONTHS and not (
+                m.group("year")
+                or (only_year and not only_year.casefold().startswith("of"))
+                or (day and day[-2:].isalpha())
+                or (m.group("month")[0].isupper() and _ENDS_PHRASE.match(text, m.end()))
+            ):
+                continue  # "may 2 weeks", "dec 20", "MAR 5 given"
+            if rule == "day_month" and month in _AMBIGUOUS_MONTHS and not m.group("year"):
+                continue  # "5 may", "2 MAR": a count and a word
+            yield _finding(m.start(), m.end(), "DATE_TIME", rule)
+    for m in _WEEKDAY.finditer(text):
+        wd = m.group("wd")
+        if wd.casefold() in ("sat", "sun") and not wd.istitle():
+            continue  # "sat" is a saturation in a note
+        yield _finding(m.start("wd"), m.end("wd"), "DATE_TIME", "weekday_of_date")
+    for m in _DASHED_DATE.finditer(text):
+        yield _finding(m.start("date"), m.end("date"), "DATE_TIME", "dashed_date")
+    for m in _SEASON_YEAR.finditer(text):
+        yield _finding(m.start(), m.end(), "DATE_TIME", "season_year")
+    for m in _HOLIDAY.finditer(text):
+        yield _finding(m.start(), m.end(), "DATE_TIME", "holiday")
+    for m in _MONTH_DOT.finditer(text):
+        if m.group().isupper() and m.group()[:3].casefold() == "oct":
+            continue  # "OCT." an optical coherence tomography
+        yield _finding(m.start(), m.end() - 1, "DATE_TIME", "month_abbreviation")
+
+
 _DIGIT = lazy_compile(r"\d")
 
 
@@ -316,5 +473,5 @@ def number_findings(text: str) -> list[Finding]:
     ['54321', '555 1234', '1961', '1979', '81', '1996']
     """
     if _DIGIT.search(text) is None:
-        return []
-    return [*_phones(text), *_dates(text)]
+        return list(_worded_dates(text))
+    return [*_phones(text), *_dates(text), *_worded_dates(text)]

@@ -107,13 +107,18 @@ def _date_start(text: str, start: int) -> bool:
     )
 
 
+# a day before its month ("23/04", "15/4/2019"): a day of 13 to 31 reads no other way
+_DAY_FIRST = lazy_compile(
+    r"(1[3-9]|2\d|3[01])/(1[0-2]|0?[1-9])(?:/(?:19|20)?\d{2})?(?![\w/]|[.,]\d|:\d|\s*%)"
+)
 _OUT_OF_TEN = lazy_compile(r"pain|\d/10\b", re.IGNORECASE)
 # a month named alone is an element of a date (Safe Harbor keeps only the year): full names
-# but "May" (a verb as often), abbreviations only before a day or a year ("Sept 12", "oct
-# '98"; "dec" is "decreased" and "mar" the administration record in a note)
+# but "May" (a verb as often); abbreviations with a day or a year are read by
+# :mod:`veil.text.recognition._clinical_numbers` ("Sept 12", "oct '98"), where a dose after
+# them ("dec 20 mg") is told apart
 _MONTH_ALONE = lazy_compile(
     r"\b(?:january|february|march|april|june|july|august|september|october|november|"
-    r"december|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?=\s*['’]?\d))\b",
+    r"december)\b",
     re.IGNORECASE,
 )
 # what makes "a/b" a score, a ratio or a setting rather than a date: a word just before
@@ -301,6 +306,19 @@ def _dates(text: str) -> Iterator[Finding]:
         ):
             continue  # a score out of ten, as pain is charted ("pain 3/10")
         yield _finding(m.start(), m.end(), "DATE_TIME", "short_date")
+    for m in _DAY_FIRST.finditer(text):
+        if not _date_start(text, m.start()) or m.group() == "24/7":
+            continue  # "care 24/7"
+        if _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+            continue  # "sats 13/10", "GCS 15/10"
+        if _NOT_DATE_AFTER.match(text, m.end()) or setting_or_count(text, m.start(), m.end()):
+            continue
+        if m.group(2) == "10" and (
+            _OUT_OF_TEN.search(text, max(0, m.start() - 40), m.start())
+            or _OUT_OF_TEN.search(text, m.end(), m.end() + 40)
+        ):
+            continue  # a score out of ten
+        yield _finding(m.start(), m.end(), "DATE_TIME", "day_first")
     for m in _MONTH_ALONE.finditer(text):
         yield _finding(m.start(), m.end(), "DATE_TIME", "month_name")
     for m in _APOSTROPHE_YEAR.finditer(text):
