@@ -272,6 +272,7 @@ def test_dates_in_words_and_shorthand(hipaa: TextAnalyzer, text: str, value: str
         "on 2-3 L NC, 2-4L at night",
         "2-3 times a day, 5 may need",
         "care 24/7 by family",
+        "tolerating 20/10 overnight",  # a day first only with a year or a weekday
         "GCS 15/15, sat 95% on RA",
         "sats 13/10 drop",
         "home on Monday, PT on Thurs",  # a weekday alone

@@ -11,6 +11,11 @@ complete (issue #25, item 2). Each rule is a format, not a value:
   a slash ("ext 10 cm", "ext 2+");
 * **an area code and a seven-digit local number** written whole ("617 5551234",
   "(617)5551234");
+* **digit groups a phone word announces**, in any country's national layout ("reached at
+  0412 340 569", "page me at (02) 1234 5574", "home: 030 129740"), or right after a
+  relative ("dtr 070-0669-5115"): eight to fifteen digits, never a date's or a Social
+  Security number's groups, never before a unit; a bracket pair that encloses exactly the
+  number is the number's ("(053 283-0887)"), a full stop after it never is;
 * **numbers a phone word announces**: after "phone", "tel", "cell", "pager", "beeper",
   "call", "page", "beep", "reach", "contact" and their forms, directly or across a few
   words to "at" or "on" ("call son Bob at 555 1234", "may reach wife at 4-1234", "call
@@ -27,6 +32,15 @@ complete (issue #25, item 2). Each rule is a format, not a value:
   word ("fx3/95"); a month, a day and a two-digit year
   after a dot ("10/14.95"); two short dates joined by a dash, read as one range
   ("5/29-6/1").
+
+* **dates in words**: a month with a day or a year in any case and either order ("JAN 5",
+  "5 jan", "Oct. 19, 2020", "jan '92", "12 SEP 1958"; "may", "mar" and "dec", a verb and
+  charting words as often, only with a year, an ordinal day or a day that ends the phrase,
+  and never before a dose: "dec 20 mg"), an abbreviation with its full stop alone ("since
+  Sept."); a weekday right before a date ("Thu 08/12": part of the date); a month and a day
+  with a dash after a word that takes a date ("admitted 3-18 with CP"); a season with its
+  year ("spring 2010"); holidays ("Christmas", "Thanksgiving": the US federal holidays of 5
+  U.S.C. 6103 and widely kept religious and civic ones).
 
 What stays: doses, vitals, lab values, scores and ratios ("BP 120/80", "1/2 tab", "2/4
 pulses", "5/5 strength", "I:E 1:2", "ambulated 50'"), and a weekday alone ("home on
@@ -426,6 +440,9 @@ _HOLIDAY = lazy_compile(
 _MONTH_DOT = lazy_compile(r"(?<![\w.])(?:jan|feb|apr|jun|jul|aug|sept?|oct|nov)\.(?!\w)", re.I)
 
 
+_OF = lazy_compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
+
+
 def _worded_dates(text: str) -> Iterator[Finding]:
     for rx, rule in ((_MONTH_DAY, "month_day"), (_DAY_MONTH, "day_month")):
         for m in rx.finditer(text):
@@ -441,7 +458,13 @@ def _worded_dates(text: str) -> Iterator[Finding]:
                 continue  # "may 2 weeks", "dec 20", "MAR 5 given"
             if rule == "day_month" and month in _AMBIGUOUS_MONTHS and not m.group("year"):
                 continue  # "5 may", "2 MAR": a count and a word
-            yield _finding(m.start(), m.end(), "DATE_TIME", rule)
+            of = _OF.search(text, m.start(), m.end())
+            if of is None:
+                yield _finding(m.start(), m.end(), "DATE_TIME", rule)
+            else:  # "MARCH OF 1996", "23rd of August": the date's words, not the "of"
+                yield _finding(m.start(), of.start(), "DATE_TIME", rule)
+                after = "year_of_month" if rule == "month_day" else rule  # a year alone
+                yield _finding(of.end(), m.end(), "DATE_TIME", after)
     for m in _WEEKDAY.finditer(text):
         wd = m.group("wd")
         if wd.casefold() in ("sat", "sun") and not wd.istitle():
@@ -470,8 +493,14 @@ def number_findings(text: str) -> list[Finding]:
     --------
     >>> t = "p# 54321. call son at 555 1234. S/P CABG 1961, 1979; CVA 81'. MARCH OF 1996."
     >>> [t[f.start:f.end] for f in sorted(number_findings(t), key=lambda f: f.start)]
-    ['54321', '555 1234', '1961', '1979', '81', '1996']
+    ['54321', '555 1234', '1961', '1979', '81', 'MARCH', '1996']
     """
     if _DIGIT.search(text) is None:
         return list(_worded_dates(text))
-    return [*_phones(text), *_dates(text), *_worded_dates(text)]
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for f in (*_phones(text), *_dates(text), *_worded_dates(text)):
+        if (f.start, f.end) not in seen:  # "MARCH OF 1996": the year read by two rules
+            seen.add((f.start, f.end))
+            out.append(f)
+    return out

@@ -8,13 +8,16 @@ here changes what the ``default`` profile reports. Each shape is a format, not a
   ventilator setting reads there ("pain 6/10", "strength 5/5", "PS 10/5", "1/2 NS",
   "flowby 6/3", "2/4 bottles": :func:`setting_or_count`); a year written with an
   apostrophe ("'92"); a two-digit or four-digit year after a diagnosis or procedure ("MI
-  92", "s/p CABG in 2001"); a month named alone ("seen in September"; an abbreviation only
-  before a number, "Sept 12", as "dec" and "MAR" are charting words);
+  92", "s/p CABG in 2001"); a month named alone ("seen in September"; an abbreviation with
+  its day or year is read by :mod:`veil.text.recognition._clinical_numbers`, as "dec" and
+  "MAR" are charting words); a day before its month with its year or after a weekday
+  ("15/4/2019", "Mon 23/04": a day of 13 to 31 reads no other way);
 * **pagers, extensions and phones**: four to seven digits, or an internal extension
   ("2-4411"), after "pager", "pgr", "beeper", "ext", "x" ("Pager: #54321", "ext 4411"),
   five to seven digits after "#"; a North American number with dashes, dots, slashes or
   spaces ("617/555/0123"; seven digits alone only after a phone word or "@"), ten digits
-  alone, shapes no dose, vital or lab value takes;
+  alone, shapes no dose, vital or lab value takes, with a bracket pair that encloses exactly
+  the number ("(617-555-0123)");
 * **facilities**: up to three words before a facility word ("kernan hosp", "FROM CALVERT
   HOSPITAL", "GH hosp", "Briarwood Rehab"; "hospital" misspelt too, "HOSPIATAL"), generic words ("outside", "the", "this")
   excluded, English words too when "to", "from" or "at" frames the name ("TO FAULKNER
@@ -107,9 +110,15 @@ def _date_start(text: str, start: int) -> bool:
     )
 
 
-# a day before its month ("23/04", "15/4/2019"): a day of 13 to 31 reads no other way
+# a day before its month with its year or after a weekday ("15/4/2019", "Mon 23/04"): a day
+# of 13 to 31 reads no other way; without either, "20/10" is as often a setting or a ratio
 _DAY_FIRST = lazy_compile(
-    r"(1[3-9]|2\d|3[01])/(1[0-2]|0?[1-9])(?:/(?:19|20)?\d{2})?(?![\w/]|[.,]\d|:\d|\s*%)"
+    r"(1[3-9]|2\d|3[01])/(1[0-2]|0?[1-9])(/(?:19|20)?\d{2})?(?![\w/]|[.,]\d|:\d|\s*%)"
+)
+_WEEKDAY_BEFORE = lazy_compile(
+    r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?\.?,?"
+    r"[ \t]+$",
+    re.IGNORECASE,
 )
 _OUT_OF_TEN = lazy_compile(r"pain|\d/10\b", re.IGNORECASE)
 # a month named alone is an element of a date (Safe Harbor keeps only the year): full names
@@ -309,6 +318,10 @@ def _dates(text: str) -> Iterator[Finding]:
     for m in _DAY_FIRST.finditer(text):
         if not _date_start(text, m.start()) or m.group() == "24/7":
             continue  # "care 24/7"
+        if m.group(3) is None and not _WEEKDAY_BEFORE.search(
+            text, max(0, m.start() - 12), m.start()
+        ):
+            continue  # "20/10": a setting or a ratio as often
         if _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             continue  # "sats 13/10", "GCS 15/10"
         if _NOT_DATE_AFTER.match(text, m.end()) or setting_or_count(text, m.start(), m.end()):
