@@ -318,11 +318,11 @@ def _dates(text: str) -> Iterator[Finding]:
     for m in _DAY_FIRST.finditer(text):
         if not _date_start(text, m.start()) or m.group() == "24/7":
             continue  # "care 24/7"
-        if m.group(3) is None and not _WEEKDAY_BEFORE.search(
-            text, max(0, m.start() - 12), m.start()
-        ):
+        weekday = _WEEKDAY_BEFORE.search(text, max(0, m.start() - 12), m.start())
+        if m.group(3) is None and weekday is None:
             continue  # "20/10": a setting or a ratio as often
-        if _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+        titled = weekday is not None and weekday.group().istitle()  # "Sat 20/11", not "sat"
+        if not titled and _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             continue  # "sats 13/10", "GCS 15/10"
         if _NOT_DATE_AFTER.match(text, m.end()) or setting_or_count(text, m.start(), m.end()):
             continue
