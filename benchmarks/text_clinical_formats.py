@@ -32,6 +32,7 @@ import datetime as dt
 import json
 import random
 import re
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -275,6 +276,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2525)
     ap.add_argument("--profile", default="hipaa")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--note", default="", help="what the run is for (recorded as given)")
     args = ap.parse_args()
     analyzer = TextAnalyzer.from_config(ner=False, profile=args.profile)
     try:
@@ -289,6 +291,10 @@ def main() -> None:
     result = {
         "benchmark": "text_clinical_formats",
         "command": " ".join(["benchmarks/text_clinical_formats.py", *sys.argv[1:]]),
+        "commit": subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip(),
+        "note": args.note,
         "profile": args.profile,
         "ner": False,
         "versions": {
