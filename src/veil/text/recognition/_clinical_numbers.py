@@ -156,22 +156,26 @@ def _phones(text: str) -> Iterator[Finding]:
 # ("reached at 0412 340 569", "page me at (02) 1234 5574", "home: 030 129740", "best number
 # is 06-1/822 8809"), or right after a relative ("dtr 070-0669-5115"): eight to fifteen
 # digits, never a date's shape or a number before a unit
-_GROUPS = (
-    r"(?<![\w/.+-])(?P<number>\+?\(?\d{1,10}\)?(?:[ \t]?[-./ ][ \t]?\(?\d{1,10}\)?|"
-    r"[ \t]?\(\d{1,5}\)[ \t]?\d{1,10}){0,5})" + _NOT_AFTER_NUMBER
+# the digit groups are found first (a digit, a plus or a bracket starts each, which the
+# engine skips to quickly) and the words before them checked apart: a word alternation tried
+# at every character of a note cost more than the rest of the pass
+_GROUPS = lazy_compile(
+    r"(?<![\w/.+-])\+?\(?\d{1,10}\)?(?:[ \t]?[-./ ][ \t]?\(?\d{1,10}\)?|"
+    r"[ \t]?\(\d{1,5}\)[ \t]?\d{1,10}){0,5}" + _NOT_AFTER_NUMBER,
+    re.IGNORECASE,
 )
-_CUED_GROUPS = lazy_compile(
+_CUE_BEFORE = lazy_compile(
     r"\b(?:(?P<noun>phones?|ph|tel|telephone|cell|cellphone|mobile|home|work|office|landline|"
     r"contact|number|num|pager|beeper)|call|called|calling|phoned|reach|reached|reachable|"
     r"page|paged|paging|dial|text)\b"
-    r"(?P<via>(?:[^\n.;!?\d]|(?<=dr)\.|(?<=ms)\.|(?<=mr)\.|(?<=mrs)\.){0,30}?"
+    r"(?:(?:[^\n.;!?\d]|(?<=dr)\.|(?<=ms)\.|(?<=mr)\.|(?<=mrs)\.){0,30}?"
     r"\b(?:at|on|is|are)\b)?"
-    r"[ \t]*(?:[:#-]|number|no\.?)?[ \t]*[:#]?[ \t]*" + _GROUPS,
+    r"[ \t]*(?:[:#-]|number|no\.?)?[ \t]*[:#]?[ \t]*$",
     re.IGNORECASE,
 )
-_KIN_GROUPS = lazy_compile(
+_KIN_BEFORE = lazy_compile(
     r"\b(?:wife|husband|spouse|partner|son|daughter|dtr|sister|brother|mother|father|mom|dad|"
-    r"niece|nephew|friend|hcp|proxy)\b[ \t]*[:#-]?[ \t]*" + _GROUPS,
+    r"niece|nephew|friend|hcp|proxy)\b[ \t]*[:#-]?[ \t]*$",
     re.IGNORECASE,
 )
 # what a run of digit groups is when it is no phone: a date ("2020-01-02", "02.01.2020",
@@ -183,19 +187,20 @@ _NOT_A_PHONE = lazy_compile(
 
 
 def _cued_groups(text: str) -> Iterator[Finding]:
-    for rx in (_CUED_GROUPS, _KIN_GROUPS):
-        for m in rx.finditer(text):
-            number = m.group("number")
-            digits = sum(c.isdigit() for c in number)
-            if not 8 <= digits <= 15 or _NOT_A_PHONE.fullmatch(number):
-                continue
-            if rx is _KIN_GROUPS and (digits < 9 or number.isdigit()):
+    for m in _GROUPS.finditer(text):
+        number = m.group()
+        digits = sum(c.isdigit() for c in number)
+        if not 8 <= digits <= 15 or _NOT_A_PHONE.fullmatch(number):
+            continue
+        cue = _CUE_BEFORE.search(text, max(0, m.start() - 70), m.start())
+        if cue is None:
+            if digits < 9 or number.isdigit():
                 continue  # right after a relative, digit groups only ("dtr 070-0669-5115")
-            noun = m.groupdict().get("noun")
-            if number.isdigit() and noun is not None and noun.casefold() in ("number", "num"):
-                continue  # "number 12345678" alone: a record's or an order's
-            span = enclosed(text, m.start("number"), m.end("number"))
-            yield _finding(*span, "PHONE_NUMBER", "cued_groups")
+            if _KIN_BEFORE.search(text, max(0, m.start() - 16), m.start()) is None:
+                continue
+        elif number.isdigit() and (cue.group("noun") or "").casefold() in ("number", "num"):
+            continue  # "number 12345678" alone: a record's or an order's
+        yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "cued_groups")
 
 
 # ---- dates ------------------------------------------------------------------------------------
@@ -411,10 +416,13 @@ _WEEKDAY = lazy_compile(
 # "seen on 2-25."): only where nothing but punctuation or a function word follows (a range
 # of doses, litres or times never ends so: "on 2-3 L", "2-3 times")
 _DASHED_DATE = lazy_compile(
-    r"\b(?:on|since|until|till|dated|admitted|admission|discharged|d/c'?d|seen|appt|"
-    r"appointment|visit|surgery|born|dob|f/u|started|stopped|through|thru|due)[ \t]*:?[ \t]+"
-    r"(?P<date>(?:1[0-2]|0?[1-9])-(?:3[01]|[12]\d|0?[1-9]))(?![\w-]|[.,:/]\d)"
+    r"(?<![\w/.:-])(?:1[0-2]|0?[1-9])-(?:3[01]|[12]\d|0?[1-9])(?![\w-]|[.,:/]\d)"
     r"(?=[ \t]*(?:[,.;:)\]]|$|\n|(?:at|with|and|for|to|in|by|per)\b))",
+    re.IGNORECASE,
+)
+_DATE_WORD_BEFORE = lazy_compile(
+    r"\b(?:on|since|until|till|dated|admitted|admission|discharged|d/c'?d|seen|appt|"
+    r"appointment|visit|surgery|born|dob|f/u|started|stopped|through|thru|due)[ \t]*:?[ \t]+$",
     re.IGNORECASE,
 )
 # a season and its year ("spring 2010", "fall of '98")
@@ -443,9 +451,29 @@ _MONTH_DOT = lazy_compile(r"(?<![\w.])(?:jan|feb|apr|jun|jul|aug|sept?|oct|nov)\
 _OF = lazy_compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
 
 
+# the word rules run case-sensitive on an ASCII note lower-cased once (a case-insensitive
+# alternation scans at two to four times the cost); what case says is read on the note
+_LOWER = {
+    rx: lazy_compile(rx.pattern)
+    for rx in (_MONTH_DAY, _DAY_MONTH, _WEEKDAY, _SEASON_YEAR, _HOLIDAY, _MONTH_DOT)
+}
+_SEASON_WORDS = ("spring", "summer", "fall", "autumn", "winter")
+_HOLIDAY_WORDS = (
+    "christmas", "xmas", "thanksgiving", "new year", "easter", "good friday", "halloween",
+    "hanukkah", "chanukah", "passover", "yom kippur", "rosh hashanah", "ramadan", "kwanzaa",
+    "juneteenth", " day", "of july", "july ",
+)  # fmt: skip
+
+
 def _worded_dates(text: str) -> Iterator[Finding]:
+    lower = text.lower() if text.isascii() else None
+    folded = lower if lower is not None else text.casefold()
+
+    def scan(rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        return _LOWER[rx].finditer(lower) if lower is not None else rx.finditer(text)
+
     for rx, rule in ((_MONTH_DAY, "month_day"), (_DAY_MONTH, "day_month")):
-        for m in rx.finditer(text):
+        for m in scan(rx):
             month = m.group("month").casefold()
             day = m.groupdict().get("day")
             only_year = m.groupdict().get("only_year") or ""
@@ -453,7 +481,7 @@ def _worded_dates(text: str) -> Iterator[Finding]:
                 m.group("year")
                 or (only_year and not only_year.casefold().startswith("of"))
                 or (day and day[-2:].isalpha())
-                or (m.group("month")[0].isupper() and _ENDS_PHRASE.match(text, m.end()))
+                or (text[m.start("month")].isupper() and _ENDS_PHRASE.match(text, m.end()))
             ):
                 continue  # "may 2 weeks", "dec 20", "MAR 5 given"
             if rule == "day_month" and month in _AMBIGUOUS_MONTHS and not m.group("year"):
@@ -465,19 +493,23 @@ def _worded_dates(text: str) -> Iterator[Finding]:
                 yield _finding(m.start(), of.start(), "DATE_TIME", rule)
                 after = "year_of_month" if rule == "month_day" else rule  # a year alone
                 yield _finding(of.end(), m.end(), "DATE_TIME", after)
-    for m in _WEEKDAY.finditer(text):
-        wd = m.group("wd")
+    for m in scan(_WEEKDAY):
+        wd = text[m.start("wd") : m.end("wd")]
         if wd.casefold() in ("sat", "sun") and not wd.istitle():
             continue  # "sat" is a saturation in a note
         yield _finding(m.start("wd"), m.end("wd"), "DATE_TIME", "weekday_of_date")
     for m in _DASHED_DATE.finditer(text):
-        yield _finding(m.start("date"), m.end("date"), "DATE_TIME", "dashed_date")
-    for m in _SEASON_YEAR.finditer(text):
-        yield _finding(m.start(), m.end(), "DATE_TIME", "season_year")
-    for m in _HOLIDAY.finditer(text):
-        yield _finding(m.start(), m.end(), "DATE_TIME", "holiday")
-    for m in _MONTH_DOT.finditer(text):
-        if m.group().isupper() and m.group()[:3].casefold() == "oct":
+        if _DATE_WORD_BEFORE.search(text, max(0, m.start() - 16), m.start()):
+            yield _finding(m.start(), m.end(), "DATE_TIME", "dashed_date")
+    if any(w in folded for w in _SEASON_WORDS):
+        for m in scan(_SEASON_YEAR):
+            yield _finding(m.start(), m.end(), "DATE_TIME", "season_year")
+    if any(w in folded for w in _HOLIDAY_WORDS):
+        for m in scan(_HOLIDAY):
+            yield _finding(m.start(), m.end(), "DATE_TIME", "holiday")
+    for m in scan(_MONTH_DOT):
+        word = text[m.start() : m.end()]
+        if word.isupper() and word[:3].casefold() == "oct":
             continue  # "OCT." an optical coherence tomography
         yield _finding(m.start(), m.end() - 1, "DATE_TIME", "month_abbreviation")
 
