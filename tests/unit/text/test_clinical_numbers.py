@@ -193,3 +193,97 @@ def test_long_note_without_breaks_is_bounded() -> None:
     found = number_findings(text)
     assert found and all(0 <= f.start < f.end <= len(text) for f in found)
     assert {text[f.start : f.end] for f in found} == {"41234", "92"}
+
+
+# ---- phones in any national layout, brackets, dates in words (issue #25, numbers25) ----------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # digit groups a phone word announces, whatever the country's layout
+        ("Wife can be reached at 0412 340 569.", "0412 340 569"),
+        ("Please page me at (02) 1234 5574 if concerns.", "(02) 1234 5574"),
+        ("Home: 030 129740  Work: none", "030 129740"),
+        ("Per pt, best number is 06-1/822 8809.", "06-1/822 8809"),
+        ("CELL 0905 123 5554", "0905 123 5554"),
+        ("dtr 070-0669-5115 - call before d/c", "070-0669-5115"),  # right after a relative
+        # a bracket pair that encloses exactly the number is the number's
+        ("Spoke to sister (053 283-0887) re plan", "(053 283-0887)"),
+    ],
+)
+def test_announced_digit_groups(text: str, value: str) -> None:
+    assert _numbers(text).get(value) == "PHONE_NUMBER"
+    assert _pass(_NOTE + text).get(value) == "PHONE_NUMBER"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Call wife (617-555-0123).", "(617-555-0123)"),
+        ("Home phone (617) 555-0123.", "(617) 555-0123"),
+        ("dtr (617)5551234 after 5", "(617)5551234"),
+    ],
+)
+def test_phone_takes_its_brackets_not_the_full_stop(
+    hipaa: TextAnalyzer, text: str, value: str
+) -> None:
+    t = _NOTE + text
+    spans = {t[f.start : f.end] for f in hipaa.analyze(t) if f.entity_type == "PHONE_NUMBER"}
+    assert value in spans
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Seen JAN 5 in clinic.", "JAN 5"),
+        ("last echo Sept 12, EF 30%", "Sept 12"),
+        ("Seen 5 jan.", "5 jan."),
+        ("Last echo jan '92, nl.", "jan '92"),
+        ("Admitted Oct. 19, 2020 with CP.", "Oct. 19, 2020"),
+        ("Next appt 12 SEP 1958 at clinic.", "12 SEP 1958"),
+        ("ECHO MAR 1953: EF 55%", "MAR 1953"),
+        ("f/u May '08", "May '08"),
+        ("MAY 12, pt stable", "MAY 12"),
+        ("Since Sept. pt has had DOE.", "Sept"),
+        ("Thu 08/12 seen in clinic", "Thu"),  # a weekday with a date is part of it
+        ("wednesday, august 23 at noon", "wednesday"),
+        ("D/C'd Mon 23/04 on lasix", "23/04"),  # a day before its month
+        ("Admitted 3-18 with CP.", "3-18"),
+        ("seen on 2-25.", "2-25"),
+        ("home over Christmas", "Christmas"),
+        ("since Thanksgiving Day", "Thanksgiving Day"),
+        ("in spring 2010", "spring 2010"),
+        ("fall of '98", "fall of '98"),
+    ],
+)
+def test_dates_in_words_and_shorthand(hipaa: TextAnalyzer, text: str, value: str) -> None:
+    assert _pass(text).get(value) == "DATE_TIME"
+    t = _NOTE + text
+    assert value in {t[f.start : f.end] for f in hipaa.analyze(t)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "may 2 weeks of abx",
+        "dec 20 mg then off",
+        "per MAR 20 mg given",
+        "on 2-3 L NC, 2-4L at night",
+        "2-3 times a day, 5 may need",
+        "care 24/7 by family",
+        "tolerating 20/10 overnight",  # a day first only with a year or a weekday
+        "GCS 15/15, sat 95% on RA",
+        "sats 13/10 drop",
+        "home on Monday, PT on Thurs",  # a weekday alone
+        "son 2 days ago, wife 3 times",
+        "MRN number 12345678",
+        "call 10/12/2020 clinic",  # a date, no phone
+        "call if UO < 30 x 2 hrs",
+    ],
+)
+def test_words_and_numbers_that_are_no_date_or_phone(text: str) -> None:
+    found = _pass(text)
+    assert not any(
+        t in ("PHONE_NUMBER", "DATE_TIME") and v not in ("10/12/2020",) for v, t in found.items()
+    ), found

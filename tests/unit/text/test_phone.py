@@ -64,8 +64,11 @@ INTERNATIONAL = [
     ("from abroad 00 49 30 901820", "00 49 30 901820"),
     ("from the US 011 44 20 7946 0958", "011 44 20 7946 0958"),
     ("from Europe 001-617-555-0199", "001-617-555-0199"),
-    # a North American number in parentheses whole, or after a dash run (a note's rule line)
-    ("FAMILY (617-555-0199) CALLED", "617-555-0199"),
+    # a North American number in parentheses whole (the pair is the number's, issue #25),
+    # or after a dash run (a note's rule line)
+    ("FAMILY (617-555-0199) CALLED", "(617-555-0199)"),
+    ("FAMILY (617-555-0199). CALLED", "(617-555-0199)"),
+    ("Tel (+44 20 7946 0958) for the office", "(+44 20 7946 0958)"),
     ("Dr. Ames---617 555-0199 & RN", "617 555-0199"),
     # a well-formed North American number that phonenumbers does not know as assigned
     ("from Europe 001-946-985-8501x20245", "001-946-985-8501x20245"),

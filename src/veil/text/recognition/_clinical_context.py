@@ -47,6 +47,7 @@ from collections.abc import Iterable, Iterator
 
 from veil._lazy import lazy_compile
 from veil.text.recognition._clinical_shapes import setting_or_count
+from veil.text.recognition._contact import enclosed
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
 from veil.text.vocab._lexicon import (
@@ -174,17 +175,17 @@ def _phones(text: str) -> Iterator[Finding]:
         spans.append(m.span())
         if m.group().endswith("00"):
             continue  # a list of volumes or counts ("500- 250- 1000")
-        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_spaced")
+        yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "phone_spaced")
     for m in _GROUPED_PHONE.finditer(text):
         if m.start() in seen or m.group().endswith("00"):
             continue  # read above, or a list of volumes ("100 250-1000")
         seen.add(m.start())
         spans.append(m.span())
-        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_grouped")
+        yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "phone_grouped")
     for m in _COUNTRY_PHONE.finditer(text):
         if m.start() in seen:
             continue
-        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_country_code")
+        yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "phone_country_code")
     for m in _LOCAL_PHONE.finditer(text):
         if any(a <= m.start() < b for a, b in spans):
             continue  # inside a number read whole above
@@ -192,7 +193,7 @@ def _phones(text: str) -> Iterator[Finding]:
             continue  # "900-1300", "450-1250": a range
         if _VITAL_BEFORE.search(text, max(0, m.start() - 24), m.start()):
             continue
-        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_local")
+        yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "phone_local")
     for m in _DOTTED_LOCAL.finditer(text):
         yield _finding(m.start(1), m.end(1), "PHONE_NUMBER", "phone_local")
 

@@ -11,6 +11,11 @@ complete (issue #25, item 2). Each rule is a format, not a value:
   a slash ("ext 10 cm", "ext 2+");
 * **an area code and a seven-digit local number** written whole ("617 5551234",
   "(617)5551234");
+* **digit groups a phone word announces**, in any country's national layout ("reached at
+  0412 340 569", "page me at (02) 1234 5574", "home: 030 129740"), or right after a
+  relative ("dtr 070-0669-5115"): eight to fifteen digits, never a date's or a Social
+  Security number's groups, never before a unit; a bracket pair that encloses exactly the
+  number is the number's ("(053 283-0887)"), a full stop after it never is;
 * **numbers a phone word announces**: after "phone", "tel", "cell", "pager", "beeper",
   "call", "page", "beep", "reach", "contact" and their forms, directly or across a few
   words to "at" or "on" ("call son Bob at 555 1234", "may reach wife at 4-1234", "call
@@ -28,6 +33,15 @@ complete (issue #25, item 2). Each rule is a format, not a value:
   after a dot ("10/14.95"); two short dates joined by a dash, read as one range
   ("5/29-6/1").
 
+* **dates in words**: a month with a day or a year in any case and either order ("JAN 5",
+  "5 jan", "Oct. 19, 2020", "jan '92", "12 SEP 1958"; "may", "mar" and "dec", a verb and
+  charting words as often, only with a year, an ordinal day or a day that ends the phrase,
+  and never before a dose: "dec 20 mg"), an abbreviation with its full stop alone ("since
+  Sept."); a weekday right before a date ("Thu 08/12": part of the date); a month and a day
+  with a dash after a word that takes a date ("admitted 3-18 with CP"); a season with its
+  year ("spring 2010"); holidays ("Christmas", "Thanksgiving": the US federal holidays of 5
+  U.S.C. 6103 and widely kept religious and civic ones).
+
 What stays: doses, vitals, lab values, scores and ratios ("BP 120/80", "1/2 tab", "2/4
 pulses", "5/5 strength", "I:E 1:2", "ambulated 50'"), and a weekday alone ("home on
 Monday": no element of a date under Safe Harbor, and the PhysioNet deid gold standard does
@@ -44,6 +58,7 @@ from collections.abc import Iterator
 
 from veil._lazy import lazy_compile
 from veil.text.recognition._clinical_shapes import setting_or_count
+from veil.text.recognition._contact import enclosed
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._lexicon import word_set
 
@@ -53,8 +68,10 @@ RECOGNIZER = "clinical_shapes"
 _SCORE = 0.6
 
 #: the rules whose years are dates of the patient's own history (a diagnosis, a procedure,
-#: a month's year), which the ``hipaa`` profile reports though they stand alone
-EVENT_YEAR_RULES = frozenset({"condition_year", "year_of_month", "apostrophe_year"})
+#: a month's year), which the ``hipaa`` profile reports though they stand alone, and the
+#: month and day written with a dash after a word that takes a date ("admitted 3-18"),
+#: which it would otherwise read as a range of hours
+EVENT_YEAR_RULES = frozenset({"condition_year", "year_of_month", "apostrophe_year", "dashed_date"})
 
 
 def _finding(start: int, end: int, entity: str, pattern: str) -> Finding:
@@ -127,10 +144,63 @@ def _phones(text: str) -> Iterator[Finding]:
                 continue  # "call for UO < 1000"
         elif number.endswith("000"):
             continue  # a volume or a count ("call if > 10000")
-        yield _finding(m.start("number"), m.end("number"), "PHONE_NUMBER", "announced_number")
+        span = enclosed(text, m.start("number"), m.end("number"))
+        yield _finding(*span, "PHONE_NUMBER", "announced_number")
+    yield from _cued_groups(text)
     for m in _AREA_LOCAL.finditer(text):
         if not m.group().endswith("000"):
-            yield _finding(m.start(), m.end(), "PHONE_NUMBER", "area_and_local")
+            yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "area_and_local")
+
+
+# a number in digit groups that a phone word announces, in any country's national layout
+# ("reached at 0412 340 569", "page me at (02) 1234 5574", "home: 030 129740", "best number
+# is 06-1/822 8809"), or right after a relative ("dtr 070-0669-5115"): eight to fifteen
+# digits, never a date's shape or a number before a unit
+# the digit groups are found first (a digit, a plus or a bracket starts each, which the
+# engine skips to quickly) and the words before them checked apart: a word alternation tried
+# at every character of a note cost more than the rest of the pass
+_GROUPS = lazy_compile(
+    r"(?<![\w/.+-])\+?\(?\d{1,10}\)?(?:[ \t]?[-./ ][ \t]?\(?\d{1,10}\)?|"
+    r"[ \t]?\(\d{1,5}\)[ \t]?\d{1,10}){0,5}" + _NOT_AFTER_NUMBER,
+    re.IGNORECASE,
+)
+_CUE_BEFORE = lazy_compile(
+    r"\b(?:(?P<noun>phones?|ph|tel|telephone|cell|cellphone|mobile|home|work|office|landline|"
+    r"contact|number|num|pager|beeper)|call|called|calling|phoned|reach|reached|reachable|"
+    r"page|paged|paging|dial|text)\b"
+    r"(?:(?:[^\n.;!?\d]|(?<=dr)\.|(?<=ms)\.|(?<=mr)\.|(?<=mrs)\.){0,30}?"
+    r"\b(?:at|on|is|are)\b)?"
+    r"[ \t]*(?:[:#-]|number|no\.?)?[ \t]*[:#]?[ \t]*$",
+    re.IGNORECASE,
+)
+_KIN_BEFORE = lazy_compile(
+    r"\b(?:wife|husband|spouse|partner|son|daughter|dtr|sister|brother|mother|father|mom|dad|"
+    r"niece|nephew|friend|hcp|proxy)\b[ \t]*[:#-]?[ \t]*$",
+    re.IGNORECASE,
+)
+# what a run of digit groups is when it is no phone: a date ("2020-01-02", "02.01.2020",
+# "1/2/2020"), a US Social Security number's or a ZIP+4 code's groups
+_NOT_A_PHONE = lazy_compile(
+    r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./](?:\d{2}|\d{4})|"
+    r"\d{3}-\d{2}-\d{4}|\d{5}-\d{4}"
+)
+
+
+def _cued_groups(text: str) -> Iterator[Finding]:
+    for m in _GROUPS.finditer(text):
+        number = m.group()
+        digits = sum(c.isdigit() for c in number)
+        if not 8 <= digits <= 15 or _NOT_A_PHONE.fullmatch(number):
+            continue
+        cue = _CUE_BEFORE.search(text, max(0, m.start() - 70), m.start())
+        if cue is None:
+            if digits < 9 or number.isdigit():
+                continue  # right after a relative, digit groups only ("dtr 070-0669-5115")
+            if _KIN_BEFORE.search(text, max(0, m.start() - 16), m.start()) is None:
+                continue
+        elif number.isdigit() and (cue.group("noun") or "").casefold() in ("number", "num"):
+            continue  # "number 12345678" alone: a record's or an order's
+        yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "cued_groups")
 
 
 # ---- dates ------------------------------------------------------------------------------------
@@ -300,6 +370,150 @@ def _dates(text: str) -> Iterator[Finding]:
         yield _finding(m.start(), m.end(), "DATE_TIME", "date_range")
 
 
+# ---- dates in words: months with a day or a year, weekdays with a date, seasons, holidays --
+_MONTHS = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+)
+#: month words that are charting words or a verb as often ("mar": the administration
+#: record, "dec": decreased, "may"): a month only with a year, an ordinal day, or a day that
+#: ends the phrase
+_AMBIGUOUS_MONTHS = frozenset({"may", "mar", "dec"})
+_DAY_OF_MONTH = r"(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR_AFTER = r"(?:[ \t]*,?[ \t]*(?:of[ \t]+)?(?:(?:19|20)\d{2}|['’]\d{2})(?![\w'’]|[/.:-]\d))"
+# what a number after a month is when it is no day: a dose, a count, a duration, a time
+_NOT_A_DAY_AFTER = (
+    r"(?![\w'’]|[/.:-]\d|[ \t]*(?:%|mg|mcg|ml|cc|units?\b|u\b|hrs?\b|hours?|days?\b|d\b|wks?\b|"
+    r"weeks?|mos?\b|months?|yrs?\b|years?|mins?\b|minutes?|times|x\b|lbs?\b|kg\b|l\b|lpm|liters?|"
+    r"points?|beats?|bpm|mmhg|cm\b|mm\b|puffs?|tabs?|doses?|am\b|pm\b|a\.m|p\.m))"
+)
+# "JAN 5", "Oct. 19, 2020", "august 23rd", "Sept the 5th", "MAR 1953", "jan '92"
+_MONTH_DAY = lazy_compile(
+    rf"(?<![\w'’])(?P<month>{_MONTHS})\b\.?,?[ \t]*(?:the[ \t]+)?"
+    rf"(?:(?P<day>{_DAY_OF_MONTH}){_NOT_A_DAY_AFTER}(?P<year>{_YEAR_AFTER})?"
+    rf"|(?P<only_year>(?:of[ \t]+)?(?:(?:19|20)\d{{2}}|['’]\d{{2}})(?![\w'’]|[/.:-]\d)))",
+    re.IGNORECASE,
+)
+# "5 jan", "12 SEP 1958", "23rd of August", "05-MAR-84" (the general recognizer's too)
+_DAY_MONTH = lazy_compile(
+    rf"(?<![\w/.:-])(?P<day>{_DAY_OF_MONTH})[ \t]*(?:of[ \t]+)?(?P<month>{_MONTHS})\b\.?"
+    rf"(?P<year>[ \t]*,?[ \t]*(?:(?:19|20)\d{{2}}|['’]\d{{2}})(?![\w'’]|[/.:-]\d))?",
+    re.IGNORECASE,
+)
+_ENDS_PHRASE = lazy_compile(
+    r"[ \t]*(?:[,.;:)\]]|$|\n|-|(?:at|to|and|with|for|in|on|when|after|before|until)\b)",
+    re.IGNORECASE,
+)
+# a weekday right before a date ("Thu 08/12", "Wed, 7/28", "Wednesday, August 23"): part of
+# the date under Safe Harbor; alone ("home on Monday") it is none
+_WEEKDAY = lazy_compile(
+    r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu|"
+    r"thurs?|fri|sat|sun)\b\.?,?[ \t]+(?:the[ \t]+)?"
+    rf"(?=(?:1[0-2]|0?[1-9])/\d|(?:3[01]|[12]\d|0?[1-9])/\d|{_MONTHS}\b|\d{{1,2}}(?:st|nd|rd|th)\b)",
+    re.IGNORECASE,
+)
+# a month and a day with a dash after a word that takes a date ("admitted 3-18 with CP",
+# "seen on 2-25."): only where nothing but punctuation or a function word follows (a range
+# of doses, litres or times never ends so: "on 2-3 L", "2-3 times")
+_DASHED_DATE = lazy_compile(
+    r"(?<![\w/.:-])(?:1[0-2]|0?[1-9])-(?:3[01]|[12]\d|0?[1-9])(?![\w-]|[.,:/]\d)"
+    r"(?=[ \t]*(?:[,.;:)\]]|$|\n|(?:at|with|and|for|to|in|by|per)\b))",
+    re.IGNORECASE,
+)
+_DATE_WORD_BEFORE = lazy_compile(
+    r"\b(?:on|since|until|till|dated|admitted|admission|discharged|d/c'?d|seen|appt|"
+    r"appointment|visit|surgery|born|dob|f/u|started|stopped|through|thru|due)[ \t]*:?[ \t]+$",
+    re.IGNORECASE,
+)
+# a season and its year ("spring 2010", "fall of '98")
+_SEASON_YEAR = lazy_compile(
+    r"\b(?:spring|summer|fall|autumn|winter)[ \t]+(?:of[ \t]+)?(?:(?:19|20)\d{2}|['’]\d{2})"
+    r"(?![\w'’]|[/.:-]\d)",
+    re.IGNORECASE,
+)
+# holidays: a date under Safe Harbor ("over Christmas", "since Thanksgiving"); the US federal
+# holidays (5 U.S.C. 6103) and the widely kept religious and civic ones
+_HOLIDAY = lazy_compile(
+    r"\b(?:christmas(?:[ \t]+(?:eve|day))?|xmas|thanksgiving(?:[ \t]+day)?|"
+    r"new[ \t]+year'?s(?:[ \t]+(?:eve|day))?|easter(?:[ \t]+sunday)?|good[ \t]+friday|"
+    r"halloween|hanukkah|chanukah|passover|yom[ \t]+kippur|rosh[ \t]+hashanah|ramadan|"
+    r"kwanzaa|juneteenth|memorial[ \t]+day|labou?r[ \t]+day|independence[ \t]+day|"
+    r"(?:fourth|4th)[ \t]+of[ \t]+july|july[ \t]+(?:fourth|4th)|veterans'?[ \t]+day|"
+    r"columbus[ \t]+day|presidents'?[ \t]+day|(?:martin[ \t]+luther[ \t]+king|mlk)"
+    r"(?:[ \t]+jr\.?)?[ \t]+day|valentine'?s[ \t]+day|st\.?[ \t]+patrick'?s[ \t]+day|"
+    r"mother'?s[ \t]+day|father'?s[ \t]+day)\b",
+    re.IGNORECASE,
+)
+# a month's abbreviation with its full stop, alone ("since Sept.", "AUG. visit")
+_MONTH_DOT = lazy_compile(r"(?<![\w.])(?:jan|feb|apr|jun|jul|aug|sept?|oct|nov)\.(?!\w)", re.I)
+
+
+_OF = lazy_compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
+
+
+# the word rules run case-sensitive on an ASCII note lower-cased once (a case-insensitive
+# alternation scans at two to four times the cost); what case says is read on the note
+_LOWER = {
+    rx: lazy_compile(rx.pattern)
+    for rx in (_MONTH_DAY, _DAY_MONTH, _WEEKDAY, _SEASON_YEAR, _HOLIDAY, _MONTH_DOT)
+}
+_SEASON_WORDS = ("spring", "summer", "fall", "autumn", "winter")
+_HOLIDAY_WORDS = (
+    "christmas", "xmas", "thanksgiving", "new year", "easter", "good friday", "halloween",
+    "hanukkah", "chanukah", "passover", "yom kippur", "rosh hashanah", "ramadan", "kwanzaa",
+    "juneteenth", " day", "of july", "july ",
+)  # fmt: skip
+
+
+def _worded_dates(text: str) -> Iterator[Finding]:
+    lower = text.lower() if text.isascii() else None
+    folded = lower if lower is not None else text.casefold()
+
+    def scan(rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        return _LOWER[rx].finditer(lower) if lower is not None else rx.finditer(text)
+
+    for rx, rule in ((_MONTH_DAY, "month_day"), (_DAY_MONTH, "day_month")):
+        for m in scan(rx):
+            month = m.group("month").casefold()
+            day = m.groupdict().get("day")
+            only_year = m.groupdict().get("only_year") or ""
+            if month in _AMBIGUOUS_MONTHS and not (
+                m.group("year")
+                or (only_year and not only_year.casefold().startswith("of"))
+                or (day and day[-2:].isalpha())
+                or (text[m.start("month")].isupper() and _ENDS_PHRASE.match(text, m.end()))
+            ):
+                continue  # "may 2 weeks", "dec 20", "MAR 5 given"
+            if rule == "day_month" and month in _AMBIGUOUS_MONTHS and not m.group("year"):
+                continue  # "5 may", "2 MAR": a count and a word
+            of = _OF.search(text, m.start(), m.end())
+            if of is None:
+                yield _finding(m.start(), m.end(), "DATE_TIME", rule)
+            else:  # "MARCH OF 1996", "23rd of August": the date's words, not the "of"
+                yield _finding(m.start(), of.start(), "DATE_TIME", rule)
+                after = "year_of_month" if rule == "month_day" else rule  # a year alone
+                yield _finding(of.end(), m.end(), "DATE_TIME", after)
+    for m in scan(_WEEKDAY):
+        wd = text[m.start("wd") : m.end("wd")]
+        if wd.casefold() in ("sat", "sun") and not wd.istitle():
+            continue  # "sat" is a saturation in a note
+        yield _finding(m.start("wd"), m.end("wd"), "DATE_TIME", "weekday_of_date")
+    for m in _DASHED_DATE.finditer(text):
+        if _DATE_WORD_BEFORE.search(text, max(0, m.start() - 16), m.start()):
+            yield _finding(m.start(), m.end(), "DATE_TIME", "dashed_date")
+    if any(w in folded for w in _SEASON_WORDS):
+        for m in scan(_SEASON_YEAR):
+            yield _finding(m.start(), m.end(), "DATE_TIME", "season_year")
+    if any(w in folded for w in _HOLIDAY_WORDS):
+        for m in scan(_HOLIDAY):
+            yield _finding(m.start(), m.end(), "DATE_TIME", "holiday")
+    for m in scan(_MONTH_DOT):
+        word = text[m.start() : m.end()]
+        if word.isupper() and word[:3].casefold() == "oct":
+            continue  # "OCT." an optical coherence tomography
+        yield _finding(m.start(), m.end() - 1, "DATE_TIME", "month_abbreviation")
+
+
 _DIGIT = lazy_compile(r"\d")
 
 
@@ -311,8 +525,14 @@ def number_findings(text: str) -> list[Finding]:
     --------
     >>> t = "p# 54321. call son at 555 1234. S/P CABG 1961, 1979; CVA 81'. MARCH OF 1996."
     >>> [t[f.start:f.end] for f in sorted(number_findings(t), key=lambda f: f.start)]
-    ['54321', '555 1234', '1961', '1979', '81', '1996']
+    ['54321', '555 1234', '1961', '1979', '81', 'MARCH', '1996']
     """
     if _DIGIT.search(text) is None:
-        return []
-    return [*_phones(text), *_dates(text)]
+        return list(_worded_dates(text))
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for f in (*_phones(text), *_dates(text), *_worded_dates(text)):
+        if (f.start, f.end) not in seen:  # "MARCH OF 1996": the year read by two rules
+            seen.add((f.start, f.end))
+            out.append(f)
+    return out

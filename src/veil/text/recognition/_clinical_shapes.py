@@ -8,13 +8,16 @@ here changes what the ``default`` profile reports. Each shape is a format, not a
   ventilator setting reads there ("pain 6/10", "strength 5/5", "PS 10/5", "1/2 NS",
   "flowby 6/3", "2/4 bottles": :func:`setting_or_count`); a year written with an
   apostrophe ("'92"); a two-digit or four-digit year after a diagnosis or procedure ("MI
-  92", "s/p CABG in 2001"); a month named alone ("seen in September"; an abbreviation only
-  before a number, "Sept 12", as "dec" and "MAR" are charting words);
+  92", "s/p CABG in 2001"); a month named alone ("seen in September"; an abbreviation with
+  its day or year is read by :mod:`veil.text.recognition._clinical_numbers`, as "dec" and
+  "MAR" are charting words); a day before its month with its year or after a weekday
+  ("15/4/2019", "Mon 23/04": a day of 13 to 31 reads no other way);
 * **pagers, extensions and phones**: four to seven digits, or an internal extension
   ("2-4411"), after "pager", "pgr", "beeper", "ext", "x" ("Pager: #54321", "ext 4411"),
   five to seven digits after "#"; a North American number with dashes, dots, slashes or
   spaces ("617/555/0123"; seven digits alone only after a phone word or "@"), ten digits
-  alone, shapes no dose, vital or lab value takes;
+  alone, shapes no dose, vital or lab value takes, with a bracket pair that encloses exactly
+  the number ("(617-555-0123)");
 * **facilities**: up to three words before a facility word ("kernan hosp", "FROM CALVERT
   HOSPITAL", "GH hosp", "Briarwood Rehab"; "hospital" misspelt too, "HOSPIATAL"), generic words ("outside", "the", "this")
   excluded, English words too when "to", "from" or "at" frames the name ("TO FAULKNER
@@ -41,6 +44,7 @@ import re
 from collections.abc import Iterator
 
 from veil._lazy import lazy_compile
+from veil.text.recognition._contact import enclosed
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
 from veil.text.vocab._lexicon import (
@@ -106,13 +110,24 @@ def _date_start(text: str, start: int) -> bool:
     )
 
 
+# a day before its month with its year or after a weekday ("15/4/2019", "Mon 23/04"): a day
+# of 13 to 31 reads no other way; without either, "20/10" is as often a setting or a ratio
+_DAY_FIRST = lazy_compile(
+    r"(1[3-9]|2\d|3[01])/(1[0-2]|0?[1-9])(/(?:19|20)?\d{2})?(?![\w/]|[.,]\d|:\d|\s*%)"
+)
+_WEEKDAY_BEFORE = lazy_compile(
+    r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?\.?,?"
+    r"[ \t]+$",
+    re.IGNORECASE,
+)
 _OUT_OF_TEN = lazy_compile(r"pain|\d/10\b", re.IGNORECASE)
 # a month named alone is an element of a date (Safe Harbor keeps only the year): full names
-# but "May" (a verb as often), abbreviations only before a day or a year ("Sept 12", "oct
-# '98"; "dec" is "decreased" and "mar" the administration record in a note)
+# but "May" (a verb as often); abbreviations with a day or a year are read by
+# :mod:`veil.text.recognition._clinical_numbers` ("Sept 12", "oct '98"), where a dose after
+# them ("dec 20 mg") is told apart
 _MONTH_ALONE = lazy_compile(
     r"\b(?:january|february|march|april|june|july|august|september|october|november|"
-    r"december|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?(?=\s*['’]?\d))\b",
+    r"december)\b",
     re.IGNORECASE,
 )
 # what makes "a/b" a score, a ratio or a setting rather than a date: a word just before
@@ -300,6 +315,23 @@ def _dates(text: str) -> Iterator[Finding]:
         ):
             continue  # a score out of ten, as pain is charted ("pain 3/10")
         yield _finding(m.start(), m.end(), "DATE_TIME", "short_date")
+    for m in _DAY_FIRST.finditer(text):
+        if not _date_start(text, m.start()) or m.group() == "24/7":
+            continue  # "care 24/7"
+        weekday = _WEEKDAY_BEFORE.search(text, max(0, m.start() - 12), m.start())
+        if m.group(3) is None and weekday is None:
+            continue  # "20/10": a setting or a ratio as often
+        titled = weekday is not None and weekday.group().istitle()  # "Sat 20/11", not "sat"
+        if not titled and _NOT_DATE_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+            continue  # "sats 13/10", "GCS 15/10"
+        if _NOT_DATE_AFTER.match(text, m.end()) or setting_or_count(text, m.start(), m.end()):
+            continue
+        if m.group(2) == "10" and (
+            _OUT_OF_TEN.search(text, max(0, m.start() - 40), m.start())
+            or _OUT_OF_TEN.search(text, m.end(), m.end() + 40)
+        ):
+            continue  # a score out of ten
+        yield _finding(m.start(), m.end(), "DATE_TIME", "day_first")
     for m in _MONTH_ALONE.finditer(text):
         yield _finding(m.start(), m.end(), "DATE_TIME", "month_name")
     for m in _APOSTROPHE_YEAR.finditer(text):
@@ -458,7 +490,7 @@ def _pagers(text: str) -> Iterator[Finding]:
             continue  # seven digits alone are an identifier as often as a phone
         if " " in m.group() and m.group().endswith("00"):
             continue  # a list of volumes or counts ("120 200 1000")
-        yield _finding(m.start(), m.end(), "PHONE_NUMBER", "phone_shape")
+        yield _finding(*enclosed(text, m.start(), m.end()), "PHONE_NUMBER", "phone_shape")
 
 
 def shape_findings(text: str) -> list[Finding]:

@@ -38,7 +38,7 @@ from veil.text.recognition._recognizer import (
     text_features,
 )
 
-__all__ = ["PhoneRecognizer"]
+__all__ = ["PhoneRecognizer", "enclosed"]
 
 _PHONE_HINT = lazy_compile(r"(?:\+\s?\d|\d)[\d\s().\-/]{5,}\d")
 # a phone word before a number: nouns, and the verbs of calling in their forms ("not
@@ -87,6 +87,30 @@ def _phone_word(text: str, start: int, end: int) -> str | None:
     if after is not None:
         return (after.group("word") or after.group("kind")).lower()
     return None
+
+
+def enclosed(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span ``start:end`` of a phone number with the brackets that belong to it: an area
+    code's opening bracket left before it ("(617) 555-0123" read from "617)"), and a pair
+    that encloses exactly the number ("(617-555-0123)"); never what follows a closing
+    bracket, a sentence's full stop included.
+
+    Examples
+    --------
+    >>> t = "call (617-555-0123). Or (617) 555-0124."
+    >>> [t[slice(*enclosed(t, *span))] for span in [(6, 18), (25, 38)]]
+    ['(617-555-0123)', '(617) 555-0124']
+    """
+    inner = text[start:end]
+    if start == 0 or text[start - 1] != "(":
+        return start, end
+    opened, closed = inner.count("("), inner.count(")")
+    first_open = inner.find("(")
+    if closed > opened and (first_open < 0 or inner.find(")") < first_open):
+        return start - 1, end  # the area code's bracket
+    if opened == closed and text[end : end + 1] == ")":
+        return start - 1, end + 1
+    return start, end
 
 
 # An extension after the number: "x123", "ext. 12", "extension 4567" (not "#", which is as
@@ -530,6 +554,7 @@ class PhoneRecognizer(Recognizer):
             if before == "(" and ")" in text[start:end] and "(" not in text[start:end]:
                 start -= 1  # "(0044) 20 7946 0958": the parenthesis opened before the prefix
             raw = text[start:end]
+            start, end = enclosed(text, start, end)  # "(617-555-0123)": the pair is the number's
             if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", raw) or re.fullmatch(r"\d+\.\d+", raw):
                 continue
             word = _phone_word(text, start, end)
