@@ -46,6 +46,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from veil._lazy import lazy_compile
+from veil.text.recognition._clinical_places import place_findings
 from veil.text.recognition._clinical_shapes import setting_or_count
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
@@ -247,7 +248,9 @@ _U_OF_STATE = lazy_compile(
 )
 _SAINTLY = lazy_compile(
     r"\b(?:(?:holy|sacred)[ \t]+(?P<holy>[^\W\d_][\w'’-]*)|good[ \t]+samaritan\b|"
-    r"(?:saint|(?-i:St|ST)\.)[ \t]*([^\W\d_][\w'’-]*))",
+    r"(?:saint|(?-i:St|ST)\.)[ \t]*([^\W\d_][\w'’-]*)|"
+    # "st. drew's", "st jude's" in any case: a saint's possessive is a church's or a hospital's
+    r"\bst\.?[ \t]+(?P<possessive>[^\W\d_]{2,}['’]s)(?!\w))",
     re.IGNORECASE,
 )
 _ST_SEGMENT = word_set(
@@ -283,7 +286,10 @@ def _institutions(text: str) -> Iterator[Finding]:
         if not _plain(m.group(1).casefold()):
             yield _finding(m.start(), m.end(1), "LOCATION", "university")
     for m in _SAINTLY.finditer(text):
-        if m.group("holy") is not None:
+        if m.group("possessive") is not None:
+            if _plain(m.group("possessive")[:-2].casefold()):
+                continue
+        elif m.group("holy") is not None:
             if m.group("holy").casefold() in _FUNCTION:
                 continue  # "holy and"
         elif m.group(2) is not None:
@@ -449,6 +455,7 @@ def context_findings(text: str) -> list[Finding]:
         *_dates(text),
         *_institutions(text),
         *_places(text),
+        *place_findings(text),
         *_role_names(text),
     ]
 
