@@ -209,6 +209,16 @@ def facility_findings(text: str, *, mixed: bool) -> Iterator[Finding]:
             if w is None or w.end() != pos:
                 break
             word = w.group(1)
+            if word.casefold() in {"and", "&"} and words:
+                # "Brigham and Women's": two names joined, the one before a name too
+                before = _NAME_WORD.search(text, max(0, w.start(1) - 40), w.start(1))
+                if before is None or before.end() != w.start(1):
+                    break
+                if not (_strong(before.group(1), mixed) and _strong(words[-1][1], mixed)):
+                    break
+                words.append((w.start(1), word))
+                pos = w.start(1)
+                continue
             if not _facility_word(word):
                 break
             if mixed and word[:1].islower() and word.casefold() not in _PARTICLES:
@@ -268,16 +278,32 @@ _THE = lazy_compile(r"the[ \t]+", re.IGNORECASE)
 _AREA_AFTER = lazy_compile(r"[ \t]+(?:area|region|vicinity)\b", re.IGNORECASE)
 _RESIDENT_AFTER = lazy_compile(r"[ \t]+(?:resident|native)\b(?![ \t]+(?:physician|md|on|of))", re.I)
 _PLACE_WORD = lazy_compile(r"[^\W\d_][\w'’.]*(?:-[^\W\d_][\w'’.]*)*")
-_TOWN_ENDINGS = (
-    "ville", "burgh", "burg", "borough", "boro", "bury", "berg", "chester", "mouth", "port",
-    "haven", "side", "view", "shire", "ton", "town", "field", "ford", "land", "furt", "stad",
-    "fort", "wood", "dale", "ham", "ley", "by", "mouth", "stead", "wick",
-)  # fmt: skip
-_TOWN_SHAPE = lazy_compile(
-    rf"[^\W\d_]{{3,}}?(?:{'|'.join(sorted(set(_TOWN_ENDINGS), key=len, reverse=True))})",
-    re.IGNORECASE,
-)
-_COMPASS = word_set("north south east west new lake port fort mount mt. st. saint san santa")
+# English place-name elements beside Faker's ("-ham", "-ley", "-wick": Old English
+# settlement words, as in "Birmingham", "Bradley", "Warwick")
+_ELEMENTS = "ham ley by stead wick field ford wood dale bridge well worth"
+_OPENER_WORDS = "north south east west new lake port fort mount mt. st. saint san santa"
+
+
+@functools.cache
+def _town_parts() -> tuple[re.Pattern[str], frozenset[str]]:
+    """The town shape (a stem and an ending) and the town openers, from the city prefixes
+    and suffixes of Faker's English locales and the elements above."""
+    import importlib
+
+    endings = set(_ELEMENTS.split())
+    openers = set(_OPENER_WORDS.split())
+    for locale in ("en_US", "en_GB", "en_AU", "en_CA", "en_NZ"):
+        try:
+            provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
+        except ImportError:  # pragma: no cover - faker is a dependency of the text extra
+            continue
+        endings.update(x.strip().casefold() for x in getattr(provider, "city_suffixes", ()))
+        openers.update(x.casefold() for x in getattr(provider, "city_prefixes", ()))
+    # not "-ing", "-ings" (en_NZ): a misspelt verb has that ending as often
+    endings = {x for x in endings if len(x) >= 2 and x.isalpha() and not x.startswith("ing")}
+    alternatives = "|".join(sorted(endings, key=len, reverse=True))
+    shape = re.compile(rf"[^\W\d_]{{3,}}?(?:{alternatives})", re.IGNORECASE)
+    return shape, frozenset(openers)
 
 
 def _run_words(text: str, start: int, limit: int = 5) -> list[tuple[int, int]]:
@@ -310,7 +336,7 @@ def _town_word(word: str) -> bool:
     return (
         not (w in _FUNCTION or w in CALENDAR_WORDS or w in CLINICAL_EXTRA or w in NOTE_WORDS)
         or w in _PARTICLES
-        or w in _COMPASS
+        or w in _town_parts()[1]
     )
 
 
@@ -357,11 +383,11 @@ def _town_run(text: str, spans: list[tuple[int, int]], mixed: bool, strict: bool
             continue
         unknown = [not e and len(f) >= 4 for e, f in zip(english, folded, strict=True)]
         last = folded[-1]
-        if n == 2 and folded[0] in _COMPASS and not english[1]:
+        if n == 2 and folded[0] in _town_parts()[1] and not english[1]:
             return n  # "East Crystalshire", "Port Colinview"
         if (
             n == 2
-            and folded[0] in _COMPASS
+            and folded[0] in _town_parts()[1]
             and is_name_word(last)
             and not strict
             and not word_classes(last) & {"verb", "adj", "adv"}
@@ -369,12 +395,12 @@ def _town_run(text: str, spans: list[tuple[int, int]], mixed: bool, strict: bool
             return n  # "South Zachary", "Lake John"
         if n == 1 and not english[0] and not is_name_word(last):
             hyphened = "-" in last and len(last.split("-")) >= 2
-            if hyphened or _TOWN_SHAPE.fullmatch(last) is not None:
+            if hyphened or _town_parts()[0].fullmatch(last) is not None:
                 return n  # "Masse-sur-Riou", "Brownshire"
         if (
             not strict
             and all(
-                unknown[i] or folded[i] in _PARTICLES or folded[i] in _COMPASS for i in range(n)
+                unknown[i] or folded[i] in _PARTICLES or folded[i] in _town_parts()[1] for i in range(n)
             )
             and any(unknown)
         ):
