@@ -355,8 +355,8 @@ def _town_run(text: str, spans: list[tuple[int, int]], mixed: bool, strict: bool
         if not all(_town_word(w) for w in part):
             continue
         folded = [w.casefold().replace("’", "'") for w in part]
-        if folded[-1] in _PARTICLES or folded[0] in _PARTICLES:
-            continue
+        if folded[-1] in _PARTICLES or (folded[0] in _PARTICLES and n == 1):
+            continue  # an article may open a town ("Las Palmas", "De Krim"), not end it
         if mixed and not all(
             w[:1].isupper() or f in _PARTICLES for w, f in zip(part, folded, strict=True)
         ):
