@@ -47,6 +47,8 @@ def _places(text: str) -> set[str]:
         ("plan d/c home to Milford Mill.", "Milford Mill"),
         ("transferred to NWH for cath.", "NWH"),
         ("ADMITTED TO DPH YESTERDAY.", "DPH"),
+        ("SEEN IN DPH ED, THEN NEBH ER.", "DPH"),
+        ("Pt lives in Hingham.", "Hingham"),
     ],
 )
 def test_places_found(text: str, value: str) -> None:
@@ -68,6 +70,7 @@ def test_places_found(text: str, value: str) -> None:
         "LIVES IN LOWER FLOOR APT. transfer to rehab when stable.",
         "to community hospital for w/u. pt admitted to SICU.",
         "Call from wife. Message from the team. Seen in ED by team.",
+        "PT ED DONE. IV ER RATE. TO OR. IN ED. MD ED.",
     ],
 )
 def test_charting_left_alone(text: str) -> None:

