@@ -54,6 +54,8 @@ def _places(text: str) -> set[str]:
         ("Pt transferred to Duran 14 at 1500.", "Duran 14"),
         ("Dialysis at Donaldson Health in Port Brandonstad MWF.", "Port Brandonstad"),
         ("Plan to transfer to clayton rehab tomorrow.", "clayton rehab"),
+        ("sent to mt auburn for w/u.", "mt auburn"),
+        ("TRANSFERRED TO MOUNT SINAI.", "MOUNT SINAI"),
     ],
 )
 def test_places_found(text: str, value: str) -> None:
@@ -79,6 +81,7 @@ def test_places_found(text: str, value: str) -> None:
         "Pt sent to hand clinic and to wound clinic. Refer to coumadin clinic, to pain clinic.",
         "transferred to room 4. admitted to bed 2. sent to floor 4. weaned to PS 10.",
         "transferred to about 5 L NC. Transferred to CCU 7.",
+        "Mount the bag. MT IS OK. mt of 5. Mount line.",
     ],
 )
 def test_charting_left_alone(text: str) -> None:

