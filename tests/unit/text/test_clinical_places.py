@@ -56,6 +56,8 @@ def _places(text: str) -> set[str]:
         ("Plan to transfer to clayton rehab tomorrow.", "clayton rehab"),
         ("sent to mt auburn for w/u.", "mt auburn"),
         ("TRANSFERRED TO MOUNT SINAI.", "MOUNT SINAI"),
+        ("sent to sagaing nh for w/u.", "sagaing nh"),
+        ("moved to new oliver last year.", "new oliver"),
     ],
 )
 def test_places_found(text: str, value: str) -> None:
@@ -82,6 +84,7 @@ def test_places_found(text: str, value: str) -> None:
         "transferred to room 4. admitted to bed 2. sent to floor 4. weaned to PS 10.",
         "transferred to about 5 L NC. Transferred to CCU 7.",
         "Mount the bag. MT IS OK. mt of 5. Mount line.",
+        "d/c to the nh. pt's snf. the vna. his vna nurse.",
     ],
 )
 def test_charting_left_alone(text: str) -> None:

@@ -167,9 +167,10 @@ _TAIL = lazy_compile(
     r"|(?i:skilled[ \t]+nursing(?:[ \t]+facility)?|assisted[ \t]+living|long[- ]term[ \t]+care)"
     r"|(?i:hosp(?:ital)?s?|hospice|infirmary|sanatorium|sanitarium|rehab(?:ilitation)?|"
     r"clinic|manor|pavilion|institute|house|healthcare|medical|med)\b"
-    r"|(?:NH|SNF|ECF|LTC|LTACH?|ALF|VNA|MC|GH)\b"
+    r"|(?:NH|SNF|ECF|LTC|LTACH?|ALF|VNA|MC|GH|nh|snf|ecf|ltc|ltach?|alf|vna)\b"
     r")\.?"
 )
+_ABBREVIATED = word_set("nh snf ecf ltc ltac ltach alf vna mc gh")
 _EVERYDAY_TAILS = frozenset({"house", "medical", "med", "institute", "manor"})
 _DOTTED = word_set("hosp. med. ctr.")
 _NAME_WORD = lazy_compile(r"([^\W\d_][\w'’.-]*)[ \t]+$")
@@ -217,7 +218,11 @@ def facility_findings(text: str, *, mixed: bool) -> Iterator[Finding]:
     """A name of one to four words before a facility word (see the module doc)."""
     for m in _TAIL.finditer(text):
         tail = m.group()
-        abbreviation = tail.rstrip(".").isupper() and len(tail.rstrip(".")) <= 5
+        abbreviation = tail.rstrip(".").casefold() in _ABBREVIATED or (
+            tail.rstrip(".").isupper() and len(tail.rstrip(".")) <= 5
+        )
+        if abbreviation and mixed and not tail.isupper():
+            continue  # "nh" in a note in ordinary case: no abbreviation of a home
         words: list[tuple[int, str]] = []
         pos = m.start()
         lower = False  # a name in lower case in a note in ordinary case, right after "to"
@@ -416,7 +421,7 @@ def _town_run(text: str, spans: list[tuple[int, int]], mixed: bool, strict: bool
             and folded[0] in _town_parts()[1]
             and is_name_word(last)
             and not strict
-            and not word_classes(last) & {"verb", "adj", "adv"}
+            and not word_classes(last) & {"verb", "adv"}
         ):
             return n  # "South Zachary", "Lake John"
         if n == 1 and not english[0] and not is_name_word(last):
