@@ -25,6 +25,11 @@ Each rule is a format or a context, not a value:
   religious name ("Holy Cross", "Sacred Heart", "St. Mary", "Good Samaritan"); a name
   before "Regional", "General", "Memorial", "Community", "County" when "to", "from", "at"
   or "into" frames it ("TO LAUREL REGIONAL");
+* **facilities, towns, wards and abbreviations by their grammar**
+  (:func:`veil.text.recognition._clinical_places.place_findings`): a name before a facility
+  word in any case, a town after a residence frame from GeoNames' smaller places, a ward
+  or two to four capitals after a move; a town after a place word is looked up among
+  GeoNames' smaller places too ("from Hingham");
 * **names after a care-team role** ("CASEWORKER LEONA", "PCP Okafor", "RN Hall"): a
   known name that is no everyday word, verb or adjective, or an unknown word, capitalised
   in a note in ordinary case (never "RN aware", "MD notified", "resident Will");
