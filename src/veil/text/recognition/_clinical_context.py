@@ -25,6 +25,11 @@ Each rule is a format or a context, not a value:
   religious name ("Holy Cross", "Sacred Heart", "St. Mary", "Good Samaritan"); a name
   before "Regional", "General", "Memorial", "Community", "County" when "to", "from", "at"
   or "into" frames it ("TO LAUREL REGIONAL");
+* **facilities, towns, wards and abbreviations by their grammar**
+  (:func:`veil.text.recognition._clinical_places.place_findings`): a name before a facility
+  word in any case, a town after a residence frame from GeoNames' smaller places, a ward
+  or two to four capitals after a move; a town after a place word is looked up among
+  GeoNames' smaller places too ("from Hingham");
 * **names after a care-team role** ("CASEWORKER LEONA", "PCP Okafor", "RN Hall"): a
   known name that is no everyday word, verb or adjective, or an unknown word, capitalised
   in a note in ordinary case (never "RN aware", "MD notified", "resident Will");
@@ -46,6 +51,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from veil._lazy import lazy_compile
+from veil.text.recognition._clinical_places import place_findings, town_names
 from veil.text.recognition._clinical_shapes import setting_or_count
 from veil.text.recognition._contact import enclosed
 from veil.text.recognition._finding import Explanation, Finding
@@ -248,7 +254,9 @@ _U_OF_STATE = lazy_compile(
 )
 _SAINTLY = lazy_compile(
     r"\b(?:(?:holy|sacred)[ \t]+(?P<holy>[^\W\d_][\w'’-]*)|good[ \t]+samaritan\b|"
-    r"(?:saint|(?-i:St|ST)\.)[ \t]*([^\W\d_][\w'’-]*))",
+    r"(?:saint|(?-i:St|ST)\.)[ \t]*([^\W\d_][\w'’-]*)|"
+    # "st. drew's", "st jude's" in any case: a saint's possessive is a church's or a hospital's
+    r"\bst\.?[ \t]+(?P<possessive>[^\W\d_]{2,}['’]s)(?!\w))",
     re.IGNORECASE,
 )
 _ST_SEGMENT = word_set(
@@ -284,7 +292,10 @@ def _institutions(text: str) -> Iterator[Finding]:
         if not _plain(m.group(1).casefold()):
             yield _finding(m.start(), m.end(1), "LOCATION", "university")
     for m in _SAINTLY.finditer(text):
-        if m.group("holy") is not None:
+        if m.group("possessive") is not None:
+            if _plain(m.group("possessive")[:-2].casefold()):
+                continue
+        elif m.group("holy") is not None:
             if m.group("holy").casefold() in _FUNCTION:
                 continue  # "holy and"
         elif m.group(2) is not None:
@@ -334,7 +345,8 @@ def _town_openers() -> frozenset[str]:
     """The first words of the gazetteer's names, case-folded: most words open none."""
     from veil.text.recognition._places import gazetteer
 
-    return frozenset(name.split()[0].casefold() for name in gazetteer() if name.strip())
+    names = [*gazetteer(), *town_names()]
+    return frozenset(name.split()[0].casefold() for name in names if name.strip())
 
 
 def _town(words: list[str]) -> int:
@@ -351,8 +363,8 @@ def _town(words: list[str]) -> int:
     for n in range(min(3, len(words)), 0, -1):
         parts = words[:n]
         name = " ".join(p[:1].upper() + p[1:].lower() for p in parts)
-        if name not in places:
-            continue
+        if name not in places and name.casefold() not in town_names():
+            continue  # GeoNames' smaller places too ("Hyde Park", "Hingham")
         folded = [p.casefold() for p in parts]
         if any(w in _FUNCTION or w in CALENDAR_WORDS for w in folded):
             continue
@@ -450,6 +462,7 @@ def context_findings(text: str) -> list[Finding]:
         *_dates(text),
         *_institutions(text),
         *_places(text),
+        *place_findings(text),
         *_role_names(text),
     ]
 

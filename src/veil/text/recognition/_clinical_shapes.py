@@ -44,6 +44,7 @@ import re
 from collections.abc import Iterator
 
 from veil._lazy import lazy_compile
+from veil.text.recognition._clinical_places import NOT_FACILITY_NAME
 from veil.text.recognition._contact import enclosed
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
@@ -352,8 +353,8 @@ def _facilities(text: str) -> Iterator[Finding]:
                 break
             word = w.group(1).rstrip(".")
             folded = word.casefold()
-            if folded in _GENERIC or folded in _FUNCTION:
-                break
+            if folded in _GENERIC or folded in _FUNCTION or folded in NOT_FACILITY_NAME:
+                break  # "to the hospital", "to pain clinic": a kind of care, not a name
             prev = _WORD_BEFORE.search(text, max(0, w.start(1) - 40), w.start(1))
             prev_word = prev.group(1).rstrip(".") if prev else ""
             # "to/from/at X hospital" frames a name, however English its words ("from
