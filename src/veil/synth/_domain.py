@@ -12,7 +12,10 @@ under DP, from a documented share of the budget:
   event per bin) hold the data, widened past them to the outermost run of 2, 4, 8 or 16
   neighbouring bins whose noisy *sum* stands 4.5 sd of that sum out (a small table spread
   over many powers of two has no single bin above the noise: Gapminder's 1,400
-  populations were clipped into one power of two); where the noisy counts fall outwards from the bin before
+  populations were clipped into one power of two); when no single bin stands out at all,
+  the range then widens over the neighbouring bins whose noisy sum stands out of its noise
+  by the most (:func:`_widen`: a long tail under the noise is not clipped away); where the
+  noisy counts fall outwards from the bin before
   (a tail), the bound is the outer edge of the grid bin *next to* the last one standing
   out (one power of two of headroom; none past the bin around zero, so a column of
   counts gets no negative values, and none for a column inside one bin, such as years,
@@ -55,7 +58,8 @@ __all__ = [
 
 BOUNDS_Z = 4.5
 _RUNS = (2, 4, 8, 16)  # runs of neighbouring grid bins summed when no bin stands out
-_TAIL_BINS = 6  # most grid bins (powers of two) of headroom past a tail
+_WIDEN_Z = 2.5  # the bins next to the standing ones join while their sum stands this out
+_WIDEN_MAX = 16  # ... looking at most this many bins out
 _YEAR_NS = 365.2425 * 86400e9
 
 
@@ -148,25 +152,44 @@ def _standing(noisy: np.ndarray, sigma: float) -> tuple[int, int]:
     return first, last
 
 
+def _widen(noisy: np.ndarray, first: int, last: int, sigma: float, zero: int) -> tuple[int, int]:
+    """Used when no single grid bin stands out of the noise (a small table for its budget;
+    larger ones are left to :func:`_standing`'s runs as before). ``first`` and ``last``
+    moved outwards by the ``k`` grid bins next to them (at most
+    ``_WIDEN_MAX``) whose noisy sum stands out of its noise by the most: ``k`` maximizes
+    that sum less ``_WIDEN_Z`` sd of it (``sigma x sqrt(k)``), when positive. Clipping a
+    tail costs more than a wider range: a small table's long tail (1,400 log-normal values
+    over ten powers of two, noise sd 66) has no bin and no run of bins that stands 4.5 sd out
+    past its two or three densest bins, which alone would clip half of the rows, but the
+    tail's sum next to them stands out; past the tail's end the penalty grows and the
+    noise adds nothing on average, so the maximum stops near it. Empty neighbours widen
+    the range about one side in 20 (on a column inside one power of two), mostly by a bin or two. Not across zero (a positive column
+    may reach the bin around zero, not negative values). Post-processing of the noisy
+    counts."""
+    n = len(noisy)
+    stop_hi = n - 1 if last > zero or zero < 0 else zero - 1
+    stop_lo = zero if first > zero >= 0 else 0
+    for side in (1, -1):
+        edge = last if side > 0 else first
+        room = stop_hi - edge if side > 0 else edge - stop_lo
+        best, top, acc = 0, 0.0, 0.0
+        for k in range(1, min(room, _WIDEN_MAX) + 1):
+            acc += float(noisy[edge + side * k])
+            excess = acc - _WIDEN_Z * sigma * math.sqrt(k)
+            if excess > top:
+                best, top = k, excess
+        if side > 0:
+            last += best
+        else:
+            first -= best
+    return first, last
+
+
 def _headroom(side: np.ndarray) -> int:
     """Grid bins of headroom past one end of the standing bins; ``side`` are their noisy
-    counts from that end inwards to the peak. None when the counts do not fall towards the
-    end; one when fewer than three bins lead down from the peak to it (two large bins, as a
-    bounded column's lifespans 32-64 and 64-128, are no evidence of a long tail); else the
-    bins that the decay over the last two steps, continued, needs to bring the count under
-    half a row, at least 1 and at most ``_TAIL_BINS``. A long tail (populations: 164 rows in
-    the last bin that stands out, 250 in the one before, 103 rows further out spread over
-    six powers of two) decays slowly and gets up to ``_TAIL_BINS`` powers of two; a Poisson
-    count or a log-normal falls fast and gets fewer. Post-processing of the noisy counts."""
-    if len(side) < 2 or not side[0] < side[1]:
-        return 0
-    if len(side) < 3:
-        return 1
-    outer = float(side[0])
-    if outer <= 0.5 or not float(side[2]) > outer:
-        return 1
-    r = min(max((outer / float(side[2])) ** 0.5, 0.05), 0.95)
-    return int(min(max(math.ceil(math.log(0.5 / outer) / math.log(r)), 1), _TAIL_BINS))
+    counts from that end inwards to the peak: one when they fall towards the end (a tail
+    whose thin end is under the noise), else none."""
+    return int(len(side) >= 2 and side[0] < side[1])
 
 
 def dp_bounds(
@@ -185,6 +208,8 @@ def dp_bounds(
     first, last = _standing(noisy, sigma)
     zero = len(edges) // 2 - 1 if kind != "datetime" else -1
     top = len(edges) - 2
+    if not (noisy > BOUNDS_Z * sigma).any():  # few rows for the noise: tails unseen
+        first, last = _widen(noisy, first, last, sigma, zero)
     # grid bins of headroom past an end where the noisy counts fall outwards (a tail whose
     # thin end is under the noise): as many as the decay continued needs (_headroom); not
     # past zero, nor for a column in one bin
