@@ -60,6 +60,7 @@ BOUNDS_Z = 4.5
 _RUNS = (2, 4, 8, 16)  # runs of neighbouring grid bins summed when no bin stands out
 _WIDEN_Z = 2.5  # the bins next to the standing ones join while their sum stands this out
 _WIDEN_MAX = 16  # ... looking at most this many bins out
+_CORE_SHARE = 0.9  # ... also when the bins standing out hold less of the noisy row count
 _YEAR_NS = 365.2425 * 86400e9
 
 
@@ -193,9 +194,19 @@ def _headroom(side: np.ndarray) -> int:
 
 
 def dp_bounds(
-    values: np.ndarray, kind: str, sigma: float, budget: ZCDPBudget, what: str
+    values: np.ndarray,
+    kind: str,
+    sigma: float,
+    budget: ZCDPBudget,
+    what: str,
+    rows: float | None = None,
 ) -> tuple[float, float, int]:
     """(low, high, values clipped) for one column, from a noisy histogram on the fixed grid.
+
+    ``rows``, a noisy (DP) row count: the bins that stand out are widened (:func:`_widen`)
+    when they hold less than ``_CORE_SHARE`` of it, as well as when no single bin stands
+    out (a small table's spread column: one noisy bin may stand out of five of a GDP per
+    head's, holding a fifth of the rows).
 
     ``values`` are the non-missing values (floats; dates in ns). The clipped count is for
     the operator's notes; it is not part of the released model.
@@ -208,8 +219,9 @@ def dp_bounds(
     first, last = _standing(noisy, sigma)
     zero = len(edges) // 2 - 1 if kind != "datetime" else -1
     top = len(edges) - 2
-    if not (noisy > BOUNDS_Z * sigma).any():  # few rows for the noise: tails unseen
-        first, last = _widen(noisy, first, last, sigma, zero)
+    core = float(noisy[first : last + 1].sum())
+    if not (noisy > BOUNDS_Z * sigma).any() or (rows is not None and core < _CORE_SHARE * rows):
+        first, last = _widen(noisy, first, last, sigma, zero)  # few rows: tails unseen
     # grid bins of headroom past an end where the noisy counts fall outwards (a tail whose
     # thin end is under the noise): as many as the decay continued needs (_headroom); not
     # past zero, nor for a column in one bin

@@ -221,6 +221,12 @@ class _MarginalSynthesizer(Synthesizer):
         with guard as spend:
             dbudget = ZCDPBudget(rho_domain) if rho_domain > 0 else None
             domain: dict[str, dict[str, Any]] = {}
+            bins = self.max_bins
+            rows_noisy: float | None = None
+            if count_share and dbudget is not None:
+                bins, rows = self._adaptive_bins(len(data), len(specs), rho - rho_domain, dbudget)
+                self.bins_rule_ = {"bins": bins, "rows_noisy": rows}
+                rows_noisy = float(rows)
             if needs and dbudget is not None:
                 rho_col = rho_domain * (1 - count_share) / len(needs)
                 with progress.task(f"{self.name}: domains and bins (DP)", total=1) as task:
@@ -236,7 +242,7 @@ class _MarginalSynthesizer(Synthesizer):
                             )
                             sig = math.sqrt(1 / (2 * (rho_col / 2)))
                             lo, hi, clipped = dp_bounds(
-                                vals, spec.kind, sig, dbudget, f"bounds {spec.kind}"
+                                vals, spec.kind, sig, dbudget, f"bounds {spec.kind}", rows_noisy
                             )
                             spec.low, spec.high = lo, hi
                             entry["clipped"] = clipped
@@ -253,12 +259,6 @@ class _MarginalSynthesizer(Synthesizer):
             for c, how in plan.items():
                 domain.setdefault(c, {"source": how, "kind": specs[c].kind})
             sigmas: dict[str, float] = {}
-            bins = self.max_bins
-            rows_noisy: float | None = None
-            if count_share and dbudget is not None:
-                bins, rows = self._adaptive_bins(len(data), len(specs), rho - rho_domain, dbudget)
-                self.bins_rule_ = {"bins": bins, "rows_noisy": rows}
-                rows_noisy = float(rows)
             if needs:
                 rho_col = rho_domain * (1 - count_share) / len(needs)
                 for c in needs:
