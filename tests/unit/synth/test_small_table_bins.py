@@ -141,14 +141,16 @@ def test_dp_bounds_report_every_value_they_clip(seed: int, mu: float, s: float) 
 
 def test_a_long_tail_under_the_noise_is_mostly_covered() -> None:
     # populations-like: log-normal over ten powers of two, 1,400 rows, noise sd 66: no
-    # single bin stands 4.5 sd out and runs find only the densest two or three, which
-    # alone clip about a third of the rows; widening over the tail's noisy sum keeps most
+    # single bin stands 4.5 sd out (or one does by noise) and runs find only the densest
+    # two or three, which alone clip about a third of the rows on average (about 500 of
+    # 1,400 in repeated draws without the widening); widening over the tail's noisy sum
+    # when those bins hold under 90 % of the (noisy) rows keeps most (130-180 clipped)
     clipped = []
     for seed in range(20):
         rng = np.random.default_rng(seed)  # test data only
         x = np.exp(rng.normal(math.log(7e6), 1.6, 1400))
-        clipped.append(dp_bounds(x, "numeric", 66.0, ZCDPBudget(100.0), "bounds")[2])
-    assert float(np.mean(clipped)) < 0.15 * 1400
+        clipped.append(dp_bounds(x, "numeric", 66.0, ZCDPBudget(100.0), "bounds", 1400.0)[2])
+    assert float(np.mean(clipped)) < 0.2 * 1400
 
 
 def test_a_column_inside_one_power_of_two_is_rarely_widened() -> None:
