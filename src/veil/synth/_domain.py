@@ -226,8 +226,10 @@ def dp_bounds(
     # thin end is under the noise): as many as the decay continued needs (_headroom); not
     # past zero, nor for a column in one bin
     peak = first + int(np.argmax(noisy[first : last + 1]))
-    k_low = _headroom(noisy[first : peak + 1]) if last > first else 0
-    k_high = _headroom(noisy[peak : last + 1][::-1]) if last > first else 0
+    # (none either for a column inside two grid bins: lifespans 23-82 in 32-128 are no
+    # long tail, and a doubled range cost them half of the model's bins)
+    k_low = _headroom(noisy[first : peak + 1]) if last > first + 1 else 0
+    k_high = _headroom(noisy[peak : last + 1][::-1]) if last > first + 1 else 0
     first_h, last_h = first, last
     if k_low and first not in (zero, zero + 1):
         first_h = max(first - k_low, zero + 1 if first > zero >= 0 else 0)
