@@ -246,6 +246,16 @@ class _MarginalSynthesizer(Synthesizer):
                             )
                             spec.low, spec.high = lo, hi
                             entry["clipped"] = clipped
+                            if clipped * 20 > len(vals):  # more than 5 %: tell the operator
+                                # (a log line, not a note: notes are saved with the model)
+                                log.warning(
+                                    "column %r: %d of its %d value(s) lie outside the bounds "
+                                    "estimated under DP and are clipped to them (too few rows "
+                                    "for the budget); declare its bounds (--bounds)",
+                                    c,
+                                    clipped,
+                                    len(vals),
+                                )
                         elif plan[c] == "dp":
                             sig = math.sqrt(1 / (2 * rho_col))
                             thr = stability_threshold(sig, delta_thr / len(thresholded))
