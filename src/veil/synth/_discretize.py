@@ -6,9 +6,9 @@
 How the numeric bins are made (each step differentially private or data-independent):
 
 1. a *fine grid* over the column's bounds that depends only on the bounds: 256 equal bins,
-   on a log scale (``log1p(x - low)``) when the bounds span more than 1,000 units (long
-   tails: charges, incomes), one bin per whole number for an integer column spanning at
-   most 512 values;
+   on a log scale (``log1p(x - low)``) when the bounds span more than 1,000 units from at
+   or near zero (long tails: charges, incomes; not years in 1024-2048), one bin per whole
+   number for an integer column spanning at most 512 values;
 2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
    discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
    neighbouring fine bins (post-processing; the noise shrinks by sqrt(5), so the thin
@@ -27,7 +27,11 @@ How the numeric bins are made (each step differentially private or data-independ
    when less than half of the mass stands out of the noise, or what stands out is less
    than 3 standard deviations of the noise in the histogram's total (few rows for the
    budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
-   that scale inside a bin (``weak_signal`` in the saved layout);
+   that scale inside a bin (``weak_signal`` in the saved layout); on a linear grid, given
+   a noisy row count, only over the fine bins where windows of noisy counts stand out
+   (:func:`_extent`) when those hold most of the rows (``extent`` in the layout);
+   ``max_bins`` itself follows the rows and the budget (see
+   :meth:`veil.synth._marginal._MarginalSynthesizer._adaptive_bins`);
 4. decoding draws a fine bin inside the coarse bin in proportion to its noisy count (what
    was measured, less one noise standard deviation; the two outer coarse bins are cut back
    to where the counts are when the bounds may lie far from the data, see

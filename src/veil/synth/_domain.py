@@ -18,7 +18,7 @@ under DP, from a documented share of the budget:
   noisy counts fall outwards from the bin before
   (a tail), the bound is the outer edge of the grid bin *next to* the last one standing
   out (one power of two of headroom; none past the bin around zero, so a column of
-  counts gets no negative values, and none for a column inside one bin, such as years,
+  counts gets no negative values, and none for a column inside one or two bins, such as years or lifespans,
   whose ends the fine histogram resolves): the thin tail past the last bin that stands out (the
   longest stays: 12 of 40,000 rows past 16 days on the benchmark's table) is under the
   noise, not absent, and where the synthetic values stop inside the bounds is decided by
