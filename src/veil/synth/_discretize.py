@@ -6,9 +6,9 @@
 How the numeric bins are made (each step differentially private or data-independent):
 
 1. a *fine grid* over the column's bounds that depends only on the bounds: 256 equal bins,
-   on a log scale (``log1p(x - low)``) when the bounds span more than 1,000 units (long
-   tails: charges, incomes), one bin per whole number for an integer column spanning at
-   most 512 values;
+   on a log scale (``log1p(x - low)``) when the bounds span more than 1,000 units from at
+   or near zero (long tails: charges, incomes; not years in 1024-2048), one bin per whole
+   number for an integer column spanning at most 512 values;
 2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
    discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
    neighbouring fine bins (post-processing; the noise shrinks by sqrt(5), so the thin
@@ -27,7 +27,11 @@ How the numeric bins are made (each step differentially private or data-independ
    when less than half of the mass stands out of the noise, or what stands out is less
    than 3 standard deviations of the noise in the histogram's total (few rows for the
    budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
-   that scale inside a bin (``weak_signal`` in the saved layout);
+   that scale inside a bin (``weak_signal`` in the saved layout); on a linear grid, given
+   a noisy row count, only over the fine bins where windows of noisy counts stand out
+   (:func:`_extent`) when those hold most of the rows (``extent`` in the layout);
+   ``max_bins`` itself follows the rows and the budget (see
+   :meth:`veil.synth._marginal._MarginalSynthesizer._adaptive_bins`);
 4. decoding draws a fine bin inside the coarse bin in proportion to its noisy count (what
    was measured, less one noise standard deviation; the two outer coarse bins are cut back
    to where the counts are when the bounds may lie far from the data, see
@@ -67,6 +71,10 @@ _SMOOTH = 5  # noisy fine counts are averaged over this many neighbours ...
 _SPIKE = 5.0  # ... except a count this many noise sd off its neighbours' mean
 _TAIL_FIT = 3  # the tail past a cut-back outer bin decays as its last kept bins did ...
 _TAIL_RATIO = 0.5  # ... by at most this factor per fine bin
+_LOG_RATIO = 8.0  # a log fine grid needs high > this x low (or low <= 0)
+_WINDOWS = (1, 2, 4, 8, 16, 32)  # widths of the fine-bin windows that find the data's extent
+_EXTENT_Z = 4.5  # ... a window's noisy sum must stand this many sd of that sum out
+_EXTENT_MASS = 0.8  # ... and the extent must hold this share of the noisy row count
 
 
 def _tail(inner: np.ndarray, room: int, sigma: float, fit: np.ndarray | None = None) -> np.ndarray:
@@ -214,11 +222,17 @@ def _weights(
 
 
 def fine_edges(kind: str, low: float, high: float) -> tuple[np.ndarray, str]:
-    """The fine grid over ``[low, high]`` (edges) and its scale; depends on the bounds only."""
+    """The fine grid over ``[low, high]`` (edges) and its scale; depends on the bounds only.
+
+    The log scale (``log1p(x - low)``) is for ranges that start at or near zero and span
+    more than ``LOG_SPAN`` units (long tails). A range far from zero (``high`` at most
+    ``_LOG_RATIO`` times ``low``: years 1024-2048, the power of two DP bounds found for
+    1952-2007) is linear: on a log scale measured from ``low`` its data would sit in a few
+    wide fine bins at the top."""
     span = high - low
     if kind == "integer" and span + 1 <= _INT_FINE_MAX:
         return np.arange(low - 0.5, high + 1.0, 1.0), "linear"
-    if kind != "datetime" and span > LOG_SPAN:
+    if kind != "datetime" and span > LOG_SPAN and (low <= 0 or high > _LOG_RATIO * low):
         t = np.linspace(0.0, math.log1p(span), FINE_BINS + 1)
         edges = low + np.expm1(t)
         if kind == "integer":
@@ -230,6 +244,44 @@ def fine_edges(kind: str, low: float, high: float) -> tuple[np.ndarray, str]:
         edges = np.unique(np.round(np.linspace(low, high + 1, FINE_BINS + 1))) - 0.5
         return edges, "linear"
     return np.linspace(low, high if high > low else low + 1.0, FINE_BINS + 1), "linear"
+
+
+def _extent(raw: np.ndarray, sigma: float) -> tuple[int, int] | None:
+    """First and last fine bin of the data, from the unsmoothed noisy counts ``raw`` (noise
+    ``sigma``): the union of the windows of ``m`` neighbouring fine bins (``m`` in
+    ``_WINDOWS``) whose noisy sum stands ``_EXTENT_Z`` standard deviations of that sum
+    (``sigma x sqrt(m)``) above zero. Few rows for the budget leave no single fine bin above
+    the noise (1,400 country-years: 117 per year against a noise sd of 66), but windows of
+    many bins are; the extent may reach up to ``m - 1`` fine bins past the data (the
+    model's own marginals on the coarse bins then place the mass). An empty window passes
+    about once in 300,000 (some 1,500 windows per column: about one column in 200 gets a
+    too-wide extent, never a too-narrow one). None when no window stands out.
+    Post-processing of the noisy counts."""
+    raw = np.asarray(raw, dtype=float)
+    lo = hi = None
+    for m in _WINDOWS:
+        if m > len(raw):
+            break
+        sums = np.convolve(raw, np.ones(m), mode="valid")
+        ok = np.flatnonzero(sums > _EXTENT_Z * sigma * math.sqrt(m))
+        if ok.size:
+            a, b = int(ok[0]), int(ok[-1]) + m - 1
+            lo = a if lo is None else min(lo, a)
+            hi = b if hi is None else max(hi, b)
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def _even_cuts(f: int, bins: int, extent: tuple[int, int] | None) -> tuple[list[int], np.ndarray]:
+    """Cuts of ``bins`` equal coarse bins (on the grid's scale) over the fine bins of
+    ``extent`` (all ``f`` when None), the outer ones reaching to the grid's ends, and
+    sampling weights: 1 inside the extent, 0 outside."""
+    a, b = (0, f - 1) if extent is None else extent
+    n = b - a + 1
+    inner = {a + round(j * n / bins) for j in range(1, bins)}
+    cuts = sorted({0, f} | {c for c in inner if 0 < c < f})
+    weights = np.zeros(f)
+    weights[a : b + 1] = 1.0
+    return cuts, weights
 
 
 def _as_float(s: pd.Series, kind: str) -> np.ndarray:
@@ -278,11 +330,15 @@ class Discretizer:
         sigmas: dict[str, float] | None = None,
         missing_code: bool = False,
         exact_bounds: set[str] | frozenset[str] = frozenset(),
+        rows: float | None = None,
     ) -> Discretizer:
         """Lay out the codes. Continuous columns are measured on their fine grid with
         Gaussian noise of scale ``sigmas[column]`` drawn from ``budget`` (exact when
         ``budget`` is None). ``missing_code``: every column gets a missing code (a DP domain, where
-        whether a column has missing values is not read from the data)."""
+        whether a column has missing values is not read from the data). ``rows``: a noisy
+        row count (DP), which lets a column with few rows for its noise keep its bins to
+        the fine bins where the data stand out (:func:`_extent`) when those hold most of
+        the rows."""
         columns: list[dict[str, Any]] = []
         for spec in schema.modelled:
             missing = bool(spec.has_missing or missing_code)
@@ -314,11 +370,24 @@ class Discretizer:
                     weights = _weights(
                         noisy, cuts, sigma, spec.name not in exact_bounds, raw, raw_sigma
                     )
-                else:  # too few rows for this noise: equal bins on the grid's scale
-                    f = len(noisy)
-                    cuts = sorted({round(j * f / max_bins) for j in range(max_bins + 1)})
-                    weights = np.ones(f)
+                else:  # too few rows for this noise: equal bins on the grid's scale,
+                    # over the fine bins where windows of the noisy counts show data
+                    extent = None
+                    # (linear grids only: a long tail on a log grid is thin everywhere,
+                    # under the noise of any window, and the model's marginals place it)
+                    if raw_sigma > 0 and scale == "linear" and spec.name not in exact_bounds:
+                        extent = _extent(raw, raw_sigma)
+                    # ... and only when those bins hold most of the (noisy) rows: data
+                    # spread thinly over the range stand out nowhere and must keep it all
+                    if extent is not None and (
+                        rows is None
+                        or float(raw[extent[0] : extent[1] + 1].sum()) < _EXTENT_MASS * rows
+                    ):
+                        extent = None
+                    cuts, weights = _even_cuts(len(noisy), max_bins, extent)
                     col["weak_signal"] = True
+                    if extent is not None:
+                        col["extent"] = [int(extent[0]), int(extent[1])]
                 col.update(
                     kind="bins",
                     low=lo,

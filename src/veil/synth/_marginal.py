@@ -28,7 +28,10 @@ The *domain* (bounds, category lists) and the numeric bins are part of the guara
   places its bins (:mod:`veil.synth._discretize`), and, when its bounds were not declared,
   a noisy histogram on a fixed grid that finds them; each categorical column whose list was
   not declared gets a stability histogram (:mod:`veil.synth._domain`), which also spends
-  half of delta (the rest of rho then comes from the other half);
+  half of delta (the rest of rho then comes from the other half); when there are numeric
+  columns, ``COUNT_SHARE`` of that share measures the row count, which sizes their coarse
+  bins (fewer on a small table, where a pair marginal's noise would swamp finer cells:
+  :meth:`_MarginalSynthesizer._adaptive_bins`; ``fit_info_["domain_budget"]["bins"]``);
 - declared domains (``categories=`` / ``bounds=`` to ``fit``; CLI ``--bounds``,
   ``--categories``, ``--public-domain``) cost nothing;
 - ``domain_from_data=True`` reads undeclared domains from the data *outside* the
@@ -74,6 +77,9 @@ log = logging.getLogger(__name__)
 Clique = tuple[str, ...]
 
 DOMAIN_SHARE = 0.1
+COUNT_SHARE = 0.05  # of the domain's share: a noisy row count that sizes the numeric bins
+CELL_NOISE = 0.5  # a pair cell of two numeric columns should hold this many noise sd of rows
+MIN_BINS = 4
 # AIM's default model-size cap: junction-tree cells per training row (and at most MAX_CELLS).
 CELLS_PER_ROW = 20
 MAX_CELLS = 2_000_000
@@ -192,6 +198,9 @@ class _MarginalSynthesizer(Synthesizer):
         rho = rho_for(self.epsilon, self.delta - delta_thr)
         share = DOMAIN_SHARE * len(needs) / max(len(specs), 1)
         rho_domain = rho * share
+        # a noisy row count sizes the numeric bins (_adaptive_bins), when there are any
+        count_share = COUNT_SHARE if any(specs[c].continuous for c in needs) else 0.0
+        self.bins_rule_: dict[str, int] = {}
         curve = None
         if self.ledger is not None and not delta_thr:
             # the zCDP curve lets the ledger compose tightly; a stability histogram adds a
@@ -212,8 +221,14 @@ class _MarginalSynthesizer(Synthesizer):
         with guard as spend:
             dbudget = ZCDPBudget(rho_domain) if rho_domain > 0 else None
             domain: dict[str, dict[str, Any]] = {}
+            bins = self.max_bins
+            rows_noisy: float | None = None
+            if count_share and dbudget is not None:
+                bins, rows = self._adaptive_bins(len(data), len(specs), rho - rho_domain, dbudget)
+                self.bins_rule_ = {"bins": bins, "rows_noisy": rows}
+                rows_noisy = float(rows)
             if needs and dbudget is not None:
-                rho_col = rho_domain / len(needs)
+                rho_col = rho_domain * (1 - count_share) / len(needs)
                 with progress.task(f"{self.name}: domains and bins (DP)", total=1) as task:
                     for c in needs:
                         spec = specs[c]
@@ -227,10 +242,20 @@ class _MarginalSynthesizer(Synthesizer):
                             )
                             sig = math.sqrt(1 / (2 * (rho_col / 2)))
                             lo, hi, clipped = dp_bounds(
-                                vals, spec.kind, sig, dbudget, f"bounds {spec.kind}"
+                                vals, spec.kind, sig, dbudget, f"bounds {spec.kind}", rows_noisy
                             )
                             spec.low, spec.high = lo, hi
                             entry["clipped"] = clipped
+                            if clipped * 20 > len(vals):  # more than 5 %: tell the operator
+                                # (a log line, not a note: notes are saved with the model)
+                                log.warning(
+                                    "column %r: %d of its %d value(s) lie outside the bounds "
+                                    "estimated under DP and are clipped to them (too few rows "
+                                    "for the budget); declare its bounds (--bounds)",
+                                    c,
+                                    clipped,
+                                    len(vals),
+                                )
                         elif plan[c] == "dp":
                             sig = math.sqrt(1 / (2 * rho_col))
                             thr = stability_threshold(sig, delta_thr / len(thresholded))
@@ -245,7 +270,7 @@ class _MarginalSynthesizer(Synthesizer):
                 domain.setdefault(c, {"source": how, "kind": specs[c].kind})
             sigmas: dict[str, float] = {}
             if needs:
-                rho_col = rho_domain / len(needs)
+                rho_col = rho_domain * (1 - count_share) / len(needs)
                 for c in needs:
                     if specs[c].continuous:  # half went to its bounds when they were estimated
                         rho_fine = rho_col / 2 if plan[c] == "dp" else rho_col
@@ -253,11 +278,12 @@ class _MarginalSynthesizer(Synthesizer):
             disc = Discretizer.build(
                 schema,
                 data,
-                max_bins=self.max_bins,
+                max_bins=bins,
                 budget=dbudget,
                 sigmas=sigmas,
                 missing_code=not self.domain_from_data,
                 exact_bounds={c for c, how in plan.items() if how == "data"},
+                rows=rows_noisy,
             )
             sizes = disc.sizes
             codes = disc.encode(data, schema)
@@ -281,6 +307,7 @@ class _MarginalSynthesizer(Synthesizer):
             "rho_spent": dbudget.spent if dbudget is not None else 0.0,
             "delta_thresholds": delta_thr,
             "rule": f"{DOMAIN_SHARE:g} x rho x (columns needing it / modelled columns)",
+            **self.bins_rule_,
         }
         self.domain_from_data_ = sorted(
             [c for c, how in plan.items() if how == "data"]
@@ -291,6 +318,26 @@ class _MarginalSynthesizer(Synthesizer):
         self.disc_ = disc
         # the mbi model itself, for comparisons in benchmarks; never saved
         self.mbi_model_ = model
+
+    def _adaptive_bins(
+        self, n: int, k: int, rho_model: float, dbudget: ZCDPBudget
+    ) -> tuple[int, int]:
+        """(coarse bins per numeric column, noisy row count): fewer, wider bins when the
+        noise of the model's measurements would swamp the counts of its cells.
+
+        The row count is measured with Gaussian noise from ``COUNT_SHARE`` of the domain's
+        budget (``dbudget``). The reference noise is that of one of MST's pair marginals
+        with the rest of the budget (``rho_model``; ``k`` modelled columns:
+        ``sqrt((k - 1) / (2 rho_model / 3))``); a pair of numeric columns with ``b`` bins
+        each has ``b**2`` cells, and ``b`` is the largest that keeps the rows per cell at
+        least ``CELL_NOISE`` noise sd: ``sqrt(rows / (CELL_NOISE x sd))``, between
+        ``MIN_BINS`` and ``max_bins``. Adult (30,000 rows, 15 columns, epsilon 1) keeps 32;
+        1,400 rows of 5 columns get about 11. Post-processing of the noisy count."""
+        sigma = math.sqrt(1 / (2 * dbudget.rho * COUNT_SHARE))
+        rows = float(dbudget.gaussian(np.array([float(n)]), sigma, what="row count")[0])
+        pair_sd = math.sqrt(max(k - 1, 1) / (2 * rho_model / 3))
+        b = math.floor(math.sqrt(max(rows, 0.0) / (CELL_NOISE * pair_sd)))
+        return int(min(max(b, MIN_BINS), self.max_bins)), round(rows)
 
     def _estimate(
         self, mbi: Any, sizes: dict[str, int], measurements: list[Any], warm: Any = None
