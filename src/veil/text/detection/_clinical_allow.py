@@ -61,7 +61,12 @@ from veil.text.recognition._clinical_names import name_place_findings, shape_rem
 from veil.text.recognition._clinical_numbers import number_findings
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
-from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
+from veil.text.vocab._clinical_vocab import (
+    CLINICAL_EXTRA,
+    is_bare_name,
+    is_name_word,
+    is_safe_word,
+)
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
     NOTE_WORDS,
@@ -272,6 +277,7 @@ def _token_types(
         if (
             not thorough
             and named
+            and is_bare_name(word)
             and b - a >= 4
             and not word.isupper()  # a word in capitals in a note is an abbreviation first
             and not place

@@ -48,12 +48,16 @@ from collections.abc import Iterable, Iterator
 from veil._lazy import lazy_compile
 from veil.text.recognition._clinical_shapes import setting_or_count
 from veil.text.recognition._finding import Explanation, Finding
-from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
+from veil.text.vocab._clinical_vocab import (
+    CLINICAL_EXTRA,
+    is_first_name,
+    is_name_word,
+    is_safe_word,
+)
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
     NOTE_WORDS,
     common_words,
-    name_lexicon,
     word_classes,
     word_set,
 )
@@ -467,7 +471,7 @@ def _case(word: str) -> str:
 
 
 def _first_name(w: str) -> bool:
-    return w in name_lexicon()[0] and not _plain(w)
+    return is_first_name(w) and not _plain(w)
 
 
 def _surname_after(word: str) -> bool:
