@@ -64,6 +64,7 @@ from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._clinical_vocab import (
     CLINICAL_EXTRA,
     is_bare_name,
+    is_cued_name,
     is_name_word,
     is_safe_word,
 )
@@ -168,10 +169,11 @@ def _windows(text: str) -> list[tuple[int, int]]:
 
 
 def _ambiguous_name(word: str) -> bool:
-    """A safe word that is also a name and neither a common nor a clinical word."""
+    """A safe word that is also a name where a cue says one (a rare Census surname one
+    letter off an English word too: "DR LAVELY") and neither a common nor a clinical word."""
     w = word.casefold()
     return (
-        is_name_word(w)
+        is_cued_name(w)
         and w not in common_words()
         and w not in NOTE_WORDS
         and w not in CLINICAL_EXTRA
@@ -213,6 +215,7 @@ def _token_types(
     taken: bytearray,
     thorough: bool,
     mixed: bool,
+    places: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     words = [(m.start(), m.end()) for m in _WORD.finditer(text, start, end)]
     folded = [text[a:b].casefold() for a, b in words]
@@ -294,7 +297,9 @@ def _token_types(
             continue
         if mixed and not cased and not place and not is_name_word(word):
             continue  # lower case in a note in ordinary case: shorthand or a misspelling
-        if place and not is_name_word(word):
+        if place and (not is_name_word(word) or folded[i] in places):
+            # a name after a place word is a place when the note names a place so
+            # ("FROM CALVERT HOSPITAL ... AT CALVERT": a surname too, by the Census)
             types[i] = "LOCATION"
         else:
             types[i] = "LOCATION" if nxt in _PLACE_AFTER else "PERSON"
@@ -378,10 +383,18 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
             text, [*found, *extra], taken, mixed=not (mostly_upper(head) or head == head.lower())
         )
     )
+    # the words of the places found so far: a known name after a place word that one of
+    # them holds is that place again
+    places = frozenset(
+        w.casefold()
+        for f in [*found, *extra]
+        if f.entity_type == "LOCATION"
+        for w in _WORD.findall(text, f.start, f.end)
+    )
     for a, b in _windows(text):
         window = text[a:b]
         mixed = not (mostly_upper(window) or window == window.lower())
-        words = _token_types(text, a, b, taken, thorough, mixed)
+        words = _token_types(text, a, b, taken, thorough, mixed, places)
         for f in words:
             taken[f.start : f.end] = b"\x01" * (f.end - f.start)
         extra.extend(words)

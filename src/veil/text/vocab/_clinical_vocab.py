@@ -25,7 +25,10 @@ word only among the :data:`SPELLING_SURNAME_RANK` most frequent (a rarer one is 
 the misspelling it more likely is in a note). :func:`is_bare_name` says which names count
 with no context at all: a Census name only from five letters and among the
 :data:`BARE_SURNAME_RANK` most frequent (a rarer or shorter unknown word in a note is an
-abbreviation or a device's name first: "Zoll", "Ganz").
+abbreviation or a device's name first: "Zoll", "Ganz"). :func:`is_cued_name` says which
+count where a cue says a name (a title, a role, a relation, "called"): every Census name
+that is no common, clinical, calendar, function or dictionary word, the rare ones one
+letter off an English word too ("DR LAVELY", "called Swabb").
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ __all__ = [
     "CLINICAL_EXTRA",
     "SPELLING_SURNAME_RANK",
     "is_bare_name",
+    "is_cued_name",
     "is_derived_word",
     "is_first_name",
     "is_last_name",
@@ -203,14 +207,20 @@ _FUNCTION_NAMES = word_set(
 )
 
 
-def _census_counts(w: str, rank: int | None) -> bool:
-    """Whether a Census name ``w`` (case-folded) of frequency ``rank`` counts as a name
-    (see the module doc)."""
+def _census_word(w: str, rank: int | None) -> bool:
+    """Whether a Census name ``w`` (case-folded) of frequency ``rank`` can be a name at
+    all: three letters or more, no common, clinical, calendar, function or dictionary word."""
     if rank is None or len(w) < 3 or not w.isalpha():
         return False
     if w in CLINICAL_EXTRA or w in NOTE_WORDS or w in CALENDAR_WORDS or w in _FUNCTION_NAMES:
         return False
-    if w in common_words() or word_classes(w):
+    return w not in common_words() and not word_classes(w)
+
+
+def _census_counts(w: str, rank: int | None) -> bool:
+    """Whether a Census name ``w`` (case-folded) of frequency ``rank`` counts as a name
+    (see the module doc)."""
+    if not _census_word(w, rank):
         return False
     # one letter off an English word, or a known stem with an affix: frequent names only
     return rank <= SPELLING_SURNAME_RANK or len(w) < 5 or not (_derived(w) or _misspelt(w))
@@ -246,6 +256,24 @@ def is_last_name(word: str) -> bool:
 def is_name_word(word: str) -> bool:
     """Whether ``word`` is a first or last name in Faker's or the Census lists (any case)."""
     return is_first_name(word) or is_last_name(word)
+
+
+@functools.lru_cache(maxsize=65536)
+def is_cued_name(word: str) -> bool:
+    """Whether ``word`` can be a name where a cue says one (see the module doc): a name of
+    :func:`is_name_word`, or any Census name that is no common, clinical or dictionary
+    word, however rare and however close to an English word.
+
+    Examples
+    --------
+    >>> is_cued_name("Baker"), is_cued_name("swallow"), is_cued_name("lasix")
+    (True, False, False)
+    """
+    if is_name_word(word):
+        return True
+    w = word.casefold()
+    first, last = census_names()
+    return _census_word(w, first.get(w, last.get(w)))
 
 
 @functools.lru_cache(maxsize=65536)
