@@ -179,6 +179,14 @@ def test_frequent_census_surname_alone_in_lower_or_title_case(
     assert _people(hipaa, "Torsiello at bedside, updated.", case) == []
 
 
+def test_frequent_long_census_surname_alone_in_a_note_in_capitals(hipaa: TextAnalyzer) -> None:
+    assert _people(hipaa, "Stubblefield at bedside, updated.", str.upper) == ["STUBBLEFIELD"]
+    # shorter words in capitals are abbreviations and devices first; ordinary notes keep
+    # their capitals for abbreviations
+    assert _people(hipaa, "Zoll pads on, Ganz out.", str.upper) == []
+    assert _people(hipaa, "STUBBLEFIELD at bedside, updated.") == []
+
+
 def test_a_census_surname_after_a_place_word_keeps_the_place(hipaa: TextAnalyzer) -> None:
     # "Calvert" is a Census surname; the note names it a hospital, so "AT CALVERT" is that
     text = "58 YR OLD FROM CALVERT HOSPITAL. 7/23 AT CALVERT- 2 FFP. PT ON VENT, NPO."

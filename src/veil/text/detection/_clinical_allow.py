@@ -21,7 +21,9 @@ be safe is reported.
    unknown short words in notes are almost always abbreviations.
    The precise pass (``hipaa``) reports an unsafe word without its context in two cases:
    a known first or last name of four letters or more in lower or title case (capitals in
-   a note are abbreviations first), and a hospital's abbreviation, an unsafe word in
+   a note are abbreviations first; in a note written in capitals, a name of six letters or
+   more; a Census name only by :func:`veil.text.vocab._clinical_vocab.is_bare_name`), and
+   a hospital's abbreviation, an unsafe word in
    capitals after a place word or before a facility or unit word ("to GH", "BUMC ED").
    Their explanations' pattern names say so (``known_name``, ``abbreviation``).
    The precise pass also reads names and places in context that are English words: a
@@ -282,7 +284,8 @@ def _token_types(
             and named
             and is_bare_name(word)
             and b - a >= 4
-            and not word.isupper()  # a word in capitals in a note is an abbreviation first
+            # a word in capitals in a note is an abbreviation first, unless a long one
+            and (not word.isupper() or (not mixed and b - a >= 6))
             and not place
             and nxt not in _PLACE_AFTER
         ):
