@@ -298,7 +298,7 @@ def _token_types(
             if nxt in _NAME_AFTER and b - a >= 4 and (word.istitle() or not mixed):
                 types[i] = "PERSON"
             continue
-        if mixed and not cased and not place and not is_name_word(word):
+        if mixed and not cased and not place and not is_bare_name(word):
             continue  # lower case in a note in ordinary case: shorthand or a misspelling
         if place and (not is_name_word(word) or folded[i] in places):
             # a name after a place word is a place when the note names a place so

@@ -18,17 +18,18 @@ case. The names (:func:`is_first_name`, :func:`is_last_name`, :func:`is_name_wor
 Faker's of every locale (:func:`veil.text.vocab._lexicon.name_lexicon`) and the US
 Census lists (:func:`veil.text.vocab._census.census_names`), which reach rare American
 surnames ("Weltmer", "Torsiello"). A Census name adds to Faker's only where no English
-dictionary holds it: never a common, clinical, calendar, function or dictionary word, nor
-one shorter than three letters ("Will", "See", "Rounds", "Ng": Faker's lists keep the
-frequent surnames that are English words, "Hall", "Baker"); one letter off an English
+dictionary holds it: never a common, clinical, calendar, function or dictionary word
+("Will", "See", "Rounds": Faker's lists keep the frequent surnames that are English
+words, "Hall", "Baker"), nor one shorter than four letters (a note's three-letter words
+are abbreviations first; beside a cue three letters count); one letter off an English
 word only among the :data:`SPELLING_SURNAME_RANK` most frequent (a rarer one is read as
 the misspelling it more likely is in a note). :func:`is_bare_name` says which names count
 with no context at all: a Census name only from five letters and among the
 :data:`BARE_SURNAME_RANK` most frequent (a rarer or shorter unknown word in a note is an
 abbreviation or a device's name first: "Zoll", "Ganz"). :func:`is_cued_name` says which
 count where a cue says a name (a title, a role, a relation, "called"): every Census name
-that is no common, clinical, calendar, function or dictionary word, the rare ones one
-letter off an English word too ("DR LAVELY", "called Swabb").
+of three letters or more that is no common, clinical, calendar, function or dictionary
+word, the rare ones one letter off an English word too ("called Weltmer", "son Swabb").
 """
 
 from __future__ import annotations
@@ -220,8 +221,8 @@ def _census_word(w: str, rank: int | None) -> bool:
 def _census_counts(w: str, rank: int | None) -> bool:
     """Whether a Census name ``w`` (case-folded) of frequency ``rank`` counts as a name
     (see the module doc)."""
-    if not _census_word(w, rank):
-        return False
+    if not _census_word(w, rank) or len(w) < 4:
+        return False  # three letters: a note's abbreviation first ("YEE", "ROE" are cued)
     # one letter off an English word, or a known stem with an affix: frequent names only
     return rank <= SPELLING_SURNAME_RANK or len(w) < 5 or not (_derived(w) or _misspelt(w))
 
