@@ -86,16 +86,18 @@ def test_precise_pass_names_and_abbreviations(text: str, value: str, entity: str
 
 
 def test_precise_pass_known_name_rule_bounds() -> None:
-    # capitals in a note are abbreviations first, and short names are left to their context
-    for text in ("YOLANDA AT BEDSIDE, NPO", "seen by ann re plan, NPO"):
+    # capitals in a note in ordinary case are abbreviations first, and so are short words in
+    # capitals in a note written in capitals; short names are left to their context
+    for text in ("YOLANDA at bedside, NPO", "ANNA AT BEDSIDE, NPO", "seen by ann re plan, NPO"):
         rules = {
             f.explanation.pattern_name
             for f in clinical_findings(text, [], thorough=False)
             if f.explanation is not None
         }
         assert "known_name" not in rules
-    found = clinical_findings("yolanda at bedside, NPO", [], thorough=False)
-    assert [f.explanation.pattern_name for f in found if f.explanation] == ["known_name"]
+    for text in ("yolanda at bedside, NPO", "YOLANDA AT BEDSIDE, NPO"):
+        found = clinical_findings(text, [], thorough=False)
+        assert [f.explanation.pattern_name for f in found if f.explanation] == ["known_name"]
 
 
 def test_precise_pass_leaves_clinical_words_alone() -> None:

@@ -21,7 +21,9 @@ be safe is reported.
    unknown short words in notes are almost always abbreviations.
    The precise pass (``hipaa``) reports an unsafe word without its context in two cases:
    a known first or last name of four letters or more in lower or title case (capitals in
-   a note are abbreviations first), and a hospital's abbreviation, an unsafe word in
+   a note are abbreviations first; in a note written in capitals, a name of six letters or
+   more; a Census name only by :func:`veil.text.vocab._clinical_vocab.is_bare_name`), and
+   a hospital's abbreviation, an unsafe word in
    capitals after a place word or before a facility or unit word ("to GH", "BUMC ED").
    Their explanations' pattern names say so (``known_name``, ``abbreviation``).
    The precise pass also reads names and places in context that are English words: a
@@ -61,7 +63,13 @@ from veil.text.recognition._clinical_names import name_place_findings, shape_rem
 from veil.text.recognition._clinical_numbers import number_findings
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
-from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
+from veil.text.vocab._clinical_vocab import (
+    CLINICAL_EXTRA,
+    is_bare_name,
+    is_cued_name,
+    is_name_word,
+    is_safe_word,
+)
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
     NOTE_WORDS,
@@ -163,10 +171,11 @@ def _windows(text: str) -> list[tuple[int, int]]:
 
 
 def _ambiguous_name(word: str) -> bool:
-    """A safe word that is also a name and neither a common nor a clinical word."""
+    """A safe word that is also a name where a cue says one (a rare Census surname one
+    letter off an English word too: "DR LAVELY") and neither a common nor a clinical word."""
     w = word.casefold()
     return (
-        is_name_word(w)
+        is_cued_name(w)
         and w not in common_words()
         and w not in NOTE_WORDS
         and w not in CLINICAL_EXTRA
@@ -208,6 +217,7 @@ def _token_types(
     taken: bytearray,
     thorough: bool,
     mixed: bool,
+    places: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     words = [(m.start(), m.end()) for m in _WORD.finditer(text, start, end)]
     folded = [text[a:b].casefold() for a, b in words]
@@ -272,8 +282,10 @@ def _token_types(
         if (
             not thorough
             and named
+            and is_bare_name(word)
             and b - a >= 4
-            and not word.isupper()  # a word in capitals in a note is an abbreviation first
+            # a word in capitals in a note is an abbreviation first, unless a long one
+            and (not word.isupper() or (not mixed and b - a >= 6))
             and not place
             and nxt not in _PLACE_AFTER
         ):
@@ -286,9 +298,11 @@ def _token_types(
             if nxt in _NAME_AFTER and b - a >= 4 and (word.istitle() or not mixed):
                 types[i] = "PERSON"
             continue
-        if mixed and not cased and not place and not is_name_word(word):
+        if mixed and not cased and not place and not is_bare_name(word):
             continue  # lower case in a note in ordinary case: shorthand or a misspelling
-        if place and not is_name_word(word):
+        if place and (not is_name_word(word) or folded[i] in places):
+            # a name after a place word is a place when the note names a place so
+            # ("FROM CALVERT HOSPITAL ... AT CALVERT": a surname too, by the Census)
             types[i] = "LOCATION"
         else:
             types[i] = "LOCATION" if nxt in _PLACE_AFTER else "PERSON"
@@ -372,10 +386,18 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
             text, [*found, *extra], taken, mixed=not (mostly_upper(head) or head == head.lower())
         )
     )
+    # the words of the places found so far: a known name after a place word that one of
+    # them holds is that place again
+    places = frozenset(
+        w.casefold()
+        for f in [*found, *extra]
+        if f.entity_type == "LOCATION"
+        for w in _WORD.findall(text, f.start, f.end)
+    )
     for a, b in _windows(text):
         window = text[a:b]
         mixed = not (mostly_upper(window) or window == window.lower())
-        words = _token_types(text, a, b, taken, thorough, mixed)
+        words = _token_types(text, a, b, taken, thorough, mixed, places)
         for f in words:
             taken[f.start : f.end] = b"\x01" * (f.end - f.start)
         extra.extend(words)

@@ -55,12 +55,17 @@ from veil.text.recognition._clinical_places import place_findings, town_names
 from veil.text.recognition._clinical_shapes import setting_or_count
 from veil.text.recognition._contact import enclosed
 from veil.text.recognition._finding import Explanation, Finding
-from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_name_word, is_safe_word
+from veil.text.vocab._clinical_vocab import (
+    CLINICAL_EXTRA,
+    is_cued_name,
+    is_first_name,
+    is_name_word,
+    is_safe_word,
+)
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
     NOTE_WORDS,
     common_words,
-    name_lexicon,
     word_classes,
     word_set,
 )
@@ -481,16 +486,17 @@ def _case(word: str) -> str:
 
 
 def _first_name(w: str) -> bool:
-    return w in name_lexicon()[0] and not _plain(w)
+    return is_first_name(w) and not _plain(w)
 
 
 def _surname_after(word: str) -> bool:
     """A word after a known first name that continues the name: a known surname that is no
-    verb, adjective or adverb, or a word of three letters or more that is not safe."""
+    verb, adjective or adverb (a rare Census one close to an English word too: the first
+    name is the cue), or a word of three letters or more that is not safe."""
     w = word.casefold()
     if _plain(w) or w in common_words():
         return False
-    if is_name_word(w):
+    if is_cued_name(w):
         return not word_classes(w) & {"verb", "adj", "adv"}
     return len(w) >= 3 and not is_safe_word(word)
 

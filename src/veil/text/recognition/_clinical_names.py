@@ -4,7 +4,7 @@ place from what stands next to a word, in any case.
 Used only by :mod:`veil.text.detection._clinical_allow` (the ``hipaa`` profile in a clinical
 note, the ``clinical`` profile anywhere), like :mod:`veil.text.recognition._clinical_shapes`
 and :mod:`veil.text.recognition._clinical_context`. Each rule is a format or a context,
-not a value; the vocabularies are Faker's name lists of every locale and the English
+not a value; the vocabularies are Faker's and the US Census name lists and the English
 dictionary of the spaCy pipeline (:mod:`veil.text.vocab._clinical_vocab`):
 
 * **the rest of a shape** (:func:`shape_remainders`): a name or a place that a shape read
@@ -36,13 +36,19 @@ from collections.abc import Iterable
 
 from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
-from veil.text.vocab._clinical_vocab import CLINICAL_EXTRA, is_derived_word, is_safe_word
+from veil.text.vocab._clinical_vocab import (
+    CLINICAL_EXTRA,
+    is_derived_word,
+    is_first_name,
+    is_last_name,
+    is_name_word,
+    is_safe_word,
+)
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
     NOTE_WORDS,
     RELATION_WORDS,
     common_words,
-    name_lexicon,
     word_classes,
     word_set,
 )
@@ -114,7 +120,7 @@ def _first_name(w: str) -> bool:
     calendar word, verb, adjective or adverb ("mary", "theresa"; not "will", "bill")."""
     return (
         len(w) >= 3
-        and w in name_lexicon()[0]
+        and is_first_name(w)
         and not _plain(w)
         and w not in common_words()
         and not word_classes(w) & {"verb", "adj", "adv"}
@@ -126,7 +132,7 @@ def _surname(w: str) -> bool:
     calendar word, verb, adjective or adverb ("Hall", "Baker"; not "Will", "Young")."""
     return (
         len(w) >= 3
-        and w in name_lexicon()[1]
+        and is_last_name(w)
         and not _plain(w)
         and w not in common_words()
         and not word_classes(w) & {"verb", "adj", "adv"}
@@ -205,8 +211,7 @@ def _name_piece(piece: str) -> bool:
         return False
     if not is_safe_word(word):
         return True
-    first, last = name_lexicon()
-    return (w in first or w in last) and not word_classes(w) & {"verb", "adj", "adv"}
+    return is_name_word(w) and not word_classes(w) & {"verb", "adj", "adv"}
 
 
 # ---- a first name and a surname ---------------------------------------------------------
@@ -411,11 +416,10 @@ def contacted_names(text: str, mixed: bool, taken: bytearray) -> list[Finding]:
     out: list[Finding] = []
     if not mixed:
         return out
-    first = name_lexicon()[0]
     for m in _CONTACT.finditer(text):
         word = m.group(1)
         w = word.casefold()
-        if w not in first or _plain(w) or not _free(taken, m.start(1), m.end(1)):
+        if not is_first_name(w) or _plain(w) or not _free(taken, m.start(1), m.end(1)):
             continue
         _mark(taken, m.start(1), m.end(1))
         out.append(_finding(m.start(1), m.end(1), "PERSON", "contacted_name"))
@@ -467,7 +471,7 @@ def parenthesised_people(text: str, taken: bytearray) -> list[Finding]:
         if len(w) < 3 or _plain(w) or w in common_words() or w in RELATION_WORDS:
             continue
         if word_classes(w) & {"verb", "adj", "adv"} or not (
-            w in name_lexicon()[0] or w in name_lexicon()[1] or not is_safe_word(word)
+            is_name_word(w) or not is_safe_word(word)
         ):
             continue
         if _free(taken, m.start(g), m.end(g)):
@@ -481,7 +485,7 @@ def parenthesised_people(text: str, taken: bytearray) -> list[Finding]:
             continue  # "P.O.", "I.V.", "O.R.": an abbreviation
         if key == "c":
             surname = m.group("surname")
-            if not (_not_english(surname, 3) or surname.casefold() in name_lexicon()[1]):
+            if not (_not_english(surname, 3) or is_last_name(surname)):
                 continue
             if _plain(surname.casefold()):
                 continue

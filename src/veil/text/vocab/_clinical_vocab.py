@@ -12,9 +12,24 @@ is not known to be safe. A word is safe when it is:
 * a one-letter-away misspelling of one of those (a dropped, doubled, swapped or wrong
   letter: "pateint", "monitered"), when it is five letters or longer and not a name.
 
-A word that is also a first or last name (:func:`veil.text.vocab._lexicon.name_lexicon`) stays
-safe unless its context makes it a name (see the allow pass); a word that is neither
-English nor clinical is reported whatever its case.
+A word that is also a first or last name stays safe unless its context makes it a name
+(see the allow pass); a word that is neither English nor clinical is reported whatever its
+case. The names (:func:`is_first_name`, :func:`is_last_name`, :func:`is_name_word`) are
+Faker's of every locale (:func:`veil.text.vocab._lexicon.name_lexicon`) and the US
+Census lists (:func:`veil.text.vocab._census.census_names`), which reach rare American
+surnames ("Weltmer", "Torsiello"). A Census name adds to Faker's only where no English
+dictionary holds it: never a common, clinical, calendar, function or dictionary word
+("Will", "See", "Rounds": Faker's lists keep the frequent surnames that are English
+words, "Hall", "Baker"), nor one shorter than four letters (a note's three-letter words
+are abbreviations first; beside a cue three letters count); one letter off an English
+word only among the :data:`SPELLING_SURNAME_RANK` most frequent (a rarer one is read as
+the misspelling it more likely is in a note). :func:`is_bare_name` says which names count
+with no context at all: a Census name only from five letters and among the
+:data:`BARE_SURNAME_RANK` most frequent (a rarer or shorter unknown word in a note is an
+abbreviation or a device's name first: "Zoll", "Ganz"). :func:`is_cued_name` says which
+count where a cue says a name (a title, a role, a relation, "called"): every Census name
+of three letters or more that is no common, clinical, calendar, function or dictionary
+word, the rare ones one letter off an English word too ("called Weltmer", "son Swabb").
 """
 
 from __future__ import annotations
@@ -22,6 +37,7 @@ from __future__ import annotations
 import functools
 import string
 
+from veil.text.vocab._census import census_names
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
     NOTE_WORDS,
@@ -32,7 +48,19 @@ from veil.text.vocab._lexicon import (
     word_set,
 )
 
-__all__ = ["CLINICAL_EXTRA", "is_derived_word", "is_name_word", "is_safe_word", "known_words"]
+__all__ = [
+    "BARE_SURNAME_RANK",
+    "CLINICAL_EXTRA",
+    "SPELLING_SURNAME_RANK",
+    "is_bare_name",
+    "is_cued_name",
+    "is_derived_word",
+    "is_first_name",
+    "is_last_name",
+    "is_name_word",
+    "is_safe_word",
+    "known_words",
+]
 
 # Clinical abbreviations, units, drugs and charting words beyond _lexicon.CLINICAL_TERMS:
 # standard nursing and physician shorthand (Joint Commission and ISMP abbreviation lists,
@@ -168,12 +196,100 @@ def _misspelt(w: str) -> bool:
     return any(e in known for e in _edits(w))
 
 
+#: the Census names one letter off an English word that count as names: the more frequent
+#: ones; the rarer read as the misspelling they more likely are in a note
+SPELLING_SURNAME_RANK = 20_000
+#: the Census names that count with no context (:func:`is_bare_name`): the more frequent
+BARE_SURNAME_RANK = 20_000
+_FUNCTION_NAMES = word_set(
+    "a an the and or but of in on at by to from with for as is was be this that these "
+    "those his her their its our my your he she they we it who which not no yes any all "
+    "some per into onto via"
+)
+
+
+def _census_word(w: str, rank: int | None) -> bool:
+    """Whether a Census name ``w`` (case-folded) of frequency ``rank`` can be a name at
+    all: three letters or more, no common, clinical, calendar, function or dictionary word."""
+    if rank is None or len(w) < 3 or not w.isalpha():
+        return False
+    if w in CLINICAL_EXTRA or w in NOTE_WORDS or w in CALENDAR_WORDS or w in _FUNCTION_NAMES:
+        return False
+    return w not in common_words() and not word_classes(w)
+
+
+def _census_counts(w: str, rank: int | None) -> bool:
+    """Whether a Census name ``w`` (case-folded) of frequency ``rank`` counts as a name
+    (see the module doc)."""
+    if not _census_word(w, rank) or len(w) < 4:
+        return False  # three letters: a note's abbreviation first ("YEE", "ROE" are cued)
+    # one letter off an English word, or a known stem with an affix: frequent names only
+    return rank <= SPELLING_SURNAME_RANK or len(w) < 5 or not (_derived(w) or _misspelt(w))
+
+
+@functools.lru_cache(maxsize=65536)
+def is_first_name(word: str) -> bool:
+    """Whether ``word`` is a first name in Faker's lists or the Census lists (any case).
+
+    Examples
+    --------
+    >>> is_first_name("Theresa"), is_first_name("lasix")
+    (True, False)
+    """
+    w = word.casefold()
+    return w in name_lexicon()[0] or _census_counts(w, census_names()[0].get(w))
+
+
+@functools.lru_cache(maxsize=65536)
+def is_last_name(word: str) -> bool:
+    """Whether ``word`` is a surname in Faker's lists or the Census lists (any case).
+
+    Examples
+    --------
+    >>> is_last_name("Baker"), is_last_name("heparin")
+    (True, False)
+    """
+    w = word.casefold()
+    return w in name_lexicon()[1] or _census_counts(w, census_names()[1].get(w))
+
+
 @functools.lru_cache(maxsize=65536)
 def is_name_word(word: str) -> bool:
-    """Whether ``word`` is a first or last name in Faker's name lists (any case)."""
-    first, last = name_lexicon()
+    """Whether ``word`` is a first or last name in Faker's or the Census lists (any case)."""
+    return is_first_name(word) or is_last_name(word)
+
+
+@functools.lru_cache(maxsize=65536)
+def is_cued_name(word: str) -> bool:
+    """Whether ``word`` can be a name where a cue says one (see the module doc): a name of
+    :func:`is_name_word`, or any Census name that is no common, clinical or dictionary
+    word, however rare and however close to an English word.
+
+    Examples
+    --------
+    >>> is_cued_name("Baker"), is_cued_name("swallow"), is_cued_name("lasix")
+    (True, False, False)
+    """
+    if is_name_word(word):
+        return True
     w = word.casefold()
-    return w in first or w in last
+    first, last = census_names()
+    return _census_word(w, first.get(w, last.get(w)))
+
+
+@functools.lru_cache(maxsize=65536)
+def is_bare_name(word: str) -> bool:
+    """Whether ``word`` is a name worth reporting with nothing around it that says so: one
+    of Faker's, or a Census name (:func:`is_name_word`) of five letters or more among the
+    :data:`BARE_SURNAME_RANK` most frequent (see the module doc)."""
+    w = word.casefold()
+    first, last = name_lexicon()
+    if w in first or w in last:
+        return True
+    if len(w) < 5 or not is_name_word(w):
+        return False
+    ranks = [r for r in (census_names()[0].get(w), census_names()[1].get(w)) if r is not None]
+    return min(ranks, default=BARE_SURNAME_RANK + 1) <= BARE_SURNAME_RANK
 
 
 @functools.lru_cache(maxsize=65536)
