@@ -471,6 +471,10 @@ class TextAnalyzer:
         return self.profile == "default" or profile_keeps(self.profile, text, f)
 
     def _finish(self, text: str, raw: list[Finding]) -> list[Finding]:
+        if self.profile != "default":
+            # the text's features read once more (the pattern stage read the batch's last
+            # text since): the rule modules' scans of it are gated on them
+            text_features(text)
         allow_pass = allow_pass_applies(self.profile, text)
         if allow_pass and self.profile == "hipaa":
             # the precise pass in a clinical note: drop what the note's own shorthand made

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from veil._lazy import lazy_compile
+from veil._lazy import lazy_compile, set_scan_gate
 from veil._registry import Registry
 from veil.text.recognition._finding import Explanation, Finding
 
@@ -170,6 +170,43 @@ def text_features(text: str) -> TextFeatures:
     feats = TextFeatures.of(text)
     _LAST = (text, feats)
     return feats
+
+
+def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
+    """Stand-ins for ``rx``'s scanning methods (``search``, ``finditer``, ``findall``) that
+    answer "no match" at once when the text is the one :func:`text_features` last read and
+    lacks what every match of ``rx`` contains (:func:`needs`); any other text is scanned as
+    ever. ``None`` when every text may hold a match (nothing to gate).
+
+    Installed on every lazily compiled pattern (:func:`veil._lazy.set_scan_gate`): most of
+    the rule modules' patterns find nothing in most texts, and a text's features are read
+    once while a scan costs the text's length. A match, and so a result, is never lost: a
+    text that lacks what every match contains has no match, in whole or in part (``pos``,
+    ``endpos``)."""
+    need = _needs_cached(rx.pattern, rx.flags)
+    if not (need.digits or need.run or need.strings or need.anyof or need.upper_run):
+        return None
+    search, finditer, findall = rx.search, rx.finditer, rx.findall
+
+    def gated_search(string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
+        last = _LAST
+        if last[0] is string and not need.met_by(last[1]):
+            return None
+        return search(string, *args, **kwargs)
+
+    def gated_finditer(string: str, *args: Any, **kwargs: Any) -> Iterator[re.Match[str]]:
+        last = _LAST
+        if last[0] is string and not need.met_by(last[1]):
+            return iter(())
+        return finditer(string, *args, **kwargs)
+
+    def gated_findall(string: str, *args: Any, **kwargs: Any) -> list[Any]:
+        last = _LAST
+        if last[0] is string and not need.met_by(last[1]):
+            return []
+        return findall(string, *args, **kwargs)
+
+    return {"search": gated_search, "finditer": gated_finditer, "findall": gated_findall}
 
 
 @dataclass(slots=True)
@@ -665,3 +702,6 @@ class PatternRecognizer(Recognizer):
                     )
                 )
         return out
+
+
+set_scan_gate(_gated_scans)
