@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from veil._lazy import lazy_compile, set_scan_gate
 from veil._registry import Registry
 from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._first_chars import with_first_chars
 
 __all__ = [
     "ContextMatcher",
@@ -183,10 +184,23 @@ def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
     once while a scan costs the text's length. A match, and so a result, is never lost: a
     text that lacks what every match contains has no match, in whole or in part (``pos``,
     ``endpos``)."""
+    # a pattern that starts with a choice of words scans faster with a look-ahead of their
+    # first characters (same matches: :mod:`veil.text.recognition._first_chars`)
+    fast = with_first_chars(rx)
+    scans = fast or rx
+    search, finditer, findall = scans.search, scans.finditer, scans.findall
     need = _needs_cached(rx.pattern, rx.flags)
     if not (need.digits or need.run or need.strings or need.anyof or need.upper_run):
-        return None
-    search, finditer, findall = rx.search, rx.finditer, rx.findall
+        if fast is None:
+            return None
+        return {
+            "search": search,
+            "finditer": finditer,
+            "findall": findall,
+            "sub": fast.sub,
+            "subn": fast.subn,
+            "split": fast.split,
+        }
 
     def gated_search(string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
         last = _LAST
@@ -206,7 +220,14 @@ def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
             return []
         return findall(string, *args, **kwargs)
 
-    return {"search": gated_search, "finditer": gated_finditer, "findall": gated_findall}
+    out: dict[str, Callable[..., Any]] = {
+        "search": gated_search,
+        "finditer": gated_finditer,
+        "findall": gated_findall,
+    }
+    if fast is not None:
+        out.update(sub=fast.sub, subn=fast.subn, split=fast.split)
+    return out
 
 
 @dataclass(slots=True)
