@@ -23,6 +23,8 @@ True
 True
 >>> with_first_chars(re.compile(r"\\d{3}-\\d{4}")) is None  # no alternation at its start
 True
+>>> with_first_chars(re.compile(r"\\b(?:son|wife)")) is None  # re rules them out already
+True
 """
 
 from __future__ import annotations
@@ -92,17 +94,25 @@ def _node(op: Any, av: Any) -> tuple[set[tuple[int, int]], bool]:
     raise _Unknown  # ANY, NOT_LITERAL, back-references, conditionals
 
 
-def _starts_with_choice(items: Any) -> bool:
-    """Whether the first part that takes a character is an alternation."""
+def _starts_with_choice(items: Any, ignorecase: bool) -> bool:
+    """Whether the first part that takes a character is an alternation that ``re`` tries
+    one alternative at a time: under IGNORECASE, or with an alternative that starts with
+    something other than a plain character or class (``re`` rules those out by their first
+    character without entering them)."""
     c = _c
     for op, av in items:
         if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
             continue
         if op is c.SUBPATTERN:
-            return _starts_with_choice(av[-1])
+            case = (ignorecase or bool(av[1] & re.IGNORECASE)) and not av[2] & re.IGNORECASE
+            return _starts_with_choice(av[-1], case)
         if op is getattr(c, "ATOMIC_GROUP", None):
-            return _starts_with_choice(av)
-        return op is c.BRANCH
+            return _starts_with_choice(av, ignorecase)
+        if op is not c.BRANCH:
+            return False
+        return ignorecase or any(
+            not branch or branch[0][0] not in (c.LITERAL, c.IN) for branch in av[1]
+        )
     return False
 
 
@@ -123,7 +133,7 @@ def with_first_chars(rx: re.Pattern[str]) -> re.Pattern[str] | None:
         return None
     try:
         parsed = _sre.parse(pattern, flags)
-        if not _starts_with_choice(list(parsed)):
+        if not _starts_with_choice(list(parsed), bool(parsed.state.flags & re.IGNORECASE)):
             return None
         chars, nullable = _first(list(parsed))
     except (_Unknown, re.error, TypeError, ValueError, IndexError, AttributeError):
