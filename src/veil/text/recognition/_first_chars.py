@@ -64,6 +64,8 @@ def _node(op: Any, av: Any) -> tuple[set[tuple[int, int]], bool]:
     if op is c.LITERAL:
         return {(av, av)}, False
     if op is c.IN:
+        if len(av) > _MAX_ITEMS:
+            raise _Unknown  # too many to be worth a look-ahead
         out = set()
         for iop, iav in av:
             if iop is c.LITERAL:
@@ -90,6 +92,8 @@ def _node(op: Any, av: Any) -> tuple[set[tuple[int, int]], bool]:
             chars, empty = _first(branch)
             out |= chars
             nullable = nullable or empty
+            if len(out) > _MAX_ITEMS:
+                raise _Unknown
         return out, nullable
     raise _Unknown  # ANY, NOT_LITERAL, back-references, conditionals
 
@@ -123,16 +127,18 @@ def _class_item(lo: int, hi: int) -> str:
     return esc(lo) if lo == hi else f"{esc(lo)}-{esc(hi)}"
 
 
-def with_first_chars(rx: re.Pattern[str]) -> re.Pattern[str] | None:
+def with_first_chars(rx: re.Pattern[str], parsed: Any = None) -> re.Pattern[str] | None:
     """``rx`` with a look-ahead of the characters its matches start with, or ``None`` when
     it does not start with an alternation or its first characters cannot be listed (see
     the module doc). Under ``re.IGNORECASE`` (the pattern's or a group's) the look-ahead
-    ignores case too: a superset of what the pattern's first character can be."""
+    ignores case too: a superset of what the pattern's first character can be.
+    ``parsed`` is the pattern as ``re._parser.parse`` reads it, when the caller has it."""
     pattern, flags = rx.pattern, rx.flags
-    if not isinstance(pattern, str):
-        return None
+    if not isinstance(pattern, str) or "|" not in pattern:
+        return None  # no alternation
     try:
-        parsed = _sre.parse(pattern, flags)
+        if parsed is None:
+            parsed = _sre.parse(pattern, flags)
         if not _starts_with_choice(list(parsed), bool(parsed.state.flags & re.IGNORECASE)):
             return None
         chars, nullable = _first(list(parsed))

@@ -186,10 +186,14 @@ def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
     ``endpos``)."""
     # a pattern that starts with a choice of words scans faster with a look-ahead of their
     # first characters (same matches: :mod:`veil.text.recognition._first_chars`)
-    fast = with_first_chars(rx)
+    try:  # read once for both
+        parsed = _sre.parse(rx.pattern, rx.flags)
+    except (re.error, TypeError, ValueError, IndexError):
+        return None
+    fast = with_first_chars(rx, parsed)
     scans = fast or rx
     search, finditer, findall = scans.search, scans.finditer, scans.findall
-    need = _needs_cached(rx.pattern, rx.flags)
+    need = needs(rx.pattern, rx.flags, parsed)
     if not (need.digits or need.run or need.strings or need.anyof or need.upper_run):
         if fast is None:
             return None
@@ -432,8 +436,9 @@ def _needs_cached(regex: str, flags: int) -> Needs:
     return needs(regex, flags)
 
 
-def needs(regex: str, flags: int = 0) -> Needs:
-    """What every match of ``regex`` contains (a lower bound; never more than is true).
+def needs(regex: str, flags: int = 0, parsed: Any = None) -> Needs:
+    """What every match of ``regex`` contains (a lower bound; never more than is true);
+    ``parsed`` is ``regex`` as ``re._parser.parse`` reads it, when the caller has it.
 
     Examples
     --------
@@ -447,7 +452,8 @@ def needs(regex: str, flags: int = 0) -> Needs:
     ('age',)
     """
     try:
-        parsed = _sre.parse(regex, flags)
+        if parsed is None:
+            parsed = _sre.parse(regex, flags)
         r = _seq(list(parsed))
     except (re.error, TypeError, ValueError, IndexError):  # a parse tree of another shape
         # (a future Python's ``re._parser``): claim nothing rather than fail
