@@ -639,7 +639,12 @@ def truecase(text: str) -> str:
     """
     first, last = name_lexicon()
     common = common_words()
-    chars = [c.lower() if len(c.lower()) == 1 else c for c in text]
+    # an ASCII letter lowers to one letter: the whole text at once (the same list)
+    chars = (
+        list(text.lower())
+        if text.isascii()
+        else [c.lower() if len(c.lower()) == 1 else c for c in text]
+    )
     prev_end = 0
     prev_capital = False
     for m in _TOKEN.finditer(text):
