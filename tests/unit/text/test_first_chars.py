@@ -125,7 +125,16 @@ def test_hipaa_findings_are_the_same_without_gates(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(PatternRecognizer, "gate", lambda self: None)
     monkeypatch.setattr(TextFeatures, "of", classmethod(of))
     monkeypatch.setattr(_recognizer, "_LAST", ("", real("")))
+    monkeypatch.setattr(_recognizer, "_OTHER", ("", real("")))
     plain = TextAnalyzer.from_config(ner=False, profile="hipaa")
     ungated = [[f.to_dict(explain=True) for f in fs] for fs in plain.analyze_batch(texts)]
     assert gated == ungated
     assert sum(map(len, gated)) > len(texts)
+
+
+def test_a_text_and_its_reading_in_ordinary_case_keep_their_features() -> None:
+    note, readable = "PT SEEN BY DR LEE 12/3", "Pt seen by Dr Lee 12/3"
+    a = _recognizer.text_features(note)
+    b = _recognizer.text_features(readable)
+    assert _recognizer.text_features(note) is a and _recognizer.text_features(readable) is b
+    assert b.text is readable and a.text is note

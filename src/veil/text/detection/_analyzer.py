@@ -549,7 +549,7 @@ class TextAnalyzer:
                     readable = _readable(text)
                 if read_feats is None:
                     # the same digits (letter case aside, the same text)
-                    read_feats = feats if readable is text else TextFeatures.of(readable)
+                    read_feats = feats if readable is text else text_features(readable)
                 src, src_feats = readable, read_feats
             if requires is not None and requires not in src:
                 continue

@@ -153,6 +153,9 @@ _UPPER_RUNS = lazy_compile(r"[A-Z\d]+")
 # string object in turn, so its features are computed once (one tuple, swapped whole, so
 # threads never see one text's features under another's name)
 _LAST: tuple[str, TextFeatures] = ("", TextFeatures("", 0, 0, True, ""))
+# the text seen before it: a note in capitals is read both as written and in ordinary case
+# (``Recognizer.reads_case``), one recognizer after the other
+_OTHER: tuple[str, TextFeatures] = _LAST
 
 
 def scan(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
@@ -164,18 +167,23 @@ def scan(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
 
 
 def text_features(text: str) -> TextFeatures:
-    global _LAST
+    """The features of ``text``, computed once for it and the text read before it."""
+    global _LAST, _OTHER
     last = _LAST
     if last[0] is text:
         return last[1]
+    other = _OTHER
+    if other[0] is text:
+        _OTHER, _LAST = last, other
+        return other[1]
     feats = TextFeatures.of(text)
-    _LAST = (text, feats)
+    _OTHER, _LAST = last, (text, feats)
     return feats
 
 
 def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
     """Stand-ins for ``rx``'s scanning methods (``search``, ``finditer``, ``findall``) that
-    answer "no match" at once when the text is the one :func:`text_features` last read and
+    answer "no match" at once when the text is one :func:`text_features` last read and
     lacks what every match of ``rx`` contains (:func:`needs`); any other text is scanned as
     ever. ``None`` when every text may hold a match (nothing to gate).
 
@@ -208,18 +216,24 @@ def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
 
     def gated_search(string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
         last = _LAST
+        if last[0] is not string:
+            last = _OTHER
         if last[0] is string and not need.met_by(last[1]):
             return None
         return search(string, *args, **kwargs)
 
     def gated_finditer(string: str, *args: Any, **kwargs: Any) -> Iterator[re.Match[str]]:
         last = _LAST
+        if last[0] is not string:
+            last = _OTHER
         if last[0] is string and not need.met_by(last[1]):
             return iter(())
         return finditer(string, *args, **kwargs)
 
     def gated_findall(string: str, *args: Any, **kwargs: Any) -> list[Any]:
         last = _LAST
+        if last[0] is not string:
+            last = _OTHER
         if last[0] is string and not need.met_by(last[1]):
             return []
         return findall(string, *args, **kwargs)
