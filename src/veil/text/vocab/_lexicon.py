@@ -415,6 +415,7 @@ def has_dictionary() -> bool:
     return bool(_word_index()[0])
 
 
+@functools.lru_cache(maxsize=65536)  # a note asks about the same words again and again
 def word_classes(word: str) -> frozenset[str]:
     """The classes ("noun", "verb", "adj", "adv") an English dictionary gives ``word`` or
     its inflections (WordNet's lemmas, as spaCy's English lemmatizer ships them; empty
