@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-__all__ = ["lazy_compile", "lazy_exports"]
+__all__ = ["lazy_compile", "lazy_exports", "set_scan_gate"]
 
 # the methods and attributes that need the compiled pattern, bound on first use
 _COMPILED = (
@@ -45,6 +45,20 @@ _COMPILED = (
 )
 
 
+# a hook that may give a compiled pattern's scanning methods a stand-in each, which answers
+# "no match" at once for a text that provably holds none (set by the text recognizers,
+# :func:`veil.text.recognition._recognizer._gated_scans`; ``None``: methods bound as they are)
+_SCAN_GATE: Callable[[re.Pattern[str]], Mapping[str, Callable[..., Any]] | None] | None = None
+
+
+def set_scan_gate(
+    gate: Callable[[re.Pattern[str]], Mapping[str, Callable[..., Any]] | None] | None,
+) -> None:
+    """Install the hook that gates the scanning methods of patterns compiled from now on."""
+    global _SCAN_GATE
+    _SCAN_GATE = gate
+
+
 class _LazyPattern:
     __slots__ = ("__dict__", "flags", "pattern")
 
@@ -60,6 +74,10 @@ class _LazyPattern:
         self.flags = compiled.flags  # as re reports them (re.UNICODE added for str patterns)
         for attr in _COMPILED:
             self.__dict__[attr] = getattr(compiled, attr)
+        if _SCAN_GATE is not None:
+            gated = _SCAN_GATE(compiled)
+            if gated:
+                self.__dict__.update(gated)
         self.__dict__["_compiled"] = compiled
         return self.__dict__[name]
 

@@ -163,6 +163,7 @@ def _without_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(PatternRecognizer, "gate", lambda self: None)
     monkeypatch.setattr(TextFeatures, "of", classmethod(of))
     monkeypatch.setattr(_recognizer, "_LAST", ("", real("")))
+    monkeypatch.setattr(_recognizer, "_OTHER", ("", real("")))
 
 
 def test_the_gates_leave_recognizers_uncalled() -> None:

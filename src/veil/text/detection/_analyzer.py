@@ -471,6 +471,10 @@ class TextAnalyzer:
         return self.profile == "default" or profile_keeps(self.profile, text, f)
 
     def _finish(self, text: str, raw: list[Finding]) -> list[Finding]:
+        if self.profile != "default":
+            # the text's features read once more (the pattern stage read the batch's last
+            # text since): the rule modules' scans of it are gated on them
+            text_features(text)
         allow_pass = allow_pass_applies(self.profile, text)
         if allow_pass and self.profile == "hipaa":
             # the precise pass in a clinical note: drop what the note's own shorthand made
@@ -545,7 +549,7 @@ class TextAnalyzer:
                     readable = _readable(text)
                 if read_feats is None:
                     # the same digits (letter case aside, the same text)
-                    read_feats = feats if readable is text else TextFeatures.of(readable)
+                    read_feats = feats if readable is text else text_features(readable)
                 src, src_feats = readable, read_feats
             if requires is not None and requires not in src:
                 continue

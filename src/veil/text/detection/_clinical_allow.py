@@ -230,9 +230,11 @@ def _token_types(
         if prev == "the" and i > 1:
             prev = folded[i - 2]  # "transferred to the X", "at the X"
         nxt = folded[i + 1] if i + 1 < len(words) else ""
-        # a place word counts only right before the word ("at 1645. Last" is no place)
-        near = i > 0 and _GAP.fullmatch(text, words[i - 1][1], a) is not None
-        place = (near and prev in _PLACE_BEFORE) or nxt in _PLACE_AFTER
+        # a place word counts only right before the word ("at 1645. Last" is no place);
+        # the gap is read only after a place word (most words follow none)
+        place = (
+            prev in _PLACE_BEFORE and i > 0 and _GAP.fullmatch(text, words[i - 1][1], a) is not None
+        ) or nxt in _PLACE_AFTER
         if is_safe_word(word):
             if prev in _NAME_BEFORE and _ambiguous_name(word):
                 types[i] = "PERSON"

@@ -20,9 +20,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from veil._lazy import lazy_compile
+from veil._lazy import lazy_compile, set_scan_gate
 from veil._registry import Registry
 from veil.text.recognition._finding import Explanation, Finding
+from veil.text.recognition._first_chars import with_first_chars
 
 __all__ = [
     "ContextMatcher",
@@ -152,6 +153,9 @@ _UPPER_RUNS = lazy_compile(r"[A-Z\d]+")
 # string object in turn, so its features are computed once (one tuple, swapped whole, so
 # threads never see one text's features under another's name)
 _LAST: tuple[str, TextFeatures] = ("", TextFeatures("", 0, 0, True, ""))
+# the text seen before it: a note in capitals is read both as written and in ordinary case
+# (``Recognizer.reads_case``), one recognizer after the other
+_OTHER: tuple[str, TextFeatures] = _LAST
 
 
 def scan(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
@@ -163,13 +167,85 @@ def scan(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
 
 
 def text_features(text: str) -> TextFeatures:
-    global _LAST
+    """The features of ``text``, computed once for it and the text read before it."""
+    global _LAST, _OTHER
     last = _LAST
     if last[0] is text:
         return last[1]
+    other = _OTHER
+    if other[0] is text:
+        _OTHER, _LAST = last, other
+        return other[1]
     feats = TextFeatures.of(text)
-    _LAST = (text, feats)
+    _OTHER, _LAST = last, (text, feats)
     return feats
+
+
+def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
+    """Stand-ins for ``rx``'s scanning methods (``search``, ``finditer``, ``findall``) that
+    answer "no match" at once when the text is one :func:`text_features` last read and
+    lacks what every match of ``rx`` contains (:func:`needs`); any other text is scanned as
+    ever. ``None`` when every text may hold a match (nothing to gate).
+
+    Installed on every lazily compiled pattern (:func:`veil._lazy.set_scan_gate`): most of
+    the rule modules' patterns find nothing in most texts, and a text's features are read
+    once while a scan costs the text's length. A match, and so a result, is never lost: a
+    text that lacks what every match contains has no match, in whole or in part (``pos``,
+    ``endpos``)."""
+    # a pattern that starts with a choice of words scans faster with a look-ahead of their
+    # first characters (same matches: :mod:`veil.text.recognition._first_chars`)
+    try:  # read once for both
+        parsed = _sre.parse(rx.pattern, rx.flags)
+    except (re.error, TypeError, ValueError, IndexError):
+        return None
+    fast = with_first_chars(rx, parsed)
+    scans = fast or rx
+    search, finditer, findall = scans.search, scans.finditer, scans.findall
+    need = needs(rx.pattern, rx.flags, parsed)
+    if not (need.digits or need.run or need.strings or need.anyof or need.upper_run):
+        if fast is None:
+            return None
+        return {
+            "search": search,
+            "finditer": finditer,
+            "findall": findall,
+            "sub": fast.sub,
+            "subn": fast.subn,
+            "split": fast.split,
+        }
+
+    def gated_search(string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
+        last = _LAST
+        if last[0] is not string:
+            last = _OTHER
+        if last[0] is string and not need.met_by(last[1]):
+            return None
+        return search(string, *args, **kwargs)
+
+    def gated_finditer(string: str, *args: Any, **kwargs: Any) -> Iterator[re.Match[str]]:
+        last = _LAST
+        if last[0] is not string:
+            last = _OTHER
+        if last[0] is string and not need.met_by(last[1]):
+            return iter(())
+        return finditer(string, *args, **kwargs)
+
+    def gated_findall(string: str, *args: Any, **kwargs: Any) -> list[Any]:
+        last = _LAST
+        if last[0] is not string:
+            last = _OTHER
+        if last[0] is string and not need.met_by(last[1]):
+            return []
+        return findall(string, *args, **kwargs)
+
+    out: dict[str, Callable[..., Any]] = {
+        "search": gated_search,
+        "finditer": gated_finditer,
+        "findall": gated_findall,
+    }
+    if fast is not None:
+        out.update(sub=fast.sub, subn=fast.subn, split=fast.split)
+    return out
 
 
 @dataclass(slots=True)
@@ -374,8 +450,9 @@ def _needs_cached(regex: str, flags: int) -> Needs:
     return needs(regex, flags)
 
 
-def needs(regex: str, flags: int = 0) -> Needs:
-    """What every match of ``regex`` contains (a lower bound; never more than is true).
+def needs(regex: str, flags: int = 0, parsed: Any = None) -> Needs:
+    """What every match of ``regex`` contains (a lower bound; never more than is true);
+    ``parsed`` is ``regex`` as ``re._parser.parse`` reads it, when the caller has it.
 
     Examples
     --------
@@ -389,7 +466,8 @@ def needs(regex: str, flags: int = 0) -> Needs:
     ('age',)
     """
     try:
-        parsed = _sre.parse(regex, flags)
+        if parsed is None:
+            parsed = _sre.parse(regex, flags)
         r = _seq(list(parsed))
     except (re.error, TypeError, ValueError, IndexError):  # a parse tree of another shape
         # (a future Python's ``re._parser``): claim nothing rather than fail
@@ -502,6 +580,12 @@ class ContextMatcher:
         return tuple(dict.fromkeys(hits))
 
 
+def _fast(rx: re.Pattern[str]) -> re.Pattern[str]:
+    """``rx``, or the same pattern with a look-ahead that makes its scan faster
+    (:func:`~veil.text.recognition._first_chars.with_first_chars`)."""
+    return with_first_chars(rx) or rx
+
+
 class PatternRecognizer(Recognizer):
     """Regex recognizer with context words and validation hooks (see the module docstring).
 
@@ -567,7 +651,7 @@ class PatternRecognizer(Recognizer):
         # bad regex fails where it is given.
         given = patterns is not None
         self._regexes: list[re.Pattern[str] | None] = [
-            re.compile(p.regex, p.flags) if given else None for p in self.patterns
+            _fast(re.compile(p.regex, p.flags)) if given else None for p in self.patterns
         ]
         self._context = ContextMatcher(self.context, self.context_window, self.context_after)
 
@@ -633,7 +717,7 @@ class PatternRecognizer(Recognizer):
                     continue
             rx = self._regexes[i]
             if rx is None:
-                rx = self._regexes[i] = re.compile(pattern.regex, pattern.flags)
+                rx = self._regexes[i] = _fast(re.compile(pattern.regex, pattern.flags))
             for m in rx.finditer(text):
                 start, end = m.span(pattern.group)
                 if start >= 0:
@@ -665,3 +749,6 @@ class PatternRecognizer(Recognizer):
                     )
                 )
         return out
+
+
+set_scan_gate(_gated_scans)

@@ -192,8 +192,7 @@ def _edits(w: str) -> set[str]:
 
 @functools.lru_cache(maxsize=65536)
 def _misspelt(w: str) -> bool:
-    known = known_words()
-    return any(e in known for e in _edits(w))
+    return not known_words().isdisjoint(_edits(w))  # one set test, not one per edit
 
 
 #: the Census names one letter off an English word that count as names: the more frequent

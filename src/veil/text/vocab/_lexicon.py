@@ -415,6 +415,7 @@ def has_dictionary() -> bool:
     return bool(_word_index()[0])
 
 
+@functools.lru_cache(maxsize=65536)  # a note asks about the same words again and again
 def word_classes(word: str) -> frozenset[str]:
     """The classes ("noun", "verb", "adj", "adv") an English dictionary gives ``word`` or
     its inflections (WordNet's lemmas, as spaCy's English lemmatizer ships them; empty
@@ -639,7 +640,12 @@ def truecase(text: str) -> str:
     """
     first, last = name_lexicon()
     common = common_words()
-    chars = [c.lower() if len(c.lower()) == 1 else c for c in text]
+    # an ASCII letter lowers to one letter: the whole text at once (the same list)
+    chars = (
+        list(text.lower())
+        if text.isascii()
+        else [c.lower() if len(c.lower()) == 1 else c for c in text]
+    )
     prev_end = 0
     prev_capital = False
     for m in _TOKEN.finditer(text):

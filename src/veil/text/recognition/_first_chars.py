@@ -1,0 +1,163 @@
+"""A regex that starts with a choice of words, given a look-ahead of their first letters.
+
+Python's ``re`` tries a pattern at every position of a text. Where the pattern starts with
+an alternation (``\\b(?:daughter|son|wife|...)``), each try enters every alternative in
+turn, and under ``re.IGNORECASE`` no alternative can be ruled out by its first character
+before it is entered: a scan of a note costs the text's length times the number of words.
+:func:`with_first_chars` puts a look-ahead of the characters any match can start with in
+front of such a pattern (``(?=[dsw])\\b(?:daughter|son|wife)``): most positions then fail on
+one character test. The look-ahead asserts only what every match already holds at its
+first character, so the matches, their spans and groups are the same; the first
+characters are read off the parsed pattern, and a pattern whose start cannot be read so
+(a class by category, a negated class, a back-reference, a match that may be empty) is
+left as it is.
+
+Examples
+--------
+>>> rx = re.compile(r"\\b(?:daughter|son|wife)\\s+(\\w+)", re.IGNORECASE)
+>>> fast = with_first_chars(rx)
+>>> fast.pattern.startswith("(?=[")
+True
+>>> [m.span(1) for m in fast.finditer("Spoke to SON Bob")] == [
+...     m.span(1) for m in rx.finditer("Spoke to SON Bob")]
+True
+>>> with_first_chars(re.compile(r"\\d{3}-\\d{4}")) is None  # no alternation at its start
+True
+>>> with_first_chars(re.compile(r"\\b(?:son|wife)")) is None  # re rules them out already
+True
+"""
+
+from __future__ import annotations
+
+import re
+import re._constants as _c  # type: ignore[import-not-found]
+import re._parser as _sre  # type: ignore[import-not-found]
+from typing import Any
+
+__all__ = ["with_first_chars"]
+
+# a start of at most this many characters and ranges is worth a look-ahead
+_MAX_ITEMS = 64
+_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+# a group that sets or clears flags, IGNORECASE among them: "(?i:", "(?-i:", "(?i)"
+_LOCAL_CASE = re.compile(r"\(\?[aiLmsux]*(?:-[aiLmsux]*)?[:)]")
+
+
+class _Unknown(Exception):
+    """The first characters of a part of the pattern cannot be listed."""
+
+
+def _first(items: Any) -> tuple[set[tuple[int, int]], bool]:
+    """The characters (as ranges ``(lo, hi)``) a match of the sequence ``items`` can start
+    with, and whether the sequence can match the empty string."""
+    out: set[tuple[int, int]] = set()
+    for op, av in items:
+        chars, nullable = _node(op, av)
+        out |= chars
+        if not nullable:
+            return out, False
+    return out, True
+
+
+def _node(op: Any, av: Any) -> tuple[set[tuple[int, int]], bool]:
+    c = _c
+    if op is c.LITERAL:
+        return {(av, av)}, False
+    if op is c.IN:
+        if len(av) > _MAX_ITEMS:
+            raise _Unknown  # too many to be worth a look-ahead
+        out = set()
+        for iop, iav in av:
+            if iop is c.LITERAL:
+                out.add((iav, iav))
+            elif iop is c.RANGE:
+                out.add((iav[0], iav[1]))
+            else:  # NEGATE, CATEGORY: not listed
+                raise _Unknown
+        return out, False
+    if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+        return set(), True  # zero width: the match starts at the next part
+    if op is c.SUBPATTERN:
+        return _first(av[-1])
+    if op is getattr(c, "ATOMIC_GROUP", None):
+        return _first(av)
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+        lo, _, sub = av
+        chars, nullable = _first(sub)
+        return chars, nullable or lo == 0
+    if op is c.BRANCH:
+        out: set[tuple[int, int]] = set()
+        nullable = False
+        for branch in av[1]:
+            chars, empty = _first(branch)
+            out |= chars
+            nullable = nullable or empty
+            if len(out) > _MAX_ITEMS:
+                raise _Unknown
+        return out, nullable
+    raise _Unknown  # ANY, NOT_LITERAL, back-references, conditionals
+
+
+def _starts_with_choice(items: Any, ignorecase: bool) -> bool:
+    """Whether the first part that takes a character is an alternation that ``re`` tries
+    one alternative at a time: under IGNORECASE, or with an alternative that starts with
+    something other than a plain character or class (``re`` rules those out by their first
+    character without entering them)."""
+    c = _c
+    for op, av in items:
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            continue
+        if op is c.SUBPATTERN:
+            case = (ignorecase or bool(av[1] & re.IGNORECASE)) and not av[2] & re.IGNORECASE
+            return _starts_with_choice(av[-1], case)
+        if op is getattr(c, "ATOMIC_GROUP", None):
+            return _starts_with_choice(av, ignorecase)
+        if op is not c.BRANCH:
+            return False
+        return ignorecase or any(
+            not branch or branch[0][0] not in (c.LITERAL, c.IN) for branch in av[1]
+        )
+    return False
+
+
+def _class_item(lo: int, hi: int) -> str:
+    def esc(n: int) -> str:
+        return f"\\U{n:08x}" if n > 0xFFFF else f"\\u{n:04x}"
+
+    return esc(lo) if lo == hi else f"{esc(lo)}-{esc(hi)}"
+
+
+def with_first_chars(rx: re.Pattern[str], parsed: Any = None) -> re.Pattern[str] | None:
+    """``rx`` with a look-ahead of the characters its matches start with, or ``None`` when
+    it does not start with an alternation or its first characters cannot be listed (see
+    the module doc). Under ``re.IGNORECASE`` (the pattern's or a group's) the look-ahead
+    ignores case too: a superset of what the pattern's first character can be.
+    ``parsed`` is the pattern as ``re._parser.parse`` reads it, when the caller has it."""
+    pattern, flags = rx.pattern, rx.flags
+    if not isinstance(pattern, str) or "|" not in pattern:
+        return None  # no alternation
+    try:
+        if parsed is None:
+            parsed = _sre.parse(pattern, flags)
+        if not _starts_with_choice(list(parsed), bool(parsed.state.flags & re.IGNORECASE)):
+            return None
+        chars, nullable = _first(list(parsed))
+    except (_Unknown, re.error, TypeError, ValueError, IndexError, AttributeError):
+        return None
+    if nullable or not chars or len(chars) > _MAX_ITEMS:
+        return None
+    cls = "[" + "".join(_class_item(lo, hi) for lo, hi in sorted(chars)) + "]"
+    # any IGNORECASE in the pattern: the look-ahead ignores case (a superset)
+    if not parsed.state.flags & re.IGNORECASE and any(
+        "i" in m.group() for m in _LOCAL_CASE.finditer(pattern)
+    ):
+        cls = f"(?i:{cls})"
+    lead = _GLOBAL_FLAGS.match(pattern)
+    at = lead.end() if lead else 0
+    try:
+        fast = re.compile(f"{pattern[:at]}(?={cls}){pattern[at:]}", flags)
+    except re.error:
+        return None
+    if fast.groups != rx.groups or fast.groupindex != rx.groupindex:
+        return None
+    return fast
