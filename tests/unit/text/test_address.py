@@ -553,6 +553,7 @@ _LOCALES = ["en_GB", "en_AU", "es_ES", "it_IT", "nl_NL", "de_DE", "fr_FR", "pt_B
 )
 @example("de_DE", 830, "I live at")  # "Karl Heinz-Zirme-Ring 70-23" began at "Heinz"
 @example("de_DE", 1495, "I live at")  # "Then Hans Jürgen-...": "Then" is no given name
+@example("de_DE", 440, "I live at")  # "Louise-Jacobi Jäckel-Ring 6330" began at "Jäckel"
 def test_an_address_cue_only_adds_lone_street_lines(locale: str, seed: int, cue: str) -> None:
     """The cue rule is monotone: a sentence with an address cue before a street line keeps
     every address the same sentence without the cue has, and the cue adds at most the

@@ -420,20 +420,28 @@ _STREET_PARTICLES = lazy_compile(
 )
 
 
-_GIVEN_APART = lazy_compile(rf"(?<![\w'’.-])((?:[{_UP}][a-zß-ÿ]+[ \t]){{1,2}})$")
+_GIVEN_APART = lazy_compile(
+    rf"(?<![\w'’.-])((?:[{_UP}][a-zß-ÿ]+(?:-[{_UP}][a-zß-ÿ]+)?[ \t]){{1,2}})$"
+)
 
 
 def _given_before(text: str, start: int) -> int | None:
     """Where the given names written apart before a street named after a person start
-    ("Karl Heinz-Zirme-Ring": each a known given name), or ``None``."""
-    g = _GIVEN_APART.search(text, max(0, start - 30), start)
+    ("Karl Heinz-Zirme-Ring": each a known given name; "Louise-Jacobi Jäckel-Ring": a
+    given name joined to the first word of a surname written in two), or ``None``."""
+    g = _GIVEN_APART.search(text, max(0, start - 40), start)
     if g is None:
         return None
-    first = name_lexicon()[0]
+    first, last = name_lexicon()
     words = g.group(1).split()
+
+    def known(word: str) -> bool:
+        given, *rest = word.casefold().split("-")
+        return given in first and all(r in first or r in last for r in rest)
+
     begin = None  # the longest run of known given names that ends at the street's name
     for k in range(len(words) - 1, -1, -1):
-        if words[k].casefold() not in first:
+        if not known(words[k]):
             break
         begin = k
     if begin is None:
