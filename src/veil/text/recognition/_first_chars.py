@@ -66,15 +66,15 @@ def _node(op: Any, av: Any) -> tuple[set[tuple[int, int]], bool]:
     if op is c.IN:
         if len(av) > _MAX_ITEMS:
             raise _Unknown  # too many to be worth a look-ahead
-        out = set()
+        listed: set[tuple[int, int]] = set()
         for iop, iav in av:
             if iop is c.LITERAL:
-                out.add((iav, iav))
+                listed.add((iav, iav))
             elif iop is c.RANGE:
-                out.add((iav[0], iav[1]))
+                listed.add((iav[0], iav[1]))
             else:  # NEGATE, CATEGORY: not listed
                 raise _Unknown
-        return out, False
+        return listed, False
     if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
         return set(), True  # zero width: the match starts at the next part
     if op is c.SUBPATTERN:

@@ -220,7 +220,7 @@ def _census_word(w: str, rank: int | None) -> bool:
 def _census_counts(w: str, rank: int | None) -> bool:
     """Whether a Census name ``w`` (case-folded) of frequency ``rank`` counts as a name
     (see the module doc)."""
-    if not _census_word(w, rank) or len(w) < 4:
+    if rank is None or not _census_word(w, rank) or len(w) < 4:
         return False  # three letters: a note's abbreviation first ("YEE", "ROE" are cued)
     # one letter off an English word, or a known stem with an affix: frequent names only
     return rank <= SPELLING_SURNAME_RANK or len(w) < 5 or not (_derived(w) or _misspelt(w))
