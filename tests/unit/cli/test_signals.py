@@ -159,12 +159,18 @@ def test_stop_puts_the_handlers_flags_back() -> None:
         libc.sigaction(signal.SIGINT, None, ctypes.byref(act))
         return act.flags & 0x80000000
 
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    assert flags() == 0
-    dog = _signals.Watchdog()
-    dog.start()
+    # Python's own handler, whatever the process started with: a shell that starts a job
+    # in the background without job control starts it with SIGINT ignored
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        assert flags() != 0
+        assert flags() == 0
+        dog = _signals.Watchdog()
+        dog.start()
+        try:
+            assert flags() != 0
+        finally:
+            dog.stop()
+        assert flags() == 0
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
-        dog.stop()
-    assert flags() == 0
+        signal.signal(signal.SIGINT, before)
