@@ -36,6 +36,11 @@ def test_mst_dp_domain_keeps_skewed_columns_and_accounts_for_it() -> None:
     syn = MSTSynthesizer(epsilon=1.0, account=False, seed=0).fit(df)
     info = syn.fit_info_
     assert {e["source"] for e in info["domain"].values()} == {"dp"}
+    # no exact count read from the data (values clipped, categories dropped) in what is
+    # saved with the model: each column's domain as released (bounds, the kept categories'
+    # number), never a count of what it left out
+    allowed = {"source", "kind", "low", "high", "categories"}
+    assert all(set(e) <= allowed for e in info["domain"].values()), info["domain"]
     assert info["domain_from_data"] == []
     assert "covers the values and the domain" in info["privacy_statement"]
     assert info["domain_budget"]["delta_thresholds"] == pytest.approx(0.5e-9)

@@ -245,9 +245,10 @@ class _MarginalSynthesizer(Synthesizer):
                                 vals, spec.kind, sig, dbudget, f"bounds {spec.kind}", rows_noisy
                             )
                             spec.low, spec.high = lo, hi
-                            entry["clipped"] = clipped
+                            # the clipped count is exact, read from the data outside the
+                            # guarantee: the operator's log only, never the model's state,
+                            # its fit information or the report (all saved or shared)
                             if clipped * 20 > len(vals):  # more than 5 %: tell the operator
-                                # (a log line, not a note: notes are saved with the model)
                                 log.warning(
                                     "column %r: %d of its %d value(s) lie outside the bounds "
                                     "estimated under DP and are clipped to them (too few rows "
@@ -263,7 +264,13 @@ class _MarginalSynthesizer(Synthesizer):
                                 pd.Series(data[c]), sig, thr, dbudget, "category list"
                             )
                             spec.categories = cats
-                            entry["categories_dropped"] = dropped
+                            if dropped:  # exact, as the clipped count: the log only
+                                log.info(
+                                    "column %r: %d seen value(s) under the DP stability "
+                                    "threshold are written as missing",
+                                    c,
+                                    dropped,
+                                )
                         domain[c] = entry
                     task.advance()
             for c, how in plan.items():

@@ -271,9 +271,14 @@ def infer_schema(
                         hint="check the bounds (low:high) and the column's unit",
                     )
                 if outside:
+                    # the note is saved with the model: no exact count read from the data
                     notes.append(
-                        f"column {name!r}: {outside} value(s) outside the declared bounds "
-                        "are clipped to them"
+                        f"column {name!r}: values outside the declared bounds are clipped to them"
+                    )
+                    log.info(
+                        "column %r: %d value(s) outside the declared bounds are clipped",
+                        name,
+                        outside,
                     )
                 lo, hi = blo, bhi
             spec.low, spec.high = lo, hi
