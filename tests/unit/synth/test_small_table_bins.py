@@ -5,8 +5,6 @@ number of coarse bins following rows and budget."""
 from __future__ import annotations
 
 import math
-import zlib
-from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -20,24 +18,8 @@ from veil.synth._marginal import MIN_BINS, MSTSynthesizer
 from veil.synth._noise import ZCDPBudget
 from veil.synth._schema import infer_schema
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _noise_drawn_from_the_counts() -> Iterator[None]:
-    """The bounds' noise as OpenDP draws it (Gaussian of the same scale, the budget charged
-    the same), but seeded by the noisy counts' input: these tests check what the rules do
-    with noise, and OpenDP's unseeded draws made one in a few hundred runs land a false
-    bin at 4.5 sd and fail them at random."""
-    real = ZCDPBudget.gaussian
-
-    def gaussian(self: ZCDPBudget, counts: np.ndarray, sigma: float, what: str = "marginal"):
-        real(self, np.zeros(1), sigma, what)  # the charge does not depend on the length
-        flat = np.asarray(counts, dtype=float)
-        seed = zlib.crc32(flat.tobytes() + repr(float(sigma)).encode())
-        return flat + np.random.default_rng(seed).normal(0.0, sigma, flat.shape)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ZCDPBudget, "gaussian", gaussian)
-        yield
+# the bounds' noise seeded by its input (conftest.py)
+pytestmark = pytest.mark.usefixtures("seeded_bounds_noise")
 
 
 @settings(max_examples=200, deadline=None)
