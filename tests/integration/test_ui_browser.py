@@ -277,7 +277,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         assert _eval(b, "document.getElementById('cert-recheck').dataset.agrees") == "yes"
         _shot(b, shots / "ui-certificate.png", height=1300)
         # explore the candidates and release another one than the optimum
-        _navigate_by(b, "location.href = '/explore?policy=policy.yaml'")
+        _goto(b, "/explore?policy=policy.yaml")
         deadline = time.monotonic() + 30  # shown as it goes, the page reloading itself
         while time.monotonic() < deadline and _eval(
             b, "!!document.getElementById('explore-running')"
@@ -304,7 +304,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         report = json.loads((workdir / "out" / "report.json").read_text())
         assert report["anonymize"]["search"].get("chosen") is True
         # redact a text: paste it, see the findings
-        _navigate_by(b, "location.href = '/text'")
+        _goto(b, "/text")
         _navigate_by(
             b,
             "document.getElementById('text').value = "
@@ -314,7 +314,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         assert _eval(b, "document.querySelectorAll('#findings tbody tr').length") == 3
         _shot(b, shots / "ui-text.png")
         # redact a file: preview with a per-type operator, redact, download link
-        _navigate_by(b, "location.href = '/redact'")
+        _goto(b, "/redact")
         _navigate_by(
             b,
             "document.getElementById('path').value = 'notes.jsonl';"
@@ -375,7 +375,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         assert _eval(b, "document.getElementById('dp-result').dataset.dryRun") == "yes"
         _navigate_by(b, "document.getElementById('dp-run').click()")
         assert _eval(b, "!!document.getElementById('dp-answer')")
-        _navigate_by(b, "location.href = '/budget?dataset=adult'")
+        _goto(b, "/budget?dataset=adult")
         assert _eval(b, "document.querySelectorAll('#history tbody tr').length") == 1
         assert "0.75" in _eval(b, "document.getElementById('budgets').innerText")
         _shot(b, shots / "ui-budget.png", height=1400)
