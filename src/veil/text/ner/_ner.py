@@ -110,10 +110,10 @@ def _resolve_model(name: str | None, language: str = "en") -> str:
 
 #: texts ``nlp.pipe`` takes at a time inside one of :meth:`SpacyNerRecognizer.analyze_many`'s
 #: batches. spaCy's NER runs each in quarters (``max(batch_size // 4, 2)`` docs a model
-#: call); calls of 4 to 8 deid notes (about 170 tokens each) ran 8 % faster than calls of
-#: 32, and 1 or 2 slower (``benchmarks/text_speed_ab.py``, issue #25): the activations of a
-#: small call stay in the CPU's caches through the parser's steps. The entities do not
-#: depend on it (each doc is decoded on its own; checked by
+#: call); calls of 4 to 8 deid notes (about 170 tokens each) ran some 8 % faster than
+#: calls of 32, and calls of 1 or 2 slower (timed ad hoc under load, issue #25): the
+#: activations of a small call stay in the CPU's caches through the parser's steps. The
+#: entities do not depend on it (each doc is decoded on its own; checked by
 #: ``benchmarks/text_findings_digest.py``).
 PIPE_BATCH = 32
 
@@ -207,7 +207,7 @@ def _caching_tokenizer(tokenizer: Any) -> None:
     break, tab and space as special cases (``{ORTH: "\\n"}``, one token, nothing else
     set), so after a note's first line break every piece was split again by the prefix,
     suffix and infix searches: about 6 % of the ``hipaa`` profile's time on deid notes
-    (issue #25). Such a special case says no more than the tokenizer does without it (a
+    (timed ad hoc under load, issue #25). Such a special case says no more than the tokenizer does without it (a
     whitespace piece is one token), so it is dropped, where the tokenizer is checked to
     make that one token of it without the rule (else the rule is kept). The other special
     cases ("Dr.", "can't", a no-break space with its NORM) stay.
