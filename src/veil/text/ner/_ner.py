@@ -108,6 +108,15 @@ def _resolve_model(name: str | None, language: str = "en") -> str:
     )
 
 
+#: texts ``nlp.pipe`` takes at a time inside one of :meth:`SpacyNerRecognizer.analyze_many`'s
+#: batches. spaCy's NER runs each in quarters (``max(batch_size // 4, 2)`` docs a model
+#: call); calls of 4 to 8 deid notes (about 170 tokens each) ran some 8 % faster than
+#: calls of 32, and calls of 1 or 2 slower (timed ad hoc under load, issue #25): the
+#: activations of a small call stay in the CPU's caches through the parser's steps. The
+#: entities do not depend on it (each doc is decoded on its own; checked by
+#: ``benchmarks/text_findings_digest.py``).
+PIPE_BATCH = 32
+
 #: strings a loaded pipeline's vocabulary may keep for good, beyond those it loaded with:
 #: about 237 bytes each (measured on random words, ``len(nlp.vocab.strings)``), so at most
 #: some 12 MB, plus what one batch adds (:meth:`SpacyNerRecognizer.analyze_many`)
@@ -164,6 +173,7 @@ def load_spacy(name: str | None = None, language: str = "en") -> tuple[Any, str]
     if "ner" not in nlp.pipe_names:
         raise InputError(f"spaCy model {resolved!r} has no 'ner' component")
     nlp.max_length = 2_000_000
+    _caching_tokenizer(nlp.tokenizer)
     _STRINGS_AT_LOAD[id(nlp)] = len(nlp.vocab.strings)
     backend = _use_numpy_blas(nlp)
     log.info(
@@ -180,6 +190,45 @@ def load_spacy(name: str | None = None, language: str = "en") -> tuple[Any, str]
             spacy.__version__,
         )
     return nlp, resolved
+
+
+#: the most pieces of text (the runs between spaces: "BP", "120/80,") whose tokens the
+#: tokenizer remembers (spaCy's default, 10,000, was full after some 600 deid notes): an
+#: entry is some 60 bytes, so at most about 6 MB
+TOKENIZER_CACHE = 100_000
+
+
+def _caching_tokenizer(tokenizer: Any) -> None:
+    """Let spaCy's tokenizer remember the pieces of a text with a line break, the same
+    tokens as before.
+
+    spaCy's tokenizer remembers how it split each piece of text, except in a text where it
+    has met a special case, from that piece on: and the English pipelines list a lone line
+    break, tab and space as special cases (``{ORTH: "\\n"}``, one token, nothing else
+    set), so after a note's first line break every piece was split again by the prefix,
+    suffix and infix searches: about 6 % of the ``hipaa`` profile's time on deid notes
+    (timed ad hoc under load, issue #25). Such a special case says no more than the tokenizer does without it (a
+    whitespace piece is one token), so it is dropped, where the tokenizer is checked to
+    make that one token of it without the rule (else the rule is kept). The other special
+    cases ("Dr.", "can't", a no-break space with its NORM) stay.
+    """
+    from spacy.attrs import ORTH
+
+    rules = getattr(tokenizer, "rules", None)
+    if not isinstance(rules, dict):
+        return
+    plain = [
+        key
+        for key, value in rules.items()
+        if key.isspace() and value in ([{ORTH: key}], [{"ORTH": key}])
+    ]
+    if not plain:
+        return
+    tokenizer.rules = {k: v for k, v in rules.items() if k not in plain}
+    kept = [k for k in plain if [t.text for t in tokenizer(k)] != [k]]
+    if kept:  # a piece the affix searches would split: its rule goes back
+        tokenizer.rules = {**tokenizer.rules, **{k: rules[k] for k in kept}}
+    tokenizer.max_cache_size = max(tokenizer.max_cache_size, TOKENIZER_CACHE)
 
 
 def slow_ner_build(version: str) -> bool:
@@ -682,7 +731,8 @@ class SpacyNerRecognizer(Recognizer):
         """Findings per text, in the order given.
 
         The texts go to ``nlp.pipe`` shortest first, in batches of at most ``batch_size``
-        texts and ``max_batch_chars`` characters: texts of like length batch with less
+        texts and ``max_batch_chars`` characters (each run by spaCy :data:`PIPE_BATCH`
+        texts at a time): texts of like length batch with less
         waste, and the character bound keeps a batch of long texts from holding gigabytes
         of model activations. Each batch's docs are read before the next is made, and
         the words they add to the vocabulary stay only within :data:`VOCAB_BUDGET`
@@ -705,7 +755,9 @@ class SpacyNerRecognizer(Recognizer):
         with _one_blas_thread():
             for batch in batches:
                 with _vocab_scope(self.nlp):
-                    docs = self.nlp.pipe([texts[i] for i in batch], batch_size=len(batch))
+                    docs = self.nlp.pipe(
+                        [texts[i] for i in batch], batch_size=min(len(batch), PIPE_BATCH)
+                    )
                     for i, doc in zip(batch, docs, strict=True):
                         out[i] = self.findings(doc, texts[i])
         return iter(out)

@@ -235,12 +235,17 @@ def first_and_surname(text: str, taken: bytearray) -> list[Finding]:
         if before_span is None:
             continue
         (a, b), (c, d) = before_span, span
-        first, last = text[a:b], text[c:d]
-        if not text[b:c].isspace() or "\n" in text[b:c] or _case(first) != _case(last):
+        gap = text[b:c]
+        if not gap.isspace() or "\n" in gap:
             continue
-        if _case(first) == "mixed" or not _first_name(first.casefold()):
+        first = text[a:b]
+        case = _case(first)  # each word's case once: this runs for every pair of words
+        if case == "mixed":
             continue
-        if _case(last) == "lower":
+        last = text[c:d]
+        if _case(last) != case or not _first_name(first.casefold()):
+            continue
+        if case == "lower":
             # lower case: no word made of a known stem and an affix ("fem introducer")
             if not _not_english(last) or is_derived_word(last):
                 continue
@@ -253,7 +258,7 @@ def first_and_surname(text: str, taken: bytearray) -> list[Finding]:
             if (
                 text[pb:a].isspace()
                 and "\n" not in text[pb:a]
-                and _case(before) == _case(first)
+                and _case(before) == case
                 and _first_name(before.casefold())
             ):
                 start = pa
