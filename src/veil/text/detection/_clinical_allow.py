@@ -59,7 +59,13 @@ from veil.text.recognition._clinical_context import (
     name_growth,
     repeat_mentions,
 )
-from veil.text.recognition._clinical_names import name_place_findings, shape_remainders
+from veil.text.recognition._clinical_names import (
+    name_follows as _name_follows,
+)
+from veil.text.recognition._clinical_names import (
+    name_place_findings,
+    shape_remainders,
+)
 from veil.text.recognition._clinical_numbers import number_findings
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
@@ -103,7 +109,6 @@ _NAME_BEFORE = RELATION_WORDS | word_set(
 # what follows a hospital's abbreviation: "BUMC ED", "NEMC EW", "GH ICU"
 _UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clinic")
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
-_NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
 _NOT_ABBREVIATION_BEFORE = word_set("in via near")
 _GAP = lazy_compile(r"[ \t]+(?:the[ \t]+)?|[ \t]*@[ \t]*", re.IGNORECASE)
 _FUNCTION_WORDS = word_set(
@@ -240,9 +245,9 @@ def _token_types(
                 types[i] = "PERSON"
             elif (
                 not thorough
-                and nxt in _NAME_AFTER
                 and (word.istitle() or not mixed)
                 and _charted_name(folded[i])
+                and _name_follows(text, b, nxt)
             ):
                 # a known name, however English, before "aware", "notified" ("Hall aware")
                 types[i] = "PERSON"
@@ -297,7 +302,7 @@ def _token_types(
             continue
         if not thorough and not (place and (word.istitle() if mixed else b - a >= 4)):
             # the precise pass: a place's name, or a person's, in its context only
-            if nxt in _NAME_AFTER and b - a >= 4 and (word.istitle() or not mixed):
+            if b - a >= 4 and (word.istitle() or not mixed) and _name_follows(text, b, nxt):
                 types[i] = "PERSON"
             continue
         if mixed and not cased and not place and not is_bare_name(word):
@@ -316,7 +321,8 @@ def _token_types(
             a, b = words[i]
             gap = text[min(words[j][1], b) : max(words[j][0], a)]
             w = text[a:b].casefold()
-            after = folded[max(i, j) + 1] if max(i, j) + 1 < len(words) else ""
+            k = max(i, j)
+            after = folded[k + 1] if k + 1 < len(words) else ""
             cased = text[a:b].istitle() or not mixed
             if (
                 gap.strip().casefold() in _JOINERS
@@ -326,7 +332,7 @@ def _token_types(
                     or (cased and _charted_name(w, any_class=True))
                     # "Green and Wilson aware": before "aware" a pair is two people,
                     # however English the surname
-                    or (cased and after in _NAME_AFTER and _everyday_surname(w))
+                    or (cased and _everyday_surname(w) and _name_follows(text, words[k][1], after))
                 )
             ):
                 types[i] = "PERSON"

@@ -40,6 +40,7 @@ from veil.text.vocab._clinical_vocab import (
     CLINICAL_EXTRA,
     is_derived_word,
     is_first_name,
+    is_frequent_name,
     is_last_name,
     is_name_word,
     is_safe_word,
@@ -54,11 +55,14 @@ from veil.text.vocab._lexicon import (
 )
 
 __all__ = [
+    "NAME_AFTER",
     "contacted_names",
     "coordinated_places",
     "first_and_surname",
     "moved_places",
+    "name_follows",
     "name_place_findings",
+    "named_pairs",
     "parenthesised_people",
     "residences",
     "shape_remainders",
@@ -496,6 +500,103 @@ def parenthesised_people(text: str, taken: bytearray) -> list[Finding]:
     return out
 
 
+# ---- what follows a person ------------------------------------------------------------
+#: words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X
+#: NOTIFIED")
+NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
+# phrases that follow a person as "aware" does: "Griffin at bedside", "Hall is aware",
+# "Rossi in to visit", "Hanley came in"; read only after a word that can start one
+_NAME_AFTER_PHRASE = lazy_compile(
+    r"[ \t]+(?:(?:is|was|were|has[ \t]+been|have[ \t]+been)[ \t]+(?:aware|notified|paged|"
+    r"updated|informed|called|here|present|visiting)|at[ \t]+(?:the[ \t]+)?bedside|"
+    r"in[ \t]+to[ \t]+(?:visit|see)|came[ \t]+(?:in|to[ \t]+visit)|here[ \t]+to[ \t]+visit)\b",
+    re.IGNORECASE,
+)
+_NEXT_WORD = lazy_compile(r"[ \t]+([^\W\d_]+)")
+_PHRASE_STARTS = word_set("is was were has have at in came here")
+
+
+def name_follows(text: str, end: int, nxt: str) -> bool:
+    """Whether what follows the word ending at ``end`` (``nxt`` the next word,
+    case-folded) is what follows a person: "aware", "notified", "at bedside", "is aware".
+
+    Examples
+    --------
+    >>> t = "Griffin at bedside. Pt at rest."
+    >>> name_follows(t, 7, "at"), name_follows(t, 22, "at")
+    (True, False)
+    """
+    if nxt in NAME_AFTER:
+        return True
+    return nxt in _PHRASE_STARTS and _NAME_AFTER_PHRASE.match(text, end) is not None
+
+
+# ---- names by their shape, English or not -----------------------------------------------
+# two capitalised words joined by "and" before what follows a person: "Hope and Foster
+# aware", "PAGE AND LONG NOTIFIED"
+_PAIR = lazy_compile(
+    r"(?<![\w'’.-])([A-Z][a-z'’]+|[A-Z]{3,})[ \t]+(?:and|AND|&)[ \t]+([A-Z][a-z'’]+|[A-Z]{3,})\b"
+)
+# one capital initial with its full stop and a surname in the same shape: "E. Price",
+# "R. WHITE"; not after a word's letter ("PVC'S. HEMODYNAMICS")
+_INITIAL_SURNAME = lazy_compile(
+    r"(?<![\w.'’&/+-])[A-Z]\.[ \t]?([A-Z][a-z'’-]+|[A-Z]{3,})(?![\w'’-])"
+)
+# a signature: an initial, a surname in any case and a care-team role ("d. white rrt",
+# "J. Long, RN")
+_SIGNED = lazy_compile(
+    r"(?<![\w.'’&/+-])[A-Za-z]\.[ \t]?([A-Za-z][a-z'’-]+|[A-Z]{3,}),?[ \t]+"
+    r"(?:RN|RRT|MD|NP|LPN|CNA|rn|rrt|md|np|lpn)\b(?![/.-]\w)"
+)
+
+
+def _namelike(word: str) -> bool:
+    """A frequent name, English word or not, that is no verb or adverb alone: a name's
+    shape is the cue ("Price", "White", "Hope"; not "Will" or "Long")."""
+    w = word.casefold()
+    return is_frequent_name(w) and not (
+        word_classes(w) & {"verb", "adj", "adv"} and not word_classes(w) & {"noun"}
+    )
+
+
+def named_pairs(text: str, taken: bytearray) -> list[Finding]:
+    """Names by their shape, however English: a pair of frequent names joined by "and"
+    before what follows a person (:func:`name_follows`), both capitalised or both in
+    capitals; a capital initial and a frequent surname in the same shape; an initial, a
+    frequent surname in any case and a care-team role. Nothing ``taken`` marks; what is
+    added is marked.
+
+    Examples
+    --------
+    >>> t = "Hope and Foster aware. Seen by E. Price. d. white rrt. Heat and Ice applied."
+    >>> [t[f.start:f.end] for f in named_pairs(t, bytearray(len(t)))]
+    ['Hope', 'Foster', 'E. Price', 'd. white']
+    """
+    out: list[Finding] = []
+
+    def add(a: int, b: int) -> None:
+        if _free(taken, a, b):
+            _mark(taken, a, b)
+            out.append(_finding(a, b, "PERSON", "name_shape"))
+
+    for m in _PAIR.finditer(text):
+        one, two = m.group(1), m.group(2)
+        if _case(one) != _case(two) or not (_namelike(one) and _namelike(two)):
+            continue
+        nxt = _NEXT_WORD.match(text, m.end())
+        if nxt is None or not name_follows(text, m.end(), nxt.group(1).casefold()):
+            continue
+        add(m.start(1), m.end(1))
+        add(m.start(2), m.end(2))
+    for m in _INITIAL_SURNAME.finditer(text):
+        if _namelike(m.group(1)):
+            add(m.start(), m.end(1))
+    for m in _SIGNED.finditer(text):
+        if _namelike(m.group(1)):
+            add(m.start(), m.end(1))
+    return out
+
+
 def name_place_findings(
     text: str, found: list[Finding], taken: bytearray, *, mixed: bool
 ) -> list[Finding]:
@@ -508,6 +609,7 @@ def name_place_findings(
         *first_and_surname(text, taken),
         *contacted_names(text, mixed, taken),
         *parenthesised_people(text, taken),
+        *named_pairs(text, taken),
     ]
     out.extend(coordinated_places(text, [*found, *out], taken))
     return out
