@@ -60,9 +60,7 @@ from veil.text.recognition._clinical_context import (
     repeat_mentions,
 )
 from veil.text.recognition._clinical_names import (
-    name_follows as _name_follows,
-)
-from veil.text.recognition._clinical_names import (
+    name_follows,
     name_place_findings,
     shape_remainders,
 )
@@ -247,7 +245,7 @@ def _token_types(
                 not thorough
                 and (word.istitle() or not mixed)
                 and _charted_name(folded[i])
-                and _name_follows(text, b, nxt)
+                and name_follows(text, b, nxt)
             ):
                 # a known name, however English, before "aware", "notified" ("Hall aware")
                 types[i] = "PERSON"
@@ -302,7 +300,7 @@ def _token_types(
             continue
         if not thorough and not (place and (word.istitle() if mixed else b - a >= 4)):
             # the precise pass: a place's name, or a person's, in its context only
-            if b - a >= 4 and (word.istitle() or not mixed) and _name_follows(text, b, nxt):
+            if b - a >= 4 and (word.istitle() or not mixed) and name_follows(text, b, nxt):
                 types[i] = "PERSON"
             continue
         if mixed and not cased and not place and not is_bare_name(word):
@@ -332,7 +330,7 @@ def _token_types(
                     or (cased and _charted_name(w, any_class=True))
                     # "Green and Wilson aware": before "aware" a pair is two people,
                     # however English the surname
-                    or (cased and _everyday_surname(w) and _name_follows(text, words[k][1], after))
+                    or (cased and _everyday_surname(w) and name_follows(text, words[k][1], after))
                 )
             ):
                 types[i] = "PERSON"
