@@ -60,6 +60,7 @@ from veil.text.recognition._clinical_context import (
     repeat_mentions,
 )
 from veil.text.recognition._clinical_names import (
+    compound_word,
     name_follows,
     name_place_findings,
     shape_remainders,
@@ -71,6 +72,7 @@ from veil.text.vocab._clinical_vocab import (
     CLINICAL_EXTRA,
     is_bare_name,
     is_cued_name,
+    is_derived_word,
     is_name_word,
     is_safe_word,
 )
@@ -213,6 +215,23 @@ def _everyday_surname(w: str) -> bool:
     )
 
 
+# what ends a sentence or a field before a word: its capital says nothing there
+_SENTENCE_BEFORE = lazy_compile(r"(?:^|[.!?:;\n(\[*#>\d-])[ \t]*$")
+
+
+def _capitalised_unknown(text: str, a: int, b: int) -> bool:
+    """In a note in ordinary case, a capitalised word of five letters or more in mid-sentence
+    that no dictionary holds, misspellings and words of a known stem and an affix included
+    ("Kondouli"), nor two safe words written as one: Philter's inversion, where a capital
+    says a name."""
+    word = text[a:b]
+    if b - a < 5 or not word.istitle() or not word.isalpha():
+        return False
+    if _SENTENCE_BEFORE.search(text, max(0, a - 8), a) is not None:
+        return False
+    return not is_derived_word(word) and not compound_word(word.casefold())
+
+
 def _token_types(
     text: str,
     start: int,
@@ -302,6 +321,8 @@ def _token_types(
             # the precise pass: a place's name, or a person's, in its context only
             if b - a >= 4 and (word.istitle() or not mixed) and name_follows(text, b, nxt):
                 types[i] = "PERSON"
+            elif mixed and _capitalised_unknown(text, a, b):
+                types[i] = "PERSON:capitalised"
             continue
         if mixed and not cased and not place and not is_bare_name(word):
             continue  # lower case in a note in ordinary case: shorthand or a misspelling

@@ -56,6 +56,7 @@ from veil.text.vocab._lexicon import (
 
 __all__ = [
     "NAME_AFTER",
+    "compound_word",
     "contacted_names",
     "coordinated_places",
     "first_and_surname",
@@ -298,7 +299,7 @@ def moved_places(text: str, taken: bytearray) -> list[Finding]:
             if w is None or not _unknown(w.group(), 2 if pos == m.end() else 3):
                 break
             word = w.group().casefold()
-            if word in _SHORT_NOT_PLACE or word in FACILITY_WORDS or _compound(word):
+            if word in _SHORT_NOT_PLACE or word in FACILITY_WORDS or compound_word(word):
                 break
             end = w.end()
             gap = _GAP.match(text, end)
@@ -314,7 +315,7 @@ def moved_places(text: str, taken: bytearray) -> list[Finding]:
 _GAP = lazy_compile(r"[ \t]+")
 
 
-def _compound(w: str) -> bool:
+def compound_word(w: str) -> bool:
     """Two safe words written as one ("stepdown", "ctscan")."""
     return len(w) >= 5 and any(
         is_safe_word(w[:k]) and is_safe_word(w[k:]) for k in range(2, len(w) - 1)
