@@ -232,6 +232,16 @@ def _capitalised_unknown(text: str, a: int, b: int) -> bool:
     return not is_derived_word(word) and not compound_word(word.casefold())
 
 
+def _capitalised_census(text: str, a: int, b: int) -> bool:
+    """A capitalised Census name in mid-sentence, in a note in ordinary case, that the
+    allow list calls safe only as a misspelling of an English word ("Weltmer", "Torsiello"
+    one letter off): no dictionary holds it as spelt, and the capital says the name."""
+    w = text[a:b].casefold()
+    if w in common_words() or w in NOTE_WORDS or w in CLINICAL_EXTRA or word_classes(w):
+        return False
+    return is_cued_name(w) and _capitalised_unknown(text, a, b)
+
+
 def _token_types(
     text: str,
     start: int,
@@ -260,6 +270,8 @@ def _token_types(
         if is_safe_word(word):
             if prev in _NAME_BEFORE and _ambiguous_name(word):
                 types[i] = "PERSON"
+            elif not thorough and mixed and _capitalised_census(text, a, b):
+                types[i] = "PERSON:capitalised"
             elif (
                 not thorough
                 and (word.istitle() or not mixed)

@@ -595,7 +595,36 @@ def named_pairs(text: str, taken: bytearray) -> list[Finding]:
     for m in _SIGNED.finditer(text):
         if _namelike(m.group(1)):
             add(m.start(), m.end(1))
+    signature = _signature(text)
+    if signature is not None:
+        add(*signature)
     return out
+
+
+# the last line of a note, a signature: one to three words (initials with their full
+# stop too), a care-team role and punctuation after them ("J. Smith RN", "Mary Okafor")
+_LAST_LINE = lazy_compile(
+    r"(?:^|\n)[ \t]*((?:[A-Za-z]\.[ \t]?)?[A-Za-z][A-Za-z'’-]+(?:[ \t]+(?:[A-Za-z]\.[ \t]?)?"
+    r"[A-Za-z][A-Za-z'’-]+){0,2})[ \t]*(?:,?[ \t]*(?:RN|RRT|MD|NP|LPN|CNA|rn|rrt|md|np|lpn)"
+    r"\.?)?[ \t.,]*\s*$"
+)
+
+
+def _signature(text: str) -> tuple[int, int] | None:
+    """The span of a signature on a note's last line: every word a frequent name or one
+    that no dictionary holds, at least one no English word, in one case."""
+    m = _LAST_LINE.search(text, max(0, len(text) - 80))
+    if m is None:
+        return None
+    words = [w.rstrip(".") for w in m.group(1).split()]
+    names = [w for w in words if len(w) > 1]
+    if not names or len({_case(w) for w in names}) > 1 or _case(names[0]) == "mixed":
+        return None
+    if not all(_namelike(w) or _unknown(w) for w in names):
+        return None
+    if all(w.casefold() in common_words() or word_classes(w.casefold()) for w in names):
+        return None  # "Rest well", "Will follow": English words only
+    return m.span(1)
 
 
 def name_place_findings(
