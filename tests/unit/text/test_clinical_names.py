@@ -180,6 +180,10 @@ def _values(text: str, rules: set[str]) -> list[str]:
         ("Pt NPO, cont lasix. Tshabalala is aware of plan.", "Tshabalala"),
         # a capitalised word in mid-sentence that no dictionary holds
         ("Pt NPO, cont lasix. Case reviewed with Tshabalala today.", "Tshabalala"),
+        # a rare Census name one letter off an English word, capitalised in mid-sentence
+        ("Pt NPO, cont lasix. Case reviewed with Weltmer today.", "Weltmer"),
+        # a signature on the note's last line
+        ("Pt NPO, cont lasix, plan as above.\nTshabalala\n", "Tshabalala"),
     ],
 )
 def test_names_by_shape_and_position(text: str, value: str) -> None:
@@ -204,6 +208,10 @@ def test_names_by_shape_and_position(text: str, value: str) -> None:
         "Pt NPO, cont Lasix 40 mg IV and Metoprolol 25 mg, Heparin 1000 units/hr.",
         "Pt NPO. Placed on Stepdown monitor, Extubated at 0800 without difficulty.",
         "Pt NPO. R fem Introducer in place, Cefazolin given at 0800.",
+        # a last line of English or clinical words is no signature
+        "Pt NPO, cont lasix, plan as above.\nWill follow.\n",
+        "Pt NPO, cont lasix.\nCont Lasix\n",
+        "Pt NPO, cont lasix.\nHope Price\n",
     ],
 )
 def test_shapes_leave_charting_alone(text: str) -> None:

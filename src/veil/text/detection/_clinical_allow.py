@@ -60,7 +60,6 @@ from veil.text.recognition._clinical_context import (
     repeat_mentions,
 )
 from veil.text.recognition._clinical_names import (
-    compound_word,
     name_follows,
     name_place_findings,
     shape_remainders,
@@ -222,14 +221,18 @@ _SENTENCE_BEFORE = lazy_compile(r"(?:^|[.!?:;\n(\[*#>\d-])[ \t]*$")
 def _capitalised_unknown(text: str, a: int, b: int) -> bool:
     """In a note in ordinary case, a capitalised word of five letters or more in mid-sentence
     that no dictionary holds, misspellings and words of a known stem and an affix included
-    ("Kondouli"), nor two safe words written as one: Philter's inversion, where a capital
+    ("Kondouli"), nor two safe words of four letters or more written as one: Philter's inversion, where a capital
     says a name."""
     word = text[a:b]
     if b - a < 5 or not word.istitle() or not word.isalpha():
         return False
     if _SENTENCE_BEFORE.search(text, max(0, a - 8), a) is not None:
         return False
-    return not is_derived_word(word) and not compound_word(word.casefold())
+    w = word.casefold()
+    # two safe words of four letters or more written as one ("Stepdown", "Bedside")
+    return not is_derived_word(word) and not any(
+        is_safe_word(w[:k]) and is_safe_word(w[k:]) for k in range(4, len(w) - 3)
+    )
 
 
 def _capitalised_census(text: str, a: int, b: int) -> bool:
