@@ -74,6 +74,7 @@ from veil.text.vocab._clinical_vocab import (
     is_derived_word,
     is_name_word,
     is_safe_word,
+    known_words,
 )
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
@@ -221,7 +222,7 @@ _SENTENCE_BEFORE = lazy_compile(r"(?:^|[.!?:;\n(\[*#>\d-])[ \t]*$")
 def _capitalised_unknown(text: str, a: int, b: int) -> bool:
     """In a note in ordinary case, a capitalised word of five letters or more in mid-sentence
     that no dictionary holds, misspellings and words of a known stem and an affix included
-    ("Kondouli"), nor two safe words of four letters or more written as one: Philter's inversion, where a capital
+    ("Kondouli"), nor two words of four letters or more written as one: Philter's inversion, where a capital
     says a name."""
     word = text[a:b]
     if b - a < 5 or not word.istitle() or not word.isalpha():
@@ -229,9 +230,10 @@ def _capitalised_unknown(text: str, a: int, b: int) -> bool:
     if _SENTENCE_BEFORE.search(text, max(0, a - 8), a) is not None:
         return False
     w = word.casefold()
-    # two safe words of four letters or more written as one ("Stepdown", "Bedside")
-    return not is_derived_word(word) and not any(
-        is_safe_word(w[:k]) and is_safe_word(w[k:]) for k in range(4, len(w) - 3)
+    known = known_words()
+    # two words of four letters or more written as one ("Stepdown", "Bedside")
+    return not any(w[:k] in known and w[k:] in known for k in range(4, len(w) - 3)) and (
+        not is_derived_word(word)
     )
 
 
@@ -273,7 +275,13 @@ def _token_types(
         if is_safe_word(word):
             if prev in _NAME_BEFORE and _ambiguous_name(word):
                 types[i] = "PERSON"
-            elif not thorough and mixed and _capitalised_census(text, a, b):
+            elif (
+                not thorough
+                and mixed
+                and b - a >= 5
+                and word[:1].isupper()
+                and _capitalised_census(text, a, b)
+            ):
                 types[i] = "PERSON:capitalised"
             elif (
                 not thorough
