@@ -26,9 +26,13 @@ be safe is reported.
    a hospital's abbreviation, an unsafe word in
    capitals after a place word or before a facility or unit word ("to GH", "BUMC ED").
    Their explanations' pattern names say so (``known_name``, ``abbreviation``).
+   A third, ``capitalised``, is Philter's inversion where a capital says a name: in a
+   note in ordinary case, a capitalised word of five letters or more in mid-sentence that
+   no dictionary holds, or a Census name there that is safe only as a misspelling.
    The precise pass also reads names and places in context that are English words: a
    capitalised word right after "to", "from" or "at" in a note in ordinary case
-   ("transferred to Faulkner"), a known name before "aware" or "notified" ("Hall
+   ("transferred to Faulkner"), a known name before "aware", "notified", "at bedside" or
+   "is aware" (:func:`veil.text.recognition._clinical_names.name_follows`; "Hall
    aware"), a surname joined by "and" to a reported name before "aware" ("Green and
    Wilson aware"), and, in a note in lower case, an unknown word of two or three letters
    after a place word ("to gh").

@@ -26,7 +26,12 @@ dictionary of the spaCy pipeline (:mod:`veil.text.vocab._clinical_vocab`):
   NH", "BROOKHAVEN SNF"), capitalised, never a description ("nursing home", "the house");
 * **first names after a contact** (:func:`contacted_names`): in a note in ordinary case,
   a capitalised known first name after a relation word or a contact verb ("reach Rob",
-  "Husband Rich"), even one that is an English verb or adjective.
+  "Husband Rich"), even one that is an English verb or adjective;
+* **names by their shape** (:func:`named_pairs`), however English, with the frequent
+  Census names (:func:`veil.text.vocab._clinical_vocab.is_frequent_name`): a pair joined
+  by "and" before what follows a person (:func:`name_follows`: "Hope and Foster aware"),
+  one after a single initial ("E. Price"), an initial and one before a care-team role
+  ("d. white rrt"), and a signature on the note's last line.
 """
 
 from __future__ import annotations
