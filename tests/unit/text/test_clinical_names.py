@@ -218,3 +218,12 @@ def test_shapes_leave_charting_alone(text: str) -> None:
     assert _values(text, {"name_shape", "capitalised"}) == [], _pass(text)
     # "at bedside" makes no name of a word that is none ("Pt", "family", "wife")
     assert not {"Pt", "family", "wife", "Pain", "Nausea", "SKIN"} & set(_pass(text))
+
+
+def test_a_name_read_by_its_shape_is_read_again_elsewhere() -> None:
+    # the signature names the writer; an earlier mention in lower case is the same name,
+    # an English surname read by its shape is not looked for again ("price of meds")
+    text = "Pt NPO, cont lasix, plan reviewed w tshabalala.\nTshabalala\n"
+    assert {"tshabalala", "Tshabalala"} <= set(_pass(text))
+    text = "Pt NPO, cont lasix. Seen by E. Price, recs noted; price of meds discussed."
+    assert set(_pass(text)) == {"E. Price"}

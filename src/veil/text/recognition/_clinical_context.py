@@ -668,6 +668,7 @@ REPEATED_FROM = frozenset(
         "name_before_role",
         "name_after_role",
         "after_relation",
+        "name_shape",
     }
 )
 
