@@ -540,20 +540,19 @@ def name_follows(text: str, end: int, nxt: str) -> bool:
 # ---- names by their shape, English or not -----------------------------------------------
 # two capitalised words joined by "and" before what follows a person: "Hope and Foster
 # aware", "PAGE AND LONG NOTIFIED"
-_PAIR = lazy_compile(
-    r"(?<![\w'’.-])([A-Z][a-z'’]+|[A-Z]{3,})[ \t]+(?:and|AND|&)[ \t]+([A-Z][a-z'’]+|[A-Z]{3,})\b"
-)
-# one capital initial with its full stop and a surname in the same shape: "E. Price",
-# "R. WHITE"; not after a word's letter ("PVC'S. HEMODYNAMICS")
-_INITIAL_SURNAME = lazy_compile(
-    r"(?<![\w.'’&/+-])[A-Z]\.[ \t]?([A-Z][a-z'’-]+|[A-Z]{3,})(?![\w'’-])"
-)
+# read from the joiner, rarer than a capital: the words on either side are matched there
+_JOINER = lazy_compile(r"[ \t]+(?:and|AND|&)[ \t]+")
+_PAIR_BEFORE = lazy_compile(r"(?<![\w'’.-])(?:[A-Z][a-z'’]+|[A-Z]{3,})$")
+_PAIR_AFTER = lazy_compile(r"(?:[A-Z][a-z'’]+|[A-Z]{3,})\b")
+# one initial with its full stop and a word: "E. Price", "R. WHITE", "d. white rrt"; not
+# after a word's letter ("PVC'S. HEMODYNAMICS")
+_INITIAL_WORD = lazy_compile(r"(?<![\w.'’&/+-])([A-Za-z])\.[ \t]?([A-Za-z][A-Za-z'’-]*)(?![\w'’-])")
+# a surname capitalised or in capitals after a capital initial ("E. Price", "R. WHITE")
+_CASED_SURNAME = lazy_compile(r"[A-Z][a-z'’-]+|[A-Z]{3,}")
 # a signature: an initial, a surname in any case and a care-team role ("d. white rrt",
 # "J. Long, RN")
-_SIGNED = lazy_compile(
-    r"(?<![\w.'’&/+-])[A-Za-z]\.[ \t]?([A-Za-z][a-z'’-]+|[A-Z]{3,}),?[ \t]+"
-    r"(?:RN|RRT|MD|NP|LPN|CNA|rn|rrt|md|np|lpn)\b(?![/.-]\w)"
-)
+_SIGNED_SURNAME = lazy_compile(r"[A-Za-z][a-z'’-]+|[A-Z]{3,}")
+_ROLE_TAIL = lazy_compile(r",?[ \t]+(?:RN|RRT|MD|NP|LPN|CNA|rn|rrt|md|np|lpn)\b(?![/.-]\w)")
 
 
 def _namelike(word: str) -> bool:
@@ -585,21 +584,26 @@ def named_pairs(text: str, taken: bytearray) -> list[Finding]:
             _mark(taken, a, b)
             out.append(_finding(a, b, "PERSON", "name_shape"))
 
-    for m in _PAIR.finditer(text):
-        one, two = m.group(1), m.group(2)
-        if _case(one) != _case(two) or not (_namelike(one) and _namelike(two)):
+    for j in _JOINER.finditer(text):
+        one = _PAIR_BEFORE.search(text, max(0, j.start() - 40), j.start())
+        two = _PAIR_AFTER.match(text, j.end())
+        if one is None or two is None or _case(one.group()) != _case(two.group()):
             continue
-        nxt = _NEXT_WORD.match(text, m.end())
-        if nxt is None or not name_follows(text, m.end(), nxt.group(1).casefold()):
+        if not (_namelike(one.group()) and _namelike(two.group())):
             continue
-        add(m.start(1), m.end(1))
-        add(m.start(2), m.end(2))
-    for m in _INITIAL_SURNAME.finditer(text):
-        if _namelike(m.group(1)):
-            add(m.start(), m.end(1))
-    for m in _SIGNED.finditer(text):
-        if _namelike(m.group(1)):
-            add(m.start(), m.end(1))
+        nxt = _NEXT_WORD.match(text, two.end())
+        if nxt is None or not name_follows(text, two.end(), nxt.group(1).casefold()):
+            continue
+        add(*one.span())
+        add(*two.span())
+    for m in _INITIAL_WORD.finditer(text):
+        word = m.group(2)
+        if m.group(1).isupper() and _CASED_SURNAME.fullmatch(word) and _namelike(word):
+            add(m.start(), m.end(2))
+        elif (
+            _SIGNED_SURNAME.fullmatch(word) and _ROLE_TAIL.match(text, m.end()) and _namelike(word)
+        ):
+            add(m.start(), m.end(2))
     signature = _signature(text)
     if signature is not None:
         add(*signature)
@@ -618,7 +622,11 @@ _LAST_LINE = lazy_compile(
 def _signature(text: str) -> tuple[int, int] | None:
     """The span of a signature on a note's last line: every word a frequent name or one
     that no dictionary holds, at least one no English word, in one case."""
-    m = _LAST_LINE.search(text, max(0, len(text) - 80))
+    end = len(text.rstrip())
+    start = text.rfind("\n", 0, end) + 1
+    if end - start > 60:
+        return None
+    m = _LAST_LINE.match(text, max(0, start - 1))
     if m is None:
         return None
     words = [w.rstrip(".") for w in m.group(1).split()]
