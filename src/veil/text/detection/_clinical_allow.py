@@ -289,9 +289,9 @@ def _token_types(
                 types[i] = "PERSON:capitalised"
             elif (
                 not thorough
+                and name_follows(text, b, nxt)
                 and (word.istitle() or not mixed)
                 and _charted_name(folded[i])
-                and name_follows(text, b, nxt)
             ):
                 # a known name, however English, before "aware", "notified" ("Hall aware")
                 types[i] = "PERSON"
@@ -378,7 +378,7 @@ def _token_types(
                     or (cased and _charted_name(w, any_class=True))
                     # "Green and Wilson aware": before "aware" a pair is two people,
                     # however English the surname
-                    or (cased and _everyday_surname(w) and name_follows(text, words[k][1], after))
+                    or (cased and name_follows(text, words[k][1], after) and _everyday_surname(w))
                 )
             ):
                 types[i] = "PERSON"
