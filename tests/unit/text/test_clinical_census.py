@@ -160,6 +160,7 @@ def test_census_english_words_no_names_without_a_cue(
         ("S. Torsiello RN at bedside.", "Torsiello"),
         ("Spoke with Mary Weltmer (daughter).", "Weltmer"),
         ("Dr Weltmer notified of K 3.1.", "Weltmer"),
+        ("Torsiello at bedside, updated.", "Torsiello"),
     ],
 )
 @pytest.mark.parametrize("case", _CASES)
@@ -175,8 +176,8 @@ def test_frequent_census_surname_alone_in_lower_or_title_case(
     hipaa: TextAnalyzer, case: type[str]
 ) -> None:
     assert _people(hipaa, "Stubblefield at bedside, updated.", case) == [case("Stubblefield")]
-    # a rare one needs its cue
-    assert _people(hipaa, "Torsiello at bedside, updated.", case) == []
+    # a rare one needs its cue ("at bedside" is one since the seventh round, below)
+    assert _people(hipaa, "Torsiello reviewed, updated.", case) == []
 
 
 def test_frequent_long_census_surname_alone_in_a_note_in_capitals(hipaa: TextAnalyzer) -> None:

@@ -152,3 +152,78 @@ def test_generated_notes_carry_the_new_shapes() -> None:
             hit += covered.find(1, s["start_position"], s["end_position"]) >= 0
     assert total >= 50
     assert hit / total >= 0.9, (hit, total)
+
+
+# ---- names by their shape however English, what follows a person, capitals (sixth round) --
+def _values(text: str, rules: set[str]) -> list[str]:
+    return [
+        text[f.start : f.end]
+        for f in clinical_findings(text, [], thorough=False)
+        if f.explanation and f.explanation.pattern_name in rules
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a pair of frequent names before what follows a person, English words both
+        ("Pt NPO. Hope and Foster aware of plan.", "Hope"),
+        ("Pt NPO. Hope and Foster aware of plan.", "Foster"),
+        ("PT NPO. PAGE AND GREEN NOTIFIED OF K 3.1.", "GREEN"),
+        # one initial and a frequent surname, a signature before a role
+        ("Pt NPO. Seen by E. Price, neuro recs noted.", "E. Price"),
+        ("pt npo, all is well at this time. d. white rrt", "d. white"),
+        # a first name that is no English word takes an English surname after it
+        ("Pt NPO. dtr Samantha White called for update.", "Samantha White"),
+        # what follows a person: "at bedside", "is aware", "in to visit"
+        ("Pt NPO. Griffin at bedside, updated on plan.", "Griffin"),
+        ("Pt NPO, cont lasix. Tshabalala is aware of plan.", "Tshabalala"),
+        # a capitalised word in mid-sentence that no dictionary holds
+        ("Pt NPO, cont lasix. Case reviewed with Tshabalala today.", "Tshabalala"),
+        # a rare Census name one letter off an English word, capitalised in mid-sentence
+        ("Pt NPO, cont lasix. Case reviewed with Weltmer today.", "Weltmer"),
+        # a signature on the note's last line
+        ("Pt NPO, cont lasix, plan as above.\nTshabalala\n", "Tshabalala"),
+    ],
+)
+def test_names_by_shape_and_position(text: str, value: str) -> None:
+    got = {
+        text[f.start : f.end]
+        for f in clinical_findings(text, [], thorough=False)
+        if f.entity_type == "PERSON"
+    }
+    assert any(value in g for g in got), _pass(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pairs of clinical or everyday words before "aware", words after a list's letter
+        "Pt NPO. Pain and Nausea aware of plan. Heat and Ice applied.",
+        "PT NPO. SKIN AND NEURO NOTIFIED. MD AND RN AWARE.",
+        "Plan: A. Pain control. B. Skin care. C. Diet as tol.",
+        "Pt NPO. E. coli in urine, S. aureus in sputum, C. Diff neg.",
+        "Pt NPO. Pt at bedside chair; family at bedside, wife is aware.",
+        # drugs, doses, devices in capitals mid-sentence; sentence starts; compounds
+        "Pt NPO, cont Lasix 40 mg IV and Metoprolol 25 mg, Heparin 1000 units/hr.",
+        "Pt NPO. Placed on Stepdown monitor, Extubated at 0800 without difficulty.",
+        "Pt NPO. R fem Introducer in place, Cefazolin given at 0800.",
+        # a last line of English or clinical words is no signature
+        "Pt NPO, cont lasix, plan as above.\nWill follow.\n",
+        "Pt NPO, cont lasix.\nCont Lasix\n",
+        "Pt NPO, cont lasix.\nHope Price\n",
+    ],
+)
+def test_shapes_leave_charting_alone(text: str) -> None:
+    assert _values(text, {"name_shape", "capitalised"}) == [], _pass(text)
+    # "at bedside" makes no name of a word that is none ("Pt", "family", "wife")
+    assert not {"Pt", "family", "wife", "Pain", "Nausea", "SKIN"} & set(_pass(text))
+
+
+def test_a_name_read_by_its_shape_is_read_again_elsewhere() -> None:
+    # the signature names the writer; an earlier mention in lower case is the same name,
+    # an English surname read by its shape is not looked for again ("price of meds")
+    text = "Pt NPO, cont lasix, plan reviewed w tshabalala.\nTshabalala\n"
+    assert {"tshabalala", "Tshabalala"} <= set(_pass(text))
+    text = "Pt NPO, cont lasix. Seen by E. Price, recs noted; price of meds discussed."
+    assert set(_pass(text)) == {"E. Price"}

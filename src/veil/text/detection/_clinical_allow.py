@@ -26,9 +26,13 @@ be safe is reported.
    a hospital's abbreviation, an unsafe word in
    capitals after a place word or before a facility or unit word ("to GH", "BUMC ED").
    Their explanations' pattern names say so (``known_name``, ``abbreviation``).
+   A third, ``capitalised``, is Philter's inversion where a capital says a name: in a
+   note in ordinary case, a capitalised word of five letters or more in mid-sentence that
+   no dictionary holds, or a Census name there that is safe only as a misspelling.
    The precise pass also reads names and places in context that are English words: a
    capitalised word right after "to", "from" or "at" in a note in ordinary case
-   ("transferred to Faulkner"), a known name before "aware" or "notified" ("Hall
+   ("transferred to Faulkner"), a known name before "aware", "notified", "at bedside" or
+   "is aware" (:func:`veil.text.recognition._clinical_names.name_follows`; "Hall
    aware"), a surname joined by "and" to a reported name before "aware" ("Green and
    Wilson aware"), and, in a note in lower case, an unknown word of two or three letters
    after a place word ("to gh").
@@ -59,7 +63,11 @@ from veil.text.recognition._clinical_context import (
     name_growth,
     repeat_mentions,
 )
-from veil.text.recognition._clinical_names import name_place_findings, shape_remainders
+from veil.text.recognition._clinical_names import (
+    name_follows,
+    name_place_findings,
+    shape_remainders,
+)
 from veil.text.recognition._clinical_numbers import number_findings
 from veil.text.recognition._clinical_shapes import is_english, shape_findings
 from veil.text.recognition._finding import Explanation, Finding
@@ -67,8 +75,10 @@ from veil.text.vocab._clinical_vocab import (
     CLINICAL_EXTRA,
     is_bare_name,
     is_cued_name,
+    is_derived_word,
     is_name_word,
     is_safe_word,
+    known_words,
 )
 from veil.text.vocab._lexicon import (
     CALENDAR_WORDS,
@@ -103,7 +113,6 @@ _NAME_BEFORE = RELATION_WORDS | word_set(
 # what follows a hospital's abbreviation: "BUMC ED", "NEMC EW", "GH ICU"
 _UNIT_AFTER = _PLACE_AFTER | word_set("ed er ew icu ccu micu sicu ctu ctic clinic")
 # words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X NOTIFIED")
-_NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
 _NOT_ABBREVIATION_BEFORE = word_set("in via near")
 _GAP = lazy_compile(r"[ \t]+(?:the[ \t]+)?|[ \t]*@[ \t]*", re.IGNORECASE)
 _FUNCTION_WORDS = word_set(
@@ -210,6 +219,38 @@ def _everyday_surname(w: str) -> bool:
     )
 
 
+# what ends a sentence or a field before a word: its capital says nothing there
+_SENTENCE_BEFORE = lazy_compile(r"(?:^|[.!?:;\n(\[*#>\d-])[ \t]*$")
+
+
+def _capitalised_unknown(text: str, a: int, b: int) -> bool:
+    """In a note in ordinary case, a capitalised word of five letters or more in mid-sentence
+    that no dictionary holds, misspellings and words of a known stem and an affix included
+    ("Kondouli"), nor two words of four letters or more written as one: Philter's inversion, where a capital
+    says a name."""
+    word = text[a:b]
+    if b - a < 5 or not word.istitle() or not word.isalpha():
+        return False
+    if _SENTENCE_BEFORE.search(text, max(0, a - 8), a) is not None:
+        return False
+    w = word.casefold()
+    known = known_words()
+    # two words of four letters or more written as one ("Stepdown", "Bedside")
+    return not any(w[:k] in known and w[k:] in known for k in range(4, len(w) - 3)) and (
+        not is_derived_word(word)
+    )
+
+
+def _capitalised_census(text: str, a: int, b: int) -> bool:
+    """A capitalised Census name in mid-sentence, in a note in ordinary case, that the
+    allow list calls safe only as a misspelling of an English word ("Weltmer", "Torsiello"
+    one letter off): no dictionary holds it as spelt, and the capital says the name."""
+    w = text[a:b].casefold()
+    if w in common_words() or w in NOTE_WORDS or w in CLINICAL_EXTRA or word_classes(w):
+        return False
+    return is_cued_name(w) and _capitalised_unknown(text, a, b)
+
+
 def _token_types(
     text: str,
     start: int,
@@ -240,7 +281,15 @@ def _token_types(
                 types[i] = "PERSON"
             elif (
                 not thorough
-                and nxt in _NAME_AFTER
+                and mixed
+                and b - a >= 5
+                and word[:1].isupper()
+                and _capitalised_census(text, a, b)
+            ):
+                types[i] = "PERSON:capitalised"
+            elif (
+                not thorough
+                and name_follows(text, b, nxt)
                 and (word.istitle() or not mixed)
                 and _charted_name(folded[i])
             ):
@@ -297,8 +346,10 @@ def _token_types(
             continue
         if not thorough and not (place and (word.istitle() if mixed else b - a >= 4)):
             # the precise pass: a place's name, or a person's, in its context only
-            if nxt in _NAME_AFTER and b - a >= 4 and (word.istitle() or not mixed):
+            if b - a >= 4 and (word.istitle() or not mixed) and name_follows(text, b, nxt):
                 types[i] = "PERSON"
+            elif mixed and _capitalised_unknown(text, a, b):
+                types[i] = "PERSON:capitalised"
             continue
         if mixed and not cased and not place and not is_bare_name(word):
             continue  # lower case in a note in ordinary case: shorthand or a misspelling
@@ -316,7 +367,8 @@ def _token_types(
             a, b = words[i]
             gap = text[min(words[j][1], b) : max(words[j][0], a)]
             w = text[a:b].casefold()
-            after = folded[max(i, j) + 1] if max(i, j) + 1 < len(words) else ""
+            k = max(i, j)
+            after = folded[k + 1] if k + 1 < len(words) else ""
             cased = text[a:b].istitle() or not mixed
             if (
                 gap.strip().casefold() in _JOINERS
@@ -326,7 +378,7 @@ def _token_types(
                     or (cased and _charted_name(w, any_class=True))
                     # "Green and Wilson aware": before "aware" a pair is two people,
                     # however English the surname
-                    or (cased and after in _NAME_AFTER and _everyday_surname(w))
+                    or (cased and name_follows(text, words[k][1], after) and _everyday_surname(w))
                 )
             ):
                 types[i] = "PERSON"

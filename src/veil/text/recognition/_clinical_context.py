@@ -59,6 +59,7 @@ from veil.text.vocab._clinical_vocab import (
     CLINICAL_EXTRA,
     is_cued_name,
     is_first_name,
+    is_frequent_name,
     is_name_word,
     is_safe_word,
 )
@@ -558,9 +559,22 @@ def extend_names(text: str, findings: Iterable[Finding], taken: bytearray) -> li
                 if (
                     word.isalpha()
                     and _case(word) == _case(last)
-                    and _surname_after(word)
-                    # an English first name ("TRACE", "Dick") takes a known surname only
-                    and (not word_classes(last.casefold()) or is_name_word(word))
+                    and (
+                        (
+                            _surname_after(word)
+                            # an English first name ("TRACE", "Dick") takes a known
+                            # surname only
+                            and (not word_classes(last.casefold()) or is_name_word(word))
+                        )
+                        # a first name that is no English word, capitalised, takes a
+                        # frequent surname however English ("Samantha White")
+                        or (
+                            _case(word) in {"title", "upper"}
+                            and not word_classes(last.casefold())
+                            and last.casefold() not in common_words()
+                            and is_frequent_name(word)
+                        )
+                    )
                 ):
                     end = m.start() + len(word)
         if (start, end) != (f.start, f.end):
@@ -654,6 +668,7 @@ REPEATED_FROM = frozenset(
         "name_before_role",
         "name_after_role",
         "after_relation",
+        "name_shape",
     }
 )
 

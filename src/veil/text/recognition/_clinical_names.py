@@ -26,7 +26,12 @@ dictionary of the spaCy pipeline (:mod:`veil.text.vocab._clinical_vocab`):
   NH", "BROOKHAVEN SNF"), capitalised, never a description ("nursing home", "the house");
 * **first names after a contact** (:func:`contacted_names`): in a note in ordinary case,
   a capitalised known first name after a relation word or a contact verb ("reach Rob",
-  "Husband Rich"), even one that is an English verb or adjective.
+  "Husband Rich"), even one that is an English verb or adjective;
+* **names by their shape** (:func:`named_pairs`), however English, with the frequent
+  Census names (:func:`veil.text.vocab._clinical_vocab.is_frequent_name`): a pair joined
+  by "and" before what follows a person (:func:`name_follows`: "Hope and Foster aware"),
+  one after a single initial ("E. Price"), an initial and one before a care-team role
+  ("d. white rrt"), and a signature on the note's last line.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from veil.text.vocab._clinical_vocab import (
     CLINICAL_EXTRA,
     is_derived_word,
     is_first_name,
+    is_frequent_name,
     is_last_name,
     is_name_word,
     is_safe_word,
@@ -54,11 +60,15 @@ from veil.text.vocab._lexicon import (
 )
 
 __all__ = [
+    "NAME_AFTER",
+    "compound_word",
     "contacted_names",
     "coordinated_places",
     "first_and_surname",
     "moved_places",
+    "name_follows",
     "name_place_findings",
+    "named_pairs",
     "parenthesised_people",
     "residences",
     "shape_remainders",
@@ -299,7 +309,7 @@ def moved_places(text: str, taken: bytearray) -> list[Finding]:
             if w is None or not _unknown(w.group(), 2 if pos == m.end() else 3):
                 break
             word = w.group().casefold()
-            if word in _SHORT_NOT_PLACE or word in FACILITY_WORDS or _compound(word):
+            if word in _SHORT_NOT_PLACE or word in FACILITY_WORDS or compound_word(word):
                 break
             end = w.end()
             gap = _GAP.match(text, end)
@@ -315,7 +325,7 @@ def moved_places(text: str, taken: bytearray) -> list[Finding]:
 _GAP = lazy_compile(r"[ \t]+")
 
 
-def _compound(w: str) -> bool:
+def compound_word(w: str) -> bool:
     """Two safe words written as one ("stepdown", "ctscan")."""
     return len(w) >= 5 and any(
         is_safe_word(w[:k]) and is_safe_word(w[k:]) for k in range(2, len(w) - 1)
@@ -501,6 +511,140 @@ def parenthesised_people(text: str, taken: bytearray) -> list[Finding]:
     return out
 
 
+# ---- what follows a person ------------------------------------------------------------
+#: words that follow a person's name in a note ("Griffin and Swackhamer aware", "DR X
+#: NOTIFIED")
+NAME_AFTER = word_set("aware notified paged updated informed called visited visiting")
+# phrases that follow a person as "aware" does: "Griffin at bedside", "Hall is aware",
+# "Rossi in to visit", "Hanley came in"; read only after a word that can start one
+_NAME_AFTER_PHRASE = lazy_compile(
+    r"[ \t]+(?:(?:is|was|were|has[ \t]+been|have[ \t]+been)[ \t]+(?:aware|notified|paged|"
+    r"updated|informed|called|here|present|visiting)|at[ \t]+(?:the[ \t]+)?bedside|"
+    r"in[ \t]+to[ \t]+(?:visit|see)|came[ \t]+(?:in|to[ \t]+visit)|here[ \t]+to[ \t]+visit)\b",
+    re.IGNORECASE,
+)
+_NEXT_WORD = lazy_compile(r"[ \t]+([^\W\d_]+)")
+_PHRASE_STARTS = word_set("is was were has have at in came here")
+
+
+def name_follows(text: str, end: int, nxt: str) -> bool:
+    """Whether what follows the word ending at ``end`` (``nxt`` the next word,
+    case-folded) is what follows a person: "aware", "notified", "at bedside", "is aware".
+
+    Examples
+    --------
+    >>> t = "Griffin at bedside. Pt at rest."
+    >>> name_follows(t, 7, "at"), name_follows(t, 22, "at")
+    (True, False)
+    """
+    if nxt in NAME_AFTER:
+        return True
+    return nxt in _PHRASE_STARTS and _NAME_AFTER_PHRASE.match(text, end) is not None
+
+
+# ---- names by their shape, English or not -----------------------------------------------
+# two capitalised words joined by "and" before what follows a person: "Hope and Foster
+# aware", "PAGE AND LONG NOTIFIED"
+# read from the joiner, rarer than a capital: the words on either side are matched there
+_JOINER = lazy_compile(r"[ \t]+(?:and|AND|&)[ \t]+")
+_PAIR_BEFORE = lazy_compile(r"(?<![\w'’.-])(?:[A-Z][a-z'’]+|[A-Z]{3,})$")
+_PAIR_AFTER = lazy_compile(r"(?:[A-Z][a-z'’]+|[A-Z]{3,})\b")
+# one initial with its full stop and a word: "E. Price", "R. WHITE", "d. white rrt"; not
+# after a word's letter ("PVC'S. HEMODYNAMICS")
+_INITIAL_WORD = lazy_compile(r"(?<![\w.'’&/+-])([A-Za-z])\.[ \t]?([A-Za-z][A-Za-z'’-]*)(?![\w'’-])")
+# a surname capitalised or in capitals after a capital initial ("E. Price", "R. WHITE")
+_CASED_SURNAME = lazy_compile(r"[A-Z][a-z'’-]+|[A-Z]{3,}")
+# a signature: an initial, a surname in any case and a care-team role ("d. white rrt",
+# "J. Long, RN")
+_SIGNED_SURNAME = lazy_compile(r"[A-Za-z][a-z'’-]+|[A-Z]{3,}")
+_ROLE_TAIL = lazy_compile(r",?[ \t]+(?:RN|RRT|MD|NP|LPN|CNA|rn|rrt|md|np|lpn)\b(?![/.-]\w)")
+
+
+def _namelike(word: str) -> bool:
+    """A frequent name, English word or not, that is no verb or adverb alone: a name's
+    shape is the cue ("Price", "White", "Hope"; not "Will" or "Long")."""
+    w = word.casefold()
+    return is_frequent_name(w) and not (
+        word_classes(w) & {"verb", "adj", "adv"} and not word_classes(w) & {"noun"}
+    )
+
+
+def named_pairs(text: str, taken: bytearray) -> list[Finding]:
+    """Names by their shape, however English: a pair of frequent names joined by "and"
+    before what follows a person (:func:`name_follows`), both capitalised or both in
+    capitals; a capital initial and a frequent surname in the same shape; an initial, a
+    frequent surname in any case and a care-team role. Nothing ``taken`` marks; what is
+    added is marked.
+
+    Examples
+    --------
+    >>> t = "Hope and Foster aware. Seen by E. Price. d. white rrt. Heat and Ice applied."
+    >>> [t[f.start:f.end] for f in named_pairs(t, bytearray(len(t)))]
+    ['Hope', 'Foster', 'E. Price', 'd. white']
+    """
+    out: list[Finding] = []
+
+    def add(a: int, b: int) -> None:
+        if _free(taken, a, b):
+            _mark(taken, a, b)
+            out.append(_finding(a, b, "PERSON", "name_shape"))
+
+    for j in _JOINER.finditer(text):
+        one = _PAIR_BEFORE.search(text, max(0, j.start() - 40), j.start())
+        two = _PAIR_AFTER.match(text, j.end())
+        if one is None or two is None or _case(one.group()) != _case(two.group()):
+            continue
+        if not (_namelike(one.group()) and _namelike(two.group())):
+            continue
+        nxt = _NEXT_WORD.match(text, two.end())
+        if nxt is None or not name_follows(text, two.end(), nxt.group(1).casefold()):
+            continue
+        add(*one.span())
+        add(*two.span())
+    for m in _INITIAL_WORD.finditer(text):
+        word = m.group(2)
+        if m.group(1).isupper() and _CASED_SURNAME.fullmatch(word) and _namelike(word):
+            add(m.start(), m.end(2))
+        elif (
+            _SIGNED_SURNAME.fullmatch(word) and _ROLE_TAIL.match(text, m.end()) and _namelike(word)
+        ):
+            add(m.start(), m.end(2))
+    signature = _signature(text)
+    if signature is not None:
+        add(*signature)
+    return out
+
+
+# the last line of a note, a signature: one to three words (initials with their full
+# stop too), a care-team role and punctuation after them ("J. Smith RN", "Mary Okafor")
+_LAST_LINE = lazy_compile(
+    r"(?:^|\n)[ \t]*((?:[A-Za-z]\.[ \t]?)?[A-Za-z][A-Za-z'’-]+(?:[ \t]+(?:[A-Za-z]\.[ \t]?)?"
+    r"[A-Za-z][A-Za-z'’-]+){0,2})[ \t]*(?:,?[ \t]*(?:RN|RRT|MD|NP|LPN|CNA|rn|rrt|md|np|lpn)"
+    r"\.?)?[ \t.,]*\s*$"
+)
+
+
+def _signature(text: str) -> tuple[int, int] | None:
+    """The span of a signature on a note's last line: every word a frequent name or one
+    that no dictionary holds, at least one no English word, in one case."""
+    end = len(text.rstrip())
+    start = text.rfind("\n", 0, end) + 1
+    if end - start > 60:
+        return None
+    m = _LAST_LINE.match(text, max(0, start - 1))
+    if m is None:
+        return None
+    words = [w.rstrip(".") for w in m.group(1).split()]
+    names = [w for w in words if len(w) > 1]
+    if not names or len({_case(w) for w in names}) > 1 or _case(names[0]) == "mixed":
+        return None
+    if not all(_namelike(w) or _unknown(w) for w in names):
+        return None
+    if all(w.casefold() in common_words() or word_classes(w.casefold()) for w in names):
+        return None  # "Rest well", "Will follow": English words only
+    return m.span(1)
+
+
 def name_place_findings(
     text: str, found: list[Finding], taken: bytearray, *, mixed: bool
 ) -> list[Finding]:
@@ -513,6 +657,7 @@ def name_place_findings(
         *first_and_surname(text, taken),
         *contacted_names(text, mixed, taken),
         *parenthesised_people(text, taken),
+        *named_pairs(text, taken),
     ]
     out.extend(coordinated_places(text, [*found, *out], taken))
     return out

@@ -51,11 +51,13 @@ from veil.text.vocab._lexicon import (
 __all__ = [
     "BARE_SURNAME_RANK",
     "CLINICAL_EXTRA",
+    "FREQUENT_NAME_RANK",
     "SPELLING_SURNAME_RANK",
     "is_bare_name",
     "is_cued_name",
     "is_derived_word",
     "is_first_name",
+    "is_frequent_name",
     "is_last_name",
     "is_name_word",
     "is_safe_word",
@@ -289,6 +291,36 @@ def is_bare_name(word: str) -> bool:
         return False
     ranks = [r for r in (census_names()[0].get(w), census_names()[1].get(w)) if r is not None]
     return min(ranks, default=BARE_SURNAME_RANK + 1) <= BARE_SURNAME_RANK
+
+
+#: the Census names frequent enough to read as a name, English word or not, where a name's
+#: shape says one (:func:`is_frequent_name`)
+FREQUENT_NAME_RANK = 5_000
+
+
+@functools.lru_cache(maxsize=65536)
+def is_frequent_name(word: str) -> bool:
+    """Whether ``word`` is a name of :func:`is_name_word`, or one of the
+    :data:`FREQUENT_NAME_RANK` most frequent Census surnames or first names even where it
+    is an English word ("Price", "White", "Hope", "Long"): what a name's shape (an
+    initial before it, a first name before it, a pair before "aware") makes a name. No
+    clinical, charting, calendar or function word, nor one of under three letters.
+
+    Examples
+    --------
+    >>> is_frequent_name("Price"), is_frequent_name("heparin"), is_frequent_name("pain")
+    (True, False, False)
+    """
+    w = word.casefold()
+    if len(w) < 3 or not w.isalpha():
+        return False
+    if w in CLINICAL_EXTRA or w in NOTE_WORDS or w in CALENDAR_WORDS or w in _FUNCTION_NAMES:
+        return False
+    if is_name_word(w):
+        return True
+    first, last = census_names()
+    ranks = [r for r in (first.get(w), last.get(w)) if r is not None]
+    return min(ranks, default=FREQUENT_NAME_RANK + 1) <= FREQUENT_NAME_RANK
 
 
 @functools.lru_cache(maxsize=65536)
