@@ -48,7 +48,11 @@ __all__ = ["IDLE_WAIT", "doorbell", "prompt_dispatch", "pushing"]
 
 IDLE_WAIT = 0.1  # the longest the dispatcher waits with nothing stored (Flower's interval)
 _BELLS = "_veil_doorbells"
-_HELD = "_veil_held"
+_HELD = "_veil_held"  # per method: how many pushing() blocks are open
+_HAND_ON = "_veil_hand_on"  # per method: what to run when the last block closes
+_STATE = "_veil_state"  # on the engine's message queue: the state its replies go to
+_WORKERS = "_veil_workers"  # on the engine's message queue: how many workers take from it
+_LOCK = threading.Lock()
 
 
 def doorbell(state: Any, method: str) -> threading.Event:
@@ -74,25 +78,30 @@ def doorbell(state: Any, method: str) -> threading.Event:
 def pushing(state: Any, method: str = "store_message_ins") -> Iterator[None]:
     """Ring ``state.<method>``'s doorbell once, after this block, not after each call in it.
 
-    One thread pushes at a time (veil's server loop); the messages are stored as they
-    would be, only the dispatcher's wake-up waits for the last of them.
+    The calls in the block store as they would; only the wake-up waits for the last of
+    them. Where the engine's dispatcher has registered its look (:func:`_dispatch`), the
+    thread that closes the last open block also hands the stored messages on itself, so
+    that the workers need not wait for the dispatcher's thread to be scheduled.
     """
     bell = doorbell(state, method)
-    held = state.__dict__.setdefault(_HELD, {})
-    held[method] = True
+    with _LOCK:
+        held = state.__dict__.setdefault(_HELD, {})
+        held[method] = held.get(method, 0) + 1
     try:
         yield
     finally:
-        held[method] = False
+        with _LOCK:
+            held[method] -= 1
+            last = held[method] == 0
+        hand_on = state.__dict__.get(_HAND_ON, {}).get(method)
+        if last and hand_on is not None:
+            hand_on()
+        # the dispatcher's thread looks again (a node may have had more than one message)
         bell.set()
 
 
-_WORKERS = "_veil_workers"  # on the engine's message queue: how many workers take from it
-_COUNT_LOCK = threading.Lock()
-
-
 def _count_worker(queue: Any, step: int) -> None:
-    with _COUNT_LOCK:
+    with _LOCK:
         queue.__dict__[_WORKERS] = queue.__dict__.get(_WORKERS, 0) + step
 
 
@@ -100,20 +109,33 @@ def _dispatch(state: Any, queue: Any, nodes_mapping: Any, f_stop: threading.Even
     """``vce_api.add_messages_to_queue``'s loop, woken by stored messages, queuing batches.
 
     What one look finds (at most one message per node, as Flower's) is split into as many
-    batches as there are workers, round-robin.
+    batches as there are workers, round-robin. The look is also registered with the state,
+    for :func:`pushing` to run at the end of a push, and the state with the queue, for the
+    workers to store their replies in.
     """
     bell = doorbell(state, "store_message_ins")
-    while not f_stop.is_set():
-        bell.clear()  # before the look: a message stored during it rings again
-        found = []
-        for node_id in nodes_mapping:
-            found += state.get_message_ins(node_id=node_id, limit=1)
-        if not found:
-            bell.wait(IDLE_WAIT)
-            continue
-        parts = max(1, min(queue.__dict__.get(_WORKERS, 1), len(found)))
-        for k in range(parts):
-            queue.put(found[k::parts])
+    looking = threading.Lock()  # one look at a time: each splits what it found
+
+    def look() -> int:
+        with looking:
+            found = []
+            for node_id in nodes_mapping:
+                found += state.get_message_ins(node_id=node_id, limit=1)
+            parts = max(1, min(queue.__dict__.get(_WORKERS, 1), len(found)))
+            for k in range(parts if found else 0):
+                queue.put(found[k::parts])
+            return len(found)
+
+    queue.__dict__[_STATE] = state
+    hand_on = state.__dict__.setdefault(_HAND_ON, {})
+    hand_on["store_message_ins"] = look
+    try:
+        while not f_stop.is_set():
+            bell.clear()  # before the look: a message stored during it rings again
+            if not look():
+                bell.wait(IDLE_WAIT)
+    finally:
+        hand_on.pop("store_message_ins", None)
 
 
 class _BatchApp:
@@ -240,13 +262,22 @@ def _work(
                         log(ERROR, ex)
                         results.append((_error(m, _code(ex), ex), None))
             metrics.add_clientapp_runtime(time.perf_counter() - started)
-            for msg, (reply, context) in zip(batch, results, strict=True):
+            for msg, (_, context) in zip(batch, results, strict=True):
                 if context is not None:
                     stores[msg.metadata.dst_node_id].update_context(
                         msg.metadata.run_id, context=context
                     )
-                reply.metadata.__dict__["_message_id"] = str(uuid4())
-                out_queue.put(reply)
+            state = in_queue.__dict__.get(_STATE)
+            if state is None:  # Flower's injector thread stores them
+                for reply, _ in results:
+                    reply.metadata.__dict__["_message_id"] = str(uuid4())
+                    out_queue.put(reply)
+                continue
+            # stored here, as Flower's injector thread would, with one wake-up for the server
+            with pushing(state, "store_message_res"):
+                for reply, _ in results:
+                    reply.metadata.__dict__["_message_id"] = str(uuid4())
+                    state.store_message_res(reply)
     finally:
         _count_worker(in_queue, -1)
 

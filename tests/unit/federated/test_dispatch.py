@@ -87,18 +87,25 @@ def test_one_look_is_split_into_a_batch_per_worker() -> None:
             state.store_message_ins((node, f"m{node}"))
         assert not bell.is_set()  # held until the whole exchange is stored
     assert bell.is_set()
-    worker = threading.Thread(
-        target=_dispatch._dispatch, args=(state, out, dict.fromkeys(range(1, 6)), stop)
-    )
+    nodes = dict.fromkeys(range(1, 6))
+    worker = threading.Thread(target=_dispatch._dispatch, args=(state, out, nodes, stop))
     worker.start()
     try:
         batches = [out.get(timeout=10), out.get(timeout=10)]
+        assert sorted(len(b) for b in batches) == [2, 3]
+        assert sorted(m for b in batches for m in b) == [(n, f"m{n}") for n in nodes]
+        # a later push is handed on by the pushing thread itself, before its block returns
+        while not state.__dict__.get("_veil_hand_on"):
+            time.sleep(0.01)  # the dispatcher registers its look when it starts
+        with _dispatch.pushing(state):
+            for node in (3, 4):
+                state.store_message_ins((node, f"n{node}"))
+        assert out.qsize() == 2
+        assert sorted([*out.get_nowait(), *out.get_nowait()]) == [(3, "n3"), (4, "n4")]
     finally:
         stop.set()
         state.store_message_ins((9, "wake"))
         worker.join(timeout=10)
-    assert sorted(len(b) for b in batches) == [2, 3]
-    assert sorted(m for b in batches for m in b) == [(n, f"m{n}") for n in (1, 2, 3, 4, 5)]
 
 
 def test_prompt_dispatch_swaps_flowers_dispatcher_and_workers_only_within_the_block() -> None:
@@ -166,6 +173,16 @@ class _Pool:
         self.idle += 1
 
 
+class _Replies:
+    """The reply side of the engine's state."""
+
+    def __init__(self) -> None:
+        self.stored: list[Any] = []
+
+    def store_message_res(self, message: Any) -> None:
+        self.stored.append(message)
+
+
 class _Store:
     def __init__(self, context: Any) -> None:
         self.context = context
@@ -179,7 +196,9 @@ class _Store:
         self.updates += 1
 
 
-def _batch_run(monkeypatch: pytest.MonkeyPatch, pool: _Pool, stages: list[str]) -> Any:
+def _batch_run(
+    monkeypatch: pytest.MonkeyPatch, pool: _Pool, stages: list[str], state: Any = None
+) -> Any:
     from flwr.app import ConfigRecord, Context, Message, RecordDict
     from flwr.supercore.task_identity import TaskIdentity
 
@@ -201,13 +220,21 @@ def _batch_run(monkeypatch: pytest.MonkeyPatch, pool: _Pool, stages: list[str]) 
     out_q: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
     metrics = type("M", (), {"add_clientapp_runtime": lambda self, t: None})()
+    if state is not None:
+        in_q.__dict__["_veil_state"] = state  # as the dispatcher registers it
     in_q.put(batch)
     worker = threading.Thread(
         target=_dispatch._work, args=(in_q, out_q, stores, backend, stop, metrics)
     )
     worker.start()
     try:
-        replies = [out_q.get(timeout=10) for _ in batch]
+        if state is None:
+            replies = [out_q.get(timeout=10) for _ in batch]
+        else:
+            while len(state.stored) < len(batch):
+                time.sleep(0.01)
+            replies = state.stored
+            assert out_q.empty()  # stored by the worker itself, not left to the injector
     finally:
         stop.set()
         in_q.put([])  # wakes the worker, which sees the stop
@@ -220,7 +247,8 @@ def test_a_worker_runs_a_batch_in_one_call_each_message_on_its_own_copy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pool = _Pool()
-    replies, stores = _batch_run(monkeypatch, pool, ["setup", "setup", "setup", "boom"])
+    state = _Replies()
+    replies, stores = _batch_run(monkeypatch, pool, ["setup", "setup", "setup", "boom"], state)
     assert pool.calls == 1 and pool.idle == 1
     by_node = {r.metadata.src_node_id: r for r in replies}
     # every client read its stage, though the three messages shared one content object
