@@ -143,15 +143,15 @@ class _BatchApp:
 
     Flower's actor calls ``app(message=..., context=...)`` once per Ray call; here the
     "message" is the batch's (message, context) pairs, each pickled, and the "context" is
-    unused. A message whose app
-    raised gets the error reply Flower's worker would have made, and its context is left as
-    it was (Flower does not store the context of a failed message either).
+    unused. A message whose app raised gets the error reply Flower's worker would have
+    made, and its context is left as it was (Flower does not store the context of a failed
+    message either).
     """
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
-    def __call__(self, message: list[bytes], context: list[Any]) -> list[tuple[Any, Any]]:
+    def __call__(self, message: list[bytes], context: Any) -> list[tuple[Any, Any]]:
         from flwr.clientapp.client_app import ClientAppException, LoadClientAppError
         from flwr.common.constant import ErrorCode
 
@@ -243,24 +243,24 @@ def _work(
             if not batch:
                 continue
             started = time.perf_counter()
-            contexts = [
-                stores[m.metadata.dst_node_id].retrieve_context(run_id=m.metadata.run_id)
-                for m in batch
-            ]
-            if batched:
-                try:
+            results: list[tuple[Any, Any]] = []
+            try:
+                contexts = [
+                    stores[m.metadata.dst_node_id].retrieve_context(run_id=m.metadata.run_id)
+                    for m in batch
+                ]
+                if batched:
                     results = _run_batch(backend, batch, contexts)
-                except Exception as ex:  # noqa: BLE001 - as Flower's worker: error replies
-                    log(ERROR, ex)
-                    results = [(_error(m, _code(ex), ex), None) for m in batch]
-            else:  # another backend: its own call, one message at a time
-                results = []
-                for m, c in zip(batch, contexts, strict=True):
-                    try:
-                        results.append(backend.process_message(m, c))
-                    except Exception as ex:  # noqa: BLE001 - as Flower's worker
-                        log(ERROR, ex)
-                        results.append((_error(m, _code(ex), ex), None))
+                else:  # another backend: its own call, one message at a time
+                    for m, c in zip(batch, contexts, strict=True):
+                        try:
+                            results.append(backend.process_message(m, c))
+                        except Exception as ex:  # noqa: BLE001 - as Flower's worker
+                            log(ERROR, ex)
+                            results.append((_error(m, _code(ex), ex), None))
+            except Exception as ex:  # noqa: BLE001 - as Flower's worker: error replies
+                log(ERROR, ex)
+                results = [(_error(m, _code(ex), ex), None) for m in batch]
             metrics.add_clientapp_runtime(time.perf_counter() - started)
             for msg, (_, context) in zip(batch, results, strict=True):
                 if context is not None:
