@@ -23,7 +23,10 @@ exchange's messages, so that the dispatcher wakes once they are all there.
   found as one batch per worker (:func:`_dispatch`);
 - the engine's workers, by workers that send a batch to their actor in one Ray call
   (:func:`_work`): the actor runs Flower's ``ClientApp`` on each message of the batch with
-  that client's context, one after the other, as it would have run them in separate calls.
+  that client's context, one after the other, as it would have run them in separate calls;
+  the workers store the replies in the state themselves (Flower's injector thread, a hop
+  more, is left idle), and the thread that pushed an exchange hands its batches on itself
+  (:func:`pushing`), so that neither waits for another thread to be scheduled.
 
 veil's server waits on the ``store_message_res`` doorbell between its looks for replies
 (:class:`veil.federated._runtime.GuardedGrid`). Messages, their contexts, the replies and
