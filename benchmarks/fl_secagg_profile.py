@@ -1,27 +1,40 @@
 """Benchmark: where a SecAgg+ round's time goes against plain aggregation, on Flower's engine.
 
 One process per run calls ``simulate_federated`` (the function behind ``veil fl simulate``)
-on Adult, 10 clients, IID, through Flower's simulation engine on Ray, and records for each
-exchange the server has with the clients (plain aggregation: one a round; SecAgg+: setup,
-key sharing, masked vectors with the local training, unmasking) its wall seconds and the CPU
-seconds of the whole process tree (server, Ray's daemons and workers, from /proc), so that a
-loaded machine's waiting shows as wall time but not as CPU. Runs, side by side (each mode's
-variants one after the other, so that they meet the same load):
+on Adult, 10 clients, IID, through Flower's simulation engine on Ray, with its rounds
+alternating between plain aggregation and SecAgg+ (the server loop reads ``secagg`` from
+the run's settings once a round; here it alternates, and each client app answers either
+kind of message: plain aggregation's with veil's Message API client, SecAgg+'s with
+veil's SecAgg+ client behind Flower's mod). A plain round and the SecAgg+ round after it
+meet the same load, within a second of each other, so their ratio holds on a busy machine
+where runs one after the other did not (two runs minutes apart gave 1.47x and 2.23x).
+Each exchange the server has with the clients (plain aggregation: one a round; SecAgg+:
+setup, key sharing, masked vectors with the local training, unmasking) is recorded with
+its wall seconds and the CPU seconds of the whole process tree (server, Ray's daemons and
+workers, from /proc), so that a loaded machine's waiting shows as wall time but not as CPU.
 
-- ``plain`` and ``secagg``: veil as shipped;
-- ``plain_polling`` and ``secagg_polling`` (with ``--polling``): the same with the waits
-  veil replaced put back (Flower's simulation dispatcher, ``vce_api.add_messages_to_queue``,
-  which looks for new messages every 0.1 s, and the server's look for replies every 10 ms
-  and more), instead of waking on each stored message (:mod:`veil.federated._dispatch`):
-  what those fixed waits cost a round, once per exchange.
-- ``plain_baseline`` and ``secagg_baseline`` (with ``--baseline-src DIR``, e.g. the main
-  branch's ``src``): the same two runs with another copy of veil, run between the others
-  so that both are measured under the same load (A/B in the same minutes).
+Variants, each a run of its own, interleaved ``--repeats`` times (the order reversed on
+every other pass):
+
+- ``new``: veil as shipped (this checkout's ``src``);
+- ``baseline`` (with ``--baseline-src DIR``, e.g. the main branch's ``src``): another copy
+  of veil, measured in the same minutes;
+- ``polling`` (with ``--polling``): this checkout with the waits veil replaced put back
+  (Flower's simulation dispatcher and workers, ``vce_api.add_messages_to_queue``, which
+  looks for new messages every 0.1 s, and ``vce_api.worker``, one Ray call per message;
+  the server's look for replies every 10 ms and more) instead of waking on each stored
+  message and batching an exchange's messages per Ray actor
+  (:mod:`veil.federated._dispatch`).
+
+Figures: for each variant and kind of round, medians over the rounds after each kind's
+first ``--warmup`` (start-up and first-use costs), all repeats pooled; and the median of
+the ratios of each SecAgg+ round to the mean of the plain rounds on either side of it
+(``pair_ratio``), the figure least moved by load that drifts during a run.
 
 The centralized baseline is cut to one epoch in these runs (it is not what is measured).
 
-Run: ``PYTHONPATH=src python benchmarks/fl_secagg_profile.py [--rounds 7] [--baseline-src
-/work/main/src] [--polling]``; writes
+Run: ``PYTHONPATH=src python benchmarks/fl_secagg_profile.py [--rounds 16] [--repeats 2]
+[--warmup 2] [--baseline-src /work/main/src] [--polling] [--note TEXT]``; writes
 ``benchmarks/results/fl_secagg_profile.json`` (``--out``).
 """
 
@@ -43,6 +56,7 @@ from fl_accuracy import ROOT, SHARED, SHIPPED
 
 OUT = Path(__file__).parent / "results" / "fl_secagg_profile.json"
 TICK = os.sysconf("SC_CLK_TCK")
+PER_ROUND = {"plain": 1, "secagg": 4}  # exchanges a round
 
 
 def tree_cpu() -> float:
@@ -70,12 +84,56 @@ def tree_cpu() -> float:
     return total
 
 
-def child(mode: str, polling: bool, rounds: int, data: Path) -> dict[str, Any]:
+class _Alternating:
+    """A run's settings whose ``secagg`` alternates, plain first, when the round loop reads it.
+
+    Everything else (validation, the client app, the summary) sees ``secagg=True``.
+    """
+
+    def __init__(self, config: Any) -> None:
+        self._config = config
+        self.modes: list[str] = []
+
+    @property
+    def secagg(self) -> bool:
+        if sys._getframe(1).f_code.co_name != "_loop":
+            return True
+        self.modes.append("secagg" if len(self.modes) % 2 else "plain")
+        return self.modes[-1] == "secagg"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._config, name)
+
+
+def _either_app(rows: Any) -> Any:
+    """A ClientApp that answers plain aggregation's messages and SecAgg+'s."""
+    from flwr.clientapp import ClientApp
+
+    from veil.federated import _client
+
+    class EitherApp(ClientApp):  # pickled by value with the benchmark (a __main__ class)
+        def __init__(self, plain: Any, secure: Any) -> None:
+            super().__init__()
+            self.plain, self.secure = plain, secure
+
+        def __call__(self, message: Any, context: Any) -> Any:
+            if "arrays" in message.content.array_records:
+                return self.plain(message, context)
+            return self.secure(message, context)
+
+    return EitherApp(_client.client_app(rows), _SECAGG_APP(rows))
+
+
+_SECAGG_APP: Any = None  # veil's own secagg_client_app, set by child()
+
+
+def child(polling: bool, rounds: int, data: Path) -> dict[str, Any]:
     """One run in this process (called with ``--child``)."""
+    global _SECAGG_APP
     import pandas as pd
 
     import veil.train
-    from veil.federated import FLConfig, _server, simulate_federated
+    from veil.federated import FLConfig, _client, _server, simulate_federated
 
     exchanges: list[tuple[float, float]] = []
 
@@ -88,15 +146,18 @@ def child(mode: str, polling: bool, rounds: int, data: Path) -> dict[str, Any]:
 
     _server._ObservedGrid.send_and_receive = timed  # type: ignore[method-assign]
     if polling:
-        # as before the wake-ups: Flower's own dispatcher (a look every 0.1 s) and the
-        # server's looks for replies every 10 ms or more
+        # as before the wake-ups: Flower's own dispatcher (a look every 0.1 s) and workers
+        # (a Ray call per message), and the server's looks for replies every 10 ms or more
         import contextlib
 
         import veil.federated._runtime as runtime
         import veil.federated._simulate as simulate
 
-        simulate.prompt_dispatch = contextlib.nullcontext  # type: ignore[attr-defined]
-        runtime.doorbell = lambda state, method: None  # type: ignore[attr-defined,assignment]
+        setattr(simulate, "prompt_dispatch", contextlib.nullcontext)  # noqa: B010
+        setattr(runtime, "doorbell", lambda state, method: None)  # noqa: B010
+        setattr(runtime, "pushing", lambda state: contextlib.nullcontext())  # noqa: B010
+    _SECAGG_APP = _client.secagg_client_app
+    _client.secagg_client_app = _either_app  # type: ignore[assignment]
     train = veil.train.train_nonprivate
 
     def one_epoch(model: Any, ds: Any, **kw: Any) -> Any:
@@ -105,95 +166,128 @@ def child(mode: str, polling: bool, rounds: int, data: Path) -> dict[str, Any]:
 
     veil.train.train_nonprivate = one_epoch  # type: ignore[assignment]
     frame = pd.read_csv(data, sep=None, engine="python")
-    cfg = FLConfig(clients=10, rounds=rounds, secagg=mode == "secagg")
-    out = simulate_federated(frame, "salary-class", cfg, observe=lambda m: None)
-    per = 4 if mode == "secagg" else 1
-    stages = [exchanges[i : i + per] for i in range(0, len(exchanges), per)]
-    later = stages[1:]  # round 1 includes the clients' start-up
+    cfg = _Alternating(FLConfig(clients=10, rounds=rounds, secagg=True))
+    out = simulate_federated(frame, "salary-class", cfg, observe=lambda m: None)  # type: ignore[arg-type]
+    result: dict[str, Any] = {"modes": cfg.modes, "accuracy": out["accuracy"]}
+    i = 0
+    for mode, seconds in zip(cfg.modes, out["round_seconds"], strict=True):
+        ex = exchanges[i : i + PER_ROUND[mode]]
+        i += PER_ROUND[mode]
+        one = result.setdefault(mode, {"round_seconds": [], "exchanges": []})
+        one["round_seconds"].append(seconds)
+        one["exchanges"].append(ex)
+    assert i == len(exchanges), "every exchange belongs to a round"
+    result["round_seconds"] = out["round_seconds"]
+    return result
+
+
+def _pooled(runs: list[dict[str, Any]], mode: str, warmup: int) -> dict[str, Any]:
+    """Medians over the rounds of one kind after its first ``warmup``, every run pooled."""
+    walls = [s for r in runs for s in r[mode]["round_seconds"][warmup:]]
+    exs = [e for r in runs for e in r[mode]["exchanges"][warmup:]]
+    per = PER_ROUND[mode]
     return {
-        "round_seconds": out["round_seconds"],
-        "median_round_seconds": statistics.median(out["round_seconds"][1:]),
-        "round_cpu_seconds": [sum(c for _, c in s) for s in stages],
-        "median_round_cpu_seconds": statistics.median(sum(c for _, c in s) for s in later),
-        "median_exchange_seconds": [statistics.median(s[k][0] for s in later) for k in range(per)],
+        "median_round_seconds": statistics.median(walls),
+        "median_round_cpu_seconds": statistics.median(sum(c for _, c in e) for e in exs),
+        "median_exchange_seconds": [statistics.median(e[k][0] for e in exs) for k in range(per)],
         "median_exchange_cpu_seconds": [
-            statistics.median(s[k][1] for s in later) for k in range(per)
+            statistics.median(e[k][1] for e in exs) for k in range(per)
         ],
-        "accuracy": out["accuracy"],
+        "rounds_pooled": len(walls),
     }
+
+
+def _pair_ratios(run: dict[str, Any], warmup: int) -> list[float]:
+    """Each SecAgg+ round after the warm-up over the mean of the plain rounds around it."""
+    secs, modes = run["round_seconds"], run["modes"]
+    out = []
+    for r in range(2 * warmup, len(modes)):
+        if modes[r] != "secagg":
+            continue
+        around = [secs[q] for q in (r - 1, r + 1) if 0 <= q < len(modes) and modes[q] == "plain"]
+        out.append(secs[r] / statistics.mean(around))
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=16, help="rounds a run (half of each kind)")
+    ap.add_argument("--repeats", type=int, default=2, help="interleaved passes over the runs")
+    ap.add_argument("--warmup", type=int, default=2, help="first rounds of each kind left out")
     ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--child", nargs=2, metavar=("MODE", "FAST"))
+    ap.add_argument("--note", default="", help="recorded with the results (e.g. the load)")
+    ap.add_argument("--child", metavar="WAITS", choices=("wakeups", "polling"))
     ap.add_argument("--baseline-src", type=Path, help="another veil src to run beside")
-    ap.add_argument("--polling", action="store_true", help="also with Flower's polling dispatcher")
+    ap.add_argument("--polling", action="store_true", help="also with Flower's own dispatch")
     a = ap.parse_args()
     data = SHARED if SHARED.exists() else SHIPPED
     if a.child:
-        print(json.dumps(child(a.child[0], a.child[1] == "polling", a.rounds, data)))
+        print(json.dumps(child(a.child == "polling", a.rounds, data)))
         return
+    if a.rounds < 2 * a.warmup + 2:
+        ap.error("--rounds must leave rounds of each kind after --warmup")
+    plan: list[tuple[str, bool, Path]] = [("new", False, ROOT / "src")]
+    if a.baseline_src is not None:
+        plan.append(("baseline", False, a.baseline_src))
+    if a.polling:
+        plan.append(("polling", True, ROOT / "src"))
+    done: dict[str, list[dict[str, Any]]] = {name: [] for name, *_ in plan}
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    for rep in range(a.repeats):
+        for name, polling, src in plan if rep % 2 == 0 else plan[::-1]:
+            env = {**os.environ, "PYTHONPATH": str(src)}
+            waits = "polling" if polling else "wakeups"
+            cmd = [sys.executable, __file__, "--rounds", str(a.rounds), "--child", waits]
+            load = os.getloadavg()
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+            one = json.loads(proc.stdout.strip().splitlines()[-1])
+            one["load_average_before"] = load
+            one["load_average_after"] = os.getloadavg()
+            done[name].append(one)
+            pr = _pair_ratios(one, a.warmup)
+            print(rep, name, f"median pair ratio {statistics.median(pr):.2f}", flush=True)
     runs: dict[str, Any] = {}
-    plan: list[tuple[str, str, bool, Path]] = []  # name, mode, polling, src
-    for mode in ("plain", "secagg"):
-        plan.append((mode, mode, False, ROOT / "src"))
-        if a.baseline_src is not None:
-            plan.append((f"{mode}_baseline", mode, False, a.baseline_src))
-        if a.polling:
-            plan.append((f"{mode}_polling", mode, True, ROOT / "src"))
-    for name, mode, polling, src in plan:
-        env = {**os.environ, "PYTHONPATH": str(src)}
-        waits = "polling" if polling else "wakeups"
-        cmd = [sys.executable, __file__, "--rounds", str(a.rounds), "--child", mode, waits]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
-        runs[name] = json.loads(proc.stdout.strip().splitlines()[-1])
-        runs[name]["src"] = str(src)
-        runs[name]["load_average"] = os.getloadavg()
-        print(name, json.dumps(runs[name]), flush=True)
-
-    def ratio(a: str, b: str, key: str) -> float:
-        return float(runs[a][key] / runs[b][key])
-
+    ratios: dict[str, Any] = {}
+    for name, _, src in plan:
+        plain, secagg = (
+            _pooled(done[name], "plain", a.warmup),
+            _pooled(done[name], "secagg", a.warmup),
+        )
+        pairs = [x for r in done[name] for x in _pair_ratios(r, a.warmup)]
+        runs[name] = {"src": str(src), "plain": plain, "secagg": secagg, "runs": done[name]}
+        ratios[name] = {
+            "secagg_over_plain_wall": secagg["median_round_seconds"]
+            / plain["median_round_seconds"],
+            "secagg_over_plain_cpu": secagg["median_round_cpu_seconds"]
+            / plain["median_round_cpu_seconds"],
+            "median_pair_ratio_wall": statistics.median(pairs),
+            "pair_ratios_wall": pairs,
+            "per_run_median_pair_ratio_wall": [
+                statistics.median(_pair_ratios(r, a.warmup)) for r in done[name]
+            ],
+        }
+    if a.baseline_src is not None:
+        ratios["secagg_wall_baseline_over_new"] = (
+            runs["baseline"]["secagg"]["median_round_seconds"]
+            / runs["new"]["secagg"]["median_round_seconds"]
+        )
+        ratios["secagg_cpu_baseline_over_new"] = (
+            runs["baseline"]["secagg"]["median_round_cpu_seconds"]
+            / runs["new"]["secagg"]["median_round_cpu_seconds"]
+        )
     result = {
         "benchmark": "fl_secagg_profile",
         "data": str(data),
         "clients": 10,
         "rounds": a.rounds,
+        "repeats": a.repeats,
+        "warmup_rounds_left_out_of_each_kind": a.warmup,
+        "command": " ".join(["PYTHONPATH=src", "python", *sys.argv]),
+        "started_utc": started,
+        "note": a.note,
         "exchanges": {"plain": ["train"], "secagg": ["setup", "share_keys", "masked", "unmask"]},
+        "ratios": ratios,
         "runs": runs,
-        "ratios": {
-            "secagg_over_plain_wall": ratio("secagg", "plain", "median_round_seconds"),
-            "secagg_over_plain_cpu": ratio("secagg", "plain", "median_round_cpu_seconds"),
-        }
-        | (
-            {
-                "baseline_secagg_over_plain_wall": ratio(
-                    "secagg_baseline", "plain_baseline", "median_round_seconds"
-                ),
-                "baseline_secagg_over_plain_cpu": ratio(
-                    "secagg_baseline", "plain_baseline", "median_round_cpu_seconds"
-                ),
-                "secagg_cpu_baseline_over_new": ratio(
-                    "secagg_baseline", "secagg", "median_round_cpu_seconds"
-                ),
-            }
-            if a.baseline_src is not None
-            else {}
-        )
-        | (
-            {
-                "polling_secagg_over_plain_wall": ratio(
-                    "secagg_polling", "plain_polling", "median_round_seconds"
-                ),
-                "polling_secagg_over_plain_cpu": ratio(
-                    "secagg_polling", "plain_polling", "median_round_cpu_seconds"
-                ),
-            }
-            if a.polling
-            else {}
-        ),
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
@@ -204,7 +298,9 @@ def main() -> None:
     tmp = a.out.with_suffix(".tmp")
     tmp.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     tmp.replace(a.out)
-    print(json.dumps(result["ratios"], indent=2))
+    print(json.dumps({k: v for k, v in ratios.items() if not isinstance(v, dict)}, indent=2))
+    for name in runs:
+        print(name, {k: v for k, v in ratios[name].items() if k != "pair_ratios_wall"})
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from veil._errors import VeilError
-from veil.federated._dispatch import doorbell
+from veil.federated._dispatch import doorbell, pushing
 
 __all__ = ["GuardedGrid", "RayProbe", "RuntimeDiedError", "dead_ray_daemon", "ray_failure"]
 
@@ -179,7 +179,13 @@ class GuardedGrid:
         bell = None
         if state is not None and callable(getattr(state, "store_message_res", None)):
             bell = doorbell(state, "store_message_res")
-        pending = set(self._grid.push_messages(messages))
+        if state is not None and callable(getattr(state, "store_message_ins", None)):
+            # the engine's dispatcher wakes once this exchange's messages are all stored,
+            # and hands them to its workers in one batch each
+            with pushing(state):
+                pending = set(self._grid.push_messages(messages))
+        else:
+            pending = set(self._grid.push_messages(messages))
         base = float(getattr(self._grid, "pull_interval", 0.1))
         interval = base
         end = None if timeout is None else time.monotonic() + timeout

@@ -21,10 +21,11 @@ work (measured with ``benchmarks/fl_secagg_profile.py`` and cProfile):
   about 0.8 ms where P-256's costs 0.06 ms (see :func:`generate_key_pairs`).
 
 :func:`combine_shares` interpolates with integer arithmetic in the same field (the
-polynomial ``x^128 + x^7 + x^2 + x + 1``, shares as pycryptodome encodes them) and keeps the
-Lagrange coefficients of an index set; :func:`create_shares` evaluates pycryptodome's
-polynomial (the same random coefficients, from the OS, in the same order) by Horner's rule
-with products by small integers; :func:`pseudo_rand_gen` draws the masks from ChaCha20
+polynomial ``x^128 + x^7 + x^2 + x + 1``, shares as pycryptodome encodes them) and keeps,
+for an index set, tables of products by its Lagrange coefficients (a product is 32 look-ups);
+:func:`create_shares` evaluates pycryptodome's polynomial (the same random coefficients,
+from the OS, in the same order) by Horner's rule with products by small integers, every
+chunk of the secret at once; :func:`pseudo_rand_gen` draws the masks from ChaCha20
 keyed by the whole seed; the key parsers keep the last few keys they parsed. The wire
 format and the protocol are Flower's: shares made by either side combine with the other
 (``tests/unit/federated/test_secagg_crypto.py``), and a round aggregates to the same sum.
@@ -83,9 +84,20 @@ def _gf_inv(a: int) -> int:
     return g1
 
 
+def _times_x(a: int) -> int:
+    a <<= 1
+    return a ^ _IRR if a >> 128 else a
+
+
 @functools.lru_cache(maxsize=256)
-def _lagrange_at_zero(xs: tuple[int, ...]) -> tuple[int, ...]:
-    """The coefficients that interpolate the shares at ``xs`` to the polynomial's value at 0."""
+def _lagrange_at_zero(xs: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Products by the coefficients that interpolate the shares at ``xs`` to the value at 0.
+
+    For each coefficient ``c``, a table of ``c * v * x^(4k)`` for every 4-bit ``v`` and
+    position ``k``: a product by ``c`` is then 32 look-ups (:func:`_gf_mul_by`) where
+    :func:`_gf_mul` loops over 128 bits; every chunk of every secret shared among the same
+    neighbours is multiplied by the same coefficients.
+    """
     out = []
     for j, xj in enumerate(xs):
         num = den = 1
@@ -93,8 +105,30 @@ def _lagrange_at_zero(xs: tuple[int, ...]) -> tuple[int, ...]:
             if m != j:
                 num = _gf_mul(num, xm)
                 den = _gf_mul(den, xj ^ xm)
-        out.append(_gf_mul(num, _gf_inv(den)))
+        a = _gf_mul(num, _gf_inv(den))
+        rows = []
+        for _ in range(32):
+            row = [0] * 16
+            for bit in (1, 2, 4, 8):
+                row[bit] = a
+                a = _times_x(a)
+            for v in range(3, 16):
+                low = v & -v
+                row[v] = row[low] ^ row[v ^ low]
+            rows.append(tuple(row))
+        out.append(tuple(rows))
     return tuple(out)
+
+
+def _gf_mul_by(rows: tuple[tuple[int, ...], ...], b: int) -> int:
+    """``c * b`` in GF(2^128), ``rows`` being ``c``'s table from :func:`_lagrange_at_zero`."""
+    z = 0
+    for row in rows:
+        if not b:
+            break
+        z ^= row[b & 15]
+        b >>= 4
+    return z
 
 
 def combine_shares(share_list: list[bytes]) -> bytes:
@@ -114,7 +148,7 @@ def combine_shares(share_list: list[bytes]) -> bytes:
         start = 4 + i * _CHUNK
         value = 0
         for share, c in zip(share_list, coeffs, strict=True):
-            value ^= _gf_mul(int.from_bytes(share[start : start + _CHUNK], "big"), c)
+            value ^= _gf_mul_by(c, int.from_bytes(share[start : start + _CHUNK], "big"))
         out += value.to_bytes(_CHUNK, "big")
     try:
         return bytes(unpad(bytes(out), _CHUNK))
@@ -132,22 +166,47 @@ def create_shares(secret: bytes, threshold: int, num: int) -> list[bytes]:
     For every chunk a polynomial of degree ``threshold - 1`` whose constant term is the chunk
     and whose other coefficients are 16 fresh random bytes each (drawn in pycryptodome's
     order), evaluated by Horner's rule at ``x = 1 .. num``. The evaluation points are small,
-    so each product in the field costs a few shifts (pycryptodome walks all 128 bits of a
-    general product, in Python).
+    so a product by one is a few shifts and a reduction of the few bits that overflow; all
+    the chunks of the secret are evaluated at once, each in its own slot of one integer
+    (wide enough that the shifts never reach the next slot), so each Horner step is a few
+    integer operations however long the secret (pycryptodome walks all 128 bits of a
+    general product, in Python, per chunk).
     """
     from Crypto.Util.Padding import pad
 
     padded = pad(secret, _CHUNK)
-    shares = [bytearray(i.to_bytes(4, "little", signed=False)) for i in range(1, num + 1)]
-    for start in range(0, len(padded), _CHUNK):
-        coeffs = [int.from_bytes(_random_bytes(_CHUNK), "big") for _ in range(threshold - 1)]
-        coeffs.append(int.from_bytes(padded[start : start + _CHUNK], "big"))
-        for x, share in enumerate(shares, start=1):
-            y = 0
-            for c in coeffs:
-                y = _gf_mul(y, x) ^ c  # _gf_mul loops over the bits of its second operand
-            share += y.to_bytes(_CHUNK, "big")
-    return [bytes(s) for s in shares]
+    chunks = len(padded) // _CHUNK
+    spare = num.bit_length()  # a product by x <= num overflows 128 bits by at most this
+    width = 128 + spare + 1
+    low = sum(((1 << 128) - 1) << (width * i) for i in range(chunks))
+    high = sum(((1 << spare) - 1) << (width * i) for i in range(chunks))
+    # pycryptodome's order: each chunk's coefficients, highest degree first, chunk by chunk
+    drawn = [
+        [int.from_bytes(_random_bytes(_CHUNK), "big") for _ in range(threshold - 1)]
+        for _ in range(chunks)
+    ]
+    packed = [sum(drawn[i][d] << (width * i) for i in range(chunks)) for d in range(threshold - 1)]
+    packed.append(
+        sum(
+            int.from_bytes(padded[i * _CHUNK : (i + 1) * _CHUNK], "big") << (width * i)
+            for i in range(chunks)
+        )
+    )
+    shares = []
+    for x in range(1, num + 1):
+        y = 0
+        for c in packed:
+            z = 0  # y * x, carry-less, in every slot
+            for bit in range(spare):
+                if x >> bit & 1:
+                    z ^= y << bit
+            over = (z >> 128) & high  # the bits past 128 of each slot: x^128 = x^7+x^2+x+1
+            y = (z & low) ^ over ^ (over << 1) ^ (over << 2) ^ (over << 7) ^ c
+        share = bytearray(x.to_bytes(4, "little", signed=False))
+        for i in range(chunks):
+            share += ((y >> (width * i)) & ((1 << 128) - 1)).to_bytes(_CHUNK, "big")
+        shares.append(bytes(share))
+    return shares
 
 
 def pseudo_rand_gen(

@@ -65,11 +65,12 @@ def test_the_dispatcher_hands_on_a_stored_message_without_waiting_out_its_interv
     try:
         time.sleep(0.2)  # the dispatcher is idle, waiting
         state.store_message_ins((2, "m1"))
-        assert out.get(timeout=10) == (2, "m1")
+        assert out.get(timeout=10) == [(2, "m1")]
         # two for one node: handed one per look, the second without an idle wait either
-        state.store_message_ins((1, "m2"))
-        state.store_message_ins((1, "m3"))
-        assert [out.get(timeout=10), out.get(timeout=10)] == [(1, "m2"), (1, "m3")]
+        with _dispatch.pushing(state):
+            state.store_message_ins((1, "m2"))
+            state.store_message_ins((1, "m3"))
+        assert [out.get(timeout=10), out.get(timeout=10)] == [[(1, "m2")], [(1, "m3")]]
     finally:
         stop.set()
         state.store_message_ins((9, "wake"))  # ends the wait; the loop sees the stop
@@ -77,13 +78,206 @@ def test_the_dispatcher_hands_on_a_stored_message_without_waiting_out_its_interv
     assert not worker.is_alive()
 
 
-def test_prompt_dispatch_swaps_flowers_dispatcher_only_within_the_block() -> None:
+def test_one_look_is_split_into_a_batch_per_worker() -> None:
+    state, out, stop = _State(), queue.Queue(), threading.Event()
+    out.__dict__["_veil_workers"] = 2  # as two engine workers register on their queue
+    bell = _dispatch.doorbell(state, "store_message_ins")
+    with _dispatch.pushing(state):
+        for node in (1, 2, 3, 4, 5):
+            state.store_message_ins((node, f"m{node}"))
+        assert not bell.is_set()  # held until the whole exchange is stored
+    assert bell.is_set()
+    nodes = dict.fromkeys(range(1, 6))
+    worker = threading.Thread(target=_dispatch._dispatch, args=(state, out, nodes, stop))
+    worker.start()
+    try:
+        batches = [out.get(timeout=10), out.get(timeout=10)]
+        assert sorted(len(b) for b in batches) == [2, 3]
+        assert sorted(m for b in batches for m in b) == [(n, f"m{n}") for n in nodes]
+        # a later push is handed on by the pushing thread itself, before its block returns
+        while not state.__dict__.get("_veil_hand_on"):
+            time.sleep(0.01)  # the dispatcher registers its look when it starts
+        with _dispatch.pushing(state):
+            for node in (3, 4):
+                state.store_message_ins((node, f"n{node}"))
+        assert out.qsize() == 2
+        assert sorted([*out.get_nowait(), *out.get_nowait()]) == [(3, "n3"), (4, "n4")]
+    finally:
+        stop.set()
+        state.store_message_ins((9, "wake"))
+        worker.join(timeout=10)
+
+
+def test_prompt_dispatch_swaps_flowers_dispatcher_and_workers_only_within_the_block() -> None:
     from flwr.server.superlink.fleet.vce import vce_api
 
-    original = vce_api.add_messages_to_queue
+    originals = (vce_api.add_messages_to_queue, vce_api.worker)
     with _dispatch.prompt_dispatch():
         assert vce_api.add_messages_to_queue is _dispatch._dispatch
-    assert vce_api.add_messages_to_queue is original
+        assert vce_api.worker is _dispatch._work
+    assert (vce_api.add_messages_to_queue, vce_api.worker) == originals
+
+
+def _app(message: Any, context: Any) -> Any:
+    """A client app that consumes its message's config, as Flower's SecAgg+ mod does."""
+    from flwr.app import ConfigRecord, Message, RecordDict
+
+    stage = message.content.config_records["cfg"].pop("stage")
+    if stage == "boom":
+        raise ValueError("the app failed")
+    seen = int(context.state.config_records.get("seen", {"n": 0})["n"]) + 1
+    context.state.config_records["seen"] = ConfigRecord({"n": seen})
+    return Message(RecordDict({"out": ConfigRecord({"stage": stage})}), reply_to=message)
+
+
+def _app_fn() -> Any:
+    return _app
+
+
+class _Actor:
+    """Flower's Ray actor, its arguments and results pickled as Ray would."""
+
+    def __init__(self, pool: _Pool) -> None:
+        self.pool = pool
+        self.run = self
+
+    def remote(self, app_fn: Any, message: Any, cid: str, context: Any) -> Any:
+        import pickle
+
+        from flwr.simulation.ray_transport.ray_actor import VirtualClientEngineActor
+
+        self.pool.calls += 1
+        if self.pool.fail:
+            return RuntimeError("the actor died")
+        args = pickle.loads(pickle.dumps((app_fn, message, cid, context)))
+        return pickle.loads(pickle.dumps(VirtualClientEngineActor.run(None, *args)))  # type: ignore[arg-type]
+
+
+class _Pool:
+    def __init__(self, fail: bool = False) -> None:
+        self.calls = 0
+        self.fail = fail
+        self.idle = 1
+
+    def submit(self, actor_fn: Any, job: Any) -> Any:
+        self.idle -= 1
+        return actor_fn(_Actor(self), *job)
+
+    def fetch_result_and_return_actor_to_pool(self, future: Any) -> Any:
+        if isinstance(future, Exception):
+            raise future
+        self.idle += 1
+        return future[1], future[2]
+
+    def add_actor_back_to_pool(self, future: Any) -> None:
+        self.idle += 1
+
+
+class _Replies:
+    """The reply side of the engine's state."""
+
+    def __init__(self) -> None:
+        self.stored: list[Any] = []
+
+    def store_message_res(self, message: Any) -> None:
+        self.stored.append(message)
+
+
+class _Store:
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.updates = 0
+
+    def retrieve_context(self, run_id: int) -> Any:
+        return self.context
+
+    def update_context(self, run_id: int, context: Any) -> None:
+        self.context = context
+        self.updates += 1
+
+
+def _batch_run(
+    monkeypatch: pytest.MonkeyPatch, pool: _Pool, stages: list[str], state: Any = None
+) -> Any:
+    from flwr.app import ConfigRecord, Context, Message, RecordDict
+    from flwr.supercore.task_identity import TaskIdentity
+
+    for attr in ("_run_id", "_node_id", "_task_id"):  # set by Flower in its processes
+        monkeypatch.setattr(TaskIdentity, attr, 1)
+    stores = {
+        nd: _Store(Context(1, nd, {"partition-id": nd}, RecordDict(), {}))
+        for nd in range(1, len(stages) + 1)
+    }
+    batch = []
+    shared = RecordDict({"cfg": ConfigRecord({"stage": "setup"})})  # one object, as Flower's
+    for nd, stage in enumerate(stages, start=1):
+        content = (
+            shared if stage == "setup" else RecordDict({"cfg": ConfigRecord({"stage": stage})})
+        )
+        batch.append(Message(content=content, dst_node_id=nd, message_type="train"))
+    backend = type("B", (), {"pool": pool, "app_fn": staticmethod(_app_fn)})()
+    in_q: queue.Queue[Any] = queue.Queue()
+    out_q: queue.Queue[Any] = queue.Queue()
+    stop = threading.Event()
+    metrics = type("M", (), {"add_clientapp_runtime": lambda self, t: None})()
+    if state is not None:
+        in_q.__dict__["_veil_state"] = state  # as the dispatcher registers it
+    in_q.put(batch)
+    worker = threading.Thread(
+        target=_dispatch._work, args=(in_q, out_q, stores, backend, stop, metrics)
+    )
+    worker.start()
+    try:
+        if state is None:
+            replies = [out_q.get(timeout=10) for _ in batch]
+        else:
+            while len(state.stored) < len(batch):
+                time.sleep(0.01)
+            replies = state.stored
+            assert out_q.empty()  # stored by the worker itself, not left to the injector
+    finally:
+        stop.set()
+        in_q.put([])  # wakes the worker, which sees the stop
+        worker.join(timeout=10)
+    assert not worker.is_alive()
+    return replies, stores
+
+
+def test_a_worker_runs_a_batch_in_one_call_each_message_on_its_own_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pool = _Pool()
+    state = _Replies()
+    replies, stores = _batch_run(monkeypatch, pool, ["setup", "setup", "setup", "boom"], state)
+    assert pool.calls == 1 and pool.idle == 1
+    by_node = {r.metadata.src_node_id: r for r in replies}
+    # every client read its stage, though the three messages shared one content object
+    for nd in (1, 2, 3):
+        assert not by_node[nd].has_error()
+        assert by_node[nd].content.config_records["out"]["stage"] == "setup"
+        assert stores[nd].updates == 1
+        assert stores[nd].context.state.config_records["seen"]["n"] == 1
+    # the app's exception is that client's error reply, filed as Flower files it, and its
+    # context is not stored
+    from flwr.common.constant import ErrorCode
+
+    assert by_node[4].has_error()
+    assert by_node[4].error.code == ErrorCode.CLIENT_APP_RAISED_EXCEPTION
+    assert "ClientAppException" in by_node[4].error.reason
+    assert stores[4].updates == 0
+    assert len({r.metadata.message_id for r in replies}) == 4  # each reply has its own id
+
+
+def test_a_failed_call_is_an_error_reply_for_every_message_of_the_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from flwr.common.constant import ErrorCode
+
+    pool = _Pool(fail=True)
+    replies, stores = _batch_run(monkeypatch, pool, ["a", "b"])
+    assert pool.calls == 1 and pool.idle == 1  # the actor went back to the pool
+    assert all(r.has_error() and r.error.code == ErrorCode.UNKNOWN for r in replies)
+    assert all(s.updates == 0 for s in stores.values())
 
 
 class _Grid:

@@ -34,6 +34,12 @@ def test_field_product_and_inverse_are_pycryptodomes() -> None:
         assert fast._gf_mul(a, inv) == 1
     with pytest.raises(ValueError, match="zero"):
         fast._gf_inv(0)
+    # the table products used to combine shares are the same products
+    for xs in [(1, 2, 3), (2, 5, 6, 7), tuple(range(1, 18))]:
+        for rows in fast._lagrange_at_zero(xs):
+            c = fast._gf_mul_by(rows, 1)
+            for b in values:
+                assert fast._gf_mul_by(rows, b) == int(_Element(c) * _Element(b))
 
 
 @pytest.mark.parametrize(("threshold", "num"), [(2, 3), (4, 7), (9, 17)])
@@ -96,7 +102,11 @@ def _byte_stream(seed: int) -> object:
     return lambda n: bytes(rng.getrandbits(8) for _ in range(n))
 
 
-@pytest.mark.parametrize(("threshold", "num", "size"), [(2, 3, 32), (4, 7, 241), (9, 17, 40)])
+@pytest.mark.parametrize(
+    ("threshold", "num", "size"),
+    # up to 40 shares: products by evaluation points of 6 bits overflow 128 bits by 6
+    [(2, 3, 32), (4, 7, 241), (9, 17, 40), (3, 40, 32)],
+)
 def test_shares_are_pycryptodomes_split_for_the_same_random_coefficients(
     monkeypatch: pytest.MonkeyPatch, threshold: int, num: int, size: int
 ) -> None:
