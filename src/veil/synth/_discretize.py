@@ -381,7 +381,8 @@ class Discretizer:
                 # numbers, two counts (a row adds to one at most) from a quarter of the
                 # column's rho (the fine histogram keeps three quarters: the same cost)
                 points = None
-                if spec.kind == "numeric":
+                # (never exact counts beside a noisy fit: only measured, or all exact)
+                if spec.kind == "numeric" and (budget is None or sigma is not None):
                     whole = np.mod(x, 1.0) == 0
                     pts = np.array(
                         [float((x == 0).sum()), float((whole & (x != 0)).sum())], dtype=float
