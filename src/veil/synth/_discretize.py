@@ -75,6 +75,7 @@ _LOG_RATIO = 8.0  # a log fine grid needs high > this x low (or low <= 0)
 _WINDOWS = (1, 2, 4, 8, 16, 32)  # widths of the fine-bin windows that find the data's extent
 _EXTENT_Z = 4.5  # ... a window's noisy sum must stand this many sd of that sum out
 _EXTENT_MASS = 0.8  # ... and the extent must hold this share of the noisy row count
+_WHOLE_GRID = 0.9  # a decimal column this much whole numbers gets one fine bin per number
 _POINT_Z = 3.0  # a point mass (zeros, whole numbers) counts when its noisy count stands out
 _MASS_Z = 3.0  # an outer bin's tail is re-drawn when its missing mass stands out this much
 
@@ -371,21 +372,20 @@ class Discretizer:
             col: dict[str, Any] = {"name": spec.name, "missing": missing}
             if spec.continuous:
                 lo, hi = float(spec.low or 0.0), float(spec.high or 0.0)
-                edges, scale = fine_edges(spec.kind, lo, hi)
-                x = _as_float(data[spec.name], spec.kind)
-                x = np.clip(x[~np.isnan(x)], edges[0], edges[-1])
-                idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
-                counts = np.bincount(idx, minlength=len(edges) - 1).astype(float)
                 sigma = (sigmas or {}).get(spec.name)
+                x = _as_float(data[spec.name], spec.kind)
+                x = x[~np.isnan(x)]
                 # point masses of a decimal column: its exact zeros and its other whole
                 # numbers, two counts (a row adds to one at most) from a quarter of the
                 # column's rho (the fine histogram keeps three quarters: the same cost)
                 points = None
+                grid_kind = spec.kind
                 # (never exact counts beside a noisy fit: only measured, or all exact)
                 if spec.kind == "numeric" and (budget is None or sigma is not None):
-                    whole = np.mod(x, 1.0) == 0
+                    xc = np.clip(x, lo, hi)
+                    whole = np.mod(xc, 1.0) == 0
                     pts = np.array(
-                        [float((x == 0).sum()), float((whole & (x != 0)).sum())], dtype=float
+                        [float((xc == 0).sum()), float((whole & (xc != 0)).sum())], dtype=float
                     )
                     if budget is not None and sigma is not None:
                         psig = 2.0 * sigma
@@ -394,6 +394,18 @@ class Discretizer:
                     else:
                         psig = 0.0
                     points = [float(pts[0]), float(pts[1]), psig]
+                    # a column of whole numbers written as decimals (12.0, a few 12.5):
+                    # one fine bin per whole number, as an integer column's, when the noisy
+                    # counts say at least _WHOLE_GRID of its values are whole
+                    n_est = float(rows) if rows is not None else float(len(x))
+                    if n_est > 0 and float(pts.sum()) >= _WHOLE_GRID * n_est:
+                        grid_kind = "integer"
+                edges, scale = fine_edges(spec.kind, lo, hi)
+                if grid_kind != spec.kind and math.ceil(hi) - math.floor(lo) < _INT_FINE_MAX:
+                    edges, scale = fine_edges(grid_kind, math.floor(lo), math.ceil(hi))
+                x = np.clip(x, edges[0], edges[-1])
+                idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
+                counts = np.bincount(idx, minlength=len(edges) - 1).astype(float)
                 if budget is not None and sigma is not None:
                     noisy = budget.gaussian(counts, sigma, what=f"fine histogram {spec.kind}")
                 else:

@@ -224,6 +224,10 @@ def test_point_masses_of_a_decimal_column_come_back_as_zeros_and_whole_numbers()
     cols = {c["name"]: c for c in disc.columns}
     assert "points" in cols["spend"] and 0 < cols["spend"]["zero"][1] <= 1
     assert 0.9 < cols["school"]["whole"] <= 1
+    # 98 % whole numbers: one fine bin per number, as an integer column's (256 bins of
+    # 0.1 on [0, 25] spread each number's rows over the bins after it)
+    assert np.allclose(np.diff(cols["school"]["edges"]), 1.0)
+    assert len(cols["spend"]["edges"]) == 257
 
 
 def test_an_outer_bin_holding_more_than_its_kept_fine_bins_gets_the_tail_back() -> None:
