@@ -38,7 +38,14 @@ How the numeric bins are made (each step differentially private or data-independ
    :func:`_weights`, and continued past the cut by a thin geometric tail, see
    :func:`_tail`; the cut and the tail's decay are read so that the 5-bin average does
    not carry a hard edge, a clipped maximum's spike, outwards), then a value uniformly
-   inside the fine bin (on the log scale for a log grid).
+   inside the fine bin (on the log scale for a log grid);
+5. a decimal column also measures two point counts, its exact zeros and its other whole
+   numbers, from a quarter of its fine histogram's rho: a column at least 90 % whole
+   numbers gets one fine bin per number; after the fit, :meth:`Discretizer.calibrate`
+   sets, from the model's noisy one-way counts, the probability that a value drawn in the
+   zeros' fine bin is 0 and in a fine bin holding a whole number is that number, and gives
+   an outer coarse bin whose one-way count exceeds what its kept fine bins hold the
+   excess as a tail past the cut (post-processing).
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """
