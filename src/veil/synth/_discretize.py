@@ -84,18 +84,22 @@ _EXTENT_Z = 4.5  # ... a window's noisy sum must stand this many sd of that sum 
 _EXTENT_MASS = 0.8  # ... and the extent must hold this share of the noisy row count
 _WHOLE_GRID = 0.9  # a decimal column this much whole numbers gets one fine bin per number
 _POINT_Z = 3.0  # a point mass (zeros, whole numbers) counts when its noisy count stands out
+_MASS_RATIO = 0.95  # ... decaying by at least this factor per fine bin
 _MASS_Z = 3.0  # an outer bin's tail is re-drawn when its missing mass stands out this much
 
 
 def _mass_tail(start: float, room: int, mass: float) -> np.ndarray:
     """``room`` weights continuing outwards from a fine bin of weight ``start`` that sum to
-    ``mass``: a geometric decay ``start x r**i`` with ``r`` solved for the sum, or a flat
-    level ``mass / room`` when even ``r = 1`` falls short."""
+    ``mass``: a geometric decay ``start x r**i`` with ``r`` solved for the sum, at most
+    ``_MASS_RATIO`` (a tail decays: a flat one to the bounds put a small table's noisy
+    excess on every value up to 31 emergency visits, when the data stop at 12; the
+    excess beyond what such a tail holds is then left out)."""
     if room <= 0 or mass <= 0:
         return np.zeros(max(room, 0))
-    if start <= 0 or start * room <= mass:
-        return np.full(room, mass / room)
     steps = np.arange(1, room + 1, dtype=float)
+    start = start if start > 0 else mass / room
+    if float((start * _MASS_RATIO**steps).sum()) <= mass:  # a decaying tail carries less
+        return start * _MASS_RATIO**steps
     lo, hi = 0.0, 1.0
     for _ in range(60):
         r = (lo + hi) / 2
