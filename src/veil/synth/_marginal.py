@@ -322,6 +322,7 @@ class _MarginalSynthesizer(Synthesizer):
         )
         self._store_model(model, sizes, mbi)
         disc.drop_unmeasured_missing(self.one_way_)
+        disc.calibrate(self.one_way_)
         self.disc_ = disc
         # the mbi model itself, for comparisons in benchmarks; never saved
         self.mbi_model_ = model

@@ -181,3 +181,73 @@ def test_bins_follow_rows_and_budget() -> None:
     assert tiny == MIN_BINS
     more, _ = syn._adaptive_bins(1400, 5, rho * 0.9 * 16, big)  # a larger budget: finer
     assert more > small
+
+
+def _one_way(disc: Discretizer, df: pd.DataFrame, schema, sigma: float = 1.0):  # type: ignore[no-untyped-def]
+    """The coarse bins' one-way counts as the model would measure them (exact here, noise
+    sd ``sigma`` declared): what :meth:`Discretizer.calibrate` reads."""
+    codes = disc.encode(df, schema)
+    return {
+        c["name"]: (np.bincount(codes[c["name"]], minlength=c["size"]).astype(float), sigma)
+        for c in disc.columns
+    }
+
+
+def test_point_masses_of_a_decimal_column_come_back_as_zeros_and_whole_numbers() -> None:
+    # an expense column zero for 30 % of its rows, and years of schooling written 12.0
+    # beside a few halves: spread over their fine bins the zeros alone cost 0.3 of KS
+    from scipy.stats import ks_2samp
+
+    rng = np.random.default_rng(3)  # test data only
+    n = 4000
+    spend = np.where(rng.random(n) < 0.3, 0.0, np.round(np.exp(rng.normal(4, 1.5, n)), 2))
+    school = rng.integers(0, 21, n).astype(float)
+    school[:80] += 0.5
+    df = pd.DataFrame({"spend": spend, "school": school})
+    schema = infer_schema(df, bounds={"spend": (0, 100_000), "school": (0, 25)})
+    budget = ZCDPBudget(10.0)
+    disc = Discretizer.build(
+        schema, df, max_bins=16, budget=budget, sigmas={"spend": 10.0, "school": 10.0}
+    )
+    # a quarter of the column's rho measures the two point counts: the same total cost
+    assert budget.spent == pytest.approx(2 / (2 * 10.0**2), rel=1e-6)
+    codes = disc.encode(df, schema)
+    before = disc.decode(codes, schema, np.random.default_rng(0))
+    disc.calibrate(_one_way(disc, df, schema))
+    after = disc.decode(codes, schema, np.random.default_rng(0))
+    ks = {c: 1 - ks_2samp(df[c], after[c], method="asymp").statistic for c in df}
+    assert 1 - ks_2samp(df["spend"], before["spend"], method="asymp").statistic < 0.8
+    assert ks["spend"] >= 0.95 and abs((after["spend"] == 0).mean() - 0.3) < 0.03
+    assert ks["school"] >= 0.95
+    assert (np.mod(after["school"], 1) == 0).mean() > 0.9
+    # what the layout keeps comes from noisy counts only (probabilities, bin indices)
+    cols = {c["name"]: c for c in disc.columns}
+    assert "points" in cols["spend"] and 0 < cols["spend"]["zero"][1] <= 1
+    assert 0.9 < cols["school"]["whole"] <= 1
+    # 98 % whole numbers: one fine bin per number, as an integer column's (256 bins of
+    # 0.1 on [0, 25] spread each number's rows over the bins after it)
+    assert np.allclose(np.diff(cols["school"]["edges"]), 1.0)
+    assert len(cols["spend"]["edges"]) == 257
+
+
+def test_an_outer_bin_holding_more_than_its_kept_fine_bins_gets_the_tail_back() -> None:
+    # visit counts: a quarter of the rows on a long tail 8..89, each value under the fine
+    # histogram's noise; cut back to its standing counts the last bin sampled near 8
+    rng = np.random.default_rng(4)  # test data only
+    n = 3600
+    visits = np.minimum(rng.negative_binomial(1, 0.15, n), 89).astype(np.int64)
+    df = pd.DataFrame({"visits": visits})
+    schema = infer_schema(df, bounds={"visits": (0, 128)})
+    disc = Discretizer.build(
+        schema, df, max_bins=9, budget=ZCDPBudget(10.0), sigmas={"visits": 50.0}
+    )
+    col = disc.columns[0]
+    assert "kept" in col and "weak_signal" not in col
+    codes = disc.encode(df, schema)
+    before = disc.decode(codes, schema, np.random.default_rng(0))["visits"]
+    disc.calibrate(_one_way(disc, df, schema, sigma=30.0))
+    after = disc.decode(codes, schema, np.random.default_rng(0))["visits"]
+    real90 = np.quantile(visits, 0.9)
+    assert abs(np.quantile(after, 0.9) - real90) < abs(np.quantile(before, 0.9) - real90)
+    assert abs(np.quantile(after, 0.9) - real90) <= 0.25 * real90
+    assert col.get("tail_mass") is True
