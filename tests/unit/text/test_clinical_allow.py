@@ -181,18 +181,23 @@ def test_generated_shape_notes_are_labelled_and_seeded() -> None:
 
 def test_long_note_without_line_breaks_bounded() -> None:
     # a long note in one line is read in windows: once the word lists are loaded, the
-    # working memory beyond the text is about the text's size (a map of the characters
-    # findings take), not a multiple of it (docs/text.md: 10 MB notes)
+    # working memory grows with the text by about the text's size (a map of the characters
+    # findings take), not a multiple of it (docs/text.md: 10 MB notes); measured at two
+    # lengths, so that a window's fixed working memory does not hide the growth
     unit = "pt resting comfortably, cont lasix, NPO after MN, will cont to monitor. " * 20
     clinical_findings(unit + "DR LAVELY NOTIFIED 9/7.", [])  # the word lists load
-    text = (unit + "DR LAVELY NOTIFIED 9/7. ") * (2_000_000 // (len(unit) + 24))
-    tracemalloc.start()
-    found = clinical_findings(text, [], thorough=False)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert len(text) > 10 * WINDOW and "\n" not in text
-    assert len(found) == 2 * text.count("LAVELY")
-    assert peak < 3 * len(text)
+    peaks, sizes = [], []
+    for windows in (6, 14):
+        text = (unit + "DR LAVELY NOTIFIED 9/7. ") * (windows * WINDOW // (len(unit) + 24) + 1)
+        tracemalloc.start()
+        found = clinical_findings(text, [], thorough=False)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert len(text) > windows * WINDOW and "\n" not in text
+        assert len(found) == 2 * text.count("LAVELY")
+        sizes.append(len(text))
+    assert (peaks[1] - peaks[0]) < 2 * (sizes[1] - sizes[0])
+    assert peaks[1] < 3 * sizes[1] + 40 * WINDOW
 
 
 def test_odd_characters_and_no_logging(caplog: pytest.LogCaptureFixture) -> None:

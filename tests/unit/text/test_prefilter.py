@@ -138,7 +138,7 @@ PATTERNS = _patterns()
 
 
 @pytest.mark.parametrize(("name", "rx", "need"), PATTERNS, ids=[p[0] for p in PATTERNS])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_match_of_every_builtin_pattern_meets_its_needs(
     name: str, rx: re.Pattern[str], need: Needs, data: st.DataObject
