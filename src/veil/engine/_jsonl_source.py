@@ -33,7 +33,7 @@ from ray.data.datasource import Datasource, ReadTask
 from veil._errors import InputError
 from veil.engine._partitioned import path_key
 
-__all__ = ["PIECE_BYTES", "TASK_BYTES", "JsonlSource", "read_range"]
+__all__ = ["PIECE_BYTES", "TASK_BYTES", "JsonlSource", "range_lines", "ranges", "read_range"]
 
 #: Bytes of a file one read task reads (a file larger than this is read by several).
 TASK_BYTES = 64 * 2**20
@@ -64,15 +64,9 @@ def _lines(fh: Any, start: int, end: int, piece: int) -> Iterator[bytes]:
             pos += len(line) + 1
 
 
-def read_range(
-    path: str, start: int, end: int, rows: int, piece: int = PIECE_BYTES
-) -> Iterator[pa.Table]:
-    """Blocks of at most ``rows`` non-blank lines of ``path``'s byte range ``[start, end)``,
-    each line with its file (as Ray Data's ``include_paths`` names it). ``path`` is
-    absolute: a worker's current folder is not the driver's."""
-    key = path_key(path)
+def _decoded(path: str, start: int, end: int, piece: int) -> Iterator[str]:
+    """The non-blank lines of ``path`` whose first byte lies in ``[start, end)``, decoded."""
     name = Path(path).name
-    batch: list[str] = []
     with open(path, "rb") as fh:
         for raw in _lines(fh, start, end, piece):
             try:
@@ -83,14 +77,58 @@ def read_range(
                     hint="convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8); "
                     "--engine local names the line",
                 ) from None
-            if not line.strip():
-                continue
-            batch.append(line)
-            if len(batch) >= rows:
-                yield _block(batch, key)
-                batch = []
+            if line.strip():
+                yield line
+
+
+def read_range(
+    path: str, start: int, end: int, rows: int, piece: int = PIECE_BYTES
+) -> Iterator[pa.Table]:
+    """Blocks of at most ``rows`` non-blank lines of ``path``'s byte range ``[start, end)``,
+    each line with its file (as Ray Data's ``include_paths`` names it). ``path`` is
+    absolute: a worker's current folder is not the driver's."""
+    key = path_key(path)
+    batch: list[str] = []
+    for line in _decoded(path, start, end, piece):
+        batch.append(line)
+        if len(batch) >= rows:
+            yield _block(batch, key)
+            batch = []
     if batch:
         yield _block(batch, key)
+
+
+def range_lines(path: str, start: int, end: int, piece: int = PIECE_BYTES) -> list[str]:
+    """The non-blank lines of ``path``'s byte range ``[start, end)``: what a text actor
+    reads itself (see :func:`ranges`)."""
+    return list(_decoded(path, start, end, piece))
+
+
+def ranges(files: Sequence[Path], rows: int, sample: int = 2**18) -> list[dict[str, Any]]:
+    """``files`` cut into byte ranges of about ``rows`` lines each (``path``: the file,
+    absolute; ``key``: its :func:`path_key`; ``start``, ``end``), in file order.
+
+    The line length is estimated from the first ``sample`` bytes of the first non-empty
+    file; a range holds at least one line's bytes and at most :data:`TASK_BYTES`, so
+    that an actor's memory does not grow with its file whatever the estimate. A file
+    without bytes gives one empty range (its partition's output file is still written).
+    """
+    sizes = [Path(f).stat().st_size for f in files]
+    step = TASK_BYTES
+    for f, size in zip(files, sizes, strict=True):
+        if size:
+            with open(f, "rb") as fh:
+                head = fh.read(sample)
+            per_line = len(head) / max(head.count(b"\n"), 1)
+            step = int(min(max(rows * per_line, 4096), TASK_BYTES))
+            break
+    out: list[dict[str, Any]] = []
+    for f, size in zip(files, sizes, strict=True):
+        path = str(Path(f).absolute())
+        key = path_key(path)
+        for start in range(0, max(size, 1), step):
+            out.append({"path": path, "key": key, "start": start, "end": min(start + step, size)})
+    return out
 
 
 def _block(lines: list[str], key: str) -> pa.Table:

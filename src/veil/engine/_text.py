@@ -113,8 +113,7 @@ class _TextActor:
     def _jsonl(self, batch: pa.Table) -> pa.Table:
         import pyarrow as pa
 
-        lines = batch.column("text").to_pylist()
-        paths = batch.column("path").to_pylist()
+        lines, paths = _batch_lines(batch)
         recs: list[tuple[dict[str, Any], list[Any]] | None] = []
         texts: list[str | None] = []
         use = FieldUse()
@@ -166,7 +165,9 @@ class _TextActor:
                 ]
             ),
         )
-        return table.append_column(_PATH, batch.column("path")) if self.plan.paths else table
+        return (
+            table.append_column(_PATH, pa.array(paths, pa.string())) if self.plan.paths else table
+        )
 
     def _table(self, batch: pa.Table) -> pa.Table:
         import pyarrow as pa
@@ -193,6 +194,24 @@ class _TextActor:
             )
         batch = batch.append_column(_COUNTS, row_counts)
         return batch.append_column(_ERR, pa.array([None] * n, pa.string()))
+
+
+def _batch_lines(batch: pa.Table) -> tuple[list[str], list[str]]:
+    """A JSONL batch's lines and each line's file key: the byte ranges the actor reads
+    itself (:func:`veil.engine._jsonl_source.ranges`), or lines read by Ray Data."""
+    if "start" not in batch.column_names:
+        return batch.column("text").to_pylist(), batch.column("path").to_pylist()
+    from veil.engine._jsonl_source import range_lines
+
+    lines: list[str] = []
+    keys: list[str] = []
+    for path, key, start, end in zip(
+        *(batch.column(c).to_pylist() for c in ("path", "key", "start", "end")), strict=True
+    ):
+        got = range_lines(path, start, end)
+        lines += got
+        keys += [key] * len(got)
+    return lines, keys
 
 
 def _total(counts: list[Counter[str]]) -> str:
@@ -294,11 +313,14 @@ def _dataset(
     # 1-CPU nodes left half a CPU free on each, and no read task could ever run (a hang)
     remote = {"ray_remote_args": {"num_cpus": ACTOR_CPUS}}
     if kind == "jsonl":
-        # byte ranges, blocks of one batch (``rows`` lines): a read task's memory does not
-        # grow with its file, and every block is one actor call (veil.engine._jsonl_source)
-        from veil.engine._jsonl_source import JsonlSource
+        # byte ranges of about one batch (``rows`` lines) each, read by the actors
+        # themselves: no read tasks (worker processes of their own, competing with the
+        # actors for the CPUs), no lines through the object store, one range per actor
+        # call, and an actor's memory does not grow with its file (veil.engine._jsonl_source)
+        from veil.engine._jsonl_source import ranges
 
-        return ray.data.read_datasource(JsonlSource(files, rows), **remote)
+        items = ranges(files, rows)
+        return ray.data.from_items(items, override_num_blocks=len(items))
     if kind == "csv":
         csv_args = {k: v for k, v in args.items() if not k.startswith("_")}
         return ray.data.read_csv(paths, **csv_args, include_paths=with_paths, **remote)
@@ -317,7 +339,8 @@ def _batches(
     mapped = ds.map_batches(
         _TextActor,
         fn_constructor_kwargs={"config": config, "plan": plan, "operator": operator},
-        batch_size=batch_size,
+        # JSONL: one byte range of about ``batch_size`` lines per call
+        batch_size=1 if plan.kind == "jsonl" else batch_size,
         batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=workers),
         num_cpus=ACTOR_CPUS,

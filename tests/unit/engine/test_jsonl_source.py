@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 pytest.importorskip("ray", reason="the ray extra is part of the test environment")
 
 from veil._errors import InputError
-from veil.engine._jsonl_source import JsonlSource, read_range
+from veil.engine._jsonl_source import JsonlSource, range_lines, ranges, read_range
 from veil.engine._partitioned import path_key
 
 # texts with the characters str.splitlines cuts at but JSON Lines does not: a record holds
@@ -98,3 +98,39 @@ def test_read_tasks_cover_each_file_in_ranges(tmp_path: Path) -> None:
     assert [blk.num_rows for blk in blocks] == [4, 4, 4, 4, 4, 3, 4, 3, 1]  # 12, 11, 7, 1, 0 lines
     assert sum(blk.num_rows for blk in blocks) == 31
     assert source.estimate_inmemory_data_size() == 279
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    files=st.lists(st.lists(_TEXT, max_size=12), min_size=1, max_size=4),
+    rows=st.integers(1, 7),
+    sample=st.integers(1, 64),
+)
+def test_actor_ranges_give_every_line_once_in_order(
+    tmp_path_factory: pytest.TempPathFactory, files: list[list[str]], rows: int, sample: int
+) -> None:
+    # what the actors read themselves: each file's ranges, in order, give its lines
+    folder = tmp_path_factory.mktemp("in")
+    paths = []
+    for i, texts in enumerate(files):
+        p = folder / f"part-{i}.jsonl"
+        p.write_bytes("\n".join(texts).encode("utf-8"))
+        paths.append(p)
+    items = ranges(paths, rows, sample=sample)
+    for p in paths:
+        mine = [r for r in items if r["path"] == str(p.absolute())]
+        assert mine, "every file has a range (an empty one gives its empty output file)"
+        assert {r["key"] for r in mine} == {path_key(p)}
+        assert mine[0]["start"] == 0 and mine[-1]["end"] == p.stat().st_size
+        assert all(a["end"] == b["start"] for a, b in zip(mine, mine[1:], strict=False))
+        got = [line for r in mine for line in range_lines(r["path"], r["start"], r["end"], 5)]
+        assert got == _local_lines(p.read_bytes())
+    assert [r["path"] for r in items] == sorted(r["path"] for r in items)  # file order
+
+
+def test_actor_ranges_hold_about_rows_lines(tmp_path: Path) -> None:
+    a = tmp_path / "a.jsonl"
+    a.write_bytes((b'{"i": "' + b"x" * 90 + b'"}\n') * 1000)  # 100 bytes a line
+    items = ranges([a], rows=100)
+    assert len(items) == 10
+    assert [len(range_lines(r["path"], r["start"], r["end"])) for r in items] == [100] * 10
