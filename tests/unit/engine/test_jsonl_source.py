@@ -7,6 +7,7 @@ read tasks). The oracle is the local engine's own reading: the file's bytes spli
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -122,7 +123,7 @@ def test_actor_ranges_give_every_line_once_in_order(
         assert mine, "every file has a range (an empty one gives its empty output file)"
         assert {r["key"] for r in mine} == {path_key(p)}
         assert mine[0]["start"] == 0 and mine[-1]["end"] == p.stat().st_size
-        assert all(a["end"] == b["start"] for a, b in zip(mine, mine[1:], strict=False))
+        assert all(a["end"] == b["start"] for a, b in pairwise(mine))
         got = [line for r in mine for line in range_lines(r["path"], r["start"], r["end"], 5)]
         assert got == _local_lines(p.read_bytes())
     assert [r["path"] for r in items] == sorted(r["path"] for r in items)  # file order
