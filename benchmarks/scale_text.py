@@ -271,16 +271,21 @@ def _watched(
     return wall, {
         "cpu_seconds": round(sum(cpu.values()), 2),
         # the text actors alone (the other Ray workers run read tasks or sit idle); of each,
-        # its main thread (where Python, spaCy and veil run) and its other threads (Ray's
-        # core worker, gRPC; BLAS/OpenMP pools if any)
+        # its busiest thread (the one running veil's batches: Ray Data calls them from a
+        # thread of the actor's, not the main one) and all its other threads together
+        # (Ray's core worker, gRPC, the main thread; BLAS/OpenMP pools if any)
         "cpu_seconds_actors": round(sum(cpu.get(p, 0.0) for p in actors), 2),
         "actors_cpu_seconds": [round(cpu.get(p, 0.0), 2) for p in actors],
-        "actors_main_thread_cpu_seconds": [round(actor_threads[p].get(p, 0.0), 2) for p in actors],
+        "actors_busiest_thread_cpu_seconds": [
+            round(max(actor_threads[p].values(), default=0.0), 2) for p in actors
+        ],
         "actors_other_threads_cpu_seconds": [
-            round(sum(s for t, s in actor_threads[p].items() if t != p), 2) for p in actors
+            round(sum(actor_threads[p].values()) - max(actor_threads[p].values(), default=0.0), 2)
+            for p in actors
         ],
         "actors_threads_max": [actor_nthreads[p] for p in actors],
-        "actors_omp_num_threads_env": [actor_omp[p] for p in actors],
+        # as the actor's process started (Ray sets it inside the worker later, if unset)
+        "actors_omp_num_threads_at_start": [actor_omp[p] for p in actors],
         "cpu_seconds_driver": cpu_of("driver"),
         "cpu_seconds_workers": cpu_of("worker"),
         "cpu_seconds_ray_services": cpu_of("ray"),
