@@ -1,7 +1,8 @@
 """Text detection and redaction on Ray Data, with the local engine's results and formats.
 
-The dataset is read by Ray (JSONL as lines, CSV with every cell as text, Parquet as it
-is), analysed by a pool of actors (:class:`_TextActor`: the analyzer and, for redaction,
+The dataset is read by Ray (CSV with every cell as text, Parquet as it is; JSONL as byte
+ranges the actors read themselves, :mod:`veil.engine._jsonl_source`), analysed by a pool
+of actors (:class:`_TextActor`: the analyzer and, for redaction,
 the operator are built once per actor), and collected by the driver in input order into
 one output file written atomically. The operator travels to the actors as the object the
 driver built (its key included), so keyed operators give the local engine's pseudonyms.
@@ -197,10 +198,8 @@ class _TextActor:
 
 
 def _batch_lines(batch: pa.Table) -> tuple[list[str], list[str]]:
-    """A JSONL batch's lines and each line's file key: the byte ranges the actor reads
-    itself (:func:`veil.engine._jsonl_source.ranges`), or lines read by Ray Data."""
-    if "start" not in batch.column_names:
-        return batch.column("text").to_pylist(), batch.column("path").to_pylist()
+    """The lines of a JSONL batch's byte ranges, which the actor reads itself
+    (:func:`veil.engine._jsonl_source.ranges`), and each line's file key."""
     from veil.engine._jsonl_source import range_lines
 
     lines: list[str] = []
