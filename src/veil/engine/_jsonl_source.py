@@ -82,7 +82,9 @@ def range_lines(path: str, start: int, end: int, piece: int = PIECE_BYTES) -> li
     return list(_decoded(path, start, end, piece))
 
 
-def ranges(files: Sequence[Path], rows: int, sample: int = 2**18) -> list[dict[str, Any]]:
+def ranges(
+    files: Sequence[Path], rows: int, at_least: int = 1, sample: int = 2**18
+) -> list[dict[str, Any]]:
     """``files`` cut into byte ranges of about ``rows`` lines each (``path``: the file,
     absolute; ``key``: its :func:`path_key`; ``start``, ``end``), in file order.
 
@@ -90,6 +92,8 @@ def ranges(files: Sequence[Path], rows: int, sample: int = 2**18) -> list[dict[s
     file; a range holds at least one line's bytes and at most :data:`TASK_BYTES`, so
     that an actor's memory does not grow with its file whatever the estimate. A file
     without bytes gives one empty range (its partition's output file is still written).
+    Ranges are made smaller where needed to give ``at_least`` of them (one per actor: a
+    small input still spreads over the pool).
     """
     sizes = [Path(f).stat().st_size for f in files]
     step = TASK_BYTES
@@ -100,6 +104,7 @@ def ranges(files: Sequence[Path], rows: int, sample: int = 2**18) -> list[dict[s
             per_line = len(head) / max(head.count(b"\n"), 1)
             step = int(min(max(rows * per_line, 4096), TASK_BYTES))
             break
+    step = max(1, min(step, sum(sizes) // max(at_least, 1)))
     out: list[dict[str, Any]] = []
     for f, size in zip(files, sizes, strict=True):
         path = str(Path(f).absolute())

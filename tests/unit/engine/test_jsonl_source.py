@@ -83,9 +83,14 @@ def test_not_utf8_names_the_file_and_no_data(tmp_path: Path) -> None:
     files=st.lists(st.lists(_TEXT, max_size=12), min_size=1, max_size=4),
     rows=st.integers(1, 7),
     sample=st.integers(1, 64),
+    at_least=st.integers(1, 3),
 )
 def test_actor_ranges_give_every_line_once_in_order(
-    tmp_path_factory: pytest.TempPathFactory, files: list[list[str]], rows: int, sample: int
+    tmp_path_factory: pytest.TempPathFactory,
+    files: list[list[str]],
+    rows: int,
+    sample: int,
+    at_least: int,
 ) -> None:
     # what the actors read themselves: each file's ranges, in order, give its lines
     folder = tmp_path_factory.mktemp("in")
@@ -94,7 +99,7 @@ def test_actor_ranges_give_every_line_once_in_order(
         p = folder / f"part-{i}.jsonl"
         p.write_bytes("\n".join(texts).encode("utf-8"))
         paths.append(p)
-    items = ranges(paths, rows, sample=sample)
+    items = ranges(paths, rows, at_least=at_least, sample=sample)
     for p in paths:
         mine = [r for r in items if r["path"] == str(p.absolute())]
         assert mine, "every file has a range (an empty one gives its empty output file)"
@@ -104,6 +109,8 @@ def test_actor_ranges_give_every_line_once_in_order(
         got = [line for r in mine for line in range_lines(r["path"], r["start"], r["end"], 5)]
         assert got == _local_lines(p.read_bytes())
     assert [r["path"] for r in items] == sorted(r["path"] for r in items)  # file order
+    if sum(p.stat().st_size for p in paths) >= at_least:
+        assert len(items) >= at_least  # one per actor at least
 
 
 def test_actor_ranges_hold_about_rows_lines(tmp_path: Path) -> None:
@@ -112,3 +119,5 @@ def test_actor_ranges_hold_about_rows_lines(tmp_path: Path) -> None:
     items = ranges([a], rows=100)
     assert len(items) == 10
     assert [len(range_lines(r["path"], r["start"], r["end"])) for r in items] == [100] * 10
+    # a small input still gives each of two actors a range
+    assert len(ranges([a], rows=5000, at_least=2)) == 2
