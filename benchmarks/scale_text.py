@@ -17,7 +17,9 @@ findings, or the same redactions). Each run is watched from /proc: wall seconds,
 seconds of its whole process tree (sampled, so a process that lives less than a sample
 may be missed), and the peak resident memory of each process (``VmHWM``) by role: the
 driver, the workers (Ray's ``ray::`` processes or the local engine's forked ones) and
-Ray's services. Ratios for each size: ``ray2_vs_ray1`` (ray-1 seconds / ray-2 seconds:
+Ray's services; for Ray, the text actors' CPU on their own (``cpu_seconds_actors``) and by
+thread (the busiest, which runs veil's batches, and the rest: oversubscription would show
+there). Ratios for each size: ``ray2_vs_ray1`` (ray-1 seconds / ray-2 seconds:
 the 2-worker speed-up), ``ray_overhead_vs_local`` (ray-2 / local-2 - 1: the same number
 of workers) and ``ray1_overhead_vs_local1``. With two sizes or more, each engine's seconds
 are fitted as start-up + n / rate and the time of ``--predict`` documents is estimated.
