@@ -17,7 +17,9 @@ findings, or the same redactions). Each run is watched from /proc: wall seconds,
 seconds of its whole process tree (sampled, so a process that lives less than a sample
 may be missed), and the peak resident memory of each process (``VmHWM``) by role: the
 driver, the workers (Ray's ``ray::`` processes or the local engine's forked ones) and
-Ray's services. Ratios for each size: ``ray2_vs_ray1`` (ray-1 seconds / ray-2 seconds:
+Ray's services; for Ray, the text actors' CPU on their own (``cpu_seconds_actors``) and by
+thread (the busiest, which runs veil's batches, and the rest: oversubscription would show
+there). Ratios for each size: ``ray2_vs_ray1`` (ray-1 seconds / ray-2 seconds:
 the 2-worker speed-up), ``ray_overhead_vs_local`` (ray-2 / local-2 - 1: the same number
 of workers) and ``ray1_overhead_vs_local1``. With two sizes or more, each engine's seconds
 are fitted as start-up + n / rate and the time of ``--predict`` documents is estimated.
@@ -146,6 +148,37 @@ def _hwm_kb(pid: int) -> tuple[int, int] | None:
     return None if hwm is None or anon is None else (hwm, anon)
 
 
+def _threads(pid: int) -> dict[int, float]:
+    """CPU seconds of each thread of a live process (empty once it is gone)."""
+    out: dict[int, float] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text(
+                encoding="utf-8", errors="replace"
+            )
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        out[int(tid)] = (int(fields[11]) + int(fields[12])) / _TICK
+    return out
+
+
+def _omp(pid: int) -> str | None:
+    """The process's OMP_NUM_THREADS as its environment had it at start (None if unset)."""
+    try:
+        env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    for kv in env:
+        if kv.startswith(b"OMP_NUM_THREADS="):
+            return kv.split(b"=", 1)[1].decode()
+    return None
+
+
 def _tree(root: int) -> dict[int, tuple[float, str]]:
     """``root`` and its descendants: each one's CPU seconds and command line."""
     info: dict[int, tuple[int, float, str]] = {}
@@ -181,6 +214,10 @@ def _watched(
     cpu: dict[int, float] = {}
     role: dict[int, str] = {}
     ray_pids: set[int] = set()
+    # text actors (Ray Data's map workers): CPU seconds of each thread, most threads seen
+    actor_threads: dict[int, dict[int, float]] = {}
+    actor_nthreads: dict[int, int] = {}
+    actor_omp: dict[int, str | None] = {}
     root_cmd: str | None = None
     while proc.poll() is None:
         for pid, (seconds, cmd) in _tree(proc.pid).items():
@@ -197,6 +234,14 @@ def _watched(
                 role[pid] = "worker" if cmd.startswith("ray::") or cmd == root_cmd else "ray"
             if cmd.startswith("ray::"):
                 ray_pids.add(pid)
+            if pid in actor_threads or "MapWorker" in cmd or "_TextActor" in cmd:
+                th = actor_threads.setdefault(pid, {})
+                now = _threads(pid)
+                for tid, s in now.items():
+                    th[tid] = max(th.get(tid, 0.0), s)
+                actor_nthreads[pid] = max(actor_nthreads.get(pid, 0), len(now))
+                if pid not in actor_omp:
+                    actor_omp[pid] = _omp(pid)
             peak[pid] = max(peak.get(pid, 0), kb)
             cpu[pid] = max(cpu.get(pid, 0.0), seconds)
         time.sleep(every)
@@ -224,8 +269,25 @@ def _watched(
         (round(kb / 1024, 1) for pid, kb in private.items() if role[pid] == "worker"),
         reverse=True,
     )
+    actors = sorted(actor_threads, key=lambda p: -cpu.get(p, 0.0))
     return wall, {
         "cpu_seconds": round(sum(cpu.values()), 2),
+        # the text actors alone (the other Ray workers run read tasks or sit idle); of each,
+        # its busiest thread (the one running veil's batches: Ray Data calls them from a
+        # thread of the actor's, not the main one) and all its other threads together
+        # (Ray's core worker, gRPC, the main thread; BLAS/OpenMP pools if any)
+        "cpu_seconds_actors": round(sum(cpu.get(p, 0.0) for p in actors), 2),
+        "actors_cpu_seconds": [round(cpu.get(p, 0.0), 2) for p in actors],
+        "actors_busiest_thread_cpu_seconds": [
+            round(max(actor_threads[p].values(), default=0.0), 2) for p in actors
+        ],
+        "actors_other_threads_cpu_seconds": [
+            round(sum(actor_threads[p].values()) - max(actor_threads[p].values(), default=0.0), 2)
+            for p in actors
+        ],
+        "actors_threads_max": [actor_nthreads[p] for p in actors],
+        # as the actor's process started (Ray sets it inside the worker later, if unset)
+        "actors_omp_num_threads_at_start": [actor_omp[p] for p in actors],
         "cpu_seconds_driver": cpu_of("driver"),
         "cpu_seconds_workers": cpu_of("worker"),
         "cpu_seconds_ray_services": cpu_of("ray"),

@@ -105,6 +105,32 @@ def test_redact_folder_keyed_matches_local(cli, corpus: Path, tmp_path: Path, hm
     assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
 
 
+def test_many_ranges_in_few_blocks_match_local(
+    cli, corpus: Path, tmp_path: Path, hmac_key, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a large corpus has more byte ranges than blocks: each block then holds several
+    # ranges, read and analysed one at a time by one actor call; order and bytes must hold
+    import veil.engine._text as text_engine
+    from veil.engine._jsonl_source import ranges
+
+    files = sorted((corpus / "parts").rglob("*.jsonl"))
+    assert len(ranges(files, 3, at_least=2)) >= 3  # more ranges than the two blocks below
+    monkeypatch.setattr(text_engine, "RANGE_BLOCKS", 2)
+    args = ("--no-ner", "--operator", "hash")
+    local = cli("redact", corpus / "all.jsonl", "--out", tmp_path / "l.jsonl", *args)
+    assert local.code == 0, local.err
+    res = cli(
+        "redact",
+        corpus / "parts",
+        "--out",
+        tmp_path / "r.jsonl",
+        *("--engine", "ray", "--processes", "2", "--batch-size", "3"),
+        *args,
+    )
+    assert res.code == 0, res.err
+    assert (tmp_path / "r.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+
+
 def test_records_with_line_separators_and_blank_lines_match_local(cli, tmp_path: Path) -> None:
     # raw U+2028 / U+0085 inside a record (json.dumps(ensure_ascii=False) writes them so):
     # Ray Data's read_text split such a record in two lines, the local engine does not

@@ -1,7 +1,8 @@
 """Text detection and redaction on Ray Data, with the local engine's results and formats.
 
-The dataset is read by Ray (JSONL as lines, CSV with every cell as text, Parquet as it
-is), analysed by a pool of actors (:class:`_TextActor`: the analyzer and, for redaction,
+The dataset is read by Ray (CSV with every cell as text, Parquet as it is; JSONL as byte
+ranges the actors read themselves, :mod:`veil.engine._jsonl_source`), analysed by a pool
+of actors (:class:`_TextActor`: the analyzer and, for redaction,
 the operator are built once per actor), and collected by the driver in input order into
 one output file written atomically. The operator travels to the actors as the object the
 driver built (its key included), so keyed operators give the local engine's pseudonyms.
@@ -46,6 +47,8 @@ __all__ = ["ray_detect", "ray_redact", "transform_parts"]
 #: CPUs each actor asks for: a whole CPU per actor starves Ray Data's read tasks on a
 #: small machine (two 1-CPU actors on 2 cores deadlocked), so actors ask for half.
 ACTOR_CPUS = 0.5
+#: JSONL: the most blocks of byte ranges the driver makes (a block is one actor task).
+RANGE_BLOCKS = 1024
 _ERR = "__veil_error"
 _COUNTS = "__veil_counts"
 _FIELDS = "__veil_fields"
@@ -113,8 +116,7 @@ class _TextActor:
     def _jsonl(self, batch: pa.Table) -> pa.Table:
         import pyarrow as pa
 
-        lines = batch.column("text").to_pylist()
-        paths = batch.column("path").to_pylist()
+        lines, paths = _batch_lines(batch)
         recs: list[tuple[dict[str, Any], list[Any]] | None] = []
         texts: list[str | None] = []
         use = FieldUse()
@@ -166,7 +168,9 @@ class _TextActor:
                 ]
             ),
         )
-        return table.append_column(_PATH, batch.column("path")) if self.plan.paths else table
+        return (
+            table.append_column(_PATH, pa.array(paths, pa.string())) if self.plan.paths else table
+        )
 
     def _table(self, batch: pa.Table) -> pa.Table:
         import pyarrow as pa
@@ -193,6 +197,22 @@ class _TextActor:
             )
         batch = batch.append_column(_COUNTS, row_counts)
         return batch.append_column(_ERR, pa.array([None] * n, pa.string()))
+
+
+def _batch_lines(batch: pa.Table) -> tuple[list[str], list[str]]:
+    """The lines of a JSONL batch's byte ranges, which the actor reads itself
+    (:func:`veil.engine._jsonl_source.ranges`), and each line's file key."""
+    from veil.engine._jsonl_source import range_lines
+
+    lines: list[str] = []
+    keys: list[str] = []
+    for path, key, start, end in zip(
+        *(batch.column(c).to_pylist() for c in ("path", "key", "start", "end")), strict=True
+    ):
+        got = range_lines(path, start, end)
+        lines += got
+        keys += [key] * len(got)
+    return lines, keys
 
 
 def _total(counts: list[Counter[str]]) -> str:
@@ -284,6 +304,7 @@ def _dataset(
     args: dict[str, Any],
     rows: int,
     with_paths: bool = False,
+    workers: int = 1,
 ) -> Any:
     # before the dataset exists: a dataset keeps the context it was created under
     ctx = ray.data.DataContext.get_current()
@@ -294,11 +315,19 @@ def _dataset(
     # 1-CPU nodes left half a CPU free on each, and no read task could ever run (a hang)
     remote = {"ray_remote_args": {"num_cpus": ACTOR_CPUS}}
     if kind == "jsonl":
-        # byte ranges, blocks of one batch (``rows`` lines): a read task's memory does not
-        # grow with its file, and every block is one actor call (veil.engine._jsonl_source)
-        from veil.engine._jsonl_source import JsonlSource
+        # byte ranges of about one batch (``rows`` lines) each, read by the actors
+        # themselves: no read tasks (worker processes of their own, competing with the
+        # actors for the CPUs), no lines through the object store, one range per actor
+        # call, and an actor's memory does not grow with its file (veil.engine._jsonl_source)
+        from veil.engine._jsonl_source import ranges
 
-        return ray.data.read_datasource(JsonlSource(files, rows), **remote)
+        # a block per range up to RANGE_BLOCKS (each block costs the driver memory: 5 GB
+        # in 43,000 one-range blocks held 600 MB there); beyond, a block holds several
+        # ranges and its actor call still reads and analyses them one at a time
+        items = ranges(files, rows, at_least=workers)
+        return ray.data.from_items(
+            items, override_num_blocks=min(len(items), max(RANGE_BLOCKS, workers))
+        )
     if kind == "csv":
         csv_args = {k: v for k, v in args.items() if not k.startswith("_")}
         return ray.data.read_csv(paths, **csv_args, include_paths=with_paths, **remote)
@@ -317,7 +346,8 @@ def _batches(
     mapped = ds.map_batches(
         _TextActor,
         fn_constructor_kwargs={"config": config, "plan": plan, "operator": operator},
-        batch_size=batch_size,
+        # JSONL: one byte range of about ``batch_size`` lines per call
+        batch_size=1 if plan.kind == "jsonl" else batch_size,
         batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=workers),
         num_cpus=ACTOR_CPUS,
@@ -449,7 +479,13 @@ def ray_redact(
             fields.used.update(dict.fromkeys(cols))
     plan = _Plan("redact", kind, sel, cols, nlp_batch=min(batch_size, 256), paths=parts is not None)
     ds = _dataset(
-        ray, kind, files, args, batch_size, with_paths=parts is not None and kind != "jsonl"
+        ray,
+        kind,
+        files,
+        args,
+        batch_size,
+        with_paths=parts is not None and kind != "jsonl",
+        workers=workers,
     )
     sink = _Sink(kind, files, names, args, fields)
     progress = progress or NullProgress()
@@ -610,7 +646,7 @@ def ray_detect(
         cols, _names, args = _table_plan(kind, files, sel, separator, header)
         cols = cols[:1]
     plan = _Plan("detect", kind, sel, cols, explain=explain, nlp_batch=min(batch_size, 256))
-    ds = _dataset(ray, kind, files, args, batch_size)
+    ds = _dataset(ray, kind, files, args, batch_size, workers=workers)
     counts: Counter[str] = Counter()
     n = 0
     progress = progress or NullProgress()

@@ -1,22 +1,20 @@
 """The Ray engine's JSONL reader: byte ranges and small pieces give the local engine's lines.
 
-The reader's functions run here without a Ray runtime (Ray Data only calls them in its
-read tasks). The oracle is the local engine's own reading: the file's bytes split at
+The reader's functions run here without a Ray runtime (the text actors call them). The oracle is the local engine's own reading: the file's bytes split at
 ``\\n``, decoded, blank lines dropped.
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("ray", reason="the ray extra is part of the test environment")
-
 from veil._errors import InputError
-from veil.engine._jsonl_source import JsonlSource, read_range
+from veil.engine._jsonl_source import range_lines, ranges
 from veil.engine._partitioned import path_key
 
 # texts with the characters str.splitlines cuts at but JSON Lines does not: a record holds
@@ -33,13 +31,10 @@ def _local_lines(data: bytes) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
-def _read_all(path: Path, size: int, task_bytes: int, rows: int, piece: int) -> list[str]:
+def _read_all(path: Path, size: int, task_bytes: int, piece: int) -> list[str]:
     out: list[str] = []
     for start in range(0, max(size, 1), task_bytes):
-        for block in read_range(str(path), start, min(start + task_bytes, size), rows, piece):
-            assert 0 < block.num_rows <= rows
-            assert set(block.column("path").to_pylist()) == {path_key(path)}
-            out += block.column("text").to_pylist()
+        out += range_lines(str(path), start, min(start + task_bytes, size), piece)
     return out
 
 
@@ -48,7 +43,6 @@ def _read_all(path: Path, size: int, task_bytes: int, rows: int, piece: int) -> 
     texts=st.lists(_TEXT, max_size=25),
     newline_at_end=st.booleans(),
     task_bytes=st.integers(1, 80),
-    rows=st.integers(1, 7),
     piece=st.integers(1, 40),
 )
 def test_ranges_give_every_line_once_in_order(
@@ -56,13 +50,12 @@ def test_ranges_give_every_line_once_in_order(
     texts: list[str],
     newline_at_end: bool,
     task_bytes: int,
-    rows: int,
     piece: int,
 ) -> None:
     data = "\n".join(texts).encode("utf-8") + (b"\n" if newline_at_end and texts else b"")
     path = tmp_path_factory.mktemp("in") / "part.jsonl"
     path.write_bytes(data)
-    got = _read_all(path, len(data), task_bytes, rows, piece)
+    got = _read_all(path, len(data), task_bytes, piece)
     assert got == _local_lines(data)
 
 
@@ -71,7 +64,7 @@ def test_a_record_holding_a_line_separator_stays_one_line(tmp_path: Path) -> Non
     data = '{"full_text": "Jo\u2028Bloggs"}\n{"full_text": "x"}\n'.encode()
     path = tmp_path / "a.jsonl"
     path.write_bytes(data)
-    assert _read_all(path, len(data), 7, 500, 3) == [
+    assert _read_all(path, len(data), 7, 3) == [
         '{"full_text": "Jo\u2028Bloggs"}',
         '{"full_text": "x"}',
     ]
@@ -81,20 +74,50 @@ def test_not_utf8_names_the_file_and_no_data(tmp_path: Path) -> None:
     path = tmp_path / "latin.jsonl"
     path.write_bytes('{"t": "ok"}\n{"t": "Müller"}\n'.encode("latin-1"))
     with pytest.raises(InputError, match=r"latin\.jsonl: a line is not valid UTF-8") as info:
-        list(read_range(str(path), 0, path.stat().st_size, 10))
+        range_lines(str(path), 0, path.stat().st_size)
     assert "M" not in str(info.value).replace("UTF", "")
 
 
-def test_read_tasks_cover_each_file_in_ranges(tmp_path: Path) -> None:
-    a, b, empty = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
-    a.write_bytes(b'{"i": 1}\n' * 30)  # 270 bytes: ranges of 100 -> 3 tasks
-    b.write_bytes(b'{"i": 2}\n')
-    empty.write_bytes(b"")
-    source = JsonlSource([a, b, empty], rows=4, task_bytes=100)
-    tasks = source.get_read_tasks(1)
-    assert [t.metadata.input_files for t in tasks] == [(str(a),)] * 3 + [(str(b),), (str(empty),)]
-    assert [t.metadata.size_bytes for t in tasks] == [100, 100, 70, 9, 0]
-    blocks = [blk for t in tasks for blk in t()]
-    assert [blk.num_rows for blk in blocks] == [4, 4, 4, 4, 4, 3, 4, 3, 1]  # 12, 11, 7, 1, 0 lines
-    assert sum(blk.num_rows for blk in blocks) == 31
-    assert source.estimate_inmemory_data_size() == 279
+@settings(max_examples=100, deadline=None)
+@given(
+    files=st.lists(st.lists(_TEXT, max_size=12), min_size=1, max_size=4),
+    rows=st.integers(1, 7),
+    sample=st.integers(1, 64),
+    at_least=st.integers(1, 3),
+)
+def test_actor_ranges_give_every_line_once_in_order(
+    tmp_path_factory: pytest.TempPathFactory,
+    files: list[list[str]],
+    rows: int,
+    sample: int,
+    at_least: int,
+) -> None:
+    # what the actors read themselves: each file's ranges, in order, give its lines
+    folder = tmp_path_factory.mktemp("in")
+    paths = []
+    for i, texts in enumerate(files):
+        p = folder / f"part-{i}.jsonl"
+        p.write_bytes("\n".join(texts).encode("utf-8"))
+        paths.append(p)
+    items = ranges(paths, rows, at_least=at_least, sample=sample)
+    for p in paths:
+        mine = [r for r in items if r["path"] == str(p.absolute())]
+        assert mine, "every file has a range (an empty one gives its empty output file)"
+        assert {r["key"] for r in mine} == {path_key(p)}
+        assert mine[0]["start"] == 0 and mine[-1]["end"] == p.stat().st_size
+        assert all(a["end"] == b["start"] for a, b in pairwise(mine))
+        got = [line for r in mine for line in range_lines(r["path"], r["start"], r["end"], 5)]
+        assert got == _local_lines(p.read_bytes())
+    assert [r["path"] for r in items] == sorted(r["path"] for r in items)  # file order
+    if sum(p.stat().st_size for p in paths) >= at_least:
+        assert len(items) >= at_least  # one per actor at least
+
+
+def test_actor_ranges_hold_about_rows_lines(tmp_path: Path) -> None:
+    a = tmp_path / "a.jsonl"
+    a.write_bytes((b'{"i": "' + b"x" * 90 + b'"}\n') * 1000)  # 100 bytes a line
+    items = ranges([a], rows=100)
+    assert len(items) == 10
+    assert [len(range_lines(r["path"], r["start"], r["end"])) for r in items] == [100] * 10
+    # a small input still gives each of two actors a range
+    assert len(ranges([a], rows=5000, at_least=2)) == 2
