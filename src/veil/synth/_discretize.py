@@ -407,9 +407,13 @@ class Discretizer:
                     points = [float(pts[0]), float(pts[1]), psig]
                     # a column of whole numbers written as decimals (12.0, a few 12.5):
                     # one fine bin per whole number, as an integer column's, when the noisy
-                    # counts say at least _WHOLE_GRID of its values are whole
-                    n_est = float(rows) if rows is not None else float(len(x))
-                    if n_est > 0 and float(pts.sum()) >= _WHOLE_GRID * n_est:
+                    # counts say at least _WHOLE_GRID of its values are whole; under DP
+                    # the share needs the noisy row count (the exact one would choose the
+                    # grid outside the guarantee), without it the grid stays
+                    n_est = float(rows) if rows is not None else None
+                    if budget is None:
+                        n_est = float(len(x))
+                    if n_est and float(pts.sum()) >= _WHOLE_GRID * n_est:
                         grid_kind = "integer"
                 edges, scale = fine_edges(spec.kind, lo, hi)
                 if grid_kind != spec.kind and math.ceil(hi) - math.floor(lo) < _INT_FINE_MAX:

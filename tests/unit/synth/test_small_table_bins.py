@@ -206,9 +206,9 @@ def test_point_masses_of_a_decimal_column_come_back_as_zeros_and_whole_numbers()
     df = pd.DataFrame({"spend": spend, "school": school})
     schema = infer_schema(df, bounds={"spend": (0, 100_000), "school": (0, 25)})
     budget = ZCDPBudget(10.0)
-    disc = Discretizer.build(
-        schema, df, max_bins=16, budget=budget, sigmas={"spend": 10.0, "school": 10.0}
-    )
+    sigmas = {"spend": 10.0, "school": 10.0}
+    # the whole-number share is read against a noisy row count, here the true one
+    disc = Discretizer.build(schema, df, max_bins=16, budget=budget, sigmas=sigmas, rows=float(n))
     # a quarter of the column's rho measures the two point counts: the same total cost
     assert budget.spent == pytest.approx(2 / (2 * 10.0**2), rel=1e-6)
     codes = disc.encode(df, schema)
@@ -228,6 +228,9 @@ def test_point_masses_of_a_decimal_column_come_back_as_zeros_and_whole_numbers()
     # 0.1 on [0, 25] spread each number's rows over the bins after it)
     assert np.allclose(np.diff(cols["school"]["edges"]), 1.0)
     assert len(cols["spend"]["edges"]) == 257
+    # under DP without a noisy row count the grid is not chosen from the exact one
+    alone = Discretizer.build(schema, df, max_bins=16, budget=ZCDPBudget(10.0), sigmas=sigmas)
+    assert not np.allclose(np.diff(alone.columns[1]["edges"]), 1.0)
 
 
 def test_an_outer_bin_holding_more_than_its_kept_fine_bins_gets_the_tail_back() -> None:
