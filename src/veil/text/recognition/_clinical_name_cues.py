@@ -11,7 +11,7 @@ a value; the vocabularies are Faker's and the US Census name lists
   "Mc", "Mac" or "Fitz" before a capital inside the word ("O'Donnell", "D'Angelo",
   "McCafferty", "MacArthur", "O'DONNELL"), the shape of Irish, Scottish and Italian
   surnames; the rest must be no English word unless it is a known name ("O'Neil"), so
-  "o'clock" and "O'Clock" stay;
+  "o'clock" and "O'Clock" stay, and no eponym's ("McBurney point", :func:`is_eponym`);
 * **a name beside a care-team role or a relation** (:func:`role_side_names`): a word that
   only a name list holds (:func:`veil.text.vocab._clinical_vocab.is_cued_name`: a Faker or
   Census name that is no common, clinical or dictionary word, however rare) right before
@@ -117,7 +117,7 @@ def prefixed_surnames(text: str, taken: bytearray) -> list[Finding]:
         if (is_safe_word(rest) or _plain(rest)) and not is_name_word(rest):
             continue  # "O'Clock", "MacBook"-like words made of an English one
         a, b = m.span()
-        if _free(taken, a, b):
+        if _free(taken, a, b) and not is_eponym(text, a, b):
             _mark(taken, a, b)
             out.append(_finding(a, b, "PERSON", "prefixed_surname"))
     return out
@@ -229,7 +229,8 @@ EPONYM_HEADS = word_set(
     "sign signs disease diseases syndrome vest hugger blade boots boot stockings pump line "
     "port maneuver manoeuvre test criteria procedure operation splint collar frame bed "
     "mattress dressing shunt valve clamp forceps needle suture lead leads filter mask "
-    "cannula pouch tray sump reflex reflexes classification staging stage formula solution"
+    "cannula pouch tray sump reflex reflexes classification staging stage formula solution "
+    "point"
 )
 
 
@@ -242,6 +243,17 @@ def is_eponym(text: str, a: int, b: int) -> bool:
     if m is None:
         return False
     return any(g is not None and g.casefold() in EPONYM_HEADS for g in m.groups())
+
+
+def _entity(text: str, a: int, b: int) -> str:
+    """``LOCATION`` for a word right after "to", "from", "at", "in", "into", "near" or
+    before a facility word ("at CALVERT", "Whitman Rehab"), ``PERSON`` otherwise."""
+    before = _PREV_WORD.search(text, max(0, a - 20), a)
+    after = _NEXT_WORD.match(text, b)
+    place = (before is not None and before.group(1).casefold() in _PLACE_BEFORE) or (
+        after is not None and after.group(1).casefold() in _FACILITY_AFTER
+    )
+    return "LOCATION" if place else "PERSON"
 
 
 def _frequent(w: str) -> bool:
@@ -282,13 +294,8 @@ def capitalised_frequent_names(text: str, taken: bytearray, *, mixed: bool) -> l
             continue
         if not _frequent(word.casefold()) or is_eponym(text, a, b):
             continue
-        before = _PREV_WORD.search(text, max(0, a - 20), a)
-        after = _NEXT_WORD.match(text, b)
-        place = (before is not None and before.group(1).casefold() in _PLACE_BEFORE) or (
-            after is not None and after.group(1).casefold() in _FACILITY_AFTER
-        )
         _mark(taken, a, b)
-        out.append(_finding(a, b, "LOCATION" if place else "PERSON", "capitalised_frequent_name"))
+        out.append(_finding(a, b, _entity(text, a, b), "capitalised_frequent_name"))
     return out
 
 
@@ -298,7 +305,9 @@ def listed_names(text: str, taken: bytearray, *, case: str) -> list[Finding]:
     capitalised, of four letters or more, in a note in ordinary case (``case`` "mixed"),
     where a sentence's first word counts too; of five letters or more in a note in
     capitals ("upper") or in lower case ("lower"), where case says nothing. Never an
-    eponym's name (:func:`is_eponym`); nothing ``taken`` marks; what is added is marked.
+    eponym's name (:func:`is_eponym`); a ``LOCATION`` after a place word or before a
+    facility word, as in :func:`capitalised_frequent_names`, a ``PERSON`` otherwise;
+    nothing ``taken`` marks; what is added is marked.
 
     Examples
     --------
@@ -325,7 +334,7 @@ def listed_names(text: str, taken: bytearray, *, case: str) -> list[Finding]:
         if not _free(taken, a, b) or not _cued(word) or is_eponym(text, a, b):
             continue
         _mark(taken, a, b)
-        out.append(_finding(a, b, "PERSON", "listed_name"))
+        out.append(_finding(a, b, _entity(text, a, b), "listed_name"))
     return out
 
 
