@@ -36,6 +36,9 @@ see docs/text.md, the eighth round.
 
 from __future__ import annotations
 
+import functools
+import re
+
 from veil._lazy import lazy_compile
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.vocab._census import census_names
@@ -70,9 +73,15 @@ _SCORE = 0.6
 #: the Census names frequent enough that a capital in mid-sentence makes them a name
 FREQUENT_RANK = 20_000
 
-_WORD = lazy_compile(r"(?<![\w'’])[^\W\d_][^\W\d_'’]*(?:['’][^\W\d_]+)?(?![\w'’])")
 # what ends a sentence or a field before a word: its capital says nothing there
 _SENTENCE_BEFORE = lazy_compile(r"(?:^|[.!?:;\n(\[*#>\d\"-])[ \t]*$")
+# words in one case, read by the regex engine rather than word by word: capitalised
+# ("Fowler"), in capitals, in lower case, of the given length or more
+_CASED = {
+    ("title", 4): lazy_compile(r"(?<![\w'’])[A-Z][a-z]{3,}(?![\w'’])"),
+    ("upper", 5): lazy_compile(r"(?<![\w'’])[A-Z]{5,}(?![\w'’])"),
+    ("lower", 5): lazy_compile(r"(?<![\w'’])[a-z]{5,}(?![\w'’])"),
+}
 
 
 def _finding(start: int, end: int, entity: str, pattern: str) -> Finding:
@@ -134,6 +143,7 @@ ROLE_SIDE = RELATION_WORDS | word_set(
 _RELATIONS = RELATION_WORDS | word_set("dtr friend neighbor neighbour sons daughters")
 
 
+@functools.lru_cache(maxsize=65536)
 def _given_name(w: str) -> bool:
     """A first name of Faker's or the Census lists, however English ("rose", "frank",
     "grace"), though none of the thousand most common words ("will", "may"): what a
@@ -147,6 +157,7 @@ def _given_name(w: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=65536)
 def _cued(word: str) -> bool:
     """A word only a name list holds, three letters or more (see the module doc)."""
     w = word.casefold()
@@ -167,23 +178,27 @@ def role_side_names(text: str, taken: bytearray, *, mixed: bool) -> list[Finding
     ['HARTWELL', 'ROSE']
     """
     out: list[Finding] = []
-    # the words read as a stream, three at a time (a note of 10 MB costs no list of words)
-    prev: tuple[int, int, str] | None = None
-    cur: tuple[int, int, str] | None = None
-    for m in _WORD.finditer(text):
-        nxt = (m.start(), m.end(), m.group().casefold())
-        if cur is not None:
-            _role_side(text, taken, out, mixed, prev, cur, nxt)
-        prev, cur = cur, nxt
-    if cur is not None:
-        _role_side(text, taken, out, mixed, prev, cur, None)
+    # read from the role words, rarer than words: the word on each side is matched there
+    for r in _ROLE.finditer(text):
+        role = r.group().casefold()
+        after = _WORD_AFTER.match(text, r.end())
+        if after is not None:
+            relation = role in _RELATIONS
+            _role_side(text, taken, out, mixed, after.start(1), after.end(1), relation)
+        before = _WORD_BEFORE.search(text, max(0, r.start() - 40), r.start())
+        if before is not None:
+            _role_side(text, taken, out, mixed, before.start(1), before.end(1), False)
+    out.sort(key=lambda f: f.start)
     return out
 
 
-def _beside(text: str, a: int, b: int) -> bool:
-    """Whether two words stand on one line with only blanks, a comma or a colon between."""
-    gap = text[a:b]
-    return "\n" not in gap and gap.strip(" \t,:") == ""
+_ROLE = lazy_compile(
+    rf"(?<![\w'’/-])(?:{'|'.join(sorted(ROLE_SIDE, key=len, reverse=True))})(?![\w'’/-])",
+    re.IGNORECASE,
+)
+# a word on the same line with only blanks, a comma or a colon between it and the role
+_WORD_AFTER = lazy_compile(r"[ \t,:]*[ \t:,][ \t,:]*([^\W\d_][^\W\d_'’]*)(?![\w'’])")
+_WORD_BEFORE = lazy_compile(r"(?<![\w'’])([^\W\d_][^\W\d_'’]*)[ \t,:]*[ \t:,][ \t,:]*$")
 
 
 def _role_side(
@@ -191,22 +206,14 @@ def _role_side(
     taken: bytearray,
     out: list[Finding],
     mixed: bool,
-    prev: tuple[int, int, str] | None,
-    cur: tuple[int, int, str],
-    nxt: tuple[int, int, str] | None,
+    a: int,
+    b: int,
+    relation: bool,
 ) -> None:
-    a, b, w = cur
-    after = prev is not None and _beside(text, prev[1], a)
-    relation = after and prev is not None and prev[2] in _RELATIONS
-    role = (after and prev is not None and prev[2] in ROLE_SIDE) or (
-        nxt is not None and nxt[2] in ROLE_SIDE and _beside(text, b, nxt[0])
-    )
-    if not role or not _free(taken, a, b):
-        return
     word = text[a:b]
-    if mixed and not word.istitle():
+    if (mixed and not word.istitle()) or not _free(taken, a, b):
         return
-    if not (_cued(word) or (relation and _given_name(w))):
+    if not (_cued(word) or (relation and _given_name(word.casefold()))):
         return
     _mark(taken, a, b)
     out.append(_finding(a, b, "PERSON", "role_side_name"))
@@ -256,6 +263,7 @@ def _entity(text: str, a: int, b: int) -> str:
     return "LOCATION" if place else "PERSON"
 
 
+@functools.lru_cache(maxsize=65536)
 def _frequent(w: str) -> bool:
     """A Faker name or a Census name among the :data:`FREQUENT_RANK` most frequent
     (``w`` case-folded), no verb, adjective or adverb, common or clinical word."""
@@ -285,14 +293,11 @@ def capitalised_frequent_names(text: str, taken: bytearray, *, mixed: bool) -> l
     out: list[Finding] = []
     if not mixed:
         return out
-    for m in _WORD.finditer(text):
+    for m in _CASED[("title", 4)].finditer(text):
         a, b = m.span()
-        word = m.group()
-        if b - a < 4 or not word.istitle() or not word.isalpha():
+        if not _frequent(m.group().casefold()) or not _free(taken, a, b):
             continue
-        if not _free(taken, a, b) or _SENTENCE_BEFORE.search(text, max(0, a - 8), a):
-            continue
-        if not _frequent(word.casefold()) or is_eponym(text, a, b):
+        if _SENTENCE_BEFORE.search(text, max(0, a - 8), a) or is_eponym(text, a, b):
             continue
         _mark(taken, a, b)
         out.append(_finding(a, b, _entity(text, a, b), "capitalised_frequent_name"))
@@ -319,19 +324,10 @@ def listed_names(text: str, taken: bytearray, *, case: str) -> list[Finding]:
     ['OKONKWO']
     """
     out: list[Finding] = []
-    shortest = 4 if case == "mixed" else 5
-    for m in _WORD.finditer(text):
+    shape = {"mixed": ("title", 4), "upper": ("upper", 5), "lower": ("lower", 5)}[case]
+    for m in _CASED[shape].finditer(text):
         a, b = m.span()
-        word = m.group()
-        if b - a < shortest or not word.isalpha():
-            continue
-        if case == "mixed" and not word.istitle():
-            continue
-        if case == "upper" and not word.isupper():
-            continue
-        if case == "lower" and not word.islower():
-            continue
-        if not _free(taken, a, b) or not _cued(word) or is_eponym(text, a, b):
+        if not _cued(m.group()) or not _free(taken, a, b) or is_eponym(text, a, b):
             continue
         _mark(taken, a, b)
         out.append(_finding(a, b, _entity(text, a, b), "listed_name"))
