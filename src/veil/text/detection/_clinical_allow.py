@@ -11,7 +11,10 @@ be safe is reported.
 1. The clinical shapes (:mod:`veil.text.recognition._clinical_shapes`) add shorthand dates, pagers,
    facilities and titled or introduced names; :mod:`veil.text.recognition._clinical_numbers`
    pagers and extensions written short, numbers a phone word announces and the years of
-   the patient's history.
+   the patient's history; :mod:`veil.text.recognition._clinical_names` names and places
+   in their context, and :mod:`veil.text.recognition._clinical_name_cues` names that need
+   no title (a surname's prefix, a role or a relation beside it, a capitalised frequent
+   Census name, a word only a name list holds; never an eponym, "Holter monitor").
 2. Each remaining word of two or more letters is checked against the safe vocabulary
    (:mod:`veil.text.vocab._clinical_vocab`: English and clinical words and their misspellings).
    A word that is not safe is reported; so is a safe word that is also a known name when
