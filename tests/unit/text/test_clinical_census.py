@@ -176,8 +176,11 @@ def test_frequent_census_surname_alone_in_lower_or_title_case(
     hipaa: TextAnalyzer, case: type[str]
 ) -> None:
     assert _people(hipaa, "Stubblefield at bedside, updated.", case) == [case("Stubblefield")]
-    # a rare one needs its cue ("at bedside" is one since the seventh round, below)
-    assert _people(hipaa, "Torsiello reviewed, updated.", case) == []
+    # a rare one that only a name list holds counts alone too since the eighth round
+    # (``_clinical_name_cues.listed_names``), written as the note writes names
+    assert _people(hipaa, "Torsiello reviewed, updated.", case) == [case("Torsiello")]
+    # ... but not in capitals in a note in ordinary case, where capitals are abbreviations
+    assert _people(hipaa, "TORSIELLO reviewed, updated.") == []
 
 
 def test_frequent_long_census_surname_alone_in_a_note_in_capitals(hipaa: TextAnalyzer) -> None:

@@ -205,6 +205,20 @@ def test_repeat_mentions_reads_only_strong_contexts() -> None:
     assert again == ["CALVERT"]
 
 
+def test_repeat_mentions_of_a_person_ner_read() -> None:
+    # since the eighth round: a person NER read is looked for again, its clinical words
+    # never ("Lasix" of a misread span stays); NER's other types are not
+    text = "Spoke with Hartwell Lasix. HARTWELL aware. Lasix given. Okonkwo Inc. Okonkwo aware."
+    ner = Finding(11, 25, "PERSON", 0.85, "spacy_ner", 1, Explanation("spacy_ner", "PERSON"))
+    a = text.index("Okonkwo Inc")
+    org = Finding(a, a + 11, "ORGANIZATION", 0.85, "spacy_ner", 1, Explanation("spacy_ner", "ORG"))
+    taken = bytearray(len(text))
+    for f in (ner, org):
+        taken[f.start : f.end] = b"\x01" * (f.end - f.start)
+    again = [text[f.start : f.end] for f in repeat_mentions(text, [ner, org], taken)]
+    assert again == ["HARTWELL"]
+
+
 _TOKENS = st.sampled_from(
     [
         "pt", "DR", "Dr.", "HERMAN", "W.", "W", "EMPERATRICE", "s.", "roberto", "rrt",

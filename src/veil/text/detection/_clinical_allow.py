@@ -11,7 +11,10 @@ be safe is reported.
 1. The clinical shapes (:mod:`veil.text.recognition._clinical_shapes`) add shorthand dates, pagers,
    facilities and titled or introduced names; :mod:`veil.text.recognition._clinical_numbers`
    pagers and extensions written short, numbers a phone word announces and the years of
-   the patient's history.
+   the patient's history; :mod:`veil.text.recognition._clinical_names` names and places
+   in their context, and :mod:`veil.text.recognition._clinical_name_cues` names that need
+   no title (a surname's prefix, a role or a relation beside it, a capitalised frequent
+   Census name, a word only a name list holds; never an eponym, "Holter monitor").
 2. Each remaining word of two or more letters is checked against the safe vocabulary
    (:mod:`veil.text.vocab._clinical_vocab`: English and clinical words and their misspellings).
    A word that is not safe is reported; so is a safe word that is also a known name when
@@ -63,6 +66,7 @@ from veil.text.recognition._clinical_context import (
     name_growth,
     repeat_mentions,
 )
+from veil.text.recognition._clinical_name_cues import cued_name_findings, is_eponym
 from veil.text.recognition._clinical_names import (
     name_follows,
     name_place_findings,
@@ -226,13 +230,16 @@ _SENTENCE_BEFORE = lazy_compile(r"(?:^|[.!?:;\n(\[*#>\d-])[ \t]*$")
 def _capitalised_unknown(text: str, a: int, b: int) -> bool:
     """In a note in ordinary case, a capitalised word of five letters or more in mid-sentence
     that no dictionary holds, misspellings and words of a known stem and an affix included
-    ("Kondouli"), nor two words of four letters or more written as one: Philter's inversion, where a capital
-    says a name."""
+    ("Kondouli"), nor two words of four letters or more written as one, nor an eponym's
+    name (:func:`~veil.text.recognition._clinical_name_cues.is_eponym`): Philter's
+    inversion, where a capital says a name."""
     word = text[a:b]
     if b - a < 5 or not word.istitle() or not word.isalpha():
         return False
     if _SENTENCE_BEFORE.search(text, max(0, a - 8), a) is not None:
         return False
+    if is_eponym(text, a, b):
+        return False  # a device's, a sign's or a disease's name ("Penrose drain")
     w = word.casefold()
     known = known_words()
     # two words of four letters or more written as one ("Stepdown", "Bedside")
@@ -339,6 +346,9 @@ def _token_types(
             and (not word.isupper() or (not mixed and b - a >= 6))
             and not place
             and nxt not in _PLACE_AFTER
+            # a name before a device's, a sign's or a disease's word is an eponym's
+            # ("Holter monitor", "Penrose drain")
+            and not is_eponym(text, a, b)
         ):
             # a known first or last name that is no English or clinical word, in lower or
             # title case, with no title before it ("yolanda at bedside", "Kowalczyk aware")
@@ -435,11 +445,9 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
             partial.append(f)
     extra.extend(shape_remainders(text, partial, taken))
     head = text[:WINDOW]
-    extra.extend(
-        name_place_findings(
-            text, [*found, *extra], taken, mixed=not (mostly_upper(head) or head == head.lower())
-        )
-    )
+    case = "upper" if mostly_upper(head) else "lower" if head == head.lower() else "mixed"
+    extra.extend(name_place_findings(text, [*found, *extra], taken, mixed=case == "mixed"))
+    extra.extend(cued_name_findings(text, taken, case=case))
     # the words of the places found so far: a known name after a place word that one of
     # them holds is that place again
     places = frozenset(

@@ -669,6 +669,8 @@ REPEATED_FROM = frozenset(
         "name_after_role",
         "after_relation",
         "name_shape",
+        "prefixed_surname",
+        "role_side_name",
     }
 )
 
@@ -691,7 +693,7 @@ def _repeatable(word: str) -> bool:
 
 def repeat_mentions(text: str, reported: Iterable[Finding], taken: bytearray) -> list[Finding]:
     """Other mentions in ``text`` of what ``reported`` named, when a rule of
-    :data:`REPEATED_FROM` reported it: each repeatable word (:func:`_repeatable`) wherever it stands as a word (a ward's
+    :data:`REPEATED_FROM` or NER (a ``PERSON``, since the eighth round) reported it: each repeatable word (:func:`_repeatable`) wherever it stands as a word (a ward's
     number glued to it too, "QUARTERMAIN7"), and each reported run of several words
     wherever it recurs, in any case; nothing ``taken`` marks is reported again.
 
@@ -709,7 +711,12 @@ def repeat_mentions(text: str, reported: Iterable[Finding], taken: bytearray) ->
     runs: dict[str, str] = {}
     for f in reported:
         rule = f.explanation.pattern_name if f.explanation else None
-        if f.entity_type not in {"PERSON", "LOCATION"} or rule not in REPEATED_FROM:
+        if f.entity_type not in {"PERSON", "LOCATION"}:
+            continue
+        # a person NER read is that person wherever the note names them again
+        if rule not in REPEATED_FROM and not (
+            f.recognizer == "spacy_ner" and f.entity_type == "PERSON"
+        ):
             continue
         span = text[f.start : f.end]
         parts = [m.group() for m in _WORDS.finditer(span)]
