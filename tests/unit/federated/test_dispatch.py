@@ -134,6 +134,44 @@ def _app_fn() -> Any:
     return _app
 
 
+_UNPICKLED: list[int] = []
+
+
+class _CountingAppFn:
+    """An app function that counts how often it is unpickled."""
+
+    def __call__(self) -> Any:
+        return _app
+
+    def __getstate__(self) -> dict[str, int]:
+        return {"n": 1}
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        _UNPICKLED.append(state["n"])
+
+
+def test_the_app_function_is_pickled_once_per_run_and_unpickled_once_per_worker() -> None:
+    import pickle
+
+    backend = type("B", (), {"app_fn": _CountingAppFn()})()
+    ref = _dispatch._app_ref(backend)
+    assert _dispatch._app_ref(backend) is ref  # pickled on the first batch only
+    _dispatch._APPS.clear()
+    _UNPICKLED.clear()
+    for _ in range(3):  # three calls to one worker, as Ray pickles their arguments
+        sent = pickle.loads(pickle.dumps(_dispatch._BatchAppFn(backend.app_fn, *ref)))
+        assert sent().app is _app
+    assert _UNPICKLED == [1]
+    # the next run's app replaces the kept one
+    other = type("B", (), {"app_fn": _CountingAppFn()})()
+    ref2 = _dispatch._app_ref(other)
+    assert ref2[0] != ref[0]
+    assert pickle.loads(pickle.dumps(_dispatch._BatchAppFn(other.app_fn, *ref2)))().app is _app
+    assert list(_dispatch._APPS) == [ref2[0]] and _UNPICKLED == [1, 1]
+    with pytest.raises(TypeError, match="_app_ref"):
+        pickle.dumps(_dispatch._BatchAppFn(backend.app_fn))
+
+
 class _Actor:
     """Flower's Ray actor, its arguments and results pickled as Ray would."""
 
