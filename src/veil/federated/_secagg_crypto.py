@@ -489,6 +489,9 @@ _flower_stage: Any = None  # Flower's own masked-vector stage, once replaced
 def install() -> None:
     """Use these helpers in Flower's SecAgg+ client mod and server workflow (idempotent).
 
+    Also the ``.npy`` reader in Flower's ``NumPyClient`` wrapper (the SecAgg+ client's
+    ``fit`` is a ``NumPyClient``'s), which reads the same documents as ``numpy.load``.
+
     Only names the two modules already hold are replaced: a Flower release that moves or
     renames them keeps its own helpers (slower, same protocol) instead of failing a round.
     """
@@ -508,6 +511,8 @@ def install() -> None:
             "bytes_to_private_key": _private_key,
             "bytes_to_public_key": _public_key,
         },
+        # the SecAgg+ client is a NumPyClient: its fit reads the round's weights from .npy
+        "flwr.compat.client.numpy_client": {"parameters_to_ndarrays": parameters_to_ndarrays},
         "flwr.server.workflow.secure_aggregation.secaggplus_workflow": {
             "bytes_to_ndarray": bytes_to_ndarray,
             "combine_shares": combine_shares,

@@ -87,6 +87,8 @@ def test_install_puts_the_helpers_where_flowers_secagg_looks_them_up() -> None:
     assert client._collect_masked_vectors is fast.collect_masked_vectors
     assert client.parameters_to_ndarrays is fast.parameters_to_ndarrays
     assert server.bytes_to_ndarray is fast.bytes_to_ndarray
+    numpy_client = sys.modules["flwr.compat.client.numpy_client"]
+    assert numpy_client.parameters_to_ndarrays is fast.parameters_to_ndarrays
     # a parsed key is the key: the same bytes serialize back
     from flwr.supercore.primitives.asymmetric import (
         generate_key_pairs,
