@@ -111,6 +111,30 @@ def _count_worker(queue: Any, step: int) -> None:
         queue.__dict__[_WORKERS] = queue.__dict__.get(_WORKERS, 0) + step
 
 
+def _waiting(state: Any, nodes: Any) -> list[Any]:
+    """The nodes that may have a message to hand on: all of ``nodes``, or only those that
+    Flower's in-memory state holds an undelivered message for.
+
+    Flower's ``get_message_ins`` goes over every stored message (and checks its expiry and
+    federation) for each node it is asked about; a look asks about every node, and most
+    looks (the one after each push, those of an idle engine) find nothing. One pass over
+    the stored messages picks the nodes worth asking; what they are handed is still
+    ``get_message_ins``'s answer (a message stored during the pass rings the doorbell,
+    and the next look sees it).
+    """
+    store = getattr(state, "message_ins_store", None)
+    if not isinstance(store, dict):
+        return list(nodes)
+    waiting = set()
+    for message in list(store.values()):  # a copy: the engine's threads store and deliver
+        metadata = getattr(message, "metadata", None)
+        if metadata is None:
+            return list(nodes)
+        if not metadata.delivered_at:
+            waiting.add(metadata.dst_node_id)
+    return [node for node in nodes if node in waiting]
+
+
 def _dispatch(state: Any, queue: Any, nodes_mapping: Any, f_stop: threading.Event) -> None:
     """``vce_api.add_messages_to_queue``'s loop, woken by stored messages, queuing batches.
 
@@ -125,7 +149,7 @@ def _dispatch(state: Any, queue: Any, nodes_mapping: Any, f_stop: threading.Even
     def look() -> int:
         with looking:
             found = []
-            for node_id in nodes_mapping:
+            for node_id in _waiting(state, nodes_mapping):
                 found += state.get_message_ins(node_id=node_id, limit=1)
             parts = max(1, min(queue.__dict__.get(_WORKERS, 1), len(found)))
             for k in range(parts if found else 0):
