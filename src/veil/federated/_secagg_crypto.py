@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import re
 from typing import Any
@@ -288,7 +289,7 @@ def _npy_layout(header: bytes) -> tuple[Any, tuple[int, ...], int] | None:
     if match is None:
         return None
     shape = tuple(int(d) for d in match.group(2).decode("ascii").replace(",", " ").split())
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    count = math.prod(shape)  # exact: a forged header's size fails the length check below
     return np.dtype(match.group(1).decode("ascii")), shape, count
 
 

@@ -287,6 +287,11 @@ def test_a_malformed_npy_document_is_read_or_refused_as_numpy_does() -> None:
     cases = [good[:-8], good + b"\x00" * 8, good[:9], b"not an array", good[:60]]
     # an object array's header, never read by the fast path (numpy.load refuses pickles)
     cases.append(good.replace(b"'<i8'", b"'|O' "))
+    # a forged shape far larger than the body (and than an int64), the header's length kept
+    size = int.from_bytes(good[8:10], "little")
+    forged = b"{'descr': '<i8', 'fortran_order': False, 'shape': (99999999999999999999, 4), }"
+    cases.append(good[:10] + forged.ljust(size - 1) + b"\n" + good[10 + size :])
+    assert fast._npy_layout(cases[-1][10 : 10 + size]) is not None  # the fast path reads it
     refused = 0
     for bad in cases:
         try:
