@@ -502,7 +502,7 @@ def install() -> None:
     import importlib
 
     global _flower_stage
-    swaps = {
+    swaps: dict[str, dict[str, Any]] = {
         _CLIENT_MOD: {
             "_collect_masked_vectors": collect_masked_vectors,
             "create_shares": create_shares,
