@@ -22,9 +22,10 @@ exchange's messages, so that the dispatcher wakes once they are all there.
   stopping) and looks again at once after it handed messages on; it queues what one look
   found as one batch per worker (:func:`_dispatch`);
 - the engine's workers, by workers that send a batch to their actor in one Ray call
-  (:func:`_work`): the actor runs Flower's ``ClientApp`` on each message of the batch with
-  that client's context, one after the other, as it would have run them in separate calls;
-  the workers store the replies in the state themselves (Flower's injector thread, a hop
+  (:func:`_work`; the app function travels pickled once per run, and each actor
+  unpickles it once, :class:`_BatchAppFn`): the actor runs Flower's ``ClientApp`` on each
+  message of the batch with that client's context, one after the other, as it would have
+  run them in separate calls; the workers store the replies in the state themselves (Flower's injector thread, a hop
   more, is left idle), and the thread that pushed an exchange hands its batches on itself
   (:func:`pushing`), so that neither waits for another thread to be scheduled.
 
@@ -55,6 +56,8 @@ _HELD = "_veil_held"  # per method: how many pushing() blocks are open
 _HAND_ON = "_veil_hand_on"  # per method: what to run when the last block closes
 _STATE = "_veil_state"  # on the engine's message queue: the state its replies go to
 _WORKERS = "_veil_workers"  # on the engine's message queue: how many workers take from it
+_APP_REF = "_veil_app_ref"  # on the engine's backend: its app function's key and pickle
+_APPS: dict[str, Any] = {}  # in a worker process: the app function of the run it serves
 _LOCK = threading.Lock()
 
 
@@ -108,6 +111,30 @@ def _count_worker(queue: Any, step: int) -> None:
         queue.__dict__[_WORKERS] = queue.__dict__.get(_WORKERS, 0) + step
 
 
+def _waiting(state: Any, nodes: Any) -> list[Any]:
+    """The nodes that may have a message to hand on: all of ``nodes``, or only those that
+    Flower's in-memory state holds an undelivered message for.
+
+    Flower's ``get_message_ins`` goes over every stored message (and checks its expiry and
+    federation) for each node it is asked about; a look asks about every node, and most
+    looks (the one after each push, those of an idle engine) find nothing. One pass over
+    the stored messages picks the nodes worth asking; what they are handed is still
+    ``get_message_ins``'s answer (a message stored during the pass rings the doorbell,
+    and the next look sees it).
+    """
+    store = getattr(state, "message_ins_store", None)
+    if not isinstance(store, dict):
+        return list(nodes)
+    waiting = set()
+    for message in list(store.values()):  # a copy: the engine's threads store and deliver
+        metadata = getattr(message, "metadata", None)
+        if metadata is None:
+            return list(nodes)
+        if not metadata.delivered_at:
+            waiting.add(metadata.dst_node_id)
+    return [node for node in nodes if node in waiting]
+
+
 def _dispatch(state: Any, queue: Any, nodes_mapping: Any, f_stop: threading.Event) -> None:
     """``vce_api.add_messages_to_queue``'s loop, woken by stored messages, queuing batches.
 
@@ -122,7 +149,7 @@ def _dispatch(state: Any, queue: Any, nodes_mapping: Any, f_stop: threading.Even
     def look() -> int:
         with looking:
             found = []
-            for node_id in nodes_mapping:
+            for node_id in _waiting(state, nodes_mapping):
                 found += state.get_message_ins(node_id=node_id, limit=1)
             parts = max(1, min(queue.__dict__.get(_WORKERS, 1), len(found)))
             for k in range(parts if found else 0):
@@ -174,13 +201,55 @@ class _BatchApp:
 
 
 class _BatchAppFn:
-    """What Flower's actor calls to get its app: the engine's ``ClientApp`` behind a batch."""
+    """What Flower's actor calls to get its app: the engine's ``ClientApp`` behind a batch.
 
-    def __init__(self, app_fn: Callable[[], Any]) -> None:
+    It travels as a key and the engine's app function pickled once per run
+    (:func:`_app_ref`), and a worker process unpickles that function once and keeps it
+    (:func:`_app_fn_of`): Ray would otherwise pickle the function (Flower's closure over
+    the ``ClientApp``, by value) for every call, on the server's thread that sends the
+    batch, twice an exchange, and each worker rebuild it. The app is the same object from
+    one call to the next in a worker, as it is from one message to the next of a batch
+    (Flower's ``ClientApp`` keeps no state between messages; the client's state is in its
+    context, which travels with each message).
+    """
+
+    def __init__(self, app_fn: Callable[[], Any], key: str = "", payload: bytes = b"") -> None:
         self.app_fn = app_fn
+        self.key = key
+        self.payload = payload
 
     def __call__(self) -> _BatchApp:
         return _BatchApp(self.app_fn())
+
+    def __reduce__(self) -> tuple[Any, tuple[str, bytes]]:
+        if not self.payload:
+            raise TypeError("a _BatchAppFn is pickled from the key and pickle of _app_ref")
+        return _app_fn_of, (self.key, self.payload)
+
+
+def _app_ref(backend: Any) -> tuple[str, bytes]:
+    """A key for the backend's app function and its pickle, made on the first call."""
+    with _LOCK:
+        ref: tuple[str, bytes] | None = backend.__dict__.get(_APP_REF)
+        if ref is None:
+            dumps: Callable[..., bytes] = pickle.dumps
+            with contextlib.suppress(ImportError):  # the engine's backend runs on Ray
+                from ray import cloudpickle  # what Ray pickles arguments with
+
+                dumps = cloudpickle.dumps
+            ref = (uuid4().hex, dumps(backend.app_fn, protocol=pickle.HIGHEST_PROTOCOL))
+            backend.__dict__[_APP_REF] = ref
+    return ref
+
+
+def _app_fn_of(key: str, payload: bytes) -> _BatchAppFn:
+    """In a worker: the app function under ``key``, unpickled on its first use only."""
+    app_fn = _APPS.get(key)
+    if app_fn is None:
+        app_fn = pickle.loads(payload)  # noqa: S301 - pickled by the engine's own server
+        _APPS.clear()  # a worker serves one run; never keep an earlier run's app
+        _APPS[key] = app_fn
+    return _BatchAppFn(app_fn, key, payload)
 
 
 def _error(msg: Any, code: int, ex: BaseException) -> Any:
@@ -213,7 +282,7 @@ def _run_batch(backend: Any, batch: list[Any], contexts: list[Any]) -> list[tupl
     try:
         future = pool.submit(
             lambda a, a_fn, msgs, cid, ctxs: a.run.remote(a_fn, msgs, cid, ctxs),
-            (_BatchAppFn(backend.app_fn), pairs, "batch", None),
+            (_BatchAppFn(backend.app_fn, *_app_ref(backend)), pairs, "batch", None),
         )
         replies: list[tuple[Any, Any]] = pool.fetch_result_and_return_actor_to_pool(future)[0]
     except Exception:

@@ -18,7 +18,12 @@ work (measured with ``benchmarks/fl_secagg_profile.py`` and cProfile):
 - the clients parse their own PEM private key once per neighbour (and the neighbours'
   public keys once per use), not once per round;
 - the key pairs are on P-384, whose key agreement (twice per neighbour and round) costs
-  about 0.8 ms where P-256's costs 0.06 ms (see :func:`generate_key_pairs`).
+  about 0.8 ms where P-256's costs 0.06 ms (see :func:`generate_key_pairs`);
+- the client's masked-vector stage works array by array, a list of masks per neighbour,
+  about a hundred small NumPy operations per client and round (see
+  :func:`collect_masked_vectors`, which does the same on one flat vector);
+- ``numpy.load`` parses each array's header with ``ast.literal_eval`` (see
+  :func:`bytes_to_ndarray`).
 
 :func:`combine_shares` interpolates with integer arithmetic in the same field (the
 polynomial ``x^128 + x^7 + x^2 + x + 1``, shares as pycryptodome encodes them) and keeps,
@@ -32,21 +37,29 @@ format and the protocol are Flower's: shares made by either side combine with th
 The masks are veil's, so the server and every client must run veil's helpers.
 
 :func:`install` puts them in place of Flower's helpers in the two SecAgg+ modules (module
-attributes those modules look up when they run); it is idempotent and is called by veil's
-SecAgg+ client mods and server workflow before they run.
+attributes those modules look up when they run, the client's masked-vector stage among
+them); it is idempotent and is called by veil's SecAgg+ client mods and server workflow
+before they run.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
+import math
 import os
+import re
 from typing import Any
 
 __all__ = [
+    "bytes_to_ndarray",
+    "collect_masked_vectors",
     "combine_shares",
     "create_shares",
     "generate_key_pairs",
     "install",
+    "mask_stream",
+    "parameters_to_ndarrays",
     "pseudo_rand_gen",
     "secaggplus_mod",
 ]
@@ -209,6 +222,26 @@ def create_shares(secret: bytes, threshold: int, num: int) -> list[bytes]:
     return shares
 
 
+def mask_stream(seed: bytes, num_range: int, count: int) -> Any:
+    """``count`` mask values of :func:`pseudo_rand_gen` for ``seed``, as one flat int64 array.
+
+    The values a call of :func:`pseudo_rand_gen` with dimensions of ``count`` elements in
+    all returns, in the same order (one key stream, cut into the arrays one after the
+    other): a caller that masks one flat vector draws each mask in one call.
+    """
+    import hashlib
+
+    import numpy as np
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+    if num_range < 2:
+        raise ValueError("the masks' range must hold at least 2 values")
+    key = hashlib.sha256(b"veil-secagg-mask-v1\x00" + bytes(seed)).digest()
+    stream = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None).encryptor()
+    words = np.frombuffer(stream.update(bytes(8 * count)), dtype="<u8")
+    return (words % np.uint64(num_range - 1)).astype(np.int64)
+
+
 def pseudo_rand_gen(
     seed: bytes, num_range: int, dimensions_list: list[tuple[int, ...]]
 ) -> list[Any]:
@@ -223,27 +256,197 @@ def pseudo_rand_gen(
     to read that client's update in clear; with more neighbours, 32 bits each. Here the
     mask is ChaCha20's key stream under SHA-256 of the whole seed (256 bits; a fresh seed
     every round, so the fixed nonce is never reused with a key), 64 bits per coordinate
-    reduced modulo the range (a bias below ``num_range / 2**64``). Server and clients must
-    both use it: :func:`install` puts it in both of Flower's SecAgg+ modules, and veil's
-    simulated and deployed apps run veil on every party (as with the P-256 keys).
+    reduced modulo the range (a bias below ``num_range / 2**64``), the arrays of
+    ``dimensions_list`` cut from the stream one after the other (:func:`mask_stream`).
+    Server and clients must both use it: :func:`install` puts it in both of Flower's
+    SecAgg+ modules, and veil's simulated and deployed apps run veil on every party (as
+    with the P-256 keys).
     """
-    import hashlib
+    import numpy as np
+
+    sizes = [int(np.prod(d, dtype=np.int64)) if len(d) else 1 for d in dimensions_list]
+    values = mask_stream(seed, num_range, sum(sizes))
+    output = []
+    start = 0
+    for dimension, size in zip(dimensions_list, sizes, strict=True):
+        part = values[start : start + size]
+        start += size
+        output.append(part.reshape(dimension) if len(dimension) else np.array(part[0]))
+    return output
+
+
+_NPY_HEADER = re.compile(
+    rb"\{'descr': '(<f[248]|<[iu][248]|\|[iub]1)', 'fortran_order': False, 'shape': \(((?:\d+, )*\d*,?)\), \} *\n"
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _npy_layout(header: bytes) -> tuple[Any, tuple[int, ...], int] | None:
+    """dtype, shape and element count of a simple ``.npy`` header, else ``None``."""
+    import numpy as np
+
+    match = _NPY_HEADER.fullmatch(header)
+    if match is None:
+        return None
+    shape = tuple(int(d) for d in match.group(2).decode("ascii").replace(",", " ").split())
+    count = math.prod(shape)  # exact: a forged header's size fails the length check below
+    return np.dtype(match.group(1).decode("ascii")), shape, count
+
+
+def bytes_to_ndarray(tensor: bytes) -> Any:
+    """Flower's ``bytes_to_ndarray`` (``numpy.load`` of an ``.npy`` document), faster.
+
+    ``numpy.load`` reads a document's header with ``ast.literal_eval``: about 40
+    microseconds an array, where a round of SecAgg+ reads six arrays per client on the
+    server and five more on each client. A header as ``numpy.save`` writes it for a
+    little-endian (or single-byte) number array in C order, with the data of exactly its
+    size, is read here with one regular expression (once per distinct header) and
+    ``numpy.frombuffer``, into a writable array of its own as ``numpy.load`` returns; any
+    other document (another version, dtype or layout, a short or long body) goes to
+    ``numpy.load``, which reads it or raises as before (never with pickles).
+    """
+    import numpy as np
+
+    if tensor[:8] == b"\x93NUMPY\x01\x00" and len(tensor) >= 10:
+        end = 10 + int.from_bytes(tensor[8:10], "little")
+        layout = _npy_layout(bytes(tensor[10:end]))
+        if layout is not None:
+            dtype, shape, count = layout
+            if len(tensor) - end == count * dtype.itemsize:
+                flat = np.frombuffer(tensor, dtype=dtype, count=count, offset=end)
+                return flat.reshape(shape).copy()
+    from flwr.compat.common.parameter import bytes_to_ndarray as flower
+
+    return flower(tensor)
+
+
+def parameters_to_ndarrays(parameters: Any) -> list[Any]:
+    """Flower's ``parameters_to_ndarrays`` with :func:`bytes_to_ndarray`."""
+    return [bytes_to_ndarray(tensor) for tensor in parameters.tensors]
+
+
+def _stochastic_round(values: Any) -> Any:
+    # Flower's quantization._stochastic_round, on one array
+    import numpy as np
+
+    rounded = np.ceil(values).astype(np.int32)
+    draws = np.random.rand(*rounded.shape)  # Flower's draws (rounding, not a secret)
+    rounded[draws < rounded - values] -= 1
+    return rounded
+
+
+def collect_masked_vectors(
+    state: Any, configs: Any, num_examples: int, updated_parameters: Any
+) -> dict[str, Any]:
+    """Flower's ``_collect_masked_vectors`` (a client's SecAgg+ stage 2), over one flat vector.
+
+    Flower's stage builds the masked vector array by array: it scales, clips and rounds
+    each array of the update, prepends the weight factor, then for the self mask and each
+    neighbour draws a list of masks (one per array) and adds or subtracts them list by
+    list, and takes each array modulo the range: with the default MLP's five arrays and
+    seven masks about a hundred small NumPy operations, a few microseconds of Python each,
+    per client and round. This does the same arithmetic on the arrays concatenated: one
+    rounding, one draw per mask (:func:`mask_stream`: the values the per-array draws give,
+    in the same order), one running sum, one reduction, then cuts the result back into
+    the arrays. The output is Flower's bit for bit: the same elementwise float operations
+    in the same dtype (the arrays must share one, and the mod must draw veil's masks;
+    otherwise Flower's own stage runs), the
+    same draws from NumPy's global generator for the stochastic rounding (``rand(n)`` is
+    ``rand(a)`` then ``rand(n - a)``), the same integer sums (exact in int64: seven masks
+    below the range and a quantized value), the same int64 arrays serialized the same way
+    (``tests/unit/federated/test_secagg_crypto.py`` compares the two). The checks on the
+    forwarded key shares, and their errors, are Flower's.
+    """
+    import importlib
 
     import numpy as np
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+    from flwr.common.logger import log
+    from flwr.common.secure_aggregation.crypto.symmetric_encryption import (
+        decrypt,
+        generate_shared_key,
+    )
+    from flwr.common.secure_aggregation.secaggplus_constants import Key
+    from flwr.common.secure_aggregation.secaggplus_utils import share_keys_plaintext_separate
+    from flwr.compat.common.parameter import ndarray_to_bytes
 
-    if num_range < 2:
-        raise ValueError("the masks' range must hold at least 2 values")
-    key = hashlib.sha256(b"veil-secagg-mask-v1\x00" + bytes(seed)).digest()
-    stream = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None).encryptor()
-    span = np.uint64(num_range - 1)
-    output = []
-    for dimension in dimensions_list:
-        count = int(np.prod(dimension, dtype=np.int64)) if len(dimension) else 1
-        words = np.frombuffer(stream.update(bytes(8 * count)), dtype="<u8")
-        values = (words % span).astype(np.int64)
-        output.append(values.reshape(dimension) if len(dimension) else np.array(values[0]))
-    return output
+    module = importlib.import_module(_CLIENT_MOD)
+    parameters = parameters_to_ndarrays(updated_parameters)
+    if len({a.dtype for a in parameters}) > 1 or module.pseudo_rand_gen is not pseudo_rand_gen:
+        # concatenating would change some arrays' dtype, or the mod draws other masks than
+        # mask_stream's: Flower's stage, array by array
+        flower = _flower_stage or module._collect_masked_vectors
+        return flower(state, configs, num_examples, updated_parameters)  # type: ignore[no-any-return]
+
+    available_clients: list[int] = []
+    ciphertexts = configs[Key.CIPHERTEXT_LIST]
+    srcs = configs[Key.SOURCE_LIST]
+    if len(ciphertexts) + 1 < state.threshold:
+        raise ValueError("Not enough available neighbour clients.")
+
+    for src, ciphertext in zip(srcs, ciphertexts, strict=True):
+        shared_key = state.ss2_dict[src]
+        plaintext = decrypt(shared_key, ciphertext)
+        actual_src, dst, rd_seed_share, sk1_share = share_keys_plaintext_separate(plaintext)
+        available_clients.append(src)
+        if src != actual_src:
+            raise ValueError(
+                f"Node {state.nid}: received ciphertext from {actual_src} instead of {src}."
+            )
+        if dst != state.nid:
+            raise ValueError(
+                f"Node {state.nid}: received an encrypted message for Node {dst} from Node {src}."
+            )
+        state.rd_seed_share_dict[src] = rd_seed_share
+        state.sk1_share_dict[src] = sk1_share
+
+    ratio = num_examples / state.max_weight
+    if ratio > 1:
+        log(
+            logging.WARNING,
+            "Potential overflow warning: the provided weight (%s) exceeds the specified"
+            " max_weight (%s). This may lead to overflow issues.",
+            num_examples,
+            state.max_weight,
+        )
+    q_ratio = round(ratio * state.target_range)
+    dq_ratio = q_ratio / state.target_range
+
+    shapes = [a.shape for a in parameters]
+    flat = np.concatenate([a.ravel() for a in parameters]) if parameters else np.zeros(0)
+    # Flower's parameters_multiply and quantize, elementwise in the arrays' dtype
+    flat = flat * dq_ratio
+    clip = state.clipping_range
+    pre = (np.clip(flat, -clip, clip) + clip) * (state.target_range / (2 * clip))
+    total = np.empty(len(pre) + 1, dtype=np.int64)  # the weight factor first (factor_combine)
+    total[0] = q_ratio
+    total[1:] = _stochastic_round(pre)
+
+    mod_range = state.mod_range
+    total += mask_stream(state.rd_seed, mod_range, len(total))  # the self mask
+    # the key parsers the client mod holds (veil's, once installed), as Flower's stage
+    private_key = module.bytes_to_private_key(state.sk1)
+    for node_id in available_clients:
+        shared_key = generate_shared_key(
+            private_key, module.bytes_to_public_key(state.public_keys_dict[node_id][0])
+        )
+        pairwise = mask_stream(shared_key, mod_range, len(total))
+        if state.nid > node_id:
+            total += pairwise
+        else:
+            total -= pairwise
+    if mod_range & (mod_range - 1) == 0:  # Flower's parameters_mod
+        total &= mod_range - 1
+    else:
+        total %= mod_range
+
+    out = [ndarray_to_bytes(total[:1])]
+    start = 1
+    for shape in shapes:
+        size = int(np.prod(shape, dtype=np.int64)) if len(shape) else 1
+        part = total[start : start + size]
+        start += size
+        out.append(ndarray_to_bytes(part.reshape(shape)))
+    return {Key.MASKED_PARAMETERS: out}
 
 
 def generate_key_pairs() -> tuple[Any, Any]:
@@ -280,10 +483,15 @@ def _public_key(pem: bytes) -> Any:
 
 
 _installed = False
+_CLIENT_MOD = "flwr.client.mod.secure_aggregation.secaggplus_mod"
+_flower_stage: Any = None  # Flower's own masked-vector stage, once replaced
 
 
 def install() -> None:
     """Use these helpers in Flower's SecAgg+ client mod and server workflow (idempotent).
+
+    Also the ``.npy`` reader in Flower's ``NumPyClient`` wrapper (the SecAgg+ client's
+    ``fit`` is a ``NumPyClient``'s), which reads the same documents as ``numpy.load``.
 
     Only names the two modules already hold are replaced: a Flower release that moves or
     renames them keeps its own helpers (slower, same protocol) instead of failing a round.
@@ -293,15 +501,21 @@ def install() -> None:
         return
     import importlib
 
-    swaps = {
-        "flwr.client.mod.secure_aggregation.secaggplus_mod": {
+    global _flower_stage
+    swaps: dict[str, dict[str, Any]] = {
+        _CLIENT_MOD: {
+            "_collect_masked_vectors": collect_masked_vectors,
             "create_shares": create_shares,
             "generate_key_pairs": generate_key_pairs,
+            "parameters_to_ndarrays": parameters_to_ndarrays,
             "pseudo_rand_gen": pseudo_rand_gen,
             "bytes_to_private_key": _private_key,
             "bytes_to_public_key": _public_key,
         },
+        # the SecAgg+ client is a NumPyClient: its fit reads the round's weights from .npy
+        "flwr.compat.client.numpy_client": {"parameters_to_ndarrays": parameters_to_ndarrays},
         "flwr.server.workflow.secure_aggregation.secaggplus_workflow": {
+            "bytes_to_ndarray": bytes_to_ndarray,
             "combine_shares": combine_shares,
             "pseudo_rand_gen": pseudo_rand_gen,
             "bytes_to_private_key": _private_key,
@@ -315,6 +529,8 @@ def install() -> None:
             continue
         for attr, fn in helpers.items():
             if hasattr(module, attr):
+                if attr == "_collect_masked_vectors" and module._collect_masked_vectors is not fn:
+                    _flower_stage = module._collect_masked_vectors  # for mixed dtypes
                 setattr(module, attr, fn)
     _installed = True
 

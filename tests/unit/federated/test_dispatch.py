@@ -43,6 +43,57 @@ class _State:
         return reply_to
 
 
+class _StoreState:
+    """Flower's in-memory state as the look sees it: a dict of stored messages."""
+
+    def __init__(self) -> None:
+        self.message_ins_store: dict[str, Any] = {}
+        self.asked: list[int] = []
+
+    def store_message_ins(self, msg: tuple[str, int]) -> str:
+        from types import SimpleNamespace
+
+        meta = SimpleNamespace(dst_node_id=msg[1], delivered_at="")
+        self.message_ins_store[msg[0]] = SimpleNamespace(metadata=meta)
+        return msg[0]
+
+    def get_message_ins(self, node_id: int, limit: int) -> list[Any]:
+        self.asked.append(node_id)
+        mine = [
+            m
+            for m in self.message_ins_store.values()
+            if m.metadata.dst_node_id == node_id and not m.metadata.delivered_at
+        ][:limit]
+        for m in mine:
+            m.metadata.delivered_at = "now"
+        return mine
+
+
+def test_a_look_asks_only_about_nodes_with_an_undelivered_message() -> None:
+    state, out, stop = _StoreState(), queue.Queue(), threading.Event()
+    nodes = dict.fromkeys(range(1, 11))
+    assert _dispatch._waiting(state, nodes) == []
+    for mid, node in (("a", 7), ("b", 3), ("c", 7)):
+        state.store_message_ins((mid, node))
+    assert _dispatch._waiting(state, nodes) == [3, 7]  # in the nodes' order
+    assert _dispatch._waiting(_State(), nodes) == list(nodes)  # another state: every node
+    # as the engine runs it: each look hands on one message per node that has one
+    worker = threading.Thread(target=_dispatch._dispatch, args=(state, out, nodes, stop))
+    worker.start()
+    try:
+        first, second = out.get(timeout=10), out.get(timeout=10)
+        assert [m.metadata.dst_node_id for m in first] == [3, 7]
+        assert [m.metadata.dst_node_id for m in second] == [7]
+        assert state.asked == [3, 7, 7]  # never about the eight nodes with nothing waiting
+        state.store_message_ins(("d", 10))  # a later message wakes the idle dispatcher
+        assert [m.metadata.dst_node_id for m in out.get(timeout=10)] == [10]
+        assert state.asked == [3, 7, 7, 10]
+    finally:
+        stop.set()
+        worker.join(timeout=10)
+    assert not worker.is_alive()
+
+
 def test_a_doorbell_rings_after_each_call_and_wraps_once() -> None:
     state = _State()
     bell = _dispatch.doorbell(state, "store_message_ins")
@@ -132,6 +183,44 @@ def _app(message: Any, context: Any) -> Any:
 
 def _app_fn() -> Any:
     return _app
+
+
+_UNPICKLED: list[int] = []
+
+
+class _CountingAppFn:
+    """An app function that counts how often it is unpickled."""
+
+    def __call__(self) -> Any:
+        return _app
+
+    def __getstate__(self) -> dict[str, int]:
+        return {"n": 1}
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        _UNPICKLED.append(state["n"])
+
+
+def test_the_app_function_is_pickled_once_per_run_and_unpickled_once_per_worker() -> None:
+    import pickle
+
+    backend = type("B", (), {"app_fn": _CountingAppFn()})()
+    ref = _dispatch._app_ref(backend)
+    assert _dispatch._app_ref(backend) is ref  # pickled on the first batch only
+    _dispatch._APPS.clear()
+    _UNPICKLED.clear()
+    for _ in range(3):  # three calls to one worker, as Ray pickles their arguments
+        sent = pickle.loads(pickle.dumps(_dispatch._BatchAppFn(backend.app_fn, *ref)))
+        assert sent().app is _app
+    assert _UNPICKLED == [1]
+    # the next run's app replaces the kept one
+    other = type("B", (), {"app_fn": _CountingAppFn()})()
+    ref2 = _dispatch._app_ref(other)
+    assert ref2[0] != ref[0]
+    assert pickle.loads(pickle.dumps(_dispatch._BatchAppFn(other.app_fn, *ref2)))().app is _app
+    assert list(_dispatch._APPS) == [ref2[0]] and _UNPICKLED == [1, 1]
+    with pytest.raises(TypeError, match="_app_ref"):
+        pickle.dumps(_dispatch._BatchAppFn(backend.app_fn))
 
 
 class _Actor:

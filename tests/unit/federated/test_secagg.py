@@ -314,3 +314,58 @@ def test_flowers_own_helpers_on_one_side_aggregate_with_veils_on_the_other(
     alive = [10, 20, 30, 50]
     plain = [np.mean([updates[n][i] for n in alive], axis=0) for i in range(len(SHAPES))]
     assert _max_err(mean, plain) <= 4 * 1.0 / 2**22
+
+
+@pytest.mark.parametrize(
+    ("drop", "rows", "mixed"),
+    [(set(), None, False), ({30}, {10: 3, 20: 7, 30: 1, 40: 9, 50: 5}, False), (set(), None, True)],
+)
+def test_the_flat_masked_vector_stage_is_flowers_bit_for_bit(
+    monkeypatch: pytest.MonkeyPatch, drop: set[int], rows: dict[int, int] | None, mixed: bool
+) -> None:
+    """veil's masked-vector stage against Flower's on the same state, configs, update and
+    rounding draws: the same masked arrays byte for byte, the same key shares kept (also
+    with a client vanishing at this stage, weighted; arrays of two dtypes: Flower's own
+    stage runs)."""
+    import sys
+
+    from veil.federated import _secagg_crypto as fast
+
+    fast.install()
+    module = sys.modules["flwr.client.mod.secure_aggregation.secaggplus_mod"]
+    flowers = fast._flower_stage
+    assert module._collect_masked_vectors is fast.collect_masked_vectors
+    assert flowers is not None and flowers is not fast.collect_masked_vectors
+    compared: list[int] = []
+
+    def both(state: Any, configs: Any, num_examples: int, parameters: Any) -> Any:
+        theirs_state = copy.deepcopy(state)
+        seed = 1000 + len(compared)
+        np.random.seed(seed)
+        theirs = flowers(theirs_state, configs, num_examples, parameters)
+        np.random.seed(seed)
+        ours = fast.collect_masked_vectors(state, configs, num_examples, parameters)
+        assert ours[Key.MASKED_PARAMETERS] == theirs[Key.MASKED_PARAMETERS]
+        assert state.rd_seed_share_dict == theirs_state.rd_seed_share_dict
+        assert state.sk1_share_dict == theirs_state.sk1_share_dict
+        compared.append(len(configs[Key.SOURCE_LIST]))
+        return ours
+
+    monkeypatch.setattr(module, "_collect_masked_vectors", both)
+    nodes = [10, 20, 30, 40, 50]
+    updates = _updates(nodes, seed=11)
+    if mixed:
+        for n in nodes:
+            updates[n][1] = updates[n][1].astype(np.float64)
+    settings = SecAggSettings(1.0, 0.6, clipping_range=1.0, max_weight=10.0)
+    mean, finished, _ = _round(updates, settings, rows, drop)
+    alive = [n for n in nodes if n not in drop]
+    assert finished == len(alive) and len(compared) == len(alive)
+    # shares forwarded from every other client that shared its keys, the vanished one too
+    assert all(k == len(nodes) - 1 for k in compared)
+    w = rows or dict.fromkeys(nodes, 1)
+    plain = [
+        sum(w[n] * updates[n][i] for n in alive) / sum(w[n] for n in alive)
+        for i in range(len(SHAPES))
+    ]
+    assert _max_err(mean, plain) <= 1e-5

@@ -11,10 +11,12 @@ import contextlib
 import itertools
 import os
 import random
+from typing import Any
 
 import pytest
 from Crypto.Protocol.SecretSharing import _Element
 from flwr.common.secure_aggregation.crypto import shamir as flower
+from hypothesis import given, settings
 
 from veil.federated import _secagg_crypto as fast
 
@@ -82,6 +84,11 @@ def test_install_puts_the_helpers_where_flowers_secagg_looks_them_up() -> None:
     assert server.combine_shares is fast.combine_shares
     assert client.pseudo_rand_gen is server.pseudo_rand_gen is fast.pseudo_rand_gen
     assert client.generate_key_pairs is fast.generate_key_pairs
+    assert client._collect_masked_vectors is fast.collect_masked_vectors
+    assert client.parameters_to_ndarrays is fast.parameters_to_ndarrays
+    assert server.bytes_to_ndarray is fast.bytes_to_ndarray
+    numpy_client = sys.modules["flwr.compat.client.numpy_client"]
+    assert numpy_client.parameters_to_ndarrays is fast.parameters_to_ndarrays
     # a parsed key is the key: the same bytes serialize back
     from flwr.supercore.primitives.asymmetric import (
         generate_key_pairs,
@@ -196,3 +203,103 @@ def test_p256_keys_agree_through_flowers_own_helpers() -> None:
     key_ab = generate_shared_key(rebuilt, pub_b)
     assert key_ab == generate_shared_key(sk_b, pk_a)
     assert decrypt(key_ab, encrypt(generate_shared_key(sk_b, pk_a), b"share")) == b"share"
+
+
+def _per_array_masks(seed: bytes, num_range: int, dims: list[tuple[int, ...]]) -> list[Any]:
+    """The masks as veil drew them before one flat draw: one cipher, one update per array."""
+    import hashlib
+
+    import numpy as np
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+    key = hashlib.sha256(b"veil-secagg-mask-v1\x00" + seed).digest()
+    stream = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None).encryptor()
+    out = []
+    for dim in dims:
+        count = int(np.prod(dim, dtype=np.int64)) if len(dim) else 1
+        words = np.frombuffer(stream.update(bytes(8 * count)), dtype="<u8")
+        values = (words % np.uint64(num_range - 1)).astype(np.int64)
+        out.append(values.reshape(dim) if len(dim) else np.array(values[0]))
+    return out
+
+
+@pytest.mark.parametrize("num_range", [1 << 32, 1 << 22, 7 * (1 << 22) + 1, 5])
+def test_one_flat_draw_gives_the_per_array_masks_bit_for_bit(num_range: int) -> None:
+    import numpy as np
+
+    dims = [(1,), (32, 99), (128, 33), (128,), (), (0,), (2, 128), (2,)]
+    for _ in range(3):
+        seed = os.urandom(32)
+        old = _per_array_masks(seed, num_range, dims)
+        new = fast.pseudo_rand_gen(seed, num_range, dims)
+        flat = fast.mask_stream(seed, num_range, sum(int(np.prod(d)) for d in dims))
+        assert [m.shape for m in new] == [m.shape for m in old]
+        for a, b in zip(old, new, strict=True):
+            assert b.dtype == np.int64
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(np.concatenate([np.ravel(m) for m in old]), flat)
+    with pytest.raises(ValueError, match="at least 2"):
+        fast.mask_stream(os.urandom(32), 1, 3)
+
+
+def _numpy_arrays() -> Any:
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    dtypes = st.sampled_from(
+        ["<f2", "<f4", "<f8", ">f4", "<i1", "<i2", "<i4", "<i8", ">i8", "<u1", "<u4", "<u8", "?"]
+    )
+    shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5)
+    return st.builds(
+        lambda a, fortran: np_asfortran(a) if fortran else a,
+        dtypes.flatmap(lambda d: hnp.arrays(d, shapes)),
+        st.booleans(),
+    )
+
+
+def np_asfortran(a: Any) -> Any:
+    import numpy as np
+
+    return np.asfortranarray(a)
+
+
+@settings(max_examples=300, deadline=None)
+@given(array=_numpy_arrays())
+def test_the_npy_reader_reads_what_numpy_reads(array: Any) -> None:
+    import numpy as np
+    from flwr.compat.common.parameter import bytes_to_ndarray, ndarray_to_bytes
+
+    data = ndarray_to_bytes(array)
+    ours, numpys = fast.bytes_to_ndarray(data), bytes_to_ndarray(data)
+    assert ours.dtype == numpys.dtype and ours.shape == numpys.shape
+    # writable, and not a view of the message's bytes (a later change must not reach them)
+    assert ours.flags.writeable and numpys.flags.writeable
+    assert not np.shares_memory(ours, np.frombuffer(data, dtype=np.uint8))
+    np.testing.assert_array_equal(ours, numpys)
+    assert ours.tobytes() == numpys.tobytes()  # NaNs and signed zeros too
+
+
+def test_a_malformed_npy_document_is_read_or_refused_as_numpy_does() -> None:
+    import numpy as np
+    from flwr.compat.common.parameter import bytes_to_ndarray, ndarray_to_bytes
+
+    good = ndarray_to_bytes(np.arange(12, dtype=np.int64).reshape(3, 4))
+    cases = [good[:-8], good + b"\x00" * 8, good[:9], b"not an array", good[:60]]
+    # an object array's header, never read by the fast path (numpy.load refuses pickles)
+    cases.append(good.replace(b"'<i8'", b"'|O' "))
+    # a forged shape far larger than the body (and than an int64), the header's length kept
+    size = int.from_bytes(good[8:10], "little")
+    forged = b"{'descr': '<i8', 'fortran_order': False, 'shape': (99999999999999999999, 4), }"
+    cases.append(good[:10] + forged.ljust(size - 1) + b"\n" + good[10 + size :])
+    assert fast._npy_layout(cases[-1][10 : 10 + size]) is not None  # the fast path reads it
+    refused = 0
+    for bad in cases:
+        try:
+            theirs = bytes_to_ndarray(bad)
+        except Exception as exc:
+            refused += 1
+            with pytest.raises(type(exc)):
+                fast.bytes_to_ndarray(bad)
+        else:  # numpy.load ignores bytes after the data
+            np.testing.assert_array_equal(fast.bytes_to_ndarray(bad), theirs)
+    assert refused == len(cases) - 1
