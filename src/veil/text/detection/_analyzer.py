@@ -602,14 +602,18 @@ class TextAnalyzer:
         if self.ner is not None and pieces:
             read = [r if self.ner.reads_case and r is not None else p for _, _, p, r in pieces]
             lines: list[list[tuple[int, int]] | None] | None = None
-            if note:
+            if any(note.values()):
                 # in a note the model reads only the lines where one of its findings can
                 # outlast the note's vocabulary
                 lines = [
                     ner_lines(text) if note[i] else None
                     for (i, _, _, _), text in zip(pieces, read, strict=True)
                 ]
-            ner_iter = self.ner.analyze_many(read, batch_size=batch_size, lines=lines)
+            ner_iter = (
+                self.ner.analyze_many(read, batch_size=batch_size)
+                if lines is None  # the call as it was before ``lines``, for other NER objects
+                else self.ner.analyze_many(read, batch_size=batch_size, lines=lines)
+            )
         for i, off, piece, readable in pieces:
             found = self._pattern_findings(
                 piece, readable, NOT_IN_NOTES if note.get(i) else frozenset()
