@@ -101,3 +101,25 @@ def test_a_span_runs_on_only_into_the_line_that_follows_its_own() -> None:
 def test_no_lines_means_no_model_call_and_no_findings() -> None:
     assert _selected(NOTE, []) == ("", [])
     assert _mapped([], [], []) == []
+
+
+def test_recognizers_not_run_on_notes_would_have_found_nothing_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``NOT_IN_NOTES``: under hipaa a note is not searched by recognizers whose findings
+    the filter would drop there; running them anyway changes no finding."""
+    from veil.text import TextAnalyzer
+    from veil.text.detection import _analyzer
+    from veil.text.evaluation._corpus_clinical import generate_clinical_shape_notes
+
+    texts = [r["full_text"] for r in generate_clinical_shape_notes(60, seed=7)]
+    texts += [
+        "MRN: 12345678, NPO after MN, cont lasix. K3.5Mg2.1 repleted.",
+        "Patient ID: 1234 NPO, cont lasix; pw Xk9#mQ2!vL seen.",
+        "CC: 40 of NS given, NPO. Acct 55512 on file, cont lasix.",
+    ]
+    analyzer = TextAnalyzer.from_config(ner=False, profile="hipaa")
+    skipping = analyzer.analyze_batch(texts)
+    monkeypatch.setattr(_analyzer, "NOT_IN_NOTES", {})
+    assert analyzer.analyze_batch(texts) == skipping
+    assert any(texts[-3][f.start : f.end] == "12345678" for f in skipping[-3])

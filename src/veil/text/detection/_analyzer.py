@@ -26,6 +26,7 @@ import dataclasses
 import multiprocessing
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from veil._errors import PolicyError
@@ -291,6 +292,7 @@ def _readable(text: str) -> str:
 _Step = tuple[Recognizer, str | None, tuple[Needs, ...] | None]
 
 _WORKER: TextAnalyzer | None = None
+_NONE: Mapping[str, int | None] = MappingProxyType({})
 # the smallest part a worker is sent, in texts: each part pays a fixed cost (its spaCy
 # memory zone), and a call of fewer than two parts runs in the calling process
 _MIN_PART = 32
@@ -539,18 +541,21 @@ class TextAnalyzer:
         return plan
 
     def _pattern_findings(
-        self, text: str, readable: str | None = None, skip: frozenset[str] = frozenset()
+        self, text: str, readable: str | None = None, skip: Mapping[str, int | None] = _NONE
     ) -> list[Finding]:
         """Every recognizer's findings; ``readable`` is ``text`` in ordinary case (see
         :attr:`Recognizer.reads_case`), made here when not given. A recognizer is not
         called on a text that cannot open its :class:`Gate` (it would find nothing), nor
-        when its name is in ``skip`` (its findings would all be dropped)."""
+        when ``skip`` names it and the text has no run of as many digits as it gives
+        (``None``: none is enough; its findings would all be dropped)."""
         out: list[Finding] = []
         feats = text_features(text)
         read_feats: TextFeatures | None = None
         for r, requires, needs in self._plan(feats.digits, feats.run):
             if skip and r.name in skip:
-                continue
+                least = skip[r.name]
+                if least is None or feats.run < least:
+                    continue
             src, src_feats = text, feats
             if r.reads_case:
                 if readable is None:
@@ -615,9 +620,7 @@ class TextAnalyzer:
                 else self.ner.analyze_many(read, batch_size=batch_size, lines=lines)
             )
         for i, off, piece, readable in pieces:
-            found = self._pattern_findings(
-                piece, readable, NOT_IN_NOTES if note.get(i) else frozenset()
-            )
+            found = self._pattern_findings(piece, readable, NOT_IN_NOTES if note.get(i) else _NONE)
             if ner_iter is not None:
                 found.extend(next(ner_iter))
             if off:

@@ -49,13 +49,16 @@ CLINICAL_LABELS = word_set("cc ss card case plan staff group order file ni nin d
 #: top-level domains a web address in a note carries (generic ones read as words there)
 WEB_TLDS = word_set("com org net edu gov mil int us uk ca au de fr io info biz")
 
-#: recognizers every finding of which :func:`clinical_keeps` drops: the analyzer does not
-#: run them on a note under ``hipaa`` (a lab value or a drug's dose in shorthand has a
-#: password's shape)
-NOT_IN_NOTES = frozenset({"password_shape"})
+# an identifier a label announces in a note is kept only with this many digits in a row
+_LONG_RUN = 5
+#: recognizers whose findings :func:`clinical_keeps` drops in a note unless they hold a
+#: run of at least this many digits (``None``: every one; a lab value or a drug's dose in
+#: shorthand has a password's shape): under ``hipaa`` the analyzer does not run them on a
+#: note without such a run
+NOT_IN_NOTES: dict[str, int | None] = {"password_shape": None, "announced_id": _LONG_RUN}
 
 _WORD = lazy_compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_LONG_NUMBER = lazy_compile(r"\d{5}")
+_LONG_NUMBER = lazy_compile(rf"\d{{{_LONG_RUN}}}")
 _SCHEME = lazy_compile(r"(?i)(?:https?|ftp)://|www\.")
 
 
@@ -134,7 +137,7 @@ def clinical_keeps(text: str, f: Finding) -> bool:
         return bool(_LONG_NUMBER.search(span))
     if f.recognizer == "date" and setting_or_count(text, f.start, f.end):
         return False
-    if f.recognizer in NOT_IN_NOTES:
+    if f.recognizer == "password_shape":
         return False
     if f.recognizer == "phone" and f.explanation is not None:
         how = f.explanation.pattern_name or ""
