@@ -93,7 +93,7 @@ def ner_lines(text: str) -> list[tuple[int, int]] | None:
 
     Examples
     --------
-    >>> t = "NPO, cont lasix.\nSeen by Griffin.\nBP stable overnight.\nCABG March 2012"
+    >>> t = "NPO, cont lasix.\\nSeen by Griffin.\\nBP stable overnight.\\nCABG March 2012"
     >>> [t[a:b] for a, b in ner_lines(t)]
     ['Seen by Griffin.', 'CABG March 2012']
     """
