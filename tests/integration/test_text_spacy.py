@@ -271,6 +271,21 @@ def test_ner_batches_keep_order_whatever_their_bounds(analyzer: TextAnalyzer) ->
         assert list(analyzer.ner.analyze_many(texts, batch_size, chars)) == one
 
 
+def test_ner_on_selected_lines_reports_in_the_whole_texts_offsets(analyzer: TextAnalyzer) -> None:
+    """``lines`` (the hipaa profile's ``ner_lines``) runs the model on some lines of a
+    text: its findings are in the whole text's offsets, ``None`` reads a text whole, and
+    no line read gives no finding."""
+    assert analyzer.ner is not None
+    note = "NPO after MN, cont lasix.\nRESP: LS clear.\nSpoke with Maria Gonzalez at bedside.\n"
+    other = "Invoice for Acme Ltd, paid by Jane Roe."
+    lines = [(42, 79)]
+    assert note[42:79] == "Spoke with Maria Gonzalez at bedside."
+    chosen, whole, nothing = analyzer.ner.analyze_many([note, other, note], lines=[lines, None, []])
+    assert [note[f.start : f.end] for f in chosen] == ["Maria Gonzalez"]
+    assert whole == next(analyzer.ner.analyze_many([other]))
+    assert nothing == []
+
+
 def test_vocabulary_keeps_new_words_only_within_its_budget(
     analyzer: TextAnalyzer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

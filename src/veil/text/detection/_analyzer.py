@@ -26,12 +26,13 @@ import dataclasses
 import multiprocessing
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from veil._errors import PolicyError
 from veil.policy import DETECT_SCORE_THRESHOLD
 from veil.text.detection._clinical_allow import allow_pass_applies, clinical_findings
-from veil.text.detection._clinical_filter import clinical_keeps
+from veil.text.detection._clinical_filter import NOT_IN_NOTES, clinical_keeps, ner_lines
 from veil.text.detection._house_numbers import with_house_numbers
 from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
@@ -291,6 +292,7 @@ def _readable(text: str) -> str:
 _Step = tuple[Recognizer, str | None, tuple[Needs, ...] | None]
 
 _WORKER: TextAnalyzer | None = None
+_NONE: Mapping[str, int | None] = MappingProxyType({})
 # the smallest part a worker is sent, in texts: each part pays a fixed cost (its spaCy
 # memory zone), and a call of fewer than two parts runs in the calling process
 _MIN_PART = 32
@@ -470,12 +472,15 @@ class TextAnalyzer:
             return False  # "PDF", "HR", "Aadhaar", "XXXX": a label or a mask, not a name
         return self.profile == "default" or profile_keeps(self.profile, text, f)
 
-    def _finish(self, text: str, raw: list[Finding]) -> list[Finding]:
+    def _finish(
+        self, text: str, raw: list[Finding], allow_pass: bool | None = None
+    ) -> list[Finding]:
         if self.profile != "default":
             # the text's features read once more (the pattern stage read the batch's last
             # text since): the rule modules' scans of it are gated on them
             text_features(text)
-        allow_pass = allow_pass_applies(self.profile, text)
+        if allow_pass is None:
+            allow_pass = allow_pass_applies(self.profile, text)
         if allow_pass and self.profile == "hipaa":
             # the precise pass in a clinical note: drop what the note's own shorthand made
             # the general recognizers see (the thorough pass keeps it: recall first)
@@ -535,14 +540,22 @@ class TextAnalyzer:
             self._plans[key] = plan
         return plan
 
-    def _pattern_findings(self, text: str, readable: str | None = None) -> list[Finding]:
+    def _pattern_findings(
+        self, text: str, readable: str | None = None, skip: Mapping[str, int | None] = _NONE
+    ) -> list[Finding]:
         """Every recognizer's findings; ``readable`` is ``text`` in ordinary case (see
         :attr:`Recognizer.reads_case`), made here when not given. A recognizer is not
-        called on a text that cannot open its :class:`Gate` (it would find nothing)."""
+        called on a text that cannot open its :class:`Gate` (it would find nothing), nor
+        when ``skip`` names it and the text has no run of as many digits as it gives
+        (``None``: none is enough; its findings would all be dropped)."""
         out: list[Finding] = []
         feats = text_features(text)
         read_feats: TextFeatures | None = None
         for r, requires, needs in self._plan(feats.digits, feats.run):
+            if skip and r.name in skip:
+                least = skip[r.name]
+                if least is None or feats.run < least:
+                    continue
             src, src_feats = text, feats
             if r.reads_case:
                 if readable is None:
@@ -583,21 +596,38 @@ class TextAnalyzer:
                         (i, off, piece, _readable(piece) if self.ner is not None else None)
                     )
         raw: list[list[Finding]] = [[] for _ in texts]
+        # under hipaa, the texts that read as clinical notes: the precise pass's filter
+        # (``clinical_keeps``) drops some findings there, which need not be looked for
+        note = (
+            {i: allow_pass_applies("hipaa", t) for i, t in enumerate(texts) if t}
+            if self.profile == "hipaa"
+            else {}
+        )
         ner_iter: Iterator[list[Finding]] | None = None
         if self.ner is not None and pieces:
-            ner_iter = self.ner.analyze_many(
-                [r if self.ner.reads_case and r is not None else p for _, _, p, r in pieces],
-                batch_size=batch_size,
+            read = [r if self.ner.reads_case and r is not None else p for _, _, p, r in pieces]
+            lines: list[list[tuple[int, int]] | None] | None = None
+            if any(note.values()):
+                # in a note the model reads only the lines where one of its findings can
+                # outlast the note's vocabulary
+                lines = [
+                    ner_lines(text) if note[i] else None
+                    for (i, _, _, _), text in zip(pieces, read, strict=True)
+                ]
+            ner_iter = (
+                self.ner.analyze_many(read, batch_size=batch_size)
+                if lines is None  # the call as it was before ``lines``, for other NER objects
+                else self.ner.analyze_many(read, batch_size=batch_size, lines=lines)
             )
         for i, off, piece, readable in pieces:
-            found = self._pattern_findings(piece, readable)
+            found = self._pattern_findings(piece, readable, NOT_IN_NOTES if note.get(i) else _NONE)
             if ner_iter is not None:
                 found.extend(next(ner_iter))
             if off:
                 found = [f.shifted(off) for f in found]
             raw[i].extend(found)
         for i, t in enumerate(texts):
-            yield self._finish(t, raw[i]) if t else []
+            yield self._finish(t, raw[i], note.get(i)) if t else []
 
     def analyze_batch(
         self,

@@ -36,20 +36,29 @@ from a labelled corpus.
 from __future__ import annotations
 
 from veil._lazy import lazy_compile
+from veil.text.ner._ner import names_clinical_date
 from veil.text.recognition._clinical_shapes import is_english, setting_or_count
 from veil.text.recognition._finding import Finding
 from veil.text.vocab._clinical_vocab import is_name_word
-from veil.text.vocab._lexicon import word_set
+from veil.text.vocab._lexicon import clinical_register, word_set
 
-__all__ = ["CLINICAL_LABELS", "WEB_TLDS", "clinical_keeps"]
+__all__ = ["CLINICAL_LABELS", "NOT_IN_NOTES", "WEB_TLDS", "clinical_keeps", "ner_lines"]
 
 #: identifier labels that, in a clinical note, are clinical abbreviations or charting words
 CLINICAL_LABELS = word_set("cc ss card case plan staff group order file ni nin dl pan id a/c acc")
 #: top-level domains a web address in a note carries (generic ones read as words there)
 WEB_TLDS = word_set("com org net edu gov mil int us uk ca au de fr io info biz")
 
+# an identifier a label announces in a note is kept only with this many digits in a row
+_LONG_RUN = 5
+#: recognizers whose findings :func:`clinical_keeps` drops in a note unless they hold a
+#: run of at least this many digits (``None``: every one; a lab value or a drug's dose in
+#: shorthand has a password's shape): under ``hipaa`` the analyzer does not run them on a
+#: note without such a run
+NOT_IN_NOTES: dict[str, int | None] = {"password_shape": None, "announced_id": _LONG_RUN}
+
 _WORD = lazy_compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_LONG_NUMBER = lazy_compile(r"\d{5}")
+_LONG_NUMBER = lazy_compile(rf"\d{{{_LONG_RUN}}}")
 _SCHEME = lazy_compile(r"(?i)(?:https?|ftp)://|www\.")
 
 
@@ -63,6 +72,45 @@ def _vocabulary_only(span: str) -> bool:
     if any(w.casefold() in _FACILITY for w in words):
         return False  # "General Hospital": a facility's name, however English its words
     return bool(words) and all(is_english(w) and not is_name_word(w) for w in words)
+
+
+def _may_keep(word: str) -> bool:
+    """Whether an NER span holding ``word`` can pass :func:`_vocabulary_only`."""
+    return word.casefold() in _FACILITY or not is_english(word) or is_name_word(word)
+
+
+def ner_lines(text: str) -> list[tuple[int, int]] | None:
+    """The lines (``(start, end)``) of the clinical note ``text`` in which an NER finding
+    can survive :func:`clinical_keeps` under ``hipaa``, or ``None`` (read it all) when the
+    NER recognizer does not read ``text`` as a note (``clinical_register``).
+
+    In a note the recognizer keeps a date only when it names a month or a year, and the
+    clinical filter drops a name, place or organisation made of English and clinical words
+    alone; a span ends at its line's end (bar a wrapped name). A line with neither can
+    yield no finding, and the model need not read it: the lines left are read alone,
+    joined, so the model sees less context around them, and what it finds there may
+    differ a little (a trade, measured in docs/text.md, "NER, batching and processes").
+
+    Examples
+    --------
+    >>> t = "NPO, cont lasix.\\nSeen by Griffin.\\nBP stable overnight.\\nCABG March 2012"
+    >>> [t[a:b] for a, b in ner_lines(t)]
+    ['Seen by Griffin.', 'CABG March 2012']
+    """
+    if not clinical_register(text):
+        return None
+    out = []
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        if any(_may_keep(w) for w in _WORD.findall(text, start, end)) or names_clinical_date(
+            text, start, end
+        ):
+            out.append((start, end))
+        start = end + 1
+    return out
 
 
 def clinical_keeps(text: str, f: Finding) -> bool:

@@ -28,9 +28,10 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from veil._errors import InputError
 from veil._lazy import lazy_compile
@@ -399,6 +400,50 @@ _CLINICAL_DATE = lazy_compile(
 )
 
 
+def names_clinical_date(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` names a month or a year as a date the model finds in a
+    clinical note must (:data:`_CLINICAL_DATE`): the test :meth:`SpacyNerRecognizer.findings`
+    puts to its dates there."""
+    return _CLINICAL_DATE.search(text, start, end) is not None
+
+
+class _Span(NamedTuple):
+    """An NER span read from a text's selected lines, in the whole text's offsets."""
+
+    start_char: int
+    end_char: int
+    label_: str
+
+
+def _selected(text: str, lines: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
+    """The ``lines`` of ``text`` (``(start, end)``, in order, no line break inside) joined
+    by line breaks, and where each starts in that string."""
+    starts = []
+    at = 0
+    for a, b in lines:
+        starts.append(at)
+        at += b - a + 1
+    return "\n".join(text[a:b] for a, b in lines), starts
+
+
+def _mapped(ents: Any, lines: Sequence[tuple[int, int]], starts: list[int]) -> list[_Span]:
+    """``ents`` of the selected lines (:func:`_selected`) in the whole text's offsets. A
+    span that runs on into the next selected line keeps that line only where it follows
+    its own in the text; else it ends with its own line."""
+    out = []
+    for ent in ents:
+        k = bisect_right(starts, ent.start_char) - 1
+        j = bisect_right(starts, max(ent.start_char, ent.end_char - 1)) - 1
+        a = lines[k][0]
+        start = a + ent.start_char - starts[k]
+        if j == k or any(lines[m][1] + 1 != lines[m + 1][0] for m in range(k, j)):
+            end = min(a + ent.end_char - starts[k], lines[k][1])
+        else:
+            end = lines[j][0] + ent.end_char - starts[j]
+        out.append(_Span(start, end, ent.label_))
+    return out
+
+
 def _credential(text: str, start: int, end: int, spans: list[tuple[int, int, str, str]]) -> bool:
     """Whether a place the model read is a degree after a person's name ("Jane Roe, MD"):
     a person the model found just before the comma, or :func:`degree_after_name`."""
@@ -636,15 +681,16 @@ class SpacyNerRecognizer(Recognizer):
         self.score = score
         name_lexicon()  # read once at load, not inside the first batch
 
-    def findings(self, doc: Any, text: str | None = None) -> list[Finding]:
+    def findings(self, doc: Any, text: str | None = None, ents: Any = None) -> list[Finding]:
         """Findings in one spaCy ``Doc``; ``text`` is the string it was made from, when
         the caller has it (``doc.text`` rebuilds it token by token: most of the cost of
-        this method on short texts)."""
+        this method on short texts). ``ents`` are the spans to read in place of the
+        ``Doc``'s (in ``text``'s offsets: a ``Doc`` made from some of its lines)."""
         if text is None:
             text = doc.text
         spans: list[tuple[int, int, str, str]] = []
         clinical: bool | None = None  # decided at the first NER span: most texts have none
-        for ent, start, end in line_pieces(doc.ents, text):
+        for ent, start, end in line_pieces(doc.ents if ents is None else ents, text):
             entity = LABELS.get(ent.label_)
             if entity is None:
                 continue
@@ -726,9 +772,19 @@ class SpacyNerRecognizer(Recognizer):
         return next(self.analyze_many([text], batch_size=1))
 
     def analyze_many(
-        self, texts: list[str], batch_size: int = 256, max_batch_chars: int = 100_000
+        self,
+        texts: list[str],
+        batch_size: int = 256,
+        max_batch_chars: int = 100_000,
+        lines: Sequence[Sequence[tuple[int, int]] | None] | None = None,
     ) -> Iterator[list[Finding]]:
         """Findings per text, in the order given.
+
+        ``lines``, one entry per text, are the lines (``(start, end)``, in order) the model
+        reads of it, ``None`` for the whole text: the model then runs on those lines alone,
+        joined, and its spans are read in the whole text (what the hipaa profile's clinical
+        pass would drop in the other lines is not looked for, see
+        :func:`veil.text.detection._clinical_filter.ner_lines`).
 
         The texts go to ``nlp.pipe`` shortest first, in batches of at most ``batch_size``
         texts and ``max_batch_chars`` characters (each run by spaCy :data:`PIPE_BATCH`
@@ -738,26 +794,34 @@ class SpacyNerRecognizer(Recognizer):
         the words they add to the vocabulary stay only within :data:`VOCAB_BUDGET`
         (:func:`_vocab_scope`): past it, a batch runs in a spaCy memory zone that frees
         them, so memory does not grow over a long stream."""
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        read = list(texts)
+        starts: list[list[int]] = [[] for _ in texts]
+        if lines is not None:
+            for i, chosen in enumerate(lines):
+                if chosen is not None:
+                    read[i], starts[i] = _selected(texts[i], chosen)
+        order = sorted((i for i in range(len(read)) if read[i]), key=lambda i: len(read[i]))
         batches: list[list[int]] = []
         chars = 0
         for i in order:
             if (
                 not batches
                 or len(batches[-1]) >= batch_size
-                or chars + len(texts[i]) > max_batch_chars
+                or chars + len(read[i]) > max_batch_chars
             ):
                 batches.append([])
                 chars = 0
             batches[-1].append(i)
-            chars += len(texts[i])
+            chars += len(read[i])
         out: list[list[Finding]] = [[] for _ in texts]
         with _one_blas_thread():
             for batch in batches:
                 with _vocab_scope(self.nlp):
                     docs = self.nlp.pipe(
-                        [texts[i] for i in batch], batch_size=min(len(batch), PIPE_BATCH)
+                        [read[i] for i in batch], batch_size=min(len(batch), PIPE_BATCH)
                     )
                     for i, doc in zip(batch, docs, strict=True):
-                        out[i] = self.findings(doc, texts[i])
+                        chosen = lines[i] if lines is not None else None
+                        ents = None if chosen is None else _mapped(doc.ents, chosen, starts[i])
+                        out[i] = self.findings(doc, texts[i], ents)
         return iter(out)
