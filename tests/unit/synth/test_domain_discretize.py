@@ -182,12 +182,29 @@ def test_dp_bounds_cover_the_data_on_a_fixed_grid() -> None:
     budget = ZCDPBudget(1.0)
     lo, hi, clipped = dp_bounds(x, "numeric", 5.0, budget, "bounds")
     assert math.log2(hi).is_integer()  # an edge of the power-of-two grid, not a data value
-    assert math.log2(lo).is_integer()
+    assert math.log2(lo).is_integer()  # a long tail's log grid keeps its low end
     # only bins whose noisy count stands 4.5 sigma out are kept: the rest is clipped, counted
     assert clipped == int(((x < lo) | (x > hi)).sum()) <= 0.01 * len(x)
     assert budget.spent == pytest.approx(1 / (2 * 25.0), rel=1e-6)
     lo0, _, _ = dp_bounds(np.array([0.0] * 500 + [7.0] * 500), "integer", 5.0, budget, "b")
     assert lo0 == 0.0  # the bin around zero ends the range at zero
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_dp_bounds_of_a_scale_start_at_zero(sign: float) -> None:
+    """A zero-inflated decimal column (MedExp's disease counts: 7 % zeros, the rest 3.4-58):
+    its zeros sit in the grid's bin around zero, six empty powers of two below the other
+    values, and do not stand out of a small table's noise; the range found spans more than
+    three doublings, so it starts at zero and the zeros are not clipped up to 1 or 2. A
+    range within two doublings keeps its low end (years stay 1024-2048)."""
+    rng = np.random.default_rng(0)  # test data only
+    x = np.concatenate([np.zeros(300), rng.choice([3.4, 6.9, 10.3, 13.8, 24.1], 4300)])
+    lo, hi, clipped = dp_bounds(sign * x, "numeric", 90.0, ZCDPBudget(100.0), "bounds", 4600.0)
+    assert (lo, hi) == ((0.0, 64.0) if sign > 0 else (-64.0, 0.0))
+    assert clipped == 0
+    years = rng.integers(1952, 2008, 1400).astype(float)
+    lo, hi, _ = dp_bounds(years, "numeric", 66.0, ZCDPBudget(100.0), "bounds", 1400.0)
+    assert (lo, hi) == (1024, 2048)
 
 
 def test_stability_histogram_keeps_frequent_categories_only() -> None:
