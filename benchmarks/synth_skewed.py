@@ -67,16 +67,22 @@ def run(
     numeric: list[str] | None = None,
     target: str = TARGET,
     public: dict[str, Any] | None = None,
+    epsilon: float = 1.0,
+    max_bins: int | None = None,
 ) -> dict[str, Any]:
     """Fit ``method`` (domain ``declared``: ``public`` or DOMAIN; ``dp``; ``data``), sample,
-    and measure it against ``train`` and the holdout."""
+    and measure it against ``train`` and the holdout. ``epsilon`` and ``max_bins`` (MST,
+    AIM): a large epsilon with the bins a run at epsilon 1 chose separates what the noise
+    costs from what the discretization does."""
     numeric_cols = numeric or NUMERIC
     public = public or DOMAIN
     kw: dict[str, Any] = {"seed": seed}
     fit_kw: dict[str, Any] = {}
     name = method
     if method in MARGINAL:
-        kw.update(epsilon=1.0, account=False)
+        kw.update(epsilon=epsilon, account=False)
+        if max_bins is not None:
+            kw.update(max_bins=max_bins)
     if method in ("mst_target", "aim_target"):  # the target declared (its pairs measured)
         name = method.removesuffix("_target")
         kw.update(target=target)
