@@ -125,7 +125,7 @@ def numeric_grid(kind: str) -> np.ndarray:
     return np.concatenate([-pos[::-1], pos])
 
 
-def _standing(noisy: np.ndarray, sigma: float) -> tuple[int, int]:
+def _standing(noisy: np.ndarray, sigma: float, zero: int = -1) -> tuple[int, int]:
     """First and last grid bin holding data: the outermost bins whose noisy count stands
     ``BOUNDS_Z`` noise sd out, then, past them, the outermost run of ``m`` neighbouring bins
     (``m`` in ``_RUNS``) whose noisy *sum* stands ``BOUNDS_Z`` sd of that sum (sigma x
@@ -133,7 +133,10 @@ def _standing(noisy: np.ndarray, sigma: float) -> tuple[int, int]:
     populations from 6e4 to 1.3e9) has no single bin above the noise but its runs are; a
     run only counts lying wholly outside what already stands out, so one large bin does
     not carry an empty neighbour's noise out with it. Post-processing of the noisy counts
-    (no further budget); an empty run passes about once in 300,000."""
+    (no further budget); an empty run passes about once in 300,000. ``zero``, the bin
+    around zero (-1: none): runs do not carry a range that stands out on one side of zero
+    across it (on the integer grid a zero-inflated count's range reached -2**30 once in
+    300 draws)."""
     hot = np.flatnonzero(noisy > BOUNDS_Z * sigma)
     if hot.size:
         first, last = int(hot[0]), int(hot[-1])
@@ -145,17 +148,19 @@ def _standing(noisy: np.ndarray, sigma: float) -> tuple[int, int]:
             if ok.size:
                 first, last = int(ok[0]), int(ok[-1]) + m - 1
                 break
+    floor = zero if zero >= 0 and first >= zero else 0
+    ceil = zero if zero >= 0 and last <= zero else len(noisy) - 1
     for m in _RUNS:
         thr = BOUNDS_Z * sigma * math.sqrt(m)
         # lowest run ending below ``first``; highest starting above ``last``
-        while first - m >= 0:
-            sums = np.convolve(noisy[:first], np.ones(m), mode="valid")
+        while first - m >= floor:
+            sums = np.convolve(noisy[floor:first], np.ones(m), mode="valid")
             ok = np.flatnonzero(sums > thr)
             if not ok.size:
                 break
-            first = int(ok[0])
-        while last + m <= len(noisy) - 1:
-            sums = np.convolve(noisy[last + 1 :], np.ones(m), mode="valid")
+            first = floor + int(ok[0])
+        while last + m <= ceil:
+            sums = np.convolve(noisy[last + 1 : ceil + 1], np.ones(m), mode="valid")
             ok = np.flatnonzero(sums > thr)
             if not ok.size:
                 break
@@ -177,15 +182,24 @@ def _widen(noisy: np.ndarray, first: int, last: int, sigma: float, zero: int) ->
     the range about one side in 20 (on a column inside one power of two), mostly by a bin or two. Not across zero (a positive column
     may reach the bin around zero, not negative values). When only the bin around zero
     stands out (a zero-inflated count on a small table: NMES1988's office visits, 77 %
-    zeros, had its bounds stuck at [0, 0] and lost every other value), the column's sign
-    is unknown: it widens to one side only, the one whose sum stands out the most.
-    Post-processing of the noisy counts."""
+    zeros, had its bounds stuck at [0, 0] and lost every other value), the column is
+    taken as non-negative (counts, amounts) and widens upwards only: choosing the side
+    whose sum stood out more let noise pick the negative one in about one run in 16;
+    a column of negative values whose zeros alone stand out is clipped at zero (declare
+    its bounds). Post-processing of the noisy counts."""
     n = len(noisy)
     stop_hi = n - 1 if last > zero or zero < 0 else zero - 1
     stop_lo = zero if first > zero >= 0 else 0
+    # zeros and positive values standing out: not below zero either (on the integer grid,
+    # whose bins next to zero hold -1 and -2, noise widened a count of emergency visits
+    # below zero, to -2023, in one run of 16); the same for zeros and negative values
+    if zero >= 0 and first == zero < last:
+        stop_lo = zero
+    if zero >= 0 and first < zero == last:
+        stop_hi = zero
     only_zero = zero >= 0 and first == last == zero
-    if only_zero:
-        stop_hi = n - 1
+    if only_zero:  # zeros alone: taken as a non-negative column (counts, amounts)
+        stop_hi, stop_lo = n - 1, zero
     found: dict[int, tuple[int, float]] = {}
     for side in (1, -1):
         edge = last if side > 0 else first
@@ -197,9 +211,6 @@ def _widen(noisy: np.ndarray, first: int, last: int, sigma: float, zero: int) ->
             if excess > top:
                 best, top = k, excess
         found[side] = (best, top)
-    if only_zero:  # one sign: the side that stands out more
-        weaker = 1 if found[1][1] < found[-1][1] else -1
-        found[weaker] = (0, 0.0)
     return first - found[-1][0], last + found[1][0]
 
 
@@ -233,8 +244,8 @@ def dp_bounds(
     idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
     counts = np.bincount(idx, minlength=len(edges) - 1).astype(float)
     noisy = budget.gaussian(counts, sigma, what=what)
-    first, last = _standing(noisy, sigma)
     zero = len(edges) // 2 - 1 if kind != "datetime" else -1
+    first, last = _standing(noisy, sigma, zero)
     top = len(edges) - 2
     core = float(noisy[first : last + 1].sum())
     if not (noisy > BOUNDS_Z * sigma).any() or (rows is not None and core < _CORE_SHARE * rows):
