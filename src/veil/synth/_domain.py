@@ -168,7 +168,9 @@ def _standing(noisy: np.ndarray, sigma: float, zero: int = -1) -> tuple[int, int
     return first, last
 
 
-def _widen(noisy: np.ndarray, first: int, last: int, sigma: float, zero: int) -> tuple[int, int]:
+def _widen(
+    noisy: np.ndarray, first: int, last: int, sigma: float, zero: int, rest: float | None = None
+) -> tuple[int, int]:
     """Used when no single grid bin stands out of the noise (a small table for its budget;
     larger ones are left to :func:`_standing`'s runs as before). ``first`` and ``last``
     moved outwards by the ``k`` grid bins next to them (at most
@@ -186,7 +188,10 @@ def _widen(noisy: np.ndarray, first: int, last: int, sigma: float, zero: int) ->
     taken as non-negative (counts, amounts) and widens upwards only: choosing the side
     whose sum stood out more let noise pick the negative one in about one run in 16;
     a column of negative values whose zeros alone stand out is clipped at zero (declare
-    its bounds). Post-processing of the noisy counts."""
+    its bounds). ``rest``, the rows the standing bins miss (the noisy row count less
+    their noisy sum): a side stops widening once the bins it adds hold them, since past
+    that its sum only gathers noise (on NMES1988 a count of hospital stays, 80 % zeros,
+    was widened to [0, 61269] before). Post-processing of the noisy counts."""
     n = len(noisy)
     stop_hi = n - 1 if last > zero or zero < 0 else zero - 1
     stop_lo = zero if first > zero >= 0 else 0
@@ -210,6 +215,8 @@ def _widen(noisy: np.ndarray, first: int, last: int, sigma: float, zero: int) ->
             excess = acc - _WIDEN_Z * sigma * math.sqrt(k)
             if excess > top:
                 best, top = k, excess
+            if rest is not None and best and acc >= rest:
+                break
         found[side] = (best, top)
     return first - found[-1][0], last + found[1][0]
 
@@ -249,7 +256,8 @@ def dp_bounds(
     top = len(edges) - 2
     core = float(noisy[first : last + 1].sum())
     if not (noisy > BOUNDS_Z * sigma).any() or (rows is not None and core < _CORE_SHARE * rows):
-        first, last = _widen(noisy, first, last, sigma, zero)  # few rows: tails unseen
+        rest = None if rows is None else max(rows - core, 0.0)
+        first, last = _widen(noisy, first, last, sigma, zero, rest)  # few rows: tails unseen
     # grid bins of headroom past an end where the noisy counts fall outwards (a tail whose
     # thin end is under the noise): as many as the decay continued needs (_headroom); not
     # past zero, nor for a column in one bin

@@ -591,7 +591,9 @@ class AIMSynthesizer(_MarginalSynthesizer):
         ``rounds + 1`` rounds, the first being the target's pairs (those that fit under
         ``max_cells``), and the ``rounds`` adaptive rounds follow from the model fitted on
         them. The guarantee and its accounting are unchanged: the same rho, split among
-        the measurements.
+        the measurements. It costs a third model fit, and on a table where the adaptive
+        rounds already measure the target's informative pairs (Adult) it takes budget
+        from better ones; docs/synthetic-data.md has the figures.
 
     Examples
     --------
