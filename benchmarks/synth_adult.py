@@ -100,13 +100,14 @@ def main() -> None:
     ap.add_argument(
         "--target",
         action="store_true",
-        help=f"mst: declare {TARGET} as the target, its pairs measured (writes synth_mst_target.json)",
+        help=f"mst/aim: declare {TARGET} as the target, its pairs measured (writes "
+        "synth_<method>_target.json)",
     )
     ap.add_argument("--out", default=None, help="results file (default: by method and options)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    if args.target and args.method != "mst":
-        ap.error("--target applies to --method mst")
+    if args.target and args.method not in ("mst", "aim"):
+        ap.error("--target applies to --method mst or aim")
 
     df = adult_frame().sample(frac=1, random_state=0).reset_index(drop=True)
     train, hold = df.iloc[:25_162].reset_index(drop=True), df.iloc[25_162:].reset_index(drop=True)

