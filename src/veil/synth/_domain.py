@@ -57,6 +57,13 @@ __all__ = [
 ]
 
 BOUNDS_Z = 4.5
+# a bin (or run) standing out apart from the rest, with at least two bins between them that do
+# not, needs this many sd: every one of the grid's ~146 bins is tested, and at BOUNDS_Z one
+# empty bin of a column passed about once in 4,000 fits, pulling the whole range to it
+# (MedExp's expenses came out in [-2**41, 0] once); 5.5 sd holds the whole grid near the
+# 1-in-300,000 rate a single test has at BOUNDS_Z
+_APART_Z = 5.5
+_APART_GAP = 2
 _RUNS = (2, 4, 8, 16)  # runs of neighbouring grid bins summed when no bin stands out
 _WIDEN_Z = 2.5  # the bins next to the standing ones join while their sum stands this out
 _WIDEN_MAX = 16  # ... looking at most this many bins out
@@ -138,6 +145,11 @@ def _standing(noisy: np.ndarray, sigma: float, zero: int = -1) -> tuple[int, int
     across it (on the integer grid a zero-inflated count's range reached -2**30 once in
     300 draws)."""
     hot = np.flatnonzero(noisy > BOUNDS_Z * sigma)
+    # an outermost bin standing out apart from the others must stand out _APART_Z sd
+    while hot.size > 1 and hot[1] - hot[0] > _APART_GAP and noisy[hot[0]] <= _APART_Z * sigma:
+        hot = hot[1:]
+    while hot.size > 1 and hot[-1] - hot[-2] > _APART_GAP and noisy[hot[-1]] <= _APART_Z * sigma:
+        hot = hot[:-1]
     if hot.size:
         first, last = int(hot[0]), int(hot[-1])
     else:  # no single bin stands out: the widest-standing run, else the largest count
@@ -153,15 +165,18 @@ def _standing(noisy: np.ndarray, sigma: float, zero: int = -1) -> tuple[int, int
     for m in _RUNS:
         thr = BOUNDS_Z * sigma * math.sqrt(m)
         # lowest run ending below ``first``; highest starting above ``last``
+        apart = _APART_Z * sigma * math.sqrt(m)
         while first - m >= floor:
             sums = np.convolve(noisy[floor:first], np.ones(m), mode="valid")
-            ok = np.flatnonzero(sums > thr)
+            gap = first - (floor + np.arange(len(sums)) + m)  # bins between run and range
+            ok = np.flatnonzero((sums > thr) & ((gap <= _APART_GAP) | (sums > apart)))
             if not ok.size:
                 break
             first = floor + int(ok[0])
         while last + m <= ceil:
             sums = np.convolve(noisy[last + 1 : ceil + 1], np.ones(m), mode="valid")
-            ok = np.flatnonzero(sums > thr)
+            gap = np.arange(len(sums))  # bins between ``last`` and the run
+            ok = np.flatnonzero((sums > thr) & ((gap <= _APART_GAP) | (sums > apart)))
             if not ok.size:
                 break
             last = last + 1 + int(ok[-1]) + m - 1

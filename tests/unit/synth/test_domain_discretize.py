@@ -327,6 +327,48 @@ def test_bound_runs_do_not_carry_a_large_bin_into_empty_neighbours() -> None:
     assert (first, last) == (10, 13)
 
 
+def test_a_bin_standing_apart_needs_more_than_one_beside_the_range() -> None:
+    """Every grid bin is tested: a lone noisy bin far from the data at 4.6 sd (a false
+    positive about once in 4,000 columns at 4.5 sd) no longer pulls the range to it; the
+    same count next to the range, or a far one at 5.6 sd, still counts."""
+    from veil.synth._domain import _standing
+
+    sigma = 58.0
+    counts = np.zeros(60)
+    counts[40] = 10_000.0
+    counts[10] = 4.6 * sigma  # apart: 29 bins below the range
+    assert _standing(counts, sigma) == (40, 40)
+    counts[10] = 5.6 * sigma
+    assert _standing(counts, sigma) == (10, 40)
+    counts[10] = 0.0
+    counts[38] = 4.6 * sigma  # one bin between: beside the range
+    assert _standing(counts, sigma) == (38, 40)
+    counts[38] = 0.0
+    counts[55] = 4.6 * sigma  # apart, above
+    assert _standing(counts, sigma) == (40, 40)
+    counts[55] = 0.0
+    counts[50:54] = 2.5 * sigma  # a run of four apart: 10 sd < 5.5 x 2 = 11 sd
+    assert _standing(counts, sigma) == (40, 40)
+    counts[50:54] = 3.0 * sigma  # 12 sd: kept
+    assert _standing(counts, sigma) == (40, 53)
+
+
+def test_empty_grid_bins_rarely_move_the_range() -> None:
+    """Pure noise on every bin but the data's: the range moves in 3 of 20,000 draws (one
+    of them by the bin next to the data's); it moved in 32, most far, when every bin and
+    run was tested at BOUNDS_Z alone."""
+    from veil.synth._domain import _standing
+
+    rng = np.random.default_rng(7)
+    sigma = 90.0
+    moved = 0
+    for _ in range(20_000):
+        counts = rng.normal(0.0, sigma, 146)
+        counts[80] += 5_000.0
+        moved += _standing(counts, sigma) != (80, 80)
+    assert moved <= 5
+
+
 def test_dp_bounds_of_a_zero_inflated_count_reach_past_zero_on_one_side() -> None:
     """A zero-inflated count on a small table (NMES1988's office visits: 3,650 rows, 77 %
     zeros, noise sd about 90 per grid bin): only the zeros' bin stands out. The integer
