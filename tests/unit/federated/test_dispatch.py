@@ -412,3 +412,22 @@ def test_the_server_wakes_on_each_stored_reply() -> None:
     replies = guarded.send_and_receive(["a", "b", "c"])
     assert sorted(r.text for r in replies) == ["reply to a", "reply to b", "reply to c"]
     assert time.monotonic() - start < 10  # not one 30 s interval slept out
+
+
+def test_flower_still_has_the_internals_veil_relies_on() -> None:
+    """veil replaces Flower's client masked-vector stage and reads the in-memory link
+    state's message store by name; a Flower release (veil allows any 1.x from 1.42) that
+    renamed either would leave veil on Flower's slower path without a word, so this fails
+    instead. Read in Flower's own source: the name the SecAgg+ mod calls, and the attribute
+    the link state sets."""
+    import importlib
+    import inspect
+
+    pytest.importorskip("flwr")
+    from flwr.server.superlink.linkstate.in_memory_linkstate import InMemoryLinkState
+
+    from veil.federated._secagg_crypto import _CLIENT_MOD
+
+    mod = importlib.import_module(_CLIENT_MOD)
+    assert "_collect_masked_vectors(" in inspect.getsource(mod)
+    assert "self.message_ins_store" in inspect.getsource(InMemoryLinkState.__init__)
