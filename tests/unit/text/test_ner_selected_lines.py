@@ -8,7 +8,7 @@ from typing import NamedTuple
 import pytest
 
 from veil.text.detection._clinical_filter import clinical_keeps, ner_lines
-from veil.text.ner._ner import _mapped, _selected
+from veil.text.ner._ner_lines import join_lines, spans_in_text
 from veil.text.recognition._finding import Finding
 
 
@@ -58,7 +58,7 @@ def test_what_the_lines_left_out_could_yield_the_filter_drops(value: str) -> Non
 
 def test_spans_of_the_selected_lines_map_back_into_the_note() -> None:
     lines = ner_lines(NOTE) or []
-    read, starts = _selected(NOTE, lines)
+    read, starts = join_lines(NOTE, lines)
     assert read.split("\n") == [NOTE[a:b] for a, b in lines]
     ents = []
     for value, label in [
@@ -68,7 +68,7 @@ def test_spans_of_the_selected_lines_map_back_into_the_note() -> None:
     ]:
         i = read.index(value)
         ents.append(_Ent(i, i + len(value), label))
-    mapped = _mapped(ents, lines, starts)
+    mapped = spans_in_text(ents, lines, starts)
     assert [NOTE[s.start_char : s.end_char] for s in mapped] == [
         "Griffin",
         "March 2012",
@@ -80,11 +80,11 @@ def test_spans_of_the_selected_lines_map_back_into_the_note() -> None:
 def test_a_span_runs_on_only_into_the_line_that_follows_its_own() -> None:
     text = "Seen by Maria\nGonzalez RN\n\nspoke with John\nSmith today"
     lines = [(0, 13), (14, 25), (27, 42), (43, 54)]
-    read, starts = _selected(text, lines)
+    read, starts = join_lines(text, lines)
     wrapped = read.index("Maria"), read.index("Gonzalez") + len("Gonzalez")
     # "John" and "Smith" are lines 3 and 4 of the note, consecutive there as well
     joined = read.index("John"), read.index("Smith") + len("Smith")
-    mapped = _mapped([_Ent(*wrapped, "PERSON"), _Ent(*joined, "PERSON")], lines, starts)
+    mapped = spans_in_text([_Ent(*wrapped, "PERSON"), _Ent(*joined, "PERSON")], lines, starts)
     assert [text[s.start_char : s.end_char] for s in mapped] == [
         "Maria\nGonzalez",
         "John\nSmith",
@@ -92,15 +92,15 @@ def test_a_span_runs_on_only_into_the_line_that_follows_its_own() -> None:
     # lines 2 and 3 of the selection are not neighbours in the note: the span ends with
     # its own line
     gap = [(0, 13), (27, 42)]
-    read, starts = _selected(text, gap)
+    read, starts = join_lines(text, gap)
     across = read.index("Maria"), read.index("spoke") + len("spoke")
-    (span,) = _mapped([_Ent(*across, "PERSON")], gap, starts)
+    (span,) = spans_in_text([_Ent(*across, "PERSON")], gap, starts)
     assert text[span.start_char : span.end_char] == "Maria"
 
 
 def test_no_lines_means_no_model_call_and_no_findings() -> None:
-    assert _selected(NOTE, []) == ("", [])
-    assert _mapped([], [], []) == []
+    assert join_lines(NOTE, []) == ("", [])
+    assert spans_in_text([], [], []) == []
 
 
 def test_recognizers_not_run_on_notes_would_have_found_nothing_kept(

@@ -28,14 +28,13 @@ import logging
 import os
 import re
 import threading
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from veil._errors import InputError
 from veil._lazy import lazy_compile
-from veil.text.ner._ner_lines import line_pieces
+from veil.text.ner._ner_lines import join_lines, line_pieces, spans_in_text
 from veil.text.recognition._dates import MONTHS, looks_like_absolute_date
 from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._recognizer import Recognizer
@@ -407,43 +406,6 @@ def names_clinical_date(text: str, start: int, end: int) -> bool:
     return _CLINICAL_DATE.search(text, start, end) is not None
 
 
-class _Span(NamedTuple):
-    """An NER span read from a text's selected lines, in the whole text's offsets."""
-
-    start_char: int
-    end_char: int
-    label_: str
-
-
-def _selected(text: str, lines: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
-    """The ``lines`` of ``text`` (``(start, end)``, in order, no line break inside) joined
-    by line breaks, and where each starts in that string."""
-    starts = []
-    at = 0
-    for a, b in lines:
-        starts.append(at)
-        at += b - a + 1
-    return "\n".join(text[a:b] for a, b in lines), starts
-
-
-def _mapped(ents: Any, lines: Sequence[tuple[int, int]], starts: list[int]) -> list[_Span]:
-    """``ents`` of the selected lines (:func:`_selected`) in the whole text's offsets. A
-    span that runs on into the next selected line keeps that line only where it follows
-    its own in the text; else it ends with its own line."""
-    out = []
-    for ent in ents:
-        k = bisect_right(starts, ent.start_char) - 1
-        j = bisect_right(starts, max(ent.start_char, ent.end_char - 1)) - 1
-        a = lines[k][0]
-        start = a + ent.start_char - starts[k]
-        if j == k or any(lines[m][1] + 1 != lines[m + 1][0] for m in range(k, j)):
-            end = min(a + ent.end_char - starts[k], lines[k][1])
-        else:
-            end = lines[j][0] + ent.end_char - starts[j]
-        out.append(_Span(start, end, ent.label_))
-    return out
-
-
 def _credential(text: str, start: int, end: int, spans: list[tuple[int, int, str, str]]) -> bool:
     """Whether a place the model read is a degree after a person's name ("Jane Roe, MD"):
     a person the model found just before the comma, or :func:`degree_after_name`."""
@@ -799,7 +761,7 @@ class SpacyNerRecognizer(Recognizer):
         if lines is not None:
             for i, chosen in enumerate(lines):
                 if chosen is not None:
-                    read[i], starts[i] = _selected(texts[i], chosen)
+                    read[i], starts[i] = join_lines(texts[i], chosen)
         order = sorted((i for i in range(len(read)) if read[i]), key=lambda i: len(read[i]))
         batches: list[list[int]] = []
         chars = 0
@@ -822,6 +784,8 @@ class SpacyNerRecognizer(Recognizer):
                     )
                     for i, doc in zip(batch, docs, strict=True):
                         chosen = lines[i] if lines is not None else None
-                        ents = None if chosen is None else _mapped(doc.ents, chosen, starts[i])
+                        ents = (
+                            None if chosen is None else spans_in_text(doc.ents, chosen, starts[i])
+                        )
                         out[i] = self.findings(doc, texts[i], ents)
         return iter(out)

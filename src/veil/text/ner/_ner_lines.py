@@ -1,10 +1,12 @@
 """NER spans and line breaks: where a model's span that runs over a line ends, and which of
-its later lines stay (a step of :class:`veil.text.ner._ner.SpacyNerRecognizer`)."""
+its later lines stay; and the lines of a note NER reads alone, joined, with its spans read
+back in the whole note (steps of :class:`veil.text.ner._ner.SpacyNerRecognizer`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from veil._lazy import lazy_compile
 from veil.text.vocab._lexicon import (
@@ -15,7 +17,7 @@ from veil.text.vocab._lexicon import (
     name_lexicon,
 )
 
-__all__ = ["line_pieces"]
+__all__ = ["join_lines", "line_pieces", "spans_in_text"]
 
 _INITIAL = lazy_compile(r"[A-Z]\.")
 
@@ -105,3 +107,40 @@ def _later_lines(label: str, text: str, cut: int, end: int) -> Iterator[tuple[in
         if label in _PLACE_LABELS or known:
             a = m.start() + m.group().index(piece)
             yield a, a + len(piece), known
+
+
+class _Span(NamedTuple):
+    """An NER span read from a text's selected lines, in the whole text's offsets."""
+
+    start_char: int
+    end_char: int
+    label_: str
+
+
+def join_lines(text: str, lines: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
+    """The ``lines`` of ``text`` (``(start, end)``, in order, no line break inside) joined
+    by line breaks, and where each starts in that string."""
+    starts = []
+    at = 0
+    for a, b in lines:
+        starts.append(at)
+        at += b - a + 1
+    return "\n".join(text[a:b] for a, b in lines), starts
+
+
+def spans_in_text(ents: Any, lines: Sequence[tuple[int, int]], starts: list[int]) -> list[_Span]:
+    """``ents`` of the selected lines (:func:`join_lines`) in the whole text's offsets. A
+    span that runs on into the next selected line keeps that line only where it follows
+    its own in the text; else it ends with its own line."""
+    out = []
+    for ent in ents:
+        k = bisect_right(starts, ent.start_char) - 1
+        j = bisect_right(starts, max(ent.start_char, ent.end_char - 1)) - 1
+        a = lines[k][0]
+        start = a + ent.start_char - starts[k]
+        if j == k or any(lines[m][1] + 1 != lines[m + 1][0] for m in range(k, j)):
+            end = min(a + ent.end_char - starts[k], lines[k][1])
+        else:
+            end = lines[j][0] + ent.end_char - starts[j]
+        out.append(_Span(start, end, ent.label_))
+    return out
