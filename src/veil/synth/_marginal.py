@@ -131,6 +131,7 @@ class _MarginalSynthesizer(Synthesizer):
     """Shared machinery: encoding, measuring, estimating with mbi, sampling."""
 
     dp = True
+    target: str | None = None  # a column to be predicted (MST and AIM take one)
 
     def __init__(
         self,
@@ -449,7 +450,10 @@ class _MarginalSynthesizer(Synthesizer):
     def fit(self, data: pd.DataFrame, **kw: Any) -> Any:  # type: ignore[override]
         """As :meth:`Synthesizer.fit`; ``categories=``/``bounds=`` declare the public domain
         (free of charge), every other column's domain is estimated under DP (or read from
-        the data with ``domain_from_data=True``, outside the guarantee)."""
+        the data with ``domain_from_data=True``, outside the guarantee). A declared
+        ``target`` (MST, AIM) must be a column of ``data``: checked before anything is
+        measured."""
+        _check_target(self.target, data)
         return super().fit(data, **kw)
 
 
@@ -511,12 +515,6 @@ class MSTSynthesizer(_MarginalSynthesizer):
 
     def _params(self) -> dict[str, Any]:
         return {**super()._params(), "target": self.target}
-
-    def fit(self, data: pd.DataFrame, **kw: Any) -> Any:  # type: ignore[override]
-        """As :meth:`_MarginalSynthesizer.fit`; a ``target`` must be a column of ``data``
-        (checked before anything is measured)."""
-        _check_target(self.target, data)
-        return super().fit(data, **kw)
 
     def _select_and_measure(self, codes, sizes, budget, mbi, progress):  # type: ignore[no-untyped-def]
         cols = list(sizes)
@@ -619,12 +617,6 @@ class AIMSynthesizer(_MarginalSynthesizer):
         self.workload = None if workload is None else [list(w) for w in workload]
         self.max_cells = max_cells
         self.target = None if target is None else str(target)
-
-    def fit(self, data: pd.DataFrame, **kw: Any) -> Any:  # type: ignore[override]
-        """As :meth:`_MarginalSynthesizer.fit`; a ``target`` must be a column of ``data``
-        (checked before anything is measured)."""
-        _check_target(self.target, data)
-        return super().fit(data, **kw)
 
     def _params(self) -> dict[str, Any]:
         return {
