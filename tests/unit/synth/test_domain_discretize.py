@@ -80,6 +80,28 @@ def test_noisy_fine_histogram_spends_its_budget_and_outer_bins_are_cut_back() ->
     assert 1 - ks_2samp(df["charges"], out["charges"], method="asymp").statistic >= 0.90
 
 
+def test_an_outer_bins_edge_ignores_a_count_apart_from_the_data_unless_it_stands_far_out() -> None:
+    """Every fine bin of an outer coarse bin is tested at 4 sd: a lone count far past the
+    data at 4.5 sd (an empty bin among hundreds) no longer sets the edge; at 6 sd, or next
+    to the data, it does."""
+    from veil.synth._discretize import _edge
+
+    sigma = 10.0
+    part = np.zeros(60)
+    part[:4] = 500.0  # the data, at the coarse bin's inner end (the low end of the last bin)
+    part[40] = 45.0
+    assert _edge(part, sigma, first=False) == 3
+    part[40] = 60.0
+    assert _edge(part, sigma, first=False) == 40
+    part[40] = 0.0
+    part[6] = 45.0  # two bins between: beside the data
+    assert _edge(part, sigma, first=False) == 6
+    low = part[::-1].copy()  # the first coarse bin, data at its inner (high) end
+    low[59 - 6] = 0.0
+    low[10] = 45.0
+    assert _edge(low, sigma, first=True) == 56
+
+
 def test_weights_drop_a_stray_noisy_bin_far_beyond_the_data() -> None:
     sigma = 10.0
     noisy = np.zeros(100)
