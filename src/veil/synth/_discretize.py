@@ -8,7 +8,8 @@ How the numeric bins are made (each step differentially private or data-independ
 1. a *fine grid* over the column's bounds that depends only on the bounds: 256 equal bins,
    on a log scale (``log1p(x - low)``) when the bounds span more than 1,000 units from at
    or near zero (long tails: charges, incomes; not years in 1024-2048), one bin per whole
-   number for an integer column spanning at most 512 values;
+   number for an integer column spanning at most 513 values (0-512), and a log scale
+   whose low end keeps a bin per whole number for a wider integer column from near zero;
 2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
    discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
    neighbouring fine bins (post-processing; the noise shrinks by sqrt(5), so the thin
@@ -27,7 +28,9 @@ How the numeric bins are made (each step differentially private or data-independ
    when less than half of the mass stands out of the noise, or what stands out is less
    than 3 standard deviations of the noise in the histogram's total (few rows for the
    budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
-   that scale inside a bin (``weak_signal`` in the saved layout); on a linear grid, given
+   that scale inside a bin (``weak_signal`` in the saved layout), except that a fine bin
+   whose own noisy count stands 5.5 noise sd out (a count column's zeros) is a coarse bin
+   of its own; on a linear grid, given
    a noisy row count, only over the fine bins where windows of noisy counts stand out
    (:func:`_extent`) when those hold most of the rows (``extent`` in the layout);
    ``max_bins`` itself follows the rows and the budget (see
@@ -66,7 +69,9 @@ __all__ = ["FINE_BINS", "LOG_SPAN", "Discretizer", "fine_edges"]
 
 FINE_BINS = 256
 LOG_SPAN = 1000.0
-_INT_FINE_MAX = 512
+# whole numbers that get a fine bin each: 0-512 included, the power-of-two bounds DP finds
+# for a count column (at 512 values it got bins of two, its zeros sampled half as ones)
+_INT_FINE_MAX = 513
 _FLOOR = 1.0  # noise standard deviations taken off every fine count
 _ANCHOR = 4.0  # an outer coarse bin keeps its fine bins up to the outermost count above this
 _EXTEND = 2.0  # ... and beyond it while the counts stay above this
@@ -285,14 +290,19 @@ def fine_edges(kind: str, low: float, high: float) -> tuple[np.ndarray, str]:
     """The fine grid over ``[low, high]`` (edges) and its scale; depends on the bounds only.
 
     The log scale (``log1p(x - low)``) is for ranges that start at or near zero and span
-    more than ``LOG_SPAN`` units (long tails). A range far from zero (``high`` at most
+    more than ``LOG_SPAN`` units (long tails), or more whole numbers than an integer
+    column's fine bins (``_INT_FINE_MAX``). A range far from zero (``high`` at most
     ``_LOG_RATIO`` times ``low``: years 1024-2048, the power of two DP bounds found for
     1952-2007) is linear: on a log scale measured from ``low`` its data would sit in a few
     wide fine bins at the top."""
     span = high - low
     if kind == "integer" and span + 1 <= _INT_FINE_MAX:
         return np.arange(low - 0.5, high + 1.0, 1.0), "linear"
-    if kind != "datetime" and span > LOG_SPAN and (low <= 0 or high > _LOG_RATIO * low):
+    # (an integer column too wide for a bin per whole number: on a linear grid its zeros
+    # would share a fine bin with its ones and be sampled as often; the log grid keeps a
+    # bin per whole number near zero)
+    wide = span > LOG_SPAN or kind == "integer"
+    if kind != "datetime" and wide and (low <= 0 or high > _LOG_RATIO * low):
         t = np.linspace(0.0, math.log1p(span), FINE_BINS + 1)
         edges = low + np.expm1(t)
         if kind == "integer":
@@ -342,6 +352,26 @@ def _even_cuts(f: int, bins: int, extent: tuple[int, int] | None) -> tuple[list[
     weights = np.zeros(f)
     weights[a : b + 1] = 1.0
     return cuts, weights
+
+
+def _carve_spikes(cuts: list[int], raw: np.ndarray, sigma: float, bins: int) -> list[int]:
+    """``cuts`` with each fine bin whose own noisy count in ``raw`` stands ``_APART`` noise
+    standard deviations above zero made a coarse bin of its own, the largest first, at
+    most a quarter of ``bins`` of them. Equal bins sample uniformly inside a coarse bin: a
+    zero-inflated count's zeros (3 in 4 of the rows) sharing a bin with its ones came out
+    half zeros, half ones. Post-processing of the noisy counts; an empty fine bin passes
+    once in 50 million."""
+    if sigma <= 0:
+        return cuts
+    raw = np.asarray(raw, dtype=float)
+    spikes = np.flatnonzero(raw > _APART * sigma)
+    if spikes.size == 0:
+        return cuts
+    spikes = spikes[np.argsort(-raw[spikes], kind="stable")][: max(bins // 4, 1)]
+    out = set(cuts)
+    for i in spikes:
+        out.update((int(i), int(i) + 1))
+    return sorted(c for c in out if 0 <= c <= len(raw))
 
 
 def _as_float(s: pd.Series, kind: str) -> np.ndarray:
@@ -480,6 +510,7 @@ class Discretizer:
                     ):
                         extent = None
                     cuts, weights = _even_cuts(len(noisy), max_bins, extent)
+                    cuts = _carve_spikes(cuts, raw, raw_sigma, max_bins)
                     col["weak_signal"] = True
                     if extent is not None:
                         col["extent"] = [int(extent[0]), int(extent[1])]

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veil.synth._discretize import Discretizer, _even_cuts, _extent, fine_edges
+from veil.synth._discretize import Discretizer, _carve_spikes, _even_cuts, _extent, fine_edges
 from veil.synth._domain import _headroom, dp_bounds
 from veil.synth._marginal import MIN_BINS, MSTSynthesizer
 from veil.synth._noise import ZCDPBudget
@@ -254,3 +254,53 @@ def test_an_outer_bin_holding_more_than_its_kept_fine_bins_gets_the_tail_back() 
     assert abs(np.quantile(after, 0.9) - real90) < abs(np.quantile(before, 0.9) - real90)
     assert abs(np.quantile(after, 0.9) - real90) <= 0.25 * real90
     assert col.get("tail_mass") is True
+
+
+def _office_visits(n: int = 3650) -> pd.DataFrame:
+    # a zero-inflated count (NMES1988's office visits: 3 in 4 rows zero, a long thin tail)
+    rng = np.random.default_rng(7)  # test data only
+    zero = rng.random(n) < 0.76
+    tail = np.minimum(rng.geometric(0.35, n), 104)
+    return pd.DataFrame({"visits": np.where(zero, 0, tail).astype(np.int64)})
+
+
+@pytest.mark.parametrize("high", [128, 512, 1000])
+def test_a_count_columns_zeros_keep_their_share_when_the_signal_is_weak(high: int) -> None:
+    # few rows for the noise (NMES1988's 3,650 rows at epsilon 1: sd 70-100 per fine bin), so
+    # the bins are equal; the zeros shared the first with the ones (bounds 0-128) or a fine
+    # bin with them (0-512), and came out half zeros, half ones, about one run in 25
+    df = _office_visits()
+    schema = infer_schema(df, bounds={"visits": (0, high)})
+    disc = Discretizer.build(
+        schema, df, max_bins=14, budget=ZCDPBudget(1.0), sigmas={"visits": 100.0}, rows=3650.0
+    )
+    col = disc.columns[0]
+    assert col.get("weak_signal")
+    back = disc.decode(disc.encode(df, schema), schema, np.random.default_rng(0))["visits"]
+    real_zeros = float((df["visits"] == 0).mean())
+    assert abs(float((back == 0).mean()) - real_zeros) < 0.01
+    # the whole numbers near zero have fine bins of their own on every grid
+    edges = np.asarray(col["edges"])
+    assert np.allclose(np.diff(edges[:6]), 1.0)
+
+
+def test_carved_spikes_are_coarse_bins_of_their_own() -> None:
+    raw = np.zeros(40)
+    raw[[0, 9, 25]] = [3000.0, 500.0, 300.0]  # 60, 10 and 6 sd at sd 50
+    cuts = _carve_spikes([0, 10, 20, 30, 40], raw, 50.0, 12)
+    for i in (0, 9, 25):
+        assert i in cuts and i + 1 in cuts
+    assert cuts == sorted(set(cuts)) and cuts[0] == 0 and cuts[-1] == 40
+    # at most a quarter of the bins, the largest first; none without noise or spikes
+    assert _carve_spikes([0, 10, 20, 30, 40], raw, 50.0, 4) == [0, 1, 10, 20, 30, 40]
+    assert _carve_spikes([0, 20, 40], raw, 0.0, 8) == [0, 20, 40]
+    assert _carve_spikes([0, 20, 40], np.full(40, 200.0), 50.0, 8) == [0, 20, 40]
+
+
+def test_a_wide_integer_range_from_zero_is_log_with_whole_numbers_at_its_low_end() -> None:
+    edges, scale = fine_edges("integer", 0.0, 512.0)
+    assert scale == "linear" and len(edges) == 514  # a bin per whole number, 0-512
+    edges, scale = fine_edges("integer", 0.0, 1000.0)
+    assert scale == "log" and edges[0] == -0.5 and edges[-1] >= 1000
+    assert np.allclose(np.diff(edges[:20]), 1.0)
+    assert fine_edges("integer", 1000.0, 1800.0)[1] == "linear"  # far from zero
