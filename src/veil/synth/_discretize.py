@@ -354,24 +354,24 @@ def _even_cuts(f: int, bins: int, extent: tuple[int, int] | None) -> tuple[list[
     return cuts, weights
 
 
-def _carve_spikes(cuts: list[int], raw: np.ndarray, sigma: float, bins: int) -> list[int]:
-    """``cuts`` with each fine bin whose own noisy count in ``raw`` stands ``_APART`` noise
-    standard deviations above zero made a coarse bin of its own, the largest first, at
-    most a quarter of ``bins`` of them. Equal bins sample uniformly inside a coarse bin: a
-    zero-inflated count's zeros (3 in 4 of the rows) sharing a bin with its ones came out
-    half zeros, half ones. Post-processing of the noisy counts; an empty fine bin passes
-    once in 50 million."""
-    if sigma <= 0:
-        return cuts
+def _spikes(raw: np.ndarray, sigma: float, bins: int) -> list[int]:
+    """Fine bins whose own noisy count in ``raw`` stands ``_APART`` noise standard
+    deviations above zero, the largest first, at most a quarter of ``bins`` of them: each
+    becomes a coarse bin of its own among a weak column's equal bins, which sample
+    uniformly inside (a zero-inflated count's zeros, 3 in 4 of the rows, sharing a bin
+    with its ones came out half zeros, half ones). Post-processing of the noisy counts; an
+    empty fine bin passes once in 50 million."""
+    if sigma <= 0 or bins < 4:
+        return []
     raw = np.asarray(raw, dtype=float)
-    spikes = np.flatnonzero(raw > _APART * sigma)
-    if spikes.size == 0:
-        return cuts
-    spikes = spikes[np.argsort(-raw[spikes], kind="stable")][: max(bins // 4, 1)]
-    out = set(cuts)
-    for i in spikes:
-        out.update((int(i), int(i) + 1))
-    return sorted(c for c in out if 0 <= c <= len(raw))
+    found = np.flatnonzero(raw > _APART * sigma)
+    found = found[np.argsort(-raw[found], kind="stable")][: bins // 4]
+    return sorted(int(i) for i in found)
+
+
+def _with_spikes(cuts: list[int], spikes: list[int]) -> list[int]:
+    """``cuts`` with a coarse bin of its own for each fine bin in ``spikes``."""
+    return sorted(set(cuts).union(*({i, i + 1} for i in spikes)))
 
 
 def _as_float(s: pd.Series, kind: str) -> np.ndarray:
@@ -509,8 +509,11 @@ class Discretizer:
                         or float(raw[extent[0] : extent[1] + 1].sum()) < _EXTENT_MASS * rows
                     ):
                         extent = None
-                    cuts, weights = _even_cuts(len(noisy), max_bins, extent)
-                    cuts = _carve_spikes(cuts, raw, raw_sigma, max_bins)
+                    # (a spike's own bin and the split it makes cost two of the bins)
+                    spikes = _spikes(raw, raw_sigma, max_bins)
+                    even = max(max_bins - 2 * len(spikes), 1)
+                    cuts, weights = _even_cuts(len(noisy), even, extent)
+                    cuts = _with_spikes(cuts, spikes)
                     col["weak_signal"] = True
                     if extent is not None:
                         col["extent"] = [int(extent[0]), int(extent[1])]

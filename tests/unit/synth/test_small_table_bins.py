@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veil.synth._discretize import Discretizer, _carve_spikes, _even_cuts, _extent, fine_edges
+from veil.synth._discretize import (
+    Discretizer,
+    _even_cuts,
+    _extent,
+    _spikes,
+    _with_spikes,
+    fine_edges,
+)
 from veil.synth._domain import _headroom, dp_bounds
 from veil.synth._marginal import MIN_BINS, MSTSynthesizer
 from veil.synth._noise import ZCDPBudget
@@ -284,17 +291,34 @@ def test_a_count_columns_zeros_keep_their_share_when_the_signal_is_weak(high: in
     assert np.allclose(np.diff(edges[:6]), 1.0)
 
 
-def test_carved_spikes_are_coarse_bins_of_their_own() -> None:
+def test_spikes_are_coarse_bins_of_their_own() -> None:
     raw = np.zeros(40)
     raw[[0, 9, 25]] = [3000.0, 500.0, 300.0]  # 60, 10 and 6 sd at sd 50
-    cuts = _carve_spikes([0, 10, 20, 30, 40], raw, 50.0, 12)
-    for i in (0, 9, 25):
-        assert i in cuts and i + 1 in cuts
-    assert cuts == sorted(set(cuts)) and cuts[0] == 0 and cuts[-1] == 40
+    assert _spikes(raw, 50.0, 12) == [0, 9, 25]
+    cuts = _with_spikes([0, 10, 20, 30, 40], [0, 9, 25])
+    assert cuts == [0, 1, 9, 10, 20, 25, 26, 30, 40]
     # at most a quarter of the bins, the largest first; none without noise or spikes
-    assert _carve_spikes([0, 10, 20, 30, 40], raw, 50.0, 4) == [0, 1, 10, 20, 30, 40]
-    assert _carve_spikes([0, 20, 40], raw, 0.0, 8) == [0, 20, 40]
-    assert _carve_spikes([0, 20, 40], np.full(40, 200.0), 50.0, 8) == [0, 20, 40]
+    assert _spikes(raw, 50.0, 4) == [0]
+    assert _spikes(raw, 0.0, 8) == [] and _spikes(raw, 50.0, 3) == []
+    assert _spikes(np.full(40, 200.0), 50.0, 8) == []  # 4 sd: not apart
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    f=st.integers(2, 600),
+    bins=st.integers(1, 40),
+    picks=st.lists(st.integers(0, 599), max_size=12),
+)
+def test_spikes_keep_the_bins_within_the_limit(f: int, bins: int, picks: list[int]) -> None:
+    raw = np.zeros(f)
+    raw[[p % f for p in picks]] = 1000.0
+    spikes = _spikes(raw, 10.0, bins)
+    cuts, _ = _even_cuts(f, max(bins - 2 * len(spikes), 1), None)
+    cuts = _with_spikes(cuts, spikes)
+    assert cuts[0] == 0 and cuts[-1] == f and cuts == sorted(set(cuts))
+    assert len(cuts) - 1 <= bins
+    for i in spikes:
+        assert i in cuts and i + 1 in cuts
 
 
 def test_a_wide_integer_range_from_zero_is_log_with_whole_numbers_at_its_low_end() -> None:
