@@ -66,7 +66,12 @@ from veil.text.recognition._clinical_context import (
     name_growth,
     repeat_mentions,
 )
-from veil.text.recognition._clinical_name_cues import cued_name_findings, is_eponym
+from veil.text.recognition._clinical_name_cues import (
+    cued_name_findings,
+    is_eponym,
+    name_neighbours,
+    person_initials,
+)
 from veil.text.recognition._clinical_names import (
     name_follows,
     name_place_findings,
@@ -466,5 +471,7 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
     extra = [*extend_names(text, extra, taken), *name_growth(text, found, taken)]
     extra.extend(coordinated_people(text, [*found, *extra], taken))
     extra.extend(repeat_mentions(text, [*found, *extra], taken))
+    extra.extend(name_neighbours(text, [*found, *extra], taken, case=case))
+    extra.extend(person_initials(text, [*found, *extra], taken))
     extra.sort(key=lambda f: (f.start, f.end))
     return extra
