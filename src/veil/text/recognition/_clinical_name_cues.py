@@ -381,9 +381,9 @@ def followed_names(text: str, taken: bytearray, *, mixed: bool) -> list[Finding]
             continue
         if not _frequent_person(word.casefold()):
             continue
-        lead = len(text[:a].rstrip(" \t"))
-        if lead and taken[lead - 1]:
-            continue  # a name found before it grows over it (:mod:`._clinical_context`)
+        prev = _PREV_WORD.search(text, max(0, a - 30), a)
+        if prev is not None and taken[prev.start(1)] and _given_name(prev.group(1).casefold()):
+            continue  # the first name found before it grows over it (``extend_names``)
         if not name_follows(text, b, f.group().casefold()) or is_eponym(text, a, b):
             continue
         _mark(taken, a, b)
