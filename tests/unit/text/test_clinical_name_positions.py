@@ -88,6 +88,10 @@ def test_a_surname_after_a_found_first_name_stays_one_name() -> None:
         ("RN COVERING FOR PRICE TONIGHT.", False, "PRICE"),
         ("Code status: HCP is Grace.", True, "Grace"),
         ("Spoke with Long re dispo.", True, "Long"),
+        ("c/o given to young at 7a.", False, "young"),  # care handed over
+        ("Emergency contact: Rose, cell on file.", True, "Rose"),
+        ("HOPE (WIFE) CALLED FOR UPDATE.", False, "HOPE"),  # a relation in parentheses
+        ("Grace (dtr) in to visit.", True, "Grace"),
     ],
 )
 def test_contacted_names(text: str, mixed: bool, value: str) -> None:
@@ -104,6 +108,9 @@ def test_contacted_names(text: str, mixed: bool, value: str) -> None:
         ("Lasix given w/ good effect.", True),  # no contact before it
         ("Per Will, no change.", True),  # an auxiliary
         ("per pt, pain 4/10.", False),
+        ("c/o pain in young adult.", False),  # "complains of": no hand-off
+        ("Contact: family. Lasix (wife) held.", True),  # a relation, a drug
+        ("Will (son) call back.", True),  # an auxiliary before the relation
     ],
 )
 def test_contacted_names_leave_charting(text: str, mixed: bool) -> None:

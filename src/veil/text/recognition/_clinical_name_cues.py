@@ -57,6 +57,7 @@ from veil.text.vocab._lexicon import (
     RELATION_WORDS,
     common_words,
     name_lexicon,
+    relation_pattern,
     word_classes,
     word_set,
 )
@@ -397,9 +398,10 @@ def followed_names(text: str, taken: bytearray, *, mixed: bool) -> list[Finding]
 _CONTACT = lazy_compile(
     r"(?<![\w'’/])(?:(?:talked|spoke|spoken|speaking|met|discussed|reviewed|conferred)"
     r"[ \t]+(?:with|w/|to)|d/w|per|(?:seen|evaluated|examined|assessed)[ \t]+by|"
-    r"(?:report|sign[ -]?out)[ \t]+(?:given[ \t]+)?to|signed[ \t]+out[ \t]+to|"
+    r"(?:report|sign[ -]?out|c/o)[ \t]+(?:given[ \t]+)?to|signed[ \t]+out[ \t]+to|"
     r"(?:care[ \t]+)?(?:turned[ \t]+)?over[ \t]+to|handed[ \t]+off[ \t]+to|"
-    r"covering[ \t]+for|(?:hcp|proxy)[ \t]+is)[ \t]+([^\W\d_]{3,})(?![\w'’])",
+    r"covering[ \t]+for|(?:hcp|proxy)[ \t]+is|(?:contact|hcp|proxy)[ \t]*:)[ \t]+"
+    r"([^\W\d_]{3,})(?![\w'’])",
     re.IGNORECASE,
 )
 
@@ -411,21 +413,29 @@ _ROLE_HEADS = word_set(
 )
 
 
+# a word before a relation in parentheses: "Hope (wife) called", "GRACE (DTR)"
+_BEFORE_RELATION_IN_PARENS = lazy_compile(
+    rf"(?<![\w'’])([^\W\d_]{{3,}})[ \t]*\((?:{relation_pattern('dtr', 'hcp', 'proxy')})\)",
+    re.IGNORECASE,
+)
+
+
 def contacted_names(text: str, taken: bytearray, *, mixed: bool) -> list[Finding]:
     """A name the Census saw often, however English (:func:`_frequent_person`), right
     after a contact or a hand-off ("d/w Young", "per Hope", "report given to long",
-    "covering for Bell", "hcp is Grace"), capitalised when the note is in ordinary case
+    "covering for Bell", "hcp is Grace", "Contact: Rose") or before a relation in
+    parentheses ("Hope (wife) called"), capitalised when the note is in ordinary case
     (``mixed``); never a relation, a role or an auxiliary ("per team", "spoke with
     family"); nothing ``taken`` marks; what is added is marked.
 
     Examples
     --------
-    >>> t = "D/w Young re plan. Per protocol. Report given to Bell. Per case worker."
+    >>> t = "D/w Young re plan. Per protocol. Report given to Bell. Hope (wife) called."
     >>> [t[f.start:f.end] for f in contacted_names(t, bytearray(len(t)), mixed=True)]
-    ['Young', 'Bell']
+    ['Young', 'Bell', 'Hope']
     """
     out: list[Finding] = []
-    for m in _CONTACT.finditer(text):
+    for m in (*_CONTACT.finditer(text), *_BEFORE_RELATION_IN_PARENS.finditer(text)):
         a, b = m.span(1)
         word = m.group(1)
         if (mixed and not word.istitle()) or not _free(taken, a, b):
@@ -437,6 +447,7 @@ def contacted_names(text: str, taken: bytearray, *, mixed: bool) -> list[Finding
             continue  # "house staff", "case worker": a role, not a person
         _mark(taken, a, b)
         out.append(_finding(a, b, "PERSON", "contacted_name"))
+    out.sort(key=lambda f: f.start)
     return out
 
 
