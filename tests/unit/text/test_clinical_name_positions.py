@@ -78,6 +78,16 @@ def test_a_surname_after_a_found_first_name_stays_one_name() -> None:
     assert "Samantha White" in got
 
 
+@needs_census
+def test_a_surname_the_growth_leaves_is_still_read() -> None:
+    # "Dana" is a dictionary's word: the growth leaves "Price", the relation reads it
+    text = "Pt NPO, lasix given. Family meeting with Dana Price (HCP) and Dr. Roe."
+    first = text.index("Dana")
+    found = [Finding(first, first + 4, "PERSON", 0.6, "test")]
+    got = _spans(clinical_findings(text, found, thorough=False), text)
+    assert "Price" in got or "Dana Price" in got
+
+
 # ---- a frequent name after a contact or a hand-off -------------------------------------------
 @needs_census
 @pytest.mark.parametrize(

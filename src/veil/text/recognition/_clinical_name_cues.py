@@ -357,6 +357,18 @@ _FOLLOWER = lazy_compile(
 _BEFORE_FOLLOWER = lazy_compile(r"(?<![\w'’./-])([^\W\d_]{3,})[ \t]+$")
 
 
+def _after_found_first_name(text: str, taken: bytearray, a: int) -> bool:
+    """Whether the word right before ``a`` is a first name already found that is no
+    English word, and the word at ``a`` is capitalised or in capitals: the name's growth
+    (:func:`veil.text.recognition._clinical_context.extend_names`) then takes the surname
+    into the same span ("Samantha White"; not after "Dana", a dictionary's word)."""
+    prev = _PREV_WORD.search(text, max(0, a - 30), a)
+    if prev is None or not taken[prev.start(1)] or not text[a : a + 1].isupper():
+        return False
+    first = prev.group(1).casefold()
+    return _given_name(first) and not word_classes(first)
+
+
 def followed_names(text: str, taken: bytearray, *, mixed: bool) -> list[Finding]:
     """A name the Census saw often, however English (:func:`_frequent_person`: "Hope
     aware", "young at bedside", "GRACE IN TO VISIT"), right before what follows a person
@@ -382,8 +394,7 @@ def followed_names(text: str, taken: bytearray, *, mixed: bool) -> list[Finding]
             continue
         if not _frequent_person(word.casefold()):
             continue
-        prev = _PREV_WORD.search(text, max(0, a - 30), a)
-        if prev is not None and taken[prev.start(1)] and _given_name(prev.group(1).casefold()):
+        if _after_found_first_name(text, taken, a):
             continue  # the first name found before it grows over it (``extend_names``)
         if not name_follows(text, b, f.group().casefold()) or is_eponym(text, a, b):
             continue
@@ -442,6 +453,8 @@ def contacted_names(text: str, taken: bytearray, *, mixed: bool) -> list[Finding
             continue
         if not _frequent_person(word.casefold()) or is_eponym(text, a, b):
             continue
+        if _after_found_first_name(text, taken, a):
+            continue  # "William Park (sister)": the first name grows over it
         head = _NEXT_WORD.match(text, b)
         if head is not None and head.group(1).casefold() in _ROLE_HEADS:
             continue  # "house staff", "case worker": a role, not a person
