@@ -29,9 +29,23 @@ a value; the vocabularies are Faker's and the US Census name lists
   the rules that need a cue; Census frequency, not the word's, is the score, since no
   English frequency table ships with the pipeline.
 
-Measured only in aggregate on the first half of the PhysioNet deid notes (how many gold
-name tokens and how many other tokens each candidate rule would take, never which):
-see docs/text.md, the eighth round.
+* **a frequent name where only a person stands** (the ninth round): a name the Census
+  saw often, however English (:func:`_frequent_person`: a Faker name or one of the 5,000
+  most frequent Census names, used as a noun or adjective too, never a relation, a role,
+  an auxiliary or an adverb), right after a relation word or beside a care-team role no
+  abbreviation shares (:func:`role_side_names`: "wife hope", "Young RN"), right before
+  what follows a person (:func:`followed_names`: "Hope aware", "YOUNG AT BEDSIDE"), after
+  a contact or a hand-off or before a relation in parentheses (:func:`contacted_names`:
+  "d/w Young", "report given to bell", "Hope (wife) called");
+* **the rest of a name found in part** (the ninth round, after every other rule): an
+  initial with its full stop beside a found person and a capital alone between two
+  (:func:`person_initials`: "Q. LANDER", "Roe, J.", "ROBERT V DEGIORGIO"), and the word
+  beside a found person that no dictionary holds (:func:`name_neighbours`: "Maria
+  Kondouli").
+
+Measured only in aggregate on the PhysioNet deid notes (how many gold name tokens and
+how many other tokens each candidate rule would take; which ones only on the first half):
+see docs/text.md, the eighth and ninth rounds.
 """
 
 from __future__ import annotations
