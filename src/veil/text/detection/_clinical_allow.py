@@ -14,7 +14,10 @@ be safe is reported.
    the patient's history; :mod:`veil.text.recognition._clinical_names` names and places
    in their context, and :mod:`veil.text.recognition._clinical_name_cues` names that need
    no title (a surname's prefix, a role or a relation beside it, a capitalised frequent
-   Census name, a word only a name list holds; never an eponym, "Holter monitor").
+   Census name, a word only a name list holds, a frequent name before "aware" or after a
+   hand-off; never an eponym, "Holter monitor"); last, the initials and the unknown word
+   beside each person found (:func:`~veil.text.recognition._clinical_name_cues.person_initials`,
+   :func:`~veil.text.recognition._clinical_name_cues.name_neighbours`).
 2. Each remaining word of two or more letters is checked against the safe vocabulary
    (:mod:`veil.text.vocab._clinical_vocab`: English and clinical words and their misspellings).
    A word that is not safe is reported; so is a safe word that is also a known name when
@@ -66,7 +69,12 @@ from veil.text.recognition._clinical_context import (
     name_growth,
     repeat_mentions,
 )
-from veil.text.recognition._clinical_name_cues import cued_name_findings, is_eponym
+from veil.text.recognition._clinical_name_cues import (
+    cued_name_findings,
+    is_eponym,
+    name_neighbours,
+    person_initials,
+)
 from veil.text.recognition._clinical_names import (
     name_follows,
     name_place_findings,
@@ -466,5 +474,7 @@ def clinical_findings(text: str, found: list[Finding], *, thorough: bool = True)
     extra = [*extend_names(text, extra, taken), *name_growth(text, found, taken)]
     extra.extend(coordinated_people(text, [*found, *extra], taken))
     extra.extend(repeat_mentions(text, [*found, *extra], taken))
+    extra.extend(name_neighbours(text, [*found, *extra], taken, case=case))
+    extra.extend(person_initials(text, [*found, *extra], taken))
     extra.sort(key=lambda f: (f.start, f.end))
     return extra

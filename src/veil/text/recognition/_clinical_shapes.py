@@ -238,7 +238,8 @@ _WORD_BEFORE = lazy_compile(r"([^\W\d_][\w'’&.-]*)\s+$")
 # mental status in a note
 _TITLED = lazy_compile(
     r"\b(?:(?:dr|drs|doctor|mrs|miss)\.?['’]?|(?-i:Mr|Ms)\.?|(?-i:MR|mr)\.)"
-    r"\s+((?-i:[A-Z]\.){2,3}(?!\w)|[^\W\d_][\w'’-]*)"  # dotted initials too ("Dr. J.R.")
+    # a blank after the title, or none after its full stop ("Dr.Young", "DR.LAVELY")
+    r"(?:\s+|(?<=\.)(?=[^\W\d_]))((?-i:[A-Z]\.){2,3}(?!\w)|[^\W\d_][\w'’-]*)"
     r"(?:\s+([^\W\d_][\w'’-]*))?",
     re.IGNORECASE,
 )
