@@ -44,11 +44,14 @@ before they run.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import logging
 import math
 import os
 import re
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -58,12 +61,17 @@ __all__ = [
     "create_shares",
     "generate_key_pairs",
     "install",
+    "keys_ahead",
     "mask_stream",
     "parameters_to_ndarrays",
     "pseudo_rand_gen",
     "secaggplus_mod",
 ]
 
+# private keys (PEM) that generate_key_pairs hands out before making new ones (keys_ahead)
+_KEYS_AHEAD: contextvars.ContextVar[list[bytes] | None] = contextvars.ContextVar(
+    "_KEYS_AHEAD", default=None
+)
 _IRR = (1 << 128) | 0x87  # x^128 + x^7 + x^2 + x + 1: pycryptodome's Shamir field
 _CHUNK = 16
 
@@ -463,8 +471,28 @@ def generate_key_pairs() -> tuple[Any, Any]:
     """
     from cryptography.hazmat.primitives.asymmetric import ec
 
+    ahead = _KEYS_AHEAD.get()
+    if ahead:
+        # a setup run with the pairs made at the client's previous unmasking
+        # (:mod:`veil.federated._secagg_keys`): each is handed out once, in order
+        private_key = _private_key(ahead.pop(0))
+        return private_key, private_key.public_key()
     private_key = ec.generate_private_key(ec.SECP256R1())
     return private_key, private_key.public_key()
+
+
+@contextlib.contextmanager
+def keys_ahead(private_keys: list[bytes]) -> Iterator[None]:
+    """Within this block, :func:`generate_key_pairs` hands out these (PEM) private keys.
+
+    In order, one a call, then fresh pairs again; for a setup stage run with key pairs a
+    client made in advance (:mod:`veil.federated._secagg_keys`).
+    """
+    token = _KEYS_AHEAD.set(list(private_keys))
+    try:
+        yield
+    finally:
+        _KEYS_AHEAD.reset(token)
 
 
 @functools.lru_cache(maxsize=4)
