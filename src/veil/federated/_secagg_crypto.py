@@ -247,7 +247,25 @@ def mask_stream(seed: bytes, num_range: int, count: int) -> Any:
     key = hashlib.sha256(b"veil-secagg-mask-v1\x00" + bytes(seed)).digest()
     stream = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None).encryptor()
     words = np.frombuffer(stream.update(bytes(8 * count)), dtype="<u8")
+    if num_range == 1 << 32:  # Flower's modulus: a 64-bit division per value is most of the cost
+        return _mod_2_32_minus_1(words)
     return (words % np.uint64(num_range - 1)).astype(np.int64)
+
+
+def _mod_2_32_minus_1(words: Any) -> Any:
+    """``words % (2**32 - 1)`` for uint64 ``words``, as int64, without a division.
+
+    ``2**32`` is 1 modulo ``2**32 - 1``, so a word is congruent to the sum of its two 32-bit
+    halves (below ``2**33``), that sum to the sum of its halves (at most ``2**32``), and
+    one conditional subtraction leaves the remainder: the same values as ``%``.
+    """
+    import numpy as np
+
+    m = np.uint64(0xFFFFFFFF)  # the modulus, and the mask of a low half
+    folded = (words >> np.uint64(32)) + (words & m)
+    folded = (folded >> np.uint64(32)) + (folded & m)
+    folded[folded >= m] -= m
+    return folded.astype(np.int64)
 
 
 def pseudo_rand_gen(
@@ -339,7 +357,8 @@ def _stochastic_round(values: Any) -> Any:
 
     rounded = np.ceil(values).astype(np.int32)
     draws = np.random.rand(*rounded.shape)  # Flower's draws (rounding, not a secret)
-    rounded[draws < rounded - values] -= 1
+    # Flower's rounded[draws < rounded - values] -= 1, without the masked assignment
+    rounded -= draws < rounded - values
     return rounded
 
 
