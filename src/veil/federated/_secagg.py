@@ -43,6 +43,11 @@ shared its keys (one that never answered the setup, as a crashed SuperNode still
 online does) has no such shares, so every other client failed the unmasking and the round
 was lost. :func:`_workflow` counts only the clients that shared their keys, as the protocol
 does (their pairwise masks are the only ones in the masked vectors).
+
+In simulation the server passes a :class:`KeyPrefetch`: clients make their next round's key
+pairs at this round's unmasking, and a client of consecutive rounds skips the setup exchange
+(:mod:`veil.federated._secagg_keys`; three exchanges a round instead of four, the protocol
+unchanged). The deployed server does not, and keeps Flower's four.
 """
 
 from __future__ import annotations
