@@ -14,7 +14,8 @@ work (measured with ``benchmarks/fl_secagg_profile.py`` and cProfile):
   its seed to 32 bits and builds a new ``numpy.random.RandomState`` with it (which seeds
   itself from the OS first): most of the cost of a mask of a few thousand coordinates, and
   masks with 2**32 possible values (see :func:`pseudo_rand_gen`, which replaces it with a
-  stream cipher keyed by the whole seed);
+  stream cipher keyed by the whole seed; its reduction to Flower's range, modulo
+  ``2**32 - 1``, folds each word's halves instead of dividing, :func:`mask_stream`);
 - the clients parse their own PEM private key once per neighbour (and the neighbours'
   public keys once per use), not once per round;
 - the key pairs are on P-384, whose key agreement (twice per neighbour and round) costs
