@@ -54,9 +54,12 @@ def main() -> None:
         variants += [(f"{name}_dp_eps3", args + dp) for name, args in variants]
     runs: dict[str, Any] = {}
     for name, extra in variants:
+        load = os.getloadavg()
         out, wall, cpu = run_cli(base + extra)
         runs[name] = {
             "args": extra,
+            "load_average_before": load,
+            "load_average_after": os.getloadavg(),
             "round_seconds": out["round_seconds"],
             "median_round_seconds": statistics.median(out["round_seconds"]),
             "wall_seconds": wall,

@@ -62,7 +62,21 @@ from fl_accuracy import ROOT, SHARED, SHIPPED
 
 OUT = Path(__file__).parent / "results" / "fl_secagg_profile.json"
 TICK = os.sysconf("SC_CLK_TCK")
-PER_ROUND = {"plain": 1, "secagg": 4}  # exchanges a round
+# the exchanges of a round, by the stage its messages carry (a plain round: one, "train");
+# a SecAgg+ round has no setup exchange where its clients made their keys a round ahead
+STAGES = {
+    "plain": ["train"],
+    "secagg": ["setup", "share_keys", "collect_masked_vectors", "unmask"],
+}
+
+
+def _stage(messages: list[Any]) -> str:
+    from flwr.common.secure_aggregation.secaggplus_constants import RECORD_KEY_CONFIGS, Key
+
+    records = messages[0].content.config_records if messages else {}
+    if RECORD_KEY_CONFIGS in records:
+        return str(records[RECORD_KEY_CONFIGS][Key.STAGE])
+    return "train"
 
 
 def tree_cpu() -> float:
@@ -141,7 +155,7 @@ def child(polling: bool, rounds: int, data: Path) -> dict[str, Any]:
     import veil.train
     from veil.federated import FLConfig, _client, _server, simulate_federated
 
-    exchanges: list[tuple[float, float, float]] = []
+    exchanges: list[tuple[float, float, float, str]] = []
 
     def timed(self: Any, messages: Any, *, timeout: float | None = None) -> list[Any]:
         msgs = list(messages)
@@ -153,7 +167,7 @@ def child(polling: bool, rounds: int, data: Path) -> dict[str, Any]:
         c1 = tree_cpu()
         # the two reads of /proc (a few ms each, all of it on the server's thread between
         # exchanges) are the benchmark's, not the round's: kept apart, taken off the round
-        exchanges.append((t1 - t, c1 - c, (t - s0) + (time.perf_counter() - t1)))
+        exchanges.append((t1 - t, c1 - c, (t - s0) + (time.perf_counter() - t1), _stage(msgs)))
         return out
 
     _server._ObservedGrid.send_and_receive = timed  # type: ignore[method-assign]
@@ -184,8 +198,13 @@ def child(polling: bool, rounds: int, data: Path) -> dict[str, Any]:
     i = 0
     net = []
     for mode, seconds in zip(cfg.modes, out["round_seconds"], strict=True):
-        ex = exchanges[i : i + PER_ROUND[mode]]
-        i += PER_ROUND[mode]
+        # a plain round's one exchange; a SecAgg+ round's up to its unmasking
+        last = STAGES[mode][-1]
+        j = i
+        while exchanges[j][3] != last:
+            j += 1
+        ex = exchanges[i : j + 1]
+        i = j + 1
         one = result.setdefault(
             mode, {"round_seconds": [], "round_seconds_gross": [], "exchanges": []}
         )
@@ -204,15 +223,24 @@ def _pooled(runs: list[dict[str, Any]], mode: str, warmup: int) -> dict[str, Any
     walls = [s for r in runs for s in r[mode]["round_seconds"][warmup:]]
     gross = [s for r in runs for s in r[mode].get("round_seconds_gross", [])[warmup:]]
     exs = [e for r in runs for e in r[mode]["exchanges"][warmup:]]
-    per = PER_ROUND[mode]
+
+    def by_stage(k: int) -> list[float | None]:
+        # the median over the rounds that had the stage; None where none had it
+        out: list[float | None] = []
+        for stage in STAGES[mode]:
+            values = [x[k] for e in exs for x in e if x[3] == stage]
+            out.append(statistics.median(values) if values else None)
+        return out
+
     return {
         "median_round_seconds": statistics.median(walls),
         "median_round_seconds_gross": statistics.median(gross) if gross else None,
         "median_instrument_seconds": statistics.median(sum(x[2] for x in e) for e in exs),
         "median_round_cpu_seconds": statistics.median(sum(x[1] for x in e) for e in exs),
-        "median_exchange_seconds": [statistics.median(e[k][0] for e in exs) for k in range(per)],
-        "median_exchange_cpu_seconds": [
-            statistics.median(e[k][1] for e in exs) for k in range(per)
+        "median_exchange_seconds": by_stage(0),
+        "median_exchange_cpu_seconds": by_stage(1),
+        "rounds_with_exchange": [
+            sum(any(x[3] == stage for x in e) for e in exs) for stage in STAGES[mode]
         ],
         "rounds_pooled": len(walls),
     }
@@ -308,7 +336,7 @@ def main() -> None:
         "command": " ".join(["PYTHONPATH=src", "python", *sys.argv]),
         "started_utc": started,
         "note": a.note,
-        "exchanges": {"plain": ["train"], "secagg": ["setup", "share_keys", "masked", "unmask"]},
+        "exchanges": STAGES,
         "ratios": ratios,
         "runs": runs,
         "machine": {

@@ -224,6 +224,6 @@ def secagg_client_app(rows: WorkerData) -> Any:
     from flwr.clientapp import ClientApp
 
     from veil.federated._secagg_client import client_fn
-    from veil.federated._secagg_crypto import secaggplus_mod
+    from veil.federated._secagg_keys import secaggplus_mod
 
     return ClientApp(client_fn=client_fn(rows), mods=[dropout_mod, secaggplus_mod])

@@ -43,6 +43,11 @@ shared its keys (one that never answered the setup, as a crashed SuperNode still
 online does) has no such shares, so every other client failed the unmasking and the round
 was lost. :func:`_workflow` counts only the clients that shared their keys, as the protocol
 does (their pairwise masks are the only ones in the masked vectors).
+
+In simulation the server passes a :class:`KeyPrefetch`: clients make their next round's key
+pairs at this round's unmasking, and a client of consecutive rounds skips the setup exchange
+(:mod:`veil.federated._secagg_keys`; three exchanges a round instead of four, the protocol
+unchanged). The deployed server does not, and keeps Flower's four.
 """
 
 from __future__ import annotations
@@ -53,8 +58,15 @@ from typing import Any
 
 from veil._errors import InputError, VeilError
 from veil.federated._secagg_crypto import install
+from veil.federated._secagg_keys import KeyPrefetch, SetupGrid, ShareKeysGrid
 
-__all__ = ["TOLERATED_DROPOUT", "RoundAbortedError", "SecAggSettings", "secagg_round"]
+__all__ = [
+    "TOLERATED_DROPOUT",
+    "KeyPrefetch",
+    "RoundAbortedError",
+    "SecAggSettings",
+    "secagg_round",
+]
 
 TOLERATED_DROPOUT = 0.3  # the share of a round's clients the default settings survive losing
 
@@ -198,16 +210,43 @@ def _round_strategy(fitins: dict[int, Any]) -> Any:
     return _RoundStrategy()
 
 
-def _workflow(**kwargs: Any) -> Any:
-    """Flower's ``SecAggPlusWorkflow``, counting as dropped only clients that shared keys."""
+def _workflow(prefetch: KeyPrefetch | None = None, **kwargs: Any) -> Any:
+    """Flower's ``SecAggPlusWorkflow``, counting as dropped only clients that shared keys.
+
+    With ``prefetch``, clients whose public keys for this round came with the previous
+    round's unmasking get no setup exchange: the setup's settings go with their key sharing
+    (:mod:`veil.federated._secagg_keys`), and the unmasking asks every client for its keys
+    of the next round. Without it, Flower's four exchanges.
+    """
     from flwr.server.workflow import SecAggPlusWorkflow
 
     class _Workflow(SecAggPlusWorkflow):
+        def __init__(self, **kw: Any) -> None:
+            super().__init__(**kw)
+            self.held: set[int] = set()  # this round's clients set up with keys made ahead
+            self.setup: dict[str, Any] | None = None
+
+        def setup_stage(self, grid: Any, context: Any, state: Any) -> bool:
+            if prefetch is None:
+                return bool(super().setup_stage(grid, context, state))
+            # the clients with keys made ahead answered this setup a round early
+            wrapped = SetupGrid(grid, prefetch.take())
+            ok = bool(super().setup_stage(wrapped, context, state))  # type: ignore[arg-type]
+            self.held, self.setup = wrapped.held, wrapped.setup
+            return ok
+
         def share_keys_stage(self, grid: Any, context: Any, state: Any) -> bool:
+            if self.held and self.setup is not None:
+                grid = ShareKeysGrid(grid, self.held, self.setup)
             ok: bool = super().share_keys_stage(grid, context, state)
             # the masked vectors hold pairwise masks only with these clients
             state.sampled_node_ids = set(state.active_node_ids)
             return ok
+
+        def unmask_stage(self, grid: Any, context: Any, state: Any) -> bool:
+            if prefetch is not None:
+                grid = prefetch.unmask_grid(grid)
+            return bool(super().unmask_stage(grid, context, state))
 
     return _Workflow(**kwargs)
 
@@ -219,6 +258,7 @@ def secagg_round(
     settings: SecAggSettings,
     round_number: int,
     timeout: float | None = None,
+    prefetch: KeyPrefetch | None = None,
 ) -> tuple[list[Any], int]:
     """Run one SecAgg+ round over the clients in ``fit`` (node id -> weights, config).
 
@@ -227,6 +267,9 @@ def secagg_round(
     too few shares survive to remove the masks (nothing is aggregated). ``timeout`` bounds
     each stage's wait for replies: none in simulation (a vanished client answers with an
     error at once), a finite one on real SuperNodes (one that crashed never answers).
+    ``prefetch`` (one per run; the simulation's server passes one) lets the clients that
+    took part in the previous round's unmasking skip the setup exchange
+    (:mod:`veil.federated._secagg_keys`); without it every round has Flower's four.
     """
     from flwr.app import ArrayRecord, ConfigRecord
     from flwr.common import FitIns, ndarrays_to_parameters
@@ -250,6 +293,7 @@ def secagg_round(
     legacy.state.array_records["parameters"] = ArrayRecord()
     shares, threshold = settings.workflow_args(len(fit))
     workflow = _workflow(
+        prefetch,
         num_shares=shares,
         reconstruction_threshold=threshold,
         clipping_range=settings.clipping_range,

@@ -1,7 +1,7 @@
 """The SecAgg+ client of a simulation: a ``NumPyClient`` defined where pickle can name it.
 
 Flower's Ray backend pickles the ``ClientApp`` with every message it hands a worker, and
-SecAgg+ sends four messages per client and round. A client class defined inside a function
+SecAgg+ sends three or four messages per client and round. A client class defined inside a function
 is pickled by value (its code, every time: about 1.3 ms a message, and as long again to
 rebuild it in the worker); this one, and the ``client_fn`` built with ``functools.partial``,
 are pickled as their names. Imported only when a SecAgg+ simulation runs (it imports flwr).

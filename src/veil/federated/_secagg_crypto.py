@@ -14,7 +14,8 @@ work (measured with ``benchmarks/fl_secagg_profile.py`` and cProfile):
   its seed to 32 bits and builds a new ``numpy.random.RandomState`` with it (which seeds
   itself from the OS first): most of the cost of a mask of a few thousand coordinates, and
   masks with 2**32 possible values (see :func:`pseudo_rand_gen`, which replaces it with a
-  stream cipher keyed by the whole seed);
+  stream cipher keyed by the whole seed; its reduction to Flower's range, modulo
+  ``2**32 - 1``, folds each word's halves instead of dividing, :func:`mask_stream`);
 - the clients parse their own PEM private key once per neighbour (and the neighbours'
   public keys once per use), not once per round;
 - the key pairs are on P-384, whose key agreement (twice per neighbour and round) costs
@@ -44,11 +45,14 @@ before they run.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import logging
 import math
 import os
 import re
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -58,12 +62,17 @@ __all__ = [
     "create_shares",
     "generate_key_pairs",
     "install",
+    "keys_ahead",
     "mask_stream",
     "parameters_to_ndarrays",
     "pseudo_rand_gen",
     "secaggplus_mod",
 ]
 
+# private keys (PEM) that generate_key_pairs hands out before making new ones (keys_ahead)
+_KEYS_AHEAD: contextvars.ContextVar[list[bytes] | None] = contextvars.ContextVar(
+    "_KEYS_AHEAD", default=None
+)
 _IRR = (1 << 128) | 0x87  # x^128 + x^7 + x^2 + x + 1: pycryptodome's Shamir field
 _CHUNK = 16
 
@@ -239,7 +248,25 @@ def mask_stream(seed: bytes, num_range: int, count: int) -> Any:
     key = hashlib.sha256(b"veil-secagg-mask-v1\x00" + bytes(seed)).digest()
     stream = Cipher(algorithms.ChaCha20(key, bytes(16)), mode=None).encryptor()
     words = np.frombuffer(stream.update(bytes(8 * count)), dtype="<u8")
+    if num_range == 1 << 32:  # Flower's modulus: a 64-bit division per value is most of the cost
+        return _mod_2_32_minus_1(words)
     return (words % np.uint64(num_range - 1)).astype(np.int64)
+
+
+def _mod_2_32_minus_1(words: Any) -> Any:
+    """``words % (2**32 - 1)`` for uint64 ``words``, as int64, without a division.
+
+    ``2**32`` is 1 modulo ``2**32 - 1``, so a word is congruent to the sum of its two 32-bit
+    halves (below ``2**33``), that sum to the sum of its halves (at most ``2**32``), and
+    one conditional subtraction leaves the remainder: the same values as ``%``.
+    """
+    import numpy as np
+
+    m = np.uint64(0xFFFFFFFF)  # the modulus, and the mask of a low half
+    folded = (words >> np.uint64(32)) + (words & m)
+    folded = (folded >> np.uint64(32)) + (folded & m)
+    folded[folded >= m] -= m
+    return folded.astype(np.int64)
 
 
 def pseudo_rand_gen(
@@ -331,7 +358,8 @@ def _stochastic_round(values: Any) -> Any:
 
     rounded = np.ceil(values).astype(np.int32)
     draws = np.random.rand(*rounded.shape)  # Flower's draws (rounding, not a secret)
-    rounded[draws < rounded - values] -= 1
+    # Flower's rounded[draws < rounded - values] -= 1, without the masked assignment
+    rounded -= draws < rounded - values
     return rounded
 
 
@@ -463,8 +491,28 @@ def generate_key_pairs() -> tuple[Any, Any]:
     """
     from cryptography.hazmat.primitives.asymmetric import ec
 
+    ahead = _KEYS_AHEAD.get()
+    if ahead:
+        # a setup run with the pairs made at the client's previous unmasking
+        # (:mod:`veil.federated._secagg_keys`): each is handed out once, in order
+        private_key = _private_key(ahead.pop(0))
+        return private_key, private_key.public_key()
     private_key = ec.generate_private_key(ec.SECP256R1())
     return private_key, private_key.public_key()
+
+
+@contextlib.contextmanager
+def keys_ahead(private_keys: list[bytes]) -> Iterator[None]:
+    """Within this block, :func:`generate_key_pairs` hands out these (PEM) private keys.
+
+    In order, one a call, then fresh pairs again; for a setup stage run with key pairs a
+    client made in advance (:mod:`veil.federated._secagg_keys`).
+    """
+    token = _KEYS_AHEAD.set(list(private_keys))
+    try:
+        yield
+    finally:
+        _KEYS_AHEAD.reset(token)
 
 
 @functools.lru_cache(maxsize=4)

@@ -100,7 +100,7 @@ def server_app(
     from flwr.app import ArrayRecord, ConfigRecord, Context, RecordDict
     from flwr.serverapp import Grid, ServerApp
 
-    from veil.federated._secagg import secagg_round
+    from veil.federated._secagg import KeyPrefetch, secagg_round
 
     app = ServerApp()
     strategy = make_strategy(config.strategy)
@@ -113,6 +113,9 @@ def server_app(
     drop_rng = np.random.default_rng(None if config.seed is None else config.seed + 1)
     model = fresh_model(data.arch, data.init_seed, data.model)
     settings = config.secagg_settings(data)
+    # public keys the clients made at a round's unmasking for their next round: a client of
+    # consecutive SecAgg+ rounds then skips the setup exchange (veil.federated._secagg_keys)
+    prefetch = KeyPrefetch()
     agg = None
     if dp:
         assert sigma is not None
@@ -193,7 +196,9 @@ def server_app(
                     mean = replied_zeros
                     if len(chosen) >= 2:
                         fit = {nd: (weights, _config(r, nd, nd in dropping)) for nd in chosen}
-                        mean, finished = secagg_round(grid, context, fit, _round_settings(), r)
+                        mean, finished = secagg_round(
+                            grid, context, fit, _round_settings(), r, prefetch=prefetch
+                        )
                     if agg is not None:
                         weights = strategy.step(
                             weights, agg.aggregate([m * finished for m in mean])

@@ -303,3 +303,42 @@ def test_a_malformed_npy_document_is_read_or_refused_as_numpy_does() -> None:
         else:  # numpy.load ignores bytes after the data
             np.testing.assert_array_equal(fast.bytes_to_ndarray(bad), theirs)
     assert refused == len(cases) - 1
+
+
+def test_the_division_free_remainder_is_the_remainder() -> None:
+    import numpy as np
+
+    m = (1 << 32) - 1
+    edges = [0, 1, m - 1, m, m + 1, 1 << 32, (1 << 33) - 2, m * m, m * (m + 2), m * (m + 2) - 1]
+    edges += [(1 << 63), (1 << 64) - 2, (1 << 64) - 1]
+    words = np.array(edges, dtype=np.uint64)
+    rng = np.random.default_rng(0)
+    words = np.concatenate(
+        [words, rng.integers(0, 1 << 64, 10_000, dtype=np.uint64, endpoint=False)]
+    )
+    got = fast._mod_2_32_minus_1(words)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, (words % np.uint64(m)).astype(np.int64))
+    assert [int(x) for x in got[: len(edges)]] == [e % m for e in edges]
+
+
+def test_stochastic_rounding_is_flowers_draw_for_draw() -> None:
+    import numpy as np
+
+    values = np.random.default_rng(1).random(5000) * 2**22
+    values[:4] = [0.0, 1.0, 2.5, 2**22]
+
+    def flowers(v: Any) -> Any:
+        rounded = np.ceil(v).astype(np.int32)
+        draws = np.random.rand(*rounded.shape)
+        rounded[draws < rounded - v] -= 1
+        return rounded
+
+    for dtype in (np.float64, np.float32):
+        v = values.astype(dtype)
+        np.random.seed(7)
+        expected = flowers(v)
+        np.random.seed(7)
+        got = fast._stochastic_round(v)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
