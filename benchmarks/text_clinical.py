@@ -20,7 +20,9 @@ findings are scored type-agnostic, as the de-identification literature scores th
   first, untimed, by every system; ``warmup_cpu_seconds`` records what that cost). The
   short note alone left veil's clinical vocabularies (built at first use, in the first
   note that reads as clinical) and lazily compiled patterns inside the timed run: about
-  0.6 CPU seconds, a fifth of the 300 generated notes' time.
+  0.6 CPU seconds, a fifth of the 300 generated notes' time. The systems of one run take
+  the corpus in turn, a tenth at a time (``SLICES``), so that drift in the machine's speed
+  over minutes weighs on each alike (``timing`` in each entry).
 
 Presidio runs with its default recognizers and spaCy NER (the same model as veil), no
 score threshold. philter-lite (UCSF Philter's packaged form) runs in its own environment
@@ -187,6 +189,40 @@ def _timed(
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
+#: the systems run in turn on this many slices of a corpus (the order alternating), so a
+#: machine whose speed drifts over minutes slows them alike: run one after the other, the
+#: same code's ratio to Presidio moved from 2.5 to 3.0 between two runs minutes apart
+#: (Presidio's own speed by 27 %)
+SLICES = 10
+
+
+def _interleaved(
+    runners: dict[str, Callable[[list[str]], list[Spans]]], texts: list[str], slices: int
+) -> dict[str, tuple[list[Spans], float, float, float]]:
+    """Each runner's predictions, wall and CPU seconds on ``texts`` and its warm-up CPU:
+    all are warmed up first (untimed, as :func:`_timed`), then run slice by slice, the
+    runners' order reversed every other slice. A runner analyzes each note alone, so the
+    slicing changes no prediction."""
+    warm_cpu: dict[str, float] = {}
+    for name, run in runners.items():
+        _timed(run, [])
+        warm_cpu[name] = WARMUP_CPU[0]
+    n = max(1, min(slices, len(texts)))
+    bounds = [round(i * len(texts) / n) for i in range(n + 1)]
+    preds: dict[str, list[Spans]] = {name: [] for name in runners}
+    wall = dict.fromkeys(runners, 0.0)
+    cpu = dict.fromkeys(runners, 0.0)
+    names = list(runners)
+    for i in range(n):
+        part = texts[bounds[i] : bounds[i + 1]]
+        for name in names if i % 2 == 0 else names[::-1]:
+            t0, c0 = time.perf_counter(), time.process_time()
+            preds[name] += runners[name](part)
+            wall[name] += time.perf_counter() - t0
+            cpu[name] += time.process_time() - c0
+    return {k: (preds[k], wall[k], cpu[k], warm_cpu[k]) for k in runners}
+
+
 def _veil(model: str, profile: str) -> Callable[[list[str]], list[Spans]]:
     analyzer = TextAnalyzer.from_config(model=model, profile=profile)
 
@@ -283,14 +319,16 @@ def run_corpus(
             else:
                 dropped.append(name)
     runners = {name: make() for name, make in makers.items() if name in only}
-    for name, run in runners.items():
-        pred, secs, cpu = _timed(run, texts)
+    timed = _interleaved(runners, texts, SLICES)
+    for name in runners:
+        pred, secs, cpu, warm_cpu = timed[name]
         systems[name] = {**score(gold, pred), "seconds": round(secs, 1)}
         systems[name]["docs_per_s"] = round(len(texts) / secs, 1)
         systems[name]["cpu_seconds"] = round(cpu, 1)
         systems[name]["docs_per_cpu_s"] = round(len(texts) / cpu, 1)
         systems[name]["chars_per_cpu_s"] = round(sum(map(len, texts)) / cpu)
-        systems[name]["warmup_cpu_seconds"] = round(WARMUP_CPU[0], 2)
+        systems[name]["warmup_cpu_seconds"] = round(warm_cpu, 2)
+        systems[name]["timing"] = f"interleaved with the other systems run, {SLICES} slices"
         if halves:
             systems[name]["halves"] = _halves(gold, pred)
         print(name, {k: systems[name][k] for k in ("token_recall", "token_precision")}, flush=True)
