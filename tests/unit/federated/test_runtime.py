@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from flwr.app import Error, Message, RecordDict
 from flwr.common.constant import ErrorCode
-from flwr.supercore.task_identity import TaskIdentity
 
 from veil.federated import RuntimeDiedError
 from veil.federated._runtime import GuardedGrid, RayProbe, dead_ray_daemon, ray_failure
@@ -24,12 +23,7 @@ ACTOR_DIED = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _task_identity() -> Any:
-    saved = (TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id)
-    TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 1, 0, 1
-    yield
-    TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id = saved
+pytestmark = pytest.mark.usefixtures("task_identity")
 
 
 def _message(i: int) -> Message:

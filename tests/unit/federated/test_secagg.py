@@ -22,7 +22,6 @@ from flwr.common.secure_aggregation.secaggplus_constants import (
     Key,
 )
 from flwr.compat.common import recorddict_compat as compat
-from flwr.supercore.task_identity import TaskIdentity
 
 from veil._errors import InputError
 from veil.federated import RoundAbortedError, SecAggSettings
@@ -70,13 +69,7 @@ class _MemoryGrid:
         return replies
 
 
-@pytest.fixture(autouse=True)
-def _task_identity() -> Any:
-    # a ServerApp process has these set by Flower; messages cannot be built without them
-    saved = (TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id)
-    TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 1, 0, 1
-    yield
-    TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id = saved
+pytestmark = pytest.mark.usefixtures("task_identity")
 
 
 def _round(

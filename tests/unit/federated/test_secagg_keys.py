@@ -23,7 +23,6 @@ from flwr.common.secure_aggregation.secaggplus_constants import (
     Stage,
 )
 from flwr.compat.common import recorddict_compat as compat
-from flwr.supercore.task_identity import TaskIdentity
 
 from veil.federated import RoundAbortedError, SecAggSettings
 from veil.federated._client import DROP_KEY, dropout_mod
@@ -83,12 +82,7 @@ class _Clients:
         )
 
 
-@pytest.fixture(autouse=True)
-def _task_identity() -> Any:
-    saved = (TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id)
-    TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 1, 0, 1
-    yield
-    TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id = saved
+pytestmark = pytest.mark.usefixtures("task_identity")
 
 
 def _round(
