@@ -254,3 +254,50 @@ def test_sample_level_dp_spends_the_largest_clients_epsilon(data: Path, tmp_path
     with BudgetLedger(url) as led:
         (spend,) = led.history("adult")
     assert spend.epsilon == out["epsilon_spent"] and spend.mechanism == "dp-sgd"
+
+
+USER_SCRIPT = """
+import json, sys
+import torch
+from torch import nn
+from veil.data import adult_frame
+from veil.federated import FLConfig, simulate_federated
+
+
+class Net(nn.Module):  # defined in __main__, which a Ray worker cannot import
+    def __init__(self, cards, n_numeric, n_classes):
+        super().__init__()
+        self.emb = nn.ModuleList(nn.Embedding(c + 1, 4) for c in cards)
+        self.out = nn.Sequential(nn.Linear(4 * len(cards) + n_numeric, 16), nn.ReLU(),
+                                 nn.Linear(16, n_classes))
+
+    def forward(self, x_cat, x_num):
+        parts = [e(x_cat[:, i]) for i, e in enumerate(self.emb)]
+        return self.out(torch.cat([*parts, x_num], dim=1))
+
+
+def make_net(cards, n_numeric, n_classes):
+    return Net(cards, n_numeric, n_classes)
+
+
+frame = adult_frame().sample(600, random_state=0)
+config = FLConfig(clients=3, rounds=2, workers=1, model=make_net, dp="sample", epsilon=3.0)
+out = simulate_federated(frame, "salary-class", config)
+json.dump({k: out[k] for k in ("model", "accuracy", "rounds", "epsilon_spent", "dp")}, sys.stdout)
+"""
+
+
+def test_a_users_module_from_a_script_trains_on_the_engine_with_dp_sgd(tmp_path: Path) -> None:
+    # the user's path: a class and factory in their own script (__main__), Flower's Ray
+    # engine, and the clients' DP-SGD (Opacus) on that model
+    script = tmp_path / "train_fl.py"
+    script.write_text(USER_SCRIPT)
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout)
+    assert out["model"] == "custom:make_net"
+    assert [r["round"] for r in out["rounds"]] == [1, 2]
+    assert all(0.0 <= r["accuracy"] <= 1.0 and r["loss"] > 0 for r in out["rounds"])
+    assert out["dp"]["mode"] == "sample" and 0 < out["epsilon_spent"] <= 3.0

@@ -69,7 +69,15 @@ class WorkerData:
     @classmethod
     def save(cls, data: FLData, path: Path) -> WorkerData:
         with open(path, "wb") as fh:
-            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            if isinstance(data.model, str):
+                pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            else:
+                # a user's model class or factory may live in a script's __main__, which a
+                # Ray worker cannot import: cloudpickle (Ray's) writes it by value, and
+                # plain pickle reads that back wherever Ray is installed
+                from ray import cloudpickle
+
+                cloudpickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
         return cls(data, path)
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:

@@ -3,14 +3,24 @@
 The table is split into training rows (dealt to the clients by :mod:`veil.federated._partition`)
 and held-out rows (kept by the server to evaluate the global model), encoded once with
 veil's :class:`~veil.train.TabularEncoder`; every party builds the same model (veil's tabular
-MLP, or a logistic regression on the same features) from the same seed and then takes the
-weights it is sent.
+MLP, a logistic regression on the same features, or the user's ``nn.Module``) from the same
+seed and then takes the weights it is sent.
+
+A user's model (``FLConfig(model=...)``, Python only) is an ``nn.Module`` or a factory
+``(cardinalities, n_numeric, n_classes) -> nn.Module``; its ``forward(x_cat, x_num)`` takes
+the encoded rows (category codes, ``LongTensor [n, len(cardinalities)]``, code 0 meaning
+unseen; standardized numerics, ``FloatTensor [n, n_numeric]``) and returns logits ``[n,
+n_classes]``. :func:`check_model` refuses, before any round or ledger spend, a model that
+does not fit those shapes, has nothing to train, keeps running statistics (only parameters
+are averaged, so BatchNorm's statistics would stay at their start on the server), or that
+Opacus cannot train with ``--dp sample``.
 """
 
 from __future__ import annotations
 
+import copy
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,9 +32,24 @@ if TYPE_CHECKING:
 
     from veil.federated._simulate import FLConfig
 
-__all__ = ["MODELS", "FLData", "evaluate", "fresh_model", "num", "prepare", "set_weights"]
+__all__ = [
+    "MODELS",
+    "FLData",
+    "ModelSpec",
+    "check_model",
+    "evaluate",
+    "fresh_model",
+    "model_name",
+    "num",
+    "prepare",
+    "set_weights",
+]
 
 MODELS: tuple[str, ...] = ("mlp", "logistic")
+
+# a built-in model's name, a user's nn.Module (each party deep-copies it) or a factory
+# (cardinalities, n_numeric, n_classes) -> nn.Module (called on each party under the run's seed)
+ModelSpec = str | Callable[..., Any]
 
 Tensors = tuple[Any, Any, Any]  # category codes, standardized numerics, labels
 
@@ -38,7 +63,7 @@ class FLData:
     test: Tensors
     arch: tuple[list[int], int, int]
     init_seed: int
-    model: str = "mlp"
+    model: ModelSpec = "mlp"
 
 
 def prepare(frame: pd.DataFrame, target: str, config: FLConfig, drop: Sequence[str]) -> FLData:
@@ -86,20 +111,102 @@ def prepare(frame: pd.DataFrame, target: str, config: FLConfig, drop: Sequence[s
     return FLData(parts, (xc, xn, y), (tc, tn, ty), arch, init_seed, config.model)
 
 
-def fresh_model(arch: tuple[list[int], int, int], seed: int, model: str = "mlp") -> Any:
+def model_name(model: ModelSpec) -> str:
+    """``mlp``, ``logistic``, or ``custom:<class or factory name>`` for a user's model."""
+    if isinstance(model, str):
+        return model
+    return "custom:" + str(getattr(model, "__qualname__", type(model).__qualname__))
+
+
+def fresh_model(arch: tuple[list[int], int, int], seed: int, model: ModelSpec = "mlp") -> Any:
     """The model every party builds, initialized from ``seed`` (the same on every party).
 
-    ``model`` is ``mlp`` (veil's tabular MLP) or ``logistic`` (:func:`logistic_model`).
+    ``model`` is ``mlp`` (veil's tabular MLP), ``logistic`` (:func:`logistic_model`), a
+    user's ``nn.Module`` (copied, so every party starts from its weights) or a factory
+    called with ``(cardinalities, n_numeric, n_classes)`` under the seed.
     """
     import torch
+    from torch import nn
 
     from veil.train import make_tabular_mlp
 
+    if isinstance(model, nn.Module):
+        return copy.deepcopy(model)
     if model == "logistic":
         return logistic_model(*arch)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        return make_tabular_mlp(*arch)
+        if isinstance(model, str):
+            return make_tabular_mlp(*arch)
+        built = model(list(arch[0]), arch[1], arch[2])
+    if not isinstance(built, nn.Module):
+        raise InputError(
+            f"the model factory {model_name(model)!r} returned a "
+            f"{type(built).__name__}, not a torch nn.Module",
+            hint="return an nn.Module from the factory, or pass the module itself",
+        )
+    return built
+
+
+def check_model(data: FLData, dp: str | None) -> None:
+    """Refuse a user's model that cannot be federated as configured (before any round).
+
+    Builds it as every party will, runs its forward on two training rows and checks the
+    logits' shape; refuses a model with no trainable parameter, one that keeps running
+    statistics (BatchNorm with ``track_running_stats``: they are buffers, never averaged),
+    and with ``dp="sample"`` one that Opacus cannot train without replacing layers (a
+    replacement on the clients alone would leave them training another model than the
+    server's). Built-in models pass unchecked.
+    """
+    import torch
+    from torch import nn
+
+    if isinstance(data.model, str):
+        return
+    name = model_name(data.model)
+    model = fresh_model(data.arch, data.init_seed, data.model)
+    if not any(p.requires_grad for p in model.parameters()):
+        raise InputError(
+            f"the model {name!r} has no trainable parameter", hint="give it at least one layer"
+        )
+    stats = [
+        n or "<root>"
+        for n, m in model.named_modules()
+        if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.track_running_stats
+    ]
+    if stats:
+        raise InputError(
+            f"the model {name!r} keeps running statistics in {', '.join(stats[:5])}: "
+            "federated averaging averages parameters only, so the server's statistics "
+            "would never be trained",
+            hint="use GroupNorm or LayerNorm, or BatchNorm with track_running_stats=False",
+        )
+    xc, xn, _ = data.train
+    cards, n_numeric, n_classes = data.arch
+    model.eval()
+    try:
+        with torch.no_grad():
+            out = model(xc[:2], xn[:2])
+    except Exception as exc:  # a user's forward may raise anything
+        raise InputError(
+            f"the model {name!r} failed on veil's encoded rows ({type(exc).__name__}): its "
+            f"forward(x_cat, x_num) gets category codes of shape [n, {len(cards)}] "
+            f"(LongTensor) and numerics of shape [n, {n_numeric}] (FloatTensor)",
+            hint="size the model from the factory's (cardinalities, n_numeric, n_classes)",
+        ) from exc
+    rows = min(2, len(data.train[2]))
+    if not isinstance(out, torch.Tensor) or tuple(out.shape) != (rows, n_classes):
+        shape = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
+        raise InputError(
+            f"the model {name!r} returned {shape} for {rows} rows; federated training "
+            f"needs logits of shape [n, {n_classes}] (one per class of the target)",
+            hint="end the model with a layer of n_classes outputs",
+        )
+    if dp == "sample":
+        from veil.train import make_private_compatible
+
+        model.train()  # as the clients' DP-SGD will (Opacus refuses a model in eval mode)
+        make_private_compatible(model, fix=False)
 
 
 def logistic_model(cardinalities: Sequence[int], n_numeric: int, n_classes: int) -> Any:

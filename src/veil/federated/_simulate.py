@@ -40,7 +40,16 @@ from veil._errors import InputError
 from veil._progress import NullProgress, Progress
 from veil.federated._clientdp import AdaptiveClip, default_count_noise, split_noise
 from veil.federated._dispatch import prompt_dispatch
-from veil.federated._model import MODELS, FLData, evaluate, fresh_model, prepare
+from veil.federated._model import (
+    MODELS,
+    FLData,
+    ModelSpec,
+    check_model,
+    evaluate,
+    fresh_model,
+    model_name,
+    prepare,
+)
 from veil.federated._partition import parse_partition
 from veil.federated._runtime import RuntimeDiedError
 from veil.federated._secagg import RoundAbortedError, SecAggSettings
@@ -63,8 +72,11 @@ ENGINE_STOP_WAIT = 30.0  # seconds the server loop has to notice that Flower's e
 class FLConfig:
     """Settings of a federated simulation (defaults live here).
 
-    ``model`` is ``mlp`` (veil's tabular MLP) or ``logistic`` (a logistic regression on the
-    same features: far fewer parameters for client-level DP's noise to fall on).
+    ``model`` is ``mlp`` (veil's tabular MLP), ``logistic`` (a logistic regression on the
+    same features: far fewer parameters for client-level DP's noise to fall on), or, from
+    Python, a user's ``nn.Module`` or a factory ``(cardinalities, n_numeric, n_classes) ->
+    nn.Module`` whose ``forward(x_cat, x_num)`` returns logits (see
+    :mod:`veil.federated._model`).
     ``workers`` is how many Ray actors run the clients (default: one per CPU, at most one per
     client); each actor imports torch once. ``lr`` is the clients' SGD learning rate;
     ``proximal_mu`` is FedProx's; ``clip_norm``, ``epsilon`` and ``delta`` apply with
@@ -82,7 +94,7 @@ class FLConfig:
 
     clients: int = 10
     rounds: int = 20
-    model: str = "mlp"
+    model: ModelSpec = "mlp"
     partition: str = "iid"
     strategy: str = "fedavg"
     local_epochs: int = 1
@@ -110,9 +122,15 @@ class FLConfig:
         """Refuse bad settings before any data, ledger or Ray is touched."""
         make_strategy(self.strategy)
         parse_partition(self.partition)
-        if self.model not in MODELS:
+        if isinstance(self.model, str) and self.model not in MODELS:
             raise InputError(
                 f"unknown --model {self.model!r}", hint=f"use one of: {', '.join(MODELS)}"
+            )
+        if not isinstance(self.model, str) and not callable(self.model):
+            raise InputError(
+                f"model must be one of {', '.join(MODELS)}, an nn.Module or a factory, "
+                f"not a {type(self.model).__name__}",
+                hint="pass FLConfig(model=MyNet()) or FLConfig(model=make_net)",
             )
         for name in ("clients", "rounds", "local_epochs", "batch_size"):
             if getattr(self, name) < 1:
@@ -373,6 +391,7 @@ def simulate_federated(
 
     progress = progress or NullProgress()
     data = prepare(frame, target, config, drop)
+    check_model(data, config.dp)
     sigma = None
     epsilon_spent = None
     q = config.fraction_fit
@@ -487,7 +506,7 @@ def simulate_federated(
         "seconds": time.perf_counter() - t0,
         "round_seconds": run.round_seconds,
         "strategy": config.strategy,
-        "model": config.model,
+        "model": model_name(config.model),
         "partition": config.partition,
         "clients": config.clients,
         "client_rows": [len(p[2]) for p in data.parts],
