@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veil._errors import InputError
 from veil.federated import parse_partition, partition_rows
@@ -63,3 +65,38 @@ def test_bad_partition_specs_are_refused(text: str) -> None:
 def test_more_clients_than_rows_is_refused() -> None:
     with pytest.raises(InputError, match="only 3 training rows"):
         partition_rows(parse_partition("iid"), 4, np.zeros(3, dtype=int))
+
+
+def test_a_split_no_draw_can_fill_is_topped_up_one_row_each_keeping_the_skew(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # ALPHA 0.1 over 50 clients: every draw leaves clients empty (the 50-client
+    # Dirichlet 0.1 benchmark); before, this was refused after 100 draws
+    labels = _labels(4000, seed=3)
+    with caplog.at_level("WARNING", logger="veil.federated._partition"):
+        parts = partition_rows(parse_partition("dirichlet:0.1"), 50, labels, seed=0)
+    assert "empty clients" in caplog.text
+    assert sorted(np.concatenate(parts).tolist()) == list(range(len(labels)))
+    assert min(map(len, parts)) >= 1
+    iid = partition_rows(parse_partition("iid"), 50, labels, seed=0)
+    assert _skew(parts, labels) > 3 * _skew(iid, labels)
+    # the same seed gives the same split
+    again = partition_rows(parse_partition("dirichlet:0.1"), 50, labels, seed=0)
+    assert all(np.array_equal(a, b) for a, b in zip(parts, again, strict=True))
+
+
+@given(
+    n_clients=st.integers(2, 60),
+    alpha=st.sampled_from([0.01, 0.05, 0.1, 0.5]),
+    classes=st.integers(2, 5),
+    seed=st.integers(0, 2**16),
+)
+@settings(max_examples=40, deadline=None)
+def test_every_dirichlet_split_covers_each_row_once_and_leaves_no_client_empty(
+    n_clients: int, alpha: float, classes: int, seed: int
+) -> None:
+    labels = np.random.default_rng(seed).integers(0, classes, size=3 * n_clients + 20)
+    parts = partition_rows(parse_partition(f"dirichlet:{alpha}"), n_clients, labels, seed=seed)
+    assert len(parts) == n_clients
+    assert sorted(np.concatenate(parts).tolist()) == list(range(len(labels)))
+    assert min(map(len, parts)) >= 1
