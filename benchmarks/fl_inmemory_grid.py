@@ -46,6 +46,11 @@ class InMemoryGrid:
         self._replies: dict[str, Any] = {}
         self._count = 0
         self.pull_interval = 0.0
+        # wire bytes (Flower's protobuf encoding of each message), for benchmarks/fl_bytes.py
+        self.count_bytes = False
+        self.bytes_sent = 0  # server to clients
+        self.bytes_received = 0  # clients to server
+        self.messages = 0
 
     def get_node_ids(self) -> list[int]:
         return list(self._nodes)
@@ -74,6 +79,10 @@ class InMemoryGrid:
                 )
             reply = copy.deepcopy(reply)
             reply.metadata.__dict__["_src_node_id"] = nd
+            if self.count_bytes:
+                self.bytes_sent += _wire_bytes(msg)
+                self.bytes_received += _wire_bytes(reply)
+                self.messages += 1
             self._replies[mid] = reply
             ids.append(mid)
         return ids
@@ -87,6 +96,13 @@ class InMemoryGrid:
         return self.pull_messages(self.push_messages(messages))
 
 
+def _wire_bytes(msg: Any) -> int:
+    """The size of ``msg`` as Flower's gRPC transport encodes it (its protobuf message)."""
+    from flwr.common.serde import message_to_proto
+
+    return int(message_to_proto(msg).ByteSize())
+
+
 def run_in_memory(
     data: Any,
     config: Any,
@@ -94,17 +110,19 @@ def run_in_memory(
     progress: Any,
     observe: Callable[[Any], None] | None,
     sample_sigmas: list[float] | None = None,
+    *,
+    on_grid: Callable[[InMemoryGrid], None] | None = None,
 ) -> Any:
-    """``veil.federated._simulate._run_flower``'s stand-in (SecAgg+ runs only)."""
+    """``veil.federated._simulate._run_flower``'s stand-in: SecAgg+ through Flower's
+    legacy path, or plain aggregation through the Message API client. ``on_grid`` is called
+    with the grid before the server starts (e.g. to count bytes)."""
     from flwr.app import Context, RecordDict
     from flwr.common.logger import FLOWER_LOGGER
     from flwr.supercore.task_identity import TaskIdentity
 
-    from veil.federated._client import WorkerData, secagg_client_app
+    from veil.federated._client import WorkerData, client_app, secagg_client_app
     from veil.federated._server import RunState, server_app
 
-    if not config.secagg:
-        raise ValueError("the in-memory grid runs SecAgg+ rounds only")
     # a ServerApp process has these set by Flower; messages cannot be built without them
     TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 1, 0, 1
     run = RunState()
@@ -114,7 +132,10 @@ def run_in_memory(
     try:
         with tempfile.TemporaryDirectory(prefix="veil-fl-") as tmp:
             rows = WorkerData.save(data, Path(tmp) / "rows.pickle")
-            grid = InMemoryGrid(secagg_client_app(rows), config.clients)
+            app = secagg_client_app(rows) if config.secagg else client_app(rows)
+            grid = InMemoryGrid(app, config.clients)
+            if on_grid is not None:
+                on_grid(grid)
             context = Context(
                 run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config={}
             )
