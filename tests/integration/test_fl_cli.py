@@ -231,6 +231,9 @@ def test_bad_input_exits_2_with_a_clear_error(data: Path, args: list[str], messa
 
 
 def test_sample_level_dp_spends_the_largest_clients_epsilon(data: Path, tmp_path: Path) -> None:
+    # with the PRV accountant: the clients' DP-SGD must check its steps with the accountant
+    # the server calibrated with (an RDP check of a PRV-calibrated sigma would refuse them);
+    # the RDP path runs through the engine in the user's-module test below
     url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
     with BudgetLedger(url) as led:
         led.init("adult", epsilon=5.0, delta=1e-4)
@@ -238,6 +241,8 @@ def test_sample_level_dp_spends_the_largest_clients_epsilon(data: Path, tmp_path
         data,
         "--dp",
         "sample",
+        "--accountant",
+        "prv",
         "--epsilon",
         "3",
         "--delta",
@@ -249,6 +254,7 @@ def test_sample_level_dp_spends_the_largest_clients_epsilon(data: Path, tmp_path
     )
     _check_shape(out)
     assert out["dp"]["mode"] == "sample" and out["dp"]["unit"] == "one row"
+    assert out["dp"]["accountant"] == "prv"
     assert len(out["dp"]["noise_multipliers"]) == 3
     assert 0 < out["epsilon_spent"] <= 3.0
     with BudgetLedger(url) as led:

@@ -52,6 +52,14 @@ ClipNormOpt = Annotated[
         help="L2 bound of a client's update (--dp client) or of a row's gradient (--dp sample).",
     ),
 ]
+AccountantOpt = Annotated[
+    str,
+    typer.Option(
+        "--accountant",
+        help="With --dp: rdp (Renyi DP) or prv (privacy loss distribution: a tighter bound, "
+        "so less noise for the same target).",
+    ),
+]
 LedgerOpt = Annotated[
     str | None,
     typer.Option("--ledger", help="Ledger URL (default: the local SQLite file of the server)."),
@@ -183,6 +191,7 @@ def simulate(
     epsilon: EpsilonOpt = None,
     delta: DeltaOpt = 1e-5,
     clip_norm: ClipNormOpt = 1.0,
+    accountant: AccountantOpt = "rdp",
     adaptive_clip: Annotated[
         bool,
         typer.Option(
@@ -255,6 +264,7 @@ def simulate(
         epsilon=epsilon,
         delta=delta,
         clip_norm=clip_norm,
+        accountant=accountant,
         adaptive_clip=adaptive_clip,
         clip_quantile=clip_quantile,
         clip_lr=clip_lr,

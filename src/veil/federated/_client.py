@@ -142,7 +142,7 @@ def _train_dp_sgd(
         learning_rate=num(cfg["lr"]),
         optimizer="sgd",
         max_grad_norm=num(cfg["dp_clip"]),
-        accountant="rdp",
+        accountant=str(cfg.get("dp_accountant", "rdp")),
         noise_multiplier=sigma,
         compare_rdp=False,
     )

@@ -160,6 +160,7 @@ def server_app(
             out["dp_epsilon"] = float(config.epsilon or 0.0)
             out["dp_delta"] = config.delta
             out["dp_clip"] = config.clip_norm
+            out["dp_accountant"] = config.accountant
         return out
 
     def _round_settings() -> SecAggSettings:

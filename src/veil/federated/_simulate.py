@@ -13,8 +13,10 @@ Privacy semantics (``dp="client"``)
 The unit of privacy is one *client* (all its rows). Each client clips its update to L2 norm
 ``clip_norm``; the server adds Gaussian noise of standard deviation ``sigma * clip_norm`` to
 the sum and divides by the expected number of participants (DP-FedAvg, McMahan et al. 2018).
-``sigma`` is calibrated by veil's RDP accountant (:func:`veil.train.calibrate_noise`) so that
-``rounds`` rounds stay within (epsilon, delta). Client sampling amplifies privacy only when it
+``sigma`` is calibrated by veil's RDP accountant, or with ``accountant="prv"`` Opacus' PRV
+accountant, a numerical bound of the privacy loss distribution that is tighter (less noise
+for the same target) (:func:`veil.train.calibrate_noise`) so that ``rounds`` rounds stay
+within (epsilon, delta). Client sampling amplifies privacy only when it
 is really random: with ``fraction_fit < 1`` each client joins a round independently with
 probability ``fraction_fit`` (Poisson sampling from the OS's randomness, never from ``seed``)
 and the accountant uses that rate; with ``fraction_fit = 1`` every client joins and the rate
@@ -65,6 +67,7 @@ __all__ = ["FLConfig", "simulate_federated"]
 log = logging.getLogger(__name__)
 
 DP_MODES: tuple[str, ...] = ("client", "sample")
+ACCOUNTANTS: tuple[str, ...] = ("rdp", "prv")
 ENGINE_STOP_WAIT = 30.0  # seconds the server loop has to notice that Flower's engine stopped
 
 
@@ -117,6 +120,7 @@ class FLConfig:
     secagg_shares: float | None = None
     secagg_threshold: float | None = None
     dropout: float = 0.0
+    accountant: str = "rdp"
 
     def validate(self) -> None:
         """Refuse bad settings before any data, ledger or Ray is touched."""
@@ -156,7 +160,17 @@ class FLConfig:
         if adaptive is not None:
             adaptive.check()
         if self.dp is None:
+            if self.accountant != "rdp":
+                raise InputError(
+                    "--accountant applies with --dp only",
+                    hint="add --dp client|sample --epsilon E, or drop --accountant",
+                )
             return
+        if self.accountant not in ACCOUNTANTS:
+            raise InputError(
+                f"unknown --accountant {self.accountant!r}",
+                hint=f"use one of: {', '.join(ACCOUNTANTS)}",
+            )
         if self.dp not in DP_MODES:
             raise InputError(
                 f"unknown --dp mode {self.dp!r}",
@@ -324,7 +338,7 @@ def client_noise(config: FLConfig) -> tuple[float, float]:
         delta=config.delta,
         sample_rate=config.fraction_fit,
         steps=config.rounds,
-        accountant="rdp",
+        accountant=config.accountant,
         compare_rdp=False,
     )
     adaptive = config.adaptive_clip_settings()
@@ -411,7 +425,7 @@ def simulate_federated(
                 delta=config.delta,
                 sample_rate=rate,
                 steps=config.rounds * per_round,
-                accountant="rdp",
+                accountant=config.accountant,
                 compare_rdp=False,
             )
             sample_sigmas.append(cal.noise_multiplier)
@@ -423,11 +437,11 @@ def simulate_federated(
     def released_epsilon(rounds_done: int) -> float:
         if sample_sigmas is not None:
             return max(
-                epsilon_after(s, rate, rounds_done * per_round, config.delta, "rdp")
+                epsilon_after(s, rate, rounds_done * per_round, config.delta, config.accountant)
                 for s, (rate, per_round) in zip(sample_sigmas, sample_plan, strict=True)
             )
         assert sigma is not None
-        return epsilon_after(sigma, q, rounds_done, config.delta, "rdp")
+        return epsilon_after(sigma, q, rounds_done, config.delta, config.accountant)
 
     if ledger is not None and config.dp is None:
         raise InputError("a ledger spend needs --dp", hint="drop --dataset/--ledger")
@@ -519,7 +533,7 @@ def simulate_federated(
             "clip_norm": config.clip_norm,
             "sample_rate": q,
             "client_sampling": "poisson" if q < 1 else "all clients every round",
-            "accountant": "rdp",
+            "accountant": config.accountant,
             "target_epsilon": config.epsilon,
         }
         | (run.dp.summary() if run.dp is not None else {})
@@ -532,7 +546,7 @@ def simulate_federated(
             "max_grad_norm": config.clip_norm,
             "composition": "parallel across clients (each row is on one client), every "
             "client counted in every round",
-            "accountant": "rdp",
+            "accountant": config.accountant,
             "target_epsilon": config.epsilon,
         },
         "secagg_settings": None

@@ -84,8 +84,11 @@ def prv_epsilon(
     big_l = max(big_l, eps_error) + 3
     mesh_size = eps_error / np.sqrt(t * np.log(12 / delta_error) / 2)
     domain = Domain.create_aligned(-big_l, big_l, mesh_size)
-    tprv = TruncatedPrivacyRandomVariable(prv, domain.t_min, domain.t_max)
-    dprv = compose_heterogeneous(dprvs=[discretize(tprv, domain)], num_self_compositions=[t])
+    # at q = 1 (no subsampling: every client in every round) Opacus' PRV takes log(1 - q) =
+    # -inf on purpose, in a branch np.where then discards; numpy warns of the division
+    with np.errstate(divide="ignore"):
+        tprv = TruncatedPrivacyRandomVariable(prv, domain.t_min, domain.t_max)
+        dprv = compose_heterogeneous(dprvs=[discretize(tprv, domain)], num_self_compositions=[t])
     _, _, eps_upper = dprv.compute_epsilon(delta, delta_error, eps_error)
     return float(eps_upper)
 
@@ -129,10 +132,11 @@ def prv_epsilon_table(
     big_l = max(big_l, eps_error) + 3
     mesh_size = eps_error / np.sqrt(t_max * np.log(12 / delta_error) / 2)
     domain = Domain.create_aligned(-big_l, big_l, mesh_size)
-    tprv = TruncatedPrivacyRandomVariable(
-        PoissonSubsampledGaussianPRV(q, sigma), domain.t_min, domain.t_max
-    )
-    dprv = discretize(tprv, domain)
+    with np.errstate(divide="ignore"):  # log(1 - q) at q = 1, as in prv_epsilon
+        tprv = TruncatedPrivacyRandomVariable(
+            PoissonSubsampledGaussianPRV(q, sigma), domain.t_min, domain.t_max
+        )
+        dprv = discretize(tprv, domain)
     spectrum = rfft(dprv.pmf)
     out = []
     for k in steps:
