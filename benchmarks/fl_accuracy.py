@@ -24,7 +24,7 @@ shared 2-core machine (load ~16) made the full CLI matrix take hours. Its timing
 those of the command.
 
 Run: ``PYTHONPATH=src python benchmarks/fl_accuracy.py [--clients 10] [--alphas 0.5]
-[--strategies fedavg,...] [--no-iid] [--engine cli|inprocess]``; writes ``benchmarks/results/fl_accuracy.json`` (``--out``).
+[--strategies fedavg,...] [--no-iid] [--local-epochs 1] [--engine cli|inprocess]``; writes ``benchmarks/results/fl_accuracy.json`` (``--out``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def run_cli(args: list[str]) -> tuple[dict[str, Any], float, float]:
 
 
 def run_inprocess(
-    data_path: Path, clients: int, partition: str, strategy: str
+    data_path: Path, clients: int, partition: str, strategy: str, local_epochs: int = 1
 ) -> tuple[dict[str, Any], float, float]:
     """One simulation with the CLI's defaults, without Flower: the summary's accuracy keys."""
     import numpy as np
@@ -83,7 +83,9 @@ def run_inprocess(
     torch.set_num_threads(1)
     t0, c0 = time.perf_counter(), time.process_time()
     frame = pd.read_csv(data_path, sep=None, engine="python")
-    cfg = FLConfig(clients=clients, partition=partition, strategy=strategy)
+    cfg = FLConfig(
+        clients=clients, partition=partition, strategy=strategy, local_epochs=local_epochs
+    )
     data = prepare(frame, "salary-class", cfg, ())
     model = fresh_model(data.arch, data.init_seed)
     rule = make_strategy(strategy)
@@ -149,6 +151,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--engine", choices=("cli", "inprocess"), default="cli")
     ap.add_argument("--no-iid", action="store_true", help="skip the IID FedAvg run")
+    ap.add_argument("--local-epochs", type=int, default=1, help="the command's --local-epochs")
     a = ap.parse_args()
     data = SHARED if SHARED.exists() else SHIPPED
     runs: list[dict[str, Any]] = []
@@ -158,15 +161,17 @@ def main() -> None:
     for partition, strategy in plan:
         args = ["fl", "simulate", str(data), "--target", "salary-class"]
         args += ["--clients", str(a.clients), "--partition", partition, "--strategy", strategy]
+        args += ["--local-epochs", str(a.local_epochs)]
         if a.engine == "cli":
             out, wall, cpu = run_cli(args)
         else:
-            out, wall, cpu = run_inprocess(data, a.clients, partition, strategy)
+            out, wall, cpu = run_inprocess(data, a.clients, partition, strategy, a.local_epochs)
         runs.append(
             {
                 "partition": partition,
                 "strategy": strategy,
                 "clients": a.clients,
+                "local_epochs": a.local_epochs,
                 "accuracy": out["accuracy"],
                 "centralized_accuracy": out["centralized"]["accuracy"],
                 "majority_class_accuracy": out["majority_class_accuracy"],
@@ -217,7 +222,8 @@ def _result(
         "complete": complete,
         "data": str(data),
         "command": "veil fl simulate ADULT --target salary-class --clients N --partition P "
-        "--strategy S --json (FLConfig defaults)",
+        f"--strategy S --local-epochs {a.local_epochs} --json (FLConfig's other defaults)",
+        "local_epochs": a.local_epochs,
         "runs": runs,
         "targets": targets,
         "machine": {
