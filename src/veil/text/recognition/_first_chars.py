@@ -29,12 +29,14 @@ True
 
 from __future__ import annotations
 
+import _sre as _engine  # type: ignore[import-not-found]
 import re
+import re._compiler as _compiler  # type: ignore[import-not-found]
 import re._constants as _c  # type: ignore[import-not-found]
 import re._parser as _sre  # type: ignore[import-not-found]
 from typing import Any
 
-__all__ = ["with_first_chars"]
+__all__ = ["with_first_chars", "with_start_chars"]
 
 # a start of at most this many characters and ranges is worth a look-ahead
 _MAX_ITEMS = 64
@@ -159,5 +161,170 @@ def with_first_chars(rx: re.Pattern[str], parsed: Any = None) -> re.Pattern[str]
     except re.error:
         return None
     if fast.groups != rx.groups or fast.groupindex != rx.groupindex:
+        return None
+    return fast
+
+
+# Start sets: where a pattern opens with a zero-width assertion (``\b``, ``(?<![\w-])``),
+# ``re`` knows no set of characters its matches start with, and its search enters the
+# pattern at every position of the text (a C call each); given one in the compiled code's
+# info block, the block ``re`` itself writes for a pattern that opens with a class, the
+# search steps over the characters outside it in a tight loop and enters the pattern only
+# where a match can start. The set is the one ``re`` would read off the first class if the
+# assertions were not before it.
+
+# the categories a start set may hold: few characters, and none of them has a case
+_SET_CATEGORIES = frozenset((_c.CATEGORY_DIGIT, _c.CATEGORY_SPACE))
+# the only characters other than ASCII letters that match one under re.IGNORECASE (the
+# dotted and dotless i, the long s, the Kelvin sign; tests/unit/text/test_prefilter.py)
+_FOLD_TO_ASCII = (0x130, 0x131, 0x17F, 0x212A)
+
+
+def _start_items(items: Any) -> tuple[list[tuple[Any, Any]], bool]:
+    """The class items (``LITERAL``, ``RANGE``, digit or space ``CATEGORY``) of which the
+    first character of a match of the sequence ``items`` is one, case aside, and whether
+    the sequence can match the empty string."""
+    out: list[tuple[Any, Any]] = []
+    for op, av in items:
+        got, nullable = _start_node(op, av)
+        out += got
+        if not nullable:
+            return out, False
+    return out, True
+
+
+def _start_node(op: Any, av: Any) -> tuple[list[tuple[Any, Any]], bool]:
+    c = _c
+    if op is c.LITERAL:
+        return [(c.LITERAL, av)], False
+    if op is c.IN:
+        listed = []
+        for iop, iav in av:
+            if iop is c.LITERAL or iop is c.RANGE:
+                listed.append((iop, iav))
+            elif iop is c.CATEGORY and iav in _SET_CATEGORIES:
+                listed.append((iop, iav))
+            else:  # NEGATE, a class by another category: most characters
+                raise _Unknown
+        return listed, False
+    if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+        return [], True  # zero width: the match starts at the next part
+    if op is c.SUBPATTERN:
+        return _start_items(av[-1])
+    if op is getattr(c, "ATOMIC_GROUP", None):
+        return _start_items(av)
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+        got, nullable = _start_items(av[2])
+        return got, nullable or av[0] == 0
+    if op is c.BRANCH:
+        out: list[tuple[Any, Any]] = []
+        nullable = False
+        for branch in av[1]:
+            got, empty = _start_items(branch)
+            out += got
+            nullable = nullable or empty
+        return out, nullable
+    raise _Unknown  # ANY, NOT_LITERAL, back-references, conditionals
+
+
+def _any_ignorecase(items: Any) -> bool:
+    """Whether a group of the parsed pattern sets IGNORECASE (``(?i:...)``)."""
+    c = _c
+    for op, av in items:
+        if op is c.SUBPATTERN:
+            if av[1] & re.IGNORECASE or _any_ignorecase(av[-1]):
+                return True
+        elif op is c.BRANCH:
+            if any(_any_ignorecase(b) for b in av[1]):
+                return True
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            if _any_ignorecase(av[2]):
+                return True
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            if _any_ignorecase(av[1]):
+                return True
+        elif op is getattr(c, "ATOMIC_GROUP", None) and _any_ignorecase(av):
+            return True
+    return False
+
+
+def _caseless(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]] | None:
+    """``items`` with every character that matches one of them under IGNORECASE, or
+    ``None`` when one is not ASCII (its case partners are not listed here)."""
+    c = _c
+    more: list[tuple[Any, Any]] = []
+    letters = False
+    for op, av in items:
+        if op is c.CATEGORY:
+            continue  # digits and spaces have no case
+        lo, hi = (av, av) if op is c.LITERAL else av
+        if hi > 0x7F:
+            return None
+        for code in range(lo, hi + 1):
+            ch = chr(code)
+            if ch.isalpha():
+                letters = True
+                more.append((c.LITERAL, ord(ch.swapcase())))
+    if letters:
+        more += [(c.LITERAL, code) for code in _FOLD_TO_ASCII]
+    return items + more
+
+
+def with_start_chars(rx: re.Pattern[str], parsed: Any = None) -> re.Pattern[str] | None:
+    """``rx`` compiled with the set of characters its matches start with in its info
+    block (see above), or ``None`` when ``re`` has one already (the pattern opens with a
+    literal or a class, not repeated), a match may be empty, or the set cannot be listed (a negated
+    class, ``\\w``, ``.``; a character other than ASCII under IGNORECASE). The pattern's
+    text, flags, groups and code are ``rx``'s; only the search's skipping differs: the
+    same matches, spans and groups. ``parsed`` is ``rx`` as ``re._parser.parse`` reads it.
+
+    Examples
+    --------
+    >>> rx = re.compile(r"(?<![\\w-])\\d{3}-\\d{4}(?![\\w-])")
+    >>> fast = with_start_chars(rx)
+    >>> fast.pattern == rx.pattern, fast.findall("call 555-1234 or x555-1234")
+    (True, ['555-1234'])
+    >>> with_start_chars(re.compile(r"#\\d+")) is None  # re skips to "#" already
+    True
+    """
+    pattern, flags = rx.pattern, rx.flags
+    if not isinstance(pattern, str) or flags & re.LOCALE:
+        return None
+    try:
+        if parsed is None:
+            parsed = _sre.parse(pattern, flags)
+        code = _compiler._code(parsed, flags)
+        # INFO, skip, flags (prefix or charset known), least and most length
+        if code[0] is not _c.INFO or code[2] or not code[3]:
+            return None
+        items, nullable = _start_items(list(parsed))
+        if nullable or not items:
+            return None
+        if parsed.state.flags & re.IGNORECASE or _any_ignorecase(list(parsed)):
+            caseless = _caseless(items)
+            if caseless is None:
+                return None
+            items = caseless
+        charset, cased = _compiler._optimize_charset(items)
+        if cased:
+            return None
+        info = [_c.INFO, 0, _c.SRE_INFO_CHARSET, code[3], code[4]]
+        _compiler._compile_charset(charset, flags | parsed.state.flags, info)
+        info[1] = len(info) - 1
+        groupindex = parsed.state.groupdict
+        indexgroup: list[str | None] = [None] * parsed.state.groups
+        for name, i in groupindex.items():
+            indexgroup[i] = name
+        fast: re.Pattern[str] = _engine.compile(
+            pattern,
+            flags | parsed.state.flags,
+            info + code[1 + code[1] :],
+            parsed.state.groups - 1,
+            groupindex,
+            tuple(indexgroup),
+        )
+    except (_Unknown, re.error, TypeError, ValueError, IndexError, AttributeError, RuntimeError):
+        return None  # another Python's internals: the pattern as compiled
+    if fast.groups != rx.groups or fast.groupindex != rx.groupindex or fast.flags != rx.flags:
         return None
     return fast
