@@ -154,6 +154,11 @@ def test_a_text_and_its_reading_in_ordinary_case_keep_their_features() -> None:
         (r"(?<!\w)(?i:k)\w+", 0, "\u212aelvin and kelvin and Kelvin"),  # the Kelvin sign
         (r"\b(?:is|ss)\w*", re.IGNORECASE, "\u0130stanbul \u0131s \u017fs IS"),
         (r"(?<!\d)[\d\s]{3}x", 0, "\u0663\u0664\u0665x 1 2x"),  # any Unicode digit and space
+        # alternatives under IGNORECASE open with a case-sensitive class of their letter
+        (r"\b(?:kelvin|sam|ion)\b", re.IGNORECASE, "\u212aELVIN \u017fam \u0130ON \u0131on Sam"),
+        (r"\b(?:kelvin|sam)\b", re.IGNORECASE | re.ASCII, "\u212aelvin \u017fam kelvin"),
+        (r"(?i:x(?:ab|(?-i:Cd)|ef))", 0, "XAB xcd xCd XEF"),
+        (r"(?<=(?i:a|b))c", 0, "Ac bc Bc"),  # inside a look-behind
     ],
 )
 def test_an_assertion_first_pattern_gets_a_start_set(regex: str, flags: int, text: str) -> None:

@@ -34,6 +34,7 @@ import re
 import re._compiler as _compiler  # type: ignore[import-not-found]
 import re._constants as _c  # type: ignore[import-not-found]
 import re._parser as _sre  # type: ignore[import-not-found]
+import string
 from typing import Any
 
 __all__ = ["with_first_chars", "with_start_chars"]
@@ -258,6 +259,12 @@ def _caseless(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]] | None:
         if op is c.CATEGORY:
             continue  # digits and spaces have no case
         lo, hi = (av, av) if op is c.LITERAL else av
+        if op is c.LITERAL and av in _FOLD_TO_ASCII:
+            # a letter's partner ("ſ" of "s"): the letters it matches, and its fellows
+            rx = re.compile(re.escape(chr(av)), re.IGNORECASE)
+            more += [(c.LITERAL, ord(a)) for a in string.ascii_letters if rx.fullmatch(a)]
+            letters = True
+            continue
         if hi > 0x7F:
             return None
         for code in range(lo, hi + 1):
@@ -270,13 +277,84 @@ def _caseless(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]] | None:
     return items + more
 
 
-def with_start_chars(rx: re.Pattern[str], parsed: Any = None) -> re.Pattern[str] | None:
-    """``rx`` compiled with the set of characters its matches start with in its info
-    block (see above), or ``None`` when ``re`` has one already (the pattern opens with a
-    literal or a class, not repeated), a match may be empty, or the set cannot be listed (a negated
-    class, ``\\w``, ``.``; a character other than ASCII under IGNORECASE). The pattern's
-    text, flags, groups and code are ``rx``'s; only the search's skipping differs: the
-    same matches, spans and groups. ``parsed`` is ``rx`` as ``re._parser.parse`` reads it.
+def _closure(code: int, flags: int) -> list[int] | None:
+    """The characters that the ASCII letter ``code`` matches under IGNORECASE (with the
+    pattern's ``re.ASCII``, if set), or ``None`` for any other character."""
+    ch = chr(code)
+    if not (ch.isascii() and ch.isalpha()):
+        return None
+    rx = re.compile(re.escape(ch), re.IGNORECASE | (flags & re.ASCII))
+    return sorted(
+        ord(c) for c in {ch.lower(), ch.upper(), *map(chr, _FOLD_TO_ASCII)} if rx.fullmatch(c)
+    )
+
+
+def _sensitive_choices(items: Any, ignorecase: bool, flags: int, state: Any) -> bool:
+    """Give every alternative that opens with a letter under IGNORECASE, in the parsed
+    pattern ``items`` (changed in place), a case-sensitive class of the characters that
+    letter matches (``(?-i:[gG])randson``): the same characters, but ``re`` tests a
+    case-sensitive first character of each alternative before it enters it, where it
+    enters every alternative that opens with a letter that ignores case (a jump and a
+    save each: a choice of forty words costs forty of them at every word). Whether any
+    alternative was changed."""
+    c = _c
+    changed = False
+    for op, av in items:
+        if op is c.SUBPATTERN:
+            case = (ignorecase or bool(av[1] & re.IGNORECASE)) and not av[2] & re.IGNORECASE
+            changed |= _sensitive_choices(av[-1], case, flags, state)
+        elif op is c.BRANCH:
+            for branch in av[1]:
+                if ignorecase and branch.data and branch.data[0][0] is c.LITERAL:
+                    chars = _closure(branch.data[0][1], flags)
+                    if chars is not None:
+                        listed = _sre.SubPattern(state, [(c.IN, [(c.LITERAL, k) for k in chars])])
+                        branch.data[0] = (c.SUBPATTERN, (None, 0, re.IGNORECASE, listed))
+                        changed = True
+                changed |= _sensitive_choices(branch, ignorecase, flags, state)
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            changed |= _sensitive_choices(av[2], ignorecase, flags, state)
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            changed |= _sensitive_choices(av[1], ignorecase, flags, state)
+        elif op is getattr(c, "ATOMIC_GROUP", None):
+            changed |= _sensitive_choices(av, ignorecase, flags, state)
+    return changed
+
+
+def _start_info(parsed: Any, flags: int, code: list[Any]) -> list[Any] | None:
+    """The info block of ``code`` (``parsed`` compiled) with the set of characters its
+    matches start with, or ``None`` (see :func:`with_start_chars`)."""
+    # INFO, skip, flags (prefix or charset known), least and most length
+    if code[0] is not _c.INFO or code[2] or not code[3]:
+        return None
+    try:
+        items, nullable = _start_items(list(parsed))
+    except _Unknown:
+        return None
+    if nullable or not items:
+        return None
+    if parsed.state.flags & re.IGNORECASE or _any_ignorecase(list(parsed)):
+        caseless = _caseless(items)
+        if caseless is None:
+            return None
+        items = caseless
+    charset, cased = _compiler._optimize_charset(items)
+    if cased:
+        return None
+    info = [_c.INFO, 0, _c.SRE_INFO_CHARSET, code[3], code[4]]
+    _compiler._compile_charset(charset, flags | parsed.state.flags, info)
+    info[1] = len(info) - 1
+    return info
+
+
+def with_start_chars(rx: re.Pattern[str]) -> re.Pattern[str] | None:
+    """``rx`` compiled to search faster, or ``None`` when nothing is to be gained: with
+    the set of characters its matches start with in its info block (see above; not when
+    ``re`` has one already, the pattern opening with a literal or a class not repeated,
+    nor when a match may be empty or the set cannot be listed: a negated class, ``\\w``,
+    ``.``, a character other than ASCII under IGNORECASE), and with case-sensitive first
+    characters for its alternatives under IGNORECASE (:func:`_sensitive_choices`). The
+    pattern's text, flags and groups are ``rx``'s; the same matches, spans and groups.
 
     Examples
     --------
@@ -291,26 +369,15 @@ def with_start_chars(rx: re.Pattern[str], parsed: Any = None) -> re.Pattern[str]
     if not isinstance(pattern, str) or flags & re.LOCALE:
         return None
     try:
-        if parsed is None:
-            parsed = _sre.parse(pattern, flags)
+        parsed = _sre.parse(pattern, flags)  # its own: the choices are changed in it
+        ignorecase = bool(parsed.state.flags & re.IGNORECASE)
+        sensitive = _sensitive_choices(parsed, ignorecase, flags | parsed.state.flags, parsed.state)
         code = _compiler._code(parsed, flags)
-        # INFO, skip, flags (prefix or charset known), least and most length
-        if code[0] is not _c.INFO or code[2] or not code[3]:
+        info = _start_info(parsed, flags, code)
+        if info is None and not sensitive:
             return None
-        items, nullable = _start_items(list(parsed))
-        if nullable or not items:
-            return None
-        if parsed.state.flags & re.IGNORECASE or _any_ignorecase(list(parsed)):
-            caseless = _caseless(items)
-            if caseless is None:
-                return None
-            items = caseless
-        charset, cased = _compiler._optimize_charset(items)
-        if cased:
-            return None
-        info = [_c.INFO, 0, _c.SRE_INFO_CHARSET, code[3], code[4]]
-        _compiler._compile_charset(charset, flags | parsed.state.flags, info)
-        info[1] = len(info) - 1
+        if info is not None:
+            code = info + code[1 + code[1] :]
         groupindex = parsed.state.groupdict
         indexgroup: list[str | None] = [None] * parsed.state.groups
         for name, i in groupindex.items():
@@ -318,12 +385,12 @@ def with_start_chars(rx: re.Pattern[str], parsed: Any = None) -> re.Pattern[str]
         fast: re.Pattern[str] = _engine.compile(
             pattern,
             flags | parsed.state.flags,
-            info + code[1 + code[1] :],
+            code,
             parsed.state.groups - 1,
             groupindex,
             tuple(indexgroup),
         )
-    except (_Unknown, re.error, TypeError, ValueError, IndexError, AttributeError, RuntimeError):
+    except (re.error, TypeError, ValueError, IndexError, AttributeError, RuntimeError):
         return None  # another Python's internals: the pattern as compiled
     if fast.groups != rx.groups or fast.groupindex != rx.groupindex or fast.flags != rx.flags:
         return None

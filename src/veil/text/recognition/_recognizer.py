@@ -200,7 +200,7 @@ def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
     except (re.error, TypeError, ValueError, IndexError):
         return None
     ahead = with_first_chars(rx, parsed)
-    fast = (with_start_chars(ahead) if ahead else with_start_chars(rx, parsed)) or ahead
+    fast = with_start_chars(ahead or rx) or ahead
     scans = fast or rx
     search, finditer, findall = scans.search, scans.finditer, scans.findall
     need = needs(rx.pattern, rx.flags, parsed)
