@@ -159,6 +159,9 @@ def test_a_text_and_its_reading_in_ordinary_case_keep_their_features() -> None:
         (r"\b(?:kelvin|sam)\b", re.IGNORECASE | re.ASCII, "\u212aelvin \u017fam kelvin"),
         (r"(?i:x(?:ab|(?-i:Cd)|ef))", 0, "XAB xcd xCd XEF"),
         (r"(?<=(?i:a|b))c", 0, "Ac bc Bc"),  # inside a look-behind
+        # a look-ahead that takes a character says what the match starts with
+        (r"(?<![\w#])(?=\d|#|Apt)(?:Apt\s*)?#?\d+\s\w+", 0, "Apt 4 Elm, #12 Oak, x3 Rd, 7 Main"),
+        (r"(?=(?i:ab|c)).{2}", 0, "xAbcCx\u212a"),
     ],
 )
 def test_an_assertion_first_pattern_gets_a_start_set(regex: str, flags: int, text: str) -> None:

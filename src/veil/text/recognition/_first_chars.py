@@ -208,6 +208,13 @@ def _start_node(op: Any, av: Any) -> tuple[list[tuple[Any, Any]], bool]:
             else:  # NEGATE, a class by another category: most characters
                 raise _Unknown
         return listed, False
+    if op is c.ASSERT and av[0] == 1:
+        # a look-ahead that takes a character: the match starts with one it starts with
+        try:
+            ahead, empty = _start_items(av[1])
+        except _Unknown:
+            return [], True
+        return (ahead, False) if ahead and not empty else ([], True)
     if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
         return [], True  # zero width: the match starts at the next part
     if op is c.SUBPATTERN:
