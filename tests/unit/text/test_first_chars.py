@@ -162,6 +162,11 @@ def test_a_text_and_its_reading_in_ordinary_case_keep_their_features() -> None:
         # a look-ahead that takes a character says what the match starts with
         (r"(?<![\w#])(?=\d|#|Apt)(?:Apt\s*)?#?\d+\s\w+", 0, "Apt 4 Elm, #12 Oak, x3 Rd, 7 Main"),
         (r"(?=(?i:ab|c)).{2}", 0, "xAbcCx\u212a"),
+        # alternatives joined behind their first character, in their order ("son" before
+        # "sons": the first that lets the rest match wins, as before)
+        (r"\b(?:son|wife|sons|sister)\b", re.IGNORECASE, "SONS and Sister, sonsy son"),
+        (r"\b(?:ab|c|a|abc)(d)?", 0, "abcd abd ad cd a"),
+        (r"\b(?:s(on)|w(ife)|s(ister)|so)\b", 0, "son so sister wife"),
     ],
 )
 def test_an_assertion_first_pattern_gets_a_start_set(regex: str, flags: int, text: str) -> None:
