@@ -167,6 +167,9 @@ def test_a_text_and_its_reading_in_ordinary_case_keep_their_features() -> None:
         (r"\b(?:son|wife|sons|sister)\b", re.IGNORECASE, "SONS and Sister, sonsy son"),
         (r"\b(?:ab|c|a|abc)(d)?", 0, "abcd abd ad cd a"),
         (r"\b(?:s(on)|w(ife)|s(ister)|so)\b", 0, "son so sister wife"),
+        # never across an alternative that opens with no literal ("[a-z]+" may match "son")
+        (r"\b(?:s(on)|([a-z]+)|s(ons)|wife|we)\b", 0, "sons son we wife"),
+        (r"\b(?:son|sons|(?i:S)ister|sis)(s)?", 0, "sons sisters Sister SIS"),
     ],
 )
 def test_an_assertion_first_pattern_gets_a_start_set(regex: str, flags: int, text: str) -> None:

@@ -348,22 +348,33 @@ def _factor(branches: list[Any], ignorecase: bool, state: Any) -> bool:
     place), joined behind it: ``son|wife|sister`` as ``s(?:on|ister)|wife``, so that
     ``re`` tests the character once, not once for each alternative. Alternatives keep
     their order among those that open with the same character, and one that opens with
-    another can never match where they do, so the first to match is the same: only done
-    when every alternative opens with a literal (:func:`_first_key`). Whether any was
-    joined."""
+    another can never match where they do, so the first to match is the same. An
+    alternative that opens with no literal (:func:`_first_key`) may match where any other
+    does: none is moved across it. Whether any was joined."""
     keys = [_first_key(b, ignorecase) for b in branches]
-    if None in keys or len(set(keys)) == len(keys):
-        return False
-    groups: dict[int | None, list[Any]] = {}
+    if len({k for k in keys if k is not None}) == sum(k is not None for k in keys):
+        return False  # no two open with the same literal
+    out: list[Any] = []
+    groups: dict[int, list[Any]] = {}
+
+    def close() -> None:
+        for group in groups.values():
+            if len(group) == 1:
+                out.append(group[0])
+                continue
+            rest = [_sre.SubPattern(state, list(b.data[1:])) for b in group]
+            out.append(_sre.SubPattern(state, [group[0].data[0], (_c.BRANCH, (None, rest))]))
+        groups.clear()
+
     for key, branch in zip(keys, branches, strict=True):
-        groups.setdefault(key, []).append(branch)
-    out = []
-    for group in groups.values():
-        if len(group) == 1:
-            out.append(group[0])
-            continue
-        rest = [_sre.SubPattern(state, list(b.data[1:])) for b in group]
-        out.append(_sre.SubPattern(state, [group[0].data[0], (_c.BRANCH, (None, rest))]))
+        if key is None:
+            close()
+            out.append(branch)
+        else:
+            groups.setdefault(key, []).append(branch)
+    close()
+    if len(out) == len(branches):
+        return False
     branches[:] = out
     return True
 
