@@ -1,4 +1,7 @@
-"""A regex that starts with a choice of words, given a look-ahead of their first letters.
+"""Regexes made to scan faster with the same matches: a look-ahead of the first letters of a
+choice of words (:func:`with_first_chars`), and code compiled with the set of characters a
+match starts with, case-sensitive first letters and joined alternatives
+(:func:`with_start_chars`, see the comment above it).
 
 Python's ``re`` tries a pattern at every position of a text. Where the pattern starts with
 an alternation (``\\b(?:daughter|son|wife|...)``), each try enters every alternative in
@@ -166,13 +169,18 @@ def with_first_chars(rx: re.Pattern[str], parsed: Any = None) -> re.Pattern[str]
     return fast
 
 
-# Start sets: where a pattern opens with a zero-width assertion (``\b``, ``(?<![\w-])``),
+# Start sets (with_start_chars): where a pattern opens with a zero-width assertion (``\b``, ``(?<![\w-])``),
 # ``re`` knows no set of characters its matches start with, and its search enters the
 # pattern at every position of the text (a C call each); given one in the compiled code's
 # info block, the block ``re`` itself writes for a pattern that opens with a class, the
 # search steps over the characters outside it in a tight loop and enters the pattern only
 # where a match can start. The set is the one ``re`` would read off the first class if the
-# assertions were not before it.
+# assertions were not before it. The same compilation also rewrites choices of words, whose
+# alternatives ``re`` tries one after the other at each such position: under IGNORECASE
+# each opens with a case-sensitive class of its first letter (:func:`_sensitive_choices`),
+# which ``re`` tests without entering the alternative, and those that open with the same
+# literal are joined behind it (:func:`_factor`). The pattern is compiled from its parse
+# tree so changed, with ``re``'s own compiler.
 
 # the categories a start set may hold: few characters, and none of them has a case
 _SET_CATEGORIES = frozenset((_c.CATEGORY_DIGIT, _c.CATEGORY_SPACE))
