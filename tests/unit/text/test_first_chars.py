@@ -1,5 +1,5 @@
-"""Faster scans that must find the same: the first-character look-ahead
-(:mod:`veil.text.recognition._first_chars`) and the gates on lazily compiled patterns
+"""Faster scans that must find the same: the first-character look-ahead and the start
+sets (:mod:`veil.text.recognition._first_chars`) and the gates on lazily compiled patterns
 (:func:`veil.text.recognition._recognizer._gated_scans`)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import re
+import types
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,8 +16,8 @@ from hypothesis import strategies as st
 from veil._lazy import _LazyPattern, lazy_compile
 from veil.text import TextAnalyzer, generate_clinical_notes
 from veil.text.evaluation._corpus_clinical import generate_clinical_shape_notes
-from veil.text.recognition import _recognizer
-from veil.text.recognition._first_chars import with_first_chars
+from veil.text.recognition import _first_chars, _recognizer
+from veil.text.recognition._first_chars import with_first_chars, with_start_chars
 from veil.text.recognition._recognizer import Needs, PatternRecognizer, TextFeatures
 
 
@@ -138,3 +139,121 @@ def test_a_text_and_its_reading_in_ordinary_case_keep_their_features() -> None:
     b = _recognizer.text_features(readable)
     assert _recognizer.text_features(note) is a and _recognizer.text_features(readable) is b
     assert b.text is readable and a.text is note
+
+
+# --- start sets in the compiled code (with_start_chars) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("regex", "flags", "text"),
+    [
+        (r"(?<![\w-])\d{3}-\d{4}(?![\w-])", 0, "call 555-1234, not x555-1234"),
+        (r"\b(\d{1,2})/(\d{1,2})\b", 0, "seen 9/7 and 12/31"),
+        (r"\b(?:pager|beeper)\s*#?(\d{4,7})", re.IGNORECASE, "PAGER #54321 beeper 1234"),
+        (r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b", re.IGNORECASE, "iban de89370400440532013000"),
+        (r"(?<!\w)(?i:k)\w+", 0, "\u212aelvin and kelvin and Kelvin"),  # the Kelvin sign
+        (r"\b(?:is|ss)\w*", re.IGNORECASE, "\u0130stanbul \u0131s \u017fs IS"),
+        (r"(?<!\d)[\d\s]{3}x", 0, "\u0663\u0664\u0665x 1 2x"),  # any Unicode digit and space
+        # alternatives under IGNORECASE open with a case-sensitive class of their letter
+        (r"\b(?:kelvin|sam|ion)\b", re.IGNORECASE, "\u212aELVIN \u017fam \u0130ON \u0131on Sam"),
+        (r"\b(?:kelvin|sam)\b", re.IGNORECASE | re.ASCII, "\u212aelvin \u017fam kelvin"),
+        (r"(?i:x(?:ab|(?-i:Cd)|ef))", 0, "XAB xcd xCd XEF"),
+        (r"(?<=(?i:a|b))c", 0, "Ac bc Bc"),  # inside a look-behind
+        # a look-ahead that takes a character says what the match starts with
+        (r"(?<![\w#])(?=\d|#|Apt)(?:Apt\s*)?#?\d+\s\w+", 0, "Apt 4 Elm, #12 Oak, x3 Rd, 7 Main"),
+        (r"(?=(?i:ab|c)).{2}", 0, "xAbcCx\u212a"),
+        # alternatives joined behind their first character, in their order ("son" before
+        # "sons": the first that lets the rest match wins, as before)
+        (r"\b(?:son|wife|sons|sister)\b", re.IGNORECASE, "SONS and Sister, sonsy son"),
+        (r"\b(?:ab|c|a|abc)(d)?", 0, "abcd abd ad cd a"),
+        (r"\b(?:s(on)|w(ife)|s(ister)|so)\b", 0, "son so sister wife"),
+        # never across an alternative that opens with no literal ("[a-z]+" may match "son")
+        (r"\b(?:s(on)|([a-z]+)|s(ons)|wife|we)\b", 0, "sons son we wife"),
+        (r"\b(?:son|sons|(?i:S)ister|sis)(s)?", 0, "sons sisters Sister SIS"),
+    ],
+)
+def test_an_assertion_first_pattern_gets_a_start_set(regex: str, flags: int, text: str) -> None:
+    rx = re.compile(regex, flags)
+    fast = with_start_chars(rx)
+    assert fast is not None
+    assert (fast.pattern, fast.flags, fast.groupindex) == (rx.pattern, rx.flags, rx.groupindex)
+    assert [(m.span(), m.groups()) for m in fast.finditer(text)] == [
+        (m.span(), m.groups()) for m in rx.finditer(text)
+    ]
+    assert rx.search(text) is not None
+
+
+@pytest.mark.parametrize(
+    ("regex", "flags"),
+    [
+        (r"#\d+", 0),  # re skips to the literal already
+        (r"\b\w+\b", 0),  # a class by category other than digits or spaces: most characters
+        (r"\b[^a]x", 0),  # a negated class
+        (r"\b.x", 0),  # any character
+        (r"\b(?:ab)?", 0),  # a match may be empty
+        (r"(?<!x)\u00e9t\u00e9", re.IGNORECASE),  # not ASCII under IGNORECASE
+    ],
+)
+def test_a_pattern_without_a_listable_start_is_left_alone(regex: str, flags: int) -> None:
+    assert with_start_chars(re.compile(regex, flags)) is None
+
+
+def test_another_pythons_internals_leave_the_pattern_compiled_as_ever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a module without the compiler's helpers, as a later Python may move them
+    monkeypatch.setattr(_first_chars, "_compiler", types.SimpleNamespace())
+    assert with_start_chars(re.compile(r"\b\d{3}")) is None
+
+
+def _started() -> list[tuple[re.Pattern[str], re.Pattern[str]]]:
+    """Every built-in pattern (lazy or a recognizer's) that gets a start set, as compiled
+    and with it (after the look-ahead, where it has one, as the recognizers use it)."""
+    TextAnalyzer.from_config(ner=False, profile="hipaa").analyze("Pt seen by Dr. Lee.")
+    specs = {(o.pattern, o.flags) for o in gc.get_objects() if type(o) is _LazyPattern}
+    for r in TextAnalyzer.from_config(ner=False).recognizers:
+        specs |= {(p.regex, p.flags) for p in getattr(r, "patterns", ())}
+    out = []
+    for pattern, flags in sorted(specs, key=str):
+        rx = re.compile(pattern, flags)
+        fast = with_start_chars(with_first_chars(rx) or rx)
+        if fast is not None:
+            out.append((rx, fast))
+    return out
+
+
+STARTED = _started()
+
+
+def test_most_builtin_patterns_get_a_start_set() -> None:
+    assert len(STARTED) > 300
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pair=st.sampled_from(STARTED),
+    text=st.text(
+        alphabet="aDdSsKkIiPpEeMmRr\u017f\u212a\u0130\u0131 \t\n\u00a0\u2003.-/:#@'(0123459\u0663\u00b2",
+        max_size=80,
+    ),
+)
+def test_the_start_set_finds_what_the_pattern_finds(
+    pair: tuple[re.Pattern[str], re.Pattern[str]], text: str
+) -> None:
+    # letters that fold to ASCII under IGNORECASE, Unicode digits and spaces included
+    _same(*pair, text)
+
+
+def test_the_start_set_finds_the_same_in_notes() -> None:
+    texts = [r["full_text"] for r in generate_clinical_shape_notes(30, seed=8)]
+    texts += [r["full_text"] for r in generate_clinical_notes(10, seed=3)]
+    texts += [t.upper() for t in texts[:5]] + [t.lower() for t in texts[:5]]
+    for rx, fast in STARTED:
+        for text in texts:
+            _same(rx, fast, text)
+
+
+def test_the_fold_letters_are_the_recognizers_own() -> None:
+    from veil.text.recognition._recognizer import _FOLDS_TO_ASCII
+
+    assert {chr(c) for c in _first_chars._FOLD_TO_ASCII} == set(_FOLDS_TO_ASCII)

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from veil._lazy import lazy_compile, set_scan_gate
 from veil._registry import Registry
 from veil.text.recognition._finding import Explanation, Finding
-from veil.text.recognition._first_chars import with_first_chars
+from veil.text.recognition._first_chars import with_first_chars, with_start_chars
 
 __all__ = [
     "ContextMatcher",
@@ -193,12 +193,14 @@ def _gated_scans(rx: re.Pattern[str]) -> dict[str, Callable[..., Any]] | None:
     text that lacks what every match contains has no match, in whole or in part (``pos``,
     ``endpos``)."""
     # a pattern that starts with a choice of words scans faster with a look-ahead of their
-    # first characters (same matches: :mod:`veil.text.recognition._first_chars`)
-    try:  # read once for both
+    # first characters, and one that opens with an assertion with the set of characters
+    # its matches start with (same matches: :mod:`veil.text.recognition._first_chars`)
+    try:  # read once for all
         parsed = _sre.parse(rx.pattern, rx.flags)
     except (re.error, TypeError, ValueError, IndexError):
         return None
-    fast = with_first_chars(rx, parsed)
+    ahead = with_first_chars(rx, parsed)
+    fast = with_start_chars(ahead or rx) or ahead
     scans = fast or rx
     search, finditer, findall = scans.search, scans.finditer, scans.findall
     need = needs(rx.pattern, rx.flags, parsed)
@@ -581,9 +583,12 @@ class ContextMatcher:
 
 
 def _fast(rx: re.Pattern[str]) -> re.Pattern[str]:
-    """``rx``, or the same pattern with a look-ahead that makes its scan faster
-    (:func:`~veil.text.recognition._first_chars.with_first_chars`)."""
-    return with_first_chars(rx) or rx
+    """``rx``, or the same pattern made to scan faster: with a look-ahead of its first
+    characters, and the set of them given to ``re``'s search
+    (:func:`~veil.text.recognition._first_chars.with_first_chars`,
+    :func:`~veil.text.recognition._first_chars.with_start_chars`)."""
+    ahead = with_first_chars(rx) or rx
+    return with_start_chars(ahead) or ahead
 
 
 class PatternRecognizer(Recognizer):
