@@ -48,7 +48,8 @@ How the numeric bins are made (each step differentially private or data-independ
    sets, from the model's noisy one-way counts, the probability that a value drawn in the
    zeros' fine bin is 0 and in a fine bin holding a whole number is that number, and gives
    an outer coarse bin whose one-way count exceeds what its kept fine bins hold the
-   excess as a tail past the cut (post-processing).
+   excess as a tail past the cut, whose mean length is at most half the fine bins the
+   data stand in (:func:`_mass_tail`; post-processing).
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """

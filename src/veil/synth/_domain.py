@@ -14,10 +14,15 @@ under DP, from a documented share of the budget:
   over many powers of two has no single bin above the noise: Gapminder's 1,400
   populations were clipped into one power of two); when no single bin stands out at all,
   the range then widens over the neighbouring bins whose noisy sum stands out of its noise
-  by the most (:func:`_widen`: a long tail under the noise is not clipped away); where the
+  by the most, each bin after the first also holding a quarter of a noise sd of rows
+  (:func:`_widen`: a long tail under the noise is not clipped away, nor is the range walked
+  out over empty bins by their noise); where the
   noisy counts fall outwards from the bin before
-  (a tail), the bound is the outer edge of the grid bin *next to* the last one standing
-  out (one power of two of headroom; none past the bin around zero, so a column of
+  (a tail), the bound reaches into the grid bin *next to* the last one standing
+  out (headroom: the whole power of two when that last bin's own noisy count stands 2.5
+  sd out, a share in proportion below that, none for a count at or under zero, since an
+  end reached by widening over noise-level bins is no evidence of a tail going on; none
+  past the bin around zero, so a column of
   counts gets no negative values, and none for a column inside one or two bins, such as years or lifespans,
   whose ends the fine histogram resolves): the thin tail past the last bin that stands out (the
   longest stays: 12 of 40,000 rows past 16 days on the benchmark's table) is under the
