@@ -3,7 +3,8 @@
 MST and AIM runs draw their noise from OpenDP, unseeded, so two runs of the same code on a
 small table differ by more than most changes to the domain rules. This replays only the
 stages that place a numeric column's values, with a seeded Gaussian of the same scale as
-the fit's (epsilon 1, delta 1e-9, the budget split of ``veil.synth._marginal``):
+the fit's (epsilon 1, delta 1e-9, half of it for the category lists' thresholds, the budget split
+of ``veil.synth._marginal``):
 
 1. the noisy row count and the DP bounds (:func:`veil.synth._domain.dp_bounds`);
 2. the noisy fine histogram and the bins (:meth:`veil.synth._discretize.Discretizer.build`);
@@ -41,7 +42,8 @@ from scipy.stats import ks_2samp
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _skewed import skewed_table
-from synth_public import TABLES, load_csv
+from synth_public import NUMERIC, TABLES, load_csv
+from synth_public import load as load_gapminder
 from veil.synth._discretize import Discretizer
 from veil.synth._domain import dp_bounds
 from veil.synth._noise import rho_for
@@ -63,12 +65,13 @@ class SeededNoise:
 
 
 def load(name: str, csv_dir: Path) -> tuple[pd.DataFrame, list[str], int]:
-    """(training rows, numeric columns, modelled columns) as the benchmarks fit them:
-    the public tables with their category lists declared (only numeric columns need a DP
-    domain), the skewed table with every domain estimated."""
+    """(training rows, numeric columns, modelled columns) as the ``dp`` runs of
+    ``synth_public.py`` and ``synth_skewed.py`` fit them (every domain estimated)."""
     if name == "skewed":
         df = skewed_table(48_000, 0).iloc[:40_000]
         return df, ["age", "stay", "charges", "procedures"], 9
+    if name == "gapminder":
+        return load_gapminder().iloc[:1400], list(NUMERIC), 5
     t = TABLES[name]
     cols = [*t["numeric"], *t["categorical"]]
     df = load_csv(csv_dir / t["file"], cols).iloc[: t["train"]]
@@ -139,8 +142,10 @@ def main() -> None:
     }
     for name in args.tables.split(","):
         df, numeric, modelled = load(name, Path(args.csv_dir))
-        needs = len(numeric) if name != "skewed" else modelled
-        rho = rho_for(1.0, 1e-9)
+        # every column's domain estimated; a categorical one's stability histogram takes
+        # half of delta (all these tables have one)
+        needs = modelled
+        rho = rho_for(1.0, 0.5e-9)
         rho_domain = rho * 0.1 * needs / modelled
         rho_col = rho_domain * 0.95 / needs
         rho_model = rho - rho_domain
