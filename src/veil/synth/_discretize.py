@@ -48,7 +48,8 @@ How the numeric bins are made (each step differentially private or data-independ
    sets, from the model's noisy one-way counts, the probability that a value drawn in the
    zeros' fine bin is 0 and in a fine bin holding a whole number is that number, and gives
    an outer coarse bin whose one-way count exceeds what its kept fine bins hold the
-   excess as a tail past the cut (post-processing).
+   excess as a tail past the cut, whose mean length is at most half the fine bins the
+   data stand in (:func:`_mass_tail`; post-processing).
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """
@@ -96,22 +97,41 @@ _EXTENT_MASS = 0.8  # ... and the extent must hold this share of the noisy row c
 _WHOLE_GRID = 0.9  # a decimal column this much whole numbers gets one fine bin per number
 _POINT_Z = 3.0  # a point mass (zeros, whole numbers) counts when its noisy count stands out
 _MASS_RATIO = 0.95  # ... decaying by at least this factor per fine bin
+# ... and with a mean length of at most this share of the fine bins the data stand in: a
+# decay of 0.95 per fine bin alone spread the excess of a column of years of school (data
+# 0-18, one fine bin per year) out to 389 on NMES1988
+_TAIL_SPAN = 0.5
 _MASS_Z = 3.0  # an outer bin's tail is re-drawn when its missing mass stands out this much
 
 
-def _mass_tail(start: float, room: int, mass: float) -> np.ndarray:
+def _mass_tail(start: float, room: int, mass: float, width: int | None = None) -> np.ndarray:
     """``room`` weights continuing outwards from a fine bin of weight ``start`` that sum to
-    ``mass``: a geometric decay ``start x r**i`` with ``r`` solved for the sum, at most
-    ``_MASS_RATIO`` (a tail decays: a flat one to the bounds put a small table's noisy
-    excess on every value up to 31 emergency visits, when the data stop at 12; the
-    excess beyond what such a tail holds is then left out)."""
+    ``mass`` (an excess the model's noisy one-way count measured past the fine bins whose
+    own counts stand out): a geometric decay ``start x r**i`` with ``r`` solved for the
+    sum, at most ``_MASS_RATIO`` (a tail decays: a flat one to the bounds put a small
+    table's noisy excess on every value up to 31 emergency visits, when the data stop at
+    12) and, given ``width`` (the fine bins the data stand in), at most the ratio whose
+    mean length (``1 / (1 - r)`` fine bins) is ``_TAIL_SPAN`` of that width: the excess
+    is placed near the data it continues, not over the bounds' headroom (a column of years
+    of school, 0-18 on a fine bin per year, got values up to 389 with 0.95 per fine bin).
+    When a tail from ``start`` at the largest ratio carries less than ``mass``, the excess
+    beyond is left out (it stays with the kept fine bins) at ``_MASS_RATIO``; under the
+    width's cap the whole mass goes to a tail of that ratio instead (starting higher):
+    the one-way count measured it past the kept fine bins, and the cap keeps it near them.
+    Post-processing of noisy counts."""
     if room <= 0 or mass <= 0:
         return np.zeros(max(room, 0))
     steps = np.arange(1, room + 1, dtype=float)
     start = start if start > 0 else mass / room
-    if float((start * _MASS_RATIO**steps).sum()) <= mass:  # a decaying tail carries less
-        return start * _MASS_RATIO**steps
-    lo, hi = 0.0, 1.0
+    cap = _MASS_RATIO
+    if width is not None:
+        cap = min(cap, max(1.0 - 1.0 / max(_TAIL_SPAN * width, 1.0), 0.0))
+    if float((start * cap**steps).sum()) <= mass:  # a decaying tail carries less
+        if width is None or cap >= _MASS_RATIO:
+            return start * cap**steps
+        shape = cap ** (steps - 1)  # the whole mass, near the data
+        return mass * shape / float(shape.sum())
+    lo, hi = 0.0, cap
     for _ in range(60):
         r = (lo + hi) / 2
         if float((start * r**steps).sum()) < mass:
@@ -596,7 +616,8 @@ class Discretizer:
                     excess = float(m[k]) - held
                     if room > 0 and excess > _MASS_Z * sd:
                         # from the edge's count (its weight plus the floor taken off)
-                        tail = _mass_tail(float(w[edge]) + _FLOOR * sf, room, excess)
+                        width = int(col["kept"][1]) - int(col["kept"][0]) + 1
+                        tail = _mass_tail(float(w[edge]) + _FLOOR * sf, room, excess, width)
                         if first:
                             w[a:edge] = tail[::-1]
                         else:
@@ -620,7 +641,7 @@ class Discretizer:
                     excess = float(m[k]) - dens * n_in
                     sd = s1 * math.sqrt(1.0 + (n_in / width) ** 2)
                     if dens > 0 and excess > _MASS_Z * sd:
-                        tail = _mass_tail(dens, room, excess)
+                        tail = _mass_tail(dens, room, excess, e1 - e0 + 1)
                         w[lo_in : hi_in + 1] = dens
                         if first:
                             w[a:lo_in] = tail[::-1]

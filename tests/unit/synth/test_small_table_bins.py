@@ -137,9 +137,21 @@ def test_even_cuts_cover_the_grid(f: int, bins: int, a: int, n: int) -> None:
 
 
 def test_headroom_only_past_a_falling_end() -> None:
-    assert _headroom(np.array([633.0, 758.0])) == 1
-    assert _headroom(np.array([800.0, 700.0, 600.0])) == 0  # rising to the end
-    assert _headroom(np.array([800.0])) == 0  # the peak is the end
+    assert _headroom(np.array([633.0, 758.0]), 66.0) == 1.0
+    assert _headroom(np.array([800.0, 700.0, 600.0]), 66.0) == 0.0  # rising to the end
+    assert _headroom(np.array([800.0]), 66.0) == 0.0  # the peak is the end
+
+
+def test_headroom_follows_the_evidence_of_the_end_bin() -> None:
+    """A falling end gets a whole grid bin of headroom only when its own noisy count stands
+    out of the noise; one at the noise's level (an end the widening reached over noise) gets
+    a share in proportion, one at or under zero none (issue 28: a column of years of school,
+    0-18, had its bound doubled past a widened end at 256, to 512)."""
+    sigma = 90.0
+    assert _headroom(np.array([3.0 * sigma, 2000.0]), sigma) == 1.0
+    part = _headroom(np.array([1.0 * sigma, 2000.0]), sigma)
+    assert 0.3 < part < 0.5
+    assert _headroom(np.array([-20.0, 150.0, 2000.0]), sigma) == 0.0
 
 
 @settings(max_examples=60, deadline=None)
