@@ -27,9 +27,9 @@ one round and dropped: the server forgets the public keys it was sent when the n
 starts, the client its private keys when they are used or when a full setup arrives),
 fresh mask seeds and shares, encrypted to each neighbour with that round's keys, the same
 threshold; the server learns the public keys and the shares' ciphertexts one or two
-exchanges earlier, and nothing else. A key sharing done ahead serves only the round it was
-made for, with the same clients and settings; it is dropped when the round before it is
-aborted. Whoever was not in the previous round's masked vectors (the first round, a
+exchanges earlier, and nothing else. A key sharing done ahead serves only the next secure
+round, and only if it has the clients and settings it was made for; it is dropped when
+the round before it is aborted. Whoever was not in the previous round's masked vectors (the first round, a
 client not sampled, one that vanished, a round that was aborted before them) gets the
 full setup exchange, as does every client when the server does not ask (veil's deployed
 server keeps Flower's four exchanges: :func:`veil.federated._secagg.secagg_round` asks
@@ -180,7 +180,7 @@ class KeyPrefetch:
     One per run, handed to every :func:`veil.federated._secagg.secagg_round`. The keys a
     round's masked-vector stage brought in serve the next round only: :meth:`take` empties
     the store when that round's setup starts. A key sharing done ahead (:attr:`ahead`)
-    serves the round it was made for, with the same clients and settings, or nobody.
+    serves the next round, with the same clients and settings, or nobody.
     """
 
     def __init__(self) -> None:

@@ -475,3 +475,15 @@ def test_any_schedule_aggregates_every_round_and_folds_exactly_when_it_can(
         # two exchanges exactly when every client of the round unmasked the last one
         assert clients.exchanges == (2 if r > 1 and set(sample) <= survivors else 4)
         survivors = set(alive)
+
+
+def test_key_sharing_done_ahead_serves_the_next_secure_round_after_plain_ones() -> None:
+    # fl_secagg_profile.py alternates plain and SecAgg+ rounds in one run
+    nodes = [1, 2, 3, 4, 5]
+    clients = _Clients(nodes)
+    prefetch = KeyPrefetch()
+    _round(clients, 1, prefetch, following=nodes)
+    mean, finished, updates = _round(clients, 3, prefetch, following=nodes)
+    assert clients.exchanges == 2
+    assert finished == 5
+    _assert_plain_mean(mean, updates, nodes)
