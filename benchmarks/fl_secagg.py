@@ -11,7 +11,10 @@ work, and until #26's last round Ray running the simulated clients at a lower pr
 everything else), so the first two are run ``--repeats`` times, alternating (plain then
 SecAgg+, then SecAgg+ then plain, ...), and each repeat gives a ratio of the two runs' median
 round seconds measured minutes apart at most; the target is judged on the median of those
-ratios, reported with their spread. The dropout run (and, with ``--dp``, the three with
+ratios, reported with their spread. With ``--compare-niceness`` each repeat also runs the
+pair with Ray's own priority for its workers (``RAY_worker_niceness=15``, veil's setting
+before), the two settings alternating, so the spread of either can be compared under the
+same load. The dropout run (and, with ``--dp``, the three with
 ``--dp client --epsilon 3 --no-ledger``) runs once. Per run: the seconds of each round as
 the server measured them (sampling, messages, local training, aggregation; without
 start-up and evaluation), their median after the first ``--warmup`` rounds (Ray starts its
@@ -40,11 +43,23 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fl_accuracy import SHARED, SHIPPED, run_cli
 
 OUT = Path(__file__).parent / "results" / "fl_secagg.json"
+NICENESS = "RAY_worker_niceness"  # Ray's workers' priority; veil sets 0 unless given
 
 
-def _run(base: list[str], extra: list[str], warmup: int) -> dict[str, Any]:
+def _run(
+    base: list[str], extra: list[str], warmup: int, niceness: str | None = None
+) -> dict[str, Any]:
     load = os.getloadavg()
-    out, wall, cpu = run_cli(base + extra)
+    saved = os.environ.get(NICENESS)
+    if niceness is not None:
+        os.environ[NICENESS] = niceness
+    try:
+        out, wall, cpu = run_cli(base + extra)
+    finally:
+        if saved is None:
+            os.environ.pop(NICENESS, None)
+        else:
+            os.environ[NICENESS] = saved
     steady = out["round_seconds"][warmup:] or out["round_seconds"]
     return {
         "args": extra,
@@ -87,6 +102,11 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=2, help="first rounds left out of medians")
     ap.add_argument("--dp", action="store_true", help="also with --dp client --epsilon 3")
     ap.add_argument("--note", default="", help="recorded with the results (e.g. the load)")
+    ap.add_argument(
+        "--compare-niceness",
+        action="store_true",
+        help="each repeat also with Ray's default worker priority (RAY_worker_niceness=15)",
+    )
     ap.add_argument("--out", type=Path, default=OUT)
     a = ap.parse_args()
     data = SHARED if SHARED.exists() else SHIPPED
@@ -94,20 +114,29 @@ def main() -> None:
     base += ["--clients", str(a.clients), "--rounds", str(a.rounds)]
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     pairs: list[dict[str, Any]] = []
+    ray_default: list[dict[str, Any]] = []
     for rep in range(a.repeats):
-        order = [("plain", []), ("secagg", ["--secagg"])]
-        pair = {name: _run(base, extra, a.warmup) for name, extra in order[:: 1 - 2 * (rep % 2)]}
-        pair["ratio"] = (
-            pair["secagg"]["median_round_seconds"] / pair["plain"]["median_round_seconds"]
-        )
-        pairs.append(pair)
-        print(
-            rep,
-            f"plain {pair['plain']['median_round_seconds']:.3f} s",
-            f"secagg {pair['secagg']['median_round_seconds']:.3f} s",
-            f"ratio {pair['ratio']:.2f}",
-            flush=True,
-        )
+        order: list[tuple[str, list[str]]] = [("plain", []), ("secagg", ["--secagg"])]
+        settings: list[tuple[list[dict[str, Any]], str | None]] = [(pairs, None)]
+        if a.compare_niceness:
+            settings.append((ray_default, "15"))
+        for done, niceness in settings if rep % 2 == 0 else settings[::-1]:
+            pair = {
+                name: _run(base, extra, a.warmup, niceness)
+                for name, extra in order[:: 1 - 2 * (rep % 2)]
+            }
+            pair["ratio"] = (
+                pair["secagg"]["median_round_seconds"] / pair["plain"]["median_round_seconds"]
+            )
+            done.append(pair)
+            print(
+                rep,
+                "veil's priority" if niceness is None else f"Ray's +{niceness}",
+                f"plain {pair['plain']['median_round_seconds']:.3f} s",
+                f"secagg {pair['secagg']['median_round_seconds']:.3f} s",
+                f"ratio {pair['ratio']:.2f}",
+                flush=True,
+            )
     singles: list[tuple[str, list[str]]] = [
         ("secagg_dropout_0.3", ["--secagg", "--dropout", "0.3"])
     ]
@@ -151,6 +180,18 @@ def main() -> None:
         "plain_median_round_seconds": plain,
         "secagg_median_round_seconds": secagg,
         "pairs": pairs,
+        "ray_default_niceness": None
+        if not ray_default
+        else {
+            "secagg_over_plain": _spread([p["ratio"] for p in ray_default]),
+            "plain_median_round_seconds": _spread(
+                [p["plain"]["median_round_seconds"] for p in ray_default]
+            ),
+            "secagg_median_round_seconds": _spread(
+                [p["secagg"]["median_round_seconds"] for p in ray_default]
+            ),
+            "pairs": ray_default,
+        },
         "runs": runs,
         "targets": targets,
         "machine": {
