@@ -115,6 +115,80 @@ def main() -> None:
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     pairs: list[dict[str, Any]] = []
     ray_default: list[dict[str, Any]] = []
+    singles: list[tuple[str, list[str]]] = [
+        ("secagg_dropout_0.3", ["--secagg", "--dropout", "0.3"])
+    ]
+    if a.dp:
+        dp = ["--dp", "client", "--epsilon", "3", "--no-ledger"]
+        singles += [
+            ("plain_dp_eps3", dp),
+            ("secagg_dp_eps3", ["--secagg", *dp]),
+            ("secagg_dropout_0.3_dp_eps3", ["--secagg", "--dropout", "0.3", *dp]),
+        ]
+    runs: dict[str, Any] = {}
+
+    def save(complete: bool) -> dict[str, Any]:
+        """The results so far, written to ``--out`` (after every step: a long run on a
+        busy machine leaves what it measured if it is stopped)."""
+        ratios = [p["ratio"] for p in pairs]
+        targets: dict[str, Any] = {}
+        if ratios:
+            targets["secagg_round_time_ratio"] = statistics.median(ratios)
+            targets["secagg_round_time_at_most_1.5x_plain"] = statistics.median(ratios) <= 1.5
+            targets["repeats_at_most_1.5"] = sum(r <= 1.5 for r in ratios)
+            targets["repeats"] = len(ratios)
+        drop = runs.get("secagg_dropout_0.3")
+        if drop is not None and pairs:
+            accuracy = statistics.median(p["secagg"]["accuracy"] for p in pairs)
+            targets["dropout_every_round_completes"] = (
+                drop["secagg"]["rounds_completed"] == a.rounds
+            )
+            targets["dropout_accuracy_gap_points"] = 100 * (accuracy - drop["accuracy"])
+            targets["dropout_within_1_point"] = abs(accuracy - drop["accuracy"]) <= 0.01
+
+        def spreads(done: list[dict[str, Any]]) -> dict[str, Any] | None:
+            if not done:
+                return None
+            return {
+                "secagg_over_plain": _spread([p["ratio"] for p in done]),
+                "plain_median_round_seconds": _spread(
+                    [p["plain"]["median_round_seconds"] for p in done]
+                ),
+                "secagg_median_round_seconds": _spread(
+                    [p["secagg"]["median_round_seconds"] for p in done]
+                ),
+            }
+
+        result = {
+            "benchmark": "fl_secagg",
+            "complete": complete,
+            "data": str(data),
+            "clients": a.clients,
+            "rounds": a.rounds,
+            "repeats": a.repeats,
+            "warmup_rounds_left_out": a.warmup,
+            "command": " ".join(["PYTHONPATH=src", "python", *sys.argv]),
+            "started_utc": started,
+            "note": a.note,
+            **(spreads(pairs) or {}),
+            "pairs": pairs,
+            "ray_default_niceness": None
+            if not ray_default
+            else {**(spreads(ray_default) or {}), "pairs": ray_default},
+            "runs": runs,
+            "targets": targets,
+            "machine": {
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+                "load_average_at_end": os.getloadavg(),
+            },
+        }
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = a.out.with_suffix(".tmp")
+        tmp.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(a.out)
+        return targets
+
     for rep in range(a.repeats):
         order: list[tuple[str, list[str]]] = [("plain", []), ("secagg", ["--secagg"])]
         settings: list[tuple[list[dict[str, Any]], str | None]] = [(pairs, None)]
@@ -137,74 +211,13 @@ def main() -> None:
                 f"ratio {pair['ratio']:.2f}",
                 flush=True,
             )
-    singles: list[tuple[str, list[str]]] = [
-        ("secagg_dropout_0.3", ["--secagg", "--dropout", "0.3"])
-    ]
-    if a.dp:
-        dp = ["--dp", "client", "--epsilon", "3", "--no-ledger"]
-        singles += [
-            ("plain_dp_eps3", dp),
-            ("secagg_dp_eps3", ["--secagg", *dp]),
-            ("secagg_dropout_0.3_dp_eps3", ["--secagg", "--dropout", "0.3", *dp]),
-        ]
-    runs: dict[str, Any] = {}
-    for name, extra in singles:
-        runs[name] = _run(base, extra, a.warmup)
-        print(name, f"{runs[name]['median_round_seconds']:.3f} s", flush=True)
-    ratios = [p["ratio"] for p in pairs]
-    ratio = _spread(ratios)
-    plain = _spread([p["plain"]["median_round_seconds"] for p in pairs])
-    secagg = _spread([p["secagg"]["median_round_seconds"] for p in pairs])
-    drop = runs["secagg_dropout_0.3"]
-    accuracy = statistics.median(p["secagg"]["accuracy"] for p in pairs)
-    targets = {
-        "secagg_round_time_ratio": ratio["median"],
-        "secagg_round_time_at_most_1.5x_plain": ratio["median"] <= 1.5,
-        "repeats_at_most_1.5": sum(r <= 1.5 for r in ratios),
-        "repeats": len(ratios),
-        "dropout_every_round_completes": drop["secagg"]["rounds_completed"] == a.rounds,
-        "dropout_accuracy_gap_points": 100 * (accuracy - drop["accuracy"]),
-        "dropout_within_1_point": abs(accuracy - drop["accuracy"]) <= 0.01,
-    }
-    result = {
-        "benchmark": "fl_secagg",
-        "data": str(data),
-        "clients": a.clients,
-        "rounds": a.rounds,
-        "repeats": a.repeats,
-        "warmup_rounds_left_out": a.warmup,
-        "command": " ".join(["PYTHONPATH=src", "python", *sys.argv]),
-        "started_utc": started,
-        "note": a.note,
-        "secagg_over_plain": ratio,
-        "plain_median_round_seconds": plain,
-        "secagg_median_round_seconds": secagg,
-        "pairs": pairs,
-        "ray_default_niceness": None
-        if not ray_default
-        else {
-            "secagg_over_plain": _spread([p["ratio"] for p in ray_default]),
-            "plain_median_round_seconds": _spread(
-                [p["plain"]["median_round_seconds"] for p in ray_default]
-            ),
-            "secagg_median_round_seconds": _spread(
-                [p["secagg"]["median_round_seconds"] for p in ray_default]
-            ),
-            "pairs": ray_default,
-        },
-        "runs": runs,
-        "targets": targets,
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "load_average_at_end": os.getloadavg(),
-        },
-    }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = a.out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(a.out)
-    print(json.dumps(targets, indent=2))
+            save(False)
+        if rep == 0:  # the single runs early: they hold the dropout target
+            for name, extra in singles:
+                runs[name] = _run(base, extra, a.warmup)
+                print(name, f"{runs[name]['median_round_seconds']:.3f} s", flush=True)
+                save(False)
+    print(json.dumps(save(True), indent=2))
 
 
 if __name__ == "__main__":
