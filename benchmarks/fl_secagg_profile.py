@@ -63,7 +63,8 @@ from fl_accuracy import ROOT, SHARED, SHIPPED
 OUT = Path(__file__).parent / "results" / "fl_secagg_profile.json"
 TICK = os.sysconf("SC_CLK_TCK")
 # the exchanges of a round, by the stage its messages carry (a plain round: one, "train");
-# a SecAgg+ round has no setup exchange where its clients made their keys a round ahead
+# a SecAgg+ round has no setup exchange where its clients made their keys a round ahead,
+# and neither setup nor key sharing where those were done with the last round's unmasking
 STAGES = {
     "plain": ["train"],
     "secagg": ["setup", "share_keys", "collect_masked_vectors", "unmask"],
@@ -285,6 +286,9 @@ def main() -> None:
     for rep in range(a.repeats):
         for name, polling, src in plan if rep % 2 == 0 else plan[::-1]:
             env = {**os.environ, "PYTHONPATH": str(src)}
+            # the clients at the command's priority in every variant, as veil now runs them
+            # (a baseline from before would leave Ray's +15 and lose the CPU to any load)
+            env.setdefault("RAY_worker_niceness", "0")
             waits = "polling" if polling else "wakeups"
             cmd = [sys.executable, __file__, "--rounds", str(a.rounds), "--child", waits]
             load = os.getloadavg()

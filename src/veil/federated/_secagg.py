@@ -44,10 +44,12 @@ online does) has no such shares, so every other client failed the unmasking and 
 was lost. :func:`_workflow` counts only the clients that shared their keys, as the protocol
 does (their pairwise masks are the only ones in the masked vectors).
 
-In simulation the server passes a :class:`KeyPrefetch`: clients make their next round's key
-pairs at this round's unmasking, and a client of consecutive rounds skips the setup exchange
-(:mod:`veil.federated._secagg_keys`; three exchanges a round instead of four, the protocol
-unchanged). The deployed server does not, and keeps Flower's four.
+In simulation the server passes a :class:`KeyPrefetch` and the next round's clients:
+clients make their next round's key pairs with this round's masked vectors, and the next
+round's key sharing goes with this round's unmasking, so a round whose clients all took
+part in the previous one has two exchanges (masked vectors, unmasking) instead of four
+(:mod:`veil.federated._secagg_keys`; the protocol unchanged). The deployed server does not,
+and keeps Flower's four.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from typing import Any
 
 from veil._errors import InputError, VeilError
 from veil.federated._secagg_crypto import install
-from veil.federated._secagg_keys import KeyPrefetch, SetupGrid, ShareKeysGrid
+from veil.federated._secagg_keys import FoldGrid, KeyPrefetch, SetupGrid, ShareKeysGrid
 
 __all__ = [
     "TOLERATED_DROPOUT",
@@ -210,14 +212,116 @@ def _round_strategy(fitins: dict[int, Any]) -> Any:
     return _RoundStrategy()
 
 
-def _workflow(prefetch: KeyPrefetch | None = None, **kwargs: Any) -> Any:
+@dataclass
+class _Ahead:
+    """A round's setup and key sharing, done with the previous round's unmasking."""
+
+    round_number: int  # the round it was made for (its messages' group)
+    nodes: frozenset[int]
+    settings: SecAggSettings
+    state: Any  # Flower's WorkflowState after the key sharing
+
+
+# what the setup and key-sharing stages leave in Flower's WorkflowState for the next stages
+_AHEAD_FIELDS = (
+    "sampled_node_ids",
+    "active_node_ids",
+    "num_shares",
+    "threshold",
+    "clipping_range",
+    "quantization_range",
+    "mod_range",
+    "max_weight",
+    "nid_to_neighbours",
+    "nid_to_publickeys",
+    "forward_srcs",
+    "forward_ciphertexts",
+    "failures",
+)
+
+
+def _legacy(fitins: dict[int, Any], round_number: int, context: Any = None) -> Any:
+    """A ``LegacyContext`` whose strategy hands out ``fitins`` (node id -> FitIns)."""
+    from flwr.app import ArrayRecord, ConfigRecord, Context, RecordDict
+    from flwr.server.compat.legacy_context import LegacyContext
+
+    if context is None:
+        context = Context(run_id=0, node_id=0, node_config={}, state=RecordDict(), run_config={})
+    legacy = LegacyContext(context, strategy=_round_strategy(fitins))
+    legacy.state.config_records["config"] = ConfigRecord({"current_round": round_number})
+    # the workflow reads the global parameters only to hand them to configure_fit, which
+    # ignores them (the fit instructions hold each client's)
+    legacy.state.array_records["parameters"] = ArrayRecord()
+    return legacy
+
+
+def _workflow_kwargs(settings: SecAggSettings, sampled: int, timeout: float | None) -> Any:
+    shares, threshold = settings.workflow_args(sampled)
+    return {
+        "num_shares": shares,
+        "reconstruction_threshold": threshold,
+        "clipping_range": settings.clipping_range,
+        "max_weight": settings.max_weight,
+        "timeout": timeout,
+    }
+
+
+def _fold(
+    prefetch: KeyPrefetch,
+    nodes: list[int],
+    settings: SecAggSettings,
+    round_number: int,
+    timeout: float | None,
+) -> Any:
+    """The unmask grid's hook that runs round ``round_number``'s setup and key sharing
+    with the unmasking before it, when every one of its ``nodes`` made its keys ahead and
+    gets an unmask message; else it sends nothing (``None``: the plain unmasking)."""
+    from flwr.common import FitIns, Parameters
+    from flwr.server.workflow import SecAggPlusWorkflow
+    from flwr.server.workflow.secure_aggregation.secaggplus_workflow import WorkflowState
+
+    def run(grid: Any, messages: list[Any], wait: float | None) -> list[Any] | None:
+        recipients = {int(m.metadata.dst_node_id) for m in messages}
+        if len(nodes) < 2 or not set(nodes) <= recipients:
+            return None  # a client gets no unmask message: the next round sets up on its own
+        held = prefetch.claim(nodes)
+        if held is None:
+            return None  # a client without keys made ahead: the next round sets up on its own
+        empty = FitIns(Parameters(tensors=[], tensor_type=""), {})
+        legacy = _legacy(dict.fromkeys(nodes, empty), round_number)
+        workflow = SecAggPlusWorkflow(**_workflow_kwargs(settings, len(nodes), timeout))
+        state = WorkflowState()
+        setup = SetupGrid(grid, held)  # every client answered it: nothing is sent
+        if not workflow.setup_stage(setup, legacy, state) or setup.setup is None:  # type: ignore[arg-type]
+            return None
+        fold = FoldGrid(grid, messages, setup.setup, wait)
+        ok = workflow.share_keys_stage(fold, legacy, state)  # type: ignore[arg-type]
+        # the masked vectors hold pairwise masks only with the clients that shared keys
+        state.sampled_node_ids = set(state.active_node_ids)
+        if ok:
+            prefetch.ahead = _Ahead(round_number, frozenset(nodes), settings, state)
+        return fold.replies
+
+    return run
+
+
+def _workflow(
+    prefetch: KeyPrefetch | None = None,
+    following: tuple[list[int], SecAggSettings] | None = None,
+    settings: SecAggSettings | None = None,
+    **kwargs: Any,
+) -> Any:
     """Flower's ``SecAggPlusWorkflow``, counting as dropped only clients that shared keys.
 
-    With ``prefetch``, clients whose public keys for this round came with the previous
-    round's unmasking get no setup exchange: the setup's settings go with their key sharing
-    (:mod:`veil.federated._secagg_keys`), and the unmasking asks every client for its keys
-    of the next round. Without it, Flower's four exchanges.
+    With ``prefetch``, clients make their next round's keys at the masked-vector stage;
+    clients whose public keys for this round came with the previous round's masked vectors
+    get no setup exchange: the setup's settings go with their key sharing. With
+    ``following`` too (the next round's clients and settings), the next round's setup and
+    key sharing go with this round's unmasking, and a round whose key sharing was done so
+    starts at the masked vectors (:mod:`veil.federated._secagg_keys`). Without it,
+    Flower's four exchanges.
     """
+    from flwr.compat.common import recorddict_compat as compat
     from flwr.server.workflow import SecAggPlusWorkflow
 
     class _Workflow(SecAggPlusWorkflow):
@@ -225,10 +329,33 @@ def _workflow(prefetch: KeyPrefetch | None = None, **kwargs: Any) -> Any:
             super().__init__(**kw)
             self.held: set[int] = set()  # this round's clients set up with keys made ahead
             self.setup: dict[str, Any] | None = None
+            self.ahead = False  # this round's key sharing was done with the last unmasking
+
+        def _adopt(self, context: Any, state: Any, ahead: _Ahead | None) -> bool:
+            if ahead is None:
+                return False
+            cfg = context.state.config_records["config"]
+            pairs = context.strategy.configure_fit(cfg["current_round"], None, None)
+            nodes = frozenset(int(proxy.node_id) for proxy, _ in pairs)
+            # the next secure round of the run (in veil's simulation, the next round; a
+            # benchmark may put plain rounds between), with the same clients and settings
+            if ahead.nodes != nodes or ahead.settings != settings:
+                return False
+            for name in _AHEAD_FIELDS:
+                setattr(state, name, getattr(ahead.state, name))
+            state.nid_to_fitins = {
+                proxy.node_id: compat.fitins_to_recorddict(ins, True) for proxy, ins in pairs
+            }
+            state.nid_to_proxies = {proxy.node_id: proxy for proxy, _ in pairs}
+            self.ahead = True
+            return True
 
         def setup_stage(self, grid: Any, context: Any, state: Any) -> bool:
             if prefetch is None:
                 return bool(super().setup_stage(grid, context, state))
+            if self._adopt(context, state, prefetch.take_ahead()):
+                prefetch.take()  # keys of clients not in this round: forgotten
+                return bool(self._check_threshold(state))
             # the clients with keys made ahead answered this setup a round early
             wrapped = SetupGrid(grid, prefetch.take())
             ok = bool(super().setup_stage(wrapped, context, state))  # type: ignore[arg-type]
@@ -236,6 +363,8 @@ def _workflow(prefetch: KeyPrefetch | None = None, **kwargs: Any) -> Any:
             return ok
 
         def share_keys_stage(self, grid: Any, context: Any, state: Any) -> bool:
+            if self.ahead:
+                return True  # done with the previous round's unmasking
             if self.held and self.setup is not None:
                 grid = ShareKeysGrid(grid, self.held, self.setup)
             ok: bool = super().share_keys_stage(grid, context, state)
@@ -243,9 +372,20 @@ def _workflow(prefetch: KeyPrefetch | None = None, **kwargs: Any) -> Any:
             state.sampled_node_ids = set(state.active_node_ids)
             return ok
 
+        def collect_masked_vectors_stage(self, grid: Any, context: Any, state: Any) -> bool:
+            if prefetch is not None:
+                grid = prefetch.masked_grid(grid)
+            return bool(super().collect_masked_vectors_stage(grid, context, state))
+
         def unmask_stage(self, grid: Any, context: Any, state: Any) -> bool:
             if prefetch is not None:
-                grid = prefetch.unmask_grid(grid)
+                fold = None
+                if following is not None:
+                    cfg = context.state.config_records["config"]
+                    nodes, next_settings = following
+                    timeout = self.timeout
+                    fold = _fold(prefetch, nodes, next_settings, cfg["current_round"] + 1, timeout)
+                grid = prefetch.unmask_grid(grid, fold)
             return bool(super().unmask_stage(grid, context, state))
 
     return _Workflow(**kwargs)
@@ -259,6 +399,7 @@ def secagg_round(
     round_number: int,
     timeout: float | None = None,
     prefetch: KeyPrefetch | None = None,
+    next_clients: list[int] | None = None,
 ) -> tuple[list[Any], int]:
     """Run one SecAgg+ round over the clients in ``fit`` (node id -> weights, config).
 
@@ -271,9 +412,7 @@ def secagg_round(
     took part in the previous round's unmasking skip the setup exchange
     (:mod:`veil.federated._secagg_keys`); without it every round has Flower's four.
     """
-    from flwr.app import ArrayRecord, ConfigRecord
     from flwr.common import FitIns, ndarrays_to_parameters
-    from flwr.server.compat.legacy_context import LegacyContext
 
     install()
     # the clients of a round are sent the same weights: serialize them once, not per client
@@ -285,23 +424,21 @@ def secagg_round(
         return serialized[id(weights)]
 
     fitins = {nid: FitIns(parameters(w), dict(cfg)) for nid, (w, cfg) in fit.items()}
-    strategy = _round_strategy(fitins)
-    legacy = LegacyContext(context, strategy=strategy)
-    legacy.state.config_records["config"] = ConfigRecord({"current_round": round_number})
-    # the workflow reads the global parameters only to hand them to configure_fit, which
-    # ignores them (the fit instructions above hold each client's)
-    legacy.state.array_records["parameters"] = ArrayRecord()
-    shares, threshold = settings.workflow_args(len(fit))
+    legacy = _legacy(fitins, round_number, context)
+    strategy = legacy.strategy
+    following = None
+    if prefetch is not None and next_clients is not None:
+        following = (list(next_clients), settings)
     workflow = _workflow(
         prefetch,
-        num_shares=shares,
-        reconstruction_threshold=threshold,
-        clipping_range=settings.clipping_range,
-        max_weight=settings.max_weight,
-        timeout=timeout,
+        following,
+        settings=settings,
+        **_workflow_kwargs(settings, len(fit), timeout),
     )
     workflow(grid, legacy)
     if strategy.aggregate is None:
+        if prefetch is not None:
+            prefetch.take_ahead()  # after an abort, the next round sets up in full
         n_shares, n_threshold = settings.resolve(len(fit))
         raise RoundAbortedError(
             f"secure aggregation of round {round_number} was aborted: fewer than "

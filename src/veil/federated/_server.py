@@ -174,14 +174,25 @@ def server_app(
         weights = [p.detach().numpy().copy() for p in model.parameters()]
         client_c: dict[int, list[Any]] = {}
         with progress.task("federated rounds", total=config.rounds) as task:
+            samples: dict[int, list[int]] = {}
+
+            def sample(r: int) -> list[int]:
+                # drawn in round order, each once: round r + 1's may be drawn during round
+                # r (SecAgg+ shares its keys ahead), the same clients for a seed
+                while len(samples) < r:
+                    samples[len(samples) + 1] = _draw()
+                return samples[r]
+
+            def _draw() -> list[int]:
+                if poisson:
+                    return [nd for nd in nodes if private_rng.random() < config.fraction_fit]
+                size = max(1, round(config.fraction_fit * n))
+                picks = sample_rng.choice(len(nodes), size=size, replace=False)
+                return [nodes[int(i)] for i in sorted(picks)]
+
             for r in range(1, config.rounds + 1):
                 t0 = time.perf_counter()
-                if poisson:
-                    chosen = [nd for nd in nodes if private_rng.random() < config.fraction_fit]
-                else:
-                    size = max(1, round(config.fraction_fit * n))
-                    picks = sample_rng.choice(len(nodes), size=size, replace=False)
-                    chosen = [nodes[int(i)] for i in sorted(picks)]
+                chosen = sample(r)
                 n_drop = round(config.dropout * len(chosen))
                 # indices, not the node ids: those are 64-bit unsigned and numpy would not
                 # keep them exact in an array
@@ -197,8 +208,19 @@ def server_app(
                     mean = replied_zeros
                     if len(chosen) >= 2:
                         fit = {nd: (weights, _config(r, nd, nd in dropping)) for nd in chosen}
+                        # the next round's clients share their keys with this unmasking
+                        # (not with adaptive clipping: its setup needs this round's result)
+                        following = None
+                        if r < config.rounds and (agg is None or agg.adaptive is None):
+                            following = sample(r + 1)
                         mean, finished = secagg_round(
-                            grid, context, fit, _round_settings(), r, prefetch=prefetch
+                            grid,
+                            context,
+                            fit,
+                            _round_settings(),
+                            r,
+                            prefetch=prefetch,
+                            next_clients=following,
                         )
                     if agg is not None:
                         weights = strategy.step(

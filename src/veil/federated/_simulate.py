@@ -254,6 +254,21 @@ class FLConfig:
         )
 
 
+def ray_environment() -> None:
+    """Settings for the Ray runtime Flower's simulation starts (read by Ray's daemons and
+    workers from the environment; a value the user set wins)."""
+    # Ray >= 2.5x warns on every start that it will stop hiding GPUs when num_gpus=0; the
+    # clients never use a GPU, so opt into the future behaviour and skip the warning.
+    os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
+    # Ray starts its workers 15 steps nicer than its raylet (RAY_worker_niceness, default
+    # 15), to keep a cluster's daemons responsive. Here the workers are the simulated
+    # clients, the bulk of every round: at +15 any other process on the machine takes the
+    # CPU from them first, so a round's time followed whatever else ran on the machine
+    # (docs/federated.md, "Ray workers' priority"). They run at the command's own
+    # priority instead; a value the user set wins.
+    os.environ.setdefault("RAY_worker_niceness", "0")
+
+
 def _run_flower(
     data: FLData,
     config: FLConfig,
@@ -284,9 +299,7 @@ def _run_flower(
             "log_to_driver": False,
         },
     }
-    # Ray >= 2.5x warns on every start that it will stop hiding GPUs when num_gpus=0; the
-    # clients never use a GPU, so opt into the future behaviour and skip the warning.
-    os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
+    ray_environment()
     level = FLOWER_LOGGER.level
     if not log.isEnabledFor(logging.DEBUG):
         FLOWER_LOGGER.setLevel(logging.CRITICAL)

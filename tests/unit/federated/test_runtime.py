@@ -173,3 +173,20 @@ def test_the_probe_reads_the_exit_of_rays_daemons(
     assert dead_ray_daemon() is None
     assert probe() == "its Ray runtime was shut down"  # it was running before
     assert RayProbe()() is None  # never seen running: not started yet
+
+
+def test_the_simulated_clients_run_at_the_commands_priority_unless_the_user_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    from veil.federated._simulate import ray_environment
+
+    niceness = "RAY_worker_niceness"  # Ray's spelling: its config name after RAY_
+    # Ray's default (15) starves the clients under any other load
+    monkeypatch.delenv(niceness, raising=False)
+    ray_environment()
+    assert os.environ[niceness] == "0"
+    monkeypatch.setenv(niceness, "5")
+    ray_environment()
+    assert os.environ[niceness] == "5"
