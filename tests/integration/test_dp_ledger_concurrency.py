@@ -170,7 +170,14 @@ def test_sigkill_during_spend_loop_loses_nothing_committed(
         rec = json.loads(proc.stdout.readline())
         reported.append(rec["ok"])
     proc.send_signal(signal.SIGKILL)
-    rest, _ = proc.communicate(timeout=30)
+    # read the rest through the same buffered file: readline() may have read lines past the
+    # 40th into its buffer, and communicate() with stderr piped too reads the raw pipe and
+    # would drop them (a spend committed and reported, counted as unreported)
+    rest = proc.stdout.read()
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    if proc.stderr is not None:
+        proc.stderr.close()
     reported += [json.loads(x)["ok"] for x in rest.splitlines() if x.strip()]
     with BudgetLedger(url, table_prefix=prefix) as led:
         history = led.history("loop")
