@@ -63,6 +63,7 @@ from veil.synth._base import (
     dp_statement,
     synthesizers,
 )
+from veil.synth._coarse import CoarseQuery, equal_mass_groups, target_triples, triple_groups
 from veil.synth._constraints import Constraint
 from veil.synth._discretize import Discretizer
 from veil.synth._domain import dp_bounds, dp_categories, stability_threshold
@@ -182,6 +183,7 @@ class _MarginalSynthesizer(Synthesizer):
             else 0.0,
             "unit": "one row (add/remove)",
             "measurements": self.measured_,
+            "coarse_triples": getattr(self, "coarse_", []),
             "domain_from_data": self.domain_from_data_,
             "domain": self.domain_,
             "domain_budget": self.domain_budget_,
@@ -323,6 +325,7 @@ class _MarginalSynthesizer(Synthesizer):
             codes = disc.encode(data, schema)
             budget = ZCDPBudget(rho - rho_domain)
             self.measured_: list[list[str]] = []
+            self.coarse_: list[dict[str, Any]] = []
             self.one_way_: dict[str, tuple[np.ndarray, float]] = {}
             model = self._select_and_measure(codes, sizes, budget, mbi, progress)
             spent_domain = dbudget.spent if dbudget is not None else 0.0
@@ -407,6 +410,35 @@ class _MarginalSynthesizer(Synthesizer):
         )
         self.measured_.append(list(clique))
         return mbi.LinearMeasurement(y, clique, stddev=sigma)
+
+    def _measure_triples(
+        self,
+        codes: dict[str, np.ndarray],
+        sizes: dict[str, int],
+        triples: list[Clique],
+        sigma: float,
+        total: float,
+        budget: ZCDPBudget,
+        mbi: Any,
+    ) -> list[Any]:
+        """Measure each target triple on coarse groups (:mod:`veil.synth._coarse`): the
+        group count from the noisy row count ``total`` and ``sigma``, the groups' edges from
+        the noisy one-way marginals; the model's clique is the fine triple."""
+        out = []
+        for cl in triples:
+            g = triple_groups(total, sizes[cl[0]], sigma)
+            groups = tuple(
+                tuple(range(sizes[c])) if i == 0 else equal_mass_groups(self.one_way_[c][0], g)
+                for i, c in enumerate(cl)
+            )
+            query = CoarseQuery(cl, groups)
+            y = budget.gaussian(
+                query.aggregate(_marginal(codes, sizes, cl)), sigma, what="coarse marginal 3-way"
+            )
+            self.measured_.append(list(cl))
+            self.coarse_.append({"clique": list(cl), "groups": list(query.shape)})
+            out.append(mbi.LinearMeasurement(y, cl, stddev=sigma, query=query))
+        return out
 
     def _store_model(self, model: Any, sizes: dict[str, int], mbi: Any) -> None:
         cliques = [tuple(cl) for cl in model.cliques]
@@ -509,12 +541,13 @@ class MSTSynthesizer(_MarginalSynthesizer):
     (10, 9)
     """
 
-    def __init__(self, *, target: str | None = None, **kw: Any) -> None:
+    def __init__(self, *, target: str | None = None, triples: bool = False, **kw: Any) -> None:
         super().__init__(**kw)
         self.target = None if target is None else str(target)
+        self.triples = bool(triples)
 
     def _params(self) -> dict[str, Any]:
-        return {**super()._params(), "target": self.target}
+        return {**super()._params(), "target": self.target, "triples": self.triples}
 
     def _select_and_measure(self, codes, sizes, budget, mbi, progress):  # type: ignore[no-untyped-def]
         cols = list(sizes)
@@ -548,10 +581,14 @@ class MSTSynthesizer(_MarginalSynthesizer):
                     chosen.append(cand[k])
                     task.advance()
             # a declared target's pairs join the tree's, from the same third of rho
+            # with ``triples``, the target with each tree edge that does not touch it, on
+            # coarse groups (the junction tree already holds these cliques: no larger model)
+            triples = target_triples(self.target, cols, chosen) if self.triples else []
             chosen += _target_pairs(self.target, cols, chosen)
-            sigma = math.sqrt(len(chosen) / (2 * (rho / 3)))
+            sigma = math.sqrt((len(chosen) + len(triples)) / (2 * (rho / 3)))
             for p in chosen:
                 ms.append(self._measure(codes, sizes, p, sigma, budget, mbi))
+            ms += self._measure_triples(codes, sizes, triples, sigma, total, budget, mbi)
         del n
         with progress.task("mst: estimating the model (jax compile)", total=1) as task:
             model = self._estimate(mbi, sizes, ms)
@@ -609,9 +646,11 @@ class AIMSynthesizer(_MarginalSynthesizer):
         workload: Sequence[Sequence[str]] | None = None,
         max_cells: int | None = None,
         target: str | None = None,
+        triples: bool = False,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        self.triples = bool(triples)
         self.rounds = rounds
         self.per_round = per_round
         self.workload = None if workload is None else [list(w) for w in workload]
@@ -626,6 +665,7 @@ class AIMSynthesizer(_MarginalSynthesizer):
             "workload": self.workload,
             "max_cells": self.max_cells,
             "target": self.target,
+            "triples": self.triples,
         }
 
     def _cell_cap(self, n: int) -> int:
@@ -712,7 +752,7 @@ class AIMSynthesizer(_MarginalSynthesizer):
                 if k == 0:
                     break
                 rho_sel = 0.1 * rho_round / k
-                sigma = math.sqrt(k / (2 * 0.9 * rho_round))
+                sigma = math.sqrt(k / (2 * 0.9 * rho_round))  # what the selection score expects
                 if model is None:
                     est = {c: _independent(probs, c, total) for c in pool}
                 else:
@@ -741,11 +781,22 @@ class AIMSynthesizer(_MarginalSynthesizer):
                     ]
                     if not pool:
                         break
-                if len(chosen) < k:  # the cap ended the batch early: unspent selection budget
-                    sigma = math.sqrt(len(chosen) / (2 * (rho_round - rho_sel * len(chosen))))
+                # with ``triples``, the target with each chosen pair of two other columns, on
+                # coarse groups (those the cap allows: with the target's pairs measured the
+                # junction tree already holds them)
+                triples: list[Clique] = []
+                for t in target_triples(self.target, cols, chosen) if self.triples else []:
+                    if self._tree_cells(mbi, sizes, [*measured, *chosen, *triples, t]) <= cap:
+                        triples.append(t)
+                # the round's measurements share what selection left (all of it unspent
+                # when the cap ended the batch early); pairs and triples get the same noise
+                rho_meas = rho_round - rho_sel * len(chosen)
+                sigma = math.sqrt((len(chosen) + len(triples)) / (2 * rho_meas))
                 for c in chosen:
                     ms.append(self._measure(codes, sizes, c, sigma, budget, mbi))
                     measured.append(c)
+                ms += self._measure_triples(codes, sizes, triples, sigma, total, budget, mbi)
+                measured += triples
                 self.model_cells_ = self._tree_cells(mbi, sizes, [*[(c,) for c in cols], *measured])
                 model = self._estimate(mbi, sizes, ms, warm=model)
                 task.advance()
