@@ -23,6 +23,7 @@ one count by one: L2 sensitivity 1, the same Gaussian mechanism as a fine margin
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import string
 from collections.abc import Sequence
@@ -30,7 +31,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CoarseQuery", "equal_mass_groups", "target_triples", "triple_groups"]
+__all__ = [
+    "CoarseQuery",
+    "coarse_query",
+    "equal_mass_groups",
+    "tan_pairs",
+    "target_triples",
+    "triple_groups",
+]
 
 Clique = tuple[str, ...]
 
@@ -96,6 +104,21 @@ def target_triples(
     return [(target, *p) for p in pairs if len(p) == 2 and target not in p]
 
 
+def tan_pairs(target: str | None, tree: Sequence[Clique]) -> list[Clique]:
+    """Pairs of columns other than ``target`` that, with the target joined to every column,
+    make a tree-augmented model (TAN): the ``tree``'s edges that do not touch the target,
+    then the target's neighbours in the tree joined in a chain, in the order their edges
+    were chosen. Removing the target splits a spanning tree into one piece per neighbour;
+    the chain joins the pieces, so the pairs form a tree over the other columns and every
+    clique of the model stays a triple (the target and one pair). Post-processing of the
+    DP tree: no budget, no look at the data."""
+    if target is None:
+        return list(tree)
+    rest = [p for p in tree if target not in p]
+    nbrs = [p[1] if p[0] == target else p[0] for p in tree if target in p and len(p) == 2]
+    return rest + list(itertools.pairwise(nbrs))
+
+
 @dataclasses.dataclass(frozen=True)
 class CoarseQuery:
     """Sums a clique's fine cells into coarse ones: ``groups[i][k]`` is the coarse value of
@@ -149,3 +172,19 @@ class CoarseQuery:
         """Squared operator norm: the most fine cells one coarse cell sums (its rows are
         disjoint 0/1 vectors), which mbi uses for the step size's Lipschitz bound."""
         return float(np.prod([max(np.bincount(g)) for g in self.groups]))
+
+
+def coarse_query(
+    triple: Clique,
+    sizes: dict[str, int],
+    one_way: dict[str, np.ndarray],
+    rows: float,
+    sigma: float,
+) -> CoarseQuery:
+    """The query measuring ``triple`` (target first, kept whole) on coarse groups of its
+    other two columns: :func:`triple_groups` groups from the noisy row count ``rows`` and
+    the noise ``sigma``, placed by :func:`equal_mass_groups` on each column's noisy
+    one-way marginal (``one_way``). Post-processing of DP outputs only."""
+    g = triple_groups(rows, sizes[triple[0]], sigma)
+    rest = [equal_mass_groups(one_way[c], g) for c in triple[1:]]
+    return CoarseQuery(triple, (tuple(range(sizes[triple[0]])), *rest))

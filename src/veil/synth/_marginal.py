@@ -63,7 +63,7 @@ from veil.synth._base import (
     dp_statement,
     synthesizers,
 )
-from veil.synth._coarse import CoarseQuery, equal_mass_groups, target_triples, triple_groups
+from veil.synth._coarse import CoarseQuery, coarse_query, tan_pairs, target_triples
 from veil.synth._constraints import Constraint
 from veil.synth._discretize import Discretizer
 from veil.synth._domain import dp_bounds, dp_categories, stability_threshold
@@ -427,17 +427,11 @@ class _MarginalSynthesizer(Synthesizer):
         budget: ZCDPBudget,
         mbi: Any,
     ) -> list[Any]:
-        """Measure each target triple on coarse groups (:mod:`veil.synth._coarse`): the
-        group count from the noisy row count ``total`` and ``sigma``, the groups' edges from
-        the noisy one-way marginals; the model's clique is the fine triple."""
+        """Measure each target triple on coarse groups (:func:`coarse_query`); the model's
+        clique is the fine triple."""
         out = []
         for cl in triples:
-            g = triple_groups(total, sizes[cl[0]], sigma)
-            groups = tuple(
-                tuple(range(sizes[c])) if i == 0 else equal_mass_groups(self.one_way_[c][0], g)
-                for i, c in enumerate(cl)
-            )
-            query = CoarseQuery(cl, groups)
+            query = coarse_query(cl, sizes, {c: self.one_way_[c][0] for c in cl[1:]}, total, sigma)
             y = budget.gaussian(
                 query.aggregate(_marginal(codes, sizes, cl)), sigma, what="coarse marginal 3-way"
             )
@@ -538,6 +532,14 @@ class MSTSynthesizer(_MarginalSynthesizer):
         column is measured too (from the same third of the budget as the tree's pairs,
         which then get more noise each). The model is no longer a tree: its junction
         tree has cliques of three columns (the target and a tree edge).
+    triples
+        With ``target``: also measure the target with two other columns at once, on
+        coarse groups of their bins (:mod:`veil.synth._coarse`): for each tree edge that
+        does not touch the target, and for the target's tree neighbours joined in a chain
+        (a tree-augmented model; the cliques stay triples, the model no larger). They
+        share the last third with the pairs, at the same noise; the fit then uses mbi's
+        Armijo step search. Off by default: on diamonds at epsilon 1 it did not narrow the
+        AUC gap (docs/synthetic-data.md, "Target triples").
 
     Examples
     --------
@@ -587,9 +589,14 @@ class MSTSynthesizer(_MarginalSynthesizer):
                     chosen.append(cand[k])
                     task.advance()
             # a declared target's pairs join the tree's, from the same third of rho
-            # with ``triples``, the target with each tree edge that does not touch it, on
-            # coarse groups (the junction tree already holds these cliques: no larger model)
-            triples = target_triples(self.target, cols, chosen) if self.triples else []
+            # with ``triples``, the target with each tree edge that does not touch it and
+            # with each pair of its tree neighbours in a chain, on coarse groups: the
+            # target plus a tree over the other columns (the cliques stay triples)
+            triples = (
+                target_triples(self.target, cols, tan_pairs(self.target, chosen))
+                if self.triples
+                else []
+            )
             chosen += _target_pairs(self.target, cols, chosen)
             sigma = math.sqrt((len(chosen) + len(triples)) / (2 * (rho / 3)))
             for p in chosen:
@@ -635,6 +642,14 @@ class AIMSynthesizer(_MarginalSynthesizer):
         the measurements. It costs a third model fit, and on a table where the adaptive
         rounds already measure the target's informative pairs (Adult) it takes budget
         from better ones; docs/synthetic-data.md has the figures.
+    triples
+        With ``target``: with each pair of two other columns a round selects, also measure
+        the target with that pair on coarse groups of their bins (:mod:`veil.synth._coarse`),
+        in the same round, at the pairs' noise (the round's measurements are shared among
+        more); the model does not grow (the target's pairs already join it to every
+        column). The fits then use mbi's Armijo step search. Off by default: on diamonds at
+        epsilon 1 it did not narrow the AUC gap and took about twice the CPU time
+        (docs/synthetic-data.md, "Target triples").
 
     Examples
     --------

@@ -198,3 +198,25 @@ def test_triples_off_measures_no_triple() -> None:
     syn = MSTSynthesizer(epsilon=1.0, account=False, seed=0, target="y", iters=100).fit(df)
     assert syn.fit_info_["coarse_triples"] == []
     assert all(len(m) <= 2 for m in syn.fit_info_["measurements"])
+
+
+def test_tan_pairs_make_a_tree_over_the_other_columns() -> None:
+    from veil.synth._coarse import tan_pairs as _tan_pairs
+
+    # a spanning tree of y, a..e in which y has three neighbours (a, c, e)
+    tree = [("a", "b"), ("y", "a"), ("c", "y"), ("c", "d"), ("e", "y")]
+    pairs = _tan_pairs("y", tree)
+    assert pairs == [("a", "b"), ("c", "d"), ("a", "c"), ("c", "e")]
+    # a tree over the five other columns: 4 edges, connected, so no cycle
+    comp = {c: c for c in "abcde"}
+
+    def find(c: str) -> str:
+        while comp[c] != c:
+            c = comp[c]
+        return c
+
+    for a, b in pairs:
+        assert find(a) != find(b)
+        comp[find(a)] = find(b)
+    assert len({find(c) for c in "abcde"}) == 1
+    assert _tan_pairs(None, tree) == tree
