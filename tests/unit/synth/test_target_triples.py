@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("mbi")  # the synth extra; conftest turns this skip into a CI failure
 
-from veil.synth import AIMSynthesizer, MSTSynthesizer
+from veil.synth import AIMSynthesizer, MSTSynthesizer, load_synthesizer
 from veil.synth._coarse import (
     MAX_GROUPS,
     MIN_GROUPS,
@@ -172,7 +172,9 @@ def _table(n: int = 3000, seed: int = 0) -> pd.DataFrame:
     ("cls", "kw"),
     [(MSTSynthesizer, {}), (AIMSynthesizer, {"rounds": 1, "per_round": 3})],
 )
-def test_fit_with_triples_spends_exactly_its_budget_and_samples_valid_data(cls, kw) -> None:  # type: ignore[no-untyped-def]
+def test_fit_with_triples_spends_exactly_its_budget_and_samples_valid_data(
+    cls, kw, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     df = _table()
     syn = cls(epsilon=1.0, account=False, seed=0, target="y", triples=True, iters=200, **kw)
     syn.fit(df)
@@ -191,6 +193,10 @@ def test_fit_with_triples_spends_exactly_its_budget_and_samples_valid_data(cls, 
     for c in ("a", "b", "y"):
         assert set(out[c].dropna()) <= set(df[c])
     assert out["x"].between(df["x"].min() - 10, df["x"].max() + 10).all()
+    # saved and loaded, ``triples`` stays a parameter and sampling works without mbi's model
+    back = load_synthesizer(syn.save(tmp_path / "m.veil"))
+    assert type(back) is cls and back.triples is True and back.target == "y"
+    assert list(back.sample(20, seed=2).columns) == list(df.columns)
 
 
 def test_triples_off_measures_no_triple() -> None:
