@@ -16,6 +16,9 @@ from the model (see :mod:`veil.synth._pgm`, columns drawn independently).
   compiles a new program (5-15 s), which is why it needs minutes on Adult. Batching keeps
   AIM's adaptivity at 2-3 compilations. Candidates are the workload's cliques (all pairs
   by default) that keep the junction tree under ``max_cells`` cells.
+- With a declared ``target`` and ``triples=True`` (both), the target with two other columns
+  at once, on coarse groups of their bins (:mod:`veil.synth._coarse`), for pairs the DP
+  selections already chose; opt-in (docs/synthetic-data.md, "Target triples").
 
 Privacy: (epsilon, delta)-DP for one row (add/remove). The budget is converted to rho-zCDP
 with OpenDP and every selection and measurement is an OpenDP mechanism whose cost OpenDP's
