@@ -11,6 +11,8 @@ with the target ``cut`` on diamonds (45,000 training rows, DP domains), measured
 - ``cell_noise4``: MST with triples, the group rule's constant at 4 noise sd instead of 8
   (more, smaller groups).
 
+``--table cps1988`` runs the same checks on CPS1988 (target ``parttime``).
+
 Run (the CSV as for ``synth_public.py --table diamonds``)::
 
     PYTHONPATH=src python benchmarks/synth_triples_ablation.py --seeds 0,1 --out benchmarks/results/synth_triples_ablation_triples28.json
@@ -70,11 +72,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", default="0,1")
     ap.add_argument("--checks", default=",".join(CHECKS))
+    ap.add_argument("--table", default="diamonds", choices=["diamonds", "cps1988"])
     ap.add_argument("--csv-dir", default="/tmp/synth_tables")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    table = sp.TABLES["diamonds"]
+    table = sp.TABLES[args.table]
     df = sp.load_csv(Path(args.csv_dir) / table["file"], [*table["numeric"], *table["categorical"]])
     n = table["train"]
     train, hold = df.iloc[:n].reset_index(drop=True), df.iloc[n:].reset_index(drop=True)
