@@ -54,7 +54,8 @@ without the data), their bounds estimated under DP.
 ``--csv PATH --target COL [--numeric a,b]`` runs any other CSV (DP domains only).
 
 ``--methods`` also takes ``mst_target`` and ``aim_target`` (the table's target declared:
-its pairs are measured). ``--epsilon 100 --max-bins 16`` (MST, AIM) fits with next to no
+its pairs are measured), ``mst_triples`` and ``aim_triples`` (also ``triples=True``: the
+target with each measured pair of two other columns, on coarse groups). ``--epsilon 100 --max-bins 16`` (MST, AIM) fits with next to no
 noise on the bins an epsilon-1 run chose: what is left is the discretization's loss.
 """
 
