@@ -180,8 +180,11 @@ def load(table: dict[str, Any], csv_dir: Path, max_rows: int) -> pd.DataFrame:
     df = pd.read_csv(csv_dir / f"{table['item']}.csv")
     df = df[[*table["numeric"], *table["categorical"]]].copy()
     for c in table["categorical"]:
-        df[c] = df[c].astype(object).where(df[c].notna(), None).map(
-            lambda v: None if v is None else str(v)
+        df[c] = (
+            df[c]
+            .astype(object)
+            .where(df[c].notna(), None)
+            .map(lambda v: None if v is None else str(v))
         )
     if len(df) > max_rows:
         df = df.sample(n=max_rows, random_state=0)

@@ -64,6 +64,7 @@ import pandas as pd
 
 from veil._numeric import coerce_numbers
 from veil.synth._noise import ZCDPBudget
+from veil.synth._points import _LATTICE_STEPS, _lattice_counts, _on_lattice, _weak_weights
 from veil.synth._schema import ColumnSpec, TableSchema
 
 __all__ = ["FINE_BINS", "LOG_SPAN", "Discretizer", "fine_edges"]
@@ -73,6 +74,9 @@ LOG_SPAN = 1000.0
 # whole numbers that get a fine bin each: 0-512 included, the power-of-two bounds DP finds
 # for a count column (at 512 values it got bins of two, its zeros sampled half as ones)
 _INT_FINE_MAX = 513
+# ... and on a linear grid (a range far from zero), up to this many: one power of two of
+# DP bounds, such as 1024-2048 for years
+_INT_LINEAR_MAX = 1025
 _FLOOR = 1.0  # noise standard deviations taken off every fine count
 _ANCHOR = 4.0  # an outer coarse bin keeps its fine bins up to the outermost count above this
 _EXTEND = 2.0  # ... and beyond it while the counts stay above this
@@ -330,6 +334,12 @@ def fine_edges(kind: str, low: float, high: float) -> tuple[np.ndarray, str]:
             edges[0], edges[-1] = low - 0.5, high + 0.5
         edges[-1] = max(edges[-1], high)
         return edges, "log"
+    if kind == "integer" and span + 1 <= _INT_LINEAR_MAX:
+        # far from zero (years inside the power of two 1024-2048 DP finds): a bin per
+        # whole number too; at a quarter of the span per bin, four years shared a fine
+        # bin and were drawn alike (a sample year 1995-2003, 44 % of it 1996, scored a
+        # KS complement of 0.69)
+        return np.arange(low - 0.5, high + 1.0, 1.0), "linear"
     if kind == "integer":
         edges = np.unique(np.round(np.linspace(low, high + 1, FINE_BINS + 1))) - 0.5
         return edges, "linear"
@@ -462,13 +472,22 @@ class Discretizer:
                 # numbers, two counts (a row adds to one at most) from a quarter of the
                 # column's rho (the fine histogram keeps three quarters: the same cost)
                 points = None
+                lattice: list[float] = []
                 grid_kind = spec.kind
                 # (never exact counts beside a noisy fit: only measured, or all exact)
                 if spec.kind == "numeric" and (budget is None or sigma is not None):
                     xc = np.clip(x, lo, hi)
                     whole = np.mod(xc, 1.0) == 0
+                    # the other values by the coarsest step of _LATTICE_STEPS they lie on
+                    # (a partition with the zeros and the whole numbers: a row adds to one
+                    # count at most, so the vector's L2 sensitivity stays 1, its cost too)
                     pts = np.array(
-                        [float((xc == 0).sum()), float((whole & (xc != 0)).sum())], dtype=float
+                        [
+                            float((xc == 0).sum()),
+                            float((whole & (xc != 0)).sum()),
+                            *_lattice_counts(xc[~whole]),
+                        ],
+                        dtype=float,
                     )
                     if budget is not None and sigma is not None:
                         psig = 2.0 * sigma
@@ -477,6 +496,7 @@ class Discretizer:
                     else:
                         psig = 0.0
                     points = [float(pts[0]), float(pts[1]), psig]
+                    lattice = [float(v) for v in pts[2:]]
                     # a column of whole numbers written as decimals (12.0, a few 12.5):
                     # one fine bin per whole number, as an integer column's, when the noisy
                     # counts say at least _WHOLE_GRID of its values are whole; under DP
@@ -485,7 +505,7 @@ class Discretizer:
                     n_est = float(rows) if rows is not None else None
                     if budget is None:
                         n_est = float(len(x))
-                    if n_est and float(pts.sum()) >= _WHOLE_GRID * n_est:
+                    if n_est and float(pts[:2].sum()) >= _WHOLE_GRID * n_est:
                         grid_kind = "integer"
                 edges, scale = fine_edges(spec.kind, lo, hi)
                 if grid_kind != spec.kind and math.ceil(hi) - math.floor(lo) < _INT_FINE_MAX:
@@ -534,6 +554,8 @@ class Discretizer:
                     even = max(max_bins - 2 * len(spikes), 1)
                     cuts, weights = _even_cuts(len(noisy), even, extent)
                     cuts = _with_spikes(cuts, spikes)
+                    if sigma > 0:
+                        weights = _weak_weights(raw, raw_sigma, cuts, weights)
                     col["weak_signal"] = True
                     if extent is not None:
                         col["extent"] = [int(extent[0]), int(extent[1])]
@@ -550,6 +572,7 @@ class Discretizer:
                 )
                 if points is not None:
                     col["points"] = points
+                    col["lattice_counts"] = lattice
                 col["size"] = col["bins"] + int(missing)
             else:
                 col.update(kind="cat", size=len(spec.categories) + int(missing))
@@ -670,6 +693,15 @@ class Discretizer:
                 nonzero = float(m.sum()) - max(z, 0.0)
                 if wh > _POINT_Z * ps and nonzero > 0:
                     col["whole"] = min(wh / nonzero, 1.0)
+                shares = [
+                    [step, min(n_s / nonzero, 1.0)]
+                    for step, n_s in zip(
+                        _LATTICE_STEPS, col.get("lattice_counts", []), strict=False
+                    )
+                    if n_s > _POINT_Z * ps and nonzero > 0
+                ]
+                if shares:
+                    col["lattice"] = shares
             col["weights"] = [float(v) for v in w]
 
     def _fill(self, col: dict[str, Any], c: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -698,11 +730,12 @@ class Discretizer:
         zeros' fine bin gives exact zeros with probability ``zero[1]``; elsewhere a value
         whose fine bin holds a whole number becomes that number with the probability that
         gives the measured share of whole numbers among the non-zero values."""
-        zero, whole = col.get("zero"), col.get("whole")
-        if zero is None and whole is None:
+        zero, whole, lattice = col.get("zero"), col.get("whole"), col.get("lattice")
+        if zero is None and whole is None and lattice is None:
             return x
         x = x.copy()
         isz = np.zeros(len(x), dtype=bool)
+        done = np.zeros(len(x), dtype=bool)
         if zero is not None:
             isz = (fine == int(zero[0])) & (rng.random(len(x)) < float(zero[1])) & ~missing
         if whole is not None:
@@ -713,6 +746,22 @@ class Discretizer:
             if share > 0:
                 snap = has & (rng.random(len(x)) < min(float(whole) / share, 1.0))
                 x[snap] = np.clip(np.round(x[snap]), klo[snap], khi[snap])
+                done = done | snap
+        # the measured steps (halves, tenths ...) next, each on the rows left, with the
+        # probability that gives its share of the non-zero values
+        nonzero = max(float((~isz & ~missing).sum()), 1.0)
+        for step, target in lattice or []:
+            rest = ~isz & ~missing & ~done
+            klo = np.ceil(left / step - 1e-9)
+            khi = np.ceil(right / step - 1e-9) - 1.0
+            has = (klo <= khi) & rest
+            share = float(has.sum()) / nonzero
+            if share <= 0:
+                continue
+            snap = has & (rng.random(len(x)) < min(float(target) / share, 1.0))
+            pick = klo + np.floor(rng.random(len(x)) * np.maximum(khi - klo + 1.0, 1.0))
+            x[snap] = pick[snap] * step
+            done = done | snap
         x[isz] = 0.0
         return x
 
@@ -781,6 +830,8 @@ class Discretizer:
                 x = lo + np.expm1(tl + v * (tr - tl))
             else:
                 x = left + v * (right - left)
+            if spec.kind == "numeric" and spec.decimals is not None:
+                x = _on_lattice(x, left, right, spec.decimals, rng.random(len(c)))
             x = self._points(col, x, fine, left, right, missing, rng)
             x = np.clip(x, col["low"], col["high"])
             if col.get("integer"):
