@@ -8,7 +8,8 @@ How the numeric bins are made (each step differentially private or data-independ
 1. a *fine grid* over the column's bounds that depends only on the bounds: 256 equal bins,
    on a log scale (``log1p(x - low)``) when the bounds span more than 1,000 units from at
    or near zero (long tails: charges, incomes; not years in 1024-2048), one bin per whole
-   number for an integer column spanning at most 513 values (0-512), and a log scale
+   number for an integer column spanning at most 513 values (0-512), or at most 1,025
+   far from zero on a linear grid (years in the DP bounds 1024-2048), and a log scale
    whose low end keeps a bin per whole number for a wider integer column from near zero;
 2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
    discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
@@ -28,7 +29,9 @@ How the numeric bins are made (each step differentially private or data-independ
    when less than half of the mass stands out of the noise, or what stands out is less
    than 3 standard deviations of the noise in the histogram's total (few rows for the
    budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
-   that scale inside a bin (``weak_signal`` in the saved layout), except that a fine bin
+   that scale inside a bin (``weak_signal`` in the saved layout), except in a bin where
+   a fine count stands 4.5 noise sd out (a score of few values), which follows its noisy
+   fine counts (:func:`veil.synth._points._weak_weights`), and except that a fine bin
    whose own noisy count stands 5.5 noise sd out (a count column's zeros) is a coarse bin
    of its own; on a linear grid, given
    a noisy row count, only over the fine bins where windows of noisy counts stand out
@@ -44,12 +47,19 @@ How the numeric bins are made (each step differentially private or data-independ
    inside the fine bin (on the log scale for a log grid);
 5. a decimal column also measures two point counts, its exact zeros and its other whole
    numbers, from a quarter of its fine histogram's rho: a column at least 90 % whole
-   numbers gets one fine bin per number; after the fit, :meth:`Discretizer.calibrate`
+   numbers gets one fine bin per number (the same vector counts its other values by the
+   coarsest of the steps 0.5, 0.25, 0.1, 0.05, 0.01 they lie on: a partition, so its cost
+   is unchanged); after the fit, :meth:`Discretizer.calibrate`
    sets, from the model's noisy one-way counts, the probability that a value drawn in the
-   zeros' fine bin is 0 and in a fine bin holding a whole number is that number, and gives
+   zeros' fine bin is 0 and in a fine bin holding a whole number is that number (then,
+   with the measured shares, a half, a quarter ... inside the fine bin), and gives
    an outer coarse bin whose one-way count exceeds what its kept fine bins hold the
    excess as a tail past the cut, whose mean length is at most half the fine bins the
-   data stand in (:func:`_mass_tail`; post-processing).
+   data stand in (:func:`_mass_tail`; post-processing);
+6. a value of a column written with few decimals is drawn on those decimals' steps inside
+   its fine bin when the bin holds one to four of them
+   (:func:`veil.synth._points._on_lattice`): rounding a uniform draw sent part of a point
+   mass to the neighbouring fine bin's step.
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """

@@ -12,7 +12,11 @@ under DP, from a documented share of the budget:
   event per bin) hold the data, widened past them to the outermost run of 2, 4, 8 or 16
   neighbouring bins whose noisy *sum* stands 4.5 sd of that sum out (a small table spread
   over many powers of two has no single bin above the noise: Gapminder's 1,400
-  populations were clipped into one power of two); when no single bin stands out at all,
+  populations were clipped into one power of two); a bin is apart from the data by the
+  grid bins between it, or its mirror image across zero, and them, and a range standing
+  on one side of zero reaches across it to a run standing out no further out than its
+  mirror (:func:`_mirrored_runs`: a small column spread across zero lost one side);
+  when no single bin stands out at all,
   the range then widens over the neighbouring bins whose noisy sum stands out of its noise
   by the most, each bin after the first also holding half a noise sd of rows
   (:func:`_widen`: a long tail under the noise is not clipped away, nor is the range walked
