@@ -155,6 +155,19 @@ def _mass_tail(start: float, room: int, mass: float, width: int | None = None) -
     return start * lo**steps
 
 
+def _span(width: int, excess: float, held: float) -> int | None:
+    """The width that caps a tail's mean length in :func:`_mass_tail`: the fine bins the
+    data stand in, when the outer bin's excess is at most what its kept fine bins hold (a
+    correction near the data: a column of years of school, 0-18, had its excess spread to
+    389); None (no cap) when the excess is larger, since the rows that stand out are then
+    the smaller part of the bin and their width no scale for the rest: a zero-inflated
+    count's tail (14 % of the rows over 1-14, 86 % zeros: the data standing out were the
+    zeros and ones) all came back as 2, follow-up days' lower quarter (0-2,800, thin on a
+    log grid) was drawn within a few fine bins of the cut, and a wealth column's upper
+    tail stopped at a fifth of its length. Post-processing of noisy counts."""
+    return width if excess <= held else None
+
+
 def _tail(inner: np.ndarray, room: int, sigma: float, fit: np.ndarray | None = None) -> np.ndarray:
     """Weights for the ``room`` fine bins past a cut-back outer bin's last counted one.
 
@@ -650,7 +663,9 @@ class Discretizer:
                     if room > 0 and excess > _MASS_Z * sd:
                         # from the edge's count (its weight plus the floor taken off)
                         width = int(col["kept"][1]) - int(col["kept"][0]) + 1
-                        tail = _mass_tail(float(w[edge]) + _FLOOR * sf, room, excess, width)
+                        tail = _mass_tail(
+                            float(w[edge]) + _FLOOR * sf, room, excess, _span(width, excess, held)
+                        )
                         if first:
                             w[a:edge] = tail[::-1]
                         else:
@@ -674,7 +689,9 @@ class Discretizer:
                     excess = float(m[k]) - dens * n_in
                     sd = s1 * math.sqrt(1.0 + (n_in / width) ** 2)
                     if dens > 0 and excess > _MASS_Z * sd:
-                        tail = _mass_tail(dens, room, excess, e1 - e0 + 1)
+                        tail = _mass_tail(
+                            dens, room, excess, _span(e1 - e0 + 1, excess, dens * n_in)
+                        )
                         w[lo_in : hi_in + 1] = dens
                         if first:
                             w[a:lo_in] = tail[::-1]

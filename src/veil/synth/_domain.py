@@ -393,7 +393,7 @@ def dp_bounds(
     if k_high:
         nxt = float(edges[last + 2])
         hi = nxt if k_high >= 1.0 else _part(hi, nxt, k_high, kind)
-    if kind == "numeric" and max(abs(lo), abs(hi)) <= _ZERO_SPAN:
+    if kind == "numeric" or (kind == "integer" and max(abs(lo), abs(hi)) > _ZERO_SPAN):
         # A decimal range of one sign whose far end is ``_ZERO_RATIO`` times its near end
         # is a scale (scores, ages, log incomes) whose near end is a guess under the noise:
         # the grid's bins shrink towards zero, so the rows near it (a zero-inflated
@@ -401,10 +401,15 @@ def dp_bounds(
         # too small to stand out and were clipped up to the low bound (MedExp's 304 zero
         # disease scores, 7 % of the column, written as 1). Starting the range at zero
         # costs its linear fine grid at most an eighth of its resolution; a range within
-        # two doublings (1024-4096) keeps its ends. Not a long tail (its log fine grid
-        # already resolves its low end) nor an integer column (its lowest whole number
-        # stands in a grid bin of its own; a stay of at least 1 would be given zeros).
-        # Post-processing of the noisy bounds.
+        # two doublings (1024-4096) keeps its ends. The same for a wider range, decimal
+        # or integer, whose fine grid is a log scale: a column spread evenly from near
+        # zero (depths 6-3,189 m, follow-up days 0-5,215) has half as many rows in each
+        # power of two below its bulk, so its lowest rows stand out nowhere and were
+        # clipped up to 128 or 512 (4 % and 5 % of the column); from zero, the log grid's
+        # bins are as wide as before wherever the values are well above the old low end
+        # (``log1p(x)`` against ``log1p(x - low)``). Not an integer column within
+        # ``_ZERO_SPAN`` (its lowest whole number stands in a grid bin of its own; a stay
+        # of at least 1 would be given zeros). Post-processing of the noisy bounds.
         if lo > 0 and hi >= _ZERO_RATIO * lo:
             lo = 0.0
         elif hi < 0 and lo <= _ZERO_RATIO * hi:

@@ -150,7 +150,9 @@ def test_dp_bounds_of_a_small_column_spread_across_zero_keep_both_sides() -> Non
     clipped away in over half of the draws (28 % of the values clipped on average)."""
     rng = np.random.default_rng(0)  # test data only
     x = np.round(rng.normal(-2, 11, 3400), 3)
-    draws = [dp_bounds(x, "numeric", 90.0, ZCDPBudget(1e9), "bounds") for _ in range(30)]
+    n = float(len(x))  # the fit passes a noisy row count
+    draws = [dp_bounds(x, "numeric", 90.0, ZCDPBudget(1e9), "bounds", n) for _ in range(30)]
+    # (by simulation: 99 % of draws cross zero and 7 % of the values are clipped on average)
     crossing = np.mean([lo < 0 < hi for lo, hi, _ in draws])
     assert crossing >= 0.8, crossing
     assert np.mean([c for _, _, c in draws]) / len(x) <= 0.15
@@ -163,3 +165,41 @@ def test_dp_bounds_of_a_positive_column_rarely_gain_negative_values() -> None:
     x = np.where(rng.random(3000) < 0.5, 0.0, rng.gamma(2.0, 6.0, 3000)).round(2)
     draws = [dp_bounds(x, "numeric", 90.0, ZCDPBudget(1e9), "bounds") for _ in range(30)]
     assert all(lo >= 0 for lo, _, _ in draws)
+
+
+def test_dp_bounds_of_a_wide_range_spread_from_near_zero_start_at_zero() -> None:
+    """Depths 6-3,200 spread evenly (and whole days 0-5,200): each power of two below the
+    bulk holds half the rows of the next, so the lowest stand out nowhere and the bounds
+    started at 128 or 512, clipping 2-5 % of the column up to them."""
+    rng = np.random.default_rng(5)  # test data only
+    depth = rng.uniform(6.0, 3200.0, 5800).round(2)
+    days = rng.integers(0, 5200, 7800).astype(float)
+    for x, kind in ((depth, "numeric"), (days, "integer")):
+        draws = [dp_bounds(x, kind, 60.0, ZCDPBudget(1e9), "bounds", len(x)) for _ in range(10)]
+        assert all(lo == 0 for lo, _, _ in draws), kind
+        assert max(c for _, _, c in draws) == 0, kind
+
+
+def test_a_zero_inflated_counts_thin_tail_is_not_squeezed_next_to_its_ones() -> None:
+    """86 % zeros, the rest spread over 1-14 with a bump at 14, 5,200 rows, noise sd 60
+    per fine bin, 16 bins: few values stand out beside the zeros, and the outer bin's
+    excess (the tail, larger than what its kept fine bins hold) was capped at a mean
+    length of half the fine bins standing out: in a quarter of the draws 11-12 % of the
+    rows came back as 2 (2 % real), and the KS complement averaged 0.94 over 12 draws."""
+    rng = np.random.default_rng(6)  # test data only
+    n = 5200
+    tail = rng.choice(np.arange(1, 15), n, p=np.r_[0.23, 0.15, 0.1, 0.07, np.full(9, 0.04), 0.09])
+    x = np.where(rng.random(n) < 0.86, 0, tail)
+    df = pd.DataFrame({"reduced": x})
+    schema = infer_schema(df, bounds={"reduced": (0, 16)})
+    scores = []
+    for _ in range(12):  # fresh OpenDP noise each time
+        disc = Discretizer.build(  # 16 bins: what the bins rule gives such a table
+            schema, df, max_bins=16, budget=ZCDPBudget(1.0), sigmas={"reduced": 60.0}
+        )
+        codes = disc.encode(df, schema)
+        disc.calibrate(_one_way(disc, codes))
+        out = disc.decode(codes, schema, np.random.default_rng(7))["reduced"]
+        scores.append(_ks(df["reduced"], out))
+    # (about 0.97 now; the sd of a 12-draw mean is about 0.004)
+    assert float(np.mean(scores)) >= 0.955, scores
