@@ -8,7 +8,8 @@ How the numeric bins are made (each step differentially private or data-independ
 1. a *fine grid* over the column's bounds that depends only on the bounds: 256 equal bins,
    on a log scale (``log1p(x - low)``) when the bounds span more than 1,000 units from at
    or near zero (long tails: charges, incomes; not years in 1024-2048), one bin per whole
-   number for an integer column spanning at most 513 values (0-512), and a log scale
+   number for an integer column spanning at most 513 values (0-512), or at most 1,025
+   far from zero on a linear grid (years in the DP bounds 1024-2048), and a log scale
    whose low end keeps a bin per whole number for a wider integer column from near zero;
 2. a histogram of the column on the fine grid, with Gaussian noise (OpenDP), from the
    discretization share of the budget (see :mod:`veil.synth._marginal`), averaged over 5
@@ -28,7 +29,9 @@ How the numeric bins are made (each step differentially private or data-independ
    when less than half of the mass stands out of the noise, or what stands out is less
    than 3 standard deviations of the noise in the histogram's total (few rows for the
    budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
-   that scale inside a bin (``weak_signal`` in the saved layout), except that a fine bin
+   that scale inside a bin (``weak_signal`` in the saved layout), except in a bin where
+   a fine count stands 4.5 noise sd out (a score of few values), which follows its noisy
+   fine counts (:func:`veil.synth._points._weak_weights`), and except that a fine bin
    whose own noisy count stands 5.5 noise sd out (a count column's zeros) is a coarse bin
    of its own; on a linear grid, given
    a noisy row count, only over the fine bins where windows of noisy counts stand out
@@ -44,12 +47,19 @@ How the numeric bins are made (each step differentially private or data-independ
    inside the fine bin (on the log scale for a log grid);
 5. a decimal column also measures two point counts, its exact zeros and its other whole
    numbers, from a quarter of its fine histogram's rho: a column at least 90 % whole
-   numbers gets one fine bin per number; after the fit, :meth:`Discretizer.calibrate`
+   numbers gets one fine bin per number (the same vector counts its other values by the
+   coarsest of the steps 0.5, 0.25, 0.1, 0.05, 0.01 they lie on: a partition, so its cost
+   is unchanged); after the fit, :meth:`Discretizer.calibrate`
    sets, from the model's noisy one-way counts, the probability that a value drawn in the
-   zeros' fine bin is 0 and in a fine bin holding a whole number is that number, and gives
+   zeros' fine bin is 0 and in a fine bin holding a whole number is that number (then,
+   with the measured shares, a half, a quarter ... inside the fine bin), and gives
    an outer coarse bin whose one-way count exceeds what its kept fine bins hold the
    excess as a tail past the cut, whose mean length is at most half the fine bins the
-   data stand in (:func:`_mass_tail`; post-processing).
+   data stand in (:func:`_mass_tail`; post-processing);
+6. a value of a column written with few decimals is drawn on those decimals' steps inside
+   its fine bin when the bin holds one to four of them
+   (:func:`veil.synth._points._on_lattice`): rounding a uniform draw sent part of a point
+   mass to the neighbouring fine bin's step.
 
 Without a budget (``budget=None``, the non-DP path used by tests) the histogram is exact.
 """
@@ -64,6 +74,13 @@ import pandas as pd
 
 from veil._numeric import coerce_numbers
 from veil.synth._noise import ZCDPBudget
+from veil.synth._points import (
+    _LATTICE_MAX,
+    _LATTICE_STEPS,
+    _lattice_counts,
+    _on_lattice,
+    _weak_weights,
+)
 from veil.synth._schema import ColumnSpec, TableSchema
 
 __all__ = ["FINE_BINS", "LOG_SPAN", "Discretizer", "fine_edges"]
@@ -73,6 +90,9 @@ LOG_SPAN = 1000.0
 # whole numbers that get a fine bin each: 0-512 included, the power-of-two bounds DP finds
 # for a count column (at 512 values it got bins of two, its zeros sampled half as ones)
 _INT_FINE_MAX = 513
+# ... and on a linear grid (a range far from zero), up to this many: one power of two of
+# DP bounds, such as 1024-2048 for years
+_INT_LINEAR_MAX = 1025
 _FLOOR = 1.0  # noise standard deviations taken off every fine count
 _ANCHOR = 4.0  # an outer coarse bin keeps its fine bins up to the outermost count above this
 _EXTEND = 2.0  # ... and beyond it while the counts stay above this
@@ -139,6 +159,19 @@ def _mass_tail(start: float, room: int, mass: float, width: int | None = None) -
         else:
             hi = r
     return start * lo**steps
+
+
+def _span(width: int, excess: float, held: float) -> int | None:
+    """The width that caps a tail's mean length in :func:`_mass_tail`: the fine bins the
+    data stand in, when the outer bin's excess is at most what its kept fine bins hold (a
+    correction near the data: a column of years of school, 0-18, had its excess spread to
+    389); None (no cap) when the excess is larger, since the rows that stand out are then
+    the smaller part of the bin and their width no scale for the rest: a zero-inflated
+    count's tail (14 % of the rows over 1-14, 86 % zeros: the data standing out were the
+    zeros and ones) all came back as 2, follow-up days' lower quarter (0-2,800, thin on a
+    log grid) was drawn within a few fine bins of the cut, and a wealth column's upper
+    tail stopped near 110 (its 99th percentile: 225). Post-processing of noisy counts."""
+    return width if excess <= held else None
 
 
 def _tail(inner: np.ndarray, room: int, sigma: float, fit: np.ndarray | None = None) -> np.ndarray:
@@ -330,6 +363,12 @@ def fine_edges(kind: str, low: float, high: float) -> tuple[np.ndarray, str]:
             edges[0], edges[-1] = low - 0.5, high + 0.5
         edges[-1] = max(edges[-1], high)
         return edges, "log"
+    if kind == "integer" and span + 1 <= _INT_LINEAR_MAX:
+        # far from zero (years inside the power of two 1024-2048 DP finds): a bin per
+        # whole number too; at a quarter of the span per bin, four years shared a fine
+        # bin and were drawn alike (a sample year 1995-2003, 44 % of it 1996, scored a
+        # KS complement of 0.69)
+        return np.arange(low - 0.5, high + 1.0, 1.0), "linear"
     if kind == "integer":
         edges = np.unique(np.round(np.linspace(low, high + 1, FINE_BINS + 1))) - 0.5
         return edges, "linear"
@@ -462,13 +501,22 @@ class Discretizer:
                 # numbers, two counts (a row adds to one at most) from a quarter of the
                 # column's rho (the fine histogram keeps three quarters: the same cost)
                 points = None
+                lattice: list[float] = []
                 grid_kind = spec.kind
                 # (never exact counts beside a noisy fit: only measured, or all exact)
                 if spec.kind == "numeric" and (budget is None or sigma is not None):
                     xc = np.clip(x, lo, hi)
                     whole = np.mod(xc, 1.0) == 0
+                    # the other values by the coarsest step of _LATTICE_STEPS they lie on
+                    # (a partition with the zeros and the whole numbers: a row adds to one
+                    # count at most, so the vector's L2 sensitivity stays 1, its cost too)
                     pts = np.array(
-                        [float((xc == 0).sum()), float((whole & (xc != 0)).sum())], dtype=float
+                        [
+                            float((xc == 0).sum()),
+                            float((whole & (xc != 0)).sum()),
+                            *_lattice_counts(xc[~whole]),
+                        ],
+                        dtype=float,
                     )
                     if budget is not None and sigma is not None:
                         psig = 2.0 * sigma
@@ -477,6 +525,7 @@ class Discretizer:
                     else:
                         psig = 0.0
                     points = [float(pts[0]), float(pts[1]), psig]
+                    lattice = [float(v) for v in pts[2:]]
                     # a column of whole numbers written as decimals (12.0, a few 12.5):
                     # one fine bin per whole number, as an integer column's, when the noisy
                     # counts say at least _WHOLE_GRID of its values are whole; under DP
@@ -485,7 +534,7 @@ class Discretizer:
                     n_est = float(rows) if rows is not None else None
                     if budget is None:
                         n_est = float(len(x))
-                    if n_est and float(pts.sum()) >= _WHOLE_GRID * n_est:
+                    if n_est and float(pts[:2].sum()) >= _WHOLE_GRID * n_est:
                         grid_kind = "integer"
                 edges, scale = fine_edges(spec.kind, lo, hi)
                 if grid_kind != spec.kind and math.ceil(hi) - math.floor(lo) < _INT_FINE_MAX:
@@ -534,6 +583,8 @@ class Discretizer:
                     even = max(max_bins - 2 * len(spikes), 1)
                     cuts, weights = _even_cuts(len(noisy), even, extent)
                     cuts = _with_spikes(cuts, spikes)
+                    if sigma > 0:
+                        weights = _weak_weights(raw, raw_sigma, cuts, weights)
                     col["weak_signal"] = True
                     if extent is not None:
                         col["extent"] = [int(extent[0]), int(extent[1])]
@@ -550,6 +601,7 @@ class Discretizer:
                 )
                 if points is not None:
                     col["points"] = points
+                    col["lattice_counts"] = lattice
                 col["size"] = col["bins"] + int(missing)
             else:
                 col.update(kind="cat", size=len(spec.categories) + int(missing))
@@ -617,7 +669,9 @@ class Discretizer:
                     if room > 0 and excess > _MASS_Z * sd:
                         # from the edge's count (its weight plus the floor taken off)
                         width = int(col["kept"][1]) - int(col["kept"][0]) + 1
-                        tail = _mass_tail(float(w[edge]) + _FLOOR * sf, room, excess, width)
+                        tail = _mass_tail(
+                            float(w[edge]) + _FLOOR * sf, room, excess, _span(width, excess, held)
+                        )
                         if first:
                             w[a:edge] = tail[::-1]
                         else:
@@ -641,7 +695,9 @@ class Discretizer:
                     excess = float(m[k]) - dens * n_in
                     sd = s1 * math.sqrt(1.0 + (n_in / width) ** 2)
                     if dens > 0 and excess > _MASS_Z * sd:
-                        tail = _mass_tail(dens, room, excess, e1 - e0 + 1)
+                        tail = _mass_tail(
+                            dens, room, excess, _span(e1 - e0 + 1, excess, dens * n_in)
+                        )
                         w[lo_in : hi_in + 1] = dens
                         if first:
                             w[a:lo_in] = tail[::-1]
@@ -670,6 +726,15 @@ class Discretizer:
                 nonzero = float(m.sum()) - max(z, 0.0)
                 if wh > _POINT_Z * ps and nonzero > 0:
                     col["whole"] = min(wh / nonzero, 1.0)
+                shares = [
+                    [step, min(n_s / nonzero, 1.0)]
+                    for step, n_s in zip(
+                        _LATTICE_STEPS, col.get("lattice_counts", []), strict=False
+                    )
+                    if n_s > _POINT_Z * ps and nonzero > 0
+                ]
+                if shares:
+                    col["lattice"] = shares
             col["weights"] = [float(v) for v in w]
 
     def _fill(self, col: dict[str, Any], c: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -698,11 +763,12 @@ class Discretizer:
         zeros' fine bin gives exact zeros with probability ``zero[1]``; elsewhere a value
         whose fine bin holds a whole number becomes that number with the probability that
         gives the measured share of whole numbers among the non-zero values."""
-        zero, whole = col.get("zero"), col.get("whole")
-        if zero is None and whole is None:
+        zero, whole, lattice = col.get("zero"), col.get("whole"), col.get("lattice")
+        if zero is None and whole is None and lattice is None:
             return x
         x = x.copy()
         isz = np.zeros(len(x), dtype=bool)
+        done = np.zeros(len(x), dtype=bool)
         if zero is not None:
             isz = (fine == int(zero[0])) & (rng.random(len(x)) < float(zero[1])) & ~missing
         if whole is not None:
@@ -713,6 +779,25 @@ class Discretizer:
             if share > 0:
                 snap = has & (rng.random(len(x)) < min(float(whole) / share, 1.0))
                 x[snap] = np.clip(np.round(x[snap]), klo[snap], khi[snap])
+                done = done | snap
+        # the measured steps (halves, tenths ...) next, each on the rows left, with the
+        # probability that gives its share of the non-zero values
+        nonzero = max(float((~isz & ~missing).sum()), 1.0)
+        for step, target in lattice or []:
+            rest = ~isz & ~missing & ~done
+            klo = np.ceil(left / step - 1e-9)
+            khi = np.ceil(right / step - 1e-9) - 1.0
+            # (fine bins of one to _LATTICE_MAX steps: a wider one is no point mass's)
+            has = (klo <= khi) & (khi - klo < _LATTICE_MAX) & rest
+            share = float(has.sum()) / nonzero
+            if share <= 0:
+                continue
+            snap = has & (rng.random(len(x)) < min(float(target) / share, 1.0))
+            pick = klo + np.floor(rng.random(len(x)) * np.maximum(khi - klo + 1.0, 1.0))
+            # (a step drawn may be a whole number or a coarser step: rare in a fine bin of
+            # one to four steps, and left as drawn)
+            x[snap] = np.round(pick[snap] * step, 12)
+            done = done | snap
         x[isz] = 0.0
         return x
 
@@ -781,6 +866,8 @@ class Discretizer:
                 x = lo + np.expm1(tl + v * (tr - tl))
             else:
                 x = left + v * (right - left)
+            if spec.kind == "numeric" and spec.decimals is not None:
+                x = _on_lattice(x, left, right, spec.decimals, rng.random(len(c)))
             x = self._points(col, x, fine, left, right, missing, rng)
             x = np.clip(x, col["low"], col["high"])
             if col.get("integer"):

@@ -12,7 +12,11 @@ under DP, from a documented share of the budget:
   event per bin) hold the data, widened past them to the outermost run of 2, 4, 8 or 16
   neighbouring bins whose noisy *sum* stands 4.5 sd of that sum out (a small table spread
   over many powers of two has no single bin above the noise: Gapminder's 1,400
-  populations were clipped into one power of two); when no single bin stands out at all,
+  populations were clipped into one power of two); a bin is apart from the data by the
+  grid bins between it, or its mirror image across zero, and them, and a range standing
+  on one side of zero reaches across it to a run standing out no further out than its
+  mirror (:func:`_mirrored_runs`: a small column spread across zero lost one side);
+  when no single bin stands out at all,
   the range then widens over the neighbouring bins whose noisy sum stands out of its noise
   by the most, each bin after the first also holding half a noise sd of rows
   (:func:`_widen`: a long tail under the noise is not clipped away, nor is the range walked
@@ -146,6 +150,24 @@ def numeric_grid(kind: str) -> np.ndarray:
     return np.concatenate([-pos[::-1], pos])
 
 
+def _gap(i: int, others: np.ndarray, zero: int) -> int:
+    """Grid bins between bin ``i`` and the nearest of ``others``, or between ``i``'s
+    mirror image across the bin around zero (``zero``; -1: none) and the nearest of them,
+    whichever is fewer. Measured along the grid alone, the values of a column spread
+    across zero (deviations, positions, differences: -30 to 30) that stand out on one
+    side are twenty-odd bins from those on the other, the powers of two between -1 and 1
+    that hold few of its rows, so the other side, standing out at 4.5 sd but not 5.5 on a
+    small table, was taken for noise apart from the data and clipped away (a pitch's
+    horizontal position, 3,402 rows: bounds [-16, 0], 41 % of its values clipped to 0).
+    A bin whose mirror lies among or beside the bins standing out is no further from the
+    data than they are from zero."""
+    near = int(np.min(np.abs(others - i))) - 1
+    if zero < 0 or i == zero:
+        return near
+    mirror = 2 * zero - i
+    return min(near, int(np.min(np.abs(others - mirror))) - 1)
+
+
 def _standing(noisy: np.ndarray, sigma: float, zero: int = -1) -> tuple[int, int]:
     """First and last grid bin holding data: the outermost bins whose noisy count stands
     ``BOUNDS_Z`` noise sd out, then, past them, the outermost run of ``m`` neighbouring bins
@@ -160,9 +182,17 @@ def _standing(noisy: np.ndarray, sigma: float, zero: int = -1) -> tuple[int, int
     300 draws)."""
     hot = np.flatnonzero(noisy > BOUNDS_Z * sigma)
     # an outermost bin standing out apart from the others must stand out _APART_Z sd
-    while hot.size > 1 and hot[1] - hot[0] > _APART_GAP and noisy[hot[0]] <= _APART_Z * sigma:
+    while (
+        hot.size > 1
+        and _gap(hot[0], hot[1:], zero) > _APART_GAP
+        and noisy[hot[0]] <= _APART_Z * sigma
+    ):
         hot = hot[1:]
-    while hot.size > 1 and hot[-1] - hot[-2] > _APART_GAP and noisy[hot[-1]] <= _APART_Z * sigma:
+    while (
+        hot.size > 1
+        and _gap(hot[-1], hot[:-1], zero) > _APART_GAP
+        and noisy[hot[-1]] <= _APART_Z * sigma
+    ):
         hot = hot[:-1]
     if hot.size:
         first, last = int(hot[0]), int(hot[-1])
@@ -194,6 +224,38 @@ def _standing(noisy: np.ndarray, sigma: float, zero: int = -1) -> tuple[int, int
             if not ok.size:
                 break
             last = last + 1 + int(ok[-1]) + m - 1
+    if zero >= 0 and (last < zero or first > zero):
+        first, last = _mirrored_runs(noisy, sigma, zero, first, last)
+    return first, last
+
+
+def _mirrored_runs(
+    noisy: np.ndarray, sigma: float, zero: int, first: int, last: int
+) -> tuple[int, int]:
+    """A range standing out on one side of zero (``first`` to ``last``), widened across
+    it to the outermost run of ``m`` neighbouring bins (``m`` in ``_RUNS``) on the other
+    side whose noisy sum stands ``BOUNDS_Z`` sd of that sum out and which lies between
+    zero and the mirror image of the range's far end: a column spread across zero on a small table (a
+    pitch's position, -31 to 30 on 3,402 rows) has its other side in bins of 300 to 400
+    rows each, under 4.5 sd of noise 90, while the bins of a run of them are not. The
+    mirror bounds the reach: a column of one sign gains values of the other only when a
+    run of empty bins no further out than its own data passes (about once in 300,000
+    runs), and never far past them (runs are otherwise not carried across zero: on the
+    integer grid a zero-inflated count's range once reached -2**30). Post-processing of
+    the noisy counts."""
+    for m in _RUNS:
+        sums = np.convolve(noisy, np.ones(m), mode="valid")
+        j = np.arange(len(sums))
+        if last < zero:  # between zero and the mirror of the range's far end
+            other = (j > zero) & (j + m - 1 <= 2 * zero - first)
+        else:
+            other = (j + m - 1 < zero) & (j >= 2 * zero - last)
+        ok = np.flatnonzero((sums > BOUNDS_Z * sigma * math.sqrt(m)) & other)
+        if ok.size:
+            if last < zero:
+                last = max(last, int(ok[-1]) + m - 1)
+            else:
+                first = min(first, int(ok[0]))
     return first, last
 
 
@@ -331,7 +393,7 @@ def dp_bounds(
     if k_high:
         nxt = float(edges[last + 2])
         hi = nxt if k_high >= 1.0 else _part(hi, nxt, k_high, kind)
-    if kind == "numeric" and max(abs(lo), abs(hi)) <= _ZERO_SPAN:
+    if kind == "numeric" or (kind == "integer" and max(abs(lo), abs(hi)) > _ZERO_SPAN):
         # A decimal range of one sign whose far end is ``_ZERO_RATIO`` times its near end
         # is a scale (scores, ages, log incomes) whose near end is a guess under the noise:
         # the grid's bins shrink towards zero, so the rows near it (a zero-inflated
@@ -339,10 +401,15 @@ def dp_bounds(
         # too small to stand out and were clipped up to the low bound (MedExp's 304 zero
         # disease scores, 7 % of the column, written as 1). Starting the range at zero
         # costs its linear fine grid at most an eighth of its resolution; a range within
-        # two doublings (1024-4096) keeps its ends. Not a long tail (its log fine grid
-        # already resolves its low end) nor an integer column (its lowest whole number
-        # stands in a grid bin of its own; a stay of at least 1 would be given zeros).
-        # Post-processing of the noisy bounds.
+        # two doublings (1024-4096) keeps its ends. The same for a wider range, decimal
+        # or integer, whose fine grid is a log scale: a column spread evenly from near
+        # zero (depths 6-3,189 m, follow-up days 0-5,215) has half as many rows in each
+        # power of two below its bulk, so its lowest rows stand out nowhere and were
+        # clipped up to 128 or 512 (4 % and 5 % of the column); from zero, the log grid's
+        # bins are as wide as before wherever the values are well above the old low end
+        # (``log1p(x)`` against ``log1p(x - low)``). Not an integer column within
+        # ``_ZERO_SPAN`` (its lowest whole number stands in a grid bin of its own; a stay
+        # of at least 1 would be given zeros). Post-processing of the noisy bounds.
         if lo > 0 and hi >= _ZERO_RATIO * lo:
             lo = 0.0
         elif hi < 0 and lo <= _ZERO_RATIO * hi:
