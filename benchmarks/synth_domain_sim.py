@@ -20,8 +20,9 @@ values against the training column (mean and worst over the draws), the share of
 clipped by the bounds, the largest upper bound and synthetic maximum over the real
 maximum, and how many draws' upper bound exceeds 4 times the real maximum.
 
-Tables: the ``synth_public.py`` ones (``--csv-dir``, default /tmp/synth_tables) and the
-generated skewed table. Run::
+Tables: the ``synth_public.py`` ones (``--csv-dir``, default /tmp/synth_tables), the
+``synth_sweep.py`` ones (``--sweep-dir``, default /tmp/sweep28_tables; capped at 20,000 rows
+as the sweep fits them) and the generated skewed table. Run::
 
     PYTHONPATH=src python benchmarks/synth_domain_sim.py --tables nmes1988,medexp --draws 60
 """
@@ -44,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _skewed import skewed_table
 from synth_public import NUMERIC, TABLES, load_csv
 from synth_public import load as load_gapminder
+from synth_sweep import TABLES as SWEEP
+from synth_sweep import load as load_sweep
 from veil.synth._discretize import Discretizer
 from veil.synth._domain import dp_bounds
 from veil.synth._noise import rho_for
@@ -64,14 +67,19 @@ class SeededNoise:
         return c + self.rng.normal(0.0, sigma, c.shape)
 
 
-def load(name: str, csv_dir: Path) -> tuple[pd.DataFrame, list[str], int]:
+def load(name: str, csv_dir: Path, sweep_dir: Path) -> tuple[pd.DataFrame, list[str], int]:
     """(training rows, numeric columns, modelled columns) as the ``dp`` runs of
-    ``synth_public.py`` and ``synth_skewed.py`` fit them (every domain estimated)."""
+    ``synth_public.py``, ``synth_sweep.py`` and ``synth_skewed.py`` fit them (every domain
+    estimated)."""
     if name == "skewed":
         df = skewed_table(48_000, 0).iloc[:40_000]
         return df, ["age", "stay", "charges", "procedures"], 9
     if name == "gapminder":
         return load_gapminder().iloc[:1400], list(NUMERIC), 5
+    if name in SWEEP:
+        st = SWEEP[name]
+        df = load_sweep(st, sweep_dir, 20_000)
+        return df, list(st["numeric"]), len(st["numeric"]) + len(st["categorical"])
     t = TABLES[name]
     cols = [*t["numeric"], *t["categorical"]]
     df = load_csv(csv_dir / t["file"], cols).iloc[: t["train"]]
@@ -132,6 +140,7 @@ def main() -> None:
     ap.add_argument("--tables", default="nmes1988,medexp")
     ap.add_argument("--draws", type=int, default=60)
     ap.add_argument("--csv-dir", default="/tmp/synth_tables")
+    ap.add_argument("--sweep-dir", default="/tmp/sweep28_tables")
     ap.add_argument("--out", default=str(RESULTS / "synth_domain_sim.json"))
     args = ap.parse_args()
     result: dict[str, Any] = {
@@ -141,7 +150,7 @@ def main() -> None:
         "tables": {},
     }
     for name in args.tables.split(","):
-        df, numeric, modelled = load(name, Path(args.csv_dir))
+        df, numeric, modelled = load(name, Path(args.csv_dir), Path(args.sweep_dir))
         # every column's domain estimated; a categorical one's stability histogram takes
         # half of delta (all these tables have one)
         needs = modelled

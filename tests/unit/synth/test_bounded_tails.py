@@ -16,10 +16,11 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veil.synth._discretize import _MASS_RATIO, _TAIL_SPAN, Discretizer, _mass_tail
+from veil.synth._discretize import Discretizer
 from veil.synth._domain import _headroom, _widen, dp_bounds
 from veil.synth._noise import ZCDPBudget
 from veil.synth._schema import infer_schema
+from veil.synth._weights import _MASS_RATIO, _TAIL_SPAN, _mass_tail
 
 SIGMA = 92.0  # the bounds' and the fine histogram's noise sd on NMES1988 at epsilon 1
 ROWS_SIGMA = 107.0  # the noisy row count's

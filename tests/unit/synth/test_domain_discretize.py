@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.stats import ks_2samp
 
 from veil._errors import InputError
-from veil.synth._discretize import Discretizer, _smooth, _tail, _weights, fine_edges
+from veil.synth._discretize import Discretizer, fine_edges
 from veil.synth._domain import (
     dp_bounds,
     dp_categories,
@@ -23,6 +23,7 @@ from veil.synth._domain import (
 )
 from veil.synth._noise import ZCDPBudget
 from veil.synth._schema import infer_schema, restore_dtypes
+from veil.synth._weights import _smooth, _tail, _weights
 
 
 def _skewed(n: int = 5000, seed: int = 0) -> pd.DataFrame:
@@ -84,7 +85,7 @@ def test_an_outer_bins_edge_ignores_a_count_apart_from_the_data_unless_it_stands
     """Every fine bin of an outer coarse bin is tested at 4 sd: a lone count far past the
     data at 4.5 sd (an empty bin among hundreds) no longer sets the edge; at 6 sd, or next
     to the data, it does."""
-    from veil.synth._discretize import _edge
+    from veil.synth._weights import _edge
 
     sigma = 10.0
     part = np.zeros(60)

@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from veil.synth._discretize import _SMOOTH, Discretizer, _cuts, _smooth, _weights
+from veil.synth._discretize import Discretizer, _cuts
 from veil.synth._domain import dp_bounds, numeric_grid
 from veil.synth._noise import ZCDPBudget
 from veil.synth._schema import infer_schema
+from veil.synth._weights import _SMOOTH, _smooth, _weights
 
 # the bounds' noise seeded by its input (conftest.py)
 pytestmark = pytest.mark.usefixtures("seeded_bounds_noise")
