@@ -86,6 +86,10 @@ DOMAIN_SHARE = 0.1
 COUNT_SHARE = 0.05  # of the domain's share: a noisy row count that sizes the numeric bins
 CELL_NOISE = 0.5  # a pair cell of two numeric columns should hold this many noise sd of rows
 MIN_BINS = 4
+# The model fit's step rule: "fixed" (mbi's 2 / (lipschitz * total), FIXED_STEP = 2) or
+# "armijo" (mbi's Armijo step search). Fits with coarse triples always use Armijo.
+FIT_STEP = "fixed"
+FIXED_STEP = 2.0
 
 
 def _mbi() -> Any:
@@ -392,7 +396,8 @@ class _MarginalSynthesizer(Synthesizer):
         # noise sd and the triples by up to 13; Armijo's search, whose step grows while it
         # is accepted, fits every measurement to within 1 sd in the same iterations.
         coarse = any(isinstance(m.query, CoarseQuery) for m in measurements)
-        step = None if coarse else 2.0 / (float(loss_fn.lipschitz) * total)
+        armijo = coarse or FIT_STEP == "armijo"
+        step = None if armijo else FIXED_STEP / (float(loss_fn.lipschitz) * total)
         est = mbi.estimation.MirrorDescent(stepsize=step)
         model = est.estimate(domain, loss_fn, known_total=total, iters=self.iters, warm_start=warm)
         # Each re-fit compiles a new program; drop the old ones so peak memory stays low.
@@ -489,6 +494,28 @@ class _MarginalSynthesizer(Synthesizer):
         measured."""
         _check_target(self.target, data)
         return super().fit(data, **kw)
+
+
+def fit_residuals(model: Any, measurements: Sequence[Any]) -> list[dict[str, Any]]:
+    """Per measurement, how far the fitted model is from it in units of its noise sd:
+    ``(query(model) - noisy) / stddev`` per cell, its largest absolute value (``max_sd``)
+    and its root mean square (``rms_sd``). A fit run to convergence leaves about the noise
+    (RMS near 1 or below); many sd mean the mirror descent stopped short. Diagnostic of a
+    fit on measured (DP) values only: post-processing."""
+    out = []
+    for m in measurements:
+        fitted = np.asarray(m.query(model.project(m.clique)), dtype=float).ravel()
+        z = (fitted - np.asarray(m.noisy_measurement, dtype=float).ravel()) / float(m.stddev)
+        out.append(
+            {
+                "clique": list(m.clique),
+                "coarse": isinstance(m.query, CoarseQuery),
+                "cells": int(z.size),
+                "max_sd": round(float(np.abs(z).max()), 3),
+                "rms_sd": round(float(np.sqrt(np.mean(z**2))), 3),
+            }
+        )
+    return out
 
 
 def _one_way(
