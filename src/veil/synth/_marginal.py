@@ -86,9 +86,10 @@ DOMAIN_SHARE = 0.1
 COUNT_SHARE = 0.05  # of the domain's share: a noisy row count that sizes the numeric bins
 CELL_NOISE = 0.5  # a pair cell of two numeric columns should hold this many noise sd of rows
 MIN_BINS = 4
-# The model fit's step rule: "fixed" (mbi's 2 / (lipschitz * total), FIXED_STEP = 2) or
-# "armijo" (mbi's Armijo step search). Fits with coarse triples always use Armijo.
-FIT_STEP = "fixed"
+# The model fit's step rule, "fixed" (mbi's 2 / (lipschitz * total), FIXED_STEP = 2) or
+# "armijo" (mbi's Armijo step search): each method's ``fit_step``, unless FIT_STEP names one
+# for every fit (benchmarks/synth_fit_residuals.py). Fits with coarse triples use Armijo.
+FIT_STEP: str | None = None
 FIXED_STEP = 2.0
 
 
@@ -139,6 +140,7 @@ class _MarginalSynthesizer(Synthesizer):
 
     dp = True
     target: str | None = None  # a column to be predicted (MST and AIM take one)
+    fit_step = "fixed"  # the model fit's step rule (see FIT_STEP)
 
     def __init__(
         self,
@@ -387,17 +389,20 @@ class _MarginalSynthesizer(Synthesizer):
         self, mbi: Any, sizes: dict[str, int], measurements: list[Any], warm: Any = None
     ) -> Any:
         domain = mbi.Domain(list(sizes), [sizes[c] for c in sizes])
-        # A fixed step (mbi's own default 2 / (L * total)) instead of the Armijo line search:
-        # half the program to compile, which is where the time and memory go on CPU.
         total = mbi.estimation.minimum_variance_unbiased_total(measurements)
         loss_fn = mbi.marginal_loss.from_linear_measurements(measurements, domain)
-        # With coarse target triples the fixed step converges far too slowly: on diamonds
-        # (MST, 5,000 iterations) the fitted model still missed the (table, cut) pair by 9
-        # noise sd and the triples by up to 13; Armijo's search, whose step grows while it
-        # is accepted, fits every measurement to within 1 sd in the same iterations.
+        # The step rule (docs/synthetic-data.md, "The model fit's step"): a fixed step (mbi's
+        # own default 2 / (L * total)) compiles half the program of mbi's Armijo search and
+        # is what AIM uses: its fits reach every measurement within about 3 noise sd on Adult
+        # and diamonds. MST's do not: on diamonds (5,000 iterations) the fixed step left the
+        # (carat, x) pair 10 noise sd away, and the Armijo search, whose step grows while it
+        # is accepted, reaches about 3 sd in about the same CPU time, so MST uses it. Fits
+        # with coarse target triples use it whatever the method's rule.
+        rule = FIT_STEP or self.fit_step
         coarse = any(isinstance(m.query, CoarseQuery) for m in measurements)
-        armijo = coarse or FIT_STEP == "armijo"
-        step = None if armijo else FIXED_STEP / (float(loss_fn.lipschitz) * total)
+        step = (
+            None if coarse or rule == "armijo" else FIXED_STEP / (float(loss_fn.lipschitz) * total)
+        )
         est = mbi.estimation.MirrorDescent(stepsize=step)
         model = est.estimate(domain, loss_fn, known_total=total, iters=self.iters, warm_start=warm)
         # Each re-fit compiles a new program; drop the old ones so peak memory stays low.
