@@ -30,6 +30,10 @@ __all__ = ["MSTSynthesizer"]
 class MSTSynthesizer(_MarginalSynthesizer):
     """MST: one-way marginals plus a DP maximum spanning tree of pairs (mbi 2.x, OpenDP).
 
+    The model is fitted with mbi's Armijo step search (``fit_step``): with the fixed step
+    AIM uses, MST's fits stopped up to 10 noise sd short of a measurement on diamonds
+    (docs/synthetic-data.md, "The model fit's step").
+
     Parameters
     ----------
     target
@@ -45,8 +49,8 @@ class MSTSynthesizer(_MarginalSynthesizer):
         coarse groups of their bins (:mod:`veil.synth._coarse`): for each tree edge that
         does not touch the target, and for the target's tree neighbours joined in a chain
         (a tree-augmented model; the cliques stay triples, the model no larger). They
-        share the last third with the pairs, at the same noise; the fit then uses mbi's
-        Armijo step search. Off by default: on diamonds at epsilon 1 it did not narrow the
+        share the last third with the pairs, at the same noise (the fit uses mbi's
+        Armijo step search, as every MST fit). Off by default: on diamonds at epsilon 1 it did not narrow the
         AUC gap (docs/synthetic-data.md, "Target triples").
 
     Examples
