@@ -83,6 +83,12 @@ def _sdmetrics(real: pd.DataFrame, syn: pd.DataFrame) -> dict[str, Any] | None:
     return {"score": float(rep.get_score()), "cpu_s": round(time.process_time() - t0, 3)}
 
 
+def _fit_step() -> str:
+    import veil.synth._marginal as marginal
+
+    return str(marginal.FIT_STEP)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--method", choices=sorted(TARGETS), required=True)
@@ -109,8 +115,18 @@ def main() -> None:
         help="with --target: also its triples with measured pairs on coarse groups "
         "(triples=True; writes synth_<method>_target_triples.json)",
     )
+    ap.add_argument(
+        "--fit-step",
+        choices=["fixed", "armijo"],
+        help="mst/aim: the model fit's step rule (veil.synth._marginal.FIT_STEP; default: "
+        "the library's)",
+    )
     ap.add_argument("--out", default=None, help="results file (default: by method and options)")
     args = ap.parse_args()
+    if args.fit_step:
+        import veil.synth._marginal as marginal
+
+        marginal.FIT_STEP = args.fit_step
     logging.basicConfig(level=logging.WARNING)
     if args.target and args.method not in ("mst", "aim"):
         ap.error("--target applies to --method mst or aim")
@@ -157,6 +173,7 @@ def main() -> None:
             "synthetic_rows": args.rows,
             "split": "adult_frame().sample(frac=1, random_state=0); first 25,162 train",
             "domain": args.domain if args.method in ("aim", "mst") else None,
+            "fit_step": _fit_step() if args.method in ("aim", "mst") else None,
         },
         "method": args.method,
         "fit": {

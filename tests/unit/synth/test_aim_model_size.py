@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("mbi")  # the synth extra; conftest turns this skip into a CI failure
 
 from veil.synth import AIMSynthesizer
-from veil.synth._marginal import CELLS_PER_ROW
+from veil.synth._aim import CELLS_PER_ROW
 
 BOUNDS = {"a": (-10.0, 10.0), "b": (-10.0, 10.0), "c": (-10.0, 10.0), "d": (0.0, 100.0)}
 GROUPS = ["g0", "g1", "g2", "g3", "g4"]

@@ -21,7 +21,8 @@ from veil.synth._discretize import (
     fine_edges,
 )
 from veil.synth._domain import _headroom, dp_bounds
-from veil.synth._marginal import MIN_BINS, MSTSynthesizer
+from veil.synth._marginal import MIN_BINS
+from veil.synth._mst import MSTSynthesizer
 from veil.synth._noise import ZCDPBudget
 from veil.synth._schema import infer_schema
 
