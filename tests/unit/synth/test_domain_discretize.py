@@ -76,9 +76,15 @@ def test_noisy_fine_histogram_spends_its_budget_and_outer_bins_are_cut_back() ->
     top = df["stay"].max()
     assert (out["stay"] > top).mean() <= 0.01
     assert out["stay"].max() <= top + 10
-    # the histogram's noise is not seeded: over 15 runs this ranged 0.945 to 0.985, so the bar
-    # keeps a margin (equal-width bins on the declared range scored 0.67 here)
-    assert 1 - ks_2samp(df["charges"], out["charges"], method="asymp").statistic >= 0.90
+    # the histogram's noise is not seeded: one build's KS complement ranged 0.907 to 0.99 over
+    # 60 builds (5th percentile 0.922) and fell to 0.884 once in a helper's run, so the bar is
+    # read on the median of three builds (equal-width bins on the declared range scored 0.67)
+    scores = [1 - ks_2samp(df["charges"], out["charges"], method="asymp").statistic]
+    for _ in range(2):
+        again = Discretizer.build(schema, df, budget=ZCDPBudget(1.0), sigmas=sig, missing_code=True)
+        dec = again.decode(again.encode(df, schema), schema, np.random.default_rng(1))
+        scores.append(1 - ks_2samp(df["charges"], dec["charges"], method="asymp").statistic)
+    assert sorted(scores)[1] >= 0.90
 
 
 def test_an_outer_bins_edge_ignores_a_count_apart_from_the_data_unless_it_stands_far_out() -> None:
