@@ -15,28 +15,16 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from seeded_budget import SeededBudget
 
 from veil.synth._discretize import Discretizer
 from veil.synth._domain import _headroom, _widen, dp_bounds
-from veil.synth._noise import ZCDPBudget
 from veil.synth._schema import infer_schema
 from veil.synth._weights import _MASS_RATIO, _TAIL_SPAN, _mass_tail
 
 SIGMA = 92.0  # the bounds' and the fine histogram's noise sd on NMES1988 at epsilon 1
 ROWS_SIGMA = 107.0  # the noisy row count's
 ONE_WAY_SIGMA = 65.0  # AIM's one-way marginals'
-
-
-class _SeededBudget(ZCDPBudget):
-    """OpenDP's Gaussian replaced by a seeded one of the same scale (tests only)."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(1e6)
-        self._rng = np.random.default_rng(seed)
-
-    def gaussian(self, counts: np.ndarray, sigma: float, what: str = "marginal") -> np.ndarray:
-        c = np.asarray(counts, dtype=float)
-        return c + self._rng.normal(0.0, sigma, c.shape)
 
 
 def _school(n: int = 3650) -> np.ndarray:
@@ -55,7 +43,7 @@ def test_dp_bounds_of_a_bounded_column_stay_near_its_top() -> None:
     x = _school()
     highs = []
     for seed in range(60):
-        budget = _SeededBudget(seed)
+        budget = SeededBudget(seed)
         rows = len(x) + float(budget.gaussian(np.zeros(1), ROWS_SIGMA)[0])
         lo, hi, _ = dp_bounds(x, "integer", SIGMA, budget, "bounds", rows)
         assert lo <= 8
@@ -91,7 +79,7 @@ def test_synthetic_values_of_a_bounded_column_stay_near_its_data() -> None:
     df = pd.DataFrame({"school": x})
     past = 0
     for seed in range(30):
-        budget = _SeededBudget(seed)
+        budget = SeededBudget(seed)
         rows = len(x) + float(budget.gaussian(np.zeros(1), ROWS_SIGMA)[0])
         lo, hi, _ = dp_bounds(x, "integer", SIGMA, budget, "bounds", rows)
         schema = infer_schema(df)

@@ -15,24 +15,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from seeded_budget import SeededBudget
 
 from veil.synth._domain import _missing_rows, dp_bounds
-from veil.synth._noise import ZCDPBudget
 
 SIGMA = 94.0  # the bounds' grid's noise sd (doctorvisits, 12 columns, epsilon 1)
 ROWS_SIGMA = 84.0  # the noisy row count's
-
-
-class _SeededBudget(ZCDPBudget):
-    """OpenDP's Gaussian replaced by a seeded one of the same scale (tests only)."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(1e6)
-        self._rng = np.random.default_rng(seed)
-
-    def gaussian(self, counts: np.ndarray, sigma: float, what: str = "marginal") -> np.ndarray:
-        c = np.asarray(counts, dtype=float)
-        return c + self._rng.normal(0.0, sigma, c.shape)
 
 
 def _zero_inflated(n: int, zero: float, kind: str, seed: int) -> np.ndarray:
@@ -47,7 +35,7 @@ def _zero_inflated(n: int, zero: float, kind: str, seed: int) -> np.ndarray:
 def _bounds(x: np.ndarray, draws: int) -> list[tuple[float, float, int]]:
     out = []
     for seed in range(draws):
-        budget = _SeededBudget(seed)
+        budget = SeededBudget(seed)
         rows = len(x) + float(budget.gaussian(np.zeros(1), ROWS_SIGMA)[0])
         out.append(dp_bounds(x, "integer", SIGMA, budget, "bounds", rows))
     return out
