@@ -109,6 +109,25 @@ def test_an_outer_bins_edge_ignores_a_count_apart_from_the_data_unless_it_stands
     assert _edge(low, sigma, first=True) == 56
 
 
+def test_an_outer_bins_edge_ignores_a_run_of_smoothed_noise_apart_from_the_data() -> None:
+    """A noise count of the smoothed counts is shared by the five bins around it: a run
+    of 4.5 sd counts far past the data no longer sets the edge (each count of the run
+    had a neighbour beside it, so none was "apart"); the same run at 6 sd does."""
+    from veil.synth._weights import _edge
+
+    sigma = 10.0
+    part = np.zeros(60)
+    part[:4] = 500.0
+    part[38:43] = 45.0
+    assert _edge(part, sigma, first=False) == 3
+    part[40] = 60.0
+    assert _edge(part, sigma, first=False) == 42
+    low = np.zeros(60)
+    low[-4:] = 500.0
+    low[10:15] = 45.0
+    assert _edge(low, sigma, first=True) == 56
+
+
 def test_weights_drop_a_stray_noisy_bin_far_beyond_the_data() -> None:
     sigma = 10.0
     noisy = np.zeros(100)
