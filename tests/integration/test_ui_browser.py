@@ -93,6 +93,18 @@ def _eval(b, expression: str):  # type: ignore[no-untyped-def]
     return res["result"].get("value")
 
 
+def _poll(b, expression: str):  # type: ignore[no-untyped-def]
+    """:func:`_eval` for a loop that polls a page which reloads itself while a job runs:
+    an evaluation the reload cut off ("Inspected target navigated or closed", seen once
+    in CI) reads as None, and the loop asks again on the next page."""
+    try:
+        return _eval(b, expression)
+    except RuntimeError as exc:
+        if "navigated or closed" not in str(exc):
+            raise
+        return None
+
+
 def _navigate_by(b, expression: str) -> None:  # type: ignore[no-untyped-def]
     """Run ``expression`` (a click or a submit) and wait for the next page's load."""
     b.events[:] = [e for e in b.events if e.get("method") != "Page.loadEventFired"]
@@ -106,7 +118,7 @@ def _wait_until(b, expression: str, seconds: float = 30.0) -> None:  # type: ign
     :func:`_navigate_by` waits for before the page the click asked for is shown."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if _eval(b, expression):
+        if _poll(b, expression):
             return
         time.sleep(0.1)
     raise AssertionError(f"still false after {seconds} s: {expression[:80]}")
@@ -135,7 +147,7 @@ def _goto(b, path: str, seconds: float = 30.0) -> None:  # type: ignore[no-untyp
     want = path.split("?", 1)[0]
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        ready = _eval(
+        ready = _poll(
             b,
             f"location.pathname === '{want}' && document.readyState === 'complete'"
             " && !!document.querySelector('h1')",
@@ -274,7 +286,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         deadline = time.monotonic() + TARGET_SECONDS
         state = None
         while time.monotonic() < deadline:
-            state = _eval(
+            state = _poll(
                 b, "(document.getElementById('run-state') || {dataset: {}}).dataset.state"
             )
             if state in ("done", "failed", "cancelled"):
@@ -283,7 +295,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         assert state == "done", _eval(b, "document.body.innerText")[:500]
         # read the report inside the app: the same HTML, in a frame of the run page
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not _eval(
+        while time.monotonic() < deadline and not _poll(
             b,
             "(() => { const d = document.getElementById('report').contentDocument;"
             " return !!(d && d.getElementById('guarantees')); })()",
@@ -307,9 +319,9 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         # explore the candidates and release another one than the optimum
         _goto(b, "/explore?policy=policy.yaml")
         deadline = time.monotonic() + 30  # shown as it goes, the page reloading itself
-        while time.monotonic() < deadline and _eval(
+        while time.monotonic() < deadline and _poll(
             b, "!!document.getElementById('explore-running')"
-        ):
+        ) in (True, None):
             _navigate_by(b, "location.reload()")
         assert _eval(b, "!!document.getElementById('explore-optimum')")
         assert _eval(b, "+document.getElementById('explore-count').innerText") > 1
@@ -326,7 +338,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         _navigate_by(b, "document.getElementById('release-picked').click()")
         state_of = "(document.getElementById('run-state') || {dataset: {}}).dataset.state"
         deadline = time.monotonic() + TARGET_SECONDS
-        while time.monotonic() < deadline and _eval(b, state_of) in ("running", None):
+        while time.monotonic() < deadline and _poll(b, state_of) in ("running", None):
             time.sleep(0.5)
         assert _eval(b, state_of) == "done", _eval(b, "document.body.innerText")[:600]
         report = json.loads((workdir / "out" / "report.json").read_text())
@@ -358,7 +370,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         _navigate_by(b, "document.getElementById('redact').click()")
         redact_state = "(document.getElementById('redact-state') || {dataset: {}}).dataset.state"
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and _eval(b, redact_state) in ("running", None):
+        while time.monotonic() < deadline and _poll(b, redact_state) in ("running", None):
             time.sleep(0.5)
         assert _eval(b, redact_state) == "done", _eval(b, "document.body.innerText")[:600]
         assert _eval(b, "!!document.getElementById('download')")
@@ -375,7 +387,7 @@ def test_newcomer_goes_from_veil_ui_to_a_k5_release_and_its_report(browser, tmp_
         assert "<EMAIL_ADDRESS>" in _eval(b, "document.getElementById('redact-preview').innerText")
         _navigate_by(b, "document.getElementById('redact').click()")
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and _eval(b, redact_state) in ("running", None):
+        while time.monotonic() < deadline and _poll(b, redact_state) in ("running", None):
             time.sleep(0.2)
         assert _eval(b, redact_state) == "done", _eval(b, "document.body.innerText")[:600]
         uploaded = (workdir / "uploaded.redacted.txt").read_text()
@@ -466,7 +478,7 @@ def test_a_federated_run_and_an_erasure_request_from_the_app(browser, tmp_path) 
         )[:600]
         fl_state = "(document.getElementById('fl-state') || {dataset: {}}).dataset.state"
         deadline = time.monotonic() + 600  # Ray's start-up is most of it
-        while time.monotonic() < deadline and _eval(b, fl_state) in ("running", None):
+        while time.monotonic() < deadline and _poll(b, fl_state) in ("running", None):
             time.sleep(1.0)
         assert _eval(b, fl_state) == "done", _eval(b, "document.body.innerText")[:600]
         assert _eval(b, "document.querySelectorAll('#fl-rounds tbody tr').length") == 3
@@ -489,14 +501,14 @@ def test_a_federated_run_and_an_erasure_request_from_the_app(browser, tmp_path) 
         )
         er_state = "(document.getElementById('erasure-state') || {dataset: {}}).dataset.state"
         deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and _eval(b, er_state) in ("running", None):
+        while time.monotonic() < deadline and _poll(b, er_state) in ("running", None):
             time.sleep(0.5)
         assert _eval(b, er_state) == "done", _eval(b, "document.body.innerText")[:600]
         assert _eval(b, "document.getElementById('forgotten').innerText") == "1"
         _click_to(b, "back-to-model", "verify")
         _navigate_by(b, "document.getElementById('verify').click()")
         deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and _eval(b, er_state) in ("running", None):
+        while time.monotonic() < deadline and _poll(b, er_state) in ("running", None):
             time.sleep(0.5)
         assert _eval(b, "document.getElementById('verify-result').dataset.exact") == "yes"
         _click_to(b, "back-to-model", "model-version")
