@@ -94,7 +94,9 @@ def column(x: pd.DataFrame, c: str, draws: int, p: dict[str, float]) -> dict[str
         rows = len(x) + float(noise.gaussian(np.zeros(1), p["rows_sigma"])[0])
         schema = infer_schema(x[[c]])
         spec = schema[c]
-        lo, hi, clipped = dp_bounds(vals, spec.kind, p["sigma"], noise, "bounds", rows)  # type: ignore[arg-type]
+        lo, hi, clipped = dp_bounds(
+            vals, spec.kind, p["sigma"], noise, "bounds", rows, p["rows_sigma"]
+        )  # type: ignore[arg-type]
         spec.low, spec.high = lo, hi
         disc = Discretizer.build(
             schema,

@@ -279,6 +279,7 @@ def _widen(
     zero: int,
     rest: float | None = None,
     missing_only: bool = False,
+    rows_sigma: float | None = None,
 ) -> tuple[int, int]:
     """Used when no single grid bin stands out of the noise (a small table for its budget;
     larger ones are left to :func:`_standing`'s runs as before). ``first`` and ``last``
@@ -340,16 +341,30 @@ def _widen(
             if rooms[side] > 0 and rooms[-side] <= 0:
                 edge = last if side > 0 else first
                 out = noisy[edge + 1 :] if side > 0 else noisy[:edge][::-1]
-                k = _missing_rows(out[: rooms[side]], sigma, last - first + 1, rest)
+                k = _missing_rows(out[: rooms[side]], sigma, last - first + 1, rest, rows_sigma)
                 found[side] = (max(found[side][0], k), found[side][1])
     return first - found[-1][0], last + found[1][0]
 
 
-def _missing_rows(outside: np.ndarray, sigma: float, standing: int, rest: float) -> int:
+def _rest_sd(sigma: float, standing: int, rows_sigma: float | None) -> float:
+    """Noise sd of the rows ``standing`` bins miss: their noisy sum's (``sigma`` each) and
+    the noisy row count's (``rows_sigma``; ``sigma`` when not given, the stand-in used
+    before the fit passed it). The fit's row count takes 5 % of the domain's budget and
+    each column's bounds an equal share of the rest, so the row count's noise is about
+    sqrt(9.5 / columns) times a bin's: under it from 10 columns on, three times it with one
+    column, where with the stand-in the row count's noise alone passed the rest test
+    (:func:`_missing_rows`) about 1 time in 10 instead of 1 in 700."""
+    r = sigma if rows_sigma is None else rows_sigma
+    return math.sqrt(standing * sigma**2 + r**2)
+
+
+def _missing_rows(
+    outside: np.ndarray, sigma: float, standing: int, rest: float, rows_sigma: float | None = None
+) -> int:
     """Grid bins to add past one end of a range of ``standing`` bins that misses ``rest``
     rows (the noisy row count less the bins' noisy sum; ``outside``: the noisy counts of
     the bins past that end, outwards): 0 unless ``rest`` stands ``_REST_Z`` sd of its noise
-    out (the standing bins' and the row count's, taken as one more bin's); then the ``k``
+    out (the standing bins' and the row count's, :func:`_rest_sd`); then the ``k``
     (at most ``_WIDEN_MAX``) maximizing the rows the ``k`` bins account for, their noisy
     sum capped at ``rest``, less one noise sd per bin, when positive. A zero-inflated
     count whose other values are spread over a few bins under the noise each
@@ -360,7 +375,7 @@ def _missing_rows(outside: np.ndarray, sigma: float, standing: int, rest: float)
     bin a loss on average (the range walks ``m`` bins past the data's end about as often
     as a sum of ``m`` noise draws exceeds ``m`` sd: 2 % for 4 bins). Post-processing of
     the noisy counts."""
-    if sigma <= 0 or rest <= _REST_Z * sigma * math.sqrt(standing + 1):
+    if sigma <= 0 or rest <= _REST_Z * _rest_sd(sigma, standing, rows_sigma):
         return 0
     acc = np.cumsum(outside[:_WIDEN_MAX])
     if not acc.size:
@@ -400,8 +415,12 @@ def dp_bounds(
     budget: ZCDPBudget,
     what: str,
     rows: float | None = None,
+    rows_sigma: float | None = None,
 ) -> tuple[float, float, int]:
     """(low, high, values clipped) for one column, from a noisy histogram on the fixed grid.
+
+    ``rows_sigma``: the noise sd of ``rows`` (:func:`_rest_sd`; the bins' ``sigma`` when
+    not given).
 
     ``rows``, a noisy (DP) row count: the bins that stand out are widened (:func:`_widen`)
     when they hold less than ``_CORE_SHARE`` of it, as well as when no single bin stands
@@ -421,11 +440,14 @@ def dp_bounds(
     top = len(edges) - 2
     core = float(noisy[first : last + 1].sum())
     rest = None if rows is None else max(rows - core, 0.0)
-    missing = rest is not None and rest > _REST_Z * sigma * math.sqrt(last - first + 2)
+    missing = rest is not None and rest > _REST_Z * _rest_sd(sigma, last - first + 1, rows_sigma)
     if not (noisy > BOUNDS_Z * sigma).any() or (rows is not None and core < _CORE_SHARE * rows):
-        first, last = _widen(noisy, first, last, sigma, zero, rest)  # few rows: tails unseen
+        # few rows: tails unseen
+        first, last = _widen(noisy, first, last, sigma, zero, rest, rows_sigma=rows_sigma)
     elif missing:  # rows missing that no bin shows: only where the range has one side free
-        first, last = _widen(noisy, first, last, sigma, zero, rest, missing_only=True)
+        first, last = _widen(
+            noisy, first, last, sigma, zero, rest, missing_only=True, rows_sigma=rows_sigma
+        )
     # grid bins of headroom past an end where the noisy counts fall outwards (a tail whose
     # thin end is under the noise): as many as the decay continued needs (_headroom); not
     # past zero, nor for a column in one bin

@@ -135,6 +135,11 @@ def _target_pairs(target: str | None, cols: list[str], have: Sequence[Clique]) -
     ]
 
 
+def _rows_sigma(rho_domain: float) -> float:
+    """Noise sd of the fit's noisy row count: ``COUNT_SHARE`` of the domain's zCDP budget."""
+    return math.sqrt(1 / (2 * rho_domain * COUNT_SHARE))
+
+
 class _MarginalSynthesizer(Synthesizer):
     """Shared machinery: encoding, measuring, estimating with mbi, sampling."""
 
@@ -279,7 +284,13 @@ class _MarginalSynthesizer(Synthesizer):
                             )
                             sig = math.sqrt(1 / (2 * (rho_col / 2)))
                             lo, hi, clipped = dp_bounds(
-                                vals, spec.kind, sig, dbudget, f"bounds {spec.kind}", rows_noisy
+                                vals,
+                                spec.kind,
+                                sig,
+                                dbudget,
+                                f"bounds {spec.kind}",
+                                rows_noisy,
+                                None if rows_noisy is None else _rows_sigma(dbudget.rho),
                             )
                             spec.low, spec.high = lo, hi
                             # the clipped count is exact, read from the data outside the
@@ -379,7 +390,7 @@ class _MarginalSynthesizer(Synthesizer):
         least ``CELL_NOISE`` noise sd: ``sqrt(rows / (CELL_NOISE x sd))``, between
         ``MIN_BINS`` and ``max_bins``. Adult (30,000 rows, 15 columns, epsilon 1) keeps 32;
         1,400 rows of 5 columns get about 11. Post-processing of the noisy count."""
-        sigma = math.sqrt(1 / (2 * dbudget.rho * COUNT_SHARE))
+        sigma = _rows_sigma(dbudget.rho)
         rows = float(dbudget.gaussian(np.array([float(n)]), sigma, what="row count")[0])
         pair_sd = math.sqrt(max(k - 1, 1) / (2 * rho_model / 3))
         b = math.floor(math.sqrt(max(rows, 0.0) / (CELL_NOISE * pair_sd)))
