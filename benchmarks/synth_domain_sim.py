@@ -49,6 +49,7 @@ from synth_sweep import TABLES as SWEEP
 from synth_sweep import load as load_sweep
 from veil.synth._discretize import Discretizer
 from veil.synth._domain import dp_bounds
+from veil.synth._marginal import _rows_sigma
 from veil.synth._noise import rho_for
 from veil.synth._schema import infer_schema
 
@@ -163,7 +164,7 @@ def main() -> None:
         pair_sd = math.sqrt((modelled - 1) / (2 * rho_model / 3))
         p = {
             "sigma": math.sqrt(1 / (2 * rho_col / 2)),
-            "rows_sigma": math.sqrt(1 / (2 * rho_domain * 0.05)),
+            "rows_sigma": _rows_sigma(rho_domain),  # the fit's own formula
             "one_way_sigma": math.sqrt(modelled / (2 * 0.1 * rho_model)),
             "bins": min(max(math.floor(math.sqrt(len(df) / (0.5 * pair_sd))), 4), 32),
         }
