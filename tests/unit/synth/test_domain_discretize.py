@@ -279,6 +279,21 @@ def test_missing_code_unmeasured_by_noise_is_filled() -> None:
     assert out["c"].notna().all()
 
 
+def test_a_missing_code_needs_more_than_3_sd_of_noise_to_be_sampled() -> None:
+    """An empty missing code's noisy count 4 sd out (noise alone: once in 30,000 columns;
+    3 sd passed once in 740, and a CI fit of a table with no missing values sampled some)
+    is filled; 6 sd out it is sampled as missing."""
+    df = pd.DataFrame({"c": ["x", "y"] * 50})
+    schema = infer_schema(df)
+    codes = {"c": np.array([0, 1, 2, 2])}
+    disc = Discretizer.build(schema, df, missing_code=True)
+    disc.drop_unmeasured_missing({"c": (np.array([50.0, 50.0, 20.0]), 5.0)})
+    assert disc.decode(codes, schema, np.random.default_rng(0))["c"].notna().all()
+    disc = Discretizer.build(schema, df, missing_code=True)
+    disc.drop_unmeasured_missing({"c": (np.array([50.0, 50.0, 30.0]), 5.0)})
+    assert disc.decode(codes, schema, np.random.default_rng(0))["c"].isna().sum() == 2
+
+
 def test_declared_integer_with_fractions_is_an_error() -> None:
     df = pd.DataFrame({"n": [1.0, 2.5, 3.0, 4.25] * 5})
     with pytest.raises(InputError, match=r"declared integer but 10 of its 20 value"):
