@@ -51,32 +51,18 @@ class _Browser:
     """One headless Chromium page driven over the DevTools protocol (no network needed)."""
 
     def __init__(self, binary: str, profile: Path) -> None:
-        self.proc = subprocess.Popen(
-            [
-                binary,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                f"--user-data-dir={profile}",
-                "--remote-debugging-port=0",
-                "--window-size=1200,900",
-                "about:blank",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not port_file.exists() or not port_file.read_text().strip():
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                self.close()
-                raise RuntimeError("Chromium did not start")
-            time.sleep(0.1)
-        port = port_file.read_text().split()[0]
+        # A loaded CI machine has, rarely, seen Chromium exit or stall before it wrote its
+        # DevTools port. That is the test's browser failing, not the page under test, so a
+        # start is tried three times on a fresh profile, and the last failure says why.
+        why = ""
+        for attempt in range(3):
+            folder = profile.with_name(f"{profile.name}-{attempt}") if attempt else profile
+            why = self._launch(binary, folder)
+            if not why:
+                break
+        else:
+            raise RuntimeError(f"Chromium did not start in 3 tries: {why}")
+        port = (self._profile / "DevToolsActivePort").read_text().split()[0]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:
             pages = [t for t in json.load(resp) if t["type"] == "page"]
         self._stack = contextlib.ExitStack()
@@ -85,6 +71,43 @@ class _Browser:
         )
         self._id = 0
         self.events: list[dict] = []
+
+    def _launch(self, binary: str, profile: Path) -> str:
+        """Start Chromium on ``profile``; return "" once its port is written, else why not."""
+        profile.mkdir(parents=True, exist_ok=True)
+        self._profile = profile
+        self._log = profile.parent / f"{profile.name}.stderr"
+        with self._log.open("wb") as err:
+            self.proc = subprocess.Popen(
+                [
+                    binary,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-dev-shm-usage",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--no-first-run",
+                    f"--user-data-dir={profile}",
+                    "--remote-debugging-port=0",
+                    "--window-size=1200,900",
+                    "about:blank",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 60
+        while not port_file.exists() or not port_file.read_text().strip():
+            code = self.proc.poll()
+            if code is not None or time.monotonic() > deadline:
+                self.close()
+                tail = self._log.read_text(errors="replace").strip().splitlines()[-5:]
+                state = f"exited with {code}" if code is not None else "no port after 60 s"
+                return f"{state}; stderr: {' | '.join(tail) or '(empty)'}"
+            time.sleep(0.1)
+        return ""
 
     def call(self, method: str, **params) -> dict:
         self._id += 1
