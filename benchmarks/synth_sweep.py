@@ -38,7 +38,10 @@ A table over ``--max-rows`` (20,000) rows is cut to that many by a seeded sample
 rows are sampled (the seed plus one) and compared with the rows fitted on.
 
 Per table and method it records each numeric column's KS complement (1 - KS statistic,
-missing values dropped), the real and synthetic medians and ranges, the quality report's
+missing values dropped), the real and synthetic medians and ranges; each categorical
+column's TV complement, the categories the DP stability histogram kept and its threshold,
+and the real and synthetic missing shares (``categorical_lost_whole`` in the summary lists
+those written all missing); the quality report's
 score (sdmetrics' definition) and veil's all-pairs score, the worst column and fit CPU
 seconds (``time.process_time``). The DP noise comes from OpenDP and is not seeded: every
 run draws fresh noise, so a column near 0.90 can land on either side from run to run.
@@ -196,7 +199,9 @@ def load(table: dict[str, Any], csv_dir: Path, max_rows: int) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-def run(method: str, df: pd.DataFrame, numeric: list[str], seed: int) -> dict[str, Any]:
+def run(
+    method: str, df: pd.DataFrame, numeric: list[str], seed: int, categorical: list[str] = ()
+) -> dict[str, Any]:
     """Fit ``method`` at epsilon 1 with every domain estimated under DP, sample as many
     rows, and measure them against the rows fitted on."""
     from veil.synth import synthesizers
@@ -221,6 +226,22 @@ def run(method: str, df: pd.DataFrame, numeric: list[str], seed: int) -> dict[st
         }
         for c in numeric
     }
+    domain = syn.fit_info_.get("domain", {})
+    cats = {
+        c: {
+            "tv_complement": shapes[c],
+            "reason": next(
+                (d.get("reason") for d in q["details"]["column_shapes"] if d["column"] == c),
+                None,
+            ),
+            "distinct_real": int(df[c].nunique()),
+            "categories_kept": domain.get(c, {}).get("categories"),
+            "keep_above_rows": domain.get(c, {}).get("keep_above_rows"),
+            "missing_real": float(df[c].isna().mean()),
+            "missing_synthetic": float(synthetic[c].isna().mean()),
+        }
+        for c in categorical
+    }
     worst = min(cols, key=lambda c: cols[c]["ks_complement"])
     return {
         "method": method,
@@ -234,6 +255,7 @@ def run(method: str, df: pd.DataFrame, numeric: list[str], seed: int) -> dict[st
         "worst_numeric": {"column": worst, "ks_complement": cols[worst]["ks_complement"]},
         "numeric_below_target": sorted(c for c in cols if cols[c]["ks_complement"] < TARGET_KS),
         "numeric": cols,
+        "categorical": cats,
     }
 
 
@@ -261,7 +283,10 @@ def main() -> None:
             "categorical": table["categorical"],
         }
         for method, seed in itertools.product(args.methods.split(","), seeds):
-            r = {"table": name, **run(method, df, table["numeric"], seed)}
+            r = {
+                "table": name,
+                **run(method, df, table["numeric"], seed, table["categorical"]),
+            }
             runs.append(r)
             print(
                 f"{name:13s} {method:4s} fit {r['fit_cpu_s']:6.1f} CPU s  quality "
@@ -299,6 +324,14 @@ def main() -> None:
             "runs_below_quality_target": sum(r["quality"] < TARGET_QUALITY for r in runs),
             "fit_cpu_s_total": round(sum(r["fit_cpu_s"] for r in runs), 1),
             "below_target": below,
+            # a categorical column that came back all missing (no value passed the DP
+            # stability threshold): the quality report scores it 0
+            "categorical_lost_whole": [
+                f"{r['table']}/{r['method']}/{c}"
+                for r in runs
+                for c, v in r["categorical"].items()
+                if v["missing_synthetic"] == 1.0 and v["missing_real"] < 1.0
+            ],
             "mean_ks_complement": {
                 f"{r['table']}/{r['method']}/{c}": sum(
                     q["numeric"][c]["ks_complement"]

@@ -39,7 +39,7 @@ def test_mst_dp_domain_keeps_skewed_columns_and_accounts_for_it() -> None:
     # no exact count read from the data (values clipped, categories dropped) in what is
     # saved with the model: each column's domain as released (bounds, the kept categories'
     # number), never a count of what it left out
-    allowed = {"source", "kind", "low", "high", "categories"}
+    allowed = {"source", "kind", "low", "high", "categories", "keep_above_rows"}
     assert all(set(e) <= allowed for e in info["domain"].values()), info["domain"]
     assert info["domain_from_data"] == []
     assert "covers the values and the domain" in info["privacy_statement"]

@@ -114,6 +114,39 @@ def test_a_broken_column_is_named_and_lowers_the_mean(
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(df=mixed_tables(), pick=st.integers(0, 4), seed=st.integers(0, 1000))
+def test_a_column_lost_whole_scores_zero_and_is_named(
+    df: pd.DataFrame, pick: int, seed: int
+) -> None:
+    """A synthesizer that writes one column all missing (as a DP category list that kept no
+    value does) gets 0 for it, not a column left out: it is the worst column, every pair
+    holding it scores 0 jointly, and both quality means drop."""
+    syn = _near_copy(df, seed)
+    col = str(df.columns[pick % len(df.columns)])
+    good = quality_report(df, syn)
+    lost = syn.copy()
+    lost[col] = None
+    bad = quality_report(df, lost)
+    shape = next(s for s in bad["details"]["column_shapes"] if s["column"] == col)
+    assert shape["score"] == 0.0 and shape["reason"] == "no value in the synthetic column"
+    assert bad["worst_column"] == {
+        "column": col,
+        "metric": shape["metric"],
+        "score": 0.0,
+        "reason": "no value in the synthetic column",
+    }
+    held = [p for p in bad["details"]["column_pair_trends"] if col in p["columns"]]
+    assert held and all(p["joint_score"] == 0.0 for p in held)
+    assert col in bad["worst_pair"]["columns"] and bad["worst_pair"]["score"] == 0.0
+    assert bad["column_shapes"] < good["column_shapes"]
+    assert bad["score_all_pairs"] < good["score_all_pairs"]
+    # and the other way round: values where the real column has none
+    back = quality_report(lost, syn)
+    shape = next(s for s in back["details"]["column_shapes"] if s["column"] == col)
+    assert shape["score"] == 0.0 and back["worst_column"]["column"] == col
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=mixed_tables(), pick=st.integers(0, 4), seed=st.integers(0, 1000))
 def test_a_broken_pair_is_named_though_every_column_is_intact(
     df: pd.DataFrame, pick: int, seed: int
 ) -> None:

@@ -365,7 +365,8 @@ def evaluate(
     _row("quality, every pair scored", "score_all_pairs")
     worst_col, worst_pair = q.get("worst_column"), q.get("worst_pair")
     if worst_col:
-        table.add_row(f"worst column: {worst_col['column']}", f"{worst_col['score']:.4f}")
+        why = f" ({worst_col['reason']})" if worst_col.get("reason") else ""
+        table.add_row(f"worst column: {worst_col['column']}{why}", f"{worst_col['score']:.4f}")
     if worst_pair:
         table.add_row(
             f"worst pair: {' x '.join(worst_pair['columns'])}", f"{worst_pair['score']:.4f}"

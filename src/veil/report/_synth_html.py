@@ -32,7 +32,10 @@ def synth_html(report: dict[str, Any]) -> str:
             ["quality, every pair scored", _fmt(q.get("score_all_pairs"))],
             [
                 "worst column",
-                f"{wc.get('column', 'n/a')} ({_fmt(wc.get('score'))})" if wc else "n/a",
+                f"{wc.get('column', 'n/a')} ({_fmt(wc.get('score'))}"
+                + (f"; {wc['reason']})" if wc.get("reason") else ")")
+                if wc
+                else "n/a",
             ],
             [
                 "worst pair",

@@ -312,13 +312,35 @@ class _MarginalSynthesizer(Synthesizer):
                                 pd.Series(data[c]), sig, thr, dbudget, "category list"
                             )
                             spec.categories = cats
+                            # the threshold depends on the budget only: it may be shown
+                            entry["keep_above_rows"] = round(thr, 1)
                             if dropped:  # exact, as the clipped count: the log only
-                                log.info(
-                                    "column %r: %d seen value(s) under the DP stability "
-                                    "threshold are written as missing",
-                                    c,
-                                    dropped,
-                                )
+                                seen = pd.Series(data[c]).dropna()
+                                lost = int((~seen.isin(cats)).sum())
+                                if not cats or lost * 20 > len(seen):
+                                    log.warning(
+                                        "column %r: %d of its %d seen value(s) fell under "
+                                        "the DP stability threshold (a value needs about %d "
+                                        "rows at this budget); %s of its %d non-missing rows are "
+                                        "written as missing%s; declare its categories "
+                                        "(--categories) or give a larger epsilon",
+                                        c,
+                                        dropped,
+                                        dropped + len(cats),
+                                        round(thr),
+                                        "all" if not cats else str(lost),
+                                        len(seen),
+                                        " (the synthetic column is all missing)"
+                                        if not cats
+                                        else "",
+                                    )
+                                else:
+                                    log.info(
+                                        "column %r: %d seen value(s) under the DP stability "
+                                        "threshold are written as missing",
+                                        c,
+                                        dropped,
+                                    )
                         domain[c] = entry
                     task.advance()
             for c, how in plan.items():

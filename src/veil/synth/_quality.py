@@ -26,12 +26,18 @@ figures beside it are:
   table, a continuous column cut into ``JOINT_BINS`` (10) **quantile bins of the real
   column** that both tables share (values past the real range fall in the outer bins;
   equal quantiles merge, so a column of few values has at most a bin per value; missing
-  values are a value), whether or not the pair is associated; a pair that cannot be scored (a column with no
-  value in either table) has ``joint_score`` None and a ``reason``. ``all_pairs`` is their
+  values are a value), whether or not the pair is associated: a column with no value in
+  one table (a synthesizer that lost it) scores as far as its missing values lie from the
+  other table's values, 0 when the other has none missing. ``all_pairs`` is their
   mean and ``score_all_pairs`` the mean of ``column_shapes`` and ``all_pairs``: veil's
   quality, with no pair left out (``score`` stays sdmetrics' number, the peer figure);
 - ``worst_column`` and ``worst_pair``: the lowest column-shape score and the lowest joint
   score, with the column names, so one broken column or pair shows whatever the mean.
+
+A column with values in one table and none in the other has shape score 0 and a
+``reason``: both complements drop missing values, which leaves nothing to compare, and a
+column left unscored would drop out of the mean and of ``worst_column``, so a synthesizer
+that lost a whole column would look better for it. A column empty in both has None.
 
 Every number lies in [0, 1]; identical tables score 1.
 """
@@ -107,7 +113,7 @@ def tv_complement(real: pd.Series, synthetic: pd.Series) -> float:
         rc = pd.concat([rc, pd.Series(1e-6, index=extra)])
     f_exp = rc / rc.sum()
     f_obs = sc.reindex(rc.index, fill_value=0.0) / sc.sum()
-    return float(1 - 0.5 * np.abs(f_obs.to_numpy() - f_exp.to_numpy()).sum())
+    return _unit(1 - 0.5 * np.abs(f_obs.to_numpy() - f_exp.to_numpy()).sum())
 
 
 def _discretize(s: pd.Series) -> pd.Series:
@@ -155,6 +161,12 @@ def _cramers_v_sparse(counts: pd.Series) -> float:
     return math.sqrt(max(chi2, 0.0) / (n * (k - 1)))
 
 
+def _unit(x: float) -> float:
+    """``x`` rounded to 12 decimals, in [0, 1]: a sum of shares carries float rounding,
+    so tables as far apart as can be would score 1e-16, or -2e-16, not 0."""
+    return min(1.0, max(0.0, round(float(x), 12)))
+
+
 def joint_similarity(real: pd.DataFrame, synthetic: pd.DataFrame) -> float:
     """``1 - TVD`` of the two-way tables of two (already discretized) columns; NaN when a
     table has no complete row. Missing values count as a value."""
@@ -165,7 +177,7 @@ def joint_similarity(real: pd.DataFrame, synthetic: pd.DataFrame) -> float:
     ps = synthetic.groupby(cols, dropna=False).size() / len(synthetic)
     idx = pr.index.union(ps.index, sort=False).drop_duplicates()
     diff = (pr.reindex(idx, fill_value=0) - ps.reindex(idx, fill_value=0)).abs().fillna(0)
-    return float(1 - diff.sum() / 2)
+    return _unit(1 - diff.sum() / 2)
 
 
 def contingency_similarity(real: pd.DataFrame, synthetic: pd.DataFrame) -> tuple[float, float]:
@@ -181,7 +193,7 @@ def contingency_similarity(real: pd.DataFrame, synthetic: pd.DataFrame) -> tuple
     ps = synthetic.groupby(cols, dropna=False).size() / len(synthetic)
     idx = pr.index.union(ps.index, sort=False).drop_duplicates()
     diff = (pr.reindex(idx, fill_value=0) - ps.reindex(idx, fill_value=0)).abs().fillna(0)
-    return float(1 - diff.sum() / 2), v
+    return _unit(1 - diff.sum() / 2), v
 
 
 def correlation_similarity(real: pd.DataFrame, synthetic: pd.DataFrame) -> tuple[float, float]:
@@ -248,7 +260,18 @@ def quality_report(
             if _continuous(types[c])
             else tv_complement(real[c], synthetic[c])
         )
-        shapes.append({"column": c, "metric": metric, "score": score})
+        shape: dict[str, Any] = {"column": c, "metric": metric, "score": score}
+        r_empty, s_empty = real[c].isna().all(), synthetic[c].isna().all()
+        if r_empty != s_empty:  # the worst a column can be, not a column left unscored
+            shape["score"] = 0.0
+            shape["reason"] = (
+                "no value in the synthetic column"
+                if s_empty
+                else "values in the synthetic column where the real one has none"
+            )
+        elif r_empty:
+            shape["reason"] = "no value in either table"
+        shapes.append(shape)
 
     rnum = {c: _to_num(real[c]) for c in cols if _continuous(types[c])}
     snum = {c: _to_num(synthetic[c]) for c in cols if _continuous(types[c])}
@@ -289,7 +312,9 @@ def quality_report(
             jr = jr.iloc[r_keep]
         if len(js) > SUBSAMPLE:
             js = js.iloc[s_keep]
-        joint = math.nan if empty else joint_similarity(jr, js)
+        # missing values are a value here, so a column empty in one table only scores
+        # as far from the other as it is (0 when the other has no missing value)
+        joint = joint_similarity(jr, js)
         item: dict[str, Any] = {
             "columns": [a, b],
             "metric": metric,
@@ -331,6 +356,7 @@ def quality_report(
             "column": worst_col["column"],
             "metric": worst_col["metric"],
             "score": worst_col["score"],
+            **({"reason": worst_col["reason"]} if "reason" in worst_col else {}),
         },
         "worst_pair": None
         if worst_pair is None
