@@ -31,7 +31,9 @@ How the numeric bins are made (each step differentially private or data-independ
    budget: the noisy total itself is then mostly noise), the bins are equal on the grid's scale instead (linear or log) and sampling is uniform on
    that scale inside a bin (``weak_signal`` in the saved layout), except in a bin where
    a fine count stands 4.5 noise sd out (a score of few values), which follows its noisy
-   fine counts (:func:`veil.synth._points._weak_weights`), and except that a fine bin
+   fine counts (:func:`veil.synth._points._weak_weights`), or where blocks of its fine
+   counts are too uneven for an even spread (a chi-square test at 1e-3), which follows the
+   blocks' sums, and except that a fine bin
    whose own noisy count stands 5.5 noise sd out (a count column's zeros) is a coarse bin
    of its own; on a linear grid, given
    a noisy row count, only over the fine bins where windows of noisy counts stand out

@@ -8,7 +8,8 @@
 - :func:`_on_lattice`: a value drawn in a fine bin moved onto a step the column is
   written in, inside that fine bin;
 - :func:`_weak_weights`: within-bin sampling of a weak column's equal bins, following its
-  noisy fine counts where one stands out.
+  noisy fine counts where one stands out, or blocks of them where their sums are uneven
+  (:func:`_weak_blocks`).
 
 All post-processing of noisy counts (or of the decimals the output is written with).
 """
@@ -28,6 +29,10 @@ _LATTICE_STEPS = (0.5, 0.25, 0.1, 0.05, 0.01)
 # a weak column's coarse bin follows its fine counts where one stands this many sd out
 # (an empty fine bin does so about once in 300,000)
 _WEAK_POINT_Z = 4.5
+# ... else follows the noisy sums of blocks of this many fine bins (the smallest size at
+# which they are too uneven for an even spread: a chi-square test at this level)
+_WEAK_BLOCKS = (2, 4, 8, 16, 32)
+_WEAK_BLOCK_P = 1e-3
 
 
 def _lattice_counts(x: np.ndarray) -> list[float]:
@@ -80,13 +85,54 @@ def _weak_weights(noisy: np.ndarray, sigma: float, cuts: list[int], flat: np.nda
     tenth of the rows at 0.27 over 0.23-0.31 (KS complement 0.89; a pitch speed, two
     modes at 0.1 mph steps, averaged 0.79 over four fits before this rule and 0.91
     after). A coarse bin whose
-    counts are all under the noise stays uniform: its noisy counts would only move mass at
-    random. Post-processing of the noisy counts."""
+    fine counts are all under the noise follows blocks of them where their sums are too
+    uneven for an even spread (:func:`_weak_blocks`), else stays uniform: its noisy counts
+    would only move mass at random. Post-processing of the noisy counts."""
     w = np.asarray(flat, dtype=float).copy()
     inside = w > 0
     for a, b in itertools.pairwise(cuts):
         seg = noisy[a:b]
-        if b - a < 2 or not (seg[inside[a:b]] > _WEAK_POINT_Z * sigma).any():
+        if b - a < 2:
             continue
-        w[a:b] = np.where(inside[a:b], np.clip(seg, 0.0, None), 0.0)
+        if (seg[inside[a:b]] > _WEAK_POINT_Z * sigma).any():
+            w[a:b] = np.where(inside[a:b], np.clip(seg, 0.0, None), 0.0)
+            continue
+        blocks = _weak_blocks(seg, sigma, inside[a:b])
+        if blocks is not None:
+            w[a:b] = blocks
     return w
+
+
+def _weak_blocks(seg: np.ndarray, sigma: float, inside: np.ndarray) -> np.ndarray | None:
+    """Within-bin weights of a coarse bin none of whose fine counts stands out: the bin cut
+    into blocks of ``m`` fine bins (``m`` in ``_WEAK_BLOCKS``, the smallest that works),
+    each block's noisy sum clipped at zero, spread evenly over its fine bins; "works" when
+    the blocks' noisy sums are too uneven for an even spread plus noise (a chi-square test
+    of their spread, sd ``sigma x sqrt(m)`` each, at ``_WEAK_BLOCK_P``). None when no size
+    works (the bin stays uniform). A pitch speed on 3,402 rows had half of them in one
+    coarse bin of 4.5 mph, the data in its lower 2.5 mph and no single fine count (a
+    quarter mph) over its noise sd of 90: drawn uniformly the bin alone cost 0.23 of KS.
+    Post-processing of the noisy counts."""
+    from scipy.stats import chi2
+
+    n = len(seg)
+    for m in _WEAK_BLOCKS:
+        if 2 * m > n:
+            break
+        starts = np.arange(0, n, m)
+        sums = np.add.reduceat(np.where(inside, seg, 0.0), starts)
+        sizes = np.add.reduceat(inside.astype(float), starts)
+        ok = sizes > 0
+        if ok.sum() < 2:
+            break
+        dens = sums[ok] / sizes[ok]
+        mean = float(sums[ok].sum() / sizes[ok].sum())
+        # an even spread: block sums mean x size, each with noise variance sigma**2 x size
+        stat = float((((dens - mean) ** 2) * sizes[ok]).sum()) / sigma**2
+        if stat <= chi2.isf(_WEAK_BLOCK_P, int(ok.sum()) - 1):
+            continue
+        per_bin = np.repeat(
+            np.clip(sums, 0.0, None) / np.maximum(sizes, 1.0), np.diff(np.append(starts, n))
+        )
+        return np.where(inside, per_bin, 0.0)
+    return None
