@@ -170,6 +170,14 @@ def fit(
             help="mst/aim: a column to be predicted; its pairs with every column are measured.",
         ),
     ] = None,
+    triples: Annotated[
+        bool,
+        typer.Option(
+            "--triples",
+            help="mst/aim with --target: also measure the target with two other columns at "
+            "once, on coarse groups (same budget; see docs/synthetic-data.md).",
+        ),
+    ] = False,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Seed of the ordinary randomness.")
     ] = None,
@@ -234,6 +242,14 @@ def fit(
                 hint="give one of the table's column names (after --drop)",
             )
         kw["target"] = target
+    if triples:
+        if method not in ("mst", "aim"):
+            raise InputError("--triples applies to the mst and aim methods only")
+        if target is None:
+            raise InputError(
+                "--triples measures triples of the target column: give --target COLUMN too"
+            )
+        kw["triples"] = True
     # columns whose numeric parse rewrites their text ("01", "3.50") are learnt as written
     from veil.io._exact import read_exact_text_file, text_forms_for_synthesis
 

@@ -554,6 +554,11 @@ class SynthConfig(_Model):
     categories: dict[str, tuple[Any, ...]] = Field(default_factory=dict)
     public_domain: str | None = None  # a JSON/YAML file {bounds: ..., categories: ...}
     domain_from_data: bool = False
+    # mst, aim: a column to be predicted (its pair with every column is measured, and the
+    # report's train-on-synthetic AUC predicts it); triples: the target with two other
+    # columns at once, on coarse groups (docs/synthetic-data.md, "Target triples")
+    target: str | None = None
+    triples: bool = False
 
 
 # --------------------------------------------------------------------------- the policy

@@ -17,6 +17,7 @@ from veil.synth._base import synthesizers
 from veil.synth._coarse import target_triples
 from veil.synth._marginal import (
     Clique,
+    _check_triples,
     _independent,
     _marginal,
     _MarginalSynthesizer,
@@ -100,6 +101,7 @@ class AIMSynthesizer(_MarginalSynthesizer):
         self.workload = None if workload is None else [list(w) for w in workload]
         self.max_cells = max_cells
         self.target = None if target is None else str(target)
+        _check_triples(self.target, self.triples)
 
     def _params(self) -> dict[str, Any]:
         return {

@@ -122,6 +122,15 @@ def _check_target(target: str | None, data: Any) -> None:
         )
 
 
+def _check_triples(target: str | None, triples: bool) -> None:
+    """``triples`` adds the target's triples: without a target it would do nothing, silently."""
+    if triples and target is None:
+        raise InputError(
+            "triples=True adds triples of the target column, but no target is declared",
+            hint="declare the column to be predicted (target=..., --target, synth.target)",
+        )
+
+
 def _target_pairs(target: str | None, cols: list[str], have: Sequence[Clique]) -> list[Clique]:
     """The declared target's pairs with every other column (in the columns' order) that
     ``have`` lacks; none when the target is not modelled (a constant one is reproduced)."""

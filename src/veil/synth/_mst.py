@@ -16,6 +16,7 @@ from veil.synth._base import synthesizers
 from veil.synth._coarse import tan_pairs, target_triples
 from veil.synth._marginal import (
     Clique,
+    _check_triples,
     _independent,
     _marginal,
     _MarginalSynthesizer,
@@ -67,6 +68,7 @@ class MSTSynthesizer(_MarginalSynthesizer):
         super().__init__(**kw)
         self.target = None if target is None else str(target)
         self.triples = bool(triples)
+        _check_triples(self.target, self.triples)
 
     def _params(self) -> dict[str, Any]:
         return {**super()._params(), "target": self.target, "triples": self.triples}

@@ -96,6 +96,31 @@ class SynthStage:
                 "domain_from_data applies to the mst and aim methods only",
                 key="synth.domain_from_data",
             )
+        if (cfg.target is not None or cfg.triples) and cfg.method not in _DP_METHODS:
+            raise PolicyError(
+                "target and triples apply to the mst and aim methods only",
+                key="synth.target" if cfg.target is not None else "synth.triples",
+            )
+        if cfg.triples and cfg.target is None:
+            raise PolicyError(
+                "triples measures triples of the target column, but no target is named",
+                key="synth.triples",
+                hint="add synth.target: the column to be predicted",
+            )
+        if cfg.target is not None and cfg.target not in policy.columns:
+            raise PolicyError(
+                f"synth.target names a column the policy does not list: {cfg.target}",
+                key="synth.target",
+                hint="name one of the policy's columns",
+            )
+        if cfg.target is not None and str(
+            getattr(policy.columns[cfg.target].role, "value", policy.columns[cfg.target].role)
+        ) in ("identifier", "text"):
+            raise PolicyError(
+                f"synth.target {cfg.target} is an identifier or text column, which the "
+                "synthetic table leaves out",
+                key="synth.target",
+            )
         if cfg.epsilon is not None and cfg.epsilon > 100:
             raise PolicyError("epsilon must be at most 100", key="synth.epsilon")
         if self._is_dp(policy):
@@ -142,6 +167,9 @@ class SynthStage:
         train = table.iloc[perm[n_hold:]].reset_index(drop=True)
 
         kw: dict[str, Any] = {"seed": cfg.seed}
+        if cfg.target is not None:
+            kw["target"] = cfg.target
+            kw["triples"] = cfg.triples
         if cfg.domain_from_data:
             kw["domain_from_data"] = True
         bounds: dict[str, tuple[float, float]] = {}
@@ -170,11 +198,19 @@ class SynthStage:
         rows = cfg.rows or len(table)
         synthetic = format_like_input(syn.sample(rows, seed=cfg.seed), formats)
 
+        # the report's train-on-synthetic AUC predicts the declared target when it is a
+        # class (2-50 values), else the first categorical sensitive column
+        declared = (
+            [cfg.target]
+            if cfg.target is not None and 2 <= train[cfg.target].nunique(dropna=False) <= 50
+            else []
+        )
         target = next(
             (
                 c
-                for c in policy.sensitive
-                if c in train.columns and not pd.api.types.is_numeric_dtype(train[c])
+                for c in [*declared, *policy.sensitive]
+                if c in train.columns
+                and (c in declared or not pd.api.types.is_numeric_dtype(train[c]))
             ),
             None,
         )

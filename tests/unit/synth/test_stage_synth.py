@@ -131,3 +131,43 @@ def test_report_has_statement_quality_extremes_and_histograms() -> None:
 def test_domain_from_data_needs_a_dp_method() -> None:
     with pytest.raises(PolicyError, match="mst and aim"):
         SynthStage().check(_policy({"method": "copula", "domain_from_data": True}))
+
+
+def test_policy_target_and_triples_are_checked_before_data() -> None:
+    with pytest.raises(PolicyError, match="no target is named"):
+        SynthStage().check(_policy({"method": "mst", "epsilon": 1.0, "triples": True}))
+    with pytest.raises(PolicyError, match="does not list"):
+        SynthStage().check(_policy({"method": "mst", "epsilon": 1.0, "target": "income"}))
+    with pytest.raises(PolicyError, match="identifier or text"):
+        SynthStage().check(_policy({"method": "mst", "epsilon": 1.0, "target": "name"}))
+    with pytest.raises(PolicyError, match="mst and aim"):
+        SynthStage().check(_policy({"method": "copula", "target": "y"}))
+
+
+def test_policy_target_with_triples_reaches_the_fit_and_the_auc(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    from veil.dp import BudgetLedger
+
+    with BudgetLedger(url) as led:
+        led.init("people", epsilon=2.0, delta=1e-6)
+    pol = _policy(
+        {
+            "method": "mst",
+            "epsilon": 1.0,
+            "dataset": "people",
+            "ledger": url,
+            "seed": 0,
+            "target": "sex",
+            "triples": True,
+        }
+    )
+    stage = SynthStage()
+    stage.check(pol)
+    df = _frame(1500)
+    ctx = RunContext(policy=pol, original=df, data=df.copy())
+    stage.run(ctx)
+    sec = ctx.report["synth"]
+    fit = sec["fit"]
+    assert fit["coarse_triples"] and all(t["clique"][0] == "sex" for t in fit["coarse_triples"])
+    # the declared target, not the sensitive column, is what the AUC predicts
+    assert sec["evaluation"]["ml_efficacy"]["target"] == "sex"

@@ -226,3 +226,34 @@ def test_tan_pairs_make_a_tree_over_the_other_columns() -> None:
         comp[find(a)] = find(b)
     assert len({find(c) for c in "abcde"}) == 1
     assert _tan_pairs(None, tree) == tree
+
+
+@pytest.mark.parametrize("cls", [MSTSynthesizer, AIMSynthesizer])
+def test_triples_without_a_target_is_refused_not_ignored(cls) -> None:  # type: ignore[no-untyped-def]
+    from veil._errors import InputError
+
+    with pytest.raises(InputError, match="no target is declared"):
+        cls(epsilon=1.0, account=False, triples=True)
+
+
+def test_cli_triples_fits_the_targets_triples_and_refuses_bad_combinations(
+    tmp_path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    from veil.cli._app import main
+
+    data = tmp_path / "t.csv"
+    _table(1500).to_csv(data, index=False)
+    model = tmp_path / "m.veil"
+    base = ["synth", "fit", str(data), "--out", str(model)]
+    dp = ["--method", "mst", "--epsilon", "1", "--no-ledger", "--seed", "0"]
+    assert main([*base, *dp, "--triples"]) == 2
+    assert "--target" in capsys.readouterr().err
+    assert main([*base, "--method", "copula", "--target", "y", "--triples"]) == 2
+    assert "mst and aim" in capsys.readouterr().err
+    assert not model.exists()
+    assert main([*base, *dp, "--target", "y", "--triples", "--json"]) == 0
+    capsys.readouterr()
+    back = load_synthesizer(model)
+    assert back.triples is True and back.target == "y"
+    triples = back.fit_info_["coarse_triples"]
+    assert triples and all(t["clique"][0] == "y" for t in triples)
