@@ -366,6 +366,14 @@ class Discretizer:
                     col["weak_signal"] = True
                     if extent is not None:
                         col["extent"] = [int(extent[0]), int(extent[1])]
+                        # the noisy rows inside the extent of each outer coarse bin, for
+                        # calibrate when the next bin in is empty (post-processing)
+                        e0, e1 = col["extent"]
+                        col["extent_inside"] = [
+                            float(raw[max(cuts[0], e0) : min(cuts[1] - 1, e1) + 1].sum()),
+                            float(raw[max(cuts[-2], e0) : min(cuts[-1] - 1, e1) + 1].sum()),
+                            float(raw_sigma),
+                        ]
                 col.update(
                     kind="bins",
                     low=lo,
@@ -415,7 +423,9 @@ class Discretizer:
           the cut get that excess, decaying geometrically from the last kept bin
           (:func:`veil.synth._weights._mass_tail`) instead of the steep tail fitted to a few noisy counts;
           equally past the ``extent`` of a weak column's equal bins (sampled uniformly
-          inside it), the inside then holding at most the neighbouring bin's density;
+          inside it), the inside then holding at most the neighbouring bin's density, or,
+          when that bin is empty, what the noisy fine counts inside the extent hold
+          (``extent_inside``; an empty neighbour left every row inside before);
         - **point masses** of a decimal column (``points``, measured in
           :meth:`build`): its exact zeros (an expense column zero for a quarter of its
           rows: spread over the fine bin ``[0, 0.04)`` their KS statistic alone is 0.23)
@@ -474,7 +484,19 @@ class Discretizer:
                     dens = min(float(m[nb]) / width, float(m[k]) / n_in)
                     excess = float(m[k]) - dens * n_in
                     sd = s1 * math.sqrt(1.0 + (n_in / width) ** 2)
-                    if dens > 0 and excess > _MASS_Z * sd:
+                    inside = col.get("extent_inside")
+                    if dens <= 0 and inside is None:
+                        continue
+                    if dens <= 0 and inside is not None:
+                        # the next bin in is empty, so its density says nothing of this
+                        # bin's rows inside the extent: read them from the fine counts
+                        # there (a score's values at 0.9, inside, and 1.1-1.5, past it, in
+                        # one bin; or a score's lowest value just inside the extent)
+                        held = min(max(float(inside[0 if first else 1]), 0.0), float(m[k]))
+                        dens = held / n_in
+                        excess = float(m[k]) - held
+                        sd = math.sqrt(s1**2 + float(inside[2]) ** 2 * n_in)
+                    if excess > _MASS_Z * sd:
                         tail = _mass_tail(
                             dens, room, excess, _span(e1 - e0 + 1, excess, dens * n_in)
                         )

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import ks_2samp
@@ -250,3 +251,47 @@ def test_a_weak_bin_under_an_even_spread_of_rows_stays_uniform() -> None:
         noisy = level + rng.normal(0, sigma, 32)
         moved += not np.array_equal(_weak_weights(noisy, sigma, [0, 32], flat), flat)
     assert moved <= 15
+
+
+def _weak_layout(inside: list[float]) -> Discretizer:
+    """A weak column's layout: 64 fine bins, equal coarse bins over the extent 8-39, the
+    last coarse bin 36-63 (its fine bins past 39 weighted 0, as build leaves them)."""
+    cuts = [0, 8, 12, 16, 20, 24, 28, 32, 36, 64]
+    weights = np.zeros(64)
+    weights[8:40] = 1.0
+    col = {
+        "name": "score",
+        "missing": True,
+        "kind": "bins",
+        "low": 0.0,
+        "high": 4.0,
+        "scale": "linear",
+        "integer": False,
+        "edges": [float(e) for e in np.linspace(0.0, 4.0, 65)],
+        "weights": [float(w) for w in weights],
+        "cuts": cuts,
+        "bins": len(cuts) - 1,
+        "size": len(cuts),
+        "weak_signal": True,
+        "extent": [8, 39],
+        "extent_inside": inside,
+    }
+    return Discretizer([col])
+
+
+def test_an_outer_bin_after_an_empty_one_reads_its_rows_inside_the_extent() -> None:
+    """A score with a value just inside the extent (0.9) and more past it (1.1-1.5), the
+    coarse bin before both empty: the bin keeps what its fine counts inside the extent
+    hold and the rest goes past the extent (before, an empty neighbour left it all
+    inside). With all of its rows inside, nothing goes past."""
+    one_way = np.array([0, 300, 300, 300, 300, 300, 300, 0, 1300, 0], dtype=float)
+    split = _weak_layout([0.0, 560.0, 90.0])
+    split.calibrate({"score": (one_way, 60.0)})
+    w = np.asarray(split.columns[0]["weights"])
+    last = w[36:64]
+    assert last[:4].sum() == pytest.approx(560.0 * last.sum() / 1300.0, rel=1e-6)
+    assert last[4:].sum() > 0.5 * last.sum()  # the 740 rows past the extent
+    held = _weak_layout([0.0, 1290.0, 90.0])
+    held.calibrate({"score": (one_way, 60.0)})
+    w = np.asarray(held.columns[0]["weights"])
+    assert w[40:].sum() == 0.0  # all of them inside: no tail
