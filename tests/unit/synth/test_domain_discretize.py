@@ -71,19 +71,25 @@ def test_noisy_fine_histogram_spends_its_budget_and_outer_bins_are_cut_back() ->
     disc = Discretizer.build(schema, df, budget=budget, sigmas=sig, missing_code=True)
     assert budget.spent == pytest.approx(3 / (2 * 20.0**2), rel=1e-6)
     out = disc.decode(disc.encode(df, schema), schema, np.random.default_rng(1))
-    # declared bounds reach 365 days; the sampled stays stay near the data: past the largest
-    # real stay only a thin geometric tail (0.02-0.2 % of rows in 6 runs, at most 4 days out)
+    # the histogram's noise is not seeded, so the bars are read on the median of three
+    # builds. Declared bounds reach 365 days; the sampled stays stay near the data: past the
+    # largest real stay a thin geometric tail (at most 0.6 % of rows, 4 days out, in 600
+    # builds), except when a noise count 3 sd out past the data makes a cut of its own and
+    # the empty days before it become an inner bin drawn from their noise (stays to 295 in 1
+    # build of 600, past 10 days out in 3 of 800 seeded ones: "Runs of noise past the data"
+    # in docs/synthetic-data.md). One build's KS complement on charges ranged 0.907 to 0.99
+    # over 60 builds (5th percentile 0.922); equal-width bins on the declared range scored 0.67
     top = df["stay"].max()
-    assert (out["stay"] > top).mean() <= 0.01
-    assert out["stay"].max() <= top + 10
-    # the histogram's noise is not seeded: one build's KS complement ranged 0.907 to 0.99 over
-    # 60 builds (5th percentile 0.922) and fell to 0.884 once in a helper's run, so the bar is
-    # read on the median of three builds (equal-width bins on the declared range scored 0.67)
+    over, tops = [float((out["stay"] > top).mean())], [float(out["stay"].max())]
     scores = [1 - ks_2samp(df["charges"], out["charges"], method="asymp").statistic]
     for _ in range(2):
         again = Discretizer.build(schema, df, budget=ZCDPBudget(1.0), sigmas=sig, missing_code=True)
         dec = again.decode(again.encode(df, schema), schema, np.random.default_rng(1))
         scores.append(1 - ks_2samp(df["charges"], dec["charges"], method="asymp").statistic)
+        over.append(float((dec["stay"] > top).mean()))
+        tops.append(float(dec["stay"].max()))
+    assert sorted(over)[1] <= 0.01
+    assert sorted(tops)[1] <= top + 10
     assert sorted(scores)[1] >= 0.90
 
 
