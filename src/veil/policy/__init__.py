@@ -15,16 +15,15 @@ if TYPE_CHECKING:
     from veil.policy._models import (
         ColumnConfig,
         DataConfig,
-        DPConfig,
         HierarchyConfig,
         OutputConfig,
         Policy,
         PrivacyConfig,
         Role,
         SearchConfig,
-        SynthConfig,
         TransformConfig,
     )
+    from veil.policy._release_models import DPConfig, SynthConfig
     from veil.policy._text_models import (
         DETECT_SCORE_THRESHOLD,
         REDACT_SCORE_THRESHOLD,
@@ -53,10 +52,16 @@ __all__ = [
 
 _TEXT = ("DETECT_SCORE_THRESHOLD", "REDACT_SCORE_THRESHOLD", "TextConfig")
 _LOADER = ("load_policy", "parse_policy", "policy_schema")
+_RELEASE = ("DPConfig", "SynthConfig")
 
 
-_HOME = {
-    name: f"veil.policy.{'_text_models' if name in _TEXT else '_loader' if name in _LOADER else '_models'}"
-    for name in __all__
-}
+def _home(name: str) -> str:
+    if name in _TEXT:
+        return "veil.policy._text_models"
+    if name in _LOADER:
+        return "veil.policy._loader"
+    return "veil.policy._release_models" if name in _RELEASE else "veil.policy._models"
+
+
+_HOME = {name: _home(name) for name in __all__}
 __getattr__, __dir__ = lazy_exports(__name__, _HOME)

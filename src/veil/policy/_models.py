@@ -2,8 +2,8 @@
 
 Every model is frozen and forbids unknown keys, so a typo in a policy is an error that names
 the key, never a silently ignored setting. Defaults live here and nowhere else (the field
-transforms' models in :mod:`veil.policy._transform_models`, the shared base in
-:mod:`veil.policy._base`).
+transforms' models in :mod:`veil.policy._transform_models`, the dp and synth sections' in
+:mod:`veil.policy._release_models`, the shared base in :mod:`veil.policy._base`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from veil.policy._base import LocatedError, _Model
+from veil.policy._release_models import DPConfig, SynthConfig
 from veil.policy._text_models import TextConfig
 from veil.policy._transform_models import (
     DateGeneralizeTransform,
@@ -524,41 +525,6 @@ class AnonymizeStageConfig(_Model):
     """Reserved for stage-level switches of the tabular anonymization."""
 
     enabled: bool = True
-
-
-# --------------------------------------------------------------------------- DP and synth
-
-
-class DPConfig(_Model):
-    """Differentially private statistics released with the table (the dp stage)."""
-
-    dataset: str
-    ledger: str | None = None  # SQLAlchemy URL; None = the default SQLite file
-    queries: tuple[dict[str, Any], ...] = ()
-
-
-class SynthConfig(_Model):
-    """Synthetic data released instead of (or beside) the protected table."""
-
-    method: Literal["copula", "mst", "aim", "tvae"] = "copula"
-    rows: int | None = Field(None, ge=1)
-    epsilon: float | None = Field(None, gt=0)
-    delta: float | None = Field(None, gt=0, lt=1)
-    dataset: str | None = None
-    ledger: str | None = None
-    seed: int | None = None
-    # the public domain (docs/synthetic-data.md): declared bounds and category lists cost no
-    # budget; other columns' domains are estimated under DP (mst, aim), or read from the
-    # data outside the guarantee with domain_from_data: true (then stated in the report)
-    bounds: dict[str, tuple[float, float]] = Field(default_factory=dict)
-    categories: dict[str, tuple[Any, ...]] = Field(default_factory=dict)
-    public_domain: str | None = None  # a JSON/YAML file {bounds: ..., categories: ...}
-    domain_from_data: bool = False
-    # mst, aim: a column to be predicted (its pair with every column is measured, and the
-    # report's train-on-synthetic AUC predicts it); triples: the target with two other
-    # columns at once, on coarse groups (docs/synthetic-data.md, "Target triples")
-    target: str | None = None
-    triples: bool = False
 
 
 # --------------------------------------------------------------------------- the policy
