@@ -361,8 +361,8 @@ def _across_zero(
     row count less its noisy sum) stand ``_REST_Z`` sd of their noise out: to the
     outermost run of bins on the other side, no further out than the range's mirror image,
     whose sum stands ``_ACROSS_Z`` sd out (:func:`_mirrored_runs`, which asks 4.5 sd of a
-    range without that evidence). A position around zero on 3,402 rows (pitch locations,
-    -17 to 18) had its positive half standing out and its negative half (23 % of the rows
+    range without that evidence). A deviation around zero on 3,402 rows (Kershaw's pitch
+    ``VDev``, -17 to 18) had its positive half standing out and its negative half (23 % of the rows
     over three powers of two, each under 3 sd of noise 90, no run at 4.5 sd either) under
     the noise: its bounds stopped at zero in about half the draws, and the KS complement
     fell to 0.66, while the rows missed stood 8 sd out. An empty run passes 3.75 sd about
