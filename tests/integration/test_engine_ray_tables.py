@@ -442,7 +442,9 @@ def test_worker_killed_in_a_partition_task_retries_to_the_same_release(
     frame.to_csv(tmp_path / "all.csv", index=False)
     _write_parts(frame, tmp_path / "parts", [300, 600], "csv")
     pol = _policy(tmp_path, "parts", privacy=PRIVACY, extra="engine: {type: ray, num_cpus: 2}\n")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src"), PAUSE_ENV: "3"}
+    # each task sleeps 6 s first: at 3 s a loaded CI machine once finished the run before
+    # this test's scan of /proc had seen a task's process
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src"), PAUSE_ENV: "6"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "veil", "-q", "run", str(pol), "--json"],
         stdout=subprocess.PIPE,
@@ -469,7 +471,7 @@ def test_worker_killed_in_a_partition_task_retries_to_the_same_release(
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.communicate()
+        proc.communicate()  # its pipes closed however the test ended (no ResourceWarning later)
     assert proc.returncode == 0, err[-2000:]
     out = tmp_path / f"out-{pol.stem}"
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))

@@ -49,20 +49,23 @@ def finish(
     try:
         work()
     except cancelled:
-        job.state = "cancelled"
+        state = "cancelled"
         log.info("%s cancelled", what)
     except VeilError as exc:
         job.error = {"message": exc.message, "hint": exc.hint}
-        job.state = "failed"
+        state = "failed"
         log.info("%s failed: %s", what, type(exc).__name__)
     except Exception as exc:  # noqa: BLE001 - shown by its type; the message may quote data
         job.error = {
             "message": f"the {what} failed with an unexpected error ({type(exc).__name__})",
             "hint": hint,
         }
-        job.state = "failed"
+        state = "failed"
         log.error("%s failed: %s", what, type(exc).__name__)
     else:
-        job.state = "done"
+        state = "done"
         log.info("%s done", what)
+    # the state changes last: a client that sees it (a page, a test polling the API) then
+    # finds the time taken and the log line already written
     job.seconds = round(time.perf_counter() - started, 3)
+    job.state = state
