@@ -242,13 +242,9 @@ def fit(
                 hint="give one of the table's column names (after --drop)",
             )
         kw["target"] = target
-    if triples:
+    if triples:  # without --target the synthesizer refuses it (_check_triples)
         if method not in ("mst", "aim"):
             raise InputError("--triples applies to the mst and aim methods only")
-        if target is None:
-            raise InputError(
-                "--triples measures triples of the target column: give --target COLUMN too"
-            )
         kw["triples"] = True
     # columns whose numeric parse rewrites their text ("01", "3.50") are learnt as written
     from veil.io._exact import read_exact_text_file, text_forms_for_synthesis

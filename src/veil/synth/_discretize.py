@@ -485,13 +485,13 @@ class Discretizer:
                     excess = float(m[k]) - dens * n_in
                     sd = s1 * math.sqrt(1.0 + (n_in / width) ** 2)
                     inside = col.get("extent_inside")
-                    if dens <= 0 and inside is None:
-                        continue
-                    if dens <= 0 and inside is not None:
+                    if dens <= 0:
                         # the next bin in is empty, so its density says nothing of this
                         # bin's rows inside the extent: read them from the fine counts
                         # there (a score's values at 0.9, inside, and 1.1-1.5, past it, in
                         # one bin; or a score's lowest value just inside the extent)
+                        if inside is None:  # a layout built without them: no tail
+                            continue
                         held = min(max(float(inside[0 if first else 1]), 0.0), float(m[k]))
                         dens = held / n_in
                         excess = float(m[k]) - held

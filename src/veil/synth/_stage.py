@@ -67,6 +67,16 @@ def _public_domain(syn: Any, bounds: dict[str, Any], categories: dict[str, Any])
     return out
 
 
+def _left_out(policy: Policy) -> set[str]:
+    """Columns the synthetic table leaves out: identifiers and free text (the synthesizer
+    provides its own protection; these would only be copied or memorised)."""
+    return {
+        name
+        for name, col in policy.columns.items()
+        if str(getattr(col.role, "value", col.role)) in ("identifier", "text")
+    }
+
+
 class SynthStage:
     """Fit the policy's synthesizer, sample, evaluate, and attach ``synthetic.<fmt>``."""
 
@@ -113,9 +123,7 @@ class SynthStage:
                 key="synth.target",
                 hint="name one of the policy's columns",
             )
-        if cfg.target is not None and str(
-            getattr(policy.columns[cfg.target].role, "value", policy.columns[cfg.target].role)
-        ) in ("identifier", "text"):
+        if cfg.target is not None and cfg.target in _left_out(policy):
             raise PolicyError(
                 f"synth.target {cfg.target} is an identifier or text column, which the "
                 "synthetic table leaves out",
@@ -135,11 +143,7 @@ class SynthStage:
                 ledger.status(cfg.dataset)  # reachable, and the budget exists
 
     def _columns(self, policy: Policy, df: pd.DataFrame) -> list[str]:
-        skip = {
-            name
-            for name, col in policy.columns.items()
-            if str(getattr(col.role, "value", col.role)) in ("identifier", "text")
-        }
+        skip = _left_out(policy)
         return [c for c in df.columns if str(c) not in skip]
 
     def run(self, ctx: RunContext) -> None:
@@ -200,20 +204,17 @@ class SynthStage:
 
         # the report's train-on-synthetic AUC predicts the declared target when it is a
         # class (2-50 values), else the first categorical sensitive column
-        declared = (
-            [cfg.target]
-            if cfg.target is not None and 2 <= train[cfg.target].nunique(dropna=False) <= 50
-            else []
-        )
-        target = next(
-            (
-                c
-                for c in [*declared, *policy.sensitive]
-                if c in train.columns
-                and (c in declared or not pd.api.types.is_numeric_dtype(train[c]))
-            ),
-            None,
-        )
+        if cfg.target is not None and 2 <= train[cfg.target].nunique(dropna=False) <= 50:
+            target: str | None = cfg.target
+        else:
+            target = next(
+                (
+                    c
+                    for c in policy.sensitive
+                    if c in train.columns and not pd.api.types.is_numeric_dtype(train[c])
+                ),
+                None,
+            )
         evaluation = evaluate(
             train,
             synthetic,
