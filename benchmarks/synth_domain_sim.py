@@ -18,7 +18,10 @@ measurements, so ``PYTHONPATH=/other/src`` runs the same draws against other cod
 before/after comparison on identical noise). Per column: the KS complement of the decoded
 values against the training column (mean and worst over the draws), the share of values
 clipped by the bounds, the largest upper bound and synthetic maximum over the real
-maximum, and how many draws' upper bound exceeds 4 times the real maximum.
+maximum, how many draws' upper bound exceeds 4 times the real maximum, and the share of
+synthetic values outside the training column's range (``outside_share_*``: values a user
+sees as impossible, an age under the study's youngest or a year after its last; they also
+move sdmetrics' pair bins, cut at each table's own minimum and maximum).
 
 Tables: the ``synth_public.py`` ones (``--csv-dir``, default /tmp/synth_tables), the
 ``synth_sweep.py`` ones (``--sweep-dir``, default /tmp/sweep28_tables; capped at 20,000 rows
@@ -123,6 +126,7 @@ def column(x: pd.DataFrame, c: str, draws: int, p: dict[str, float]) -> dict[str
                 "clipped": clipped / len(vals),
                 "ks": 1.0 - float(ks_2samp(vals, syn).statistic),
                 "max": float(syn.max()),
+                "outside": float(((syn < vals.min()) | (syn > vals.max())).mean()),
             }
         )
     r = pd.DataFrame(out)
@@ -135,6 +139,8 @@ def column(x: pd.DataFrame, c: str, draws: int, p: dict[str, float]) -> dict[str
         "draws_upper_bound_over_4x_real_max": int((r.hi > 4 * top).sum()),
         "synthetic_max_over_real_max_median": round(float(r["max"].median()) / top, 2),
         "synthetic_max_over_real_max_max": round(float(r["max"].max()) / top, 2),
+        "outside_share_mean": round(float(r.outside.mean()), 4),
+        "outside_share_max": round(float(r.outside.max()), 4),
     }
 
 

@@ -35,6 +35,7 @@ _SMOOTH = 5  # noisy fine counts are averaged over this many neighbours ...
 _SPIKE = 5.0  # ... except a count this many noise sd off its neighbours' mean
 _TAIL_FIT = 3  # the tail past a cut-back outer bin decays as its last kept bins did ...
 _TAIL_RATIO = 0.5  # ... by at most this factor per fine bin
+_DROP_Z = 0.5  # ... when the decrease stands this many sd of its noise out (unsmoothed counts)
 _MASS_RATIO = 0.95  # an outer bin's excess (calibrate) decays by at least this factor per fine bin
 # ... and with a mean length of at most this share of the fine bins the data stand in: a
 # decay of 0.95 per fine bin alone spread the excess of a column of years of school (data
@@ -100,7 +101,13 @@ def _span(width: int, excess: float, held: float) -> int | None:
     return width if excess <= held else None
 
 
-def _tail(inner: np.ndarray, room: int, sigma: float, fit: np.ndarray | None = None) -> np.ndarray:
+def _tail(
+    inner: np.ndarray,
+    room: int,
+    sigma: float,
+    fit: np.ndarray | None = None,
+    fit_sigma: float = 0.0,
+) -> np.ndarray:
     """Weights for the ``room`` fine bins past a cut-back outer bin's last counted one.
 
     ``inner`` are the kept weights from that bin inwards. Past it the counts are under the
@@ -120,6 +127,10 @@ def _tail(inner: np.ndarray, room: int, sigma: float, fit: np.ndarray | None = N
     near = float(src[:_TAIL_FIT].sum())
     far = float(src[_TAIL_FIT : 2 * _TAIL_FIT].sum())
     if near <= 0 or far <= 0 or near >= far:
+        return out
+    # the decrease must stand out of the noise of the counts it is read from: on a plateau
+    # cut at a hard edge (ages from 50) the noise alone made near < far in half the draws
+    if far - near <= _DROP_Z * fit_sigma * np.sqrt(2 * _TAIL_FIT):
         return out
     r = min((near / far) ** (1.0 / _TAIL_FIT), _TAIL_RATIO)
     steps = np.arange(1, room + 1, dtype=float)
@@ -200,6 +211,25 @@ def _edge(part: np.ndarray, sigma: float, first: bool, extend: bool = True) -> i
     return k
 
 
+def _reach(part: np.ndarray, sigma: float, k: int, first: bool) -> int:
+    """``k`` (an edge in ``part``, raw noisy counts of noise sd ``sigma``) moved outwards
+    while the sum of the next 1 to ``_SMOOTH`` raw counts past it stands ``_EXTEND``
+    standard deviations of that sum out: the extension a neighbour average gives, read
+    one-sided, so that it follows a tail's own counts and not the rows inside the edge that
+    the average spreads over it (a column of ages starting hard at 50 got a fifth of its
+    lowest coarse bin at 46-49). Post-processing of noisy counts."""
+    step = -1 if first else 1
+    while True:
+        nxt = np.arange(k + step, k + step * (_SMOOTH + 1), step)
+        nxt = nxt[(nxt >= 0) & (nxt < len(part))]
+        if not nxt.size:
+            return k
+        sums = np.cumsum(part[nxt])
+        if not (sums > _EXTEND * sigma * np.sqrt(np.arange(1, nxt.size + 1))).any():
+            return k
+        k += step
+
+
 def _weights(
     noisy: np.ndarray,
     cuts: list[int],
@@ -221,7 +251,9 @@ def _weights(
     neighbour average reaches ``_SMOOTH // 2`` fine bins past the data's edge (a hard
     edge, the spike of values clipped at a maximum), so an edge found on it is taken that
     many bins back in, unless an unsmoothed count in ``raw`` (noise ``raw_sigma``) stands
-    4 standard deviations out further out. ``kept``, when given, receives the fine bins
+    4 standard deviations out further out; given ``raw``, the edge is extended on it, not on
+    the smoothed counts (:func:`_reach`), and the tail past it needs a decrease of the raw
+    counts that stands out of their noise (:func:`_tail`). ``kept``, when given, receives the fine bins
     the first and the last coarse bin were cut back to (see :meth:`Discretizer.calibrate`).
     Without ``trim`` (bounds read from the data, so values reach them) every
     fine bin keeps a weight of at least 1 % of the mean, so the synthetic column spans the
@@ -235,16 +267,22 @@ def _weights(
         return w + 0.01 * float(w.mean())
     if len(cuts) < 3:
         return w
+    one_sided = raw is not None and raw_sigma > 0
     leak = _SMOOTH // 2 if raw is not None else 0
     for first, (a, b) in ((True, (cuts[0], cuts[1])), (False, (cuts[-2], cuts[-1]))):
-        k = _edge(noisy[a:b], sigma, first)
+        # with the raw counts, the smoothed ones only anchor the edge: extended on them, it
+        # rode the smoothing's leak past a hard edge and the noise beyond it
+        k = _edge(noisy[a:b], sigma, first, extend=not one_sided)
         if k is not None:  # back in by the smoothing's reach ...
             k = min(k + leak, b - a - 1) if first else max(k - leak, 0)
-        if raw is not None and raw_sigma > 0:  # ... unless the raw counts show data further out
+        if one_sided:  # ... unless the raw counts show data further out
             # (an extension on unsmoothed noise would follow a noisy bin one time in 15)
-            kr = _edge(np.asarray(raw, dtype=float)[a:b], raw_sigma, first, extend=False)
+            part = np.asarray(raw, dtype=float)[a:b]
+            kr = _edge(part, raw_sigma, first, extend=False)
             if kr is not None:
                 k = kr if k is None else (min(k, kr) if first else max(k, kr))
+            if k is not None:
+                k = _reach(part, raw_sigma, k, first)
         if kept is not None:
             kept.append(a + (b - a - 1 if k is None else k) if first else a + (k or 0))
         if first:
@@ -252,7 +290,7 @@ def _weights(
             w[a : a + k] = 0.0
             w[a + k] = max(w[a + k], 1e-9)
             fit = None if raw is None else np.asarray(raw, dtype=float)[a + k :][: _TAIL_FIT * 2]
-            w[a : a + k] = _tail(w[a + k :][: _TAIL_FIT * 2], k, sigma, fit)[::-1]
+            w[a : a + k] = _tail(w[a + k :][: _TAIL_FIT * 2], k, sigma, fit, raw_sigma)[::-1]
         else:
             k = 0 if k is None else k
             w[a + k + 1 : b] = 0.0
@@ -263,5 +301,5 @@ def _weights(
                 else np.asarray(raw, dtype=float)[: a + k + 1][::-1][: _TAIL_FIT * 2]
             )
             inner = w[: a + k + 1][::-1][: _TAIL_FIT * 2]
-            w[a + k + 1 : b] = _tail(inner, b - a - k - 1, sigma, fit)
+            w[a + k + 1 : b] = _tail(inner, b - a - k - 1, sigma, fit, raw_sigma)
     return w
