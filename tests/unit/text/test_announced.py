@@ -297,3 +297,33 @@ def test_one_finding_per_span_the_label_explains_it() -> None:
     assert f.explanation is not None
     assert f.explanation.pattern_name == "announced:before:masked"
     assert f.explanation.context_words == ("ssn",)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("IBAN GB84MYNB48764759382421 IP 166.186.169.69", "GB84MYNB48764759382421"),
+        ("IBAN: GB82 WEST 1234 5698 7654 32 IP 10.1.2.3", "GB82 WEST 1234 5698 7654 32"),
+        ("Card 4111 1111 1111 1111 EXP 09/29", "4111 1111 1111 1111"),
+    ],
+)
+def test_a_code_printed_after_an_announced_value_is_not_part_of_it(
+    analyzer: TextAnalyzer, text: str, value: str
+) -> None:
+    # the printed groups took the next short code in capitals ("IP", "EXP") as one of
+    # theirs; the checksum then failed, the finding kept the code, and a surrogate of the
+    # IBAN crashed on the extra letters (found by the redaction property test)
+    found = [text[f.start : f.end] for f in analyzer.analyze(text)]
+    assert value in found
+    assert not any(v.startswith(value) and v != value for v in found)
+
+
+def test_a_surrogate_iban_keeps_a_longer_spans_layout() -> None:
+    from veil.text.replacement._surrogate import SurrogateFactory
+
+    # a span with more letters and digits than its country's IBAN (22 for GB): the
+    # surrogate ran out of characters and raised StopIteration
+    value = "GB84MYNB48764759382421 IP"
+    out = SurrogateFactory().make("IBAN_CODE", value, seed=1)
+    assert len(out) == len(value) and out[22] == " " and out[23:].isalpha()
+    assert out[:22] != value[:22] and iban_ok(out[:22])

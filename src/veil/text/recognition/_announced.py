@@ -297,6 +297,27 @@ _GLUED = lazy_compile(
     r"(?![\w-])"
 )
 
+_LETTER_GROUP = lazy_compile(r" [A-Z]{2,4}$")
+
+
+def _passing_groups(value: str, checksum: Callable[[str], bool]) -> int | None:
+    """Where ``value`` ends without the short codes in capitals printed after it: the
+    value less its trailing letter-only groups when that passes ``checksum`` (a card's
+    check reads the digits alone, so it passes with them too); else, when ``value``
+    fails, the longest run of its leading groups that passes. None: no cut."""
+    if checksum(value):
+        cut = len(value)
+        while (m := _LETTER_GROUP.search(value, 0, cut)) is not None and checksum(
+            value[: m.start()]
+        ):
+            cut = m.start()
+        return cut if cut < len(value) else None
+    for cut in reversed([i for i, ch in enumerate(value) if ch == " "]):
+        if checksum(value[:cut]):
+            return cut
+    return None
+
+
 _M = r"[*#•●Xx]"
 _MASKED = (
     (
@@ -455,7 +476,13 @@ class AnnouncedIdRecognizer(Recognizer):
         pattern = f"announced:{layout}"
         partial = bool(m.groupdict().get("ending"))  # "card ending 9876": no whole number
         if label is not None and label.checksum is not None and not masked and not partial:
-            if not label.checksum(value):
+            # printed groups may have taken a short code after the value ("IBAN GB82 WEST
+            # ... 32 IP 10.1.2.3", "card 4111 ... 1111 EXP 09/29"): the groups that pass
+            # without it are the value
+            cut = _passing_groups(value, label.checksum)
+            if cut is not None:
+                end = start + cut
+            elif not label.checksum(value):
                 score, pattern = FAILED_SCORE, f"announced:{layout}:checksum_failed"
         elif masked:
             pattern = f"announced:{layout}:masked"

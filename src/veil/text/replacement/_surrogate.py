@@ -355,8 +355,19 @@ class SurrogateFactory:
         num = "".join(str(int(ch, 36)) for ch in bban + cc + "00")
         check = 98 - int(num) % 97
         new = f"{cc}{check:02d}{bban}"
+        # a span longer than the country's IBAN (a code printed after it) keeps its layout:
+        # its extra letters and digits are drawn as such
         it = iter(new)
-        return "".join(next(it) if ch.isalnum() else ch for ch in value)
+        out = []
+        for ch in value:
+            if not ch.isalnum():
+                out.append(ch)
+                continue
+            nxt = next(it, None)
+            if nxt is None:
+                nxt = chr(rng.randint(65, 90)) if ch.isalpha() else str(rng.randint(0, 9))
+            out.append(nxt)
+        return "".join(out)
 
     def _aba(self, value: str, rng: random.Random) -> str:
         while True:
