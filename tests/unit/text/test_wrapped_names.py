@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from veil.text import Finding
-from veil.text.ner._wrapped import join_wrapped_names
+from veil.text.ner._wrapped import join_hyphenated_names, join_wrapped_names
 
 
 def _person(text: str, word: str, recognizer: str = "spacy_ner") -> Finding:
@@ -59,4 +59,39 @@ def test_another_finding_on_the_next_line_keeps_it_apart() -> None:
     assert _joined(text, [_person(text, "Maria"), org]) == [
         ("Maria", "PERSON"),
         ("Gonzalez Ltd", "ORGANIZATION"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "expected"),
+    [
+        # both halves found apart become one, the hyphen inside
+        ("Seen by Chavez-Lopez MD.", ["Chavez", "Lopez"], ["Chavez-Lopez"]),
+        # one half found takes the capitalised word a hyphen joins to it, either side
+        ("Seen by Chavez-Lopez MD.", ["Lopez"], ["Chavez-Lopez"]),
+        ("Seen by Chavez-Lopez MD.", ["Chavez"], ["Chavez-Lopez"]),
+        ("DR BATES-MORENO NOTIFIED", ["BATES"], ["BATES-MORENO"]),
+        # a lower-case word joined by a hyphen is no half of a name ("Smith-induced")
+        ("a Smith-induced rash", ["Smith"], ["Smith"]),
+        # a hyphen with a space beside it joins nothing
+        ("Chavez - Lopez", ["Chavez", "Lopez"], ["Chavez", "Lopez"]),
+    ],
+)
+def test_a_double_barrelled_name_is_one_finding(
+    text: str, found: list[str], expected: list[str]
+) -> None:
+    findings = [_person(text, w) for w in found]
+    joined = join_hyphenated_names(text, findings)
+    assert [text[f.start : f.end] for f in joined] == expected
+    assert all(f.entity_type == "PERSON" for f in joined)
+
+
+def test_other_findings_are_not_joined_across_a_hyphen() -> None:
+    text = "Call 555-0199 re Chavez-Lopez"
+    phone = Finding(5, 13, "PHONE_NUMBER", 0.7, "phone", 1)
+    person = _person(text, "Lopez")
+    out = join_hyphenated_names(text, [phone, person])
+    assert [(text[f.start : f.end], f.entity_type) for f in out] == [
+        ("555-0199", "PHONE_NUMBER"),
+        ("Chavez-Lopez", "PERSON"),
     ]

@@ -36,7 +36,7 @@ from veil.text.detection._clinical_filter import NOT_IN_NOTES, clinical_keeps, n
 from veil.text.detection._house_numbers import with_house_numbers
 from veil.text.detection._profiles import check_profile, profile_keeps
 from veil.text.ner._coordination import coordinated_names
-from veil.text.ner._wrapped import join_wrapped_names
+from veil.text.ner._wrapped import join_hyphenated_names, join_wrapped_names
 from veil.text.recognition import (  # noqa: F401 - modules register their recognizers
     _ages,
     _announced,
@@ -499,6 +499,8 @@ class TextAnalyzer:
             thorough = self.profile == "clinical"
             extra = clinical_findings(text, found, thorough=thorough)
             found = sorted([*found, *(f for f in extra if self._keeps(text, f))], key=_by_start)
+        if "PERSON" in self.entities:
+            found = join_hyphenated_names(text, found)
         return found
 
     def _plan(self, digits: int, run: int) -> list[_Step]:

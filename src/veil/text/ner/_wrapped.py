@@ -10,6 +10,11 @@ that ends its line takes the capitalised name-like words that open the next line
 opens a line takes a known given name that ends the line before; two such findings on
 either side of the break become one; and a known given name that ends a line with a known
 surname opening the next is a person though nothing found either (score 0.6).
+
+A double-barrelled surname ("Chavez-Lopez") read as two names, one on each side of the
+hyphen, or as one name and a capitalised word joined to it, is one name too
+(:func:`join_hyphenated_names`): left as two findings, the hyphen stayed in clear between
+two replacements, and a half the model did not read stayed in clear beside one.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from veil.text.recognition._finding import Explanation, Finding
 from veil.text.recognition._names import _given_name, surname_like
 from veil.text.vocab._lexicon import LOWER_LATIN, UPPER_LATIN, first_last_name
 
-__all__ = ["join_wrapped_names"]
+__all__ = ["join_hyphenated_names", "join_wrapped_names"]
 
 _WORD = rf"[{UPPER_LATIN}][{LOWER_LATIN}]+(?:['’-][{UPPER_LATIN}]?[{LOWER_LATIN}]+)*"
 # the break: spaces, one line break, a reply's quote marks and spaces
@@ -142,3 +147,73 @@ def _finding(f: Finding, start: int, end: int) -> Finding:
         f.tier,
         Explanation("wrapped_name", "line_wrap", max(f.score, SCORE), max(f.score, SCORE)),
     )
+
+
+# a hyphen, a non-breaking hyphen or an en dash, with nothing around it
+_HYPHENS = frozenset("-\u2010\u2011\u2013")
+
+
+# a capitalised word joined by a hyphen to the start or the end of a name
+_LEFT_PART = lazy_compile(
+    rf"(?<![\w'’.-])[{UPPER_LATIN}][{UPPER_LATIN}{LOWER_LATIN}'’]+[-\u2010\u2011]$"
+)
+_RIGHT_PART = lazy_compile(
+    rf"[-\u2010\u2011][{UPPER_LATIN}][{UPPER_LATIN}{LOWER_LATIN}'’]+(?![\w'’-])"
+)
+
+
+def _hyphen_parts(text: str, f: Finding) -> Finding:
+    """A ``PERSON`` finding with the capitalised word a hyphen joins to either end of it
+    ("Chavez-" before "Lopez"): the other half of a double-barrelled name, which the model
+    or a rule read apart."""
+    if f.entity_type != "PERSON":
+        return f
+    start, end = f.start, f.end
+    left = _LEFT_PART.search(text, max(0, start - 40), start)
+    if left is not None and left.end() == start:
+        start = left.start()
+    right = _RIGHT_PART.match(text, end)
+    if right is not None:
+        end = right.end()
+    if (start, end) == (f.start, f.end):
+        return f
+    return Finding(start, end, "PERSON", f.score, f.recognizer, f.tier, f.explanation)
+
+
+def join_hyphenated_names(text: str, findings: list[Finding]) -> list[Finding]:
+    """``findings`` with two ``PERSON`` findings that only a hyphen separates joined into
+    one ("Chavez-Lopez"); other findings as they are.
+
+    Examples
+    --------
+    >>> text = "Seen by Chavez-Lopez MD."
+    >>> a = Finding(8, 14, "PERSON", 0.85, "spacy_ner")
+    >>> b = Finding(15, 20, "PERSON", 0.6, "clinical_shapes")
+    >>> [text[f.start : f.end] for f in join_hyphenated_names(text, [a, b])]
+    ['Chavez-Lopez']
+    """
+    if not findings or not any(h in text for h in _HYPHENS):
+        return findings
+    out: list[Finding] = []
+    for f in sorted((_hyphen_parts(text, g) for g in findings), key=lambda g: (g.start, g.end)):
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.entity_type == "PERSON"
+            and f.entity_type == "PERSON"
+            and (f.start <= prev.end or (f.start == prev.end + 1 and text[prev.end] in _HYPHENS))
+        ):
+            # (two findings that took in each other's half overlap)
+            score = max(prev.score, f.score)
+            out[-1] = Finding(
+                prev.start,
+                max(prev.end, f.end),
+                "PERSON",
+                score,
+                prev.recognizer,
+                min(prev.tier, f.tier),
+                Explanation(prev.recognizer, "hyphenated_name", score, score),
+            )
+            continue
+        out.append(f)
+    return out
