@@ -149,8 +149,9 @@ def _finding(f: Finding, start: int, end: int) -> Finding:
     )
 
 
-# a hyphen, a non-breaking hyphen or an en dash, with nothing around it
-_HYPHENS = frozenset("-\u2010\u2011\u2013")
+# a hyphen or a non-breaking hyphen, with nothing around it (an en dash more often joins
+# two people, as in a debate named after both)
+_HYPHENS = frozenset("-\u2010\u2011")
 
 
 # a capitalised word joined by a hyphen to the start or the end of a name

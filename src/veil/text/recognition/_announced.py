@@ -301,21 +301,18 @@ _LETTER_GROUP = lazy_compile(r" [A-Z]{2,4}$")
 
 
 def _passing_groups(value: str, checksum: Callable[[str], bool]) -> int | None:
-    """Where ``value`` ends without the short codes in capitals printed after it: the
-    value less its trailing letter-only groups when that passes ``checksum`` (a card's
-    check reads the digits alone, so it passes with them too); else, when ``value``
-    fails, the longest run of its leading groups that passes. None: no cut."""
-    if checksum(value):
-        cut = len(value)
-        while (m := _LETTER_GROUP.search(value, 0, cut)) is not None and checksum(
-            value[: m.start()]
-        ):
-            cut = m.start()
-        return cut if cut < len(value) else None
-    for cut in reversed([i for i, ch in enumerate(value) if ch == " "]):
+    """Where ``value`` ends without the short codes in capitals printed after it ("IP",
+    "EXP"): the shortest cut of its trailing letter-only groups that passes ``checksum``
+    (a card's check reads the digits alone, so it passes with them too); None when no cut
+    passes. A trailing group that holds a digit is never cut: it may be part of the value."""
+    cut, best = len(value), None
+    while (m := _LETTER_GROUP.search(value, 0, cut)) is not None:
+        cut = m.start()
         if checksum(value[:cut]):
-            return cut
-    return None
+            best = cut
+        elif best is not None:
+            break
+    return best
 
 
 _M = r"[*#•●Xx]"
