@@ -48,7 +48,7 @@ How the numeric bins are made (each step differentially private or data-independ
    not carry a hard edge, a clipped maximum's spike, outwards), then a value uniformly
    inside the fine bin (on the log scale for a log grid);
 5. a decimal column also measures two point counts, its exact zeros and its other whole
-   numbers, from a quarter of its fine histogram's rho: a column at least 90 % whole
+   numbers, from a quarter of its fine histogram's rho: a column at least 75 % whole
    numbers gets one fine bin per number (the same vector counts its other values by the
    coarsest of the steps 0.5, 0.25, 0.1, 0.05, 0.01 they lie on: a partition, so its cost
    is unchanged); after the fit, :meth:`Discretizer.calibrate`
@@ -112,7 +112,7 @@ _LOG_RATIO = 8.0  # a log fine grid needs high > this x low (or low <= 0)
 _WINDOWS = (1, 2, 4, 8, 16, 32)  # widths of the fine-bin windows that find the data's extent
 _EXTENT_Z = 4.5  # ... a window's noisy sum must stand this many sd of that sum out
 _EXTENT_MASS = 0.8  # ... and the extent must hold this share of the noisy row count
-_WHOLE_GRID = 0.9  # a decimal column this much whole numbers gets one fine bin per number
+_WHOLE_GRID = 0.75  # a decimal column this much whole numbers gets one fine bin per number
 _POINT_Z = 3.0  # a point mass (zeros, whole numbers) counts when its noisy count stands out
 _MASS_Z = 3.0  # an outer bin's tail is re-drawn when its missing mass stands out this much
 
