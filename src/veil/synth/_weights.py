@@ -217,7 +217,9 @@ def _reach(part: np.ndarray, sigma: float, k: int, first: bool) -> int:
     standard deviations of that sum out: the extension a neighbour average gives, read
     one-sided, so that it follows a tail's own counts and not the rows inside the edge that
     the average spreads over it (a column of ages starting hard at 50 got a fifth of its
-    lowest coarse bin at 46-49). Post-processing of noisy counts."""
+    lowest coarse bin at 46-49). On noise alone past a hard edge it moves in about one draw
+    in 15, by 0.12 fine bins on average (a seeded test holds it); the averaged counts' old
+    extension moved further, since their leak came on top. Post-processing of noisy counts."""
     step = -1 if first else 1
     while True:
         nxt = np.arange(k + step, k + step * (_SMOOTH + 1), step)
@@ -275,8 +277,8 @@ def _weights(
         k = _edge(noisy[a:b], sigma, first, extend=not one_sided)
         if k is not None:  # back in by the smoothing's reach ...
             k = min(k + leak, b - a - 1) if first else max(k - leak, 0)
-        if one_sided:  # ... unless the raw counts show data further out
-            # (an extension on unsmoothed noise would follow a noisy bin one time in 15)
+        if one_sided:  # ... unless the raw counts show data further out (a count 4 sd out,
+            # read without extension), then on one-sided sums (_reach)
             part = np.asarray(raw, dtype=float)[a:b]
             kr = _edge(part, raw_sigma, first, extend=False)
             if kr is not None:

@@ -151,16 +151,12 @@ def _finding(f: Finding, start: int, end: int) -> Finding:
 
 # a hyphen or a non-breaking hyphen, with nothing around it (an en dash more often joins
 # two people, as in a debate named after both)
-_HYPHENS = frozenset("-\u2010\u2011")
-
-
+_HYPHEN = "-\u2010\u2011"
 # a capitalised word joined by a hyphen to the start or the end of a name
 _LEFT_PART = lazy_compile(
-    rf"(?<![\w'’.-])[{UPPER_LATIN}][{UPPER_LATIN}{LOWER_LATIN}'’]+[-\u2010\u2011]$"
+    rf"(?<![\w'’.-])[{UPPER_LATIN}][{UPPER_LATIN}{LOWER_LATIN}'’]+[{_HYPHEN}]$"
 )
-_RIGHT_PART = lazy_compile(
-    rf"[-\u2010\u2011][{UPPER_LATIN}][{UPPER_LATIN}{LOWER_LATIN}'’]+(?![\w'’-])"
-)
+_RIGHT_PART = lazy_compile(rf"[{_HYPHEN}][{UPPER_LATIN}][{UPPER_LATIN}{LOWER_LATIN}'’]+(?![\w'’-])")
 
 
 def _hyphen_parts(text: str, f: Finding) -> Finding:
@@ -182,8 +178,9 @@ def _hyphen_parts(text: str, f: Finding) -> Finding:
 
 
 def join_hyphenated_names(text: str, findings: list[Finding]) -> list[Finding]:
-    """``findings`` with two ``PERSON`` findings that only a hyphen separates joined into
-    one ("Chavez-Lopez"); other findings as they are.
+    """``findings`` with each ``PERSON`` finding grown over the capitalised word a hyphen
+    joins to it (:func:`_hyphen_parts`), and ``PERSON`` findings that then overlap, or that
+    only a hyphen separates, joined into one ("Chavez-Lopez"); other findings as they are.
 
     Examples
     --------
@@ -193,7 +190,7 @@ def join_hyphenated_names(text: str, findings: list[Finding]) -> list[Finding]:
     >>> [text[f.start : f.end] for f in join_hyphenated_names(text, [a, b])]
     ['Chavez-Lopez']
     """
-    if not findings or not any(h in text for h in _HYPHENS):
+    if not findings or not any(h in text for h in _HYPHEN):
         return findings
     out: list[Finding] = []
     for f in sorted((_hyphen_parts(text, g) for g in findings), key=lambda g: (g.start, g.end)):
@@ -202,7 +199,7 @@ def join_hyphenated_names(text: str, findings: list[Finding]) -> list[Finding]:
             prev is not None
             and prev.entity_type == "PERSON"
             and f.entity_type == "PERSON"
-            and (f.start <= prev.end or (f.start == prev.end + 1 and text[prev.end] in _HYPHENS))
+            and (f.start <= prev.end or (f.start == prev.end + 1 and text[prev.end] in _HYPHEN))
         ):
             # (two findings that took in each other's half overlap)
             score = max(prev.score, f.score)
